@@ -1,0 +1,259 @@
+"""The `sightline` command: the window, `ask`, `models`, `--version` and `--smoke`.
+
+Heavy modules (Qt, httpx, Pillow) are imported inside the command that needs
+them, so `sightline --version` and the window's first paint stay quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from collections.abc import Sequence
+from contextlib import aclosing
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+
+from app import __version__
+
+if TYPE_CHECKING:
+    from app.config import Config
+    from app.store import Store
+    from app.turn import TurnEvent
+
+
+class CommandError(Exception):
+    """A failure to report as one line, with a non-zero exit status."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The command line, as `--help` shows it."""
+    parser = argparse.ArgumentParser(
+        prog="sightline", description="A local-first chat client where every model can use pictures."
+    )
+    parser.add_argument("--version", action="version", version=f"sightline {__version__}")
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="open the window, wait for the first paint, print timings as JSON, exit",
+    )
+    commands = parser.add_subparsers(dest="command")
+    ask = commands.add_parser("ask", help="run one turn without a window and print the answer")
+    ask.add_argument("prompt", help="what to say to the model")
+    ask.add_argument("--model", default="auto", help="PROVIDER:MODEL, or auto (the default)")
+    ask.add_argument(
+        "--attach", action="append", default=[], type=Path, metavar="FILE", help="attach a picture"
+    )
+    ask.add_argument("--conversation", metavar="ID", help="continue this conversation")
+    ask.add_argument("--json", action="store_true", help="print one JSON object per event")
+    models = commands.add_parser("models", help="list the models of every ready provider")
+    models.add_argument("--json", action="store_true", help="print a JSON array")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit status."""
+    args = build_parser().parse_args(argv)
+    if args.command is None:
+        from app.ui.app import run_window
+
+        return run_window(smoke=args.smoke)
+    try:
+        config = _load_config()
+        if args.command == "models":
+            return asyncio.run(_models(config, as_json=args.json))
+        return asyncio.run(_ask(config, args))
+    except CommandError as exc:
+        print(f"sightline: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("sightline: stopped", file=sys.stderr)
+        return 130
+
+
+def _load_config() -> Config:
+    from app.config import ConfigError, load_config
+    from app.logs import setup_logging
+
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
+    setup_logging(config.data_dir)
+    return config
+
+
+def _open_store(config: Config) -> Store:
+    from app.store import Store, StoreError
+
+    try:
+        return Store.open(config.data_dir)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _catalogue(config: Config) -> Any:
+    from app.config import effective_providers
+    from routing.catalogue import Catalogue
+
+    return Catalogue(effective_providers(config, os.environ))
+
+
+async def _models(config: Config, *, as_json: bool) -> int:
+    catalogue = _catalogue(config)
+    try:
+        statuses = await catalogue.refresh()
+    finally:
+        await catalogue.aclose()
+    rows = [
+        {
+            "provider": m.provider_id,
+            "model": m.name,
+            "local": m.local,
+            "sees": m.sees,
+            "tools": m.tools,
+            "context_length": m.context_length,
+        }
+        for m in catalogue.models()
+    ]
+    problems = [
+        s for s in statuses.values() if s.error and not (s.provider.discovered and not s.models)
+    ]
+    for status in problems:
+        print(f"sightline: {status.provider.id}: {status.error}", file=sys.stderr)
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    elif rows:
+        for row in rows:
+            print(f"{row['provider']}:{row['model']}\t{_where(row)}\t{_abilities(row)}")
+    if not rows:
+        raise CommandError(_nothing_ready(config))
+    return 0
+
+
+def _where(row: dict[str, Any]) -> str:
+    return "local" if row["local"] else "cloud"
+
+
+def _abilities(row: dict[str, Any]) -> str:
+    sees = {True: "sees", False: "blind", None: "sight unknown"}[row["sees"]]
+    tools = {True: "tools", False: "no tools", None: "tools unknown"}[row["tools"]]
+    return f"{sees}, {tools}"
+
+
+def _nothing_ready(config: Config) -> str:
+    from app.config import ollama_address
+
+    where = config.source or "no config file"
+    return (
+        f"no provider is ready. Is Ollama running at {ollama_address(os.environ)}? Start it with "
+        f"`ollama serve`, or set OLLAMA_HOST, or add a provider to the config ({where})."
+    )
+
+
+async def _ask(config: Config, args: argparse.Namespace) -> int:
+    from app.turn import TurnEnded, TurnRunner
+    from vision.pictures import PictureError, open_picture
+
+    try:
+        pictures = tuple(open_picture(path) for path in args.attach)
+    except PictureError as exc:
+        raise CommandError(str(exc)) from None
+    store = _open_store(config)
+    catalogue = _catalogue(config)
+    printer = _JsonPrinter(sys.stdout) if args.json else _PlainPrinter(sys.stdout, sys.stderr)
+    ended: TurnEnded | None = None
+    try:
+        conversation_id = args.conversation
+        if conversation_id is None:
+            conversation_id = store.create_conversation(model=args.model)
+        elif store.get_conversation(conversation_id) is None:
+            raise CommandError(f"there is no conversation {conversation_id!r}.")
+        runner = TurnRunner(store, catalogue)
+        turn = runner.run(conversation_id, args.prompt, pictures, args.model)
+        async with aclosing(turn) as events:
+            async for event in events:
+                printer.show(event)
+                if isinstance(event, TurnEnded):
+                    ended = event
+    finally:
+        await catalogue.aclose()
+        store.close()
+    if ended is None or ended.error is not None:
+        message = ended.error.message if ended and ended.error else "the turn did not finish"
+        if args.json:
+            print(json.dumps({"type": "error", "message": message}), flush=True)
+        raise CommandError(message)
+    printer.finish(conversation_id)
+    return 0
+
+
+class _PlainPrinter:
+    """The answer on stdout as it streams; notices on stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out, self.err = out, err
+
+    def show(self, event: TurnEvent) -> None:
+        from app.turn import ItemAdded, TextAdded
+        from routing.transcript import Notice, NoticeKind
+
+        if isinstance(event, TextAdded):
+            self.out.write(event.text)
+            self.out.flush()
+        elif isinstance(event, ItemAdded) and isinstance(event.item.item, Notice):
+            notice = event.item.item
+            if notice.kind != NoticeKind.ERROR:  # errors become the one-line exit message
+                print(f"[{notice.kind}] {notice.text}", file=self.err, flush=True)
+
+    def finish(self, conversation_id: str) -> None:
+        self.out.write("\n")
+        self.out.flush()
+
+
+class _JsonPrinter:
+    """One JSON object per line, each with a `type`."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def _emit(self, obj: dict[str, Any]) -> None:
+        self.out.write(json.dumps(obj) + "\n")
+        self.out.flush()
+
+    def show(self, event: TurnEvent) -> None:
+        from app.turn import ItemAdded, TextAdded, UsageAdded
+        from routing.transcript import Message, Notice, NoticeKind
+
+        if isinstance(event, TextAdded):
+            self._emit({"type": "text", "text": event.text})
+        elif isinstance(event, UsageAdded):
+            usage = event.usage
+            self._emit(
+                {
+                    "type": "usage",
+                    "input_tokens": usage.input_tokens,
+                    "output_tokens": usage.output_tokens,
+                }
+            )
+        elif isinstance(event, ItemAdded):
+            item = event.item.item
+            if isinstance(item, Notice) and item.kind != NoticeKind.ERROR:
+                self._emit({"type": "notice", "kind": str(item.kind), "text": item.text})
+            elif isinstance(item, Message):
+                for call in item.tool_calls:
+                    self._emit(
+                        {"type": "tool_call", "id": call.id, "name": call.name,
+                         "arguments": dict(call.arguments)}
+                    )
+                for result in item.tool_results:
+                    self._emit(
+                        {"type": "tool_result", "id": result.call_id, "name": result.name,
+                         "text": result.text, "is_error": result.is_error,
+                         "pictures": len(result.pictures)}
+                    )
+
+    def finish(self, conversation_id: str) -> None:
+        self._emit({"type": "done", "conversation": conversation_id})

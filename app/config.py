@@ -1,0 +1,151 @@
+"""The person's settings: a TOML file, the environment, and sensible defaults.
+
+With no file at all Sightline runs on defaults: Ollama at `OLLAMA_HOST` (or its
+usual address) and discovery of local servers. A broken file is reported with
+its path and line, never silently ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app import paths
+from routing.models import ProviderConfig
+from routing.wires.registry import known_kinds
+
+OLLAMA_DEFAULT = "http://127.0.0.1:11434"
+_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+class ConfigError(ValueError):
+    """The config file can't be used; the message names the file and what to change."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Everything read from the config file and the environment."""
+
+    providers: tuple[ProviderConfig, ...] = ()
+    discover_local: bool = True
+    data_dir: Path = field(default_factory=paths.data_dir)
+    source: Path | None = None  # the file read, when there was one
+
+    def provider(self, provider_id: str) -> ProviderConfig | None:
+        """The configured provider with this id, if any."""
+        return next((p for p in self.providers if p.id == provider_id), None)
+
+
+def ollama_address(environ: Mapping[str, str]) -> str:
+    """Ollama's address: `OLLAMA_HOST` read the way Ollama's own client reads it."""
+    from routing.wires.ollama import ollama_base_url
+
+    return ollama_base_url(None, environ)
+
+
+def load_config(environ: Mapping[str, str] = os.environ) -> Config:
+    """Read the config file (if there is one) and apply the environment."""
+    path = paths.config_file(environ)
+    data_dir = paths.data_dir(environ)
+    if not path.exists():
+        if environ.get("SIGHTLINE_CONFIG"):
+            raise ConfigError(f"{path}: SIGHTLINE_CONFIG names this file, but it does not exist.")
+        return Config(data_dir=data_dir)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: can't be read: {exc}") from None
+    return parse_config(raw, path, data_dir, environ)
+
+
+def parse_config(
+    raw: Mapping[str, Any],
+    path: Path,
+    data_dir: Path,
+    environ: Mapping[str, str] = os.environ,
+) -> Config:
+    """Turn a parsed TOML document into a Config, naming the key at fault on error."""
+    discover = raw.get("discover_local", True)
+    if not isinstance(discover, bool):
+        raise ConfigError(f"{path}: discover_local must be true or false.")
+    tables = raw.get("providers", [])
+    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
+        raise ConfigError(f"{path}: providers must be [[providers]] tables.")
+    providers: list[ProviderConfig] = []
+    for index, table in enumerate(tables):
+        provider = _parse_provider(table, f"{path}: providers[{index + 1}]", environ)
+        if any(p.id == provider.id for p in providers):
+            raise ConfigError(f"{path}: two providers have the id {provider.id!r}; ids must differ.")
+        providers.append(provider)
+    folder = raw.get("data_dir")
+    if folder is not None and not isinstance(folder, str):
+        raise ConfigError(f"{path}: data_dir must be a folder path in quotes.")
+    if folder and not environ.get("SIGHTLINE_DATA_DIR"):
+        data_dir = Path(folder).expanduser()
+    return Config(
+        providers=tuple(providers), discover_local=discover, data_dir=data_dir, source=path
+    )
+
+
+def _parse_provider(table: Mapping[str, Any], where: str, environ: Mapping[str, str]) -> ProviderConfig:
+    kind = table.get("kind")
+    kinds = known_kinds()
+    if kind not in kinds:
+        raise ConfigError(f"{where}: kind {kind!r} is not one of: {', '.join(kinds)}.")
+    provider_id = table.get("id", kind)
+    if not isinstance(provider_id, str) or not _ID_PATTERN.match(provider_id):
+        raise ConfigError(
+            f"{where}: id {provider_id!r} must be letters, digits, '.', '_' or '-' (no colon)."
+        )
+    base_url = table.get("base_url", "")
+    if not isinstance(base_url, str):
+        raise ConfigError(f"{where}: base_url must be a URL in quotes.")
+    if kind == "ollama":
+        from routing.wires.ollama import ollama_base_url
+
+        base_url = ollama_base_url(base_url or None, environ)
+    if not base_url:
+        raise ConfigError(f"{where}: base_url is required for kind {kind!r}.")
+    if not base_url.startswith(("http://", "https://")):
+        raise ConfigError(f"{where}: base_url {base_url!r} must start with http:// or https://.")
+    api_key = table.get("api_key", "")
+    enabled = table.get("enabled", True)
+    local = table.get("local")
+    if not isinstance(api_key, str):
+        raise ConfigError(f"{where}: api_key must be text in quotes.")
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{where}: enabled must be true or false.")
+    if local is not None and not isinstance(local, bool):
+        raise ConfigError(f"{where}: local must be true or false.")
+    return ProviderConfig(
+        id=provider_id,
+        kind=kind,
+        base_url=base_url.rstrip("/"),
+        api_key=api_key,
+        enabled=enabled,
+        local=local,
+    )
+
+
+def effective_providers(config: Config, environ: Mapping[str, str] = os.environ) -> list[ProviderConfig]:
+    """The providers to use: the enabled configured ones, plus local servers to look for."""
+    providers = [p for p in config.providers if p.enabled]
+    if config.discover_local or not config.providers:
+        taken = {p.id for p in config.providers}
+        addresses = {p.base_url for p in config.providers}
+        for candidate in discovery_candidates(environ):
+            if candidate.id not in taken and candidate.base_url not in addresses:
+                providers.append(candidate)
+    return providers
+
+
+def discovery_candidates(environ: Mapping[str, str] = os.environ) -> list[ProviderConfig]:
+    """Local servers at their usual addresses; each is used only if it answers."""
+    return [ProviderConfig(id="ollama", kind="ollama", base_url=ollama_address(environ), discovered=True)]

@@ -1,0 +1,44 @@
+"""Sightline's log: one rotating file in the data folder, with secrets kept out."""
+
+from __future__ import annotations
+
+import logging
+import logging.handlers
+import re
+from pathlib import Path
+
+# Shapes of API keys and bearer tokens; a key must never reach a log file.
+_SECRET = re.compile(
+    r"(?i)(bearer\s+|x-api-key[\"':\s]+|api[_-]?key[\"'=:\s]+)[^\s\"',}]+"
+    r"|\b(sk|pk|gsk|xai|csk)-[A-Za-z0-9_\-]{8,}|\bAIza[0-9A-Za-z_\-]{20,}"
+)
+
+
+def redact(text: str) -> str:
+    """The text with anything shaped like a key or token replaced."""
+    return _SECRET.sub(lambda m: (m.group(1) or "") + "[redacted]", text)
+
+
+class _RedactingFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return redact(super().format(record))
+
+
+def setup_logging(data_dir: Path, level: int = logging.INFO) -> Path | None:
+    """Send log records to `data_dir/logs/sightline.log`; None if the folder can't be written."""
+    folder = data_dir / "logs"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        handler = logging.handlers.RotatingFileHandler(
+            folder / "sightline.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+        )
+    except OSError:
+        return None
+    handler.setFormatter(_RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.setLevel(level)
+    root.addHandler(handler)
+    # httpx logs every request line at INFO; that is noise in a person's log.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    logging.getLogger("httpcore").setLevel(logging.WARNING)
+    return folder / "sightline.log"

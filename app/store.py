@@ -1,0 +1,611 @@
+"""Conversations, their messages and notices, kept in one SQLite file.
+
+Everything is written the moment it happens (each streamed chunk is its own
+commit), so a crash mid-answer loses nothing before it; on the next open a
+message still marked STREAMING is marked INTERRUPTED instead.
+
+A message's words live in one `text` column so streaming is a cheap append;
+its other parts (pictures, tool calls, tool results) are JSON in order, and
+pictures themselves are stored once by SHA-256 however many messages use them.
+On load a message is its text part first (when non-empty), then the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, cast
+
+from routing.transcript import (
+    Message,
+    MessageStatus,
+    Notice,
+    NoticeKind,
+    Part,
+    PicturePart,
+    Role,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
+from vision.pictures import Picture
+
+# Each step takes the database from version i to i + 1 and runs in one
+# transaction with the `user_version` bump. Never edit a shipped step: a later
+# change (a new column, a new table) is a new step appended at the end.
+_MIGRATIONS: list[str] = [
+    # 1: conversations, items (messages and notices), pictures stored once.
+    """
+    CREATE TABLE conversations (
+        id         TEXT PRIMARY KEY,
+        title      TEXT NOT NULL DEFAULT '',
+        model      TEXT NOT NULL DEFAULT '',
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE items (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        seq             INTEGER NOT NULL,
+        created_at      REAL NOT NULL,
+        kind            TEXT NOT NULL CHECK (kind IN ('message', 'notice')),
+        role            TEXT,               -- messages only
+        status          TEXT,               -- messages only: a MessageStatus
+        model           TEXT NOT NULL DEFAULT '',
+        text            TEXT NOT NULL DEFAULT '',   -- joined TextParts, or the notice's text
+        parts           TEXT NOT NULL DEFAULT '[]', -- JSON: the non-text parts, in order
+        notice_kind     TEXT,               -- notices only: a NoticeKind
+        details         TEXT NOT NULL DEFAULT '',   -- notices only
+        UNIQUE (conversation_id, seq)
+    );
+    CREATE TABLE pictures (
+        sha256 TEXT PRIMARY KEY,
+        mime   TEXT NOT NULL,
+        width  INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        data   BLOB NOT NULL
+    );
+    -- Which items use which pictures, so unused pictures can be found without
+    -- reading every item's JSON.
+    CREATE TABLE item_pictures (
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        sha256  TEXT NOT NULL REFERENCES pictures(sha256),
+        PRIMARY KEY (item_id, sha256)
+    );
+    CREATE INDEX item_pictures_by_sha256 ON item_pictures(sha256);
+    CREATE INDEX conversations_by_updated ON conversations(updated_at);
+    """,
+]
+
+SCHEMA_VERSION: int = len(_MIGRATIONS)
+
+_FIX_FOLDER = "Set SIGHTLINE_DATA_DIR to a folder you can write."
+_ITEM_COLUMNS = (
+    "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
+    "notice_kind, details"
+)
+_TITLE_LENGTH = 60
+
+
+class StoreError(Exception):
+    """The store can't be opened, read or written; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """A conversation as the list of conversations shows it."""
+
+    id: str
+    title: str
+    model: str
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class StoredItem:
+    """A message or notice with its place in the conversation."""
+
+    id: int
+    conversation_id: str
+    seq: int
+    created_at: float
+    item: Message | Notice
+
+
+class Store:
+    """Sightline's database; use from one thread."""
+
+    DB_NAME = "sightline.db"
+
+    def __init__(self, path: Path, db: sqlite3.Connection) -> None:
+        """Wrap an open, migrated connection; use `Store.open` instead."""
+        self.path = path
+        self._db = db
+        self._clock = 0.0
+
+    @classmethod
+    def open(cls, folder: Path) -> Store:
+        """Open (creating if needed) the database in `folder` and bring it up to date."""
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            why = "it is a file, not a folder" if folder.is_file() else exc.strerror or exc
+            raise StoreError(
+                f"Can't create Sightline's data folder {folder}: {why}. {_FIX_FOLDER}"
+            ) from None
+        path = folder / cls.DB_NAME
+        db: sqlite3.Connection | None = None
+        try:
+            # Autocommit: transactions are explicit (see `_write`), so each streamed
+            # chunk is committed exactly when we say.
+            db = sqlite3.connect(path, isolation_level=None)
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA busy_timeout = 5000")
+            db.execute("PRAGMA journal_mode = WAL")
+            # NORMAL in WAL mode survives a process crash; only power loss may
+            # drop the last commits, which is worth many cheap commits per answer.
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA foreign_keys = ON")
+            _migrate(db, path)
+            # Nothing is streaming right after a start: whatever was is now dead.
+            db.execute(
+                "UPDATE items SET status = ? WHERE kind = 'message' AND status = ?",
+                (MessageStatus.INTERRUPTED.value, MessageStatus.STREAMING.value),
+            )
+        except StoreError:
+            if db is not None:
+                db.close()
+            raise
+        except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
+            raise _open_error(path, exc) from None
+        return cls(path, db)
+
+    def close(self) -> None:
+        """Close the database; the store can't be used afterwards."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        """Use the store in a `with` block that closes it."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the store at the end of a `with` block."""
+        self.close()
+
+    # -- conversations -------------------------------------------------------
+
+    def create_conversation(self, title: str = "", model: str = "") -> str:
+        """Start a new, empty conversation and return its id."""
+        conversation_id = uuid.uuid4().hex
+        now = self._now()
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO conversations (id, title, model, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (conversation_id, title, model, now, now),
+            )
+        return conversation_id
+
+    def list_conversations(self) -> list[ConversationSummary]:
+        """Every conversation, most recently updated first."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT id, title, model, created_at, updated_at FROM conversations "
+                "ORDER BY updated_at DESC, rowid DESC"
+            ).fetchall()
+        return [ConversationSummary(*row) for row in rows]
+
+    def get_conversation(self, conversation_id: str) -> ConversationSummary | None:
+        """One conversation's summary, or None when there is no such conversation."""
+        with self._read() as db:
+            row = db.execute(
+                "SELECT id, title, model, created_at, updated_at FROM conversations WHERE id = ?",
+                (conversation_id,),
+            ).fetchone()
+        return ConversationSummary(*row) if row else None
+
+    def rename_conversation(self, conversation_id: str, title: str) -> None:
+        """Give a conversation a new title."""
+        with self._write() as db:
+            self._touch(db, conversation_id)
+            db.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id))
+
+    def set_conversation_model(self, conversation_id: str, model: str) -> None:
+        """Remember which model the conversation talks to."""
+        with self._write() as db:
+            self._touch(db, conversation_id)
+            db.execute("UPDATE conversations SET model = ? WHERE id = ?", (model, conversation_id))
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        """Delete a conversation, its items and pictures nothing else uses; no-op if absent."""
+        with self._write() as db:
+            # Items and their picture links go by ON DELETE CASCADE.
+            db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            db.execute(
+                "DELETE FROM pictures WHERE NOT EXISTS "
+                "(SELECT 1 FROM item_pictures WHERE item_pictures.sha256 = pictures.sha256)"
+            )
+
+    # -- items ---------------------------------------------------------------
+
+    def items(self, conversation_id: str) -> list[StoredItem]:
+        """The conversation's messages and notices, in order."""
+        return self._select("conversation_id = ? ORDER BY seq", conversation_id)
+
+    def messages(self, conversation_id: str) -> tuple[Message, ...]:
+        """The conversation's messages only, in order: what a wire gets."""
+        rows = self._select(
+            "conversation_id = ? AND kind = 'message' ORDER BY seq", conversation_id
+        )
+        return tuple(cast(Message, stored.item) for stored in rows)
+
+    def add_message(self, conversation_id: str, message: Message) -> StoredItem:
+        """Store a whole message at the end of the conversation."""
+        text, parts, used = _encode_parts(message.parts)
+        with self._write() as db:
+            now = self._touch(db, conversation_id)
+            item_id = self._insert_item(
+                db,
+                conversation_id,
+                now,
+                kind="message",
+                role=message.role,
+                status=message.status.value,
+                model=message.model,
+                text=text,
+                parts=json.dumps(parts, ensure_ascii=False),
+            )
+            self._link_pictures(db, item_id, used)
+            if message.role == "user" and text.strip():
+                # The first words a person writes name an untitled conversation.
+                db.execute(
+                    "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
+                    (_short_title(text), conversation_id),
+                )
+        return self._must_get(item_id)
+
+    def add_notice(self, conversation_id: str, notice: Notice) -> StoredItem:
+        """Store a notice at the end of the conversation."""
+        with self._write() as db:
+            now = self._touch(db, conversation_id)
+            item_id = self._insert_item(
+                db,
+                conversation_id,
+                now,
+                kind="notice",
+                notice_kind=notice.kind.value,
+                text=notice.text,
+                details=notice.details,
+            )
+        return self._must_get(item_id)
+
+    def begin_assistant(self, conversation_id: str, model: str) -> StoredItem:
+        """Store an empty assistant message that is about to stream in."""
+        return self.add_message(
+            conversation_id,
+            Message(role="assistant", model=model, status=MessageStatus.STREAMING),
+        )
+
+    def append_text(self, item_id: int, text: str) -> None:
+        """Append streamed words to a message, committed at once."""
+        with self._write() as db:
+            self._touch_item(db, item_id)
+            db.execute("UPDATE items SET text = text || ? WHERE id = ?", (text, item_id))
+
+    def add_part(self, item_id: int, part: Part) -> None:
+        """Add a part to a message; a TextPart joins the message's text."""
+        if isinstance(part, TextPart):
+            self.append_text(item_id, part.text)
+            return
+        _, encoded, used = _encode_parts((part,))
+        with self._write() as db:
+            self._touch_item(db, item_id)
+            row = db.execute("SELECT parts FROM items WHERE id = ?", (item_id,)).fetchone()
+            parts = json.loads(row["parts"]) + encoded
+            db.execute(
+                "UPDATE items SET parts = ? WHERE id = ?",
+                (json.dumps(parts, ensure_ascii=False), item_id),
+            )
+            self._link_pictures(db, item_id, used)
+
+    def finish_message(self, item_id: int, status: MessageStatus) -> None:
+        """Record how a streamed message ended."""
+        with self._write() as db:
+            self._touch_item(db, item_id)
+            db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
+
+    def get_item(self, item_id: int) -> StoredItem | None:
+        """One stored message or notice, or None when there is no such item."""
+        found = self._select("id = ?", item_id)
+        return found[0] if found else None
+
+    def picture(self, sha256: str) -> Picture | None:
+        """A stored picture by its SHA-256, or None when it isn't stored."""
+        with self._read() as db:
+            return _PictureCache(db).get(sha256)
+
+    # -- internals -----------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One transaction, committed on success and rolled back on any error."""
+        try:
+            # IMMEDIATE takes the write lock up front, so busy_timeout applies
+            # instead of failing half-way through the transaction.
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise StoreError(f"Can't save to {self.path}: {exc}.") from exc
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        """Run reads, turning SQLite failures into a StoreError naming the file."""
+        try:
+            yield self._db
+        except sqlite3.Error as exc:
+            raise StoreError(f"Can't read {self.path}: {exc}.") from exc
+
+    def _select(self, where: str, *params: object) -> list[StoredItem]:
+        """Load the items matching a WHERE clause, pictures read once each."""
+        with self._read() as db:
+            rows = db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
+            pictures = _PictureCache(db)
+            return [_load_item(row, pictures) for row in rows.fetchall()]
+
+    def _now(self) -> float:
+        """Wall-clock time that never repeats or goes back within this process."""
+        # Coarse clocks (Windows) would tie writes made together and scramble the
+        # most-recently-updated order.
+        self._clock = max(time.time(), self._clock + 1e-6)
+        return self._clock
+
+    def _touch(self, db: sqlite3.Connection, conversation_id: str) -> float:
+        """Bump a conversation's updated_at; refuse an unknown conversation."""
+        now = self._now()
+        cursor = db.execute(
+            "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
+        )
+        if cursor.rowcount == 0:
+            raise StoreError(f"There is no conversation {conversation_id!r} in {self.path}.")
+        return now
+
+    def _touch_item(self, db: sqlite3.Connection, item_id: int) -> None:
+        """Bump the updated_at of a message's conversation; refuse anything but a message."""
+        row = db.execute(
+            "SELECT conversation_id FROM items WHERE id = ? AND kind = 'message'", (item_id,)
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"There is no message {item_id} in {self.path}.")
+        self._touch(db, row["conversation_id"])
+
+    def _insert_item(
+        self, db: sqlite3.Connection, conversation_id: str, now: float, **columns: Any
+    ) -> int:
+        """Insert an item after the conversation's last one and return its id."""
+        (seq,) = db.execute(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE conversation_id = ?",
+            (conversation_id,),
+        ).fetchone()
+        columns |= {"conversation_id": conversation_id, "seq": seq, "created_at": now}
+        names = ", ".join(columns)
+        marks = ", ".join("?" * len(columns))
+        cursor = db.execute(
+            f"INSERT INTO items ({names}) VALUES ({marks})", tuple(columns.values())
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def _link_pictures(self, db: sqlite3.Connection, item_id: int, used: list[Picture]) -> None:
+        """Store each picture once (by SHA-256) and note that this item uses it."""
+        for picture in used:
+            db.execute(
+                "INSERT OR IGNORE INTO pictures (sha256, mime, width, height, data) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (picture.sha256, picture.mime, picture.width, picture.height, picture.data),
+            )
+            db.execute(
+                "INSERT OR IGNORE INTO item_pictures (item_id, sha256) VALUES (?, ?)",
+                (item_id, picture.sha256),
+            )
+
+    def _must_get(self, item_id: int) -> StoredItem:
+        """An item just written, read back the way it will load later."""
+        stored = self.get_item(item_id)
+        assert stored is not None
+        return stored
+
+
+def _short_title(text: str) -> str:
+    """A conversation title from a message: its first line, cut at a word near 60 chars."""
+    line = next((line for line in text.splitlines() if line.strip()), "")
+    line = " ".join(line.split())
+    if len(line) <= _TITLE_LENGTH:
+        return line
+    cut = line[:_TITLE_LENGTH]
+    # Cut at the last space unless that throws away most of the line (one long word).
+    space = cut.rfind(" ")
+    if space >= _TITLE_LENGTH // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:-") + "…"
+
+
+def _migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Run the migration steps the database hasn't had yet, each atomically."""
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    if version > len(_MIGRATIONS):
+        raise StoreError(
+            f"{path} was written by a newer Sightline (schema {version}; this one knows "
+            f"{len(_MIGRATIONS)}). Update Sightline or set SIGHTLINE_DATA_DIR to another folder."
+        )
+    for number in range(version + 1, len(_MIGRATIONS) + 1):
+        try:
+            # The version bump is inside the same transaction as the step, so a
+            # failed step leaves the database exactly as it was.
+            db.executescript(
+                f"BEGIN IMMEDIATE;\n{_MIGRATIONS[number - 1]}\nPRAGMA user_version = {number};\n"
+                "COMMIT;"
+            )
+        except sqlite3.Error as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            if _is_not_a_database(exc):
+                raise
+            raise StoreError(f"Can't upgrade {path} to schema {number}: {exc}.") from None
+
+
+def _is_not_a_database(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file isn't a database or is damaged."""
+    # SQLITE_CORRUPT = 11, SQLITE_NOTADB = 26; the low byte is the primary code.
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (11, 26)
+
+
+def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """Say in plain words why the database at `path` couldn't be opened."""
+    if _is_not_a_database(exc):
+        return StoreError(
+            f"{path} is not a Sightline database or is damaged ({exc}). "
+            f"Move it aside, or set SIGHTLINE_DATA_DIR to another folder."
+        )
+    return StoreError(f"Can't write Sightline's data file {path}: {exc}. {_FIX_FOLDER}")
+
+
+# -- parts <-> rows --------------------------------------------------------------
+
+
+def _picture_ref(picture: Picture) -> dict[str, Any]:
+    """A picture as the parts JSON refers to it; the label is per use, so it stays here."""
+    return {"type": "picture", "sha256": picture.sha256, "label": picture.label}
+
+
+def _encode_parts(parts: tuple[Part, ...]) -> tuple[str, list[dict[str, Any]], list[Picture]]:
+    """Split parts into joined text, JSON for the rest, and the pictures they use."""
+    text: list[str] = []
+    encoded: list[dict[str, Any]] = []
+    used: list[Picture] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            text.append(part.text)
+        elif isinstance(part, PicturePart):
+            encoded.append(_picture_ref(part.picture))
+            used.append(part.picture)
+        elif isinstance(part, ToolCall):
+            encoded.append(
+                {
+                    "type": "tool_call",
+                    "id": part.id,
+                    "name": part.name,
+                    "arguments": dict(part.arguments),
+                }
+            )
+        else:
+            inner: list[dict[str, Any]] = []
+            for sub in part.parts:
+                if isinstance(sub, TextPart):
+                    inner.append({"type": "text", "text": sub.text})
+                else:
+                    inner.append(_picture_ref(sub.picture))
+                    used.append(sub.picture)
+            encoded.append(
+                {
+                    "type": "tool_result",
+                    "call_id": part.call_id,
+                    "name": part.name,
+                    "is_error": part.is_error,
+                    "parts": inner,
+                }
+            )
+    return "".join(text), encoded, used
+
+
+class _PictureCache:
+    """Pictures read once per load, however many parts refer to them."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        """Read pictures from `db` on demand."""
+        self._db = db
+        self._seen: dict[str, Picture | None] = {}
+
+    def get(self, sha256: str, label: str = "") -> Picture | None:
+        """The stored picture with this hash, carrying `label`."""
+        if sha256 not in self._seen:
+            row = self._db.execute(
+                "SELECT mime, width, height, data FROM pictures WHERE sha256 = ?", (sha256,)
+            ).fetchone()
+            self._seen[sha256] = (
+                Picture(
+                    data=bytes(row["data"]),
+                    mime=row["mime"],
+                    width=row["width"],
+                    height=row["height"],
+                    sha256=sha256,
+                )
+                if row
+                else None
+            )
+        found = self._seen[sha256]
+        return replace(found, label=label) if found is not None and label else found
+
+    def part(self, ref: dict[str, Any]) -> PicturePart:
+        """The picture a reference names; a missing one is a damaged database."""
+        found = self.get(ref["sha256"], ref.get("label", ""))
+        if found is None:
+            raise sqlite3.DatabaseError(f"picture {ref['sha256']} is missing")
+        return PicturePart(found)
+
+
+def _decode_part(data: dict[str, Any], pictures: _PictureCache) -> Part:
+    """One non-text part from its JSON."""
+    kind = data["type"]
+    if kind == "picture":
+        return pictures.part(data)
+    if kind == "tool_call":
+        return ToolCall(id=data["id"], name=data["name"], arguments=data["arguments"])
+    if kind == "tool_result":
+        return ToolResult(
+            call_id=data["call_id"],
+            name=data["name"],
+            parts=tuple(
+                TextPart(sub["text"]) if sub["type"] == "text" else pictures.part(sub)
+                for sub in data["parts"]
+            ),
+            is_error=data["is_error"],
+        )
+    raise sqlite3.DatabaseError(f"unknown part type {kind!r}")
+
+
+def _load_item(row: sqlite3.Row, pictures: _PictureCache) -> StoredItem:
+    """A row of `items` as the message or notice it stores."""
+    item: Message | Notice
+    if row["kind"] == "notice":
+        item = Notice(kind=NoticeKind(row["notice_kind"]), text=row["text"], details=row["details"])
+    else:
+        parts: list[Part] = [TextPart(row["text"])] if row["text"] else []
+        parts.extend(_decode_part(data, pictures) for data in json.loads(row["parts"]))
+        item = Message(
+            role=cast(Role, row["role"]),
+            parts=tuple(parts),
+            model=row["model"],
+            status=MessageStatus(row["status"]),
+        )
+    return StoredItem(
+        id=row["id"],
+        conversation_id=row["conversation_id"],
+        seq=row["seq"],
+        created_at=row["created_at"],
+        item=item,
+    )

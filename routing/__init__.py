@@ -1,0 +1,1 @@
+"""Talking to models: transcript types, wires, presets, catalogue and router."""

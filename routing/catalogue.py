@@ -1,0 +1,162 @@
+"""Every ready provider's models, gathered concurrently, with the last good list kept.
+
+A provider is *ready* when its latest listing succeeded (or an earlier one did
+and the failure looks passing). Discovered providers that never answered are
+simply absent; configured ones that fail keep their error for the person.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+
+from routing.errors import CannotConnect, ModelNotFound, ProviderError
+from routing.models import ModelInfo, ProviderConfig, split_ref
+from routing.wires.base import Wire
+from routing.wires.registry import make_wire
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ProviderStatus:
+    """What the latest listing of one provider gave."""
+
+    provider: ProviderConfig
+    models: tuple[ModelInfo, ...] = ()
+    error: ProviderError | None = None
+
+    @property
+    def ready(self) -> bool:
+        """Whether this provider's models can be used now."""
+        return bool(self.models) and self.error is None
+
+
+class Catalogue:
+    """The providers in use, their wires, and the models each offers."""
+
+    def __init__(
+        self,
+        providers: Iterable[ProviderConfig],
+        wire_factory: Callable[[ProviderConfig], Wire] = make_wire,
+    ) -> None:
+        self._providers = {p.id: p for p in providers}
+        self._wire_factory = wire_factory
+        self._wires: dict[str, Wire] = {}
+        self._status: dict[str, ProviderStatus] = {}
+        self._blind: set[str] = set()
+
+    @property
+    def providers(self) -> list[ProviderConfig]:
+        """The providers, in the person's order."""
+        return list(self._providers.values())
+
+    def wire(self, provider_id: str) -> Wire:
+        """The provider's wire, made on first use."""
+        if provider_id not in self._wires:
+            self._wires[provider_id] = self._wire_factory(self._providers[provider_id])
+        return self._wires[provider_id]
+
+    async def refresh(
+        self, provider_ids: Iterable[str] | None = None, timeout: float = 10.0
+    ) -> dict[str, ProviderStatus]:
+        """List the providers' models concurrently; a failure keeps the last good list."""
+        ids = list(provider_ids) if provider_ids is not None else list(self._providers)
+        results = await asyncio.gather(*(self._list(i, timeout) for i in ids))
+        return dict(zip(ids, results, strict=True))
+
+    async def refresh_each(self, timeout: float = 10.0):  # type: ignore[no-untyped-def]
+        """Like `refresh`, but yield each provider's status as soon as it answers."""
+        tasks = [asyncio.ensure_future(self._list(i, timeout)) for i in self._providers]
+        try:
+            for next_done in asyncio.as_completed(tasks):
+                yield await next_done
+        finally:
+            for task in tasks:
+                task.cancel()
+
+    async def _list(self, provider_id: str, timeout: float) -> ProviderStatus:
+        provider = self._providers[provider_id]
+        try:
+            models = await asyncio.wait_for(self.wire(provider_id).list_models(), timeout)
+        except (ProviderError, TimeoutError) as exc:
+            error = (
+                exc
+                if isinstance(exc, ProviderError)
+                else CannotConnect(
+                    f"{provider.base_url} did not list its models within {timeout:g} s.",
+                    provider_id=provider_id,
+                )
+            )
+            previous = self._status.get(provider_id)
+            if previous and previous.models and isinstance(error, CannotConnect):
+                log.info("%s: listing failed (%s); keeping the last good list", provider_id, error)
+            status = ProviderStatus(provider, previous.models if previous else (), error)
+        else:
+            status = ProviderStatus(provider, tuple(self._known_blind(models)))
+        self._status[provider_id] = status
+        return status
+
+    def _known_blind(self, models: Iterable[ModelInfo]) -> Iterable[ModelInfo]:
+        for model in models:
+            yield replace(model, sees=False) if model.ref in self._blind else model
+
+    def status(self, provider_id: str) -> ProviderStatus | None:
+        """The latest status of one provider."""
+        return self._status.get(provider_id)
+
+    def statuses(self) -> list[ProviderStatus]:
+        """The latest status of every provider listed so far, in the person's order."""
+        return [self._status[i] for i in self._providers if i in self._status]
+
+    def models(self) -> list[ModelInfo]:
+        """Every model of every ready provider, in the person's provider order."""
+        return [m for s in self.statuses() if s.ready for m in s.models]
+
+    def find(self, ref: str) -> ModelInfo | None:
+        """The model named `provider:model`, if a listing has it."""
+        provider_id, name = split_ref(ref)
+        status = self._status.get(provider_id)
+        if status is None:
+            return None
+        return next((m for m in status.models if m.name == name), None)
+
+    async def resolve(self, ref: str) -> ModelInfo:
+        """The model named `provider:model`, listing its provider if needed; errors say what exists."""
+        provider_id, name = split_ref(ref)
+        if provider_id not in self._providers:
+            known = ", ".join(self._providers) or "none"
+            raise ModelNotFound(
+                f"There is no provider {provider_id!r} (providers: {known}).",
+                provider_id=provider_id,
+            )
+        found = self.find(ref)
+        if found is not None:
+            return found
+        status = (await self.refresh([provider_id]))[provider_id]
+        if status.error is not None and not status.models:
+            raise status.error
+        found = self.find(ref)
+        if found is None:
+            available = tuple(m.name for m in status.models)
+            raise ModelNotFound(
+                f"{provider_id} has no model {name!r}. Available: {', '.join(available) or 'none'}.",
+                provider_id=provider_id,
+                available=available,
+            )
+        return found
+
+    def mark_blind(self, ref: str) -> None:
+        """Remember, for this session, that a model refused pictures."""
+        self._blind.add(ref)
+        provider_id, _ = split_ref(ref)
+        status = self._status.get(provider_id)
+        if status:
+            self._status[provider_id] = replace(status, models=tuple(self._known_blind(status.models)))
+
+    async def aclose(self) -> None:
+        """Close every wire's HTTP client."""
+        wires, self._wires = list(self._wires.values()), {}
+        await asyncio.gather(*(w.aclose() for w in wires), return_exceptions=True)

@@ -1,0 +1,105 @@
+"""One error tree, named for what the caller does next.
+
+Each wire translates its provider's failures into these once, at its edge.
+`message` is for the person (it says how to fix the problem); `detail` keeps the
+provider's own words for the log and never reaches a model.
+"""
+
+from __future__ import annotations
+
+
+class ProviderError(Exception):
+    """A provider could not give an answer."""
+
+    kind = "provider"
+
+    def __init__(self, message: str, *, provider_id: str = "", detail: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider_id = provider_id
+        self.detail = detail
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class CannotConnect(ProviderError):
+    """Nothing answered at the address: start the server or fix its address."""
+
+    kind = "connect"
+
+
+class TimedOut(ProviderError):
+    """The server stopped answering in time: try again, or pick a lighter model."""
+
+    kind = "timeout"
+
+
+class KeyProblem(ProviderError):
+    """The API key is missing or was refused: set or replace it."""
+
+    kind = "auth"
+
+
+class RateLimited(ProviderError):
+    """Too many requests: wait `retry_after` seconds (when the provider said)."""
+
+    kind = "rate_limit"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider_id: str = "",
+        detail: str = "",
+        retry_after: float | None = None,
+    ) -> None:
+        super().__init__(message, provider_id=provider_id, detail=detail)
+        self.retry_after = retry_after
+
+
+class ContextTooLong(ProviderError):
+    """The conversation no longer fits the model: start a new chat or shorten it."""
+
+    kind = "context"
+
+
+class PicturesRefused(ProviderError):
+    """The model does not take pictures: describe them in words and ask again."""
+
+    kind = "images"
+
+
+class ModelNotFound(ProviderError):
+    """The provider has no such model; `available` lists what it has."""
+
+    kind = "model"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider_id: str = "",
+        detail: str = "",
+        available: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(message, provider_id=provider_id, detail=detail)
+        self.available = available
+
+
+class BadRequest(ProviderError):
+    """The provider rejected the request's shape: a Sightline bug to report."""
+
+    kind = "request"
+
+
+class ServerError(ProviderError):
+    """The provider failed on its side: try again later."""
+
+    kind = "server"
+
+
+class MalformedResponse(ProviderError):
+    """The answer was not in the provider's format: check the address points at it."""
+
+    kind = "malformed"

@@ -1,0 +1,1 @@
+"""One module per API shape; each turns our transcript into requests and events."""

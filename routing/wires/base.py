@@ -1,0 +1,81 @@
+"""The contract every wire keeps: list models, and stream one request as events."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from routing.models import ModelInfo, ProviderConfig
+from routing.transcript import Message, ToolCall
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool offered to a model: its name, what it does, and a JSON Schema of its arguments."""
+
+    name: str
+    description: str
+    parameters: Mapping[str, Any] = field(
+        default_factory=lambda: {"type": "object", "properties": {}}
+    )
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """Everything a wire needs to ask a model once."""
+
+    model: str
+    messages: tuple[Message, ...]
+    tools: tuple[ToolSpec, ...] = ()
+    system: str = ""
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """More words of the answer."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCallEvent:
+    """A whole tool call (wires join fragments before emitting it)."""
+
+    call: ToolCall
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Tokens the request cost, as the provider counted them."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Done:
+    """The model finished; `reason` is the provider's own word (stop, length, tool_calls)."""
+
+    reason: str = "stop"
+
+
+StreamEvent = TextDelta | ToolCallEvent | Usage | Done
+
+
+class Wire(Protocol):
+    """One API shape bound to one provider."""
+
+    provider: ProviderConfig
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Every model the provider offers, with sight and tools where it says."""
+        ...
+
+    def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Send the request and yield its events; raise a `ProviderError` on failure."""
+        ...
+
+    async def aclose(self) -> None:
+        """Close the wire's HTTP client."""
+        ...

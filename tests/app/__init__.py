@@ -1,0 +1,1 @@
+"""Tests for the app package: config, store, turn loop, tools and CLI."""

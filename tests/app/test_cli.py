@@ -1,0 +1,149 @@
+"""`sightline ask` and `sightline models` as a person runs them: whole processes."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+from PIL import Image
+
+from app.store import Store
+from routing.transcript import MessageStatus
+from tests.conftest import SightlineHome, write_config
+from tests.servers.ollama import FakeOllama, Reply
+
+
+def sightline(home: SightlineHome, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        env=env or home.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_version(home: SightlineHome) -> None:
+    done = sightline(home, "--version")
+    assert done.returncode == 0 and done.stdout.startswith("sightline ")
+
+
+def test_models_json(home: SightlineHome) -> None:
+    done = sightline(home, "models", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {r["model"]: r for r in json.loads(done.stdout)}
+    assert set(rows) == {"llama3.2:3b", "llava:7b", "qwen2.5vl:3b", "gemma3:270m"}
+    assert rows["llava:7b"] | {} == {
+        "provider": "ollama", "model": "llava:7b", "local": True, "sees": True, "tools": False,
+        "context_length": rows["llava:7b"]["context_length"],
+    }
+    assert rows["llama3.2:3b"]["sees"] is False and rows["llama3.2:3b"]["tools"] is True
+
+
+def test_models_plain(home: SightlineHome) -> None:
+    done = sightline(home, "models")
+    assert done.returncode == 0
+    assert "ollama:llava:7b\tlocal\tsees, no tools" in done.stdout.splitlines()
+
+
+def test_ask_plain_prints_the_answer_and_stores_it(home: SightlineHome, fake_ollama: FakeOllama) -> None:
+    done = sightline(home, "ask", "--model", "ollama:llama3.2:3b", "Hello there")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "You said: Hello there\n"
+    assert done.stderr == ""  # no notices: the person chose the model
+    store = Store.open(home.data)
+    [conversation] = store.list_conversations()
+    user, answer = store.messages(conversation.id)
+    assert (user.text, answer.text, answer.status) == (
+        "Hello there", "You said: Hello there", MessageStatus.COMPLETE,
+    )
+    store.close()
+
+
+def test_ask_auto_tells_who_answers_on_stderr(home: SightlineHome) -> None:
+    done = sightline(home, "ask", "Hi")
+    assert done.returncode == 0
+    assert done.stderr.startswith("[routing] ollama:llama3.2:3b answers (on this computer)")
+
+
+def test_ask_json_lines(home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path) -> None:
+    picture = tmp_path / "shot.png"
+    Image.new("RGB", (5, 5), "red").save(picture)
+    done = sightline(home, "ask", "--json", "--attach", str(picture), "What is it?")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    types = [line["type"] for line in lines]
+    assert types[0] == "notice" and lines[0]["kind"] == "routing"
+    assert "text" in types and types[-2:] == ["usage", "done"]
+    assert "".join(line["text"] for line in lines if line["type"] == "text") == (
+        "You said: What is it? (I see 1 pictures)"
+    )
+    assert fake_ollama.chat_requests()[-1]["model"] in ("llava:7b", "qwen2.5vl:3b")
+
+
+def test_ask_continues_a_conversation(home: SightlineHome, fake_ollama: FakeOllama) -> None:
+    first = sightline(home, "ask", "--json", "--model", "ollama:llama3.2:3b", "one")
+    conversation = json.loads(first.stdout.splitlines()[-1])["conversation"]
+    second = sightline(home, "ask", "--conversation", conversation, "--model", "ollama:llama3.2:3b", "two")
+    assert second.returncode == 0
+    assert len(fake_ollama.chat_requests()[-1]["messages"]) == 3
+
+
+def test_ollama_not_running_is_one_clear_line(home: SightlineHome, tmp_path: Path) -> None:
+    port = closed_port()
+    write_config(home.config, f"http://127.0.0.1:{port}")
+    done = sightline(home, "ask", "--model", "ollama:llama3.2:3b", "hi")
+    assert done.returncode != 0
+    [line] = done.stderr.strip().splitlines()
+    assert f"127.0.0.1:{port}" in line and "ollama serve" in line
+    models = sightline(home, "models")
+    assert models.returncode != 0 and f"127.0.0.1:{port}" in models.stderr
+
+
+def test_unknown_model_lists_the_available(home: SightlineHome) -> None:
+    done = sightline(home, "ask", "--model", "ollama:nope", "hi")
+    assert done.returncode != 0
+    assert "llama3.2:3b" in done.stderr and "nope" in done.stderr
+
+
+def test_json_error_line(home: SightlineHome, fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue(Reply(status=500, body={"error": "something broke inside"}))
+    done = sightline(home, "ask", "--json", "--model", "ollama:llama3.2:3b", "hi")
+    assert done.returncode != 0
+    last = json.loads(done.stdout.splitlines()[-1])
+    assert last["type"] == "error" and last["message"]
+
+
+def test_broken_config_names_path_and_line(home: SightlineHome) -> None:
+    home.config.write_text("discover_local = \n")
+    done = sightline(home, "models")
+    assert done.returncode != 0
+    assert str(home.config) in done.stderr and "line 1" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_unwritable_data_folder(home: SightlineHome, tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    env = home.env() | {"SIGHTLINE_DATA_DIR": str(blocker / "data")}
+    done = sightline(home, "ask", "--model", "ollama:llama3.2:3b", "hi", env=env)
+    assert done.returncode != 0
+    assert str(blocker) in done.stderr and "Traceback" not in done.stderr
+
+
+def test_bad_attachment_is_refused_before_anything_is_sent(home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path) -> None:
+    fake = tmp_path / "photo.jpg"
+    fake.write_bytes(b"definitely not a jpeg")
+    done = sightline(home, "ask", "--attach", str(fake), "hi")
+    assert done.returncode != 0 and "photo.jpg" in done.stderr
+    assert fake_ollama.chat_requests() == []

@@ -1,0 +1,107 @@
+"""Config: the file, the environment, defaults, and messages that name what is wrong."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.config import ConfigError, effective_providers, load_config
+
+
+def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
+    return {
+        "SIGHTLINE_CONFIG": str(tmp_path / "config.toml"),
+        "SIGHTLINE_DATA_DIR": str(tmp_path / "data"),
+        **extra,
+    }
+
+
+def test_no_file_at_all_runs_on_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    env = {"SIGHTLINE_DATA_DIR": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    config = load_config(env)
+    assert config.providers == ()
+    assert config.discover_local is True
+    assert config.source is None
+    [ollama] = effective_providers(config, env)
+    assert (ollama.id, ollama.kind, ollama.base_url) == (
+        "ollama",
+        "ollama",
+        "http://127.0.0.1:11434",
+    )
+    assert ollama.is_local
+
+
+def test_ollama_host_is_honoured(tmp_path: Path) -> None:
+    env = {"SIGHTLINE_DATA_DIR": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "x")}
+    env["OLLAMA_HOST"] = "127.0.0.1:11500"
+    [ollama] = effective_providers(load_config(env), env)
+    assert ollama.base_url == "http://127.0.0.1:11500"
+
+
+def test_named_file_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"config\.toml.*does not exist"):
+        load_config(env_for(tmp_path))
+
+
+def test_broken_toml_names_path_and_line(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text('discover_local = true\n\n[[providers]\nid = "x"\n')
+    with pytest.raises(ConfigError) as caught:
+        load_config(env_for(tmp_path))
+    message = str(caught.value)
+    assert str(tmp_path / "config.toml") in message
+    assert "line 3" in message
+
+
+def test_providers_are_read_with_their_fields(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        "discover_local = false\n"
+        '[[providers]]\nid = "box"\nkind = "ollama"\nbase_url = "http://10.1.2.3:11434/"\n'
+        "local = true\n"
+        '[[providers]]\nid = "off"\nkind = "ollama"\nbase_url = "http://127.0.0.1:9"\n'
+        "enabled = false\n"
+    )
+    env = env_for(tmp_path)
+    config = load_config(env)
+    assert config.discover_local is False
+    box, off = config.providers
+    assert box.base_url == "http://10.1.2.3:11434"  # trailing slash dropped
+    assert box.is_local is True  # the config's word beats the address
+    assert off.enabled is False
+    assert [p.id for p in effective_providers(config, env)] == ["box"]
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (
+            '[[providers]]\nkind = "nonsense"\n',
+            r"providers\[1\]: kind 'nonsense' is not one of: ollama",
+        ),
+        ('[[providers]]\nid = "a:b"\nkind = "ollama"\n', r"id 'a:b' must be"),
+        ('[[providers]]\nkind = "ollama"\n[[providers]]\nkind = "ollama"\n', "two providers"),
+        ('[[providers]]\nkind = "ollama"\nenabled = "yes"\n', "enabled must be true or false"),
+        ('[[providers]]\nkind = "ollama"\nbase_url = "ftp://x"\n', "must start with http"),
+        ("discover_local = 1\n", "discover_local must be true or false"),
+        ('providers = "ollama"\n', r"providers must be \[\[providers\]\] tables"),
+    ],
+)
+def test_bad_values_name_the_key(tmp_path: Path, body: str, expected: str) -> None:
+    (tmp_path / "config.toml").write_text(body)
+    with pytest.raises(ConfigError, match=expected):
+        load_config(env_for(tmp_path))
+
+
+def test_discovery_adds_local_ollama_unless_configured(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        '[[providers]]\nid = "remote"\nkind = "ollama"\nbase_url = "http://192.0.2.1:11434"\n'
+    )
+    env = env_for(tmp_path)
+    ids = [p.id for p in effective_providers(load_config(env), env)]
+    assert ids == ["remote", "ollama"]
+    (tmp_path / "config.toml").write_text(
+        '[[providers]]\nid = "mine"\nkind = "ollama"\nbase_url = "http://127.0.0.1:11434"\n'
+    )
+    ids = [p.id for p in effective_providers(load_config(env), env)]
+    assert ids == ["mine"]  # the same address is not added twice

@@ -1,0 +1,152 @@
+"""One turn through the real store and a real loopback Ollama."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from app.store import Store
+from app.turn import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent, TurnRunner
+from routing.catalogue import Catalogue
+from routing.errors import ModelNotFound, PicturesRefused, ServerError
+from routing.models import ProviderConfig
+from routing.transcript import Message, MessageStatus, Notice, NoticeKind
+from tests.servers.ollama import FakeOllama, Reply
+from vision.pictures import sniff
+
+
+@pytest.fixture
+async def runner(tmp_path: Path, fake_ollama: FakeOllama) -> AsyncIterator[TurnRunner]:
+    store = Store.open(tmp_path / "data")
+    catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
+    yield TurnRunner(store, catalogue)
+    await catalogue.aclose()
+    store.close()
+
+
+async def collect(events: AsyncIterator[TurnEvent]) -> list[TurnEvent]:
+    async with aclosing(events) as stream:
+        return [event async for event in stream]
+
+
+def png() -> bytes:
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4), "blue").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+async def test_explicit_model_streams_and_stores(runner: TurnRunner, fake_ollama: FakeOllama) -> None:
+    cid = runner.store.create_conversation()
+    fake_ollama.enqueue(Reply(text="Hello there, friend."))
+    events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
+    streamed = "".join(e.text for e in events if isinstance(e, TextAdded))
+    assert streamed == "Hello there, friend."
+    assert isinstance(events[-1], TurnEnded) and events[-1].error is None
+    user, answer = runner.store.messages(cid)
+    assert (user.role, user.text) == ("user", "hi")
+    assert (answer.role, answer.text, answer.status) == (
+        "assistant", "Hello there, friend.", MessageStatus.COMPLETE,
+    )
+    assert answer.model == "ollama:llama3.2:3b"
+    # The person chose: no routing notice.
+    assert not any(isinstance(i.item, Notice) for i in runner.store.items(cid))
+
+
+async def test_history_is_sent_on_the_next_turn(runner: TurnRunner, fake_ollama: FakeOllama) -> None:
+    cid = runner.store.create_conversation()
+    await collect(runner.run(cid, "first", requested_model="ollama:llama3.2:3b"))
+    await collect(runner.run(cid, "second", requested_model="ollama:llama3.2:3b"))
+    last = fake_ollama.chat_requests()[-1]
+    assert [(m["role"], m["content"]) for m in last["messages"]] == [
+        ("user", "first"),
+        ("assistant", "You said: first"),
+        ("user", "second"),
+    ]
+
+
+async def test_auto_picks_a_local_model_that_sees_for_a_picture(
+    runner: TurnRunner, fake_ollama: FakeOllama
+) -> None:
+    cid = runner.store.create_conversation()
+    picture = sniff(png(), label="dot.png")
+    events = await collect(runner.run(cid, "what is this?", (picture,), "auto"))
+    notices = [e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)]
+    assert [n.kind for n in notices] == [NoticeKind.ROUTING]
+    assert "ollama:llava:7b" in notices[0].text and "on this computer" in notices[0].text
+    sent = fake_ollama.chat_requests()[-1]
+    assert sent["model"] == "llava:7b"
+    assert len(sent["messages"][-1]["images"]) == 1
+    assert runner.store.get_conversation(cid).model == "auto"  # type: ignore[union-attr]
+
+
+async def test_unknown_model_lists_what_exists(runner: TurnRunner) -> None:
+    cid = runner.store.create_conversation()
+    events = await collect(runner.run(cid, "hi", requested_model="ollama:nope:1b"))
+    ended = events[-1]
+    assert isinstance(ended, TurnEnded) and isinstance(ended.error, ModelNotFound)
+    assert "llama3.2:3b" in ended.error.message and "llava:7b" in ended.error.message
+    kinds = [i.item.kind for i in runner.store.items(cid) if isinstance(i.item, Notice)]
+    assert kinds == [NoticeKind.ERROR]
+
+
+async def test_provider_failure_mid_answer_keeps_what_came(
+    runner: TurnRunner, fake_ollama: FakeOllama
+) -> None:
+    cid = runner.store.create_conversation()
+    fake_ollama.enqueue(Reply(text="Partial words here", midstream_error="runner crashed"))
+    events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
+    ended = events[-1]
+    assert isinstance(ended, TurnEnded) and isinstance(ended.error, ServerError)
+    user, answer = runner.store.messages(cid)
+    assert answer.text == "Partial words here" and answer.status == MessageStatus.FAILED
+    notice = runner.store.items(cid)[-1].item
+    assert isinstance(notice, Notice) and notice.kind == NoticeKind.ERROR
+
+
+async def test_picture_refusal_is_typed(runner: TurnRunner, fake_ollama: FakeOllama) -> None:
+    cid = runner.store.create_conversation()
+    picture = sniff(png(), label="dot.png")
+    events = await collect(runner.run(cid, "look", (picture,), "ollama:gemma3:270m"))
+    ended = events[-1]
+    assert isinstance(ended, TurnEnded) and isinstance(ended.error, PicturesRefused)
+    # Nothing was lost: the person's message with its picture is stored.
+    [user] = runner.store.messages(cid)
+    assert user.pictures[0].sha256 == picture.sha256
+
+
+async def test_stop_keeps_the_partial_answer(runner: TurnRunner, fake_ollama: FakeOllama) -> None:
+    cid = runner.store.create_conversation()
+    fake_ollama.enqueue(Reply(text="one two three four five six seven", delay=0.05))
+    seen: list[str] = []
+    got_text = asyncio.Event()
+
+    async def consume() -> None:
+        async with aclosing(runner.run(cid, "count", requested_model="ollama:llama3.2:3b")) as events:
+            async for event in events:
+                if isinstance(event, TextAdded):
+                    seen.append(event.text)
+                    got_text.set()
+
+    task = asyncio.create_task(consume())
+    await asyncio.wait_for(got_text.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    answer = runner.store.messages(cid)[-1]
+    assert answer.status == MessageStatus.STOPPED
+    assert answer.text and answer.text == "".join(seen)
+    assert answer.text != "one two three four five six seven"
+
+
+async def test_finished_event_closes_the_answer(runner: TurnRunner) -> None:
+    cid = runner.store.create_conversation()
+    events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
+    finished = [e for e in events if isinstance(e, ItemFinished)]
+    assert [f.status for f in finished] == [MessageStatus.COMPLETE]
+    assert all(isinstance(i.item, Message) for i in runner.store.items(cid))

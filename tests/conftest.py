@@ -1,0 +1,58 @@
+"""Fixtures shared by every test package: a loopback Ollama and an isolated Sightline."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.servers.ollama import FakeOllama
+
+# Qt tests never need a display; set before any test imports PySide6.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+@pytest.fixture
+def fake_ollama() -> Iterator[FakeOllama]:
+    """A real HTTP server on loopback speaking Ollama's API."""
+    with FakeOllama() as server:
+        yield server
+
+
+@dataclass
+class SightlineHome:
+    """Where an isolated Sightline keeps its config and data during a test."""
+
+    config: Path
+    data: Path
+
+    def env(self) -> dict[str, str]:
+        """The environment a `sightline` subprocess needs to use this home."""
+        env = {k: v for k, v in os.environ.items() if k != "OLLAMA_HOST"}
+        env["SIGHTLINE_CONFIG"] = str(self.config)
+        env["SIGHTLINE_DATA_DIR"] = str(self.data)
+        env["QT_QPA_PLATFORM"] = "offscreen"
+        return env
+
+
+def write_config(path: Path, ollama_url: str | None, *, discover: bool = False) -> None:
+    """A config with one Ollama provider (or none) and discovery off by default."""
+    lines = [f"discover_local = {'true' if discover else 'false'}", ""]
+    if ollama_url:
+        lines += ["[[providers]]", 'id = "ollama"', 'kind = "ollama"', f'base_url = "{ollama_url}"']
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def home(tmp_path: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch) -> SightlineHome:
+    """A Sightline home whose only provider is the loopback Ollama; env points at it."""
+    config = tmp_path / "config.toml"
+    write_config(config, fake_ollama.base_url)
+    home = SightlineHome(config=config, data=tmp_path / "data")
+    monkeypatch.setenv("SIGHTLINE_CONFIG", str(config))
+    monkeypatch.setenv("SIGHTLINE_DATA_DIR", str(home.data))
+    monkeypatch.delenv("OLLAMA_HOST", raising=False)
+    return home

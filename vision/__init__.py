@@ -1,0 +1,1 @@
+"""Pictures and documents: sniffing, clamping, PDFs, the describer and sight."""
