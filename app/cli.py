@@ -31,7 +31,8 @@ class CommandError(Exception):
 def build_parser() -> argparse.ArgumentParser:
     """The command line, as `--help` shows it."""
     parser = argparse.ArgumentParser(
-        prog="sightline", description="A local-first chat client where every model can use pictures."
+        prog="sightline",
+        description="A local-first chat client where every model can use pictures.",
     )
     parser.add_argument("--version", action="version", version=f"sightline {__version__}")
     parser.add_argument(
@@ -245,14 +246,23 @@ class _JsonPrinter:
             elif isinstance(item, Message):
                 for call in item.tool_calls:
                     self._emit(
-                        {"type": "tool_call", "id": call.id, "name": call.name,
-                         "arguments": dict(call.arguments)}
+                        {
+                            "type": "tool_call",
+                            "id": call.id,
+                            "name": call.name,
+                            "arguments": dict(call.arguments),
+                        }
                     )
                 for result in item.tool_results:
                     self._emit(
-                        {"type": "tool_result", "id": result.call_id, "name": result.name,
-                         "text": result.text, "is_error": result.is_error,
-                         "pictures": len(result.pictures)}
+                        {
+                            "type": "tool_result",
+                            "id": result.call_id,
+                            "name": result.name,
+                            "text": result.text,
+                            "is_error": result.is_error,
+                            "pictures": len(result.pictures),
+                        }
                     )
 
     def finish(self, conversation_id: str) -> None:

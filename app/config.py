@@ -82,7 +82,9 @@ def parse_config(
     for index, table in enumerate(tables):
         provider = _parse_provider(table, f"{path}: providers[{index + 1}]", environ)
         if any(p.id == provider.id for p in providers):
-            raise ConfigError(f"{path}: two providers have the id {provider.id!r}; ids must differ.")
+            raise ConfigError(
+                f"{path}: two providers have the id {provider.id!r}; ids must differ."
+            )
         providers.append(provider)
     folder = raw.get("data_dir")
     if folder is not None and not isinstance(folder, str):
@@ -94,7 +96,9 @@ def parse_config(
     )
 
 
-def _parse_provider(table: Mapping[str, Any], where: str, environ: Mapping[str, str]) -> ProviderConfig:
+def _parse_provider(
+    table: Mapping[str, Any], where: str, environ: Mapping[str, str]
+) -> ProviderConfig:
     kind = table.get("kind")
     kinds = known_kinds()
     if kind not in kinds:
@@ -134,7 +138,9 @@ def _parse_provider(table: Mapping[str, Any], where: str, environ: Mapping[str, 
     )
 
 
-def effective_providers(config: Config, environ: Mapping[str, str] = os.environ) -> list[ProviderConfig]:
+def effective_providers(
+    config: Config, environ: Mapping[str, str] = os.environ
+) -> list[ProviderConfig]:
     """The providers to use: the enabled configured ones, plus local servers to look for."""
     providers = [p for p in config.providers if p.enabled]
     if config.discover_local or not config.providers:
@@ -148,4 +154,8 @@ def effective_providers(config: Config, environ: Mapping[str, str] = os.environ)
 
 def discovery_candidates(environ: Mapping[str, str] = os.environ) -> list[ProviderConfig]:
     """Local servers at their usual addresses; each is used only if it answers."""
-    return [ProviderConfig(id="ollama", kind="ollama", base_url=ollama_address(environ), discovered=True)]
+    return [
+        ProviderConfig(
+            id="ollama", kind="ollama", base_url=ollama_address(environ), discovered=True
+        )
+    ]

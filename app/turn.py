@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 
 from app.store import Store, StoredItem
@@ -77,7 +77,7 @@ class TurnRunner:
         text: str,
         pictures: tuple[Picture, ...] = (),
         requested_model: str = "auto",
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding each event once it is stored."""
         yield ItemAdded(self.store.add_message(conversation_id, user_message(text, pictures)))
         try:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, replace
 
 from routing.errors import CannotConnect, ModelNotFound, ProviderError
@@ -67,7 +67,7 @@ class Catalogue:
         results = await asyncio.gather(*(self._list(i, timeout) for i in ids))
         return dict(zip(ids, results, strict=True))
 
-    async def refresh_each(self, timeout: float = 10.0):  # type: ignore[no-untyped-def]
+    async def refresh_each(self, timeout: float = 10.0) -> AsyncGenerator[ProviderStatus, None]:
         """Like `refresh`, but yield each provider's status as soon as it answers."""
         tasks = [asyncio.ensure_future(self._list(i, timeout)) for i in self._providers]
         try:
@@ -124,7 +124,7 @@ class Catalogue:
         return next((m for m in status.models if m.name == name), None)
 
     async def resolve(self, ref: str) -> ModelInfo:
-        """The model named `provider:model`, listing its provider if needed; errors say what exists."""
+        """The model `provider:model`, listing its provider if needed; errors say what exists."""
         provider_id, name = split_ref(ref)
         if provider_id not in self._providers:
             known = ", ".join(self._providers) or "none"
@@ -141,8 +141,9 @@ class Catalogue:
         found = self.find(ref)
         if found is None:
             available = tuple(m.name for m in status.models)
+            names = ", ".join(available) or "none"
             raise ModelNotFound(
-                f"{provider_id} has no model {name!r}. Available: {', '.join(available) or 'none'}.",
+                f"{provider_id} has no model {name!r}. Available: {names}.",
                 provider_id=provider_id,
                 available=available,
             )
@@ -154,7 +155,9 @@ class Catalogue:
         provider_id, _ = split_ref(ref)
         status = self._status.get(provider_id)
         if status:
-            self._status[provider_id] = replace(status, models=tuple(self._known_blind(status.models)))
+            self._status[provider_id] = replace(
+                status, models=tuple(self._known_blind(status.models))
+            )
 
     async def aclose(self) -> None:
         """Close every wire's HTTP client."""

@@ -1,0 +1,1 @@
+"""Sightline's tests; `tests.servers` holds loopback servers that speak real APIs."""

@@ -16,7 +16,9 @@ from tests.conftest import SightlineHome, write_config
 from tests.servers.ollama import FakeOllama, Reply
 
 
-def sightline(home: SightlineHome, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def sightline(
+    home: SightlineHome, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "app", *args],
         env=env or home.env(),
@@ -44,7 +46,11 @@ def test_models_json(home: SightlineHome) -> None:
     rows = {r["model"]: r for r in json.loads(done.stdout)}
     assert set(rows) == {"llama3.2:3b", "llava:7b", "qwen2.5vl:3b", "gemma3:270m"}
     assert rows["llava:7b"] | {} == {
-        "provider": "ollama", "model": "llava:7b", "local": True, "sees": True, "tools": False,
+        "provider": "ollama",
+        "model": "llava:7b",
+        "local": True,
+        "sees": True,
+        "tools": False,
         "context_length": rows["llava:7b"]["context_length"],
     }
     assert rows["llama3.2:3b"]["sees"] is False and rows["llama3.2:3b"]["tools"] is True
@@ -56,7 +62,9 @@ def test_models_plain(home: SightlineHome) -> None:
     assert "ollama:llava:7b\tlocal\tsees, no tools" in done.stdout.splitlines()
 
 
-def test_ask_plain_prints_the_answer_and_stores_it(home: SightlineHome, fake_ollama: FakeOllama) -> None:
+def test_ask_plain_prints_the_answer_and_stores_it(
+    home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
     done = sightline(home, "ask", "--model", "ollama:llama3.2:3b", "Hello there")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "You said: Hello there\n"
@@ -65,7 +73,9 @@ def test_ask_plain_prints_the_answer_and_stores_it(home: SightlineHome, fake_oll
     [conversation] = store.list_conversations()
     user, answer = store.messages(conversation.id)
     assert (user.text, answer.text, answer.status) == (
-        "Hello there", "You said: Hello there", MessageStatus.COMPLETE,
+        "Hello there",
+        "You said: Hello there",
+        MessageStatus.COMPLETE,
     )
     store.close()
 
@@ -94,7 +104,9 @@ def test_ask_json_lines(home: SightlineHome, fake_ollama: FakeOllama, tmp_path: 
 def test_ask_continues_a_conversation(home: SightlineHome, fake_ollama: FakeOllama) -> None:
     first = sightline(home, "ask", "--json", "--model", "ollama:llama3.2:3b", "one")
     conversation = json.loads(first.stdout.splitlines()[-1])["conversation"]
-    second = sightline(home, "ask", "--conversation", conversation, "--model", "ollama:llama3.2:3b", "two")
+    second = sightline(
+        home, "ask", "--conversation", conversation, "--model", "ollama:llama3.2:3b", "two"
+    )
     assert second.returncode == 0
     assert len(fake_ollama.chat_requests()[-1]["messages"]) == 3
 
@@ -141,7 +153,9 @@ def test_unwritable_data_folder(home: SightlineHome, tmp_path: Path) -> None:
     assert str(blocker) in done.stderr and "Traceback" not in done.stderr
 
 
-def test_bad_attachment_is_refused_before_anything_is_sent(home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path) -> None:
+def test_bad_attachment_is_refused_before_anything_is_sent(
+    home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
     fake = tmp_path / "photo.jpg"
     fake.write_bytes(b"definitely not a jpeg")
     done = sightline(home, "ask", "--attach", str(fake), "hi")

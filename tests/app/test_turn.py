@@ -41,7 +41,9 @@ def png() -> bytes:
     return buffer.getvalue()
 
 
-async def test_explicit_model_streams_and_stores(runner: TurnRunner, fake_ollama: FakeOllama) -> None:
+async def test_explicit_model_streams_and_stores(
+    runner: TurnRunner, fake_ollama: FakeOllama
+) -> None:
     cid = runner.store.create_conversation()
     fake_ollama.enqueue(Reply(text="Hello there, friend."))
     events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
@@ -51,14 +53,18 @@ async def test_explicit_model_streams_and_stores(runner: TurnRunner, fake_ollama
     user, answer = runner.store.messages(cid)
     assert (user.role, user.text) == ("user", "hi")
     assert (answer.role, answer.text, answer.status) == (
-        "assistant", "Hello there, friend.", MessageStatus.COMPLETE,
+        "assistant",
+        "Hello there, friend.",
+        MessageStatus.COMPLETE,
     )
     assert answer.model == "ollama:llama3.2:3b"
     # The person chose: no routing notice.
     assert not any(isinstance(i.item, Notice) for i in runner.store.items(cid))
 
 
-async def test_history_is_sent_on_the_next_turn(runner: TurnRunner, fake_ollama: FakeOllama) -> None:
+async def test_history_is_sent_on_the_next_turn(
+    runner: TurnRunner, fake_ollama: FakeOllama
+) -> None:
     cid = runner.store.create_conversation()
     await collect(runner.run(cid, "first", requested_model="ollama:llama3.2:3b"))
     await collect(runner.run(cid, "second", requested_model="ollama:llama3.2:3b"))
@@ -76,7 +82,9 @@ async def test_auto_picks_a_local_model_that_sees_for_a_picture(
     cid = runner.store.create_conversation()
     picture = sniff(png(), label="dot.png")
     events = await collect(runner.run(cid, "what is this?", (picture,), "auto"))
-    notices = [e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)]
+    notices = [
+        e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)
+    ]
     assert [n.kind for n in notices] == [NoticeKind.ROUTING]
     assert "ollama:llava:7b" in notices[0].text and "on this computer" in notices[0].text
     sent = fake_ollama.chat_requests()[-1]
@@ -103,7 +111,7 @@ async def test_provider_failure_mid_answer_keeps_what_came(
     events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
     ended = events[-1]
     assert isinstance(ended, TurnEnded) and isinstance(ended.error, ServerError)
-    user, answer = runner.store.messages(cid)
+    _user, answer = runner.store.messages(cid)
     assert answer.text == "Partial words here" and answer.status == MessageStatus.FAILED
     notice = runner.store.items(cid)[-1].item
     assert isinstance(notice, Notice) and notice.kind == NoticeKind.ERROR
@@ -127,7 +135,9 @@ async def test_stop_keeps_the_partial_answer(runner: TurnRunner, fake_ollama: Fa
     got_text = asyncio.Event()
 
     async def consume() -> None:
-        async with aclosing(runner.run(cid, "count", requested_model="ollama:llama3.2:3b")) as events:
+        async with aclosing(
+            runner.run(cid, "count", requested_model="ollama:llama3.2:3b")
+        ) as events:
             async for event in events:
                 if isinstance(event, TextAdded):
                     seen.append(event.text)

@@ -9,16 +9,18 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import contextlib
 import hashlib
 import json
 import socket
+import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, NoReturn
 
 VERSION = "0.12.0"
 
@@ -26,8 +28,7 @@ VERSION = "0.12.0"
 REFUSAL_OLD_RUNNER = "this model is missing data required for image input"
 REFUSAL_CLOUD = "this model does not support image input"
 REFUSAL_LLAMA_CPP = (
-    "image input is not supported - hint: if this is unexpected, "
-    "you may need to provide the mmproj"
+    "image input is not supported - hint: if this is unexpected, you may need to provide the mmproj"
 )
 # Unknown-model texts: /api/show, and /api/chat via the scheduler (newer builds
 # answer /api/chat with SHOW_NOT_FOUND's wording instead).
@@ -183,6 +184,11 @@ class _Server(ThreadingHTTPServer):
         self.open_sockets.add(request)
         super().process_request(request, client_address)
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients hanging up (timeouts, dropped streams) are expected here, not errors.
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
     def shutdown_request(self, request: Any) -> None:
         self.open_sockets.discard(request)
         super().shutdown_request(request)
@@ -201,10 +207,8 @@ class _Handler(BaseHTTPRequestHandler):
             super().log_message(format, *args)
 
     def finish(self) -> None:
-        try:
+        with contextlib.suppress(OSError):  # a dropped connection has nothing to flush
             super().finish()
-        except OSError:
-            pass  # a dropped connection has nothing left to flush
 
     # -- plumbing --------------------------------------------------------------
 
@@ -241,13 +245,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
 
-    def _drop(self) -> None:
+    def _drop(self) -> NoReturn:
         # Half-close both ways mid-body: the client sees an incomplete chunked read.
         self.close_connection = True
-        try:
+        with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         raise _Dropped
 
     # -- routes ----------------------------------------------------------------
@@ -376,7 +378,7 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 def _echo(messages: list[dict]) -> str:
-    last = next((m for m in reversed(messages) if m.get("role") == "user"), {})
+    last: dict = next((m for m in reversed(messages) if m.get("role") == "user"), {})
     text = f"You said: {last.get('content', '')}"
     if count := len(last.get("images") or []):
         text += f" (I see {count} pictures)"
@@ -455,10 +457,8 @@ class FakeOllama:
             return
         server.shutdown()
         for sock in list(server.open_sockets):
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=5)

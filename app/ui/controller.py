@@ -1,0 +1,285 @@
+"""The window's brain: owns the store, catalogue and turns, runs them on asyncio, holds no widgets.
+
+Widgets call its methods and listen to its signals. Everything slow (listing
+models, streaming an answer) is a task on the qasync loop, so the UI thread only
+ever waits on the local SQLite file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+
+from app import paths
+from routing.transcript import Message  # already loaded by the store: costs nothing here
+
+if TYPE_CHECKING:
+    from app.config import Config
+    from app.store import Store, StoredItem
+    from app.turn import TurnEvent, TurnRunner
+    from routing.catalogue import Catalogue, ProviderStatus
+    from routing.models import ModelInfo, ProviderConfig
+
+log = logging.getLogger(__name__)
+
+AUTO = "auto"  # routing.router.AUTO, repeated so the first paint needn't import routing
+
+
+@dataclass(frozen=True)
+class ModelListing:
+    """What the picker and the no-provider message show: the models and how listing went."""
+
+    models: tuple[ModelInfo, ...] = ()
+    statuses: tuple[ProviderStatus, ...] = ()
+    providers: tuple[ProviderConfig, ...] = ()
+    listing: bool = False
+    config_path: Path = field(default_factory=paths.config_file)
+
+    @property
+    def nothing_ready(self) -> bool:
+        """True once listing is over and no provider offered a model."""
+        return not self.listing and not self.models
+
+
+class Controller(QObject):
+    """Conversations, models and turns for one window."""
+
+    models_changed = Signal(object)  # ModelListing
+    conversations_changed = Signal(list)  # list[ConversationSummary]
+    conversation_loaded = Signal(str, list, str)  # id ("" for a new chat), items, model ref
+    item_added = Signal(object)  # StoredItem
+    text_added = Signal(int, str)  # item id, more words
+    item_finished = Signal(object)  # StoredItem, as stored once the answer ended
+    busy_changed = Signal(bool)
+    draft_restored = Signal(str)
+    problem = Signal(str)  # something went wrong outside any conversation
+
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        environ: Mapping[str, str] = os.environ,
+        parent: QObject | None = None,
+    ) -> None:
+        """Wrap an open store; the catalogue and turns are made by `start`."""
+        super().__init__(parent)
+        self.config = config
+        self.store = store
+        self._environ = environ
+        self._catalogue: Catalogue | None = None
+        self._runner: TurnRunner | None = None
+        self._current = ""
+        self._listing_task: asyncio.Task[None] | None = None
+        self._turn_task: asyncio.Task[None] | None = None
+        self._turn_conversation = ""
+        self._streaming_item: int | None = None
+        self._listing = ModelListing(listing=True, config_path=self._config_path())
+
+    # -- state -----------------------------------------------------------------
+
+    @property
+    def current_id(self) -> str:
+        """The open conversation's id, or "" for a new chat not yet sent."""
+        return self._current
+
+    @property
+    def busy(self) -> bool:
+        """Whether a turn is running."""
+        return self._turn_task is not None and not self._turn_task.done()
+
+    @property
+    def listing(self) -> ModelListing:
+        """The latest model listing."""
+        return self._listing
+
+    def _config_path(self) -> Path:
+        return self.config.source or paths.config_file(self._environ)
+
+    # -- life cycle ------------------------------------------------------------
+
+    def load(self) -> None:
+        """Show the saved conversations (local disk only: safe before the first paint)."""
+        self.conversations_changed.emit(self.store.list_conversations())
+        self.conversation_loaded.emit("", [], AUTO)
+
+    def start(self) -> None:
+        """Build the network side and start listing models; call after the first paint."""
+        # Imported here, not at the top: they pull in httpx and friends, which the
+        # first paint does not need.
+        from app.config import effective_providers
+        from app.turn import TurnRunner
+        from routing.catalogue import Catalogue
+
+        if self._catalogue is None:
+            self._catalogue = Catalogue(effective_providers(self.config, self._environ))
+            self._runner = TurnRunner(self.store, self._catalogue)
+        self.refresh_models()
+
+    async def aclose(self) -> None:
+        """Stop whatever runs and close the providers' connections (the store stays open)."""
+        for task in (self._turn_task, self._listing_task):
+            if task is not None and not task.done():
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+        if self._catalogue is not None:
+            await self._catalogue.aclose()
+
+    # -- models ----------------------------------------------------------------
+
+    def refresh_models(self) -> None:
+        """List every provider's models again; the picker fills in as each answers."""
+        if self._catalogue is None or (self._listing_task and not self._listing_task.done()):
+            return
+        self._listing_task = asyncio.ensure_future(self._list_models(self._catalogue))
+
+    async def _list_models(self, catalogue: Catalogue) -> None:
+        self._publish(catalogue, listing=True)
+        try:
+            async with contextlib.aclosing(catalogue.refresh_each()) as statuses:
+                async for _status in statuses:
+                    self._publish(catalogue, listing=True)
+        except Exception:  # a bug in a wire must not leave "Looking for models…" forever
+            log.exception("listing models failed")
+        finally:
+            self._publish(catalogue, listing=False)
+
+    def _publish(self, catalogue: Catalogue, *, listing: bool) -> None:
+        self._listing = ModelListing(
+            models=tuple(catalogue.models()),
+            statuses=tuple(catalogue.statuses()),
+            providers=tuple(catalogue.providers),
+            listing=listing,
+            config_path=self._config_path(),
+        )
+        self.models_changed.emit(self._listing)
+
+    # -- conversations ---------------------------------------------------------
+
+    def new_conversation(self) -> None:
+        """Open an empty chat; it is stored once the person sends something."""
+        self._current = ""
+        self.conversation_loaded.emit("", [], "")
+
+    def select_conversation(self, conversation_id: str) -> None:
+        """Open a saved conversation with its messages and its model."""
+        if conversation_id == self._current:
+            return
+        summary = self.store.get_conversation(conversation_id)
+        if summary is None:
+            self._refresh_conversations()
+            return
+        self._current = conversation_id
+        self.conversation_loaded.emit(
+            conversation_id, self.store.items(conversation_id), summary.model or AUTO
+        )
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        """Delete a conversation, stopping its turn first if one runs."""
+        asyncio.ensure_future(self._delete(conversation_id))
+
+    async def _delete(self, conversation_id: str) -> None:
+        task = self._turn_task
+        if task is not None and not task.done() and self._turn_conversation == conversation_id:
+            # The turn writes its "stopped" mark as it unwinds; let it, then delete.
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self.store.delete_conversation(conversation_id)
+        if conversation_id == self._current:
+            self.new_conversation()
+        self._refresh_conversations()
+
+    def _refresh_conversations(self) -> None:
+        self.conversations_changed.emit(self.store.list_conversations())
+
+    # -- turns -----------------------------------------------------------------
+
+    def send(self, text: str, model_ref: str) -> bool:
+        """Start a turn with the person's words; False when nothing was started."""
+        if not text.strip() or self.busy or self._runner is None:
+            return False
+        if not self._current:
+            self._current = self.store.create_conversation(model=model_ref)
+            self.conversation_loaded.emit(self._current, [], model_ref)
+            self._refresh_conversations()
+        self._turn_conversation = self._current
+        self._streaming_item = None
+        task = asyncio.ensure_future(self._run_turn(self._runner, self._current, text, model_ref))
+        # A done callback, not a `finally`: a task cancelled before its first step
+        # never enters the coroutine's body, and "busy" must still end.
+        task.add_done_callback(self._turn_done)
+        self._turn_task = task
+        self.busy_changed.emit(True)
+        return True
+
+    def stop(self) -> None:
+        """Stop the running turn; the words so far stay, marked stopped."""
+        if self._turn_task is not None and not self._turn_task.done():
+            self._turn_task.cancel()
+
+    async def _run_turn(
+        self, runner: TurnRunner, conversation_id: str, text: str, model_ref: str
+    ) -> None:
+        from app.turn import ItemAdded, TurnEnded
+
+        try:
+            turn = runner.run(conversation_id, text, requested_model=model_ref)
+            async with contextlib.aclosing(turn) as events:
+                async for event in events:
+                    self._forward(conversation_id, event)
+                    if isinstance(event, ItemAdded) and event.item.seq == 1:
+                        self._refresh_conversations()  # the first words title the chat
+                    if isinstance(event, TurnEnded) and event.error is not None:
+                        # The error notice is in the transcript already; the words must
+                        # not be lost, so they go back to the composer.
+                        self.draft_restored.emit(text)
+        except asyncio.CancelledError:
+            # The turn marked its partial answer STOPPED while unwinding; show that.
+            self._finish_streaming_item()
+        except Exception as exc:  # a store or programming error: keep the window alive
+            log.exception("the turn failed")
+            self._finish_streaming_item()
+            self.draft_restored.emit(text)
+            self.problem.emit(f"The answer could not be finished: {exc}")
+
+    def _turn_done(self, task: asyncio.Task[None]) -> None:
+        if task is self._turn_task:
+            self._turn_task = None
+        self._streaming_item = None
+        self.busy_changed.emit(False)
+        self._refresh_conversations()
+
+    def _forward(self, conversation_id: str, event: TurnEvent) -> None:
+        from app.turn import ItemAdded, ItemFinished, TextAdded
+
+        if isinstance(event, ItemAdded):
+            item = event.item.item
+            if isinstance(item, Message) and item.role == "assistant":
+                self._streaming_item = event.item.id
+            if conversation_id == self._current:
+                self.item_added.emit(event.item)
+        elif isinstance(event, TextAdded):
+            # The view ignores ids it doesn't show, so a chat left mid-answer is fine.
+            self.text_added.emit(event.item_id, event.text)
+        elif isinstance(event, ItemFinished):
+            self._streaming_item = None
+            self._emit_stored(event.item_id)
+
+    def _finish_streaming_item(self) -> None:
+        if self._streaming_item is not None:
+            self._emit_stored(self._streaming_item)
+            self._streaming_item = None
+
+    def _emit_stored(self, item_id: int) -> None:
+        stored: StoredItem | None = self.store.get_item(item_id)
+        if stored is not None:
+            self.item_finished.emit(stored)

@@ -1,0 +1,464 @@
+"""The Ollama wire: Ollama's native /api/chat and /api/tags over one httpx client.
+
+Every failure is translated here, once, into the errors of `routing.errors`; what
+Ollama said stays in `.detail`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from routing.errors import (
+    BadRequest,
+    CannotConnect,
+    ContextTooLong,
+    KeyProblem,
+    MalformedResponse,
+    ModelNotFound,
+    PicturesRefused,
+    ProviderError,
+    RateLimited,
+    ServerError,
+    TimedOut,
+)
+from routing.models import ModelInfo, ProviderConfig
+from routing.transcript import Message, ToolCall, ToolResult
+from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+
+DEFAULT_PORT = 11434
+DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
+# A cold model can take minutes to load before its first token arrives.
+DEFAULT_TIMEOUT = 300.0
+SHOW_CONCURRENCY = 4
+NAMES_TIMEOUT = 3.0
+
+# Texts of a picture refusal: older runners, Ollama cloud, llama.cpp passed through.
+PICTURE_REFUSALS = (
+    "missing data required for image input",
+    "does not support image input",
+    "image input is not supported",
+)
+# Never bare "context": Go's "context canceled" would match it.
+CONTEXT_MARKERS = (
+    "context length",
+    "context window",
+    "context size",
+    "exceeds the context",
+    "exceed the context",
+    "input length exceeds",
+    "prompt is too long",
+)
+
+
+def ollama_base_url(configured: str | None, environ: Mapping[str, str]) -> str:
+    """The address to reach Ollama at: the configured one, else OLLAMA_HOST, else the default."""
+    raw = (configured or "").strip() or environ.get("OLLAMA_HOST", "").strip()
+    # Same rules as the `ollama` Python client's _parse_host.
+    scheme, sep, hostport = raw.partition("://")
+    port = DEFAULT_PORT
+    if not sep:
+        scheme, hostport = "http", raw
+    scheme = scheme.lower()
+    if sep and scheme == "http":
+        port = 80
+    elif sep and scheme == "https":
+        port = 443
+    split = urlsplit(f"{scheme}://{hostport}")
+    host = split.hostname or "127.0.0.1"
+    try:
+        port = split.port or port
+    except ValueError:
+        raise ValueError(f"{raw!r} has a port that is not a number (try 127.0.0.1:11434)") from None
+    # A server bound to every interface is reached, from a client, through loopback.
+    if host == "0.0.0.0":
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    if ":" in host:
+        host = f"[{host}]"
+    path = split.path.strip("/")
+    return f"{scheme}://{host}:{port}" + (f"/{path}" if path else "")
+
+
+def classify_error(
+    status: int, message: str, provider_id: str, *, model: str = ""
+) -> ProviderError:
+    """Turn one Ollama error (HTTP status, or below 400 for a line inside a stream) into ours."""
+    text = message.lower()
+    detail = f"HTTP {status}: {message}" if status >= 400 else f"in the stream: {message}"
+    this = f"The model {model}" if model else "This model"
+    kw: dict[str, Any] = {"provider_id": provider_id, "detail": detail}
+    if any(marker in text for marker in PICTURE_REFUSALS):
+        return PicturesRefused(
+            f"{this} can't take pictures, so Ollama refused the message. Describe the "
+            "pictures in words, or switch to a model that sees (such as llava or qwen2.5vl).",
+            **kw,
+        )
+    if any(marker in text for marker in CONTEXT_MARKERS):
+        return ContextTooLong(
+            f"The conversation no longer fits {model or 'the model'}'s context. Start a new "
+            "chat, or remove earlier messages or pictures.",
+            **kw,
+        )
+    if status == 404 and "not found" in text:
+        name = model or "NAME"
+        return ModelNotFound(
+            f"Ollama has no model called {model or 'that'}. Download it with "
+            f"`ollama pull {name}`, or pick one Ollama has.",
+            **kw,
+        )
+    if status in (401, 403):
+        return KeyProblem(
+            "Ollama refused the request as unauthorized. For cloud models, sign in with "
+            "`ollama signin`; behind a proxy, check the provider's API key.",
+            **kw,
+        )
+    if status == 429:
+        return RateLimited("Ollama is getting too many requests: wait and try again.", **kw)
+    if status >= 500 or status < 400:
+        return ServerError(
+            "Ollama failed while answering. Try again; if it keeps failing, check Ollama's log.",
+            **kw,
+        )
+    if "does not support tools" in text:
+        return BadRequest(
+            f"{this} can't use tools. Pick a model that can, or turn tools off for this chat.",
+            **kw,
+        )
+    return BadRequest(
+        f"Ollama rejected the request ({status}). This is a Sightline bug: please report it "
+        "with the details.",
+        **kw,
+    )
+
+
+def _plain(value: Any) -> Any:
+    """A JSON-ready copy: mappings become dicts and sequences lists."""
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _tool_message(result: ToolResult) -> dict[str, Any]:
+    text = result.text
+    # Ollama has no error flag on tool results, so the words must say it failed.
+    if result.is_error and not text.lower().startswith("error"):
+        text = f"Error: {text}" if text else "Error"
+    # Pictures inside tool results are not sent yet (issue 4); their words are.
+    return {"role": "tool", "content": text, "tool_name": result.name}
+
+
+def _message_body(message: Message) -> list[dict[str, Any]]:
+    results = message.tool_results
+    out = [_tool_message(r) for r in results]
+    pictures, calls = message.pictures, message.tool_calls
+    if message.text or pictures or calls or not results:
+        body: dict[str, Any] = {"role": message.role, "content": message.text}
+        if pictures:
+            body["images"] = [base64.b64encode(p.data).decode("ascii") for p in pictures]
+        if calls:
+            body["tool_calls"] = [
+                {"function": {"name": c.name, "arguments": _plain(c.arguments)}} for c in calls
+            ]
+        out.append(body)
+    return out
+
+
+def build_chat_body(request: ChatRequest) -> dict[str, Any]:
+    """The JSON body of POST /api/chat for one request (keys left out when empty)."""
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        messages.extend(_message_body(message))
+    body: dict[str, Any] = {"model": request.model, "messages": messages}
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": _plain(t.parameters),
+                },
+            }
+            for t in request.tools
+        ]
+    body["stream"] = True
+    return body
+
+
+def _malformed(provider_id: str, what: str, sample: str) -> MalformedResponse:
+    return MalformedResponse(
+        f"The answer was not in Ollama's format ({what}). Check that the provider's address "
+        f"points at Ollama (by default {DEFAULT_BASE_URL}).",
+        provider_id=provider_id,
+        detail=sample[:500],
+    )
+
+
+def _tool_call(raw: Any, fallback_id: str, provider_id: str) -> ToolCall:
+    function = raw.get("function") if isinstance(raw, dict) else None
+    name = function.get("name") if isinstance(function, dict) else None
+    if not isinstance(function, dict) or not isinstance(name, str) or not name:
+        raise _malformed(provider_id, "a tool call without a name", json.dumps(raw))
+    arguments = function.get("arguments") or {}
+    if isinstance(arguments, str):  # Ollama sends an object; tolerate a JSON string
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            raise _malformed(provider_id, "tool arguments not JSON", arguments) from None
+    if not isinstance(arguments, dict):
+        raise _malformed(provider_id, "tool arguments not an object", json.dumps(raw))
+    call_id = raw.get("id")
+    return ToolCall(
+        id=call_id if isinstance(call_id, str) and call_id else fallback_id,
+        name=name,
+        arguments=arguments,
+    )
+
+
+def parse_chunk(
+    obj: Any, *, provider_id: str = "", calls_so_far: int = 0, model: str = ""
+) -> list[StreamEvent]:
+    """The events of one NDJSON line of /api/chat; raises for an error line or a wrong shape."""
+    if not isinstance(obj, dict):
+        raise _malformed(provider_id, "a line that is not a JSON object", json.dumps(obj))
+    if "error" in obj:
+        error = obj["error"]
+        text = error.get("message", "") if isinstance(error, dict) else str(error)
+        raise classify_error(200, str(text), provider_id, model=model)
+    message, done = obj.get("message"), obj.get("done")
+    if (message is None and done is None) or not isinstance(done, bool | None):
+        raise _malformed(provider_id, "a line with no message", json.dumps(obj))
+    events: list[StreamEvent] = []
+    if message is not None:
+        if not isinstance(message, dict) or not isinstance(message.get("content"), str | None):
+            raise _malformed(provider_id, "a message of the wrong shape", json.dumps(obj))
+        if content := message.get("content"):
+            events.append(TextDelta(content))
+        calls = message.get("tool_calls") or []
+        if not isinstance(calls, list):
+            raise _malformed(provider_id, "tool calls not a list", json.dumps(obj))
+        for n, raw in enumerate(calls, start=calls_so_far):
+            events.append(ToolCallEvent(_tool_call(raw, f"call_{n}", provider_id)))
+    if done:
+        events.append(
+            Usage(
+                input_tokens=int(obj.get("prompt_eval_count") or 0),
+                output_tokens=int(obj.get("eval_count") or 0),
+            )
+        )
+        events.append(Done(str(obj.get("done_reason") or "stop")))
+    return events
+
+
+def _error_text(raw: str) -> str | None:
+    """The `error` of an Ollama error body, or None when the body isn't one."""
+    try:
+        obj = json.loads(raw)
+    except ValueError:
+        return None
+    error = obj.get("error") if isinstance(obj, dict) else None
+    if isinstance(error, dict):  # OpenAI-style bodies from proxies in front of Ollama
+        error = error.get("message")
+    return error if isinstance(error, str) else None
+
+
+def _context_length(show: dict[str, Any]) -> int | None:
+    info = show.get("model_info")
+    if not isinstance(info, dict):
+        return None
+    arch = info.get("general.architecture")
+    value = info.get(f"{arch}.context_length")
+    if not isinstance(value, int):
+        value = next((v for k, v in info.items() if k.endswith(".context_length")), None)
+    return value if isinstance(value, int) and value > 0 else None
+
+
+class OllamaWire:
+    """Ollama's native API for one provider, over one httpx.AsyncClient."""
+
+    def __init__(
+        self,
+        provider: ProviderConfig,
+        *,
+        client: httpx.AsyncClient | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        self.provider = provider
+        self.base_url = ollama_base_url(provider.base_url, os.environ)
+        self._local = replace(provider, base_url=self.base_url).is_local
+        self._timeout = httpx.Timeout(timeout, connect=min(timeout, 10.0))
+        self._owns_client = client is None
+        # An HTTP_PROXY from the environment would swallow requests meant for loopback.
+        self._client = client or httpx.AsyncClient(trust_env=not self._local)
+
+    async def aclose(self) -> None:
+        """Close the wire's HTTP client (unless it was handed one)."""
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def list_models(self) -> list[ModelInfo]:
+        """Every installed model, with sight, tools and context from /api/show."""
+        tags = await self._request_json("GET", "/api/tags")
+        entries = tags.get("models") if isinstance(tags, dict) else None
+        if not isinstance(entries, list):
+            raise _malformed(self.provider.id, "no model list", json.dumps(tags))
+        names: list[str] = []
+        for entry in entries:
+            name = (entry.get("name") or entry.get("model")) if isinstance(entry, dict) else None
+            if not isinstance(name, str) or not name:
+                raise _malformed(self.provider.id, "a model without a name", json.dumps(entry))
+            names.append(name)
+        gate = asyncio.Semaphore(SHOW_CONCURRENCY)
+
+        async def one(name: str) -> ModelInfo:
+            async with gate:
+                return await self._model_info(name)
+
+        return list(await asyncio.gather(*(one(n) for n in names)))
+
+    async def _model_info(self, name: str) -> ModelInfo:
+        unknown = ModelInfo(provider_id=self.provider.id, name=name, local=self._local)
+        try:
+            show = await self._request_json("POST", "/api/show", {"model": name}, model=name)
+        except ProviderError:
+            return unknown  # one unreadable model must not hide the others
+        if not isinstance(show, dict):
+            return unknown
+        caps = show.get("capabilities")
+        sees = tools = None
+        if isinstance(caps, list):
+            # Before ollama PR 10509 llava-style models lacked "vision" but had a projector.
+            sees = "vision" in caps or bool(show.get("projector_info"))
+            tools = "tools" in caps
+        return replace(unknown, sees=sees, tools=tools, context_length=_context_length(show))
+
+    async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
+        """Send the request to /api/chat and yield its events as they arrive."""
+        body = build_chat_body(request)
+        pid = self.provider.id
+        try:
+            async with self._client.stream(
+                "POST", f"{self.base_url}/api/chat", json=body, timeout=self._timeout
+            ) as response:
+                if response.status_code != 200:
+                    raw = await response.aread()
+                    raise await self._status_error(response.status_code, raw, request.model)
+                calls = 0
+                async for line in response.aiter_lines():
+                    if not line.strip():
+                        continue
+                    for event in parse_chunk(
+                        self._decode(line), provider_id=pid, calls_so_far=calls, model=request.model
+                    ):
+                        calls += isinstance(event, ToolCallEvent)
+                        yield event
+                        if isinstance(event, Done):
+                            return
+                raise self._cut_off("the stream ended before Ollama said it was done")
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc) from exc
+
+    # -- the edge: every failure becomes one of our errors here ------------------
+
+    def _decode(self, line: str) -> Any:
+        try:
+            return json.loads(line)
+        except ValueError:
+            what = "a web page" if line.lstrip().startswith("<") else "a line that is not JSON"
+            raise _malformed(self.provider.id, what, line) from None
+
+    async def _request_json(
+        self, method: str, path: str, body: Any = None, *, model: str = ""
+    ) -> Any:
+        try:
+            response = await self._client.request(
+                method, f"{self.base_url}{path}", json=body, timeout=self._timeout
+            )
+        except httpx.HTTPError as exc:
+            raise self._transport_error(exc) from exc
+        if response.status_code != 200:
+            # Listing the models again inside a listing would only repeat it.
+            raise await self._status_error(
+                response.status_code, response.content, model, list_available=False
+            )
+        return self._decode(response.text)
+
+    async def _status_error(
+        self, status: int, raw: bytes, model: str, *, list_available: bool = True
+    ) -> ProviderError:
+        text = raw.decode("utf-8", "replace")
+        message = _error_text(text)
+        if message is None:
+            if text.lstrip().startswith("<") or status < 500:
+                return _malformed(self.provider.id, f"HTTP {status} without an error", text)
+            return ServerError(
+                f"Ollama failed on its side (HTTP {status}). Try again later.",
+                provider_id=self.provider.id,
+                detail=f"HTTP {status}: {text[:500]}",
+            )
+        error = classify_error(status, message, self.provider.id, model=model)
+        if isinstance(error, ModelNotFound) and list_available:
+            error.available = await self._names_quietly()
+        return error
+
+    async def _names_quietly(self) -> tuple[str, ...]:
+        """The installed models' names, or () when they can't be had quickly."""
+        try:
+            response = await self._client.get(f"{self.base_url}/api/tags", timeout=NAMES_TIMEOUT)
+            models = response.json().get("models") or []
+            return tuple(m["name"] for m in models if isinstance(m.get("name"), str))
+        except (httpx.HTTPError, ValueError, AttributeError, TypeError):
+            return ()
+
+    def _cut_off(self, detail: str) -> ServerError:
+        return ServerError(
+            f"The answer was cut off: the connection to Ollama at {self.base_url} dropped "
+            "before it finished. Try again.",
+            provider_id=self.provider.id,
+            detail=detail,
+        )
+
+    def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
+        pid, detail = self.provider.id, f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, httpx.ConnectError):
+            return CannotConnect(
+                f"Nothing answered at {self.base_url}: is Ollama running? Start it with "
+                "`ollama serve`, or set OLLAMA_HOST / the provider's base_url.",
+                provider_id=pid,
+                detail=detail,
+            )
+        if isinstance(exc, httpx.TimeoutException):
+            return TimedOut(
+                f"Ollama at {self.base_url} stopped answering in time. Try again, or pick a "
+                "lighter model.",
+                provider_id=pid,
+                detail=detail,
+            )
+        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+            return self._cut_off(detail)
+        if isinstance(exc, httpx.UnsupportedProtocol):
+            return CannotConnect(
+                f"{self.base_url} is not an http:// or https:// address: fix the provider's "
+                "base_url or OLLAMA_HOST.",
+                provider_id=pid,
+                detail=detail,
+            )
+        return ServerError(
+            f"Talking to Ollama at {self.base_url} failed. Try again.",
+            provider_id=pid,
+            detail=detail,
+        )
