@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from app import paths
+from routing.addresses import ollama_base_url
 from routing.models import ProviderConfig
 from routing.wires.registry import known_kinds
 
-OLLAMA_DEFAULT = "http://127.0.0.1:11434"
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -43,8 +43,6 @@ class Config:
 
 def ollama_address(environ: Mapping[str, str]) -> str:
     """Ollama's address: `OLLAMA_HOST` read the way Ollama's own client reads it."""
-    from routing.wires.ollama import ollama_base_url
-
     return ollama_base_url(None, environ)
 
 
@@ -112,9 +110,10 @@ def _parse_provider(
     if not isinstance(base_url, str):
         raise ConfigError(f"{where}: base_url must be a URL in quotes.")
     if kind == "ollama":
-        from routing.wires.ollama import ollama_base_url
-
-        base_url = ollama_base_url(base_url or None, environ)
+        try:
+            base_url = ollama_base_url(base_url or None, environ)
+        except ValueError as exc:
+            raise ConfigError(f"{where}: base_url: {exc}") from None
     if not base_url:
         raise ConfigError(f"{where}: base_url is required for kind {kind!r}.")
     if not base_url.startswith(("http://", "https://")):

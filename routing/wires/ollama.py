@@ -13,10 +13,11 @@ import os
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
+from routing.addresses import OLLAMA_DEFAULT_URL as DEFAULT_BASE_URL
+from routing.addresses import ollama_base_url
 from routing.errors import (
     BadRequest,
     CannotConnect,
@@ -34,8 +35,6 @@ from routing.models import ModelInfo, ProviderConfig
 from routing.transcript import Message, ToolCall, ToolResult
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 
-DEFAULT_PORT = 11434
-DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}"
 # A cold model can take minutes to load before its first token arrives.
 DEFAULT_TIMEOUT = 300.0
 SHOW_CONCURRENCY = 4
@@ -57,36 +56,6 @@ CONTEXT_MARKERS = (
     "input length exceeds",
     "prompt is too long",
 )
-
-
-def ollama_base_url(configured: str | None, environ: Mapping[str, str]) -> str:
-    """The address to reach Ollama at: the configured one, else OLLAMA_HOST, else the default."""
-    raw = (configured or "").strip() or environ.get("OLLAMA_HOST", "").strip()
-    # Same rules as the `ollama` Python client's _parse_host.
-    scheme, sep, hostport = raw.partition("://")
-    port = DEFAULT_PORT
-    if not sep:
-        scheme, hostport = "http", raw
-    scheme = scheme.lower()
-    if sep and scheme == "http":
-        port = 80
-    elif sep and scheme == "https":
-        port = 443
-    split = urlsplit(f"{scheme}://{hostport}")
-    host = split.hostname or "127.0.0.1"
-    try:
-        port = split.port or port
-    except ValueError:
-        raise ValueError(f"{raw!r} has a port that is not a number (try 127.0.0.1:11434)") from None
-    # A server bound to every interface is reached, from a client, through loopback.
-    if host == "0.0.0.0":
-        host = "127.0.0.1"
-    elif host == "::":
-        host = "::1"
-    if ":" in host:
-        host = f"[{host}]"
-    path = split.path.strip("/")
-    return f"{scheme}://{host}:{port}" + (f"/{path}" if path else "")
 
 
 def classify_error(

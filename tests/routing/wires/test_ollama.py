@@ -10,6 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from PIL import Image
 
+from routing.addresses import ollama_base_url
 from routing.errors import (
     BadRequest,
     CannotConnect,
@@ -39,7 +40,7 @@ from routing.wires.base import (
     ToolSpec,
     Usage,
 )
-from routing.wires.ollama import OllamaWire, classify_error, ollama_base_url, parse_chunk
+from routing.wires.ollama import OllamaWire, classify_error, parse_chunk
 from tests.servers.ollama import (
     REFUSAL_CLOUD,
     REFUSAL_LLAMA_CPP,

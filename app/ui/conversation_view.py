@@ -1,0 +1,114 @@
+"""The conversation as a list view: follows a streaming answer unless the person scrolled up."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPoint, Qt
+from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPalette
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QFrame, QListView, QMenu, QWidget
+
+from app.ui.conversation_model import ConversationModel, Role
+from app.ui.message_delegate import MessageDelegate
+
+_BOTTOM_SLACK = 6  # pixels from the end that still count as "at the bottom"
+
+
+class ConversationView(QListView):
+    """Rows drawn by `MessageDelegate`; scrolls along with new words while at the bottom."""
+
+    def __init__(self, model: ConversationModel, parent: QWidget | None = None) -> None:
+        """A view over `model`."""
+        super().__init__(parent)
+        self.setAccessibleName("Conversation")
+        self.setAccessibleDescription("Messages and notices of the open conversation")
+        self.setModel(model)
+        self._delegate = MessageDelegate(self)
+        self.setItemDelegate(self._delegate)
+        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.setResizeMode(QListView.ResizeMode.Adjust)  # re-wrap every row on resize
+        self.setUniformItemSizes(False)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setMouseTracking(False)
+        self.verticalScrollBar().setSingleStep(24)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.customContextMenuRequested.connect(self._menu)
+        self.placeholder = "Send a message to start the conversation."
+        self._follow = True
+        bar = self.verticalScrollBar()
+        bar.rangeChanged.connect(self._range_changed)
+        bar.valueChanged.connect(self._value_changed)
+        model.modelReset.connect(self._reset)
+        model.dataChanged.connect(self._rows_changed)
+        model.rowsInserted.connect(self._rows_inserted)
+
+    # -- following the bottom ---------------------------------------------------
+
+    def follows_bottom(self) -> bool:
+        """Whether new words scroll the view (the person hasn't scrolled up)."""
+        return self._follow
+
+    def at_bottom(self) -> bool:
+        """Whether the view shows the very end."""
+        bar = self.verticalScrollBar()
+        return bar.value() >= bar.maximum() - _BOTTOM_SLACK
+
+    def _value_changed(self, value: int) -> None:
+        self._follow = value >= self.verticalScrollBar().maximum() - _BOTTOM_SLACK
+
+    def _range_changed(self, _minimum: int, maximum: int) -> None:
+        if self._follow:
+            self.verticalScrollBar().setValue(maximum)
+
+    def _reset(self) -> None:
+        self._delegate.clear()
+        self._follow = True  # another conversation opens at its end
+
+    def _rows_changed(self, *_args: object) -> None:
+        # A streamed row grew: its height must be measured again. (QListView only
+        # repaints on dataChanged; it keeps the old geometry otherwise.)
+        self.scheduleDelayedItemsLayout()
+
+    def _rows_inserted(self, *_args: object) -> None:
+        if self._follow:
+            self.scrollToBottom()
+
+    # -- copying ----------------------------------------------------------------
+
+    def copy_row(self, index: QModelIndex) -> None:
+        """Put a row's words (Markdown for an answer) on the clipboard."""
+        if index.isValid():
+            QApplication.clipboard().setText(index.data(Role.TEXT) or "")
+
+    def _menu(self, position: QPoint) -> None:
+        index = self.indexAt(position)
+        if not index.isValid():
+            return
+        menu = QMenu(self)
+        menu.setAccessibleName("Message menu")
+        menu.addAction("Copy text", lambda: self.copy_row(index))
+        menu.exec(self.viewport().mapToGlobal(position))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Ctrl+C copies the selected row."""
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_row(self.currentIndex())
+            return
+        super().keyPressEvent(event)
+
+    # -- empty chat -------------------------------------------------------------
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """Rows, or a hint when the conversation is empty."""
+        super().paintEvent(event)
+        model = self.model()
+        if model is not None and model.rowCount() == 0 and self.placeholder:
+            painter = QPainter(self.viewport())
+            color = QColor(self.palette().color(QPalette.ColorRole.PlaceholderText))
+            painter.setPen(color)
+            painter.drawText(
+                self.viewport().rect().adjusted(24, 24, -24, -24),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                self.placeholder,
+            )
+            painter.end()
