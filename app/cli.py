@@ -225,10 +225,20 @@ class _JsonPrinter:
         self.out.flush()
 
     def show(self, event: TurnEvent) -> None:
-        from app.turn import ItemAdded, TextAdded, UsageAdded
-        from routing.transcript import Message, Notice, NoticeKind
+        from app.turn import ItemAdded, PartAdded, TextAdded, UsageAdded
+        from routing.transcript import Message, Notice, NoticeKind, ToolCall
 
-        if isinstance(event, TextAdded):
+        if isinstance(event, PartAdded) and isinstance(event.part, ToolCall):
+            call = event.part
+            self._emit(
+                {
+                    "type": "tool_call",
+                    "id": call.id,
+                    "name": call.name,
+                    "arguments": dict(call.arguments),
+                }
+            )
+        elif isinstance(event, TextAdded):
             self._emit({"type": "text", "text": event.text})
         elif isinstance(event, UsageAdded):
             usage = event.usage
@@ -244,15 +254,6 @@ class _JsonPrinter:
             if isinstance(item, Notice) and item.kind != NoticeKind.ERROR:
                 self._emit({"type": "notice", "kind": str(item.kind), "text": item.text})
             elif isinstance(item, Message):
-                for call in item.tool_calls:
-                    self._emit(
-                        {
-                            "type": "tool_call",
-                            "id": call.id,
-                            "name": call.name,
-                            "arguments": dict(call.arguments),
-                        }
-                    )
                 for result in item.tool_results:
                     self._emit(
                         {

@@ -16,7 +16,7 @@ from app.store import Store, StoredItem
 from routing.catalogue import Catalogue
 from routing.errors import ProviderError
 from routing.router import Choice, choose_auto, is_auto
-from routing.transcript import MessageStatus, Notice, NoticeKind, user_message
+from routing.transcript import MessageStatus, Notice, NoticeKind, Part, user_message
 from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
 from vision.pictures import Picture
 
@@ -36,6 +36,14 @@ class TextAdded:
 
     item_id: int
     text: str
+
+
+@dataclass(frozen=True)
+class PartAdded:
+    """A part (such as a tool call) joined a streaming answer."""
+
+    item_id: int
+    part: Part
 
 
 @dataclass(frozen=True)
@@ -61,7 +69,7 @@ class TurnEnded:
     model_ref: str = ""
 
 
-TurnEvent = ItemAdded | TextAdded | ItemFinished | UsageAdded | TurnEnded
+TurnEvent = ItemAdded | TextAdded | PartAdded | ItemFinished | UsageAdded | TurnEnded
 
 
 class TurnRunner:
@@ -126,6 +134,7 @@ class TurnRunner:
                     yield TextAdded(answer.id, event.text)
                 elif isinstance(event, ToolCallEvent):
                     self.store.add_part(answer.id, event.call)
+                    yield PartAdded(answer.id, event.call)
         except ProviderError as error:
             log.warning("%s failed: %s | %s", model.ref, error.kind, error.detail)
             if answer is not None:

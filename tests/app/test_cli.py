@@ -161,3 +161,13 @@ def test_bad_attachment_is_refused_before_anything_is_sent(
     done = sightline(home, "ask", "--attach", str(fake), "hi")
     assert done.returncode != 0 and "photo.jpg" in done.stderr
     assert fake_ollama.chat_requests() == []
+
+
+def test_json_reports_a_tool_call(home: SightlineHome, fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue(
+        Reply(text="Let me look.", tool_calls=[{"name": "read_file", "arguments": {"path": "a"}}])
+    )
+    done = sightline(home, "ask", "--json", "--model", "ollama:llama3.2:3b", "read a")
+    assert done.returncode == 0, done.stderr
+    calls = [json.loads(x) for x in done.stdout.splitlines() if '"tool_call"' in x]
+    assert [(c["name"], c["arguments"]) for c in calls] == [("read_file", {"path": "a"})]
