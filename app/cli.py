@@ -97,9 +97,10 @@ def _open_store(config: Config) -> Store:
 
 def _catalogue(config: Config) -> Any:
     from app.config import effective_providers
+    from app.keys import KeyStore, with_keys
     from routing.catalogue import Catalogue
 
-    return Catalogue(effective_providers(config, os.environ))
+    return Catalogue(with_keys(effective_providers(config, os.environ), KeyStore(), os.environ))
 
 
 async def _models(config: Config, *, as_json: bool) -> int:

@@ -18,6 +18,7 @@ from typing import Any
 from app import paths
 from routing.addresses import ollama_base_url
 from routing.models import ProviderConfig
+from routing.presets import preset_for
 from routing.wires.registry import known_kinds
 
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -115,7 +116,7 @@ def _parse_provider(
         except ValueError as exc:
             raise ConfigError(f"{where}: base_url: {exc}") from None
     if not base_url:
-        raise ConfigError(f"{where}: base_url is required for kind {kind!r}.")
+        base_url = preset_for(kind).base_url
     if not base_url.startswith(("http://", "https://")):
         raise ConfigError(f"{where}: base_url {base_url!r} must start with http:// or https://.")
     api_key = table.get("api_key", "")
@@ -154,7 +155,7 @@ def effective_providers(
 def discovery_candidates(environ: Mapping[str, str] = os.environ) -> list[ProviderConfig]:
     """Local servers at their usual addresses; each is used only if it answers."""
     return [
-        ProviderConfig(
-            id="ollama", kind="ollama", base_url=ollama_address(environ), discovered=True
-        )
+        ProviderConfig("ollama", "ollama", ollama_address(environ), discovered=True),
+        ProviderConfig("lmstudio", "lmstudio", "http://127.0.0.1:1234", discovered=True),
+        ProviderConfig("llamacpp", "custom", "http://127.0.0.1:8080/v1", discovered=True),
     ]

@@ -24,19 +24,19 @@ def test_no_file_at_all_runs_on_defaults(tmp_path: Path, monkeypatch: pytest.Mon
     assert config.providers == ()
     assert config.discover_local is True
     assert config.source is None
-    [ollama] = effective_providers(config, env)
-    assert (ollama.id, ollama.kind, ollama.base_url) == (
-        "ollama",
-        "ollama",
-        "http://127.0.0.1:11434",
-    )
-    assert ollama.is_local
+    found = [(p.id, p.kind, p.base_url) for p in effective_providers(config, env)]
+    assert found == [
+        ("ollama", "ollama", "http://127.0.0.1:11434"),
+        ("lmstudio", "lmstudio", "http://127.0.0.1:1234"),
+        ("llamacpp", "custom", "http://127.0.0.1:8080/v1"),
+    ]
+    assert all(p.is_local and p.discovered for p in effective_providers(config, env))
 
 
 def test_ollama_host_is_honoured(tmp_path: Path) -> None:
     env = {"SIGHTLINE_DATA_DIR": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "x")}
     env["OLLAMA_HOST"] = "127.0.0.1:11500"
-    [ollama] = effective_providers(load_config(env), env)
+    ollama = effective_providers(load_config(env), env)[0]
     assert ollama.base_url == "http://127.0.0.1:11500"
 
 
@@ -77,7 +77,7 @@ def test_providers_are_read_with_their_fields(tmp_path: Path) -> None:
     [
         (
             '[[providers]]\nkind = "nonsense"\n',
-            r"providers\[1\]: kind 'nonsense' is not one of: ollama",
+            r"providers\[1\]: kind 'nonsense' is not one of: openai, .*ollama",
         ),
         ('[[providers]]\nid = "a:b"\nkind = "ollama"\n', r"id 'a:b' must be"),
         ('[[providers]]\nkind = "ollama"\n[[providers]]\nkind = "ollama"\n', "two providers"),
@@ -99,9 +99,20 @@ def test_discovery_adds_local_ollama_unless_configured(tmp_path: Path) -> None:
     )
     env = env_for(tmp_path)
     ids = [p.id for p in effective_providers(load_config(env), env)]
-    assert ids == ["remote", "ollama"]
+    assert ids == ["remote", "ollama", "lmstudio", "llamacpp"]
     (tmp_path / "config.toml").write_text(
         '[[providers]]\nid = "mine"\nkind = "ollama"\nbase_url = "http://127.0.0.1:11434"\n'
     )
     ids = [p.id for p in effective_providers(load_config(env), env)]
-    assert ids == ["mine"]  # the same address is not added twice
+    assert ids == ["mine", "lmstudio", "llamacpp"]  # the same address is not added twice
+
+
+def test_cloud_presets_fill_in_their_address(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        'discover_local = false\n[[providers]]\nkind = "anthropic"\n'
+        '[[providers]]\nid = "or"\nkind = "openrouter"\n'
+    )
+    anthropic, openrouter = load_config(env_for(tmp_path)).providers
+    assert (anthropic.id, anthropic.base_url) == ("anthropic", "https://api.anthropic.com")
+    assert openrouter.base_url == "https://openrouter.ai/api/v1"
+    assert not anthropic.is_local and not openrouter.is_local

@@ -1,0 +1,238 @@
+"""One table of the providers people connect, and the rules that say which models see.
+
+A preset holds what Sightline knows of a provider before asking it anything: its
+address, where its key usually lives, and a rule for sight and tools when its model
+list says nothing. The sources behind each rule are in docs/providers.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+# "all": every model; "none": no model; a pattern: models whose name matches; None: unknown.
+Rule = Literal["all", "none"] | re.Pattern[str] | None
+WireName = Literal["openai_chat", "anthropic", "lmstudio", "ollama"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """What Sightline knows of one provider kind before asking it anything."""
+
+    kind: str
+    label: str
+    wire: WireName
+    base_url: str
+    key_env: str = ""  # the environment variable its key usually lives in; "" for none
+    needs_key: bool = True
+    sight: Rule = None
+    takes_pictures: bool = True  # whether the provider accepts pictures at all
+    tools: Rule = None
+    include_usage: bool = False  # send stream_options.include_usage
+    bridge_tool_then_user: bool = False  # Mistral: an assistant turn between tool and user
+    local_default: bool = False
+
+
+def _names(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.IGNORECASE)
+
+
+# Name patterns of the models that see, per provider (sources in docs/providers.md).
+GROQ_SIGHT = _names(r"llama-4|vision|llava")
+XAI_SIGHT = _names(r"^(?!.*(?:code|imagine)).*(?:vision|grok-4|grok-[5-9])")
+ZAI_SIGHT = _names(r"glm-\d+(?:\.\d+)?v")
+MOONSHOT_SIGHT = _names(r"vision|kimi-latest|kimi-k2\.[5-9]|kimi-k[3-9]")
+QWEN_SIGHT = _names(r"qwen[\d.]*-vl|qwen-vl|qvq|omni|qwen3\.[5-9]|qwen[4-9]")
+
+_TABLE: tuple[Preset, ...] = (
+    Preset(
+        "openai",
+        "OpenAI",
+        "openai_chat",
+        "https://api.openai.com/v1",
+        "OPENAI_API_KEY",
+        sight="all",
+        tools="all",
+        include_usage=True,
+    ),
+    Preset(
+        "openrouter",
+        "OpenRouter",
+        "openai_chat",
+        "https://openrouter.ai/api/v1",
+        "OPENROUTER_API_KEY",
+        include_usage=True,  # its listing says sight and tools per model
+    ),
+    Preset(
+        "gemini",
+        "Gemini",
+        "openai_chat",
+        "https://generativelanguage.googleapis.com/v1beta/openai",
+        "GEMINI_API_KEY",
+        sight="all",
+        tools="all",
+        include_usage=True,
+    ),
+    Preset(
+        "mistral",
+        "Mistral",
+        "openai_chat",
+        "https://api.mistral.ai/v1",
+        "MISTRAL_API_KEY",
+        # Mistral refuses unknown request fields, and sends usage unasked.
+        include_usage=False,
+        bridge_tool_then_user=True,
+    ),
+    Preset(
+        "groq",
+        "Groq",
+        "openai_chat",
+        "https://api.groq.com/openai/v1",
+        "GROQ_API_KEY",
+        sight=GROQ_SIGHT,
+        include_usage=True,
+    ),
+    Preset(
+        "xai",
+        "xAI",
+        "openai_chat",
+        "https://api.x.ai/v1",
+        "XAI_API_KEY",
+        sight=XAI_SIGHT,
+        tools="all",
+        include_usage=True,
+    ),
+    Preset(
+        "deepseek",
+        "DeepSeek",
+        "openai_chat",
+        "https://api.deepseek.com",
+        "DEEPSEEK_API_KEY",
+        sight="none",
+        takes_pictures=False,
+        tools="all",
+        include_usage=True,
+    ),
+    Preset(
+        "cerebras",
+        "Cerebras",
+        "openai_chat",
+        "https://api.cerebras.ai/v1",
+        "CEREBRAS_API_KEY",
+        sight="none",
+        takes_pictures=False,
+    ),
+    Preset(
+        "zai",
+        "Z.ai",
+        "openai_chat",
+        "https://api.z.ai/api/paas/v4",
+        "ZAI_API_KEY",
+        sight=ZAI_SIGHT,
+        tools="all",
+    ),
+    Preset(
+        "moonshot",
+        "Kimi (Moonshot)",
+        "openai_chat",
+        "https://api.moonshot.ai/v1",
+        "MOONSHOT_API_KEY",
+        sight=MOONSHOT_SIGHT,
+        tools="all",
+    ),
+    Preset(
+        "qwen",
+        "Qwen (DashScope)",
+        "openai_chat",
+        "https://dashscope-intl.aliyuncs.com/compatible-mode/v1",
+        "DASHSCOPE_API_KEY",
+        sight=QWEN_SIGHT,
+        include_usage=True,
+    ),
+    Preset(
+        "minimax",
+        "MiniMax",
+        "openai_chat",
+        "https://api.minimax.io/v1",
+        "MINIMAX_API_KEY",
+        sight="none",
+        takes_pictures=False,
+        tools="all",
+    ),
+    Preset(
+        "custom",
+        "OpenAI-compatible server",
+        "openai_chat",
+        "http://127.0.0.1:8080/v1",  # llama.cpp's llama-server default
+        needs_key=False,
+        include_usage=True,
+        local_default=True,
+    ),
+    Preset(
+        "lmstudio",
+        "LM Studio",
+        "lmstudio",
+        "http://127.0.0.1:1234",
+        needs_key=False,
+        include_usage=True,
+        local_default=True,
+    ),
+    Preset(
+        "anthropic",
+        "Anthropic",
+        "anthropic",
+        "https://api.anthropic.com",
+        "ANTHROPIC_API_KEY",
+        sight="all",
+        tools="all",
+    ),
+    Preset(
+        "ollama",
+        "Ollama",
+        "ollama",
+        "http://127.0.0.1:11434",
+        needs_key=False,
+        local_default=True,
+    ),
+)
+
+PRESETS: dict[str, Preset] = {p.kind: p for p in _TABLE}
+KINDS: tuple[str, ...] = tuple(PRESETS)
+
+
+def preset_for(kind: str) -> Preset:
+    """The preset of a provider kind; ValueError naming the kinds there are."""
+    try:
+        return PRESETS[kind]
+    except KeyError:
+        raise ValueError(f"no provider kind {kind!r}; the kinds are: {', '.join(KINDS)}") from None
+
+
+def _apply(rule: Rule, model_name: str) -> bool | None:
+    if rule == "all":
+        return True
+    if rule == "none":
+        return False
+    if isinstance(rule, re.Pattern):
+        return rule.search(model_name) is not None
+    return None
+
+
+def sees_for(preset: Preset, model_name: str, listed: bool | None) -> bool | None:
+    """Whether a model sees: its provider's listing when it says, else the preset's rule."""
+    if listed is not None:
+        return listed
+    return _apply(preset.sight, model_name)
+
+
+def tools_for(preset: Preset, model_name: str, listed: bool | None) -> bool | None:
+    """Whether a model uses tools: its provider's listing when it says, else the preset's rule."""
+    if listed is not None:
+        return listed
+    return _apply(preset.tools, model_name)
+
+
+def counts_as_seeing(preset: Preset, sees: bool | None) -> bool:
+    """Whether to send pictures: an unknown model counts as seeing where its provider takes them."""
+    return preset.takes_pictures if sees is None else sees

@@ -1,0 +1,518 @@
+"""A loopback server that speaks Anthropic's Messages API, for tests and for trying the app.
+
+Run it alone with `python -m tests.servers.anthropic --port 8765` and point an
+Anthropic provider's base_url at the address it prints (key: `sk-ant-test`).
+Shapes and error texts follow Anthropic's streaming and errors docs and the
+`anthropic` SDK's types; every request is recorded with its headers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import binascii
+import contextlib
+import json
+import secrets
+import socket
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+API_VERSIONS = ("2023-06-01", "2023-01-01")
+DEFAULT_KEY = "sk-ant-test"
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+MEDIA_TYPE_ERROR = (
+    "messages.{m}.content.{c}.image.source.base64.media_type: Input should be "
+    "'image/jpeg', 'image/png', 'image/gif' or 'image/webp'"
+)
+# Magic bytes of the formats the API takes; anything else "Could not process image".
+_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+
+
+@dataclass(frozen=True)
+class FakeModel:
+    """One model as GET /v1/models lists it."""
+
+    id: str
+    display_name: str
+    created_at: str = "2025-05-14T00:00:00Z"
+    extra: dict = field(default_factory=dict)  # newer fields: capabilities, lifecycle, ...
+
+
+DEFAULT_MODELS = (
+    FakeModel("claude-opus-4-5-20251101", "Claude Opus 4.5", "2025-11-24T00:00:00Z"),
+    FakeModel("claude-haiku-4-5-20251001", "Claude Haiku 4.5", "2025-10-15T00:00:00Z"),
+    FakeModel("claude-sonnet-4-5-20250929", "Claude Sonnet 4.5", "2025-09-29T00:00:00Z"),
+    FakeModel("claude-sonnet-4-20250514", "Claude Sonnet 4", "2025-05-22T00:00:00Z"),
+    FakeModel("claude-3-5-haiku-20241022", "Claude Haiku 3.5", "2024-10-22T00:00:00Z"),
+)
+
+
+@dataclass
+class Reply:
+    """How the next POST /v1/messages answers."""
+
+    text: str = ""
+    chunk_chars: int = 5
+    tool_calls: list[dict] = field(default_factory=list)  # {"id"?, "name", "input"}
+    json_chunk_chars: int = 6  # each tool input is split into fragments this long
+    delay: float = 0.0  # seconds before each event
+    status: int = 200
+    body: dict | None = None  # JSON error body sent with `status`
+    raw_body: str | None = None  # sent verbatim as text/html with `status`
+    headers: dict[str, str] = field(default_factory=dict)
+    midstream_error: dict | None = None  # {"type", "message"}: an `error` event after the text
+    drop_after: int | None = None  # cut the connection after this many events
+    stop_reason: str | None = None  # default: tool_use when tool_calls, else end_turn
+    omit_stop: bool = False  # end the body cleanly but never send message_stop
+    input_tokens: int = 25
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    output_tokens: int = 15
+
+
+def error_body(kind: str, message: str) -> dict[str, Any]:
+    """An error body exactly as Anthropic sends it."""
+    return {
+        "type": "error",
+        "error": {"type": kind, "message": message},
+        "request_id": f"req_011C{secrets.token_hex(10)}",
+    }
+
+
+def error_reply(status: int, kind: str, message: str, **headers: str) -> Reply:
+    """A reply that fails with Anthropic's error body (headers: `retry_after="3"` etc.)."""
+    named = {k.replace("_", "-"): v for k, v in headers.items()}
+    return Reply(status=status, body=error_body(kind, message), headers=named)
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    size = max(size, 1)
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def _sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {_dumps(data)}\n\n".encode()
+
+
+def stream_events(model: str, reply: Reply) -> list[bytes]:
+    """The SSE events of one streamed answer, in Anthropic's order."""
+    usage = {
+        "input_tokens": reply.input_tokens,
+        "cache_creation_input_tokens": reply.cache_creation_input_tokens,
+        "cache_read_input_tokens": reply.cache_read_input_tokens,
+        "output_tokens": 1,
+    }
+    message: dict[str, Any] = {
+        "id": f"msg_01{secrets.token_hex(11)}",
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": usage,
+    }
+    events = [_sse("message_start", {"type": "message_start", "message": message})]
+    index = 0
+    if reply.text:
+        start: dict[str, Any] = {"type": "text", "text": ""}
+        events.append(_sse("content_block_start", _block_start(index, start)))
+        events.append(_sse("ping", {"type": "ping"}))
+        for piece in _pieces(reply.text, reply.chunk_chars):
+            events.append(_sse("content_block_delta", _delta(index, "text_delta", text=piece)))
+        events.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    if reply.midstream_error is not None:
+        events.append(_sse("error", {"type": "error", "error": reply.midstream_error}))
+        return events
+    for n, call in enumerate(reply.tool_calls):
+        call_id = call.get("id") or f"toolu_01{n:02d}{secrets.token_hex(10)}"
+        start = {
+            "type": "tool_use",
+            "id": call_id,
+            "name": call["name"],
+            "input": {},
+        }
+        events.append(_sse("content_block_start", _block_start(index, start)))
+        fragments = ["", *_pieces(_dumps(call.get("input", {})), reply.json_chunk_chars)]
+        for piece in fragments:  # the API opens every tool input with an empty fragment
+            events.append(
+                _sse("content_block_delta", _delta(index, "input_json_delta", partial_json=piece))
+            )
+        events.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
+        index += 1
+    stop = reply.stop_reason or ("tool_use" if reply.tool_calls else "end_turn")
+    events.append(
+        _sse(
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": stop, "stop_sequence": None},
+                "usage": {"output_tokens": reply.output_tokens},
+            },
+        )
+    )
+    if not reply.omit_stop:
+        events.append(_sse("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def _block_start(index: int, block: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "content_block_start", "index": index, "content_block": block}
+
+
+def _delta(index: int, kind: str, **fields: str) -> dict[str, Any]:
+    return {"type": "content_block_delta", "index": index, "delta": {"type": kind, **fields}}
+
+
+def check_body(body: dict[str, Any], known: set[str]) -> tuple[int, dict[str, Any]] | None:
+    """The API's answer to a Messages body it rejects, or None when it would accept it."""
+    if not isinstance(body.get("model"), str) or not body["model"]:
+        return 400, error_body("invalid_request_error", "model: Field required")
+    if not isinstance(body.get("max_tokens"), int):
+        return 400, error_body("invalid_request_error", "max_tokens: Field required")
+    messages = body.get("messages")
+    if not isinstance(messages, list):
+        return 400, error_body("invalid_request_error", "messages: Field required")
+    for m, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        if role == "system":
+            return 400, error_body(
+                "invalid_request_error",
+                'messages: Unexpected role "system". The Messages API accepts a top-level '
+                '`system` parameter, not "system" as an input message role.',
+            )
+        if role not in ("user", "assistant"):
+            return 400, error_body(
+                "invalid_request_error", f"messages.{m}.role: Input should be 'user' or 'assistant'"
+            )
+        content = message.get("content")
+        if isinstance(content, str):
+            continue
+        for c, block in enumerate(content or []):
+            if problem := _check_block(block, m, c):
+                return 400, error_body("invalid_request_error", problem)
+    if body["model"] not in known:
+        return 404, error_body("not_found_error", f"model: {body['model']}")
+    return None
+
+
+def _check_block(block: Any, m: int, c: int) -> str | None:
+    kind = block.get("type") if isinstance(block, dict) else None
+    if kind == "text" and not block.get("text"):
+        return "messages: text content blocks must be non-empty"
+    if kind == "tool_result" and isinstance(block.get("content"), list):
+        for inner in block["content"]:
+            if problem := _check_block(inner, m, c):
+                return problem
+    if kind != "image":
+        return None
+    source = block.get("source") or {}
+    if source.get("media_type") not in IMAGE_TYPES:
+        return MEDIA_TYPE_ERROR.format(m=m, c=c)
+    try:
+        data = base64.b64decode(source.get("data", ""), validate=True)
+    except (binascii.Error, ValueError):
+        return "Could not process image"
+    webp = data[:4] == b"RIFF" and data[8:12] == b"WEBP"
+    if not (webp or any(data.startswith(magic) for magic in _MAGIC)):
+        return "Could not process image"
+    return None
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], owner: FakeAnthropic) -> None:
+        self.owner = owner
+        self.open_sockets: set[socket.socket] = set()
+        super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.open_sockets.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        self.open_sockets.discard(request)
+        super().shutdown_request(request)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that hangs up on a kept-alive connection is normal, not a server fault.
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class _Dropped(Exception):
+    """The handler cut the connection on purpose (or the client went away)."""
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.owner.verbose:
+            super().log_message(format, *args)
+
+    def finish(self) -> None:
+        with contextlib.suppress(OSError):  # a dropped connection has nothing to flush
+            super().finish()
+
+    def _record(self, body: Any) -> None:
+        owner = self.server.owner
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        with owner.lock:
+            owner.requests.append(Recorded(self.command, self.path, headers, body))
+
+    def _send(self, status: int, payload: bytes, content_type: str, headers: dict) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("request-id", f"req_011C{secrets.token_hex(10)}")
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _json(self, status: int, obj: Any, headers: dict | None = None) -> None:
+        self._send(status, _dumps(obj).encode(), "application/json", headers or {})
+
+    def _auth_problem(self) -> tuple[int, dict[str, Any]] | None:
+        key = self.headers.get("x-api-key")
+        if not key:
+            return 401, error_body("authentication_error", "x-api-key header is required")
+        if key != self.server.owner.api_key:
+            return 401, error_body("authentication_error", "invalid x-api-key")
+        version = self.headers.get("anthropic-version")
+        if not version:
+            return 400, error_body("invalid_request_error", "anthropic-version: header is required")
+        if version not in API_VERSIONS:
+            return 400, error_body(
+                "invalid_request_error", f'anthropic-version: "{version}" is not a valid version'
+            )
+        return None
+
+    def do_GET(self) -> None:
+        self._record(None)
+        url = urlsplit(self.path)
+        if url.path != "/v1/models":
+            self._json(404, error_body("not_found_error", "Not Found"))
+        elif problem := self._auth_problem():
+            self._json(*problem)
+        else:
+            self._json(200, self.server.owner.models_page(parse_qs(url.query)))
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        self._record(body)
+        owner = self.server.owner
+        if urlsplit(self.path).path != "/v1/messages":
+            self._json(404, error_body("not_found_error", "Not Found"))
+        elif problem := self._auth_problem():
+            self._json(*problem)
+        elif not isinstance(body, dict):
+            self._json(400, error_body("invalid_request_error", "There was an issue with the JSON"))
+        elif problem := check_body(body, {m.id for m in owner.models}):
+            self._json(*problem)
+        else:
+            reply = owner.next_reply() or Reply(text=_echo(body["messages"]))
+            try:
+                self._answer(body["model"], reply)
+            except (_Dropped, OSError):
+                self.close_connection = True
+
+    def _answer(self, model: str, reply: Reply) -> None:
+        if reply.raw_body is not None:
+            html = reply.raw_body.encode()
+            self._send(reply.status, html, "text/html; charset=utf-8", reply.headers)
+            return
+        if reply.status != 200:
+            body = reply.body or error_body("api_error", "Internal server error")
+            self._json(reply.status, body, reply.headers)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("request-id", f"req_011C{secrets.token_hex(10)}")
+        for name, value in reply.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.flush()
+        for sent, event in enumerate(stream_events(model, reply)):
+            if reply.drop_after is not None and sent >= reply.drop_after:
+                self._drop()
+            time.sleep(reply.delay)
+            self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
+            self.wfile.flush()
+        self.wfile.write(b"0\r\n\r\n")
+
+    def _drop(self) -> None:
+        # Cut the socket mid-body: the client sees an incomplete chunked read.
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+        raise _Dropped
+
+
+def _echo(messages: list[dict]) -> str:
+    last: dict = next((m for m in reversed(messages) if m.get("role") == "user"), {})
+    content = last.get("content", "")
+    if isinstance(content, str):
+        return f"You said: {content}"
+    words = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+    pictures = sum(1 for b in content if b.get("type") == "image")
+    return f"You said: {words}" + (f" (I see {pictures} pictures)" if pictures else "")
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One request as the server received it (header names lower-cased)."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class FakeAnthropic:
+    """Anthropic's Messages and Models API on 127.0.0.1, served from a daemon thread."""
+
+    def __init__(
+        self,
+        models: list[FakeModel] | None = None,
+        *,
+        api_key: str = DEFAULT_KEY,
+        port: int = 0,
+    ) -> None:
+        self.models = list(models if models is not None else DEFAULT_MODELS)
+        self.api_key = api_key
+        self.port = port
+        self.base_url = ""
+        self.requests: list[Recorded] = []
+        self.verbose = False
+        self.lock = threading.Lock()
+        self._replies: deque[Reply] = deque()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> str:
+        """Start serving; returns the base URL "http://127.0.0.1:PORT"."""
+        if self._server is None:
+            self._server = _Server(("127.0.0.1", self.port), self)
+            self.port = self._server.server_address[1]
+            self.base_url = f"http://127.0.0.1:{self.port}"
+            self._thread = threading.Thread(
+                target=self._server.serve_forever,
+                kwargs={"poll_interval": 0.05},
+                name=f"fake-anthropic-{self.port}",
+                daemon=True,
+            )
+            self._thread.start()
+        return self.base_url
+
+    def stop(self) -> None:
+        """Stop serving and cut every open connection, as a killed server would."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        for sock in list(server.open_sockets):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> FakeAnthropic:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def enqueue(self, *replies: Reply) -> None:
+        """Make the next /v1/messages calls answer with these replies, in order."""
+        with self.lock:
+            self._replies.extend(replies)
+
+    def next_reply(self) -> Reply | None:
+        """Take the next queued reply, if any."""
+        with self.lock:
+            return self._replies.popleft() if self._replies else None
+
+    def message_requests(self) -> list[Recorded]:
+        """Every POST /v1/messages, in order."""
+        with self.lock:
+            return [r for r in self.requests if r.method == "POST"]
+
+    def models_page(self, query: dict[str, list[str]]) -> dict[str, Any]:
+        """One page of GET /v1/models: newest first, `limit` 1-1000 (default 20)."""
+        limit = max(1, min(int((query.get("limit") or ["20"])[0]), 1000))
+        ids = [m.id for m in self.models]
+        start, end = 0, len(ids)
+        if after := (query.get("after_id") or [""])[0]:
+            start = ids.index(after) + 1 if after in ids else len(ids)
+        before = (query.get("before_id") or [""])[0]
+        if before:
+            end = ids.index(before) if before in ids else 0
+            start = max(start, end - limit)
+        page = self.models[start : min(end, start + limit)]
+        # `has_more` looks in the direction asked: backwards when paging with before_id.
+        more = start > 0 if before else start + len(page) < end
+        data = [
+            {
+                "type": "model",
+                "id": m.id,
+                "display_name": m.display_name,
+                "created_at": m.created_at,
+                **m.extra,
+            }
+            for m in page
+        ]
+        return {
+            "data": data,
+            "has_more": more,
+            "first_id": page[0].id if page else None,
+            "last_id": page[-1].id if page else None,
+        }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve until Ctrl+C, printing the base URL first."""
+    parser = argparse.ArgumentParser(description="A fake Anthropic Messages API on 127.0.0.1.")
+    parser.add_argument("--port", type=int, default=0, help="port (0: any free port)")
+    parser.add_argument("--key", default=DEFAULT_KEY, help=f"API key to accept ({DEFAULT_KEY})")
+    parser.add_argument("--verbose", action="store_true", help="log each request")
+    args = parser.parse_args(argv)
+    server = FakeAnthropic(api_key=args.key, port=args.port)
+    server.verbose = args.verbose
+    print(server.start(), flush=True)
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
