@@ -1,0 +1,65 @@
+"""Writing the person's providers back to their config file, keeping everything else.
+
+tomlkit edits the document in place, so the person's comments, order and other
+settings survive. Keys are never written here: they go to the OS keyring.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+import tomlkit
+from tomlkit.items import AoT, Table
+
+from app.config import ConfigError
+from routing.models import ProviderConfig
+from routing.presets import preset_for
+
+
+def _provider_table(provider: ProviderConfig, previous: Table | None) -> Table:
+    table = previous if previous is not None else tomlkit.table()
+    table["id"] = provider.id
+    table["kind"] = provider.kind
+    if provider.base_url and provider.base_url != preset_for(provider.kind).base_url:
+        table["base_url"] = provider.base_url
+    elif "base_url" in table:
+        del table["base_url"]
+    table["enabled"] = provider.enabled
+    if provider.local is None:
+        table.pop("local", None)
+    else:
+        table["local"] = provider.local
+    return table
+
+
+def save_providers(path: Path, providers: Iterable[ProviderConfig]) -> None:
+    """Replace the file's `[[providers]]` with these, in this order; nothing else changes."""
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        document = tomlkit.parse(text)
+    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
+        raise ConfigError(f"{path}: can't be updated: {exc}") from None
+    existing = document.get("providers")
+    previous: dict[str, Table] = {}
+    if isinstance(existing, AoT):
+        previous = {str(t.get("id", t.get("kind"))): t for t in existing}
+    tables = AoT([_provider_table(p, previous.get(p.id)) for p in providers])
+    if "providers" in document:
+        del document["providers"]
+    document.append("providers", tables)
+    _write_atomically(path, tomlkit.dumps(document))
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    # A crash mid-write must never leave the person with half a config file.
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise ConfigError(f"{path}: can't be written: {exc.strerror or exc}") from None
