@@ -79,6 +79,7 @@ class Controller(QObject):
         self._current = ""
         self._listing_task: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[None] | None = None
+        self._chores: set[asyncio.Task[None]] = set()  # held so they aren't collected mid-way
         self._turn_conversation = ""
         self._streaming_item: int | None = None
         self._listing = ModelListing(listing=True, config_path=self._config_path())
@@ -125,7 +126,7 @@ class Controller(QObject):
 
     async def aclose(self) -> None:
         """Stop whatever runs and close the providers' connections (the store stays open)."""
-        for task in (self._turn_task, self._listing_task):
+        for task in (self._turn_task, self._listing_task, *self._chores):
             if task is not None and not task.done():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -139,10 +140,10 @@ class Controller(QObject):
         """List every provider's models again; the picker fills in as each answers."""
         if self._catalogue is None or (self._listing_task and not self._listing_task.done()):
             return
+        self._publish(self._catalogue, listing=True)  # "Looking for models…" at once
         self._listing_task = asyncio.ensure_future(self._list_models(self._catalogue))
 
     async def _list_models(self, catalogue: Catalogue) -> None:
-        self._publish(catalogue, listing=True)
         try:
             async with contextlib.aclosing(catalogue.refresh_each()) as statuses:
                 async for _status in statuses:
@@ -184,7 +185,9 @@ class Controller(QObject):
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete a conversation, stopping its turn first if one runs."""
-        asyncio.ensure_future(self._delete(conversation_id))
+        chore = asyncio.ensure_future(self._delete(conversation_id))
+        self._chores.add(chore)
+        chore.add_done_callback(self._chores.discard)
 
     async def _delete(self, conversation_id: str) -> None:
         task = self._turn_task

@@ -1,7 +1,7 @@
 """The open conversation as a Qt list model: one row per stored message or notice.
 
 Rows change in place while an answer streams: the words are appended at once
-(so `data()` is always current) but `dataChanged` is sent at most every few
+(so the row is always current) but `dataChanged` is sent at most every few
 frames, because each one makes the delegate lay the row's Markdown out again.
 """
 
@@ -28,36 +28,25 @@ _COALESCE_MS = 33  # about 30 relayouts a second while streaming is plenty to re
 
 
 class Role(IntEnum):
-    """The data roles a row answers; the delegate and the tests read these."""
+    """The data roles a row answers; each always has a value ("" or () when not applicable).
+
+    Never `None`: PySide6 6.12 drops a reference to `None` each time Python reads
+    an invalid QVariant (`index.data(role)` giving None), which in time aborts
+    the interpreter. Python code in the window reads rows through `row()`.
+    """
 
     STORED = Qt.ItemDataRole.UserRole + 1  # the StoredItem as loaded (before streaming)
     ITEM_ID = Qt.ItemDataRole.UserRole + 2
     KIND = Qt.ItemDataRole.UserRole + 3  # "message" or "notice"
     TEXT = Qt.ItemDataRole.UserRole + 4  # the words, including those streamed since
-    AUTHOR = Qt.ItemDataRole.UserRole + 5  # "You", the model's ref, "Tool", ...
-    MESSAGE_ROLE = Qt.ItemDataRole.UserRole + 6  # user / assistant / tool / system
-    STATUS = Qt.ItemDataRole.UserRole + 7  # MessageStatus, or None for a notice
-    NOTICE_KIND = Qt.ItemDataRole.UserRole + 8  # NoticeKind, or None for a message
+    AUTHOR = Qt.ItemDataRole.UserRole + 5  # "You", the model's ref, "Tool", or the notice kind
+    MESSAGE_ROLE = Qt.ItemDataRole.UserRole + 6  # user / assistant / tool / system; "" on a notice
+    STATUS = Qt.ItemDataRole.UserRole + 7  # a MessageStatus; "" on a notice
+    NOTICE_KIND = Qt.ItemDataRole.UserRole + 8  # a NoticeKind; "" on a message
     PICTURES = Qt.ItemDataRole.UserRole + 9  # tuple[Picture, ...]
     TOOL_CALLS = Qt.ItemDataRole.UserRole + 10  # tuple[ToolCall, ...]
     TOOL_RESULTS = Qt.ItemDataRole.UserRole + 11  # tuple[ToolResult, ...]
-    DETAILS = Qt.ItemDataRole.UserRole + 12  # a notice's details
-
-
-@dataclass
-class _Row:
-    """One row; mutable so streamed words and the final status can land in place."""
-
-    stored: StoredItem
-    text: str
-    status: MessageStatus | None
-
-
-def _row(stored: StoredItem) -> _Row:
-    item = stored.item
-    if isinstance(item, Notice):
-        return _Row(stored, item.text, None)
-    return _Row(stored, item.text, item.status)
+    DETAILS = Qt.ItemDataRole.UserRole + 12  # a notice's details; "" on a message
 
 
 def author_of(message: Message) -> str:
@@ -69,13 +58,70 @@ def author_of(message: Message) -> str:
     return message.role.capitalize()
 
 
+@dataclass
+class Row:
+    """One row; mutable so streamed words and the final status land in place."""
+
+    stored: StoredItem
+    text: str
+    status: MessageStatus | None
+
+    @classmethod
+    def of(cls, stored: StoredItem) -> Row:
+        """A row showing a stored item."""
+        item = stored.item
+        return cls(stored, item.text, None if isinstance(item, Notice) else item.status)
+
+    @property
+    def item_id(self) -> int:
+        """The stored item's id."""
+        return self.stored.id
+
+    @property
+    def notice(self) -> Notice | None:
+        """The notice shown, if this row is one."""
+        item = self.stored.item
+        return item if isinstance(item, Notice) else None
+
+    @property
+    def message(self) -> Message | None:
+        """The message shown, if this row is one."""
+        item = self.stored.item
+        return item if isinstance(item, Message) else None
+
+    @property
+    def author(self) -> str:
+        """The author line: "You", the answering model, or the notice's kind."""
+        item = self.stored.item
+        return author_of(item) if isinstance(item, Message) else str(item.kind).capitalize()
+
+    def value(self, role: int) -> Any:
+        """The value of one of the custom roles (see `Role`); None for any other role."""
+        message, notice = self.message, self.notice
+        values: dict[int, Any] = {
+            Role.STORED: self.stored,
+            Role.ITEM_ID: self.item_id,
+            Role.KIND: "notice" if notice else "message",
+            Role.TEXT: self.text,
+            Role.AUTHOR: self.author,
+            Role.MESSAGE_ROLE: message.role if message else "",
+            Role.STATUS: self.status or "",
+            Role.NOTICE_KIND: notice.kind if notice else "",
+            Role.PICTURES: message.pictures if message else (),
+            Role.TOOL_CALLS: message.tool_calls if message else (),
+            Role.TOOL_RESULTS: message.tool_results if message else (),
+            Role.DETAILS: notice.details if notice else "",
+        }
+        return values.get(role)
+
+
 class ConversationModel(QAbstractListModel):
     """Rows of one conversation, updated by the controller's turn events."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         """An empty conversation."""
         super().__init__(parent)
-        self._rows: list[_Row] = []
+        self._rows: list[Row] = []
         self._by_id: dict[int, int] = {}
         self._dirty: set[int] = set()
         self._flush = QTimer(self)
@@ -90,36 +136,15 @@ class ConversationModel(QAbstractListModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        """One value of one row, by role."""
+        """One value of one row by role (None, which only Qt reads, for roles not answered)."""
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
         row = self._rows[index.row()]
-        item = row.stored.item
-        if role in (Qt.ItemDataRole.DisplayRole, Role.TEXT):
+        if role == Qt.ItemDataRole.DisplayRole:
             return row.text
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{self._author(item)}: {row.text}"
-        if role == Role.STORED:
-            return row.stored
-        if role == Role.ITEM_ID:
-            return row.stored.id
-        if role == Role.KIND:
-            return "notice" if isinstance(item, Notice) else "message"
-        if role == Role.AUTHOR:
-            return self._author(item)
-        if role == Role.STATUS:
-            return row.status
-        if isinstance(item, Notice):
-            if role == Role.NOTICE_KIND:
-                return item.kind
-            return item.details if role == Role.DETAILS else None
-        if role == Role.MESSAGE_ROLE:
-            return item.role
-        if role == Role.PICTURES:
-            return item.pictures
-        if role == Role.TOOL_CALLS:
-            return item.tool_calls
-        return item.tool_results if role == Role.TOOL_RESULTS else None
+            return f"{row.author}: {row.text}"
+        return row.value(role)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         """Rows can be selected (to copy them) but not edited."""
@@ -127,9 +152,9 @@ class ConversationModel(QAbstractListModel):
             return Qt.ItemFlag.NoItemFlags
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
 
-    @staticmethod
-    def _author(item: Message | Notice) -> str:
-        return author_of(item) if isinstance(item, Message) else str(item.kind).capitalize()
+    def row(self, position: int) -> Row:
+        """A row, read directly (no QVariant round trip)."""
+        return self._rows[position]
 
     # -- updates from the controller --------------------------------------------
 
@@ -138,7 +163,7 @@ class ConversationModel(QAbstractListModel):
         self.beginResetModel()
         self._flush.stop()
         self._dirty.clear()
-        self._rows = [_row(stored) for stored in items]
+        self._rows = [Row.of(stored) for stored in items]
         self._by_id = {row.stored.id: i for i, row in enumerate(self._rows)}
         self.endResetModel()
 
@@ -148,7 +173,7 @@ class ConversationModel(QAbstractListModel):
             return
         position = len(self._rows)
         self.beginInsertRows(QModelIndex(), position, position)
-        self._rows.append(_row(stored))
+        self._rows.append(Row.of(stored))
         self._by_id[stored.id] = position
         self.endInsertRows()
 
@@ -167,7 +192,7 @@ class ConversationModel(QAbstractListModel):
         position = self._by_id.get(stored.id)
         if position is None:
             return
-        self._rows[position] = _row(stored)
+        self._rows[position] = Row.of(stored)
         self._dirty.discard(position)
         self._changed(position)
 

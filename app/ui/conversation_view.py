@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPoint, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt
 from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QFrame, QListView, QMenu, QWidget
 
@@ -59,6 +59,13 @@ class ConversationView(QListView):
     def _range_changed(self, _minimum: int, maximum: int) -> None:
         if self._follow:
             self.verticalScrollBar().setValue(maximum)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Lay every row out again in the new colours when the system palette changes."""
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
+            self._delegate.clear()
+            self.scheduleDelayedItemsLayout()
 
     def _reset(self) -> None:
         self._delegate.clear()

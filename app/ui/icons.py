@@ -49,26 +49,34 @@ def _badge_image(name: str, color: str, size: int, ratio: float) -> QImage:
     return image
 
 
-def badges_icon(sees: bool | None, tools: bool | None, color: QColor, size: int = 16) -> QIcon:
-    """One icon showing a model's abilities side by side: eye, then wrench.
+BADGE = 16  # a badge's size in logical pixels
+BADGE_GAP = 4
 
-    An absent ability leaves its slot empty so names line up in a list; unknown
-    sight is a faint eye (the tooltip says "sight unknown").
+
+def badges_icon(sees: bool | None, tools: bool, color: QColor) -> QIcon:
+    """One icon with a model's badges side by side, only those it has: eye, then wrench.
+
+    Unknown sight is a faint eye (the tooltip says "sight unknown"); a model with
+    no badge gets a null icon.
     """
-    gap = size // 4
+    images = []
+    if sees is not False:
+        eye = QColor(color)
+        eye.setAlphaF(1.0 if sees else 0.35)
+        images.append(("eye", eye))
+    if tools:
+        images.append(("tools", QColor(color)))
     icon = QIcon()
+    if not images:
+        return icon
+    width = len(images) * BADGE + (len(images) - 1) * BADGE_GAP
     for ratio in (1.0, 2.0):
-        pixmap = QPixmap(round((size * 2 + gap) * ratio), round(size * ratio))
+        pixmap = QPixmap(round(width * ratio), round(BADGE * ratio))
         pixmap.setDevicePixelRatio(ratio)
         pixmap.fill(Qt.GlobalColor.transparent)
         painter = QPainter(pixmap)
-        if sees is not False:
-            eye = QColor(color)
-            if sees is None:
-                eye.setAlphaF(0.35)
-            painter.drawImage(0, 0, badge_image("eye", eye, size, ratio))
-        if tools:
-            painter.drawImage(size + gap, 0, badge_image("tools", color, size, ratio))
+        for slot, (name, tint) in enumerate(images):
+            painter.drawImage(slot * (BADGE + BADGE_GAP), 0, badge_image(name, tint, BADGE, ratio))
         painter.end()
         icon.addPixmap(pixmap)
     return icon

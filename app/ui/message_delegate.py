@@ -2,7 +2,8 @@
 
 One function (`_layout`) places everything; painting and size hints both use it,
 so what is measured is what is drawn. Laid-out documents are cached per row,
-keyed by the row's words and the width, so scrolling a long chat re-lays nothing.
+keyed by the row's words and the width, so scrolling a long chat lays out
+nothing twice. Rows are read from the model directly, not through `index.data`.
 """
 
 from __future__ import annotations
@@ -19,20 +20,22 @@ from PySide6.QtGui import (
     QImage,
     QPainter,
     QPalette,
+    QTextBlockFormat,
+    QTextCursor,
     QTextDocument,
 )
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from app.ui.conversation_model import Role
+from app.ui.conversation_model import ConversationModel, Row
 from app.ui.icons import badge_image
 from routing.transcript import MessageStatus, NoticeKind, ToolCall, ToolResult
 from vision.pictures import Picture
 
 _Index = QModelIndex | QPersistentModelIndex
 
-# Kept apart from the palette: each kind must be recognisable at a glance in light
-# and dark themes alike, so these are mid-tones that read on both.
-NOTICE_STYLE: dict[NoticeKind, tuple[str, str]] = {
+# Not from the palette: each kind must be recognisable at a glance in light and
+# dark themes alike, so these are mid-tones that read on both.
+NOTICE_STYLE: dict[str, tuple[str, str]] = {
     NoticeKind.ROUTING: ("Routing", "#2f7df6"),
     NoticeKind.DISCLOSURE: ("Disclosure", "#9b5de5"),
     NoticeKind.HEAL: ("Retried", "#0f9d8a"),
@@ -40,7 +43,7 @@ NOTICE_STYLE: dict[NoticeKind, tuple[str, str]] = {
     NoticeKind.ERROR: ("Error", "#dc2626"),
     NoticeKind.INFO: ("Note", "#6b7280"),
 }
-STATUS_TAGS: dict[MessageStatus, tuple[str, str]] = {
+STATUS_TAGS: dict[str, tuple[str, str]] = {
     MessageStatus.STREAMING: ("answering…", "#6b7280"),
     MessageStatus.STOPPED: ("stopped", "#d97706"),
     MessageStatus.FAILED: ("failed", "#dc2626"),
@@ -61,8 +64,8 @@ _THUMB_CACHE = 200  # scaled thumbnails kept
 class _Layout:
     """Where everything of one row goes, relative to the row's top-left corner."""
 
-    height: int
-    card: QRect
+    height: int = 0
+    card: QRect = field(default_factory=QRect)
     author: QRect = field(default_factory=QRect)
     tag: QRect = field(default_factory=QRect)
     body: QPoint = field(default_factory=QPoint)
@@ -72,7 +75,7 @@ class _Layout:
     lines: list[tuple[QRect, str]] = field(default_factory=list)
 
 
-def _blend(base: QColor, accent: QColor, amount: float) -> QColor:
+def blend(base: QColor, accent: QColor, amount: float) -> QColor:
     """`accent` laid over `base` at `amount` opacity, as an opaque colour."""
     return QColor.fromRgbF(
         base.redF() + (accent.redF() - base.redF()) * amount,
@@ -97,14 +100,21 @@ def _result_line(result: ToolResult) -> str:
     return f"Tool {state}: {result.name} — {first}{pictures}"
 
 
+def _small(font: QFont, scale: float, weight: QFont.Weight) -> QFont:
+    small = QFont(font)
+    small.setPointSizeF(max(7.0, font.pointSizeF() * scale))
+    small.setWeight(weight)
+    return small
+
+
 class MessageDelegate(QStyledItemDelegate):
-    """Draws messages and notices; the view passes its viewport width."""
+    """Draws messages and notices at the width of the view's viewport."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         """A delegate with empty caches."""
         super().__init__(parent)
         self._documents: OrderedDict[tuple[int, int, int], QTextDocument] = OrderedDict()
-        self._heights: dict[int, tuple[int, int, int]] = {}  # item id -> (words hash, width, h)
+        self._heights: dict[int, tuple[int, int, int]] = {}  # item id -> (words, width, height)
         self._thumbs: OrderedDict[str, QImage] = OrderedDict()
 
     def clear(self) -> None:
@@ -116,19 +126,20 @@ class MessageDelegate(QStyledItemDelegate):
 
     def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
         """The row's height at the view's width, from the cache when the words are unchanged."""
+        row = _row(index)
         width = self._width(option)
-        item_id = index.data(Role.ITEM_ID)
-        words = hash((index.data(Role.TEXT), index.data(Role.STATUS)))
-        cached = self._heights.get(item_id)
+        words = hash((row.text, row.status))
+        cached = self._heights.get(row.item_id)
         if cached is not None and cached[:2] == (words, width):
             return QSize(width, cached[2])
-        height = self._layout(option, index, width).height
-        self._heights[item_id] = (words, width, height)
+        height = self._layout(option, row, width).height
+        self._heights[row.item_id] = (words, width, height)
         return QSize(width, height)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         """Draw one row inside `option.rect`."""
-        layout = self._layout(option, index, option.rect.width())
+        row = _row(index)
+        layout = self._layout(option, row, option.rect.width())
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.translate(option.rect.topLeft())
@@ -137,91 +148,90 @@ class MessageDelegate(QStyledItemDelegate):
             highlight = QColor(palette.color(QPalette.ColorRole.Highlight))
             highlight.setAlphaF(0.16)
             painter.fillRect(QRect(0, 0, option.rect.width(), layout.height), highlight)
-        if index.data(Role.KIND) == "notice":
-            self._paint_notice(painter, palette, index, layout)
+        if row.notice is not None:
+            self._paint_notice(painter, option, row, layout)
         else:
-            self._paint_message(painter, palette, index, layout)
+            self._paint_message(painter, option, row, layout)
         painter.restore()
 
     # -- layout -----------------------------------------------------------------
 
     def _width(self, option: QStyleOptionViewItem) -> int:
         view = option.widget
-        if view is not None and hasattr(view, "viewport"):
-            return max(200, view.viewport().width())
-        return max(200, option.rect.width())
+        viewport = getattr(view, "viewport", None)
+        return max(240, viewport().width() if viewport else option.rect.width())
 
-    def _fonts(self, option: QStyleOptionViewItem) -> tuple[QFont, QFont]:
-        small = QFont(option.font)
-        small.setPointSizeF(max(7.0, option.font.pointSizeF() * 0.88))
-        small.setWeight(QFont.Weight.DemiBold)
-        return option.font, small
-
-    def _text_document(
-        self, index: _Index, option: QStyleOptionViewItem, width: int, markdown: bool
+    def _document(
+        self, row: Row, option: QStyleOptionViewItem, width: int, markdown: bool
     ) -> QTextDocument:
-        text = index.data(Role.TEXT) or ""
-        key = (index.data(Role.ITEM_ID), hash(text), width)
+        key = (row.item_id, hash(row.text), width)
         document = self._documents.get(key)
-        if document is None:
-            document = QTextDocument()
-            document.setDocumentMargin(0)
-            document.setDefaultFont(option.font)
-            if markdown:
-                document.setMarkdown(text)
-            else:
-                document.setPlainText(text)
-            document.setTextWidth(width)
-            self._documents[key] = document
-            while len(self._documents) > _DOC_CACHE:
-                self._documents.popitem(last=False)
-        else:
+        if document is not None:
             self._documents.move_to_end(key)
+            return document
+        document = QTextDocument()
+        document.setDocumentMargin(0)
+        document.setDefaultFont(option.font)
+        if markdown:
+            document.setMarkdown(row.text)
+            palette = option.palette
+            _shade_code(
+                document,
+                blend(
+                    palette.color(QPalette.ColorRole.Base),
+                    palette.color(QPalette.ColorRole.Text),
+                    0.07,
+                ),
+            )
+        else:
+            document.setPlainText(row.text)
+        document.setTextWidth(width)
+        self._documents[key] = document
+        while len(self._documents) > _DOC_CACHE:
+            self._documents.popitem(last=False)
         return document
 
-    def _layout(self, option: QStyleOptionViewItem, index: _Index, width: int) -> _Layout:
-        if index.data(Role.KIND) == "notice":
-            return self._notice_layout(option, index, width)
-        return self._message_layout(option, index, width)
+    def _layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> _Layout:
+        if row.notice is not None:
+            return self._notice_layout(option, row, width)
+        return self._message_layout(option, row, width)
 
-    def _message_layout(self, option: QStyleOptionViewItem, index: _Index, width: int) -> _Layout:
-        font, small = self._fonts(option)
-        small_metrics, metrics = QFontMetrics(small), QFontMetrics(font)
-        is_user = index.data(Role.MESSAGE_ROLE) == "user"
+    def _message_layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> _Layout:
+        message = row.message
+        assert message is not None
+        small = QFontMetrics(_small(option.font, 0.88, QFont.Weight.DemiBold))
+        is_user = message.role == "user"
         full = width - 2 * MARGIN_X
-        inner_max = (int(full * USER_SHARE) if is_user else full) - 2 * PAD
-        document = self._text_document(index, option, max(80, inner_max), markdown=True)
-        has_words = bool((index.data(Role.TEXT) or "").strip())
-        lines = [_tool_line(c) for c in index.data(Role.TOOL_CALLS) or ()]
-        lines += [_result_line(r) for r in index.data(Role.TOOL_RESULTS) or ()]
-        pictures = list(index.data(Role.PICTURES) or ())
-        for result in index.data(Role.TOOL_RESULTS) or ():
+        inner_max = max(80, (int(full * USER_SHARE) if is_user else full) - 2 * PAD)
+        document = self._document(row, option, inner_max, markdown=True)
+        has_words = bool(row.text.strip())
+        lines = [_tool_line(c) for c in message.tool_calls]
+        lines += [_result_line(r) for r in message.tool_results]
+        pictures = list(message.pictures)
+        for result in message.tool_results:
             pictures.extend(result.pictures)
 
-        # The person's bubble hugs its words; an answer uses the whole width.
+        # The person's bubble hugs its words (on the right); an answer takes the width.
         inner = inner_max
         if is_user:
-            widest = max(
-                [int(document.idealWidth()) if has_words else 0]
-                + [small_metrics.horizontalAdvance(line) for line in lines]
-                + [min(THUMB.width(), inner_max)] * bool(pictures)
-            )
-            inner = max(40, min(inner_max, widest + 1))
+            widths = [int(document.idealWidth()) + 1 if has_words else 0]
+            widths += [small.horizontalAdvance(line) + small.height() + 6 for line in lines]
+            widths += [THUMB.width()] if pictures else []
+            inner = max(40, min(inner_max, max(widths)))
         card_width = inner + 2 * PAD
         card_x = width - MARGIN_X - card_width if is_user else MARGIN_X
+        layout = _Layout()
 
         y = MARGIN_Y
-        author_height = small_metrics.height()
-        author_width = small_metrics.horizontalAdvance(index.data(Role.AUTHOR) or "")
-        author_x = card_x + card_width - author_width - PAD if is_user else card_x + PAD
-        layout = _Layout(height=0, card=QRect())
-        layout.author = QRect(author_x, y, author_width, author_height)
-        tag = STATUS_TAGS.get(index.data(Role.STATUS))
+        author_width = small.horizontalAdvance(row.author)
+        author_x = card_x + card_width - author_width - 4 if is_user else card_x + 4
+        layout.author = QRect(author_x, y, author_width, small.height())
+        tag = STATUS_TAGS.get(row.status or "")
         if tag is not None:
-            tag_width = small_metrics.horizontalAdvance(tag[0]) + 12
+            tag_width = small.horizontalAdvance(tag[0]) + 14
             tag_x = author_x - tag_width - 8 if is_user else author_x + author_width + 8
-            layout.tag = QRect(tag_x, y, tag_width, author_height)
-        y += author_height + 3
+            layout.tag = QRect(tag_x, y, tag_width, small.height())
+        y += small.height() + 4
 
         card_top = y
         y += PAD
@@ -229,134 +239,116 @@ class MessageDelegate(QStyledItemDelegate):
             layout.document = document
             layout.body = QPoint(card_x + PAD, y)
             y += int(document.size().height())
-        line_height = small_metrics.height() + 2
+        line_height = small.height() + 4
         for line in lines:
             y += GAP if y > card_top + PAD else 0
-            text = small_metrics.elidedText(line, Qt.TextElideMode.ElideRight, inner)
+            text = small.elidedText(line, Qt.TextElideMode.ElideRight, inner - line_height)
             layout.lines.append((QRect(card_x + PAD, y, inner, line_height), text))
             y += line_height
         if pictures:
             y += GAP if y > card_top + PAD else 0
-            x, row_height = card_x + PAD, 0
+            x, tallest = card_x + PAD, 0
             for picture in pictures:
-                size = self._thumb_size(picture, inner)
+                size = _thumb_size(picture, inner)
                 if x > card_x + PAD and x + size.width() > card_x + PAD + inner:
-                    x, y, row_height = card_x + PAD, y + row_height + GAP, 0
+                    x, y, tallest = card_x + PAD, y + tallest + GAP, 0
                 layout.thumbnails.append((QRect(QPoint(x, y), size), picture))
                 x += size.width() + GAP
-                row_height = max(row_height, size.height())
-            y += row_height
+                tallest = max(tallest, size.height())
+            y += tallest
         if y == card_top + PAD:  # nothing yet (an answer about to stream): one empty line
-            y += metrics.height()
+            y += QFontMetrics(option.font).height()
         y += PAD
         layout.card = QRect(card_x, card_top, card_width, y - card_top)
         layout.height = y + MARGIN_Y
         return layout
 
-    def _notice_layout(self, option: QStyleOptionViewItem, index: _Index, width: int) -> _Layout:
-        _, small = self._fonts(option)
-        small_metrics = QFontMetrics(small)
-        label, _ = NOTICE_STYLE.get(index.data(Role.NOTICE_KIND), ("Note", "#6b7280"))
-        label_width = small_metrics.horizontalAdvance(label.upper()) + 14
+    def _notice_layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> _Layout:
+        notice = row.notice
+        assert notice is not None
+        small = QFontMetrics(_label_font(option.font))
+        label, _ = NOTICE_STYLE.get(notice.kind, NOTICE_STYLE[NoticeKind.INFO])
+        label_size = QSize(small.horizontalAdvance(label.upper()) + 14, small.height() + 4)
         card = QRect(MARGIN_X, MARGIN_Y, width - 2 * MARGIN_X, 0)
-        text_x = card.x() + PAD + 4 + label_width + 8
-        document = self._text_document(index, option, max(80, card.right() - PAD - text_x), False)
-        body_height = max(int(document.size().height()), small_metrics.height() + 4)
-        card.setHeight(body_height + 2 * (PAD - 3))
-        layout = _Layout(height=card.bottom() + 1 + MARGIN_Y, card=card, document=document)
-        layout.label = QRect(card.x() + PAD + 4, card.y() + PAD - 3, label_width, small_metrics.height() + 4)
-        layout.body = QPoint(text_x, card.y() + PAD - 3)
-        return layout
-
-    def _thumb_size(self, picture: Picture, limit: int) -> QSize:
-        box = QSize(min(THUMB.width(), limit), THUMB.height())
-        size = QSize(max(1, picture.width), max(1, picture.height))
-        return size.scaled(box, Qt.AspectRatioMode.KeepAspectRatio) if (
-            size.width() > box.width() or size.height() > box.height()
-        ) else size
+        text_x = card.x() + PAD + 4 + label_size.width() + 10
+        document = self._document(row, option, max(80, card.right() - PAD - text_x), False)
+        line = QFontMetrics(option.font).height()
+        body_height = max(int(document.size().height()), line)
+        pad_y = PAD - 3
+        card.setHeight(body_height + 2 * pad_y)
+        # The label sits on the first line of text, centred on it.
+        label_y = card.y() + pad_y + (line - label_size.height()) // 2
+        return _Layout(
+            height=card.bottom() + 1 + MARGIN_Y,
+            card=card,
+            document=document,
+            body=QPoint(text_x, card.y() + pad_y),
+            label=QRect(QPoint(card.x() + PAD + 4, label_y), label_size),
+        )
 
     # -- painting ---------------------------------------------------------------
 
-    def _draw_document(self, painter: QPainter, layout: _Layout, color: QColor, link: QColor) -> None:
-        if layout.document is None:
-            return
-        painter.save()
-        painter.translate(layout.body)
-        context = QAbstractTextDocumentLayout.PaintContext()
-        # The document paints black unless told; follow the palette instead.
-        context.palette.setColor(QPalette.ColorRole.Text, color)
-        context.palette.setColor(QPalette.ColorRole.Link, link)
-        layout.document.documentLayout().draw(painter, context)
-        painter.restore()
-
-    def _paint_message(self, painter: QPainter, palette: QPalette, index: _Index, layout: _Layout) -> None:
+    def _paint_message(
+        self, painter: QPainter, option: QStyleOptionViewItem, row: Row, layout: _Layout
+    ) -> None:
+        palette = option.palette
         base = palette.color(QPalette.ColorRole.Base)
         text = palette.color(QPalette.ColorRole.Text)
-        accent = palette.color(QPalette.ColorRole.Highlight)
-        is_user = index.data(Role.MESSAGE_ROLE) == "user"
+        is_user = row.message is not None and row.message.role == "user"
         painter.setPen(Qt.PenStyle.NoPen)
-        fill = _blend(base, accent, 0.14) if is_user else _blend(base, text, 0.035)
-        painter.setBrush(fill)
+        accent = palette.color(QPalette.ColorRole.Highlight)
+        painter.setBrush(blend(base, accent, 0.13) if is_user else blend(base, text, 0.04))
         painter.drawRoundedRect(layout.card, 10, 10)
 
-        font = QFont(painter.font())
-        small = QFont(font)
-        small.setPointSizeF(max(7.0, font.pointSizeF() * 0.88))
-        small.setWeight(QFont.Weight.DemiBold)
+        small = _small(option.font, 0.88, QFont.Weight.DemiBold)
         painter.setFont(small)
-        painter.setPen(_blend(base, text, 0.62))
-        painter.drawText(layout.author, Qt.AlignmentFlag.AlignVCenter, index.data(Role.AUTHOR) or "")
-        tag = STATUS_TAGS.get(index.data(Role.STATUS))
+        painter.setPen(blend(base, text, 0.62))
+        painter.drawText(layout.author, Qt.AlignmentFlag.AlignVCenter, row.author)
+        tag = STATUS_TAGS.get(row.status or "")
         if tag is not None and layout.tag.isValid():
-            self._paint_tag(painter, layout.tag, tag[0], QColor(tag[1]), base)
+            _paint_pill(painter, layout.tag, tag[0], QColor(tag[1]), base)
 
-        self._draw_document(painter, layout, text, palette.color(QPalette.ColorRole.Link))
+        painter.setFont(option.font)
+        _draw_document(painter, layout, text, palette.color(QPalette.ColorRole.Link))
         painter.setFont(small)
-        icon_color = _blend(base, text, 0.55)
+        ratio = painter.device().devicePixelRatioF()
         for rect, line in layout.lines:
             size = rect.height() - 4
-            painter.drawImage(rect.x(), rect.y() + 2, badge_image("tools", icon_color, size, painter.device().devicePixelRatioF()))
-            painter.setPen(_blend(base, text, 0.75))
+            icon = badge_image("tools", blend(base, text, 0.55), size, ratio)
+            painter.drawImage(QPoint(rect.x(), rect.y() + 2), icon)
+            painter.setPen(blend(base, text, 0.78))
             painter.drawText(rect.adjusted(size + 6, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, line)
         for rect, picture in layout.thumbnails:
             image = self._thumbnail(picture, rect.size())
             if image.isNull():
-                painter.setPen(_blend(base, text, 0.5))
+                painter.setPen(blend(base, text, 0.5))
+                painter.setBrush(Qt.BrushStyle.NoBrush)
                 painter.drawRect(rect.adjusted(0, 0, -1, -1))
                 painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "picture")
             else:
                 painter.drawImage(rect, image)
-        painter.setFont(font)
 
-    def _paint_tag(self, painter: QPainter, rect: QRect, label: str, color: QColor, base: QColor) -> None:
-        painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(_blend(base, color, 0.16))
-        painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)
-        painter.setPen(color)
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
-
-    def _paint_notice(self, painter: QPainter, palette: QPalette, index: _Index, layout: _Layout) -> None:
+    def _paint_notice(
+        self, painter: QPainter, option: QStyleOptionViewItem, row: Row, layout: _Layout
+    ) -> None:
+        notice = row.notice
+        assert notice is not None
+        palette = option.palette
         base = palette.color(QPalette.ColorRole.Base)
         text = palette.color(QPalette.ColorRole.Text)
-        label, hex_color = NOTICE_STYLE.get(index.data(Role.NOTICE_KIND), ("Note", "#6b7280"))
+        label, hex_color = NOTICE_STYLE.get(notice.kind, NOTICE_STYLE[NoticeKind.INFO])
         accent = QColor(hex_color)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(_blend(base, accent, 0.09))
+        painter.setBrush(blend(base, accent, 0.08))
         painter.drawRoundedRect(layout.card, 8, 8)
         painter.setBrush(accent)
-        bar = QRect(layout.card.x(), layout.card.y(), 4, layout.card.height())
-        painter.drawRoundedRect(bar, 2, 2)
-        font = QFont(painter.font())
-        small = QFont(font)
-        small.setPointSizeF(max(7.0, font.pointSizeF() * 0.8))
-        small.setWeight(QFont.Weight.Bold)
-        small.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 106)
-        painter.setFont(small)
-        self._paint_tag(painter, layout.label, label.upper(), accent, base)
-        painter.setFont(font)
-        is_error = index.data(Role.NOTICE_KIND) == NoticeKind.ERROR
-        color = _blend(text, accent, 0.55) if is_error else text
-        self._draw_document(painter, layout, color, palette.color(QPalette.ColorRole.Link))
+        painter.drawRoundedRect(QRect(layout.card.topLeft(), QSize(4, layout.card.height())), 2, 2)
+        painter.setFont(_label_font(option.font))
+        _paint_pill(painter, layout.label, label.upper(), accent, base)
+        painter.setFont(option.font)
+        # An error's words take some of its red; other notices keep the text colour.
+        color = blend(text, accent, 0.6) if notice.kind == NoticeKind.ERROR else text
+        _draw_document(painter, layout, color, palette.color(QPalette.ColorRole.Link))
 
     def _thumbnail(self, picture: Picture, size: QSize) -> QImage:
         key = f"{picture.sha256}:{size.width()}x{size.height()}"
@@ -365,9 +357,64 @@ class MessageDelegate(QStyledItemDelegate):
             image = QImage.fromData(picture.data)
             if not image.isNull():
                 image = image.scaled(
-                    size, Qt.AspectRatioMode.KeepAspectRatio, Qt.TransformationMode.SmoothTransformation
+                    size,
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                    Qt.TransformationMode.SmoothTransformation,
                 )
             self._thumbs[key] = image
             while len(self._thumbs) > _THUMB_CACHE:
                 self._thumbs.popitem(last=False)
         return image
+
+
+def _shade_code(document: QTextDocument, background: QColor) -> None:
+    """Give code blocks a background, so code stands apart from prose."""
+    shade = QTextBlockFormat()
+    shade.setBackground(background)
+    block = document.begin()
+    while block.isValid():
+        # Qt's Markdown reader marks code blocks as lines that must not wrap.
+        if block.blockFormat().nonBreakableLines():
+            QTextCursor(block).mergeBlockFormat(shade)
+        block = block.next()
+
+
+def _row(index: _Index) -> Row:
+    model = index.model()
+    assert isinstance(model, ConversationModel)
+    return model.row(index.row())
+
+
+def _label_font(font: QFont) -> QFont:
+    label = _small(font, 0.78, QFont.Weight.Bold)
+    label.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 106)
+    return label
+
+
+def _thumb_size(picture: Picture, limit: int) -> QSize:
+    box = QSize(min(THUMB.width(), limit), THUMB.height())
+    size = QSize(max(1, picture.width), max(1, picture.height))
+    if size.width() <= box.width() and size.height() <= box.height():
+        return size
+    return size.scaled(box, Qt.AspectRatioMode.KeepAspectRatio)
+
+
+def _paint_pill(painter: QPainter, rect: QRect, label: str, color: QColor, base: QColor) -> None:
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(blend(base, color, 0.16))
+    painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)
+    painter.setPen(color)
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+
+
+def _draw_document(painter: QPainter, layout: _Layout, color: QColor, link: QColor) -> None:
+    if layout.document is None:
+        return
+    painter.save()
+    painter.translate(layout.body)
+    context = QAbstractTextDocumentLayout.PaintContext()
+    # A document paints black unless told otherwise; follow the palette.
+    context.palette.setColor(QPalette.ColorRole.Text, color)
+    context.palette.setColor(QPalette.ColorRole.Link, link)
+    layout.document.documentLayout().draw(painter, context)
+    painter.restore()

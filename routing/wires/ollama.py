@@ -11,6 +11,7 @@ import base64
 import json
 import os
 from collections.abc import AsyncIterator, Mapping
+from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
 
@@ -327,16 +328,21 @@ class OllamaWire:
                     raw = await response.aread()
                     raise await self._status_error(response.status_code, raw, request.model)
                 calls = 0
-                async for line in response.aiter_lines():
-                    if not line.strip():
-                        continue
-                    for event in parse_chunk(
-                        self._decode(line), provider_id=pid, calls_so_far=calls, model=request.model
-                    ):
-                        calls += isinstance(event, ToolCallEvent)
-                        yield event
-                        if isinstance(event, Done):
-                            return
+                # aclosing: returning at Done must close the line reader now, not at GC.
+                async with aclosing(response.aiter_lines()) as lines:  # type: ignore[type-var]
+                    async for line in lines:
+                        if not line.strip():
+                            continue
+                        for event in parse_chunk(
+                            self._decode(line),
+                            provider_id=pid,
+                            calls_so_far=calls,
+                            model=request.model,
+                        ):
+                            calls += isinstance(event, ToolCallEvent)
+                            yield event
+                            if isinstance(event, Done):
+                                return
                 raise self._cut_off("the stream ended before Ollama said it was done")
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc

@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import AsyncExitStack
+from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
@@ -603,12 +603,14 @@ class OpenAIChatWire:
             for event in self._whole_body(text, state):
                 yield event
             return
-        async for sse in source.aiter_sse():
-            events, done = self._on_data(sse.data, state)
-            for event in events:
-                yield event
-            if done:
-                return
+        # aclosing: returning at [DONE] must close the SSE reader now, not at GC.
+        async with aclosing(source.aiter_sse()) as messages:
+            async for sse in messages:
+                events, done = self._on_data(sse.data, state)
+                for event in events:
+                    yield event
+                if done:
+                    return
         if state.finish_reason is None:
             raise self._cut_off("the stream ended without [DONE] or a finish reason")
         for event in finish_stream(state):  # a server that never sends [DONE]

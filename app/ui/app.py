@@ -1,0 +1,124 @@
+"""`run_window`: start Qt and qasync, open the window, run until it closes.
+
+Only the standard library is imported at the top, so `sightline --version` never
+loads Qt, and the Qt import itself can be timed for `--smoke`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.ui.session import Session
+
+_SMOKE_TIMEOUT_S = 60.0
+
+
+def process_age_s() -> float | None:
+    """Seconds since this process started (Linux /proc), or None where unknown."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as handle:
+            stat = handle.read()
+        # Field 22 is the start time in clock ticks since boot; split after the
+        # command name, which may itself contain spaces and parentheses.
+        start_ticks = int(stat[stat.rindex(")") + 2 :].split()[19])
+        return time.clock_gettime(time.CLOCK_BOOTTIME) - start_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, AttributeError):
+        return None
+
+
+def run_window(smoke: bool = False) -> int:
+    """Open Sightline's window and run until it closes; with `smoke`, exit after the first paint."""
+    started = time.perf_counter()
+    from PySide6.QtWidgets import QApplication
+
+    qt_import_s = time.perf_counter() - started
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Sightline")
+    app.setApplicationDisplayName("Sightline")
+    app.setDesktopFileName("sightline")
+    # The window's own `closed` signal ends the run, after a clean shutdown.
+    app.setQuitOnLastWindowClosed(False)
+    from app.ui.icons import app_icon
+
+    app.setWindowIcon(app_icon())
+
+    from app.logs import setup_logging
+    from app.ui.session import StartupError, load_settings, open_session
+
+    try:
+        config = load_settings()
+        setup_logging(config.data_dir)
+        session = open_session(config)
+    except StartupError as exc:
+        return _cannot_start(str(exc), smoke)
+
+    from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
+
+    loop = new_loop(app)
+    asyncio.set_event_loop(loop)
+    try:
+        with async_generators_finalized_by(loop):
+            return loop.run_until_complete(_run(session, smoke, started, qt_import_s))
+    finally:
+        loop.close()
+        asyncio.set_event_loop(None)
+
+
+async def _run(session: Session, smoke: bool, started: float, qt_import_s: float) -> int:
+    loop = asyncio.get_running_loop()
+    painted: asyncio.Future[None] = loop.create_future()
+    closed: asyncio.Future[None] = loop.create_future()
+    session.window.first_painted.connect(lambda: _resolve(painted))
+    session.window.closed.connect(lambda: _resolve(closed))
+    session.show()
+    try:
+        if not smoke:
+            await closed
+            return 0
+        try:
+            await asyncio.wait_for(painted, _SMOKE_TIMEOUT_S)
+        except TimeoutError:
+            print(f"sightline: no paint within {_SMOKE_TIMEOUT_S:g} s", file=sys.stderr)
+            return 1
+        painted_at = session.painted_at or time.perf_counter()
+        print(json.dumps(_timings(painted_at, started, qt_import_s)), flush=True)
+        session.window.close()
+        return 0
+    finally:
+        await session.aclose()
+        await loop.shutdown_asyncgens()
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+def _timings(painted_at: float, started: float, qt_import_s: float) -> dict[str, Any]:
+    timings: dict[str, Any] = {"smoke": "ok", "first_paint_s": round(painted_at - started, 3)}
+    age = process_age_s()
+    if age is not None:  # the process's age at the paint, not now
+        timings["since_process_start_s"] = round(age - (time.perf_counter() - painted_at), 3)
+    timings["qt_import_s"] = round(qt_import_s, 3)
+    return timings
+
+
+def _cannot_start(message: str, smoke: bool) -> int:
+    """Say why the window can't open: on stderr in smoke mode, else in a dialog."""
+    if smoke:
+        print(f"sightline: {message}", file=sys.stderr)
+        return 1
+    from PySide6.QtWidgets import QMessageBox
+
+    box = QMessageBox(QMessageBox.Icon.Critical, "Sightline can't start", message)
+    box.setAccessibleName("Sightline can't start")
+    box.exec()
+    print(f"sightline: {message}", file=sys.stderr)
+    return 1

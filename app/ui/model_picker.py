@@ -1,0 +1,257 @@
+"""The model picker: Auto first, then models under "On this computer" and "Cloud", with badges.
+
+In the open list each model has its badges (eye: sees pictures; wrench: can
+use tools) at the right, drawn by `_PickerDelegate`; the closed box shows the
+chosen model's badges before its name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from enum import IntEnum
+
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QIcon,
+    QPainter,
+    QPalette,
+    QStandardItem,
+    QStandardItemModel,
+)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QSizePolicy,
+    QStyle,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QWidget,
+)
+
+from app.ui.icons import BADGE, BADGE_GAP, badge_image, badges_icon
+from routing.models import ModelInfo
+
+_Index = QModelIndex | QPersistentModelIndex
+
+AUTO = "auto"
+AUTO_LABEL = "Auto — Sightline chooses"
+LOCAL_HEADER = "On this computer"
+CLOUD_HEADER = "Cloud"
+MISSING_HEADER = "Not listed right now"
+UNKNOWN = "unknown"
+
+
+class PickerRole(IntEnum):
+    """Data roles of the picker's rows (tests read these, not pixels).
+
+    Every row has every role and none is ever None: PySide6 6.12 miscounts the
+    references of a None read back from Qt (see conversation_model.Role).
+    """
+
+    REF = Qt.ItemDataRole.UserRole + 1  # "auto" or "provider:model"; "" on a header
+    SEES = Qt.ItemDataRole.UserRole + 2  # True, False, or UNKNOWN
+    TOOLS = Qt.ItemDataRole.UserRole + 3  # True, False, or UNKNOWN
+    LOCAL = Qt.ItemDataRole.UserRole + 4  # True for a model on this computer
+    HEADER = Qt.ItemDataRole.UserRole + 5  # True on the group titles
+
+
+def sight_words(model: ModelInfo) -> list[str]:
+    """What the badges mean, for the tooltip."""
+    words = {True: "sees pictures", False: "doesn't see pictures", None: "sight unknown"}
+    parts = [words[model.sees]]
+    if model.tools:
+        parts.append("can use tools")
+    return parts
+
+
+class ModelPicker(QComboBox):
+    """A combo box of models; `current_ref()` is what the next turn asks for."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        """A picker with only Auto until models are listed."""
+        super().__init__(parent)
+        self.setAccessibleName("Model")
+        self.setAccessibleDescription("Which model answers; Auto lets Sightline choose")
+        self.setToolTip("Which model answers")
+        # A steady width: the top bar must not jump as models arrive or change.
+        self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.setMinimumContentsLength(24)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+        self.setMaxVisibleItems(20)
+        self._items = QStandardItemModel(self)
+        self.setModel(self._items)
+        self.setItemDelegate(_PickerDelegate(self))
+        self.view().setAccessibleName("Models")
+        self._models: tuple[ModelInfo, ...] = ()
+        self._wanted = AUTO  # the ref to show, even before its provider has answered
+        self.activated.connect(self._chosen)
+        self.currentIndexChanged.connect(self._fit_icon)
+        self._rebuild()
+
+    def current_ref(self) -> str:
+        """ "auto" or "provider:model"."""
+        ref = self.currentData(PickerRole.REF) if self.currentIndex() >= 0 else ""
+        return ref if isinstance(ref, str) and ref else AUTO
+
+    def set_current_ref(self, ref: str) -> None:
+        """Select a model by ref (a conversation's model); "" means Auto."""
+        self._wanted = ref or AUTO
+        self._select(self._wanted)
+
+    def set_models(self, models: Sequence[ModelInfo]) -> None:
+        """Show these models, keeping the selection."""
+        if tuple(models) == self._models:
+            return
+        self._models = tuple(models)
+        self._rebuild()
+
+    def models(self) -> tuple[ModelInfo, ...]:
+        """The models shown."""
+        return self._models
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Redraw the badges in the new colours when the system palette changes."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._rebuild()
+
+    def _chosen(self, _row: int) -> None:
+        self._wanted = self.current_ref()
+
+    def _rebuild(self) -> None:
+        self.blockSignals(True)
+        try:
+            self._items.clear()
+            auto = _row(AUTO_LABEL, AUTO, header=False)
+            auto.setToolTip("Sightline picks a model on this computer, and says which")
+            self._items.appendRow(auto)
+            local = [m for m in self._models if m.local]
+            cloud = [m for m in self._models if not m.local]
+            for title, group in ((LOCAL_HEADER, local), (CLOUD_HEADER, cloud)):
+                if group:
+                    self._items.appendRow(self._header(title))
+                    for model in group:
+                        self._items.appendRow(self._model_item(model))
+            if self._wanted != AUTO and self._wanted not in {m.ref for m in self._models}:
+                # Keep the conversation's model in view (not silently Auto) while its
+                # provider is away; a turn then says clearly what is wrong.
+                self._items.appendRow(self._header(MISSING_HEADER))
+                missing = _row(self._wanted, self._wanted, header=False)
+                missing.setToolTip(f"{self._wanted} is not offered by any ready provider now")
+                self._items.appendRow(missing)
+            self._select(self._wanted)
+        finally:
+            self.blockSignals(False)
+        self._fit_icon()
+        self.view().setMinimumWidth(self.view().sizeHintForColumn(0) + 24)
+
+    def _select(self, ref: str) -> None:
+        row = self.findData(ref, PickerRole.REF)
+        if row < 0 and ref != AUTO:
+            self._rebuild()  # adds the "not listed" entry
+            return
+        self.setCurrentIndex(max(row, 0))
+        self._fit_icon()
+
+    def _fit_icon(self, *_args: object) -> None:
+        # The closed box shows only the badges the chosen model has, with no gap.
+        item = self._items.item(max(self.currentIndex(), 0))
+        badges = 0 if item is None else _badge_count(item)
+        self.setIconSize(QSize(max(1, badges * BADGE + (badges - 1) * BADGE_GAP), BADGE))
+
+    def _header(self, title: str) -> QStandardItem:
+        item = _row(title, "", header=True)
+        item.setToolTip(title)
+        # Not selectable, not enabled: arrow keys and clicks skip it.
+        item.setFlags(Qt.ItemFlag.NoItemFlags)
+        item.setAccessibleText(f"{title} (group)")
+        return item
+
+    def _model_item(self, model: ModelInfo) -> QStandardItem:
+        item = _row(model.label or model.name, model.ref, header=False)
+        item.setData(UNKNOWN if model.sees is None else model.sees, PickerRole.SEES)
+        item.setData(UNKNOWN if model.tools is None else model.tools, PickerRole.TOOLS)
+        item.setData(model.local, PickerRole.LOCAL)
+        # The Active group: while the picker waits disabled for its first models,
+        # the current group is Disabled and its grey would stick to the icons.
+        color = self.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Text)
+        item.setIcon(badges_icon(model.sees, model.tools is True, color))
+        words = sight_words(model)
+        where = "on this computer" if model.local else "in the cloud"
+        item.setToolTip(f"{model.ref} — {', '.join(words)}; runs {where}")
+        item.setAccessibleText(f"{model.name}, {', '.join(words)}")
+        return item
+
+
+class _PickerDelegate(QStyledItemDelegate):
+    """The open list: group titles in small bold type; badges at the right of each model."""
+
+    def sizeHint(self, option: QStyleOptionViewItem, index: _Index) -> QSize:
+        """Room for the name, two badges, and some air."""
+        size = super().sizeHint(option, index)
+        return QSize(size.width() + 2 * BADGE + BADGE_GAP + 24, max(size.height(), BADGE + 10))
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+        """A header, or a model's name with its badges."""
+        if index.data(PickerRole.HEADER) is True:
+            self._paint_header(painter, option, index)
+            return
+        plain = QStyleOptionViewItem(option)
+        self.initStyleOption(plain, index)
+        plain.icon = QIcon()  # badges go at the right, not before the name
+        plain.features &= ~QStyleOptionViewItem.ViewItemFeature.HasDecoration
+        widget = option.widget
+        style = widget.style() if widget is not None else None
+        if style is None:
+            return
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, plain, painter, widget)
+        if index.data(PickerRole.REF) == AUTO:
+            return  # Auto is a choice of Sightline's, not a model: no badges
+        selected = bool(option.state & QStyle.StateFlag.State_Selected)
+        role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
+        color = QColor(option.palette.color(role))
+        ratio = painter.device().devicePixelRatioF()
+        rect = option.rect
+        y = rect.y() + (rect.height() - BADGE) // 2
+        x = rect.right() - 10 - BADGE
+        tools, sees = index.data(PickerRole.TOOLS), index.data(PickerRole.SEES)
+        if tools is True:
+            painter.drawImage(QPoint(x, y), badge_image("tools", color, BADGE, ratio))
+        x -= BADGE + BADGE_GAP
+        if sees is True or sees == UNKNOWN:
+            faint = QColor(color)
+            faint.setAlphaF(1.0 if sees is True else 0.35)
+            painter.drawImage(QPoint(x, y), badge_image("eye", faint, BADGE, ratio))
+
+    def _paint_header(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+        painter.save()
+        font = QFont(option.font)
+        font.setBold(True)
+        font.setPointSizeF(font.pointSizeF() * 0.85)
+        painter.setFont(font)
+        muted = option.palette.color(QPalette.ColorGroup.Active, QPalette.ColorRole.PlaceholderText)
+        painter.setPen(muted)
+        text_rect = option.rect.adjusted(8, 4, -8, 0)
+        painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, str(index.data()).upper())
+        painter.restore()
+
+
+def _row(text: str, ref: str, *, header: bool) -> QStandardItem:
+    """A picker row with every role set (see PickerRole)."""
+    item = QStandardItem(text)
+    item.setData(ref, PickerRole.REF)
+    item.setData(header, PickerRole.HEADER)
+    item.setData(UNKNOWN, PickerRole.SEES)
+    item.setData(UNKNOWN, PickerRole.TOOLS)
+    item.setData(False, PickerRole.LOCAL)
+    return item
+
+
+def _badge_count(item: QStandardItem) -> int:
+    if item.data(PickerRole.HEADER) is True or not item.data(PickerRole.REF):
+        return 0
+    if item.icon().isNull():
+        return 0
+    sees, tools = item.data(PickerRole.SEES), item.data(PickerRole.TOOLS)
+    return int(sees is True or sees == UNKNOWN) + int(tools is True)

@@ -1,0 +1,78 @@
+"""One open window and everything behind it: config, store, controller.
+
+`run_window` and the UI tests both build the window through `load_settings`
+and `open_session`, so the tests exercise the real start-up path.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+
+from app.config import Config
+from app.store import Store
+from app.ui.controller import Controller
+from app.ui.main_window import MainWindow
+
+
+class StartupError(Exception):
+    """Sightline can't open its window; the message says why and what to change."""
+
+
+def load_settings(environ: Mapping[str, str] = os.environ) -> Config:
+    """Read the config, turning a broken file into a StartupError."""
+    from app.config import ConfigError, load_config
+
+    try:
+        return load_config(environ)
+    except ConfigError as exc:
+        raise StartupError(str(exc)) from None
+
+
+class Session:
+    """The window, its controller and the store they share."""
+
+    def __init__(self, config: Config, store: Store, environ: Mapping[str, str] = os.environ):
+        """Build the window over an open store (no network yet)."""
+        self.config = config
+        self.store = store
+        self.controller = Controller(config, store, environ)
+        self.window = MainWindow(self.controller)
+        self.painted_at: float | None = None
+        self.closed = False
+        self.window.first_painted.connect(self._first_paint)
+        self.controller.load()
+
+    def show(self) -> None:
+        """Show the window; model listing starts right after its first paint."""
+        self.window.show()
+
+    def _first_paint(self) -> None:
+        self.painted_at = time.perf_counter()
+        # Only now: listing imports the wires (httpx) and opens connections, and
+        # none of that should delay the first frame.
+        self.controller.start()
+
+    async def aclose(self) -> None:
+        """Stop the turn and listing, close connections, then the store (once)."""
+        if self.closed:
+            return
+        self.closed = True
+        await self.controller.aclose()
+        self.store.close()
+
+
+def open_session(config: Config, environ: Mapping[str, str] = os.environ) -> Session:
+    """Open the store and build the window, turning a store failure into a StartupError."""
+    from app.store import StoreError
+
+    try:
+        store = Store.open(config.data_dir)
+    except StoreError as exc:
+        raise StartupError(str(exc)) from None
+    try:
+        return Session(config, store, environ)
+    except BaseException:
+        store.close()
+        raise

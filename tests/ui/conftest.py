@@ -1,0 +1,102 @@
+"""Running the window's asyncio code under pytest-qt.
+
+The app runs asyncio on Qt's event loop through qasync. In a test nobody calls
+`app.exec()`: pytest-qt's `waitUntil`/`waitSignal` spin Qt's loop instead. So
+the `qloop` fixture makes the app's loop (`app.ui.qt_asyncio.new_loop`, a
+`qasync.QEventLoop`) and registers it as the thread's *running* asyncio loop for
+the test; every time pytest-qt processes Qt events, qasync's timers and socket
+notifiers fire and asyncio tasks take their steps. Like `run_window`, it has
+asyncio's async-generator hooks installed while the test runs.
+
+It deliberately does not use qasync's `already_running=True` mode: that mode's
+clean-up calls `QApplication.exit()`, which emits `aboutToQuit` and leaves Qt's
+"quit now" flag set, so every later `waitSignal` in the session would return at
+once. Setting the running loop ourselves is the same thing qasync does inside
+`run_forever`, minus the `exec()`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import Awaitable, Callable, Iterator
+from typing import TypeVar
+
+import pytest
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
+from app.ui.session import Session, load_settings, open_session
+
+T = TypeVar("T")
+
+
+@pytest.fixture
+def qloop(qapp: QApplication, qtbot: QtBot) -> Iterator[asyncio.AbstractEventLoop]:
+    """A qasync loop, running (from asyncio's point of view) for the whole test."""
+    loop = new_loop(qapp)
+    asyncio.set_event_loop(loop)
+    asyncio.events._set_running_loop(loop)
+    try:
+        with async_generators_finalized_by(loop):
+            yield loop
+            # Whatever a test left running is cancelled and allowed to unwind (a
+            # turn writes its "stopped" mark while unwinding) before the loop closes.
+            pending = [t for t in asyncio.all_tasks(loop) if not t.done()]
+            for task in pending:
+                task.cancel()
+            pending.append(asyncio.ensure_future(loop.shutdown_asyncgens()))
+            qtbot.waitUntil(lambda: all(t.done() for t in pending), timeout=10_000)
+    finally:
+        asyncio.events._set_running_loop(None)
+        asyncio.set_event_loop(None)
+        loop.close()
+
+
+@pytest.fixture
+def run(qloop: asyncio.AbstractEventLoop, qtbot: QtBot) -> Callable[[Awaitable[T]], T]:
+    """Run a coroutine to completion on the qasync loop while Qt keeps processing events."""
+
+    def _run(awaitable: Awaitable[T], timeout_ms: int = 10_000) -> T:
+        task = asyncio.ensure_future(awaitable)
+        qtbot.waitUntil(task.done, timeout=timeout_ms)
+        return task.result()
+
+    return _run
+
+
+@pytest.fixture
+def open_window(
+    qtbot: QtBot, run: Callable[[Awaitable[None]], None]
+) -> Iterator[Callable[[], Session]]:
+    """Open the real window, as `run_window` does, for the current `home`; closed afterwards."""
+    sessions: list[Session] = []
+
+    def _open() -> Session:
+        session = open_session(load_settings())
+        sessions.append(session)
+        session.show()
+        # The first paint starts the controller (and the model listing), as in the app.
+        qtbot.waitUntil(lambda: session.painted_at is not None, timeout=10_000)
+        return session
+
+    yield _open
+    for session in sessions:
+        close_session(session, run)
+
+
+def close_session(session: Session, run: Callable[[Awaitable[None]], None]) -> None:
+    """Shut a session down the way the app does on exit (again is harmless)."""
+    if session.closed:
+        return
+    run(session.aclose())
+    session.window.close()
+    session.window.deleteLater()
+
+
+def free_port() -> int:
+    """A loopback port nothing listens on (it was free a moment ago)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

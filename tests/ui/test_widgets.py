@@ -1,0 +1,236 @@
+"""Widgets and models on their own: composer, model status words, conversation rows, drawing."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from PIL import Image
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
+from pytestqt.qtbot import QtBot
+
+from app.store import StoredItem
+from app.ui.composer import Composer
+from app.ui.controller import ModelListing
+from app.ui.conversation_model import ConversationModel, Role
+from app.ui.conversation_view import ConversationView
+from app.ui.provider_panel import LOOKING, NOTHING_READY, explain
+from routing.catalogue import ProviderStatus
+from routing.errors import CannotConnect
+from routing.models import ModelInfo, ProviderConfig
+from routing.transcript import (
+    Message,
+    MessageStatus,
+    Notice,
+    NoticeKind,
+    PicturePart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
+from vision.pictures import sniff
+
+# -- composer ----------------------------------------------------------------------
+
+
+def test_enter_sends_and_shift_enter_breaks_the_line(qtbot: QtBot) -> None:
+    composer = Composer()
+    qtbot.addWidget(composer)
+    sent: list[str] = []
+    composer.send_requested.connect(sent.append)
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    assert sent == []  # nothing to send
+    qtbot.keyClicks(composer.edit, "first")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.keyClicks(composer.edit, "second")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Enter)  # the keypad's Enter too
+    assert sent == ["first\nsecond"]
+    assert composer.text() == "first\nsecond"  # the window clears it once the turn starts
+
+
+def test_busy_composer_stops_instead_of_sending(qtbot: QtBot) -> None:
+    composer = Composer()
+    qtbot.addWidget(composer)
+    sent: list[str] = []
+    stops: list[bool] = []
+    composer.send_requested.connect(sent.append)
+    composer.stop_requested.connect(lambda: stops.append(True))
+    composer.set_busy(True)
+    assert composer.button.text() == "Stop" and composer.button.accessibleName() == "Stop"
+    qtbot.keyClicks(composer.edit, "typed while it streams")
+    qtbot.keyClick(composer.edit, Qt.Key.Key_Return)
+    assert sent == [] and composer.text() == "typed while it streams"
+    qtbot.mouseClick(composer.button, Qt.MouseButton.LeftButton)
+    assert stops == [True]
+    composer.set_busy(False)
+    assert composer.button.text() == "Send"
+
+
+def test_a_draft_comes_back_only_into_an_empty_box(qtbot: QtBot) -> None:
+    composer = Composer()
+    qtbot.addWidget(composer)
+    composer.restore_draft("lost words")
+    assert composer.text() == "lost words"
+    composer.clear()
+    qtbot.keyClicks(composer.edit, "new words")
+    composer.restore_draft("lost words")
+    assert composer.text() == "new words"
+
+
+def test_the_box_grows_with_its_text_up_to_a_limit(qtbot: QtBot) -> None:
+    composer = Composer()
+    qtbot.addWidget(composer)
+    composer.show()
+    small = composer.edit.height()
+    composer.edit.setPlainText("\n".join(["line"] * 5))
+    grown = composer.edit.height()
+    composer.edit.setPlainText("\n".join(["line"] * 8))
+    capped = composer.edit.height()
+    composer.edit.setPlainText("\n".join(["line"] * 50))
+    assert small < grown < capped == composer.edit.height()
+
+
+# -- model status words --------------------------------------------------------------
+
+
+def _provider(port: int = 11434, kind: str = "ollama") -> ProviderConfig:
+    return ProviderConfig(id="ollama", kind=kind, base_url=f"http://127.0.0.1:{port}")
+
+
+def test_the_panel_names_each_address_and_what_to_do(tmp_path: Path) -> None:
+    provider = _provider(9)
+    error = CannotConnect("Nothing answered at http://127.0.0.1:9.", provider_id="ollama")
+    listing = ModelListing(
+        statuses=(ProviderStatus(provider, (), error),),
+        providers=(provider,),
+        config_path=tmp_path / "config.toml",
+    )
+    said = explain(listing)
+    assert said.title == NOTHING_READY
+    assert said.tried == (
+        ("http://127.0.0.1:9 (ollama)", "Nothing answered at http://127.0.0.1:9."),
+    )
+    assert "ollama serve" in said.advice and "OLLAMA_HOST" in said.advice
+    assert str(tmp_path / "config.toml") in said.advice
+
+
+def test_an_empty_ollama_is_told_to_pull_a_model(tmp_path: Path) -> None:
+    provider = _provider()
+    listing = ModelListing(
+        statuses=(ProviderStatus(provider, ()),),
+        providers=(provider,),
+        config_path=tmp_path / "c.toml",
+    )
+    said = explain(listing)
+    assert "offers no models" in said.tried[0][1]
+    assert said.advice.startswith("Download a model with `ollama pull")
+
+
+def test_no_provider_at_all_and_listing_in_progress(tmp_path: Path) -> None:
+    assert explain(ModelListing(listing=True)).title == LOOKING
+    said = explain(ModelListing(config_path=tmp_path / "c.toml"))
+    assert said.title == NOTHING_READY and said.tried[0][0] == "No provider"
+    assert not ModelListing(models=(ModelInfo("ollama", "m", local=True),)).nothing_ready
+
+
+# -- conversation rows ----------------------------------------------------------------
+
+_PNG = Image.new("RGB", (320, 200), (40, 120, 200))
+
+
+def _picture() -> PicturePart:
+    buffer = io.BytesIO()
+    _PNG.save(buffer, format="PNG")
+    return PicturePart(sniff(buffer.getvalue(), "screen.png"))
+
+
+def _items() -> list[StoredItem]:
+    picture = _picture()
+    messages: list[Message | Notice] = [
+        Message(role="user", parts=(TextPart("Look at this"), picture)),
+        Message(
+            role="assistant",
+            model="ollama:qwen2.5vl:3b",
+            parts=(TextPart("Let me check."), ToolCall("c1", "screenshot", {"window": "all"})),
+        ),
+        Message(
+            role="tool",
+            parts=(ToolResult("c1", "screenshot", (TextPart("1280×800 pixels"), picture)),),
+        ),
+        Message(role="assistant", model="ollama:llava:7b", status=MessageStatus.STOPPED),
+        Message(role="assistant", model="ollama:llava:7b", status=MessageStatus.INTERRUPTED),
+        Message(role="assistant", model="ollama:llava:7b", status=MessageStatus.FAILED),
+    ]
+    messages += [Notice(kind, f"A {kind} notice", details="why") for kind in NoticeKind]
+    return [StoredItem(n + 1, "c", n + 1, 0.0, item) for n, item in enumerate(messages)]
+
+
+def test_every_role_of_every_row_has_a_value(qtbot: QtBot) -> None:
+    model = ConversationModel()
+    model.set_items(_items())
+    for row in range(model.rowCount()):
+        index = model.index(row, 0)
+        for role in Role:
+            assert index.data(role) is not None, (row, role)  # see Role: never None
+    assert model.index(0, 0).data(Role.AUTHOR) == "You"
+    assert model.index(1, 0).data(Role.TOOL_CALLS)[0].name == "screenshot"
+    assert model.index(6, 0).data(Role.NOTICE_KIND) == NoticeKind.ROUTING
+    assert model.index(6, 0).data(Role.STATUS) == ""
+
+
+def test_streamed_words_land_at_once_and_repaints_are_coalesced(qtbot: QtBot) -> None:
+    model = ConversationModel()
+    answer = StoredItem(7, "c", 1, 0.0, Message(role="assistant", status=MessageStatus.STREAMING))
+    model.set_items([answer])
+    changes: list[int] = []
+    model.dataChanged.connect(lambda top, _bottom: changes.append(top.row()))
+    for word in ("one ", "two ", "three"):
+        model.append_text(7, word)
+    model.append_text(999, "ignored: not in this conversation")
+    assert model.row(0).text == "one two three"
+    qtbot.waitUntil(lambda: changes == [0])  # three appends, one repaint
+    done = StoredItem(7, "c", 1, 0.0, Message(role="assistant", parts=(TextPart("one two three"),)))
+    model.finish_item(done)
+    assert model.index(0, 0).data(Role.STATUS) == MessageStatus.COMPLETE
+
+
+def test_the_delegate_draws_pictures_tools_tags_and_every_notice(qtbot: QtBot) -> None:
+    model = ConversationModel()
+    view = ConversationView(model)
+    qtbot.addWidget(view)
+    view.resize(700, 500)
+    view.show()
+    model.set_items(_items())
+    delegate = view.itemDelegate()
+    option = QStyleOptionViewItem()
+    option.initFrom(view)
+    option.widget = view
+    heights = []
+    for row in range(model.rowCount()):
+        index = model.index(row, 0)
+        size = delegate.sizeHint(option, index)
+        heights.append(size.height())
+        image = QImage(QSize(size.width(), size.height()), QImage.Format.Format_ARGB32)
+        image.fill(QColor("white"))
+        painter = QPainter(image)
+        option.rect = image.rect()
+        delegate.paint(painter, option, index)
+        painter.end()
+    assert heights[0] > 110  # the thumbnail makes the person's row tall
+    assert heights[2] > 110  # so does the tool result's picture
+    assert all(h > 20 for h in heights)
+    # Narrower, the long rows wrap and grow; the view relays them out on resize.
+    option_narrow = QStyleOptionViewItem(option)
+    view.resize(300, 500)
+    QApplication.processEvents()
+    long_row = StoredItem(
+        99, "c", 99, 0.0, Message(role="assistant", parts=(TextPart("word " * 80),))
+    )
+    model.add_item(long_row)
+    narrow = delegate.sizeHint(option_narrow, model.index(model.rowCount() - 1, 0)).height()
+    view.resize(900, 500)
+    QApplication.processEvents()
+    wide = delegate.sizeHint(option_narrow, model.index(model.rowCount() - 1, 0)).height()
+    assert narrow > wide
