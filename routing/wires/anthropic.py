@@ -13,7 +13,7 @@ import json
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -21,7 +21,6 @@ from httpx_sse import EventSource
 
 from routing.errors import (
     BadRequest,
-    CannotConnect,
     ContextTooLong,
     KeyProblem,
     MalformedResponse,
@@ -30,11 +29,13 @@ from routing.errors import (
     ProviderError,
     RateLimited,
     ServerError,
-    TimedOut,
 )
 from routing.models import ModelInfo, ProviderConfig
+from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.http_errors import translate_transport
+from routing.wires.payload import plain_json
 from vision.pictures import Picture
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -70,15 +71,6 @@ def anthropic_base_url(configured: str | None) -> str:
     return url[: -len("/v1")] if url.endswith("/v1") else url
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-ready copy: mappings become dicts and sequences lists."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _picture_block(picture: Picture) -> dict[str, Any]:
     data = base64.b64encode(picture.data).decode("ascii")
     if picture.mime == PDF_TYPE:  # Claude reads PDFs natively (§5)
@@ -108,7 +100,7 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = [{"type": "text", "text": message.text}] if message.text else []
     if message.role == "assistant":
         blocks += [
-            {"type": "tool_use", "id": c.id, "name": c.name, "input": _plain(c.arguments)}
+            {"type": "tool_use", "id": c.id, "name": c.name, "input": plain_json(c.arguments)}
             for c in message.tool_calls
         ]
     else:
@@ -146,7 +138,7 @@ def build_messages_body(
     body["messages"] = messages
     if request.tools:
         body["tools"] = [
-            {"name": t.name, "description": t.description, "input_schema": _plain(t.parameters)}
+            {"name": t.name, "description": t.description, "input_schema": plain_json(t.parameters)}
             for t in request.tools
         ]
     body["stream"] = True
@@ -555,32 +547,9 @@ class AnthropicWire:
         )
 
     def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
-        pid, detail = self.provider.id, f"{type(exc).__name__}: {exc}"
-        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
-            return CannotConnect(
-                f"Nothing answered at {self.base_url}: check the internet connection and the "
-                f"provider's base_url (normally {DEFAULT_BASE_URL}).",
-                provider_id=pid,
-                detail=detail,
-            )
-        if isinstance(exc, httpx.TimeoutException):
-            return TimedOut(
-                f"Anthropic at {self.base_url} stopped answering in time. Try again, or pick a "
-                "faster model.",
-                provider_id=pid,
-                detail=detail,
-            )
-        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
-            return self._cut_off(detail)
-        if isinstance(exc, httpx.UnsupportedProtocol):
-            return CannotConnect(
-                f"{self.base_url} is not an http:// or https:// address: fix the provider's "
-                "base_url.",
-                provider_id=pid,
-                detail=detail,
-            )
-        return ServerError(
-            f"Talking to Anthropic at {self.base_url} failed. Try again.",
-            provider_id=pid,
-            detail=detail,
+        error = translate_transport(
+            replace(self.provider, base_url=self.base_url), exc, preset=preset_for("anthropic")
         )
+        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+            return self._cut_off(error.detail)
+        return error

@@ -311,6 +311,11 @@ def translate_transport(
     start = ""
     if preset is not None and preset.kind == "lmstudio":
         start = " Start LM Studio's server (Developer → Start Server, or `lms server start`)."
+    elif preset is not None and preset.kind == "ollama":
+        start = (
+            " Is Ollama running? Start it with `ollama serve`, or set OLLAMA_HOST or the "
+            "provider's base_url."
+        )
     elif provider.is_local:
         start = " Start the server, or fix the provider's base URL."
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):

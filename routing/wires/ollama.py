@@ -10,7 +10,7 @@ import asyncio
 import base64
 import json
 import os
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
@@ -21,7 +21,6 @@ from routing.addresses import OLLAMA_DEFAULT_URL as DEFAULT_BASE_URL
 from routing.addresses import ollama_base_url
 from routing.errors import (
     BadRequest,
-    CannotConnect,
     ContextTooLong,
     KeyProblem,
     MalformedResponse,
@@ -30,11 +29,13 @@ from routing.errors import (
     ProviderError,
     RateLimited,
     ServerError,
-    TimedOut,
 )
 from routing.models import ModelInfo, ProviderConfig
+from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.http_errors import translate_transport
+from routing.wires.payload import plain_json, tool_result_text
 
 # A cold model can take minutes to load before its first token arrives.
 DEFAULT_TIMEOUT = 300.0
@@ -111,20 +112,8 @@ def classify_error(
     )
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-ready copy: mappings become dicts and sequences lists."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _tool_message(result: ToolResult) -> dict[str, Any]:
-    text = result.text
-    # Ollama has no error flag on tool results, so the words must say it failed.
-    if result.is_error and not text.lower().startswith("error"):
-        text = f"Error: {text}" if text else "Error"
+    text = tool_result_text(result)  # Ollama has no error flag on tool results
     # Pictures inside tool results are not sent yet (issue 4); their words are.
     return {"role": "tool", "content": text, "tool_name": result.name}
 
@@ -139,7 +128,7 @@ def _message_body(message: Message) -> list[dict[str, Any]]:
             body["images"] = [base64.b64encode(p.data).decode("ascii") for p in pictures]
         if calls:
             body["tool_calls"] = [
-                {"function": {"name": c.name, "arguments": _plain(c.arguments)}} for c in calls
+                {"function": {"name": c.name, "arguments": plain_json(c.arguments)}} for c in calls
             ]
         out.append(body)
     return out
@@ -160,7 +149,7 @@ def build_chat_body(request: ChatRequest) -> dict[str, Any]:
                 "function": {
                     "name": t.name,
                     "description": t.description,
-                    "parameters": _plain(t.parameters),
+                    "parameters": plain_json(t.parameters),
                 },
             }
             for t in request.tools
@@ -408,32 +397,9 @@ class OllamaWire:
         )
 
     def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
-        pid, detail = self.provider.id, f"{type(exc).__name__}: {exc}"
-        if isinstance(exc, httpx.ConnectError):
-            return CannotConnect(
-                f"Nothing answered at {self.base_url}: is Ollama running? Start it with "
-                "`ollama serve`, or set OLLAMA_HOST / the provider's base_url.",
-                provider_id=pid,
-                detail=detail,
-            )
-        if isinstance(exc, httpx.TimeoutException):
-            return TimedOut(
-                f"Ollama at {self.base_url} stopped answering in time. Try again, or pick a "
-                "lighter model.",
-                provider_id=pid,
-                detail=detail,
-            )
-        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
-            return self._cut_off(detail)
-        if isinstance(exc, httpx.UnsupportedProtocol):
-            return CannotConnect(
-                f"{self.base_url} is not an http:// or https:// address: fix the provider's "
-                "base_url or OLLAMA_HOST.",
-                provider_id=pid,
-                detail=detail,
-            )
-        return ServerError(
-            f"Talking to Ollama at {self.base_url} failed. Try again.",
-            provider_id=pid,
-            detail=detail,
+        error = translate_transport(
+            replace(self.provider, base_url=self.base_url), exc, preset=preset_for("ollama")
         )
+        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+            return self._cut_off(error.detail)
+        return error

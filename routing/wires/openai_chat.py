@@ -32,6 +32,7 @@ from routing.wires.http_errors import (
     translate_transport,
     with_retry,
 )
+from routing.wires.payload import plain_json, tool_result_text
 
 # A local model may load for minutes before its first token.
 DEFAULT_TIMEOUT = 300.0
@@ -58,20 +59,8 @@ _CONTEXT_KEYS = ("context_length", "context_window", "max_context_length", "max_
 # -- the request -----------------------------------------------------------------
 
 
-def _plain(value: Any) -> Any:
-    """A JSON-ready copy: mappings become dicts and sequences lists."""
-    if isinstance(value, Mapping):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
-
-
 def _tool_message(result: ToolResult) -> dict[str, Any]:
-    text = result.text
-    # The shape has no error flag on tool results, so the words must say it failed.
-    if result.is_error and not text.lower().startswith("error"):
-        text = f"Error: {text}" if text else "Error"
+    text = tool_result_text(result)  # the shape has no error flag on tool results
     # Pictures inside tool results are issue 4's job; their words go as they are.
     return {"role": "tool", "tool_call_id": result.call_id, "content": text}
 
@@ -101,7 +90,7 @@ def _message_bodies(message: Message) -> list[dict[str, Any]]:
                 {
                     "id": c.id,
                     "type": "function",
-                    "function": {"name": c.name, "arguments": json.dumps(_plain(c.arguments))},
+                    "function": {"name": c.name, "arguments": json.dumps(plain_json(c.arguments))},
                 }
                 for c in calls
             ]
@@ -133,7 +122,7 @@ def build_chat_body(request: ChatRequest, preset: Preset) -> dict[str, Any]:
                 "function": {
                     "name": t.name,
                     "description": t.description,
-                    "parameters": _plain(t.parameters),
+                    "parameters": plain_json(t.parameters),
                 },
             }
             for t in request.tools

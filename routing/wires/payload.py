@@ -1,0 +1,25 @@
+"""Small pieces every wire uses to build its request JSON."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from routing.transcript import ToolResult
+
+
+def plain_json(value: Any) -> Any:
+    """A JSON-ready copy: mappings become dicts and sequences lists."""
+    if isinstance(value, Mapping):
+        return {str(k): plain_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_json(v) for v in value]
+    return value
+
+
+def tool_result_text(result: ToolResult) -> str:
+    """A tool result's words; where the API has no error flag, the words say it failed."""
+    text = result.text
+    if result.is_error and not text.lower().startswith("error"):
+        text = f"Error: {text}" if text else "Error"
+    return text
