@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from app.store import Store, StoredItem
 from routing.catalogue import Catalogue
 from routing.errors import ProviderError
+from routing.presets import preset_for
 from routing.router import Choice, choose_auto, is_auto
+from routing.shaping import limits_for, shape_messages
 from routing.transcript import MessageStatus, Notice, NoticeKind, Part, user_message
 from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
 from vision.pictures import Picture
@@ -113,7 +115,11 @@ class TurnRunner:
 
     async def _answer(self, conversation_id: str, choice: Choice) -> AsyncIterator[TurnEvent]:
         model = choice.model
-        request = ChatRequest(model=model.name, messages=self.store.messages(conversation_id))
+        preset = preset_for(self.catalogue.provider(model.provider_id).kind)
+        messages = shape_messages(
+            self.store.messages(conversation_id), limits_for(preset.max_picture_side)
+        )
+        request = ChatRequest(model=model.name, messages=messages)
         answer: StoredItem | None = None
         status = MessageStatus.FAILED
         try:

@@ -53,6 +53,10 @@ class Catalogue:
         """The providers, in the person's order."""
         return list(self._providers.values())
 
+    def provider(self, provider_id: str) -> ProviderConfig:
+        """The provider with this id."""
+        return self._providers[provider_id]
+
     def wire(self, provider_id: str) -> Wire:
         """The provider's wire, made on first use."""
         if provider_id not in self._wires:

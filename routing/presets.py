@@ -32,6 +32,7 @@ class Preset:
     include_usage: bool = False  # send stream_options.include_usage
     bridge_tool_then_user: bool = False  # Mistral: an assistant turn between tool and user
     local_default: bool = False
+    max_picture_side: int = 2048  # longest side sent; providers downscale beyond what they use
 
 
 def _names(pattern: str) -> re.Pattern[str]:
@@ -186,6 +187,7 @@ _TABLE: tuple[Preset, ...] = (
         "ANTHROPIC_API_KEY",
         sight="all",
         tools="all",
+        max_picture_side=1568,  # Claude scales anything longer down to this
     ),
     Preset(
         "ollama",

@@ -127,3 +127,39 @@ def user_message(text: str, pictures: tuple[Picture, ...] = ()) -> Message:
     parts: list[Part] = [TextPart(text)] if text else []
     parts.extend(PicturePart(p) for p in pictures)
     return Message(role="user", parts=tuple(parts))
+
+
+# Chat APIs of the OpenAI shape (and Ollama's) take pictures only in user messages,
+# so a step's tool pictures travel in one user message after its tool messages.
+# These fixed words open that message: they, not an extra field (which some
+# providers refuse), mark it as tool output in the middle of a turn.
+TOOL_PICTURES_OPENING = (
+    "[Tool output, not a message from the person: pictures returned by the tool calls above.]"
+)
+
+
+def tool_pictures_text(sources: list[tuple[ToolResult, Picture]]) -> str:
+    """The words that open the user message carrying a step's tool pictures."""
+    lines = [TOOL_PICTURES_OPENING]
+    for number, (result, picture) in enumerate(sources, start=1):
+        label = f" ({picture.label})" if picture.label else ""
+        lines.append(f"Picture {number}: from {result.name}, call {result.call_id}{label}.")
+    return "\n".join(lines)
+
+
+def is_tool_pictures_text(text: str) -> bool:
+    """Whether a user message's words mark it as carrying tool pictures (mid-turn)."""
+    return text.startswith(TOOL_PICTURES_OPENING)
+
+
+def starts_turn(message: Message) -> bool:
+    """Whether a message is the person speaking, which starts a turn."""
+    return message.role == "user" and not is_tool_pictures_text(message.text)
+
+
+def turn_start(messages: tuple[Message, ...] | list[Message]) -> int:
+    """The index of the message that started the latest turn (0 when none did)."""
+    for index in range(len(messages) - 1, -1, -1):
+        if starts_turn(messages[index]):
+            return index
+    return 0

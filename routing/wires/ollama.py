@@ -32,10 +32,11 @@ from routing.errors import (
 )
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import preset_for
-from routing.transcript import Message, ToolCall, ToolResult
+from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.http_errors import translate_transport
 from routing.wires.payload import plain_json, tool_result_text
+from vision.pictures import Picture
 
 # A cold model can take minutes to load before its first token arrives.
 DEFAULT_TIMEOUT = 300.0
@@ -113,9 +114,18 @@ def classify_error(
 
 
 def _tool_message(result: ToolResult) -> dict[str, Any]:
+    # Words only: a tool message's pictures follow in one user message (SPEC §3).
     text = tool_result_text(result)  # Ollama has no error flag on tool results
-    # Pictures inside tool results are not sent yet (issue 4); their words are.
     return {"role": "tool", "content": text, "tool_name": result.name}
+
+
+def _images(pictures: tuple[Picture, ...]) -> list[str]:
+    return [base64.b64encode(p.data).decode("ascii") for p in pictures]
+
+
+def _tool_pictures_message(sources: list[tuple[ToolResult, Picture]]) -> dict[str, Any]:
+    pictures = tuple(picture for _, picture in sources)
+    return {"role": "user", "content": tool_pictures_text(sources), "images": _images(pictures)}
 
 
 def _message_body(message: Message) -> list[dict[str, Any]]:
@@ -125,7 +135,7 @@ def _message_body(message: Message) -> list[dict[str, Any]]:
     if message.text or pictures or calls or not results:
         body: dict[str, Any] = {"role": message.role, "content": message.text}
         if pictures:
-            body["images"] = [base64.b64encode(p.data).decode("ascii") for p in pictures]
+            body["images"] = _images(pictures)
         if calls:
             body["tool_calls"] = [
                 {"function": {"name": c.name, "arguments": plain_json(c.arguments)}} for c in calls
@@ -139,8 +149,15 @@ def build_chat_body(request: ChatRequest) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
+    pending: list[tuple[ToolResult, Picture]] = []  # this step's tool pictures
     for message in request.messages:
+        if message.role != "tool" and pending:
+            messages.append(_tool_pictures_message(pending))
+            pending = []
         messages.extend(_message_body(message))
+        pending.extend((r, p) for r in message.tool_results for p in r.pictures)
+    if pending:
+        messages.append(_tool_pictures_message(pending))
     body: dict[str, Any] = {"model": request.model, "messages": messages}
     if request.tools:
         body["tools"] = [

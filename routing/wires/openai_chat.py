@@ -22,7 +22,7 @@ from httpx_sse import EventSource, aconnect_sse
 from routing.errors import MalformedResponse, ModelNotFound, ProviderError, ServerError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import PRESETS, Preset, sees_for, tools_for
-from routing.transcript import Message, ToolCall, ToolResult
+from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.http_errors import (
     RETRY_BASE,
@@ -33,6 +33,7 @@ from routing.wires.http_errors import (
     with_retry,
 )
 from routing.wires.payload import plain_json, tool_result_text
+from vision.pictures import Picture
 
 # A local model may load for minutes before its first token.
 DEFAULT_TIMEOUT = 300.0
@@ -60,22 +61,29 @@ _CONTEXT_KEYS = ("context_length", "context_window", "max_context_length", "max_
 
 
 def _tool_message(result: ToolResult) -> dict[str, Any]:
+    # A tool message carries text only here: its pictures follow in a user message.
     text = tool_result_text(result)  # the shape has no error flag on tool results
-    # Pictures inside tool results are issue 4's job; their words go as they are.
     return {"role": "tool", "tool_call_id": result.call_id, "content": text}
 
 
-def _content(message: Message) -> str | list[dict[str, Any]]:
-    pictures = message.pictures
+def _picture_part(picture: Picture) -> dict[str, Any]:
+    data = base64.b64encode(picture.data).decode("ascii")
+    return {"type": "image_url", "image_url": {"url": f"data:{picture.mime};base64,{data}"}}
+
+
+def _content(text: str, pictures: tuple[Picture, ...]) -> str | list[dict[str, Any]]:
     if not pictures:
         # Never a one-part array: some servers drop array content without a word.
-        return message.text
-    parts: list[dict[str, Any]] = [{"type": "text", "text": message.text}] if message.text else []
-    for picture in pictures:
-        data = base64.b64encode(picture.data).decode("ascii")
-        url = f"data:{picture.mime};base64,{data}"
-        parts.append({"type": "image_url", "image_url": {"url": url}})
+        return text
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    parts.extend(_picture_part(p) for p in pictures)
     return parts
+
+
+def _tool_pictures_message(sources: list[tuple[ToolResult, Picture]]) -> dict[str, Any]:
+    """One user message with a step's tool pictures, opened by the marking words."""
+    pictures = tuple(picture for _, picture in sources)
+    return {"role": "user", "content": _content(tool_pictures_text(sources), pictures)}
 
 
 def _message_bodies(message: Message) -> list[dict[str, Any]]:
@@ -83,7 +91,10 @@ def _message_bodies(message: Message) -> list[dict[str, Any]]:
     out = [_tool_message(r) for r in results]
     calls = message.tool_calls
     if message.text or message.pictures or calls or not results:
-        body: dict[str, Any] = {"role": message.role, "content": _content(message)}
+        body: dict[str, Any] = {
+            "role": message.role,
+            "content": _content(message.text, message.pictures),
+        }
         if calls:
             body["content"] = message.text or None
             body["tool_calls"] = [
@@ -103,17 +114,28 @@ def build_chat_body(request: ChatRequest, preset: Preset) -> dict[str, Any]:
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
+    pending: list[tuple[ToolResult, Picture]] = []  # this step's tool pictures
+
+    def add(body: dict[str, Any]) -> None:
+        # Mistral refuses a user message straight after a tool's: bridge them, here only.
+        if (
+            preset.bridge_tool_then_user
+            and body["role"] == "user"
+            and messages
+            and messages[-1]["role"] == "tool"
+        ):
+            messages.append({"role": "assistant", "content": ""})
+        messages.append(body)
+
     for message in request.messages:
+        if message.role != "tool" and pending:
+            add(_tool_pictures_message(pending))
+            pending = []
         for body in _message_bodies(message):
-            # Mistral refuses a user message straight after a tool's: bridge them, here only.
-            if (
-                preset.bridge_tool_then_user
-                and body["role"] == "user"
-                and messages
-                and messages[-1]["role"] == "tool"
-            ):
-                messages.append({"role": "assistant", "content": ""})
-            messages.append(body)
+            add(body)
+        pending.extend((r, p) for r in message.tool_results for p in r.pictures)
+    if pending:
+        add(_tool_pictures_message(pending))
     chat: dict[str, Any] = {"model": request.model, "messages": messages, "stream": True}
     if request.tools:
         chat["tools"] = [

@@ -29,6 +29,7 @@ from routing.transcript import (
     TextPart,
     ToolCall,
     ToolResult,
+    tool_pictures_text,
     user_message,
 )
 from routing.wires.base import (
@@ -138,6 +139,8 @@ async def test_pictures_go_as_raw_base64(wire: OllamaWire, fake_ollama: FakeOlla
 async def test_tools_and_tool_turns(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
     """Tools, an assistant's tool calls and each tool result map to Ollama's shapes."""
     call = ToolCall(id="call_0", name="get_weather", arguments={"city": "Oslo", "days": [1, 2]})
+    photo = png("green")
+    camera = ToolResult("call_2", "camera", (TextPart("a photo"), PicturePart(photo)))
     history = (
         user_message("weather?"),
         Message(role="assistant", parts=(call,)),
@@ -146,7 +149,7 @@ async def test_tools_and_tool_turns(wire: OllamaWire, fake_ollama: FakeOllama) -
             parts=(
                 ToolResult("call_0", "get_weather", (TextPart("sunny"), TextPart("12 C"))),
                 ToolResult("call_1", "screenshot", (TextPart("denied"),), is_error=True),
-                ToolResult("call_2", "camera", (TextPart("a photo"), PicturePart(png("green")))),
+                camera,
             ),
         ),
     )
@@ -155,9 +158,9 @@ async def test_tools_and_tool_turns(wire: OllamaWire, fake_ollama: FakeOllama) -
         "Weather for a city.",
         {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
     )
-    await collect(wire, ChatRequest(model="llama3.2:3b", messages=history, tools=(spec,)))
+    await collect(wire, ChatRequest(model="qwen2.5vl:3b", messages=history, tools=(spec,)))
     assert fake_ollama.chat_requests()[0] == {
-        "model": "llama3.2:3b",
+        "model": "qwen2.5vl:3b",
         "messages": [
             {"role": "user", "content": "weather?"},
             {
@@ -175,6 +178,12 @@ async def test_tools_and_tool_turns(wire: OllamaWire, fake_ollama: FakeOllama) -
             {"role": "tool", "content": "sunny\n12 C", "tool_name": "get_weather"},
             {"role": "tool", "content": "Error: denied", "tool_name": "screenshot"},
             {"role": "tool", "content": "a photo", "tool_name": "camera"},
+            # The step's tool pictures follow in one user message, marked as tool output.
+            {
+                "role": "user",
+                "content": tool_pictures_text([(camera, photo)]),
+                "images": [base64.b64encode(photo.data).decode("ascii")],
+            },
         ],
         "tools": [
             {

@@ -1,0 +1,107 @@
+"""The request a wire gets: the transcript with its pictures made fit to send.
+
+Shaping never changes what is stored. It ages tool pictures (only the newest
+few stay pictures: every picture is paid for again on every later request) and
+clamps each picture to the provider's limits, replacing one that can't fit with
+a note that says why.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass, replace
+
+from routing.transcript import Message, Part, PicturePart, TextPart, ToolResult
+from vision.pictures import MAX_SEND_BYTES, Picture, PictureTooLarge, clamp
+
+KEEP_TOOL_PICTURES = 3
+
+
+@dataclass(frozen=True)
+class PictureLimits:
+    """How big a picture may leave for one provider."""
+
+    max_side: int = 2048
+    max_bytes: int = MAX_SEND_BYTES
+
+
+class ClampCache:
+    """Clamped pictures by (SHA-256, limits), so a long chat doesn't re-encode each turn."""
+
+    def __init__(self, size: int = 128) -> None:
+        self._size = size
+        self._kept: OrderedDict[tuple[str, PictureLimits], Picture | str] = OrderedDict()
+
+    def clamp(self, picture: Picture, limits: PictureLimits) -> Picture | str:
+        """The picture within the limits, or the note that replaces it."""
+        key = (picture.sha256, limits)
+        if key in self._kept:
+            self._kept.move_to_end(key)
+            return self._kept[key]
+        try:
+            result: Picture | str = clamp(
+                picture, max_side=limits.max_side, max_bytes=limits.max_bytes
+            )
+        except PictureTooLarge as exc:
+            result = str(exc)
+        self._kept[key] = result
+        if len(self._kept) > self._size:
+            self._kept.popitem(last=False)
+        return result
+
+
+_shared_cache = ClampCache()
+
+
+def aged_line(result: ToolResult) -> str:
+    """What an older tool picture becomes."""
+    return (
+        f"[A picture returned by {result.name} was here; only the newest "
+        f"{KEEP_TOOL_PICTURES} tool pictures are sent again.]"
+    )
+
+
+def limits_for(max_side: int) -> PictureLimits:
+    """The limits for a provider whose longest accepted side is `max_side`."""
+    return PictureLimits(max_side=max_side)
+
+
+def shape_messages(
+    messages: tuple[Message, ...],
+    limits: PictureLimits,
+    *,
+    keep_tool_pictures: int = KEEP_TOOL_PICTURES,
+    cache: ClampCache | None = None,
+) -> tuple[Message, ...]:
+    """The messages as they should leave: older tool pictures aged, every picture clamped."""
+    cache = cache or _shared_cache
+    budget = keep_tool_pictures
+    shaped: list[Message] = []
+    # Newest first, so the pictures that stay are the latest ones.
+    for message in reversed(messages):
+        parts: list[Part] = []
+        for part in reversed(message.parts):
+            if isinstance(part, ToolResult) and part.pictures:
+                inner: list[TextPart | PicturePart] = []
+                for piece in reversed(part.parts):
+                    if isinstance(piece, PicturePart):
+                        if budget > 0:
+                            budget -= 1
+                            inner.append(_fit(piece, limits, cache))
+                        else:
+                            inner.append(TextPart(aged_line(part)))
+                    else:
+                        inner.append(piece)
+                part = replace(part, parts=tuple(reversed(inner)))
+            elif isinstance(part, PicturePart):
+                part = _fit(part, limits, cache)
+                if isinstance(part, TextPart):  # a note among the person's own words
+                    part = TextPart("\n" + part.text)
+            parts.append(part)
+        shaped.append(replace(message, parts=tuple(reversed(parts))))
+    return tuple(reversed(shaped))
+
+
+def _fit(part: PicturePart, limits: PictureLimits, cache: ClampCache) -> TextPart | PicturePart:
+    fitted = cache.clamp(part.picture, limits)
+    return TextPart(fitted) if isinstance(fitted, str) else PicturePart(fitted)
