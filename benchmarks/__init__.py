@@ -1,0 +1,1 @@
+"""Sightline's benchmarks: `python -m benchmarks` prints medians and ratios."""
