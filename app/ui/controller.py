@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Coroutine, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from app import paths
+from app.keys import KeyStore
 from routing.transcript import Message  # already loaded by the store: costs nothing here
 
 if TYPE_CHECKING:
@@ -74,6 +75,12 @@ class Controller(QObject):
         self.config = config
         self.store = store
         self._environ = environ
+        self.keys = KeyStore()  # one per window: a key kept for the session lives here
+        self._key_problem_told = False
+        self._started = False
+        self._connecting = asyncio.Lock()
+        self._retired: set[Catalogue] = set()  # old catalogues, closed once their turn ends
+        self._carried: dict[str, ProviderStatus] = {}  # the last listing's, while relisting
         self._catalogue: Catalogue | None = None
         self._runner: TurnRunner | None = None
         self._current = ""
@@ -101,6 +108,16 @@ class Controller(QObject):
         """The latest model listing."""
         return self._listing
 
+    @property
+    def environ(self) -> Mapping[str, str]:
+        """The environment the providers' keys and addresses are read from."""
+        return self._environ
+
+    @property
+    def config_path(self) -> Path:
+        """The config file settings are saved to (it may not exist yet)."""
+        return self._config_path()
+
     def _config_path(self) -> Path:
         return self.config.source or paths.config_file(self._environ)
 
@@ -113,16 +130,77 @@ class Controller(QObject):
 
     def start(self) -> None:
         """Build the network side and start listing models; call after the first paint."""
+        if not self._started:
+            self._started = True
+            self._chore(self._connect())
+
+    async def apply_settings(self) -> None:
+        """Read the config file again and use its providers (ConfigError when it is broken)."""
+        from app.config import load_config
+
+        config = load_config(self._environ)  # raises before anything changes
+        self.config = config
+        await self._connect()
+
+    async def _connect(self) -> None:
         # Imported here, not at the top: they pull in httpx and friends, which the
         # first paint does not need.
         from app.config import effective_providers
+        from app.keys import with_keys
         from app.turn import TurnRunner
         from routing.catalogue import Catalogue
 
-        if self._catalogue is None:
-            self._catalogue = Catalogue(effective_providers(self.config, self._environ))
+        async with self._connecting:
+            wanted = effective_providers(self.config, self._environ)
+            # The keyring may wait on D-Bus (or an unlock prompt): never on the UI thread.
+            providers = await asyncio.to_thread(with_keys, wanted, self.keys, self._environ)
+            old = self._catalogue
+            if old is not None:
+                # Until each provider answers again, the picker keeps its last models
+                # rather than flashing empty (only providers still in use).
+                kept = {p.id for p in providers}
+                self._carried = {s.provider.id: s for s in old.statuses() if s.provider.id in kept}
+            self._catalogue = Catalogue(providers)
             self._runner = TurnRunner(self.store, self._catalogue)
-        self.refresh_models()
+            listing = self._listing_task
+            if listing is not None and not listing.done():
+                listing.cancel()  # it lists the old providers
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await listing
+            self._listing_task = None
+            self.refresh_models()
+            self._tell_key_problem(providers)
+            if old is not None:
+                self._retired.add(old)
+                self._chore(self._retire(old))
+
+    async def _retire(self, catalogue: Catalogue) -> None:
+        # A turn already running keeps the catalogue it started with until it ends.
+        turn = self._turn_task
+        if turn is not None and not turn.done():
+            await asyncio.wait({turn})
+        await catalogue.aclose()
+        self._retired.discard(catalogue)
+
+    def _tell_key_problem(self, providers: list[ProviderConfig]) -> None:
+        from routing.presets import preset_for
+
+        # Only worth a word when a provider that needs a key has none: then the missing
+        # keyring is why a key typed last time is gone. Said once per window.
+        keyless = any(preset_for(p.kind).needs_key and not p.api_key for p in providers)
+        if self.keys.problem and keyless and not self._key_problem_told:
+            self._key_problem_told = True
+            self.problem.emit(self.keys.problem)
+
+    def _chore(self, work: Coroutine[object, object, None]) -> None:
+        chore = asyncio.ensure_future(work)
+        self._chores.add(chore)
+        chore.add_done_callback(self._chore_done)
+
+    def _chore_done(self, chore: asyncio.Task[None]) -> None:
+        self._chores.discard(chore)
+        if not chore.cancelled() and chore.exception() is not None:
+            log.error("a background task failed", exc_info=chore.exception())
 
     async def aclose(self) -> None:
         """Stop whatever runs and close the providers' connections (the store stays open)."""
@@ -131,8 +209,10 @@ class Controller(QObject):
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
-        if self._catalogue is not None:
-            await self._catalogue.aclose()
+        for catalogue in (*self._retired, self._catalogue):
+            if catalogue is not None:
+                await catalogue.aclose()
+        self._retired.clear()
 
     # -- models ----------------------------------------------------------------
 
@@ -154,9 +234,19 @@ class Controller(QObject):
             self._publish(catalogue, listing=False)
 
     def _publish(self, catalogue: Catalogue, *, listing: bool) -> None:
+        if catalogue is not self._catalogue:
+            return  # a listing of providers replaced by new settings
+        if not listing:
+            self._carried = {}
+        fresh = {s.provider.id: s for s in catalogue.statuses()}
+        statuses = [
+            fresh.get(p.id) or self._carried[p.id]
+            for p in catalogue.providers
+            if p.id in fresh or p.id in self._carried
+        ]
         self._listing = ModelListing(
-            models=tuple(catalogue.models()),
-            statuses=tuple(catalogue.statuses()),
+            models=tuple(m for s in statuses if s.ready for m in s.models),
+            statuses=tuple(statuses),
             providers=tuple(catalogue.providers),
             listing=listing,
             config_path=self._config_path(),
@@ -185,9 +275,7 @@ class Controller(QObject):
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete a conversation, stopping its turn first if one runs."""
-        chore = asyncio.ensure_future(self._delete(conversation_id))
-        self._chores.add(chore)
-        chore.add_done_callback(self._chores.discard)
+        self._chore(self._delete(conversation_id))
 
     async def _delete(self, conversation_id: str) -> None:
         task = self._turn_task

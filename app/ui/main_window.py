@@ -8,10 +8,12 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
+    QDialog,
     QHBoxLayout,
     QLabel,
     QMainWindow,
     QMessageBox,
+    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
@@ -42,6 +44,7 @@ class MainWindow(QMainWindow):
         self.setAccessibleName("Sightline")
         self._summaries: list[ConversationSummary] = []
         self.delete_box: QMessageBox | None = None
+        self.settings_dialog: QDialog | None = None
 
         self.sidebar = Sidebar(self)
         self.picker = ModelPicker(self)
@@ -51,6 +54,9 @@ class MainWindow(QMainWindow):
         font = self.title.font()
         font.setBold(True)
         self.title.setFont(font)
+        self.settings_button = QPushButton("Settings…", self)
+        self.settings_button.setAccessibleName("Settings")
+        self.settings_button.setToolTip("Providers and their keys (Ctrl+,)")
         self.panel = ProviderPanel(self)
         self.conversation = ConversationModel(self)
         self.view = ConversationView(self.conversation, self)
@@ -70,6 +76,8 @@ class MainWindow(QMainWindow):
         model_label.setAccessibleName("Model label")
         top.addWidget(model_label)
         top.addWidget(self.picker)
+        top.addSpacing(4)
+        top.addWidget(self.settings_button)
 
         chat = QWidget(self)
         chat.setAccessibleName("Chat")
@@ -126,11 +134,15 @@ class MainWindow(QMainWindow):
         self.composer.send_requested.connect(self._send)
         self.composer.stop_requested.connect(c.stop)
         self.panel.retry_requested.connect(c.refresh_models)
+        self.panel.settings_requested.connect(self.open_settings)
+        self.settings_button.clicked.connect(self.open_settings)
 
         new_chat = QShortcut(QKeySequence.StandardKey.New, self)
         new_chat.activated.connect(c.new_conversation)
         stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         stop.activated.connect(c.stop)
+        settings = QShortcut(QKeySequence("Ctrl+,"), self)
+        settings.activated.connect(self.open_settings)
 
     # -- from the controller ----------------------------------------------------
 
@@ -196,6 +208,25 @@ class MainWindow(QMainWindow):
         self.delete_box = box
         box.open()  # window-modal, no nested event loop under qasync
 
+    def open_settings(self) -> QDialog:
+        """Open the Settings dialog (or bring the open one forward)."""
+        if self.settings_dialog is not None:
+            self.settings_dialog.raise_()
+            self.settings_dialog.activateWindow()
+            return self.settings_dialog
+        # Imported on first use: the first paint doesn't need the dialog's modules.
+        from app.ui.settings_dialog import SettingsDialog
+
+        dialog = SettingsDialog(self.controller, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.finished.connect(self._settings_closed)
+        self.settings_dialog = dialog
+        dialog.open()  # window-modal, no nested event loop under qasync
+        return dialog
+
+    def _settings_closed(self) -> None:
+        self.settings_dialog = None
+
     # -- window events ----------------------------------------------------------
 
     def event(self, event: QEvent) -> bool:
@@ -209,5 +240,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Tell whoever runs the window that it is closing."""
+        if self.settings_dialog is not None:  # unsaved edits go, and its tasks stop
+            self.settings_dialog.done(QDialog.DialogCode.Rejected)
         self.closed.emit()
         super().closeEvent(event)

@@ -44,8 +44,8 @@ def explain(listing: ModelListing) -> Explanation:
     if not listing.providers:
         tried.append(("No provider", "none is configured, and looking for local ones is off."))
     advice = (
-        "Start Ollama with `ollama serve`, or set OLLAMA_HOST, or add a provider to "
-        f"{listing.config_path}."
+        "Start Ollama with `ollama serve`, or set OLLAMA_HOST, or add a provider in "
+        f"Provider settings (saved to {listing.config_path})."
     )
     if empty_ollama:
         advice = "Download a model with `ollama pull llama3.2`, then try again. " + advice
@@ -62,6 +62,7 @@ class ProviderPanel(QFrame):
     """Shown instead of an empty picker: the listing's progress or why nothing is ready."""
 
     retry_requested = Signal()
+    settings_requested = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """A panel saying models are being looked for."""
@@ -85,9 +86,14 @@ class ProviderPanel(QFrame):
         self.retry.setAccessibleName("Try again")
         self.retry.setToolTip("Ask every provider for its models again")
         self.retry.clicked.connect(self.retry_requested)
+        self.settings = QPushButton("Provider settings…", self)
+        self.settings.setAccessibleName("Provider settings")
+        self.settings.setToolTip("Add a provider, or fix one's address or key")
+        self.settings.clicked.connect(self.settings_requested)
 
         buttons = QHBoxLayout()
         buttons.addWidget(self.retry)
+        buttons.addWidget(self.settings)
         buttons.addStretch(1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(22, 18, 22, 18)
@@ -112,10 +118,12 @@ class ProviderPanel(QFrame):
             )
             self.details.show()
             self.retry.show()
+            self.settings.show()
         else:
             self.details.clear()
             self.details.hide()
             self.retry.hide()
+            self.settings.hide()
 
     def text(self) -> str:
         """Everything the panel says, as plain text (for tests and screen readers)."""

@@ -28,6 +28,7 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
 from app.ui.session import Session, load_settings, open_session
+from tests.app.test_keys import MemoryKeyring, NoKeyring
 
 T = TypeVar("T")
 
@@ -100,3 +101,24 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+@pytest.fixture(autouse=True)
+def no_keyring() -> Iterator[None]:
+    """No OS keyring, as on this machine: no UI test may touch the person's real keyring."""
+    import keyring
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NoKeyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def memory_keyring(no_keyring: None) -> Iterator[MemoryKeyring]:
+    """An OS keyring that keeps its secrets in memory (never in a file)."""
+    import keyring
+
+    backend = MemoryKeyring()
+    keyring.set_keyring(backend)
+    yield backend

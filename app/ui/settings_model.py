@@ -1,0 +1,364 @@
+"""What the Settings dialog edits, with no Qt: provider drafts, their checks, and saving them.
+
+The dialog's widgets only show a `ProviderList` and pass the person's edits to
+it; everything that decides (ids, validation, order, where a key comes from,
+what to write) lives here, so it is tested without a window.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+from app.config import ollama_address
+from app.keys import KeyStore
+from routing.models import ProviderConfig
+from routing.presets import PRESETS, preset_for
+
+if TYPE_CHECKING:
+    from routing.catalogue import ProviderStatus
+    from routing.models import ModelInfo
+
+# The same rule as the config file's (app.config): ids name providers in `provider:model`.
+_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+# Read once so the dialog can tell "no keyring" before the person has typed any key.
+KEYRING_PROBE = "sightline-keyring-check"
+CUSTOM_LABEL = "Your own server (OpenAI-compatible)"
+
+
+def preset_label(kind: str) -> str:
+    """The name a person knows a provider kind by."""
+    return CUSTOM_LABEL if kind == "custom" else preset_for(kind).label
+
+
+def menu_kinds() -> list[str]:
+    """Every kind, in the order the Add menu offers them: big clouds, other clouds, local."""
+    first = [k for k in ("openai", "anthropic") if k in PRESETS]
+    cloud = [k for k, p in PRESETS.items() if not p.local_default and k not in first]
+    local = [k for k, p in PRESETS.items() if p.local_default and k != "custom"]
+    return first + cloud + local + (["custom"] if "custom" in PRESETS else [])
+
+
+def next_free_id(base: str, taken: Iterable[str]) -> str:
+    """`base`, else `base-2`, `base-3`, … : the first id not taken."""
+    used = set(taken)
+    if base not in used:
+        return base
+    return next(f"{base}-{n}" for n in itertools.count(2) if f"{base}-{n}" not in used)
+
+
+def id_problem(provider_id: str, others: Iterable[str]) -> str:
+    """Why an id can't be used ('' when it can); `others` are the ids before it."""
+    if not provider_id:
+        return "Give the provider a name."
+    if not _ID_PATTERN.match(provider_id):
+        return "Use letters, digits, '.', '_' or '-', starting with a letter or digit."
+    if provider_id in set(others):
+        return "Another provider has this name."
+    return ""
+
+
+def url_problem(url: str) -> str:
+    """Why a base URL can't be used ('' when it can; empty means the preset's address)."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        return "The address must start with http:// or https://."
+    try:
+        if not parts.hostname or (parts.port is not None and parts.port <= 0):
+            return "The address needs a host, such as http://127.0.0.1:8080/v1."
+    except ValueError:
+        return "The port must be a number."
+    return ""
+
+
+class KeySource(Enum):
+    """Where a provider's key comes from before any edit in the dialog."""
+
+    UNKNOWN = "unknown"  # still being looked up (the keyring may be slow)
+    NONE = "none"
+    CONFIG = "config"
+    SAVED = "saved"  # the keyring, or this session's memory when there is none
+    ENVIRONMENT = "environment"
+
+
+_serials = itertools.count(1)
+
+
+@dataclass
+class ProviderDraft:
+    """One provider as the dialog edits it; nothing is written until Save."""
+
+    id: str
+    kind: str
+    base_url: str = ""  # as typed; "" is the preset's address
+    enabled: bool = True
+    local: bool | None = None
+    saved_id: str = ""  # its id in the config file, "" for one added here
+    config_key: str = field(default="", repr=False)  # api_key from the file, never shown
+    key_source: KeySource = KeySource.UNKNOWN
+    new_key: str = field(default="", repr=False)  # typed here, stored on Save
+    clear_key: bool = False
+    serial: int = field(default_factory=lambda: next(_serials))  # stable through renames
+
+    @property
+    def label(self) -> str:
+        """The kind's name."""
+        return preset_label(self.kind)
+
+    @property
+    def key_variable(self) -> str:
+        """The environment variable its key usually lives in ('' for none)."""
+        return preset_for(self.kind).key_env
+
+    def default_url(self, environ: Mapping[str, str]) -> str:
+        """The address used when the field is empty."""
+        return ollama_address(environ) if self.kind == "ollama" else preset_for(self.kind).base_url
+
+    def reach_url(self, environ: Mapping[str, str]) -> str:
+        """The address to test: the typed one, else the default."""
+        return self.base_url.strip().rstrip("/") or self.default_url(environ)
+
+    def to_config(self) -> ProviderConfig:
+        """The provider as the config file keeps it (no key)."""
+        # An empty field is written as no base_url, so the preset (or OLLAMA_HOST) decides.
+        url = self.base_url.strip().rstrip("/") or preset_for(self.kind).base_url
+        return ProviderConfig(self.id, self.kind, url, enabled=self.enabled, local=self.local)
+
+
+def draft_from(provider: ProviderConfig, environ: Mapping[str, str]) -> ProviderDraft:
+    """A draft of a configured (or discovered) provider."""
+    draft = ProviderDraft(
+        id=provider.id,
+        kind=provider.kind,
+        enabled=provider.enabled,
+        local=provider.local,
+        saved_id="" if provider.discovered else provider.id,
+        config_key=provider.api_key,
+    )
+    defaults = (preset_for(provider.kind).base_url, draft.default_url(environ))
+    draft.base_url = "" if provider.base_url in defaults else provider.base_url
+    return draft
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A field that stops Save, and why."""
+
+    index: int
+    field: str  # "id" or "base_url"
+    message: str
+
+
+class ProviderList:
+    """The configured providers in the person's order, and the edits made to them."""
+
+    def __init__(self, providers: Iterable[ProviderConfig], environ: Mapping[str, str]) -> None:
+        """Drafts of the configured providers, in the file's order."""
+        self.environ = environ
+        self.drafts = [draft_from(p, environ) for p in providers]
+        self.removed: list[str] = []  # saved ids whose keys go on Save
+        self.found: list[ProviderConfig] = []  # discovered servers that answered
+
+    def ids(self, except_index: int | None = None) -> list[str]:
+        """Every draft's id (but one)."""
+        return [d.id for i, d in enumerate(self.drafts) if i != except_index]
+
+    def add(self, kind: str) -> int:
+        """Add a provider of a kind, with the preset's address and a free id; its index."""
+        draft = ProviderDraft(id=next_free_id(kind, self.ids()), kind=kind)
+        draft.key_source = KeySource.ENVIRONMENT if self._env_key(draft) else KeySource.NONE
+        self.drafts.append(draft)
+        return len(self.drafts) - 1
+
+    def add_found(self, found_index: int) -> int:
+        """Make a discovered server a configured provider; its index."""
+        provider = self.found.pop(found_index)
+        draft = draft_from(provider, self.environ)
+        draft.id = next_free_id(provider.id, self.ids())
+        draft.key_source = KeySource.ENVIRONMENT if self._env_key(draft) else KeySource.NONE
+        self.drafts.append(draft)
+        return len(self.drafts) - 1
+
+    def remove(self, index: int) -> None:
+        """Drop a provider; its saved key is forgotten on Save."""
+        draft = self.drafts.pop(index)
+        if draft.saved_id:
+            self.removed.append(draft.saved_id)
+
+    def move(self, index: int, delta: int) -> int:
+        """Move a provider up (-1) or down (+1); its new index."""
+        target = max(0, min(len(self.drafts) - 1, index + delta))
+        self.drafts.insert(target, self.drafts.pop(index))
+        return target
+
+    def reorder(self, serials: list[int]) -> None:
+        """Put the drafts in this order (after a drag), by their serials."""
+        by_serial = {d.serial: d for d in self.drafts}
+        ordered = [by_serial.pop(s) for s in serials if s in by_serial]
+        self.drafts = ordered + list(by_serial.values())
+
+    def set_found(self, statuses: Iterable[tuple[ProviderConfig, bool]]) -> None:
+        """Keep the discovered servers that answered and aren't configured yet."""
+        taken = {d.id for d in self.drafts} | {d.to_config().base_url for d in self.drafts}
+        self.found = [
+            p
+            for p, answered in statuses
+            if p.discovered and answered and p.id not in taken and p.base_url not in taken
+        ]
+
+    def problems(self, index: int) -> dict[str, str]:
+        """The fields of one draft that stop Save, with why."""
+        draft = self.drafts[index]
+        found = {
+            # A repeated name is the later one's problem: the first keeps it.
+            "id": id_problem(draft.id, self.ids()[:index]),
+            "base_url": url_problem(draft.base_url.strip()),
+        }
+        return {name: message for name, message in found.items() if message}
+
+    def first_problem(self) -> Problem | None:
+        """The first field, in list order, that stops Save."""
+        for index in range(len(self.drafts)):
+            for name, message in self.problems(index).items():
+                return Problem(index, name, message)
+        return None
+
+    def configs(self) -> list[ProviderConfig]:
+        """The providers to write, in order."""
+        return [d.to_config() for d in self.drafts]
+
+    def _env_key(self, draft: ProviderDraft) -> str:
+        variable = draft.key_variable
+        return self.environ.get(variable, "") if variable else ""
+
+    # -- keys (these may block on the OS keyring: call them off the UI thread) -----
+
+    def look_up_keys(self, keystore: KeyStore) -> dict[int, KeySource]:
+        """Where each draft's key comes from now, by serial (never reading it into the dialog).
+
+        Runs off the UI thread: it works on a copy, and `use_key_sources` applies the answer.
+        """
+        keystore.get(KEYRING_PROBE)  # sets keystore.problem when there is no keyring
+        sources: dict[int, KeySource] = {}
+        for draft in list(self.drafts):
+            if draft.config_key:
+                sources[draft.serial] = KeySource.CONFIG
+            elif draft.saved_id and keystore.get(draft.saved_id):
+                sources[draft.serial] = KeySource.SAVED
+            elif self._env_key(draft):
+                sources[draft.serial] = KeySource.ENVIRONMENT
+            else:
+                sources[draft.serial] = KeySource.NONE
+        return sources
+
+    def use_key_sources(self, sources: Mapping[int, KeySource]) -> None:
+        """Note where the keys are, for drafts still waiting to know."""
+        for draft in self.drafts:
+            if draft.key_source is KeySource.UNKNOWN and draft.serial in sources:
+                draft.key_source = sources[draft.serial]
+
+    def key_for_test(self, draft: ProviderDraft, keystore: KeyStore) -> str:
+        """The key a connection test uses: the typed one, else the one in use now."""
+        if draft.new_key.strip():
+            return draft.new_key.strip()
+        if draft.clear_key:
+            return draft.config_key or self._env_key(draft)
+        saved = keystore.get(draft.saved_id) if draft.saved_id else ""
+        return draft.config_key or saved or self._env_key(draft)
+
+
+def key_note(draft: ProviderDraft, keyring_problem: str) -> tuple[str, str]:
+    """(placeholder, note) for a draft's key field: where the key is, never what it is."""
+    kept = (
+        "No system keyring: kept until Sightline closes."
+        if keyring_problem
+        else "Stored in your system keyring."
+    )
+    variable = draft.key_variable
+    needs = preset_for(draft.kind).needs_key
+    if draft.new_key.strip():
+        return "", f"The new key is saved when you press Save. {kept}"
+    if draft.clear_key:
+        rest = f" Sightline will use {variable} if it is set." if variable else ""
+        return "Paste a new API key", f"The saved key is forgotten when you press Save.{rest}"
+    source = draft.key_source
+    if source is KeySource.UNKNOWN:
+        return "Checking for a saved key…", ""
+    if source is KeySource.CONFIG:
+        return "••• in the config file", "Set as api_key in the config file, which comes first."
+    if source is KeySource.SAVED:
+        return "••• saved", f"{kept} Type a new key to replace it."
+    if source is KeySource.ENVIRONMENT:
+        return f"from {variable}", f"Taken from {variable}; a key typed here comes first."
+    if needs:
+        return "Paste your API key", kept
+    return "Optional", "Most servers on this computer need no key."
+
+
+SHOWN_MODELS = 8  # names in a test's result; the picker lists them all
+
+
+def shown_models(status: ProviderStatus) -> tuple[list[ModelInfo], int]:
+    """The models a test result names, and how many more there are."""
+    models = list(status.models)
+    return models[:SHOWN_MODELS], max(0, len(models) - SHOWN_MODELS)
+
+
+def listing_words(status: ProviderStatus) -> str:
+    """A connection test's result in plain words: the models found, or what went wrong."""
+    if status.error is not None:
+        return status.error.message
+    if not status.models:
+        return "Connected, but it offers no models yet."
+    models, more = shown_models(status)
+    count = len(status.models)
+    names = ", ".join(m.name + (" (sees)" if m.sees else "") for m in models)
+    return f"Found {count} model{'s' if count != 1 else ''}: {names}" + ("…" if more else "")
+
+
+async def list_provider(provider: ProviderConfig) -> ProviderStatus:
+    """List one provider's models with a catalogue of its own, closed afterwards."""
+    from routing.catalogue import Catalogue
+
+    catalogue = Catalogue([provider])
+    try:
+        return (await catalogue.refresh([provider.id]))[provider.id]
+    finally:
+        await catalogue.aclose()
+
+
+def write_settings(path: Path, providers: ProviderList, keystore: KeyStore) -> None:
+    """Write the providers to the config file, then store, move or forget their keys.
+
+    Runs off the UI thread (the keyring may block). `save_providers` raises
+    ConfigError without writing when the file is broken; then no key changes.
+    """
+    from app.config_file import save_providers
+
+    save_providers(path, providers.configs())
+    moves: dict[str, str] = {}
+    forget = set(providers.removed)
+    for draft in providers.drafts:
+        renamed = bool(draft.saved_id) and draft.saved_id != draft.id
+        if draft.clear_key:
+            forget |= {draft.id, draft.saved_id} - {""}
+        elif renamed and not draft.new_key.strip() and draft.key_source is KeySource.SAVED:
+            moves[draft.id] = keystore.get(draft.saved_id)  # the key follows the new name
+        if renamed:
+            forget.add(draft.saved_id)
+    for provider_id in sorted(forget):
+        keystore.delete(provider_id)
+    for provider_id, key in moves.items():
+        if key:
+            keystore.set(provider_id, key)
+    for draft in providers.drafts:
+        if draft.new_key.strip():
+            keystore.set(draft.id, draft.new_key.strip())
