@@ -1,85 +1,86 @@
-"""One turn: store the person's message, pick who answers, stream the answer, keep it all.
+"""One turn: store the person's message, pick who answers, stream, run tools, keep it all.
 
-Everything is written to the store as it happens and reported as `TurnEvent`s,
-which the window and `sightline ask` both consume. Stopping is cancelling the
-task that iterates `run`: the partial answer stays, marked stopped.
+Everything is written to the store as it happens and reported as `TurnEvent`s
+(app/turn_events.py), which the window and `sightline ask` both consume.
+Stopping is cancelling the task that iterates `run`: the partial answer stays,
+marked stopped, and every tool call in the transcript keeps an answer.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from dataclasses import dataclass, field
 
 from app.store import Store, StoredItem
+from app.tool_step import DenyAll, ToolStep, stopped_results
+from app.tools.base import Tool
+from app.turn_events import (
+    ItemAdded,
+    ItemFinished,
+    PartAdded,
+    TextAdded,
+    TurnEnded,
+    TurnEvent,
+    UsageAdded,
+)
 from routing.catalogue import Catalogue
 from routing.errors import ProviderError
+from routing.models import ModelInfo
 from routing.presets import preset_for
 from routing.router import Choice, choose_auto, is_auto
 from routing.shaping import limits_for, shape_messages
-from routing.transcript import MessageStatus, Notice, NoticeKind, Part, user_message
+from routing.transcript import (
+    Message,
+    MessageStatus,
+    Notice,
+    NoticeKind,
+    ToolCall,
+    user_message,
+)
 from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
 from vision.pictures import Picture
 
+__all__ = [
+    "ItemAdded",
+    "ItemFinished",
+    "PartAdded",
+    "TextAdded",
+    "TurnEnded",
+    "TurnEvent",
+    "TurnRunner",
+    "UsageAdded",
+]
+
 log = logging.getLogger(__name__)
 
-
-@dataclass(frozen=True)
-class ItemAdded:
-    """A message or notice joined the conversation."""
-
-    item: StoredItem
+MAX_TOOL_STEPS = 12
 
 
-@dataclass(frozen=True)
-class TextAdded:
-    """More words of a streaming answer."""
+@dataclass
+class _Step:
+    """What one request to the model gave: its answer's id, tool calls, or error."""
 
-    item_id: int
-    text: str
-
-
-@dataclass(frozen=True)
-class PartAdded:
-    """A part (such as a tool call) joined a streaming answer."""
-
-    item_id: int
-    part: Part
-
-
-@dataclass(frozen=True)
-class ItemFinished:
-    """A streaming answer ended (complete, stopped or failed)."""
-
-    item_id: int
-    status: MessageStatus
-
-
-@dataclass(frozen=True)
-class UsageAdded:
-    """Tokens the turn cost so far."""
-
-    usage: Usage
-
-
-@dataclass(frozen=True)
-class TurnEnded:
-    """The turn is over; `error` is set when it failed."""
-
+    answer: StoredItem | None = None
+    calls: list[ToolCall] = field(default_factory=list)
     error: ProviderError | None = None
-    model_ref: str = ""
-
-
-TurnEvent = ItemAdded | TextAdded | PartAdded | ItemFinished | UsageAdded | TurnEnded
 
 
 class TurnRunner:
-    """Runs turns of any conversation against the catalogue's providers."""
+    """Runs turns of any conversation against the catalogue's providers and the tools."""
 
-    def __init__(self, store: Store, catalogue: Catalogue) -> None:
+    def __init__(
+        self,
+        store: Store,
+        catalogue: Catalogue,
+        tool_step: ToolStep | None = None,
+        max_tool_steps: int = MAX_TOOL_STEPS,
+    ) -> None:
         self.store = store
         self.catalogue = catalogue
+        self.tool_step = tool_step or ToolStep(DenyAll())
+        self.max_tool_steps = max_tool_steps
 
     async def run(
         self,
@@ -87,6 +88,7 @@ class TurnRunner:
         text: str,
         pictures: tuple[Picture, ...] = (),
         requested_model: str = "auto",
+        tools: Sequence[Tool] = (),
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding each event once it is stored."""
         yield ItemAdded(self.store.add_message(conversation_id, user_message(text, pictures)))
@@ -103,7 +105,9 @@ class TurnRunner:
                 f"{choice.model.ref} answers ({choice.where()}): {choice.reason}.",
             )
             yield ItemAdded(self.store.add_notice(conversation_id, notice))
-        async for event in self._answer(conversation_id, choice):
+        # A model known not to use tools is offered none; unknown gets them (it may).
+        offered = {t.spec.name: t for t in tools} if choice.model.tools is not False else {}
+        async for event in self._steps(conversation_id, choice.model, offered):
             yield event
 
     async def _choose(self, requested: str, *, has_pictures: bool) -> Choice:
@@ -113,14 +117,47 @@ class TurnRunner:
             await self.catalogue.refresh()
         return choose_auto(self.catalogue.models(), has_pictures=has_pictures)
 
-    async def _answer(self, conversation_id: str, choice: Choice) -> AsyncIterator[TurnEvent]:
-        model = choice.model
+    async def _steps(
+        self, conversation_id: str, model: ModelInfo, tools: dict[str, Tool]
+    ) -> AsyncIterator[TurnEvent]:
+        """Ask, run the tools it calls, ask again, until it answers or the steps run out."""
+        for step_number in range(self.max_tool_steps + 1):
+            step = _Step()
+            async for event in self._request(conversation_id, model, tools, step):
+                yield event
+            if step.error is not None:
+                yield TurnEnded(step.error, model.ref)
+                return
+            if not step.calls:
+                yield TurnEnded(None, model.ref)
+                return
+            if step_number == self.max_tool_steps:
+                yield ItemAdded(self._stop_notice(conversation_id, step.calls))
+                yield TurnEnded(None, model.ref)
+                return
+            results = None
+            try:
+                results = await self.tool_step.run(conversation_id, step.calls, tools)
+            finally:
+                # Every call keeps an answer, even when Stop cut the step short.
+                message = Message("tool", results or stopped_results(step.calls))
+                stored = self.store.add_message(conversation_id, message)
+            yield ItemAdded(stored)
+
+    async def _request(
+        self,
+        conversation_id: str,
+        model: ModelInfo,
+        tools: dict[str, Tool],
+        step: _Step,
+    ) -> AsyncIterator[TurnEvent]:
+        """One request to the model, streamed into the store; the outcome lands in `step`."""
         preset = preset_for(self.catalogue.provider(model.provider_id).kind)
         messages = shape_messages(
             self.store.messages(conversation_id), limits_for(preset.max_picture_side)
         )
-        request = ChatRequest(model=model.name, messages=messages)
-        answer: StoredItem | None = None
+        specs = tuple(t.spec for t in tools.values())
+        request = ChatRequest(model=model.name, messages=messages, tools=specs)
         status = MessageStatus.FAILED
         try:
             async for event in self.catalogue.wire(model.provider_id).stream(request):
@@ -130,35 +167,55 @@ class TurnRunner:
                 if isinstance(event, Done):
                     status = MessageStatus.COMPLETE
                     continue
-                if answer is None:
+                if step.answer is None:
                     # The answer exists once its first word does, so an early failure
                     # leaves one error notice rather than an empty message.
-                    answer = self.store.begin_assistant(conversation_id, model.ref)
-                    yield ItemAdded(answer)
+                    step.answer = self.store.begin_assistant(conversation_id, model.ref)
+                    yield ItemAdded(step.answer)
                 if isinstance(event, TextDelta):
-                    self.store.append_text(answer.id, event.text)
-                    yield TextAdded(answer.id, event.text)
+                    self.store.append_text(step.answer.id, event.text)
+                    yield TextAdded(step.answer.id, event.text)
                 elif isinstance(event, ToolCallEvent):
-                    self.store.add_part(answer.id, event.call)
-                    yield PartAdded(answer.id, event.call)
+                    self.store.add_part(step.answer.id, event.call)
+                    step.calls.append(event.call)
+                    yield PartAdded(step.answer.id, event.call)
         except ProviderError as error:
             log.warning("%s failed: %s | %s", model.ref, error.kind, error.detail)
-            if answer is not None:
-                self.store.finish_message(answer.id, MessageStatus.FAILED)
-                yield ItemFinished(answer.id, MessageStatus.FAILED)
+            step.error, step.calls = error, []
+            if step.answer is not None:
+                self.store.finish_message(step.answer.id, MessageStatus.FAILED)
+                yield ItemFinished(step.answer.id, MessageStatus.FAILED)
+                self._answer_calls(conversation_id, step)
             yield ItemAdded(self._error_notice(conversation_id, error))
-            yield TurnEnded(error, model.ref)
             return
         except (asyncio.CancelledError, GeneratorExit):
-            if answer is not None:
-                self.store.finish_message(answer.id, MessageStatus.STOPPED)
+            if step.answer is not None:
+                self.store.finish_message(step.answer.id, MessageStatus.STOPPED)
+                self._answer_calls(conversation_id, step)
             raise
-        if answer is None:
-            answer = self.store.begin_assistant(conversation_id, model.ref)
-            yield ItemAdded(answer)
-        self.store.finish_message(answer.id, status)
-        yield ItemFinished(answer.id, status)
-        yield TurnEnded(None, model.ref)
+        if step.answer is None:
+            step.answer = self.store.begin_assistant(conversation_id, model.ref)
+            yield ItemAdded(step.answer)
+        self.store.finish_message(step.answer.id, status)
+        yield ItemFinished(step.answer.id, status)
+
+    def _answer_calls(self, conversation_id: str, step: _Step) -> None:
+        """Calls already stored on a cut-short answer get a 'stopped' result each."""
+        assert step.answer is not None
+        stored = self.store.get_item(step.answer.id)
+        if stored is not None and isinstance(stored.item, Message) and stored.item.tool_calls:
+            self.store.add_message(
+                conversation_id, Message("tool", stopped_results(stored.item.tool_calls))
+            )
+
+    def _stop_notice(self, conversation_id: str, calls: list[ToolCall]) -> StoredItem:
+        self.store.add_message(conversation_id, Message("tool", stopped_results(calls)))
+        notice = Notice(
+            NoticeKind.INFO,
+            f"Stopped after {self.max_tool_steps} rounds of tool calls in one turn; "
+            "send a message to let the model continue.",
+        )
+        return self.store.add_notice(conversation_id, notice)
 
     def _error_notice(self, conversation_id: str, error: ProviderError) -> StoredItem:
         notice = Notice(NoticeKind.ERROR, error.message, details=f"kind: {error.kind}")

@@ -75,6 +75,7 @@ def shape_messages(
 ) -> tuple[Message, ...]:
     """The messages as they should leave: older tool pictures aged, every picture clamped."""
     cache = cache or _shared_cache
+    messages = answer_every_call(messages)
     budget = keep_tool_pictures
     shaped: list[Message] = []
     # Newest first, so the pictures that stay are the latest ones.
@@ -105,3 +106,39 @@ def shape_messages(
 def _fit(part: PicturePart, limits: PictureLimits, cache: ClampCache) -> TextPart | PicturePart:
     fitted = cache.clamp(part.picture, limits)
     return TextPart(fitted) if isinstance(fitted, str) else PicturePart(fitted)
+
+
+UNANSWERED = "[No result: Sightline stopped before this tool call finished.]"
+
+
+def answer_every_call(messages: tuple[Message, ...]) -> tuple[Message, ...]:
+    """Give any tool call left without a result (a crash mid-step) one, in the request only.
+
+    Every API refuses a transcript in which a tool call has no answer, so one
+    interrupted step would otherwise break the conversation for good.
+    """
+    out: list[Message] = []
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        out.append(message)
+        index += 1
+        if not message.tool_calls:
+            continue
+        answered: set[str] = set()
+        while index < len(messages) and messages[index].role == "tool":
+            answered.update(r.call_id for r in messages[index].tool_results)
+            out.append(messages[index])
+            index += 1
+        missing = [c for c in message.tool_calls if c.id not in answered]
+        if missing:
+            out.append(
+                Message(
+                    "tool",
+                    tuple(
+                        ToolResult(c.id, c.name, (TextPart(UNANSWERED),), is_error=True)
+                        for c in missing
+                    ),
+                )
+            )
+    return tuple(out) if len(out) != len(messages) else messages

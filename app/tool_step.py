@@ -1,0 +1,110 @@
+"""One step of tool calls: ask the person, run what they allowed, concurrently.
+
+No tool runs before the person allows it — once, for the whole conversation, or
+not at all. A denied call still gets a result: the model is told it was denied,
+so it can carry on without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Protocol
+
+from app.tools.base import Tool, error_result
+from routing.transcript import ToolCall, ToolResult
+
+log = logging.getLogger(__name__)
+
+DENIED = "The person did not allow this tool call, so it was not run."
+STOPPED = "Stopped by the person before this tool call finished."
+
+
+class Approval(StrEnum):
+    """The person's answer to "may this tool run?"."""
+
+    ONCE = "once"
+    CONVERSATION = "conversation"
+    DENY = "deny"
+
+
+class Approver(Protocol):
+    """Whoever answers for the person: the window's approval card, or `ask`'s flag."""
+
+    async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
+        """Allow this call once, for the conversation, or not at all."""
+        ...
+
+
+class AllowAll:
+    """`sightline ask --allow-tools`: every call of this run is allowed."""
+
+    async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
+        """Always allow, once."""
+        return Approval.ONCE
+
+
+class DenyAll:
+    """`sightline ask` without `--allow-tools`: nothing runs, and the model is told why."""
+
+    async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
+        """Always deny."""
+        return Approval.DENY
+
+
+class ToolStep:
+    """Runs the tool calls of one model step, remembering per-conversation permissions."""
+
+    def __init__(self, approver: Approver) -> None:
+        self.approver = approver
+        self._allowed: dict[str, set[str]] = {}  # conversation id -> tool names
+
+    def allowed_in(self, conversation_id: str) -> frozenset[str]:
+        """Tools the person allowed for this whole conversation."""
+        return frozenset(self._allowed.get(conversation_id, ()))
+
+    async def run(
+        self,
+        conversation_id: str,
+        calls: Sequence[ToolCall],
+        tools: Mapping[str, Tool],
+    ) -> tuple[ToolResult, ...]:
+        """Results for every call, in the calls' order; runs the allowed ones concurrently."""
+        allowed: list[ToolCall] = []
+        results: dict[str, ToolResult] = {}
+        for call in calls:  # asked one at a time: the person answers one question at once
+            if call.name not in tools:
+                results[call.id] = error_result(
+                    call, f"There is no tool named {call.name!r}. Tools: {', '.join(tools)}."
+                )
+            elif await self._may_run(conversation_id, call):
+                allowed.append(call)
+            else:
+                results[call.id] = error_result(call, DENIED)
+        ran = await asyncio.gather(*(self._run_one(tools[c.name], c) for c in allowed))
+        results.update((r.call_id, r) for r in ran)
+        return tuple(results[c.id] for c in calls)
+
+    async def _may_run(self, conversation_id: str, call: ToolCall) -> bool:
+        if call.name in self._allowed.get(conversation_id, ()):
+            return True
+        answer = await self.approver.approve(conversation_id, call)
+        if answer == Approval.CONVERSATION:
+            self._allowed.setdefault(conversation_id, set()).add(call.name)
+        return answer != Approval.DENY
+
+    async def _run_one(self, tool: Tool, call: ToolCall) -> ToolResult:
+        try:
+            return await tool.run(call)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a tool's bug must not end the turn
+            log.exception("tool %s failed", call.name)
+            return error_result(call, f"The tool {call.name} failed: {type(exc).__name__}: {exc}")
+
+
+def stopped_results(calls: Iterable[ToolCall]) -> tuple[ToolResult, ...]:
+    """Results for calls cut short by Stop, so every call in the transcript has its answer."""
+    return tuple(error_result(call, STOPPED) for call in calls)

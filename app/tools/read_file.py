@@ -1,0 +1,167 @@
+"""`read_file`: the words of a text file, a picture as a picture, a PDF's text.
+
+The model gets a clear result for anything it can't read (a folder, a device, a
+missing or unreadable file) rather than an exception, and never more than a
+bounded amount of text at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import stat
+from pathlib import Path
+
+from app.tools.base import error_result, text_result
+from routing.transcript import PicturePart, TextPart, ToolCall, ToolResult
+from routing.wires.base import ToolSpec
+from vision.pictures import PictureError, open_picture
+
+MAX_TEXT_CHARS = 100_000
+_PICTURE_SUFFIXES = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"}
+
+SPEC = ToolSpec(
+    name="read_file",
+    description=(
+        "Read a file on this computer: text files return their text, pictures return "
+        "the picture, PDFs return their text. `path` may start with ~."
+    ),
+    parameters={
+        "type": "object",
+        "properties": {"path": {"type": "string", "description": "The file to read."}},
+        "required": ["path"],
+    },
+)
+
+
+class _Unreadable(Exception):
+    """A file of a known kind that can't be read; the message says why."""
+
+
+class ReadFile:
+    """The built-in `read_file` tool."""
+
+    spec = SPEC
+
+    def __init__(self, base: Path | None = None) -> None:
+        self.base = base or Path.cwd()
+
+    async def run(self, call: ToolCall) -> ToolResult:
+        """Read the file named in the call, off the event loop."""
+        raw = call.arguments.get("path")
+        if not isinstance(raw, str) or not raw.strip():
+            return error_result(call, "read_file needs a `path` (a string).")
+        return await asyncio.to_thread(self._read, call, raw.strip())
+
+    def _read(self, call: ToolCall, raw: str) -> ToolResult:
+        path = Path(raw).expanduser()
+        if not path.is_absolute():
+            path = self.base / path
+        try:
+            info = path.stat()
+        except FileNotFoundError:
+            return error_result(call, f"{path} does not exist.")
+        except OSError as exc:
+            return error_result(call, f"{path} can't be read: {exc.strerror or exc}.")
+        if stat.S_ISDIR(info.st_mode):
+            return error_result(call, f"{path} is a folder, not a file.")
+        if not stat.S_ISREG(info.st_mode):
+            return error_result(call, f"{path} is not a regular file (a device or a pipe).")
+        suffix = path.suffix.lower()
+        try:
+            if suffix == ".pdf":
+                return text_result(call, _pdf_text(path))
+            head = _head(path)
+            if suffix in _PICTURE_SUFFIXES or _looks_like_picture(head):
+                return _picture(call, path)
+            return text_result(call, _text(path, info.st_size))
+        except _Unreadable as exc:
+            return error_result(call, str(exc))
+        except PermissionError:
+            return error_result(call, f"{path} can't be read: permission denied.")
+        except OSError as exc:
+            return error_result(call, f"{path} can't be read: {exc.strerror or exc}.")
+
+
+def _head(path: Path) -> bytes:
+    with path.open("rb") as handle:
+        return handle.read(16)
+
+
+def _looks_like_picture(head: bytes) -> bool:
+    signatures = (b"\x89PNG", b"\xff\xd8\xff", b"GIF8", b"BM")
+    return head.startswith(signatures) or (head[:4] == b"RIFF" and head[8:12] == b"WEBP")
+
+
+def _picture(call: ToolCall, path: Path) -> ToolResult:
+    try:
+        picture = open_picture(path)
+    except PictureError as exc:
+        return error_result(call, str(exc))
+    words = f"{path.name}: a {picture.mime} picture, {picture.width}×{picture.height} pixels."
+    return ToolResult(call.id, call.name, (TextPart(words), PicturePart(picture)))
+
+
+def _text(path: Path, size: int) -> str:
+    with path.open("rb") as handle:
+        data = handle.read(MAX_TEXT_CHARS * 4)  # enough bytes for the most characters we send
+    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return f"{path} looks like a binary file ({size} bytes); it has no text to read."
+    text = _decode(data)
+    if len(text) > MAX_TEXT_CHARS or size > len(data):
+        shown = text[:MAX_TEXT_CHARS]
+        return (
+            f"{shown}\n\n[Only the first {len(shown):,} characters of {path} ({size:,} bytes) "
+            "are shown.]"
+        )
+    return text
+
+
+# Encodings people's files are really in; left to itself the detector favours
+# rare Mac code pages for short Latin text.
+_LIKELY_ENCODINGS = [
+    "utf_16", "utf_32", "cp1252", "cp1250", "cp1251", "cp1253", "cp1254", "cp1255",
+    "cp1256", "cp1257", "koi8_r", "shift_jis", "euc_jp", "gb18030", "big5", "euc_kr",
+]  # fmt: skip
+
+
+def _decode(data: bytes) -> str:
+    """Text from bytes: UTF-8, else a BOM, else the likeliest legacy encoding."""
+    from charset_normalizer import from_bytes
+
+    for bom, encoding in (
+        (b"\xef\xbb\xbf", "utf-8-sig"),
+        (b"\xff\xfe", "utf-16"),
+        (b"\xfe\xff", "utf-16"),
+    ):
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        pass
+    best = from_bytes(data, cp_isolation=_LIKELY_ENCODINGS).best()
+    return str(best) if best is not None else data.decode("cp1252", errors="replace")
+
+
+def _pdf_text(path: Path) -> str:
+    import pypdfium2 as pdfium
+
+    try:
+        document = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        raise _Unreadable(f"{path} is a PDF that can't be opened ({exc}).") from None
+    try:
+        pages = []
+        total = 0
+        for number in range(len(document)):
+            text = document[number].get_textpage().get_text_bounded()
+            pages.append(f"--- page {number + 1} ---\n{text.strip()}")
+            total += len(text)
+            if total > MAX_TEXT_CHARS:
+                pages.append(
+                    f"[Stopped after page {number + 1} of {len(document)}: the rest is not shown.]"
+                )
+                break
+        return "\n\n".join(pages) if total else f"{path} has no text layer (a scan?)."
+    finally:
+        document.close()

@@ -1,0 +1,59 @@
+"""What a turn reports as it goes; the window and `sightline ask` both consume these."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.store import StoredItem
+from routing.errors import ProviderError
+from routing.transcript import MessageStatus, Part
+from routing.wires.base import Usage
+
+
+@dataclass(frozen=True)
+class ItemAdded:
+    """A message or notice joined the conversation."""
+
+    item: StoredItem
+
+
+@dataclass(frozen=True)
+class TextAdded:
+    """More words of a streaming answer."""
+
+    item_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class PartAdded:
+    """A part (such as a tool call) joined a streaming answer."""
+
+    item_id: int
+    part: Part
+
+
+@dataclass(frozen=True)
+class ItemFinished:
+    """A streaming answer ended (complete, stopped or failed)."""
+
+    item_id: int
+    status: MessageStatus
+
+
+@dataclass(frozen=True)
+class UsageAdded:
+    """Tokens the turn cost so far."""
+
+    usage: Usage
+
+
+@dataclass(frozen=True)
+class TurnEnded:
+    """The turn is over; `error` is set when it failed."""
+
+    error: ProviderError | None = None
+    model_ref: str = ""
+
+
+TurnEvent = ItemAdded | TextAdded | PartAdded | ItemFinished | UsageAdded | TurnEnded

@@ -1,0 +1,118 @@
+"""read_file on real files: text in several encodings, pictures, PDFs, and what it refuses."""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from app.tools.read_file import MAX_TEXT_CHARS, ReadFile
+from routing.transcript import ToolCall, ToolResult
+
+
+async def read(path: Path | str, base: Path | None = None) -> ToolResult:
+    return await ReadFile(base).run(ToolCall("c1", "read_file", {"path": str(path)}))
+
+
+async def test_utf8_text(tmp_path: Path) -> None:
+    (tmp_path / "notes.md").write_text("Grüße — naïve café\n", encoding="utf-8")
+    result = await read(tmp_path / "notes.md")
+    assert not result.is_error and result.text == "Grüße — naïve café\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "encoding"),
+    [
+        ("Der Bär aß Äpfel und Öl, während die Übung lief. " * 20, "cp1252"),
+        ("Der Bär aß Äpfel und Öl, während die Übung lief. " * 20, "utf-16"),
+        ("Съешь же ещё этих мягких французских булок, да выпей чаю. " * 5, "cp1251"),
+        ("いろはにほへと ちりぬるを わかよたれそ つねならむ" * 5, "shift_jis"),
+    ],
+)
+async def test_other_encodings_are_detected(tmp_path: Path, text: str, encoding: str) -> None:
+    (tmp_path / "legacy.txt").write_bytes(text.encode(encoding))
+    result = await read(tmp_path / "legacy.txt")
+    assert result.text == text
+
+
+async def test_relative_paths_and_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "a.txt").write_text("here")
+    assert (await read("a.txt", base=tmp_path)).text == "here"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert (await read("~/a.txt")).text == "here"
+
+
+async def test_big_text_is_cut_with_a_note(tmp_path: Path) -> None:
+    (tmp_path / "big.log").write_text("x" * (MAX_TEXT_CHARS + 5000))
+    result = await read(tmp_path / "big.log")
+    assert result.text.startswith("x" * 100)
+    assert f"Only the first {MAX_TEXT_CHARS:,} characters" in result.text
+
+
+async def test_a_picture_comes_back_as_a_picture(tmp_path: Path) -> None:
+    Image.new("RGB", (30, 20), "purple").save(tmp_path / "shot.png")
+    result = await read(tmp_path / "shot.png")
+    [picture] = result.pictures
+    assert (picture.mime, picture.width, picture.height) == ("image/png", 30, 20)
+    assert "30×20 pixels" in result.text
+
+
+async def test_a_picture_without_its_suffix_is_still_a_picture(tmp_path: Path) -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (5, 5), "red").save(buffer, format="JPEG")
+    (tmp_path / "download").write_bytes(buffer.getvalue())
+    assert (await read(tmp_path / "download")).pictures[0].mime == "image/jpeg"
+
+
+async def test_a_broken_picture_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "broken.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"junk" * 10)
+    result = await read(tmp_path / "broken.png")
+    assert result.is_error and "broken.png" in result.text
+
+
+async def test_pdf_without_a_text_layer_says_so(tmp_path: Path) -> None:
+    Image.new("RGB", (200, 280), "white").save(tmp_path / "scan.pdf")
+    result = await read(tmp_path / "scan.pdf")
+    assert not result.is_error and "no text layer" in result.text
+
+
+async def test_broken_pdf(tmp_path: Path) -> None:
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n garbage")
+    result = await read(tmp_path / "broken.pdf")
+    assert result.is_error and "can't be opened" in result.text
+
+
+@pytest.mark.parametrize("case", ["folder", "missing", "device", "unreadable", "binary", "nopath"])
+async def test_what_cannot_be_read_says_why(tmp_path: Path, case: str) -> None:
+    if case == "folder":
+        result = await read(tmp_path)
+        expected = "is a folder"
+    elif case == "missing":
+        result = await read(tmp_path / "nope.txt")
+        expected = "does not exist"
+    elif case == "device":
+        result = await read("/dev/null")
+        expected = "not a regular file"
+    elif case == "unreadable":
+        if os.geteuid() == 0:
+            # root reads every file; a FIFO is what nobody can read like a file
+            os.mkfifo(tmp_path / "pipe")
+            result = await read(tmp_path / "pipe")
+            expected = "not a regular file"
+        else:
+            (tmp_path / "secret.txt").write_text("x")
+            (tmp_path / "secret.txt").chmod(0)
+            result = await read(tmp_path / "secret.txt")
+            expected = "permission denied"
+    elif case == "binary":
+        (tmp_path / "blob.bin").write_bytes(bytes(range(256)) * 8)
+        result = await read(tmp_path / "blob.bin")
+        assert "binary file" in result.text
+        return
+    else:
+        result = await ReadFile().run(ToolCall("c1", "read_file", {}))
+        expected = "needs a `path`"
+    assert result.is_error and expected in result.text
