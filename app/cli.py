@@ -48,6 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--attach", action="append", default=[], type=Path, metavar="FILE", help="attach a picture"
     )
     ask.add_argument("--conversation", metavar="ID", help="continue this conversation")
+    ask.add_argument(
+        "--allow-tools",
+        action="store_true",
+        help="offer the model its tools and allow every call for this run",
+    )
     ask.add_argument("--json", action="store_true", help="print one JSON object per event")
     models = commands.add_parser("models", help="list the models of every ready provider")
     models.add_argument("--json", action="store_true", help="print a JSON array")
@@ -156,6 +161,8 @@ def _nothing_ready(config: Config) -> str:
 
 
 async def _ask(config: Config, args: argparse.Namespace) -> int:
+    from app.tool_step import AllowAll, ToolStep
+    from app.toolbox import builtin_tools
     from app.turn import TurnEnded, TurnRunner
     from vision.pictures import PictureError, open_picture
 
@@ -173,8 +180,9 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
             conversation_id = store.create_conversation(model=args.model)
         elif store.get_conversation(conversation_id) is None:
             raise CommandError(f"there is no conversation {conversation_id!r}.")
-        runner = TurnRunner(store, catalogue)
-        turn = runner.run(conversation_id, args.prompt, pictures, args.model)
+        tools = builtin_tools() if args.allow_tools else []
+        runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
+        turn = runner.run(conversation_id, args.prompt, pictures, args.model, tools=tools)
         async with aclosing(turn) as events:
             async for event in events:
                 printer.show(event)

@@ -171,3 +171,32 @@ def test_json_reports_a_tool_call(home: SightlineHome, fake_ollama: FakeOllama) 
     assert done.returncode == 0, done.stderr
     calls = [json.loads(x) for x in done.stdout.splitlines() if '"tool_call"' in x]
     assert [(c["name"], c["arguments"]) for c in calls] == [("read_file", {"path": "a"})]
+
+
+def test_allow_tools_runs_read_file_and_reports_it(
+    home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    (tmp_path / "todo.txt").write_text("buy milk")
+    path = str(tmp_path / "todo.txt")
+    fake_ollama.enqueue(
+        Reply(tool_calls=[{"name": "read_file", "arguments": {"path": path}}]),
+        Reply(text="You need milk."),
+    )
+    done = sightline(
+        home, "ask", "--json", "--allow-tools", "--model", "ollama:llama3.2:3b", "todo?"
+    )
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    kinds = [e["type"] for e in events]
+    assert kinds.index("tool_call") < kinds.index("tool_result") < kinds.index("text")
+    result = next(e for e in events if e["type"] == "tool_result")
+    assert (result["name"], result["text"], result["is_error"]) == ("read_file", "buy milk", False)
+    assert fake_ollama.chat_requests()[0]["tools"][0]["function"]["name"] == "read_file"
+
+
+def test_without_allow_tools_no_tools_are_offered(
+    home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    done = sightline(home, "ask", "--model", "ollama:llama3.2:3b", "hi")
+    assert done.returncode == 0
+    assert "tools" not in fake_ollama.chat_requests()[0]
