@@ -1,0 +1,93 @@
+"""screenshot on a real X display (Xvfb) and without any display."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+# Runs the tool in a fresh process, as `sightline ask` would: no Qt application yet.
+PROBE = """
+import asyncio, json, sys
+from app.tools.screenshot import Screenshot
+from routing.transcript import ToolCall
+args = json.loads(sys.argv[1])
+result = asyncio.run(Screenshot().run(ToolCall("c1", "screenshot", args)))
+print(json.dumps({
+    "error": result.is_error,
+    "text": result.text,
+    "pictures": [[p.mime, p.width, p.height] for p in result.pictures],
+}))
+"""
+
+
+def probe(env: dict[str, str], **arguments: object) -> dict:  # type: ignore[type-arg]
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(arguments)],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def xvfb() -> Iterator[str]:
+    """A real X server on a free display number, 1024×768."""
+    if shutil.which("Xvfb") is None:
+        pytest.skip("needs Xvfb (the xvfb Debian package; scripts/setup installs it)")
+    for number in range(90, 120):
+        if not Path(f"/tmp/.X11-unix/X{number}").exists():
+            break
+    server = subprocess.Popen(
+        ["Xvfb", f":{number}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not Path(f"/tmp/.X11-unix/X{number}").exists():
+            assert time.monotonic() < deadline, "Xvfb did not start"
+            time.sleep(0.05)
+        yield f":{number}"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_the_screen_with_its_size_and_coordinates(xvfb: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env |= {"DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb"}
+    result = probe(env)
+    assert not result["error"], result["text"]
+    assert result["pictures"] == [["image/png", 1024, 768]]
+    assert "1024×768 pixels" in result["text"]
+    assert "x counts pixels right from the left edge" in result["text"]
+    assert "y counts pixels down from the top edge" in result["text"]
+
+
+def test_a_screen_that_does_not_exist(xvfb: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    env |= {"DISPLAY": xvfb, "QT_QPA_PLATFORM": "xcb"}
+    result = probe(env, screen=3)
+    assert result["error"] and "no screen 3" in result["text"]
+
+
+def test_without_a_display_the_result_says_so() -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    result = probe(env)
+    assert result["error"] and "no display" in result["text"] and not result["pictures"]
+    result = probe(env | {"QT_QPA_PLATFORM": "offscreen", "DISPLAY": ":0"})
+    assert result["error"] and "no display" in result["text"]
