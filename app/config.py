@@ -34,6 +34,8 @@ class Config:
 
     providers: tuple[ProviderConfig, ...] = ()
     discover_local: bool = True
+    auto_may_use_cloud: bool = False  # Auto stays on this computer unless the person allows
+    vision_model: str = ""  # PROVIDER:MODEL that describes pictures for blind models
     data_dir: Path = field(default_factory=paths.data_dir)
     source: Path | None = None  # the file read, when there was one
 
@@ -74,6 +76,12 @@ def parse_config(
     discover = raw.get("discover_local", True)
     if not isinstance(discover, bool):
         raise ConfigError(f"{path}: discover_local must be true or false.")
+    auto_cloud = raw.get("auto_may_use_cloud", False)
+    if not isinstance(auto_cloud, bool):
+        raise ConfigError(f"{path}: auto_may_use_cloud must be true or false.")
+    vision_model = raw.get("vision_model", "")
+    if not isinstance(vision_model, str) or (vision_model and ":" not in vision_model):
+        raise ConfigError(f'{path}: vision_model must be "PROVIDER:MODEL" in quotes.')
     tables = raw.get("providers", [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ConfigError(f"{path}: providers must be [[providers]] tables.")
@@ -91,7 +99,12 @@ def parse_config(
     if folder and not environ.get("SIGHTLINE_DATA_DIR"):
         data_dir = Path(folder).expanduser()
     return Config(
-        providers=tuple(providers), discover_local=discover, data_dir=data_dir, source=path
+        providers=tuple(providers),
+        discover_local=discover,
+        auto_may_use_cloud=auto_cloud,
+        vision_model=vision_model,
+        data_dir=data_dir,
+        source=path,
     )
 
 

@@ -26,10 +26,10 @@ from app.turn_events import (
     UsageAdded,
 )
 from routing.catalogue import Catalogue
-from routing.errors import ProviderError
+from routing.errors import CannotConnect, ProviderError, TimedOut
 from routing.models import ModelInfo
 from routing.presets import preset_for
-from routing.router import Choice, choose_auto, is_auto
+from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import (
     Message,
@@ -58,6 +58,19 @@ log = logging.getLogger(__name__)
 MAX_TOOL_STEPS = 12
 
 
+@dataclass(frozen=True)
+class _Needs:
+    """What the turn needs of whoever answers it."""
+
+    pictures: bool = False
+    tools: bool = False
+
+
+def _offered(model: ModelInfo, tools: Sequence[Tool]) -> dict[str, Tool]:
+    """The tools to offer: none to a model known not to use them (unknown gets them)."""
+    return {t.spec.name: t for t in tools} if model.tools is not False else {}
+
+
 @dataclass
 class _Step:
     """What one request to the model gave: its answer's id, tool calls, or error."""
@@ -76,11 +89,13 @@ class TurnRunner:
         catalogue: Catalogue,
         tool_step: ToolStep | None = None,
         max_tool_steps: int = MAX_TOOL_STEPS,
+        prefs: RoutingPrefs | None = None,
     ) -> None:
         self.store = store
         self.catalogue = catalogue
         self.tool_step = tool_step or ToolStep(DenyAll())
         self.max_tool_steps = max_tool_steps
+        self.prefs = prefs or RoutingPrefs()
 
     async def run(
         self,
@@ -92,40 +107,76 @@ class TurnRunner:
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding each event once it is stored."""
         yield ItemAdded(self.store.add_message(conversation_id, user_message(text, pictures)))
+        needs = _Needs(pictures=bool(pictures), tools=bool(tools))
         try:
-            choice = await self._choose(requested_model, has_pictures=bool(pictures))
+            choice = await self._choose(requested_model, needs)
         except ProviderError as error:
             yield ItemAdded(self._error_notice(conversation_id, error))
             yield TurnEnded(error)
             return
         self.store.set_conversation_model(conversation_id, requested_model or "auto")
         if choice.by_sightline:
-            notice = Notice(
-                NoticeKind.ROUTING,
-                f"{choice.model.ref} answers ({choice.where()}): {choice.reason}.",
-            )
-            yield ItemAdded(self.store.add_notice(conversation_id, notice))
-        # A model known not to use tools is offered none; unknown gets them (it may).
-        offered = {t.spec.name: t for t in tools} if choice.model.tools is not False else {}
-        async for event in self._steps(conversation_id, choice.model, offered):
+            yield ItemAdded(self._routing_notice(conversation_id, choice))
+        async for event in self._steps(conversation_id, choice, needs, tools):
             yield event
 
-    async def _choose(self, requested: str, *, has_pictures: bool) -> Choice:
-        if not is_auto(requested):
+    async def _choose(self, requested: str, needs: _Needs) -> Choice:
+        """The person's model if it can be reached; else Auto's pick, or an offline one."""
+        if is_auto(requested):
+            if not self.catalogue.models():
+                await self.catalogue.refresh()
+            return choose_auto(
+                self.catalogue.models(),
+                has_pictures=needs.pictures,
+                needs_tools=needs.tools,
+                allow_cloud=self.prefs.auto_may_use_cloud,
+            )
+        try:
             return Choice(await self.catalogue.resolve(requested), "your choice", False)
-        if not self.catalogue.models():
-            await self.catalogue.refresh()
-        return choose_auto(self.catalogue.models(), has_pictures=has_pictures)
+        except (CannotConnect, TimedOut) as error:
+            return await self._offline(self._unresolved(requested), needs, error)
+
+    async def _offline(self, lost: ModelInfo, needs: _Needs, error: ProviderError) -> Choice:
+        """A model on this computer answers when the chosen one's provider can't be reached."""
+        others = [p.id for p in self.catalogue.providers if p.id != lost.provider_id]
+        await self.catalogue.refresh(others)
+        try:
+            return choose_offline(
+                self.catalogue.models(), lost, has_pictures=needs.pictures, needs_tools=needs.tools
+            )
+        except CannotConnect:
+            raise error from None
+
+    def _unresolved(self, ref: str) -> ModelInfo:
+        provider_id, _, name = ref.partition(":")
+        provider = self.catalogue.provider(provider_id)
+        return ModelInfo(provider_id, name, local=provider.is_local)
 
     async def _steps(
-        self, conversation_id: str, model: ModelInfo, tools: dict[str, Tool]
+        self, conversation_id: str, choice: Choice, needs: _Needs, tools: Sequence[Tool]
     ) -> AsyncIterator[TurnEvent]:
         """Ask, run the tools it calls, ask again, until it answers or the steps run out."""
-        for step_number in range(self.max_tool_steps + 1):
+        model = choice.model
+        offered = _offered(model, tools)
+        fell_back = False
+        step_number = 0
+        while True:
             step = _Step()
-            async for event in self._request(conversation_id, model, tools, step):
+            async for event in self._request(conversation_id, model, offered, step):
                 yield event
             if step.error is not None:
+                unreachable = isinstance(step.error, CannotConnect | TimedOut)
+                if unreachable and step.answer is None and not fell_back:
+                    fell_back = True
+                    try:
+                        choice = await self._offline(model, needs, step.error)
+                    except ProviderError:
+                        pass
+                    else:
+                        model, offered = choice.model, _offered(choice.model, tools)
+                        yield ItemAdded(self._routing_notice(conversation_id, choice))
+                        continue
+                yield ItemAdded(self._error_notice(conversation_id, step.error))
                 yield TurnEnded(step.error, model.ref)
                 return
             if not step.calls:
@@ -135,9 +186,10 @@ class TurnRunner:
                 yield ItemAdded(self._stop_notice(conversation_id, step.calls))
                 yield TurnEnded(None, model.ref)
                 return
+            step_number += 1
             results = None
             try:
-                results = await self.tool_step.run(conversation_id, step.calls, tools)
+                results = await self.tool_step.run(conversation_id, step.calls, offered)
             finally:
                 # Every call keeps an answer, even when Stop cut the step short.
                 message = Message("tool", results or stopped_results(step.calls))
@@ -186,7 +238,6 @@ class TurnRunner:
                 self.store.finish_message(step.answer.id, MessageStatus.FAILED)
                 yield ItemFinished(step.answer.id, MessageStatus.FAILED)
                 self._answer_calls(conversation_id, step)
-            yield ItemAdded(self._error_notice(conversation_id, error))
             return
         except (asyncio.CancelledError, GeneratorExit):
             if step.answer is not None:
@@ -216,6 +267,10 @@ class TurnRunner:
             "send a message to let the model continue.",
         )
         return self.store.add_notice(conversation_id, notice)
+
+    def _routing_notice(self, conversation_id: str, choice: Choice) -> StoredItem:
+        text = f"{choice.model.ref} answers ({choice.where()}): {choice.reason}."
+        return self.store.add_notice(conversation_id, Notice(NoticeKind.ROUTING, text))
 
     def _error_notice(self, conversation_id: str, error: ProviderError) -> StoredItem:
         notice = Notice(NoticeKind.ERROR, error.message, details=f"kind: {error.kind}")

@@ -1,7 +1,13 @@
-"""Who answers a turn: plain functions over the catalogue, each giving its reason."""
+"""Every "who" decision: who answers a turn, and who looks at a picture.
+
+Plain functions over lists of models (in the person's provider order); each
+returns its choice with the reason, which becomes a notice whenever Sightline
+chose for the person. The person's explicit choice always wins over them.
+"""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -10,10 +16,24 @@ from routing.models import ModelInfo
 
 AUTO = "auto"
 
+# Names that mark a provider's small (cheap, quick) models.
+_SMALL = re.compile(
+    r"mini|small|haiku|flash|lite|nano|tiny|\b\d(\.\d)?b\b|:\d(\.\d)?b|-\d(\.\d)?b", re.I
+)
+_SIZE = re.compile(r"(\d+(?:\.\d+)?)\s*b\b", re.I)
+
+
+@dataclass(frozen=True)
+class RoutingPrefs:
+    """What the person set that routing must honour."""
+
+    auto_may_use_cloud: bool = False
+    vision_model: str = ""  # PROVIDER:MODEL; naming it authorizes sending it pictures
+
 
 @dataclass(frozen=True)
 class Choice:
-    """The model that answers, why, and whether Sightline (not the person) chose it."""
+    """The model that answers (or looks), why, and whether Sightline (not the person) chose it."""
 
     model: ModelInfo
     reason: str
@@ -29,20 +49,130 @@ def is_auto(requested: str) -> bool:
     return not requested or requested.strip().lower() == AUTO
 
 
-def choose_auto(
-    models: Sequence[ModelInfo], *, has_pictures: bool, allow_cloud: bool = False
-) -> Choice:
-    """Auto: a ready local model first; with pictures, a local one that sees."""
-    local = [m for m in models if m.local]
+def _tools_ok(model: ModelInfo, needs_tools: bool) -> bool:
+    return not needs_tools or model.tools is not False
+
+
+def _best(
+    models: Sequence[ModelInfo], *, has_pictures: bool, needs_tools: bool, where: str
+) -> Choice | None:
+    """The first model of the best kind there is, with the reason for that kind."""
+    tools = " and can use this chat's tools" if needs_tools else ""
+    ranked: list[tuple[list[ModelInfo], str]] = []
     if has_pictures:
-        seeing = [m for m in local if m.sees]
-        if seeing:
-            return Choice(seeing[0], "it runs on this computer and sees pictures", True)
-    if local:
-        return Choice(local[0], "it is the first ready model on this computer", True)
-    if allow_cloud and models:
-        return Choice(models[0], "no model on this computer is ready", True)
-    raise CannotConnect(
-        "No model on this computer is ready. Start Ollama (`ollama serve`) and pull a "
-        "model, or choose a model with --model PROVIDER:MODEL."
+        ranked.append(
+            (
+                [m for m in models if m.sees and _tools_ok(m, needs_tools)],
+                f"it runs {where}, sees pictures{tools}",
+            )
+        )
+    ranked.append(
+        (
+            [m for m in models if _tools_ok(m, needs_tools)],
+            f"it runs {where}{tools}"
+            + ("; a model that sees will describe the pictures for it" if has_pictures else ""),
+        )
     )
+    ranked.append((list(models), f"it is the first ready model {where}"))
+    for candidates, reason in ranked:
+        if candidates:
+            return Choice(candidates[0], reason, True)
+    return None
+
+
+def choose_auto(
+    models: Sequence[ModelInfo],
+    *,
+    has_pictures: bool,
+    needs_tools: bool = False,
+    allow_cloud: bool = False,
+) -> Choice:
+    """Auto: a ready local model first (one that sees when pictures come); cloud if allowed."""
+    local = [m for m in models if m.local]
+    choice = _best(
+        local, has_pictures=has_pictures, needs_tools=needs_tools, where="on this computer"
+    )
+    if choice is not None:
+        return choice
+    if allow_cloud:
+        cloud = [m for m in models if not m.local]
+        choice = _best(
+            cloud, has_pictures=has_pictures, needs_tools=needs_tools, where="in the cloud"
+        )
+        if choice is not None:
+            return Choice(
+                choice.model, f"no model on this computer is ready; {choice.reason}", True
+            )
+    hint = (
+        "or allow Auto to use the cloud in Settings"
+        if any(not m.local for m in models)
+        else "or choose a model with --model PROVIDER:MODEL"
+    )
+    raise CannotConnect(
+        "No model on this computer is ready. Start Ollama (`ollama serve`) or LM Studio and "
+        f"load a model, {hint}."
+    )
+
+
+def choose_offline(
+    models: Sequence[ModelInfo],
+    unreachable: ModelInfo,
+    *,
+    has_pictures: bool,
+    needs_tools: bool = False,
+) -> Choice:
+    """The chosen model's provider can't be reached: a model on this computer answers instead."""
+    local = [m for m in models if m.local and m.provider_id != unreachable.provider_id]
+    choice = _best(
+        local, has_pictures=has_pictures, needs_tools=needs_tools, where="on this computer"
+    )
+    if choice is None:
+        raise CannotConnect(
+            f"{unreachable.ref} can't be reached, and no model on this computer is ready to "
+            "answer instead. Check the connection, or start a local model server.",
+            provider_id=unreachable.provider_id,
+        )
+    return Choice(choice.model, f"{unreachable.ref} can't be reached; {choice.reason}", True)
+
+
+def _smallness(model: ModelInfo) -> tuple[int, float]:
+    """Sort key: named small models first, then by parameter count when the name says."""
+    size = _SIZE.search(model.name)
+    return (0 if _SMALL.search(model.name) else 1, float(size.group(1)) if size else 1e9)
+
+
+def choose_looker(
+    models: Sequence[ModelInfo],
+    chat_model: ModelInfo,
+    *,
+    configured: str = "",
+    local_chat: bool | None = None,
+) -> Choice | None:
+    """Who describes a picture for a blind model; None when no model may look.
+
+    A configured vision model first (naming it is the authorization to send it
+    pictures); then a seeing model of the chat's provider (a small one first);
+    then one of another ready provider, in the person's order. The chat's own
+    model never; in a local chat, only models on this computer.
+    """
+    local_only = chat_model.local if local_chat is None else local_chat
+    allowed = [
+        m for m in models if m.sees and m.ref != chat_model.ref and (m.local or not local_only)
+    ]
+    if configured:
+        named = next((m for m in allowed if m.ref == configured), None)
+        if named is not None:
+            return Choice(named, "it is the vision model chosen in Settings", True)
+    own = sorted((m for m in allowed if m.provider_id == chat_model.provider_id), key=_smallness)
+    if own:
+        return Choice(
+            own[0],
+            f"it sees and belongs to {chat_model.provider_id}, as the chat's model does",
+            True,
+        )
+    if allowed:
+        first_provider = allowed[0].provider_id  # the person's order
+        pick = min((m for m in allowed if m.provider_id == first_provider), key=_smallness)
+        where = "on this computer" if local_only else "in your provider order"
+        return Choice(pick, f"it is the first model that sees {where}", True)
+    return None

@@ -1,18 +1,69 @@
-"""Where the person writes: Enter sends, Shift+Enter breaks the line, Send becomes Stop."""
+"""Where the person writes and attaches pictures: Enter sends, Send becomes Stop.
+
+Pictures come by the Attach button, by dropping files or picture data, and by
+pasting; the composer only reports them (`pictures_offered`) and shows the
+cards the controller sends back.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeyEvent
-from PySide6.QtWidgets import QHBoxLayout, QPlainTextEdit, QPushButton, QSizePolicy, QWidget
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QMimeData, QSize, QStandardPaths, Qt, Signal
+from PySide6.QtGui import QColor, QDropEvent, QKeyEvent, QPalette
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QHBoxLayout,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.ui.attachments import (
+    AttachmentStrip,
+    PictureDrops,
+    ProblemBar,
+    carries_pictures,
+    offer_from_mime,
+)
+from app.ui.icons import badge_image, icon_of
+from app.ui.pending import PICTURE_SUFFIXES, Attachments, Offered, SightNote
 
 _MIN_LINES, _MAX_LINES = 2, 8
+_ICON = QSize(20, 20)
+PICTURE_FILTER = f"Pictures ({' '.join(f'*.{suffix}' for suffix in PICTURE_SUFFIXES)})"
 
 
 class MessageEdit(QPlainTextEdit):
     """A plain-text box that reports Enter instead of inserting a line break."""
 
     submitted = Signal()
+    pictures_offered = Signal(object)  # Offered: pasted or dropped on the box
+
+    _how = "Pasted"
+
+    def canInsertFromMimeData(self, source: QMimeData) -> bool:
+        """Pictures and picture files may be pasted or dropped here, as well as words."""
+        return carries_pictures(source) or super().canInsertFromMimeData(source)
+
+    def insertFromMimeData(self, source: QMimeData) -> None:
+        """Pictures become attachments; anything else is inserted as plain text."""
+        offer = offer_from_mime(source, self._how)
+        if offer is not None:
+            self.pictures_offered.emit(offer)
+        else:
+            super().insertFromMimeData(source)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        """A drop inserts like a paste, but names what it brings "Dropped"."""
+        self._how = "Dropped"
+        try:
+            super().dropEvent(event)
+        finally:
+            self._how = "Pasted"
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter submits; Shift+Enter (or Ctrl+Enter) inserts a line break."""
@@ -30,10 +81,13 @@ class MessageEdit(QPlainTextEdit):
 
 
 class Composer(QWidget):
-    """The message box and its Send/Stop button; it only reports what the person did."""
+    """The message box, its attachments and its Send/Stop button; it only reports what was done."""
 
     send_requested = Signal(str)
     stop_requested = Signal()
+    pictures_offered = Signal(object)  # Offered: chosen, dropped or pasted
+    remove_requested = Signal(str)  # an attached picture's SHA-256
+    problems_dismissed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """An empty composer, ready to send."""
@@ -49,13 +103,38 @@ class Composer(QWidget):
         self.button.setDefault(False)
         self.button.setAutoDefault(False)
         self.button.setMinimumWidth(84)
+        self.attach_button = QToolButton(self)
+        self.attach_button.setAccessibleName("Attach pictures")
+        self.attach_button.setToolTip("Attach pictures — or drop them here, or paste (Ctrl+V)")
+        self.attach_button.setAutoRaise(True)
+        self.problems = ProblemBar(self)
+        self.strip = AttachmentStrip(self)
         self._busy = False
+        self._has_pictures = False
+        self._folder = ""  # where the Attach dialog opens: the last folder used
 
-        layout = QHBoxLayout(self)
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        row.addWidget(self.attach_button, 0, Qt.AlignmentFlag.AlignBottom)
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
+        layout = QVBoxLayout(self)
         layout.setContentsMargins(16, 8, 16, 14)
-        layout.setSpacing(8)
-        layout.addWidget(self.edit, 1)
-        layout.addWidget(self.button, 0, Qt.AlignmentFlag.AlignBottom)
+        layout.setSpacing(6)
+        layout.addWidget(self.problems)
+        layout.addWidget(self.strip)
+        layout.addLayout(row)
+
+        # Files dropped anywhere on the composer, not only on the box, are attached.
+        self.setAcceptDrops(True)
+        self._drops = PictureDrops(self)
+        self.installEventFilter(self._drops)
+        self._drops.offered.connect(self.pictures_offered)
+        self.edit.pictures_offered.connect(self.pictures_offered)
+        self.strip.remove_requested.connect(self.remove_requested)
+        self.problems.dismissed.connect(self.problems_dismissed)
+        self.attach_button.clicked.connect(self.choose_files)
+        self._tint_attach_icon()
 
         self.edit.submitted.connect(self._submit)
         self.button.clicked.connect(self._clicked)
@@ -81,6 +160,25 @@ class Composer(QWidget):
             self.edit.setPlainText(text)
             self.edit.moveCursor(self.edit.textCursor().MoveOperation.End)
 
+    def show_attachments(self, attachments: Attachments, note: SightNote) -> None:
+        """Show the attached pictures' cards, marked for the chosen model, and any problems."""
+        self._has_pictures = bool(attachments.pictures)
+        self.strip.show_pictures(attachments.pictures, attachments.reading, note)
+        self.problems.show_problems(attachments.problems)
+
+    def choose_files(self) -> None:
+        """Ask for picture files and offer them."""
+        folder = self._folder or QStandardPaths.writableLocation(
+            QStandardPaths.StandardLocation.PicturesLocation
+        )
+        names, _chosen_filter = QFileDialog.getOpenFileNames(
+            self, "Attach pictures", folder, PICTURE_FILTER
+        )
+        if names:
+            paths = tuple(Path(name) for name in names)
+            self._folder = str(paths[0].parent)
+            self.pictures_offered.emit(Offered(paths=paths))
+
     def set_busy(self, busy: bool) -> None:
         """Switch the button between Send and Stop."""
         self._busy = busy
@@ -91,7 +189,7 @@ class Composer(QWidget):
 
     def _submit(self) -> None:
         # Enter while an answer streams does nothing: the words wait in the box.
-        if not self._busy and self.text().strip():
+        if not self._busy and (self.text().strip() or self._has_pictures):
             self.send_requested.emit(self.text())
 
     def _clicked(self) -> None:
@@ -108,3 +206,16 @@ class Composer(QWidget):
         margins = self.edit.contentsMargins()
         frame = int(self.edit.document().documentMargin() * 2) + margins.top() + margins.bottom()
         self.edit.setFixedHeight(lines * metrics.lineSpacing() + frame + 4)
+
+    def changeEvent(self, event: QEvent) -> None:
+        """Redraw the paper clip in the new colours when the palette changes."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._tint_attach_icon()
+
+    def _tint_attach_icon(self) -> None:
+        color = QColor(self.palette().color(QPalette.ColorRole.ButtonText))
+        self.attach_button.setIcon(
+            icon_of(badge_image("attach", color, _ICON.width(), self.devicePixelRatioF()))
+        )
+        self.attach_button.setIconSize(_ICON)

@@ -20,7 +20,16 @@ from PySide6.QtCore import QObject, Signal
 
 from app import paths
 from app.keys import KeyStore
+from app.ui.pending import (
+    Attachments,
+    Offered,
+    PendingPictures,
+    SightNote,
+    read_offered,
+    sight_note,
+)
 from routing.transcript import Message  # already loaded by the store: costs nothing here
+from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.config import Config
@@ -61,6 +70,7 @@ class Controller(QObject):
     item_finished = Signal(object)  # StoredItem, as stored once the answer ended
     busy_changed = Signal(bool)
     draft_restored = Signal(str)
+    attachments_changed = Signal(object)  # Attachments
     problem = Signal(str)  # something went wrong outside any conversation
 
     def __init__(
@@ -90,6 +100,7 @@ class Controller(QObject):
         self._turn_conversation = ""
         self._streaming_item: int | None = None
         self._listing = ModelListing(listing=True, config_path=self._config_path())
+        self._pending = PendingPictures()
 
     # -- state -----------------------------------------------------------------
 
@@ -292,19 +303,73 @@ class Controller(QObject):
     def _refresh_conversations(self) -> None:
         self.conversations_changed.emit(self.store.list_conversations())
 
+    # -- attachments -------------------------------------------------------------
+
+    @property
+    def attachments(self) -> Attachments:
+        """The pictures the next message carries, and what went wrong attaching others."""
+        return self._pending.snapshot()
+
+    def attach_files(self, paths: list[Path]) -> None:
+        """Attach picture files (from the Attach dialog); they are read off the UI thread."""
+        self.attach(Offered(paths=tuple(paths)))
+
+    def attach(self, offered: Offered) -> None:
+        """Attach what the person offered; bad files become problems, named, and aren't attached."""
+        self._pending.set_problems(offered.problems)
+        if offered.count:
+            self._pending.reading += offered.count
+            self._chore(self._read(offered))
+        self._show_attachments()
+
+    async def _read(self, offered: Offered) -> None:
+        try:
+            pictures, problems = await read_offered(offered, self._pending.unnamed_label)
+        finally:
+            self._pending.reading -= offered.count
+        self._pending.add_problems(problems)
+        self._pending.add(pictures)
+        self._show_attachments()
+
+    def remove_attachment(self, sha256: str) -> None:
+        """Take one picture off the next message."""
+        self._pending.remove(sha256)
+        self._show_attachments()
+
+    def dismiss_problems(self) -> None:
+        """The person has read what went wrong attaching."""
+        self._pending.set_problems(())
+        self._show_attachments()
+
+    def sight_of(self, model_ref: str) -> SightNote:
+        """What attachment cards say when `model_ref` answers (from the model's info)."""
+        listing = self._listing
+        return sight_note(model_ref, listing.models, listing.providers)
+
+    def _show_attachments(self) -> None:
+        self.attachments_changed.emit(self._pending.snapshot())
+
     # -- turns -----------------------------------------------------------------
 
     def send(self, text: str, model_ref: str) -> bool:
-        """Start a turn with the person's words; False when nothing was started."""
-        if not text.strip() or self.busy or self._runner is None:
+        """Start a turn with the person's words and attached pictures; False when none started."""
+        pictures = self._pending.pictures
+        if not (text.strip() or pictures) or self.busy or self._runner is None:
             return False
+        if self._pending.reading:
+            return False  # a file is still being read: it belongs with this message
         if not self._current:
             self._current = self.store.create_conversation(model=model_ref)
             self.conversation_loaded.emit(self._current, [], model_ref)
             self._refresh_conversations()
         self._turn_conversation = self._current
         self._streaming_item = None
-        task = asyncio.ensure_future(self._run_turn(self._runner, self._current, text, model_ref))
+        self._pending.take()
+        self._show_attachments()
+        text = text if text.strip() else ""  # pictures alone: no blank words with them
+        task = asyncio.ensure_future(
+            self._run_turn(self._runner, self._current, text, pictures, model_ref)
+        )
         # A done callback, not a `finally`: a task cancelled before its first step
         # never enters the coroutine's body, and "busy" must still end.
         task.add_done_callback(self._turn_done)
@@ -318,29 +383,40 @@ class Controller(QObject):
             self._turn_task.cancel()
 
     async def _run_turn(
-        self, runner: TurnRunner, conversation_id: str, text: str, model_ref: str
+        self,
+        runner: TurnRunner,
+        conversation_id: str,
+        text: str,
+        pictures: tuple[Picture, ...],
+        model_ref: str,
     ) -> None:
         from app.turn import ItemAdded, TurnEnded
 
         try:
-            turn = runner.run(conversation_id, text, requested_model=model_ref)
+            turn = runner.run(conversation_id, text, pictures, requested_model=model_ref)
             async with contextlib.aclosing(turn) as events:
                 async for event in events:
                     self._forward(conversation_id, event)
                     if isinstance(event, ItemAdded) and event.item.seq == 1:
                         self._refresh_conversations()  # the first words title the chat
                     if isinstance(event, TurnEnded) and event.error is not None:
-                        # The error notice is in the transcript already; the words must
-                        # not be lost, so they go back to the composer.
-                        self.draft_restored.emit(text)
+                        # The error notice is in the transcript already; the words and
+                        # pictures must not be lost, so they go back to the composer.
+                        self._give_back(text, pictures)
         except asyncio.CancelledError:
             # The turn marked its partial answer STOPPED while unwinding; show that.
             self._finish_streaming_item()
         except Exception as exc:  # a store or programming error: keep the window alive
             log.exception("the turn failed")
             self._finish_streaming_item()
-            self.draft_restored.emit(text)
+            self._give_back(text, pictures)
             self.problem.emit(f"The answer could not be finished: {exc}")
+
+    def _give_back(self, text: str, pictures: tuple[Picture, ...]) -> None:
+        self.draft_restored.emit(text)
+        if pictures:
+            self._pending.give_back(pictures)
+            self._show_attachments()
 
     def _turn_done(self, task: asyncio.Task[None]) -> None:
         if task is self._turn_task:

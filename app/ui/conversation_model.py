@@ -95,6 +95,15 @@ class Row:
         item = self.stored.item
         return author_of(item) if isinstance(item, Message) else str(item.kind).capitalize()
 
+    @property
+    def picture_words(self) -> str:
+        """How many pictures a row shows, as words for a screen reader: " (2 pictures)" or ""."""
+        message = self.message
+        if message is None:
+            return ""
+        count = len(message.pictures) + sum(len(r.pictures) for r in message.tool_results)
+        return f" ({count} picture{'s' * (count != 1)})" if count else ""
+
     def value(self, role: int) -> Any:
         """The value of one of the custom roles (see `Role`); None for any other role."""
         message, notice = self.message, self.notice
@@ -143,7 +152,7 @@ class ConversationModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return row.text
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{row.author}: {row.text}"
+            return f"{row.author}: {row.text}{row.picture_words}"
         return row.value(role)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:

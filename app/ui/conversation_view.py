@@ -1,19 +1,42 @@
-"""The conversation as a list view: follows a streaming answer unless the person scrolled up."""
+"""The conversation as a list view: follows a streaming answer unless the person scrolled up.
+
+A click on a picture's thumbnail (or Enter on a row with pictures) asks for the
+picture to be opened; the window shows it.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QModelIndex, QPoint, Qt
-from PySide6.QtGui import QColor, QKeyEvent, QKeySequence, QPainter, QPaintEvent, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QFrame, QListView, QMenu, QWidget
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
+from PySide6.QtGui import (
+    QColor,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+)
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QApplication,
+    QFrame,
+    QListView,
+    QMenu,
+    QStyleOptionViewItem,
+    QWidget,
+)
 
 from app.ui.conversation_model import ConversationModel, Role
 from app.ui.message_delegate import MessageDelegate
+from vision.pictures import Picture
 
 _BOTTOM_SLACK = 6  # pixels from the end that still count as "at the bottom"
 
 
 class ConversationView(QListView):
     """Rows drawn by `MessageDelegate`; scrolls along with new words while at the bottom."""
+
+    picture_clicked = Signal(object)  # the Picture whose thumbnail was clicked
 
     def __init__(self, model: ConversationModel, parent: QWidget | None = None) -> None:
         """A view over `model`."""
@@ -29,7 +52,8 @@ class ConversationView(QListView):
         self.setUniformItemSizes(False)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setMouseTracking(False)
+        self.setMouseTracking(True)  # the pointer becomes a hand over a thumbnail
+        self._pressed: Picture | None = None
         self.verticalScrollBar().setSingleStep(24)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
@@ -80,6 +104,59 @@ class ConversationView(QListView):
         if self._follow:
             self.scrollToBottom()
 
+    # -- pictures ---------------------------------------------------------------
+
+    def thumbnails(self, index: QModelIndex | QPersistentModelIndex) -> list[tuple[QRect, Picture]]:
+        """Where a row's thumbnails are, in viewport coordinates."""
+        if not index.isValid():
+            return []
+        return self._delegate.thumbnails(self._option(index), index)
+
+    def picture_at(self, point: QPoint) -> Picture | None:
+        """The picture whose thumbnail is at `point` (viewport coordinates), if any."""
+        index = self.indexAt(point)
+        if not index.isValid():
+            return None
+        return self._delegate.picture_at(self._option(index), index, point)
+
+    def _option(self, index: QModelIndex | QPersistentModelIndex) -> QStyleOptionViewItem:
+        # The same option the view paints the row with, so hit and drawing agree.
+        option = QStyleOptionViewItem()
+        self.initViewItemOption(option)
+        option.widget = self
+        option.rect = self.visualRect(index)
+        return option
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """Remember a press on a thumbnail: the release opens it."""
+        left = event.button() == Qt.MouseButton.LeftButton
+        self._pressed = self.picture_at(event.position().toPoint()) if left else None
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        """A click (press and release on one thumbnail) opens the picture."""
+        super().mouseReleaseEvent(event)
+        pressed, self._pressed = self._pressed, None
+        if pressed is None or event.button() != Qt.MouseButton.LeftButton:
+            return
+        released = self.picture_at(event.position().toPoint())
+        if released is not None and released.sha256 == pressed.sha256:
+            self.picture_clicked.emit(released)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        """A hand over a thumbnail: it can be clicked."""
+        super().mouseMoveEvent(event)
+        over = self.picture_at(event.position().toPoint()) is not None
+        shape = Qt.CursorShape.PointingHandCursor if over else Qt.CursorShape.ArrowCursor
+        if self.viewport().cursor().shape() != shape:
+            self.viewport().setCursor(shape)
+
+    def _open_first_picture(self) -> bool:
+        pictures = self.thumbnails(self.currentIndex())
+        if pictures:
+            self.picture_clicked.emit(pictures[0][1])
+        return bool(pictures)
+
     # -- copying ----------------------------------------------------------------
 
     def copy_row(self, index: QModelIndex) -> None:
@@ -97,9 +174,11 @@ class ConversationView(QListView):
         menu.exec(self.viewport().mapToGlobal(position))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Ctrl+C copies the selected row."""
+        """Ctrl+C copies the selected row; Enter opens its first picture."""
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_row(self.currentIndex())
+            return
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._open_first_picture():
             return
         super().keyPressEvent(event)
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPixmap
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPen, QPixmap
 
 from app.paths import resources_dir
 
@@ -47,6 +47,31 @@ def _badge_image(name: str, color: str, size: int, ratio: float) -> QImage:
     painter.end()
     image.setDevicePixelRatio(ratio)
     return image
+
+
+def struck_badge_image(name: str, color: QColor, size: int, ratio: float = 1.0) -> QImage:
+    """A badge struck through corner to corner: an eye that can't see."""
+    image = badge_image(name, color, size, ratio).copy()
+    painter = QPainter(image)  # in logical pixels: the image keeps its pixel ratio
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    start, end = QPointF(size * 0.12, size * 0.12), QPointF(size * 0.88, size * 0.88)
+    # A clear gap either side of the stroke, so it reads as a slash, not part of the eye.
+    for mode, tint, width in (
+        (QPainter.CompositionMode.CompositionMode_Clear, QColor("black"), 0.24),
+        (QPainter.CompositionMode.CompositionMode_SourceOver, QColor(color.name()), 0.1),
+    ):
+        pen = QPen(tint, size * width)
+        pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+        painter.setCompositionMode(mode)
+        painter.setPen(pen)
+        painter.drawLine(start, end)
+    painter.end()
+    return image
+
+
+def icon_of(image: QImage) -> QIcon:
+    """An icon showing one image (already at its device pixel ratio)."""
+    return QIcon(QPixmap.fromImage(image))
 
 
 BADGE = 16  # a badge's size in logical pixels

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.store import ConversationSummary, StoredItem
+from app.ui.attachments import PictureDrops
 from app.ui.composer import Composer
 from app.ui.controller import Controller, ModelListing
 from app.ui.conversation_model import ConversationModel
@@ -27,6 +28,7 @@ from app.ui.conversation_view import ConversationView
 from app.ui.model_picker import ModelPicker
 from app.ui.provider_panel import ProviderPanel, explain
 from app.ui.sidebar import UNTITLED, Sidebar
+from vision.pictures import Picture
 
 
 class MainWindow(QMainWindow):
@@ -45,6 +47,7 @@ class MainWindow(QMainWindow):
         self._summaries: list[ConversationSummary] = []
         self.delete_box: QMessageBox | None = None
         self.settings_dialog: QDialog | None = None
+        self.viewer: QDialog | None = None
 
         self.sidebar = Sidebar(self)
         self.picker = ModelPicker(self)
@@ -126,6 +129,7 @@ class MainWindow(QMainWindow):
         c.item_finished.connect(self.conversation.finish_item)
         c.busy_changed.connect(self.composer.set_busy)
         c.draft_restored.connect(self.composer.restore_draft)
+        c.attachments_changed.connect(self._show_attachments)
         c.problem.connect(lambda message: self.statusBar().showMessage(message, 15000))
 
         self.sidebar.new_chat_requested.connect(c.new_conversation)
@@ -133,6 +137,16 @@ class MainWindow(QMainWindow):
         self.sidebar.delete_requested.connect(self.ask_to_delete)
         self.composer.send_requested.connect(self._send)
         self.composer.stop_requested.connect(c.stop)
+        self.composer.pictures_offered.connect(c.attach)
+        self.composer.remove_requested.connect(c.remove_attachment)
+        self.composer.problems_dismissed.connect(c.dismiss_problems)
+        self.picker.currentIndexChanged.connect(self._show_attachments)
+        self.view.picture_clicked.connect(self.open_picture)
+        # Pictures dropped on the conversation are attached, as on the composer.
+        self.view.viewport().setAcceptDrops(True)
+        self._view_drops = PictureDrops(self)
+        self.view.viewport().installEventFilter(self._view_drops)
+        self._view_drops.offered.connect(c.attach)
         self.panel.retry_requested.connect(c.refresh_models)
         self.panel.settings_requested.connect(self.open_settings)
         self.settings_button.clicked.connect(self.open_settings)
@@ -151,6 +165,11 @@ class MainWindow(QMainWindow):
         self.picker.setEnabled(bool(listing.models))
         self.panel.show_explanation(explain(listing))
         self._arrange()
+        self._show_attachments()  # what a model sees may be known only now
+
+    def _show_attachments(self, *_args: object) -> None:
+        c = self.controller
+        self.composer.show_attachments(c.attachments, c.sight_of(self.picker.current_ref()))
 
     def _arrange(self, *_args: object) -> None:
         no_models = not self.controller.listing.models
@@ -183,6 +202,24 @@ class MainWindow(QMainWindow):
     def _send(self, text: str) -> None:
         if self.controller.send(text, self.picker.current_ref()):
             self.composer.clear()
+
+    def open_picture(self, picture: Picture) -> QDialog:
+        """Show a picture in its own window (replacing one already open)."""
+        from app.ui.picture_viewer import PictureViewer  # on first use, not at start
+
+        if self.viewer is not None:
+            self.viewer.close()
+        viewer = PictureViewer(picture, self)
+        viewer.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        viewer.finished.connect(lambda _result, shown=viewer: self._viewer_closed(shown))
+        self.viewer = viewer
+        viewer.show()  # not modal: the chat stays usable beside it
+        viewer.activateWindow()  # so Esc reaches it, not the window's Stop
+        return viewer
+
+    def _viewer_closed(self, viewer: QDialog) -> None:
+        if self.viewer is viewer:
+            self.viewer = None
 
     def ask_to_delete(self, conversation_id: str) -> None:
         """Ask before deleting a conversation; the answer arrives without blocking the loop."""
@@ -242,5 +279,7 @@ class MainWindow(QMainWindow):
         """Tell whoever runs the window that it is closing."""
         if self.settings_dialog is not None:  # unsaved edits go, and its tasks stop
             self.settings_dialog.done(QDialog.DialogCode.Rejected)
+        if self.viewer is not None:
+            self.viewer.close()
         self.closed.emit()
         super().closeEvent(event)

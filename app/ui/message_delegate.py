@@ -3,7 +3,9 @@
 One function (`_layout`) places everything; painting and size hints both use it,
 so what is measured is what is drawn. Laid-out documents are cached per row,
 keyed by the row's words and the width, so scrolling a long chat lays out
-nothing twice. Rows are read from the model directly, not through `index.data`.
+nothing twice; thumbnails are sized from the picture's header and drawn from
+cached pixmaps (app.ui.thumbnails). Rows are read from the model directly, not
+through `index.data`.
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ from PySide6.QtGui import (
     QColor,
     QFont,
     QFontMetrics,
-    QImage,
     QPainter,
+    QPainterPath,
     QPalette,
     QTextBlockFormat,
     QTextCursor,
@@ -28,6 +30,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.ui.conversation_model import ConversationModel, Row
 from app.ui.icons import badge_image
+from app.ui.thumbnails import fit, shown_size, thumbnail
 from routing.transcript import MessageStatus, NoticeKind, ToolCall, ToolResult
 from vision.pictures import Picture
 
@@ -54,10 +57,9 @@ MARGIN_X = 18  # row edge to card
 MARGIN_Y = 6  # between rows
 PAD = 10  # card edge to its contents
 GAP = 6  # between the parts of a card
-THUMB = QSize(160, 110)  # largest thumbnail
+THUMB = QSize(240, 180)  # largest thumbnail: a screenshot stays legible, a chat stays compact
 USER_SHARE = 0.78  # a person's bubble takes at most this much of the width
 _DOC_CACHE = 400  # laid-out documents kept; heights are kept for every row
-_THUMB_CACHE = 200  # scaled thumbnails kept
 
 
 @dataclass
@@ -71,7 +73,7 @@ class _Layout:
     body: QPoint = field(default_factory=QPoint)
     document: QTextDocument | None = None
     label: QRect = field(default_factory=QRect)
-    thumbnails: list[tuple[QRect, Picture]] = field(default_factory=list)
+    thumbnails: list[tuple[QRect, Picture, str]] = field(default_factory=list)  # with a caption
     lines: list[tuple[QRect, str]] = field(default_factory=list)
 
 
@@ -115,7 +117,6 @@ class MessageDelegate(QStyledItemDelegate):
         super().__init__(parent)
         self._documents: OrderedDict[tuple[int, int, int], QTextDocument] = OrderedDict()
         self._heights: dict[int, tuple[int, int, int]] = {}  # item id -> (words, width, height)
-        self._thumbs: OrderedDict[str, QImage] = OrderedDict()
 
     def clear(self) -> None:
         """Forget cached layouts (another conversation is shown)."""
@@ -153,6 +154,23 @@ class MessageDelegate(QStyledItemDelegate):
         else:
             self._paint_message(painter, option, row, layout)
         painter.restore()
+
+    def thumbnails(
+        self, option: QStyleOptionViewItem, index: _Index
+    ) -> list[tuple[QRect, Picture]]:
+        """Where a row's pictures are drawn, in the row's `option.rect` coordinates."""
+        row = _row(index)
+        if row.message is None:
+            return []
+        layout = self._layout(option, row, option.rect.width())
+        origin = option.rect.topLeft()
+        return [(rect.translated(origin), picture) for rect, picture, _ in layout.thumbnails]
+
+    def picture_at(
+        self, option: QStyleOptionViewItem, index: _Index, point: QPoint
+    ) -> Picture | None:
+        """The picture whose thumbnail is under `point` (view coordinates), if any."""
+        return next((p for rect, p in self.thumbnails(option, index) if rect.contains(point)), None)
 
     # -- layout -----------------------------------------------------------------
 
@@ -207,16 +225,19 @@ class MessageDelegate(QStyledItemDelegate):
         has_words = bool(row.text.strip())
         lines = [_tool_line(c) for c in message.tool_calls]
         lines += [_result_line(r) for r in message.tool_results]
-        pictures = list(message.pictures)
+        # A tool's pictures are captioned with the tool's name; the person's are not.
+        pictures = [(picture, "") for picture in message.pictures]
         for result in message.tool_results:
-            pictures.extend(result.pictures)
+            pictures.extend((picture, result.name) for picture in result.pictures)
+        box = QSize(min(THUMB.width(), inner_max), THUMB.height())
+        sizes = [fit(shown_size(picture), box) for picture, _ in pictures]
 
         # The person's bubble hugs its words (on the right); an answer takes the width.
         inner = inner_max
         if is_user:
             widths = [int(document.idealWidth()) + 1 if has_words else 0]
             widths += [small.horizontalAdvance(line) + small.height() + 6 for line in lines]
-            widths += [THUMB.width()] if pictures else []
+            widths += [sum(size.width() + GAP for size in sizes) - GAP] if sizes else []
             inner = max(40, min(inner_max, max(widths)))
         card_width = inner + 2 * PAD
         card_x = width - MARGIN_X - card_width if is_user else MARGIN_X
@@ -247,14 +268,14 @@ class MessageDelegate(QStyledItemDelegate):
             y += line_height
         if pictures:
             y += GAP if y > card_top + PAD else 0
+            caption = small.height() + 4
             x, tallest = card_x + PAD, 0
-            for picture in pictures:
-                size = _thumb_size(picture, inner)
+            for (picture, name), size in zip(pictures, sizes, strict=True):
                 if x > card_x + PAD and x + size.width() > card_x + PAD + inner:
                     x, y, tallest = card_x + PAD, y + tallest + GAP, 0
-                layout.thumbnails.append((QRect(QPoint(x, y), size), picture))
+                layout.thumbnails.append((QRect(QPoint(x, y), size), picture, name))
                 x += size.width() + GAP
-                tallest = max(tallest, size.height())
+                tallest = max(tallest, size.height() + (caption if name else 0))
             y += tallest
         if y == card_top + PAD:  # nothing yet (an answer about to stream): one empty line
             y += QFontMetrics(option.font).height()
@@ -311,6 +332,7 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setFont(option.font)
         _draw_document(painter, layout, text, palette.color(QPalette.ColorRole.Link))
         painter.setFont(small)
+        small_metrics = QFontMetrics(small)
         ratio = painter.device().devicePixelRatioF()
         for rect, line in layout.lines:
             size = rect.height() - 4
@@ -318,15 +340,15 @@ class MessageDelegate(QStyledItemDelegate):
             painter.drawImage(QPoint(rect.x(), rect.y() + 2), icon)
             painter.setPen(blend(base, text, 0.78))
             painter.drawText(rect.adjusted(size + 6, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, line)
-        for rect, picture in layout.thumbnails:
-            image = self._thumbnail(picture, rect.size())
-            if image.isNull():
-                painter.setPen(blend(base, text, 0.5))
-                painter.setBrush(Qt.BrushStyle.NoBrush)
-                painter.drawRect(rect.adjusted(0, 0, -1, -1))
-                painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "picture")
-            else:
-                painter.drawImage(rect, image)
+        for rect, picture, caption in layout.thumbnails:
+            _paint_thumbnail(painter, rect, picture, blend(base, text, 0.2), ratio)
+            if caption:
+                painter.setPen(blend(base, text, 0.62))
+                below = QRect(rect.x(), rect.bottom() + 3, rect.width(), small_metrics.height())
+                elided = small_metrics.elidedText(
+                    caption, Qt.TextElideMode.ElideRight, rect.width()
+                )
+                painter.drawText(below, Qt.AlignmentFlag.AlignLeft, elided)
 
     def _paint_notice(
         self, painter: QPainter, option: QStyleOptionViewItem, row: Row, layout: _Layout
@@ -350,21 +372,28 @@ class MessageDelegate(QStyledItemDelegate):
         color = blend(text, accent, 0.6) if notice.kind == NoticeKind.ERROR else text
         _draw_document(painter, layout, color, palette.color(QPalette.ColorRole.Link))
 
-    def _thumbnail(self, picture: Picture, size: QSize) -> QImage:
-        key = f"{picture.sha256}:{size.width()}x{size.height()}"
-        image = self._thumbs.get(key)
-        if image is None:
-            image = QImage.fromData(picture.data)
-            if not image.isNull():
-                image = image.scaled(
-                    size,
-                    Qt.AspectRatioMode.KeepAspectRatio,
-                    Qt.TransformationMode.SmoothTransformation,
-                )
-            self._thumbs[key] = image
-            while len(self._thumbs) > _THUMB_CACHE:
-                self._thumbs.popitem(last=False)
-        return image
+
+def _paint_thumbnail(
+    painter: QPainter, rect: QRect, picture: Picture, border: QColor, ratio: float
+) -> None:
+    """A picture in rounded corners with a hairline border; a framed word if it can't be read."""
+    pixmap = thumbnail(picture, rect.size(), ratio)
+    path = QPainterPath()
+    path.addRoundedRect(rect.toRectF().adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+    painter.save()
+    if pixmap.isNull():
+        painter.setPen(border)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(path)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "picture")
+    else:
+        painter.setClipPath(path)
+        painter.drawPixmap(rect, pixmap)
+        painter.setClipping(False)
+        painter.setPen(border)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(path)
+    painter.restore()
 
 
 def _shade_code(document: QTextDocument, background: QColor) -> None:
@@ -389,14 +418,6 @@ def _label_font(font: QFont) -> QFont:
     label = _small(font, 0.78, QFont.Weight.Bold)
     label.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 106)
     return label
-
-
-def _thumb_size(picture: Picture, limit: int) -> QSize:
-    box = QSize(min(THUMB.width(), limit), THUMB.height())
-    size = QSize(max(1, picture.width), max(1, picture.height))
-    if size.width() <= box.width() and size.height() <= box.height():
-        return size
-    return size.scaled(box, Qt.AspectRatioMode.KeepAspectRatio)
 
 
 def _paint_pill(painter: QPainter, rect: QRect, label: str, color: QColor, base: QColor) -> None:

@@ -1,0 +1,227 @@
+"""Pictures waiting in the composer, and what an attachment card says about sight.
+
+Qt-free: the controller keeps a `PendingPictures`, reads what the person offers
+with `read_offered` (off the UI thread), and widgets only show the snapshots
+(`Attachments`) and sight notes (`SightNote`) it hands them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vision.pictures import Picture, PictureError, open_picture, sniff
+
+if TYPE_CHECKING:  # the first paint needn't import routing's models
+    from routing.models import ModelInfo, ProviderConfig
+
+log = logging.getLogger(__name__)
+
+# File types the Attach dialog offers (PDFs join with their own issue).
+PICTURE_SUFFIXES = ("png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff")
+
+BLIND_TIP = "The chosen model can't see pictures; pick one with an eye, or Auto picks one for you"
+
+
+@dataclass(frozen=True)
+class Offered:
+    """Pictures the person offered at once: files, and pictures that have no file."""
+
+    paths: tuple[Path, ...] = ()
+    # Each returns a picture's encoded bytes; it may be slow, so it runs off the UI thread.
+    unnamed: tuple[Callable[[], bytes], ...] = ()
+    how: str = "Pasted"  # names the unnamed ones: "Pasted picture 1.png"
+    problems: tuple[str, ...] = ()  # what was refused before reading (a web address, say)
+
+    @property
+    def count(self) -> int:
+        """How many pictures there are to read."""
+        return len(self.paths) + len(self.unnamed)
+
+
+@dataclass(frozen=True)
+class Attachments:
+    """What the composer shows: the pictures the next message carries, and what went wrong."""
+
+    pictures: tuple[Picture, ...] = ()
+    problems: tuple[str, ...] = ()
+    reading: int = 0  # files still being read
+
+
+class PendingPictures:
+    """The next message's pictures, in the order attached; each picture once."""
+
+    def __init__(self) -> None:
+        """Nothing attached."""
+        self._pictures: list[Picture] = []
+        self._problems: tuple[str, ...] = ()
+        self._unnamed = 0
+        self.reading = 0
+
+    @property
+    def pictures(self) -> tuple[Picture, ...]:
+        """The attached pictures."""
+        return tuple(self._pictures)
+
+    def snapshot(self) -> Attachments:
+        """The state to show."""
+        return Attachments(tuple(self._pictures), self._problems, self.reading)
+
+    def set_problems(self, problems: Iterable[str]) -> None:
+        """Show these problems instead of the last ones."""
+        self._problems = tuple(problems)
+
+    def add_problems(self, problems: Iterable[str]) -> None:
+        """Show these problems too."""
+        self._problems += tuple(problems)
+
+    def add(self, pictures: Iterable[Picture]) -> None:
+        """Attach pictures; one already attached is noted, not attached twice."""
+        have = {p.sha256 for p in self._pictures}
+        for picture in pictures:
+            if picture.sha256 in have:
+                self._problems += (f"{picture.label or 'That picture'} is attached already.",)
+                continue
+            have.add(picture.sha256)
+            self._pictures.append(picture)
+
+    def remove(self, sha256: str) -> None:
+        """Take one picture off."""
+        self._pictures = [p for p in self._pictures if p.sha256 != sha256]
+
+    def take(self) -> tuple[Picture, ...]:
+        """All the pictures, for a message being sent; nothing stays attached."""
+        taken, self._pictures, self._problems = tuple(self._pictures), [], ()
+        return taken
+
+    def give_back(self, pictures: Sequence[Picture]) -> None:
+        """Put a failed message's pictures back, before any attached since."""
+        back = {p.sha256 for p in pictures}
+        self._pictures = [*pictures, *(p for p in self._pictures if p.sha256 not in back)]
+
+    def unnamed_label(self, how: str) -> str:
+        """A name for a picture that came without a file."""
+        self._unnamed += 1
+        return f"{how} picture {self._unnamed}.png"
+
+
+async def read_offered(
+    offered: Offered, label_for: Callable[[str], str]
+) -> tuple[list[Picture], list[str]]:
+    """Open every offered picture in worker threads; the pictures in order, and the problems."""
+    jobs = [asyncio.to_thread(_open, path) for path in offered.paths]
+    jobs += [asyncio.to_thread(_sniff, read, label_for(offered.how)) for read in offered.unnamed]
+    pictures: list[Picture] = []
+    problems = list(offered.problems)
+    for result in await asyncio.gather(*jobs):
+        if isinstance(result, Picture):
+            pictures.append(result)
+        else:
+            problems.append(result)
+    return pictures, problems
+
+
+def _open(path: Path) -> Picture | str:
+    try:
+        return open_picture(path)
+    except PictureError as exc:
+        return str(exc)
+
+
+def _sniff(read: Callable[[], bytes], label: str) -> Picture | str:
+    try:
+        return sniff(read(), label)
+    except PictureError as exc:
+        return str(exc)
+    except Exception:  # a clipboard that can't be encoded: say so, keep the window
+        log.exception("reading %s failed", label)
+        return f"{label} could not be read; copy it again, or save it and attach the file."
+
+
+# -- sight -----------------------------------------------------------------------
+
+
+class Sight(StrEnum):
+    """What happens to an attached picture with the chosen model."""
+
+    SEES = "sees"  # the model sees: it gets the picture
+    MAYBE = "maybe"  # unknown, but its provider takes pictures: it gets the picture
+    BLIND = "blind"  # the model can't see the picture
+    AUTO = "auto"  # Sightline picks a model that sees
+    UNKNOWN = "unknown"  # the model isn't offered right now
+
+
+@dataclass(frozen=True)
+class SightNote:
+    """A card's sight marker: which, its few words, and its tooltip."""
+
+    sight: Sight
+    words: str
+    tip: str
+
+
+def sight_note(
+    ref: str, models: Sequence[ModelInfo], providers: Sequence[ProviderConfig]
+) -> SightNote:
+    """What a card says about its picture when `ref` ("auto" or "provider:model") answers."""
+    kinds = {p.id: p.kind for p in providers}
+    if ref == "auto":
+        if any(m.local and _counts(m, kinds) for m in models):
+            return SightNote(
+                Sight.AUTO,
+                "Auto picks one that sees",
+                "With Auto, Sightline picks a model on this computer that sees pictures, "
+                "and says which.",
+            )
+        return SightNote(
+            Sight.BLIND,
+            "No model here sees it",
+            "No ready model on this computer sees pictures, so the model Auto picks "
+            "can't see this one.",
+        )
+    model = next((m for m in models if m.ref == ref), None)
+    if model is None:
+        return SightNote(
+            Sight.UNKNOWN,
+            "Sight unknown",
+            f"{ref} isn't offered by a ready provider now, so Sightline can't tell "
+            "whether it sees pictures.",
+        )
+    if not _counts(model, kinds):
+        return SightNote(Sight.BLIND, "Model can't see it", BLIND_TIP)
+    if model.sees is None:
+        return SightNote(
+            Sight.MAYBE,
+            "Sent as a picture",
+            f"{model.name} may or may not see pictures; Sightline sends this one as it is.",
+        )
+    return SightNote(Sight.SEES, f"{model.name} sees it", f"{model.name} sees pictures.")
+
+
+def _counts(model: ModelInfo, kinds: dict[str, str]) -> bool:
+    from routing.presets import counts_as_seeing, preset_for
+
+    try:
+        preset = preset_for(kinds.get(model.provider_id, ""))
+    except ValueError:  # a provider the listing doesn't name: only its own word counts
+        return model.sees is True
+    return counts_as_seeing(preset, model.sees)
+
+
+def size_words(picture: Picture) -> str:
+    """A picture's size for a person: "1280×800 · 245 KB"."""
+    return f"{picture.width}×{picture.height} · {byte_words(picture.size_bytes)}"
+
+
+def byte_words(count: int) -> str:
+    """Bytes as a person reads them: "812 bytes", "245 KB", "3.4 MB"."""
+    if count < 1024:
+        return f"{count} bytes"
+    if count < 1024 * 1024:
+        return f"{max(1, round(count / 1024))} KB"
+    return f"{count / (1024 * 1024):.1f} MB"

@@ -1,0 +1,487 @@
+"""Pictures in the window: attach (button, drop, paste), cards, sending, and the viewer.
+
+Real files made with Pillow, the real window and store, and the loopback Ollama;
+only the native file dialog is replaced, since nothing can drive it.
+"""
+
+from __future__ import annotations
+
+import base64
+import threading
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import QMimeData, QPoint, QPointF, QSize, Qt, QUrl
+from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QImage
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QFileDialog,
+    QLabel,
+    QWidget,
+)
+from pytestqt.qtbot import QtBot
+
+import app.ui.pending as pending
+from app.store import Store, StoredItem
+from app.ui.attachments import AttachmentCard
+from app.ui.conversation_model import ConversationModel
+from app.ui.conversation_view import ConversationView
+from app.ui.message_delegate import THUMB
+from app.ui.model_picker import AUTO, PickerRole
+from app.ui.pending import BLIND_TIP, Sight, byte_words, sight_note
+from app.ui.picture_viewer import PictureViewer
+from app.ui.session import Session
+from app.ui.thumbnails import shown_size, thumbnail
+from routing.models import ModelInfo, ProviderConfig
+from routing.transcript import Message, NoticeKind, PicturePart, TextPart, ToolResult
+from tests.conftest import SightlineHome
+from tests.servers.ollama import FakeOllama
+from tests.ui.test_window import OpenWindow, answers, rows, send, wait_for_models, wait_idle
+from vision.pictures import MAX_FILE_BYTES, open_picture
+
+# -- helpers -------------------------------------------------------------------------
+
+
+def picture_file(path: Path, size: tuple[int, int] = (1280, 800), shade: int = 0) -> Path:
+    """A real picture: a gradient, so every shade makes a different file."""
+    image = Image.linear_gradient("L").resize(size).convert("RGB")
+    image.paste((40 + shade, 120, 200), (0, 0, size[0] // 3, size[1] // 3))
+    image.save(path)
+    return path
+
+
+def cards(session: Session) -> list[AttachmentCard]:
+    return session.window.composer.strip.cards()
+
+
+def pick(session: Session, ref: str) -> None:
+    """Choose a model the way the person does: a row of the picker becomes current."""
+    picker = session.window.picker
+    picker.setCurrentIndex(picker.findData(ref, PickerRole.REF))
+    assert picker.current_ref() == ref
+
+
+def reading_done(session: Session) -> bool:
+    return session.controller.attachments.reading == 0
+
+
+def drop(widget: QWidget, mime: QMimeData) -> tuple[bool, bool]:
+    """Drag `mime` onto `widget` and drop it; whether the enter and the drop were accepted."""
+    enter = QDragEnterEvent(
+        QPoint(20, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(widget, enter)
+    dropped = QDropEvent(
+        QPointF(20, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    QApplication.sendEvent(widget, dropped)
+    return enter.isAccepted(), dropped.isAccepted()
+
+
+def file_urls(*paths: Path) -> QMimeData:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
+    return mime
+
+
+# -- attaching -------------------------------------------------------------------------
+
+
+def test_the_attach_button_reads_the_chosen_files_off_the_ui_thread(
+    home: SightlineHome,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    first = picture_file(tmp_path / "first.png", (1280, 800))
+    second = picture_file(tmp_path / "second.jpg", (640, 480), shade=30)
+    asked: list[tuple[str, str]] = []
+
+    def choose(parent: QWidget, caption: str, folder: str, filters: str) -> tuple[list[str], str]:
+        asked.append((caption, filters))
+        return [str(first), str(second)], filters
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(choose))
+    on_ui_thread: list[bool] = []
+
+    def opened(path: Path) -> object:
+        on_ui_thread.append(threading.current_thread() is threading.main_thread())
+        return open_picture(path)
+
+    monkeypatch.setattr(pending, "open_picture", opened)
+    composer = session.window.composer
+    qtbot.keyClicks(composer.edit, "my draft")
+    assert composer.attach_button.accessibleName() == "Attach pictures"
+    qtbot.mouseClick(composer.attach_button, Qt.MouseButton.LeftButton)
+
+    qtbot.waitUntil(lambda: len(cards(session)) == 2 and reading_done(session))
+    caption, filters = asked[0]
+    assert caption == "Attach pictures"
+    for suffix in ("png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff"):
+        assert f"*.{suffix}" in filters
+    assert "pdf" not in filters.lower()
+    assert on_ui_thread == [False, False]  # both files were read by worker threads
+    shown = cards(session)
+    assert [c.picture.label for c in shown] == ["first.png", "second.jpg"]
+    assert shown[0].name.text() == "first.png"
+    size = first.stat().st_size
+    assert shown[0].size_label.text() == f"1280×800 · {round(size / 1024)} KB"
+    assert shown[1].size_label.text().startswith("640×480 · ")
+    assert shown[0].remove.accessibleName() == "Remove first.png"
+    assert [p.label for p in session.controller.attachments.pictures] == [
+        "first.png",
+        "second.jpg",
+    ]
+    assert composer.text() == "my draft"
+    assert composer.strip.isVisible()
+    unnamed = [
+        type(w).__name__
+        for w in composer.findChildren(QWidget)
+        if isinstance(w, QLabel | QAbstractButton) and not w.accessibleName()
+    ]
+    assert unnamed == []
+
+    # The same file again is not attached twice, and the person is told.
+    session.controller.attach_files([first])
+    qtbot.waitUntil(lambda: reading_done(session) and bool(composer.problems.problems()))
+    assert len(cards(session)) == 2
+    assert composer.problems.problems() == ("first.png is attached already.",)
+
+
+def test_bad_files_are_named_inline_and_not_attached(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    good = picture_file(tmp_path / "good.png")
+    empty = tmp_path / "empty.png"
+    empty.write_bytes(b"")
+    truncated = tmp_path / "truncated.png"
+    truncated.write_bytes(good.read_bytes()[: good.stat().st_size // 2])
+    text = tmp_path / "notes.png"
+    text.write_text("not a picture at all", encoding="utf-8")
+    huge = tmp_path / "huge.png"
+    with huge.open("wb") as handle:
+        handle.truncate(MAX_FILE_BYTES + 1024 * 1024)  # sparse: nothing is written
+    composer = session.window.composer
+    qtbot.keyClicks(composer.edit, "keep me")
+
+    session.controller.attach_files([empty, good, truncated, text, huge])
+    qtbot.waitUntil(lambda: reading_done(session) and len(composer.problems.problems()) == 4)
+    assert [c.picture.label for c in cards(session)] == ["good.png"]
+    problems = composer.problems.problems()
+    for bad, words in (
+        (empty, "empty"),
+        (truncated, "truncated"),
+        (text, "not a picture"),
+        (huge, "too large"),
+    ):
+        said = next(p for p in problems if bad.name in p)
+        assert words in said
+    assert composer.problems.isVisible()
+    assert all(p in composer.problems.label.text() for p in problems)
+    assert QApplication.activeModalWidget() is None  # inline, not a popup
+    assert composer.text() == "keep me"
+
+    qtbot.mouseClick(composer.problems.dismiss, Qt.MouseButton.LeftButton)
+    assert not composer.problems.isVisible()
+    assert session.controller.attachments.problems == ()
+    assert len(cards(session)) == 1
+
+
+def test_files_dropped_on_the_composer_or_the_conversation_are_attached(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    window = session.window
+    one = picture_file(tmp_path / "one.png", shade=1)
+    two = picture_file(tmp_path / "two.png", shade=2)
+    three = picture_file(tmp_path / "three.png", shade=3)
+
+    assert drop(window.composer, file_urls(one)) == (True, True)
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+    assert drop(window.view.viewport(), file_urls(two)) == (True, True)
+    qtbot.waitUntil(lambda: len(cards(session)) == 2)
+    # Straight onto the message box: the box's own drop path.
+    assert drop(window.composer.edit.viewport(), file_urls(three)) == (True, True)
+    qtbot.waitUntil(lambda: len(cards(session)) == 3)
+    assert [c.picture.label for c in cards(session)] == ["one.png", "two.png", "three.png"]
+    assert window.composer.text() == ""  # no path typed into the box
+
+    # Words dragged onto the conversation are not pictures: refused, nothing attached.
+    words = QMimeData()
+    words.setText("just words")
+    assert drop(window.view.viewport(), words)[1] is False
+    assert len(cards(session)) == 3
+
+
+def test_pasting_picture_data_or_a_file_attaches_it_and_words_stay_words(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    edit = session.window.composer.edit
+    edit.setFocus()
+    qtbot.keyClicks(edit, "look: ")
+    image = QImage(300, 200, QImage.Format.Format_RGB32)
+    image.fill(QColor("orange"))
+    QApplication.clipboard().setImage(image)
+    qtbot.keyClick(edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+    pasted = cards(session)[0].picture
+    assert pasted.label == "Pasted picture 1.png"
+    assert (pasted.mime, pasted.width, pasted.height) == ("image/png", 300, 200)
+    assert cards(session)[0].size_label.text().startswith("300×200 · ")
+    assert edit.toPlainText() == "look: "
+
+    path = picture_file(tmp_path / "copied in the file manager.png")
+    mime = file_urls(path)
+    mime.setText(str(path))  # file managers put the path beside the URL
+    QApplication.clipboard().setMimeData(mime)
+    qtbot.keyClick(edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: len(cards(session)) == 2)
+    assert cards(session)[1].picture.label == "copied in the file manager.png"
+    assert edit.toPlainText() == "look: "
+
+    QApplication.clipboard().setText("plain words")
+    qtbot.keyClick(edit, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
+    assert edit.toPlainText() == "look: plain words"
+    assert len(cards(session)) == 2
+
+
+def test_a_card_can_be_removed(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    keep = picture_file(tmp_path / "keep.png", shade=5)
+    drop_me = picture_file(tmp_path / "drop-me.png", shade=6)
+    session.controller.attach_files([keep, drop_me])
+    qtbot.waitUntil(lambda: len(cards(session)) == 2)
+    card = cards(session)[1]
+    assert card.remove.accessibleName() == "Remove drop-me.png"
+    qtbot.mouseClick(card.remove, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+    assert [p.label for p in session.controller.attachments.pictures] == ["keep.png"]
+    qtbot.mouseClick(cards(session)[0].remove, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not cards(session))
+    assert not session.window.composer.strip.isVisible()
+
+
+def test_the_sight_marker_follows_the_picker(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    session.controller.attach_files([picture_file(tmp_path / "shot.png")])
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+
+    pick(session, "ollama:llava:7b")
+    card = cards(session)[0]
+    assert card.sight == Sight.SEES
+    assert card.sight_label.text() == "llava:7b sees it"
+    assert not card.mark.pixmap().isNull()
+
+    pick(session, "ollama:llama3.2:3b")
+    card = cards(session)[0]
+    assert card.sight == Sight.BLIND
+    assert card.sight_label.text() == "Model can't see it"
+    assert card.mark.toolTip() == BLIND_TIP == card.toolTip()
+    assert "pick one with an eye, or Auto picks one for you" in card.accessibleDescription()
+
+    pick(session, AUTO)
+    card = cards(session)[0]
+    assert card.sight == Sight.AUTO
+    assert card.sight_label.text() == "Auto picks one that sees"
+    assert "picks a model" in card.toolTip()
+
+    pick(session, "ollama:qwen2.5vl:3b")
+    assert cards(session)[0].sight == Sight.SEES
+
+
+# -- sending -------------------------------------------------------------------------
+
+
+def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    window = session.window
+    pick(session, "ollama:llava:7b")
+    session.controller.attach_files([picture_file(tmp_path / "chart.png")])
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+    attached = cards(session)[0].picture
+
+    send(qtbot, session, "What is this?")
+    qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
+    assert answers(session)[0]["text"] == "You said: What is this? (I see 1 pictures)"
+    assert cards(session) == [] and not window.composer.strip.isVisible()
+    assert session.controller.attachments.pictures == ()
+
+    stored = session.store.items(session.controller.current_id)[0].item
+    assert isinstance(stored, Message) and stored.role == "user"
+    assert [p.sha256 for p in stored.pictures] == [attached.sha256]
+    last_user = fake_ollama.chat_requests()[-1]["messages"][-1]
+    assert last_user["role"] == "user" and last_user["content"] == "What is this?"
+    assert last_user["images"] == [base64.b64encode(stored.pictures[0].data).decode("ascii")]
+
+    view = window.view
+    index = window.conversation.index(0, 0)
+    assert "1 picture" in index.data(Qt.ItemDataRole.AccessibleTextRole)
+    qtbot.waitUntil(lambda: bool(view.thumbnails(index)))
+    rect, shown = view.thumbnails(index)[0]
+    assert shown.sha256 == attached.sha256
+    assert rect.width() <= THUMB.width() and rect.height() <= THUMB.height()
+    assert abs(rect.width() / rect.height() - 1280 / 800) < 0.02  # its shape kept
+    assert view.viewport().rect().contains(rect)
+
+    # A click on the thumbnail opens the picture, fitted, its name and size in the title.
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: window.viewer is not None and window.viewer.isVisible())
+    viewer = window.viewer
+    assert isinstance(viewer, PictureViewer)
+    assert viewer.windowTitle() == f"chart.png — 1280×800 · {round(attached.size_bytes / 1024)} KB"
+    assert "1280×800" in viewer.info.text()
+    assert viewer.fitting
+    fitted = viewer.shown_size()
+    assert fitted.width() <= viewer.area.viewport().width()
+    viewer.actual.click()
+    assert viewer.shown_size() == QSize(1280, 800)
+    assert viewer.info.text().endswith("actual size")
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is viewer)
+    qtbot.keyClick(viewer, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: window.viewer is None)
+
+    # Pictures with no words may be sent too.
+    session.controller.attach_files([picture_file(tmp_path / "alone.png", shade=9)])
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+    window.composer.edit.setFocus()
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: len(answers(session)) == 2 and not session.controller.busy)
+    assert str(answers(session)[1]["text"]).endswith("(I see 1 pictures)")
+    assert fake_ollama.chat_requests()[-1]["messages"][-1]["content"] == ""
+
+
+def test_a_failed_turn_gives_back_the_words_and_the_pictures(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    pick(session, "ollama:gemma3:270m")  # blind: Ollama refuses its pictures with a 500
+    session.controller.attach_files([picture_file(tmp_path / "photo.png")])
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+    attached = cards(session)[0].picture
+    assert cards(session)[0].sight == Sight.BLIND
+
+    send(qtbot, session, "Describe this")
+    qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
+    wait_idle(qtbot, session)
+    assert session.window.composer.text() == "Describe this"
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+    assert cards(session)[0].picture.sha256 == attached.sha256
+    assert cards(session)[0].sight == Sight.BLIND  # still marked for the chosen model
+
+    # With a model that sees, the same message now goes through.
+    pick(session, "ollama:llava:7b")
+    session.window.composer.edit.setFocus()
+    qtbot.keyClick(session.window.composer.edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
+    assert answers(session)[-1]["text"] == "You said: Describe this (I see 1 pictures)"
+    assert cards(session) == []
+
+
+# -- the conversation's pictures ----------------------------------------------------------
+
+
+def test_a_saved_chat_shows_its_pictures_and_a_tools_with_its_name(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    wide = open_picture(picture_file(tmp_path / "wide.png", (2000, 500)))
+    tall = open_picture(picture_file(tmp_path / "tall.png", (300, 900), shade=4))
+    with Store.open(home.data) as store:
+        chat = store.create_conversation(title="Pictures", model="ollama:llava:7b")
+        store.add_message(
+            chat, Message(role="user", parts=(TextPart("Two pictures"), PicturePart(wide)))
+        )
+        result = ToolResult("c1", "screenshot", (TextPart("300×900"), PicturePart(tall)))
+        store.add_message(chat, Message(role="tool", parts=(result,)))
+    session = open_window()
+    session.controller.select_conversation(chat)
+    view = session.window.view
+    user, tool = (session.window.conversation.index(n, 0) for n in (0, 1))
+    qtbot.waitUntil(lambda: bool(view.thumbnails(user)) and bool(view.thumbnails(tool)))
+    (wide_rect, _), (tall_rect, shown) = view.thumbnails(user)[0], view.thumbnails(tool)[0]
+    assert wide_rect.width() == THUMB.width() and wide_rect.height() == THUMB.width() // 4
+    assert tall_rect.height() == THUMB.height() and tall_rect.width() == THUMB.height() // 3
+    assert shown.sha256 == tall.sha256
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=tall_rect.center())
+    qtbot.waitUntil(lambda: session.window.viewer is not None)
+    assert session.window.viewer.windowTitle().startswith("tall.png — 300×900")
+
+
+def test_thumbnails_are_upright_sized_to_fit_and_drawn_once(qtbot: QtBot, tmp_path: Path) -> None:
+    # A phone photo stored sideways with an EXIF turn: shown as it was taken.
+    photo = tmp_path / "phone.jpg"
+    exif = Image.Exif()
+    exif[0x0112] = 6  # rotate 90° clockwise to view
+    Image.new("RGB", (400, 300), (200, 80, 40)).save(photo, exif=exif)
+    picture = open_picture(photo)
+    assert (picture.width, picture.height) == (400, 300)
+    assert shown_size(picture) == QSize(300, 400)
+    first = thumbnail(picture, QSize(90, 120))
+    assert first.deviceIndependentSize().toSize() == QSize(90, 120)
+    assert thumbnail(picture, QSize(90, 120)).cacheKey() == first.cacheKey()  # cached
+
+    model = ConversationModel()
+    view = ConversationView(model)
+    qtbot.addWidget(view)
+    view.resize(700, 600)
+    view.show()
+    model.set_items(
+        [StoredItem(1, "c", 1, 0.0, Message(role="user", parts=(PicturePart(picture),)))]
+    )
+    qtbot.waitUntil(lambda: bool(view.thumbnails(model.index(0, 0))))
+    rect, _ = view.thumbnails(model.index(0, 0))[0]
+    assert rect.size() == QSize(135, 180)  # 300×400 within 240×180, upright
+
+
+def test_what_a_card_says_comes_from_the_models_info() -> None:
+    providers = [
+        ProviderConfig("mine", "custom", "http://127.0.0.1:8080/v1"),
+        ProviderConfig("ds", "deepseek", "https://api.deepseek.com"),
+    ]
+    unknown = ModelInfo("mine", "my-model", sees=None, local=True)
+    no_pictures = ModelInfo("ds", "deepseek-chat", sees=None)
+    blind_only = [ModelInfo("mine", "text-only", sees=False, local=True)]
+    # Unknown sight where the provider takes pictures counts as seeing: a faint eye.
+    note = sight_note("mine:my-model", [unknown], providers)
+    assert note.sight == Sight.MAYBE and "sends this one as it is" in note.tip
+    # Unknown sight at a provider that takes no pictures at all is blind.
+    assert sight_note("ds:deepseek-chat", [no_pictures], providers).sight == Sight.BLIND
+    # A model no ready provider offers now: Sightline can't tell.
+    gone = sight_note("mine:gone", [unknown], providers)
+    assert gone.sight == Sight.UNKNOWN and "mine:gone" in gone.tip
+    # Auto with no model here that sees can't promise one.
+    auto = sight_note(AUTO, blind_only, providers)
+    assert auto.sight == Sight.BLIND and "Auto" in auto.tip
+    assert sight_note(AUTO, [unknown], providers).sight == Sight.AUTO
+    assert [byte_words(n) for n in (812, 250_000, 3_565_158)] == ["812 bytes", "244 KB", "3.4 MB"]
