@@ -36,6 +36,7 @@ class Config:
     discover_local: bool = True
     auto_may_use_cloud: bool = False  # Auto stays on this computer unless the person allows
     vision_model: str = ""  # PROVIDER:MODEL that describes pictures for blind models
+    mcp_config: Path | None = None  # a file holding the `mcpServers` JSON
     data_dir: Path = field(default_factory=paths.data_dir)
     source: Path | None = None  # the file read, when there was one
 
@@ -82,6 +83,10 @@ def parse_config(
     vision_model = raw.get("vision_model", "")
     if not isinstance(vision_model, str) or (vision_model and ":" not in vision_model):
         raise ConfigError(f'{path}: vision_model must be "PROVIDER:MODEL" in quotes.')
+    mcp = raw.get("mcp_config")
+    if mcp is not None and not isinstance(mcp, str):
+        raise ConfigError(f"{path}: mcp_config must be the path of a JSON file, in quotes.")
+    mcp_config = (path.parent / Path(mcp).expanduser()) if mcp else None
     tables = raw.get("providers", [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ConfigError(f"{path}: providers must be [[providers]] tables.")
@@ -103,6 +108,7 @@ def parse_config(
         discover_local=discover,
         auto_may_use_cloud=auto_cloud,
         vision_model=vision_model,
+        mcp_config=mcp_config,
         data_dir=data_dir,
         source=path,
     )

@@ -116,3 +116,16 @@ def test_cloud_presets_fill_in_their_address(tmp_path: Path) -> None:
     assert (anthropic.id, anthropic.base_url) == ("anthropic", "https://api.anthropic.com")
     assert openrouter.base_url == "https://openrouter.ai/api/v1"
     assert not anthropic.is_local and not openrouter.is_local
+
+
+def test_routing_and_tool_settings(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        'auto_may_use_cloud = true\nvision_model = "ollama:llava:7b"\nmcp_config = "mcp.json"\n'
+    )
+    config = load_config(env_for(tmp_path))
+    assert config.auto_may_use_cloud is True
+    assert config.vision_model == "ollama:llava:7b"
+    assert config.mcp_config == tmp_path / "mcp.json"  # relative to the config file
+    (tmp_path / "config.toml").write_text('vision_model = "llava"\n')
+    with pytest.raises(ConfigError, match="PROVIDER:MODEL"):
+        load_config(env_for(tmp_path))
