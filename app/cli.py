@@ -164,6 +164,7 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
     from app.tool_step import AllowAll, ToolStep
     from app.toolbox import builtin_tools
     from app.turn import TurnEnded, TurnRunner
+    from routing.router import RoutingPrefs
     from vision.pictures import PictureError, open_picture
 
     try:
@@ -181,7 +182,8 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
         elif store.get_conversation(conversation_id) is None:
             raise CommandError(f"there is no conversation {conversation_id!r}.")
         tools = builtin_tools() if args.allow_tools else []
-        runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
+        prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model)
+        runner = TurnRunner(store, catalogue, ToolStep(AllowAll()), prefs=prefs)
         turn = runner.run(conversation_id, args.prompt, pictures, args.model, tools=tools)
         async with aclosing(turn) as events:
             async for event in events:

@@ -160,6 +160,7 @@ class Controller(QObject):
         from app.keys import with_keys
         from app.turn import TurnRunner
         from routing.catalogue import Catalogue
+        from routing.router import RoutingPrefs
 
         async with self._connecting:
             wanted = effective_providers(self.config, self._environ)
@@ -172,7 +173,8 @@ class Controller(QObject):
                 kept = {p.id for p in providers}
                 self._carried = {s.provider.id: s for s in old.statuses() if s.provider.id in kept}
             self._catalogue = Catalogue(providers)
-            self._runner = TurnRunner(self.store, self._catalogue)
+            prefs = RoutingPrefs(self.config.auto_may_use_cloud, self.config.vision_model)
+            self._runner = TurnRunner(self.store, self._catalogue, prefs=prefs)
             listing = self._listing_task
             if listing is not None and not listing.done():
                 listing.cancel()  # it lists the old providers
