@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import struct
 import warnings
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +56,16 @@ class Picture:
 
 def sniff(data: bytes, label: str = "") -> Picture:
     """Read a picture's real type and size from its bytes, refusing anything unsafe."""
+    try:
+        return _sniff(data, label)
+    except PictureError:
+        mended = without_broken_png_chunks(data)
+        if mended is None:
+            raise
+        return _sniff(mended, label)
+
+
+def _sniff(data: bytes, label: str) -> Picture:
     name = label or "the picture"
     if not data:
         raise PictureError(f"{name} is empty (0 bytes); attach the file again.")
@@ -94,6 +106,36 @@ def sniff(data: bytes, label: str = "") -> Picture:
         sha256=hashlib.sha256(data).hexdigest(),
         label=label,
     )
+
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+def without_broken_png_chunks(data: bytes) -> bytes | None:
+    """The PNG without its optional chunks whose checksum is wrong; None if that changes nothing.
+
+    Pillow refuses a PNG whose colour profile (iCCP) has a bad checksum, which browsers
+    shrug off; server-everything's own get-tiny-image is such a PNG. Optional (ancillary)
+    chunks only describe the pixels, so leaving a broken one out keeps the picture.
+    """
+    if not data.startswith(_PNG_SIGNATURE):
+        return None
+    kept, pos, dropped = [_PNG_SIGNATURE], len(_PNG_SIGNATURE), False
+    while pos + 12 <= len(data):
+        (length,) = struct.unpack(">I", data[pos : pos + 4])
+        end = pos + 12 + length
+        if end > len(data):
+            return None  # truncated: nothing a checksum can mend
+        kind = data[pos + 4 : pos + 8]
+        (crc,) = struct.unpack(">I", data[end - 4 : end])
+        if zlib.crc32(data[pos + 4 : end - 4]) != crc and kind[0] & 0x20:  # 0x20: ancillary
+            dropped = True
+        else:
+            kept.append(data[pos:end])
+        pos = end
+        if kind == b"IEND":
+            break
+    return b"".join(kept) if dropped else None
 
 
 def open_picture(path: Path) -> Picture:

@@ -64,3 +64,17 @@ def test_decompression_bomb_is_refused_before_decoding() -> None:
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(PictureError, match="Can't read"):
         open_picture(tmp_path / "nowhere.png")
+
+
+def test_a_png_with_a_broken_optional_chunk_still_opens() -> None:
+    # Pillow refuses a colour-profile chunk with a bad checksum; browsers don't care.
+    # (The reference MCP server's own tiny image is such a PNG.)
+    import struct
+    import zlib
+
+    good = encoded("PNG", (6, 6))
+    payload = b"sRGB\x00" + zlib.compress(b"not really a profile")
+    chunk = struct.pack(">I", len(payload)) + b"iCCP" + payload + struct.pack(">I", 0xDEADBEEF)
+    broken = good[:33] + chunk + good[33:]  # after the signature and IHDR
+    picture = sniff(broken, label="tiny.png")
+    assert (picture.mime, picture.width, picture.height) == ("image/png", 6, 6)

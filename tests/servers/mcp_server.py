@@ -1,0 +1,155 @@
+"""A real stdio MCP server with tools that exercise every kind of result, for tests.
+
+Run it alone with `python -m tests.servers.mcp_server`; it speaks MCP over its
+stdin and stdout. Set `SIGHTLINE_TEST_MCP_STDERR` to a text and the server writes
+that text to its stderr (one line per `|`-separated piece) when it starts, so a
+test can see where a server's stderr ends up; set `SIGHTLINE_TEST_MCP_STUBBORN=1`
+and it won't stop until it is killed.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import random
+import signal
+import sys
+import time
+from typing import Any
+
+import anyio
+from mcp import types
+from mcp.server.mcpserver import MCPServer
+from PIL import Image
+
+STDERR_ENV = "SIGHTLINE_TEST_MCP_STDERR"
+# Set to 1 and the server ignores SIGTERM and lingers after stdin closes: only a kill stops it.
+STUBBORN_ENV = "SIGHTLINE_TEST_MCP_STUBBORN"
+TINY_SIZE = (36, 36)
+
+
+def tiny_png() -> bytes:
+    """A real PNG of about 4 KB: noise compresses badly, so the size stays near the raw one."""
+    noise = random.Random(7).randbytes(TINY_SIZE[0] * TINY_SIZE[1] * 3)
+    out = io.BytesIO()
+    Image.frombytes("RGB", TINY_SIZE, noise).save(out, format="PNG")
+    return out.getvalue()
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def echo(text: str) -> types.CallToolResult:
+    """Say the text back, unchanged."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)])
+
+
+def tiny_image() -> types.CallToolResult:
+    """Text, a PNG image block, text: the shape of server-everything's get-tiny-image."""
+    return types.CallToolResult(
+        content=[
+            types.TextContent(type="text", text="This is a tiny image:"),
+            types.ImageContent(type="image", data=_b64(tiny_png()), mime_type="image/png"),
+            types.TextContent(type="text", text="The image above is a tiny noise pattern."),
+        ]
+    )
+
+
+def broken_image() -> types.CallToolResult:
+    """An image block that no picture library can open."""
+    junk = _b64(b"this is not a picture at all")
+    return types.CallToolResult(
+        content=[types.ImageContent(type="image", data=junk, mime_type="image/png")]
+    )
+
+
+def fail(message: str) -> types.CallToolResult:
+    """A result marked as an error."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def crash() -> types.CallToolResult:
+    """Never returns: the process ends mid-call, as a crashing server does."""
+    os._exit(3)
+
+
+async def sleep(seconds: float) -> types.CallToolResult:
+    """Takes its time, for timeouts and cancellation."""
+    await anyio.sleep(seconds)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=f"slept {seconds}")])
+
+
+def audio() -> types.CallToolResult:
+    """An audio block (a WAV header and some silence)."""
+    wav = b"RIFF" + b"\0" * 2044
+    return types.CallToolResult(
+        content=[types.AudioContent(type="audio", data=_b64(wav), mime_type="audio/wav")]
+    )
+
+
+def resource() -> types.CallToolResult:
+    """One embedded text resource, then a link to another resource."""
+    embedded = types.TextResourceContents(
+        uri="file:///notes/readme.txt", mime_type="text/plain", text="The notes say hello."
+    )
+    return types.CallToolResult(
+        content=[
+            types.EmbeddedResource(type="resource", resource=embedded),
+            types.ResourceLink(
+                type="resource_link",
+                uri="file:///notes/big.log",
+                name="big.log",
+                mime_type="text/plain",
+                description="The whole log",
+            ),
+        ]
+    )
+
+
+def structured() -> types.CallToolResult:
+    """Structured content with an empty content list."""
+    data: dict[str, Any] = {"temperature": 21.5, "unit": "C"}
+    return types.CallToolResult(content=[], structured_content=data)
+
+
+def pid() -> types.CallToolResult:
+    """The server's pid, so a test can check the process is gone after close."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=str(os.getpid()))])
+
+
+def env(name: str) -> types.CallToolResult:
+    """What the server's environment holds for one name."""
+    value = os.environ.get(name, "<unset>")
+    return types.CallToolResult(content=[types.TextContent(type="text", text=value)])
+
+
+TOOLS = (echo, tiny_image, broken_image, fail, crash, sleep, audio, resource, structured, pid, env)
+
+
+def build() -> MCPServer:
+    """The server with every test tool; built on demand, as MCPServer configures logging."""
+    server: MCPServer = MCPServer("sightline-test", version="1.0", log_level="WARNING")
+    for tool in TOOLS:
+        server.add_tool(tool)
+    return server
+
+
+def main() -> None:
+    """Serve over stdio until stdin closes."""
+    if text := os.environ.get(STDERR_ENV):
+        for line in text.split("|"):
+            print(line, file=sys.stderr, flush=True)
+    stubborn = os.environ.get(STUBBORN_ENV) == "1"
+    if stubborn:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    build().run("stdio")
+    if stubborn:
+        time.sleep(600)
+
+
+if __name__ == "__main__":
+    main()
