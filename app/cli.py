@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from app.config import Config
     from app.store import Store
     from app.turn import TurnEvent
+    from routing.transcript import Notice
 
 
 class CommandError(Exception):
@@ -48,6 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--attach", action="append", default=[], type=Path, metavar="FILE", help="attach a picture"
     )
     ask.add_argument("--conversation", metavar="ID", help="continue this conversation")
+    ask.add_argument(
+        "--mcp-config",
+        type=Path,
+        metavar="FILE",
+        help="the mcpServers JSON (as Claude Desktop uses) whose tools to offer",
+    )
     ask.add_argument(
         "--allow-tools",
         action="store_true",
@@ -162,14 +169,21 @@ def _nothing_ready(config: Config) -> str:
 
 async def _ask(config: Config, args: argparse.Namespace) -> int:
     from app.tool_step import AllowAll, ToolStep
-    from app.toolbox import builtin_tools
+    from app.toolbox import Toolbox
+    from app.tools.base import Tool
+    from app.tools.mcp_config import McpConfigError
     from app.turn import TurnEnded, TurnRunner
     from routing.router import RoutingPrefs
+    from routing.transcript import Notice, NoticeKind
     from vision.pictures import PictureError, open_picture
 
     try:
         pictures = tuple(open_picture(path) for path in args.attach)
     except PictureError as exc:
+        raise CommandError(str(exc)) from None
+    try:
+        toolbox = Toolbox(args.mcp_config or config.mcp_config)
+    except McpConfigError as exc:
         raise CommandError(str(exc)) from None
     store = _open_store(config)
     catalogue = _catalogue(config)
@@ -181,7 +195,15 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
             conversation_id = store.create_conversation(model=args.model)
         elif store.get_conversation(conversation_id) is None:
             raise CommandError(f"there is no conversation {conversation_id!r}.")
-        tools = builtin_tools() if args.allow_tools else []
+        tools: list[Tool] = []
+        if args.allow_tools:
+            tools = await toolbox.tools()
+            for name, problem in toolbox.problems.items():
+                notice = Notice(
+                    NoticeKind.ERROR, f"The MCP server {name} is unavailable: {problem}"
+                )
+                printer.show_notice(notice)
+                store.add_notice(conversation_id, notice)
         prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model)
         runner = TurnRunner(store, catalogue, ToolStep(AllowAll()), prefs=prefs)
         turn = runner.run(conversation_id, args.prompt, pictures, args.model, tools=tools)
@@ -191,6 +213,7 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
                 if isinstance(event, TurnEnded):
                     ended = event
     finally:
+        await toolbox.aclose()
         await catalogue.aclose()
         store.close()
     if ended is None or ended.error is not None:
@@ -217,8 +240,12 @@ class _PlainPrinter:
             self.out.flush()
         elif isinstance(event, ItemAdded) and isinstance(event.item.item, Notice):
             notice = event.item.item
-            if notice.kind != NoticeKind.ERROR:  # errors become the one-line exit message
-                print(f"[{notice.kind}] {notice.text}", file=self.err, flush=True)
+            if notice.kind != NoticeKind.ERROR:  # an error ends as the one-line exit message
+                self.show_notice(notice)
+
+    def show_notice(self, notice: Notice) -> None:
+        """One notice on stderr."""
+        print(f"[{notice.kind}] {notice.text}", file=self.err, flush=True)
 
     def finish(self, conversation_id: str) -> None:
         self.out.write("\n")
@@ -263,7 +290,7 @@ class _JsonPrinter:
         elif isinstance(event, ItemAdded):
             item = event.item.item
             if isinstance(item, Notice) and item.kind != NoticeKind.ERROR:
-                self._emit({"type": "notice", "kind": str(item.kind), "text": item.text})
+                self.show_notice(item)
             elif isinstance(item, Message):
                 for result in item.tool_results:
                     self._emit(
@@ -276,6 +303,10 @@ class _JsonPrinter:
                             "pictures": len(result.pictures),
                         }
                     )
+
+    def show_notice(self, notice: Notice) -> None:
+        """One notice as a JSON line."""
+        self._emit({"type": "notice", "kind": str(notice.kind), "text": notice.text})
 
     def finish(self, conversation_id: str) -> None:
         self._emit({"type": "done", "conversation": conversation_id})

@@ -1,6 +1,8 @@
-"""The tools Sightline offers a model: the built-in ones (and, with a config, MCP servers')."""
+"""The tools Sightline offers a model: the built-in ones and those of the MCP servers."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from app.tools.base import Tool
 from app.tools.read_file import ReadFile
@@ -10,3 +12,32 @@ from app.tools.screenshot import Screenshot
 def builtin_tools() -> list[Tool]:
     """The tools every chat can use."""
     return [ReadFile(), Screenshot()]
+
+
+class Toolbox:
+    """Built-in tools plus the tools of the configured MCP servers (started on first use)."""
+
+    def __init__(self, mcp_config: Path | None = None) -> None:
+        """Read the `mcpServers` file now (a bad file raises McpConfigError); start nothing."""
+        from app.tools.mcp import McpHub
+        from app.tools.mcp_config import load_mcp_servers
+
+        servers = load_mcp_servers(mcp_config) if mcp_config else []
+        self.hub = McpHub(servers) if servers else None
+
+    async def tools(self) -> list[Tool]:
+        """Every tool to offer; MCP servers start here, and one that can't is left out."""
+        tools = builtin_tools()
+        if self.hub is not None:
+            tools += await self.hub.tools()
+        return tools
+
+    @property
+    def problems(self) -> dict[str, str]:
+        """MCP servers that could not start, with why (for a notice)."""
+        return dict(self.hub.problems) if self.hub is not None else {}
+
+    async def aclose(self) -> None:
+        """Stop the MCP servers."""
+        if self.hub is not None:
+            await self.hub.aclose()

@@ -200,3 +200,61 @@ def test_without_allow_tools_no_tools_are_offered(
     done = sightline(home, "ask", "--model", "ollama:llama3.2:3b", "hi")
     assert done.returncode == 0
     assert "tools" not in fake_ollama.chat_requests()[0]
+
+
+def test_mcp_picture_reaches_the_provider_end_to_end(
+    home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    import base64
+
+    servers = tmp_path / "servers.json"
+    servers.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "pics": {"command": sys.executable, "args": ["-m", "tests.servers.mcp_server"]}
+                }
+            }
+        )
+    )
+    fake_ollama.enqueue(
+        Reply(tool_calls=[{"name": "pics__tiny_image", "arguments": {}}]),
+        Reply(text="A tiny picture."),
+    )
+    done = sightline(
+        home, "ask", "--json", "--allow-tools", "--mcp-config", str(servers),
+        "--model", "ollama:qwen2.5vl:3b", "show me the tiny image",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    [call] = [e for e in events if e["type"] == "tool_call"]
+    [result] = [e for e in events if e["type"] == "tool_result"]
+    assert call["name"] == "pics__tiny_image"
+    assert result["pictures"] == 1 and not result["is_error"]
+    # The picture went to Ollama in its own shape: the user message after the tool message.
+    follow_up = fake_ollama.chat_requests()[1]["messages"]
+    assert follow_up[-2]["role"] == "tool"
+    assert follow_up[-1]["role"] == "user" and len(follow_up[-1]["images"]) == 1
+    assert base64.b64decode(follow_up[-1]["images"][0]).startswith(b"\x89PNG")
+
+
+def test_a_broken_mcp_config_is_one_clear_line(home: SightlineHome, tmp_path: Path) -> None:
+    servers = tmp_path / "servers.json"
+    servers.write_text('{"mcpServers": {"x": {"args": []}}}')
+    done = sightline(home, "ask", "--allow-tools", "--mcp-config", str(servers), "hi")
+    assert done.returncode != 0
+    assert "command is missing" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_an_mcp_server_that_is_not_installed_is_a_notice(
+    home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    servers = tmp_path / "servers.json"
+    servers.write_text('{"mcpServers": {"ghost": {"command": "no-such-mcp-server-here"}}}')
+    done = sightline(
+        home, "ask", "--allow-tools", "--mcp-config", str(servers),
+        "--model", "ollama:llama3.2:3b", "hi",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "[error] The MCP server ghost is unavailable" in done.stderr
+    assert "You said: hi" in done.stdout
