@@ -107,12 +107,13 @@ def _open_store(config: Config) -> Store:
         raise CommandError(str(exc)) from None
 
 
-def _catalogue(config: Config) -> Any:
+def _catalogue(config: Config, blind: set[str] | None = None) -> Any:
     from app.config import effective_providers
     from app.keys import KeyStore, with_keys
     from routing.catalogue import Catalogue
 
-    return Catalogue(with_keys(effective_providers(config, os.environ), KeyStore(), os.environ))
+    providers = with_keys(effective_providers(config, os.environ), KeyStore(), os.environ)
+    return Catalogue(providers, blind=blind or ())
 
 
 async def _models(config: Config, *, as_json: bool) -> int:
@@ -186,7 +187,7 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
     except McpConfigError as exc:
         raise CommandError(str(exc)) from None
     store = _open_store(config)
-    catalogue = _catalogue(config)
+    catalogue = _catalogue(config, blind=store.blind_models())
     printer = _JsonPrinter(sys.stdout) if args.json else _PlainPrinter(sys.stdout, sys.stderr)
     ended: TurnEnded | None = None
     try:

@@ -81,6 +81,13 @@ _MIGRATIONS: list[str] = [
     CREATE INDEX item_pictures_by_sha256 ON item_pictures(sha256);
     CREATE INDEX conversations_by_updated ON conversations(updated_at);
     """,
+    # 2: models learned not to see (a picture refused), remembered across restarts.
+    """
+    CREATE TABLE blind_models (
+        ref        TEXT PRIMARY KEY,
+        learned_at REAL NOT NULL
+    );
+    """,
 ]
 
 SCHEMA_VERSION: int = len(_MIGRATIONS)
@@ -332,6 +339,26 @@ class Store:
         """A stored picture by its SHA-256, or None when it isn't stored."""
         with self._read() as db:
             return _PictureCache(db).get(sha256)
+
+    # -- what was learned about models -----------------------------------------
+
+    def remember_blind(self, ref: str) -> None:
+        """Remember that `provider:model` refused pictures."""
+        with self._write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO blind_models (ref, learned_at) VALUES (?, ?)",
+                (ref, time.time()),
+            )
+
+    def forget_blind(self, ref: str) -> None:
+        """Forget it, so the model is tried with pictures again ("check again")."""
+        with self._write() as db:
+            db.execute("DELETE FROM blind_models WHERE ref = ?", (ref,))
+
+    def blind_models(self) -> set[str]:
+        """Every model remembered as not seeing."""
+        with self._read() as db:
+            return {row[0] for row in db.execute("SELECT ref FROM blind_models")}
 
     # -- internals -----------------------------------------------------------
 

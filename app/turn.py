@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
+from app.seeing import TurnSight
 from app.store import Store, StoredItem
 from app.tool_step import DenyAll, ToolStep, stopped_results
 from app.tools.base import Tool
@@ -26,7 +27,7 @@ from app.turn_events import (
     UsageAdded,
 )
 from routing.catalogue import Catalogue
-from routing.errors import CannotConnect, ProviderError, TimedOut
+from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
 from routing.models import ModelInfo
 from routing.presets import preset_for
 from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
@@ -40,6 +41,7 @@ from routing.transcript import (
     user_message,
 )
 from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
+from vision.describer import Describer
 from vision.pictures import Picture
 
 __all__ = [
@@ -90,12 +92,14 @@ class TurnRunner:
         tool_step: ToolStep | None = None,
         max_tool_steps: int = MAX_TOOL_STEPS,
         prefs: RoutingPrefs | None = None,
+        describer: Describer | None = None,
     ) -> None:
         self.store = store
         self.catalogue = catalogue
         self.tool_step = tool_step or ToolStep(DenyAll())
         self.max_tool_steps = max_tool_steps
         self.prefs = prefs or RoutingPrefs()
+        self.describer = describer or Describer()  # shared by turns: descriptions are kept
 
     async def run(
         self,
@@ -117,7 +121,10 @@ class TurnRunner:
         self.store.set_conversation_model(conversation_id, requested_model or "auto")
         if choice.by_sightline:
             yield ItemAdded(self._routing_notice(conversation_id, choice))
-        async for event in self._steps(conversation_id, choice, needs, tools):
+        sight = TurnSight(
+            self.catalogue, self.describer, self.prefs, chat_is_local=choice.model.local
+        )
+        async for event in self._steps(conversation_id, choice, needs, tools, sight):
             yield event
 
     async def _choose(self, requested: str, needs: _Needs) -> Choice:
@@ -153,17 +160,39 @@ class TurnRunner:
         return ModelInfo(provider_id, name, local=provider.is_local)
 
     async def _steps(
-        self, conversation_id: str, choice: Choice, needs: _Needs, tools: Sequence[Tool]
+        self,
+        conversation_id: str,
+        choice: Choice,
+        needs: _Needs,
+        tools: Sequence[Tool],
+        sight: TurnSight,
     ) -> AsyncIterator[TurnEvent]:
         """Ask, run the tools it calls, ask again, until it answers or the steps run out."""
         model = choice.model
         offered = _offered(model, tools)
-        fell_back = False
+        fell_back = healed = took_over = False
         step_number = 0
         while True:
+            if choice.by_sightline and not took_over:
+                # Routing may choose: a model that sees takes the rest of the turn
+                # rather than having this turn's pictures described for a blind one.
+                messages = self.store.messages(conversation_id)
+                taking = sight.takeover(model, messages, needs_tools=bool(offered) or needs.tools)
+                if taking is not None:
+                    took_over = True
+                    choice, model, offered = taking, taking.model, _offered(taking.model, tools)
+                    yield ItemAdded(self._routing_notice(conversation_id, taking, "now answers"))
+                    disclosure = sight.takeover_disclosure(taking, messages)
+                    yield ItemAdded(self.store.add_notice(conversation_id, disclosure))
             step = _Step()
-            async for event in self._request(conversation_id, model, offered, step):
+            async for event in self._request(conversation_id, model, offered, step, sight):
                 yield event
+            if isinstance(step.error, PicturesRefused) and step.answer is None and not healed:
+                # Refused before a word was shown: learn it, put pictures into words, ask again.
+                healed = True
+                self.store.remember_blind(model.ref)
+                yield ItemAdded(self.store.add_notice(conversation_id, sight.heal(model)))
+                continue
             if step.error is not None:
                 unreachable = isinstance(step.error, CannotConnect | TimedOut)
                 if unreachable and step.answer is None and not fell_back:
@@ -202,12 +231,16 @@ class TurnRunner:
         model: ModelInfo,
         tools: dict[str, Tool],
         step: _Step,
+        sight: TurnSight,
     ) -> AsyncIterator[TurnEvent]:
         """One request to the model, streamed into the store; the outcome lands in `step`."""
         preset = preset_for(self.catalogue.provider(model.provider_id).kind)
-        messages = shape_messages(
-            self.store.messages(conversation_id), limits_for(preset.max_picture_side)
-        )
+        seen = await sight.for_model(model, self.store.messages(conversation_id))
+        for notice in seen.notices:
+            yield ItemAdded(self.store.add_notice(conversation_id, notice))
+        if seen.usage is not None:
+            yield UsageAdded(seen.usage)
+        messages = shape_messages(seen.messages, limits_for(preset.max_picture_side))
         specs = tuple(t.spec for t in tools.values())
         request = ChatRequest(model=model.name, messages=messages, tools=specs)
         status = MessageStatus.FAILED
@@ -268,8 +301,10 @@ class TurnRunner:
         )
         return self.store.add_notice(conversation_id, notice)
 
-    def _routing_notice(self, conversation_id: str, choice: Choice) -> StoredItem:
-        text = f"{choice.model.ref} answers ({choice.where()}): {choice.reason}."
+    def _routing_notice(
+        self, conversation_id: str, choice: Choice, verb: str = "answers"
+    ) -> StoredItem:
+        text = f"{choice.model.ref} {verb} ({choice.where()}): {choice.reason}."
         return self.store.add_notice(conversation_id, Notice(NoticeKind.ROUTING, text))
 
     def _error_notice(self, conversation_id: str, error: ProviderError) -> StoredItem:

@@ -41,12 +41,13 @@ class Catalogue:
         self,
         providers: Iterable[ProviderConfig],
         wire_factory: Callable[[ProviderConfig], Wire] = make_wire,
+        blind: Iterable[str] = (),
     ) -> None:
         self._providers = {p.id: p for p in providers}
         self._wire_factory = wire_factory
         self._wires: dict[str, Wire] = {}
         self._status: dict[str, ProviderStatus] = {}
-        self._blind: set[str] = set()
+        self._blind: set[str] = set(blind)  # refs learned not to see (earlier sessions too)
 
     @property
     def providers(self) -> list[ProviderConfig]:
@@ -154,7 +155,7 @@ class Catalogue:
         return found
 
     def mark_blind(self, ref: str) -> None:
-        """Remember, for this session, that a model refused pictures."""
+        """Treat a model as blind from now on (it refused pictures)."""
         self._blind.add(ref)
         provider_id, _ = split_ref(ref)
         status = self._status.get(provider_id)
@@ -162,6 +163,15 @@ class Catalogue:
             self._status[provider_id] = replace(
                 status, models=tuple(self._known_blind(status.models))
             )
+
+    def forget_blind(self, ref: str) -> None:
+        """Stop treating a model as blind; its next listing says again whether it sees."""
+        self._blind.discard(ref)
+
+    @property
+    def blind(self) -> frozenset[str]:
+        """The models learned not to see."""
+        return frozenset(self._blind)
 
     async def aclose(self) -> None:
         """Close every wire's HTTP client."""

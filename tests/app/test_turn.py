@@ -117,14 +117,22 @@ async def test_provider_failure_mid_answer_keeps_what_came(
     assert isinstance(notice, Notice) and notice.kind == NoticeKind.ERROR
 
 
-async def test_picture_refusal_is_typed(runner: TurnRunner, fake_ollama: FakeOllama) -> None:
+async def test_a_blind_models_picture_is_described_not_sent(
+    runner: TurnRunner, fake_ollama: FakeOllama
+) -> None:
     cid = runner.store.create_conversation()
     picture = sniff(png(), label="dot.png")
+    fake_ollama.enqueue(Reply(text="A small blue square."), Reply(text="It is blue."))
     events = await collect(runner.run(cid, "look", (picture,), "ollama:gemma3:270m"))
     ended = events[-1]
-    assert isinstance(ended, TurnEnded) and isinstance(ended.error, PicturesRefused)
-    # Nothing was lost: the person's message with its picture is stored.
-    [user] = runner.store.messages(cid)
+    assert isinstance(ended, TurnEnded) and ended.error is None
+    looked, answered = fake_ollama.chat_requests()
+    assert looked["model"] != "gemma3:270m" and len(looked["messages"][-1]["images"]) == 1
+    assert answered["model"] == "gemma3:270m"
+    assert "images" not in answered["messages"][-1]
+    assert "A small blue square." in answered["messages"][-1]["content"]
+    # Nothing was lost: the person's message keeps its picture in the store.
+    [user, _answer] = runner.store.messages(cid)
     assert user.pictures[0].sha256 == picture.sha256
 
 
