@@ -14,7 +14,7 @@ from PIL import Image
 from app.store import Store
 from app.turn import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent, TurnRunner
 from routing.catalogue import Catalogue
-from routing.errors import ModelNotFound, PicturesRefused, ServerError
+from routing.errors import ModelNotFound, ServerError
 from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind
 from tests.servers.ollama import FakeOllama, Reply
