@@ -14,6 +14,7 @@ from pathlib import Path
 from app.tools.base import error_result, text_result
 from routing.transcript import PicturePart, TextPart, ToolCall, ToolResult
 from routing.wires.base import ToolSpec
+from vision.pdf import PdfError, PdfNeedsPassword, read_pdf
 from vision.pictures import PictureError, open_picture
 
 MAX_TEXT_CHARS = 100_000
@@ -23,18 +24,21 @@ SPEC = ToolSpec(
     name="read_file",
     description=(
         "Read a file on this computer: text files return their text, pictures return "
-        "the picture, PDFs return their text. `path` may start with ~."
+        "the picture, PDFs return their text page by page (scanned pages as pictures). "
+        "`path` may start with ~."
     ),
     parameters={
         "type": "object",
-        "properties": {"path": {"type": "string", "description": "The file to read."}},
+        "properties": {
+            "path": {"type": "string", "description": "The file to read."},
+            "pages": {
+                "type": "string",
+                "description": 'For PDFs: which pages, like "4-8" or "4-" (default: from 1).',
+            },
+        },
         "required": ["path"],
     },
 )
-
-
-class _Unreadable(Exception):
-    """A file of a known kind that can't be read; the message says why."""
 
 
 class ReadFile:
@@ -68,14 +72,13 @@ class ReadFile:
             return error_result(call, f"{path} is not a regular file (a device or a pipe).")
         suffix = path.suffix.lower()
         try:
-            if suffix == ".pdf":
-                return text_result(call, _pdf_text(path))
             head = _head(path)
+            if suffix == ".pdf" or head.startswith(b"%PDF"):
+                pages = call.arguments.get("pages")
+                return pdf_result(call, path, pages if isinstance(pages, str | int) else None)
             if suffix in _PICTURE_SUFFIXES or _looks_like_picture(head):
                 return _picture(call, path)
             return text_result(call, _text(path, info.st_size))
-        except _Unreadable as exc:
-            return error_result(call, str(exc))
         except PermissionError:
             return error_result(call, f"{path} can't be read: permission denied.")
         except OSError as exc:
@@ -143,25 +146,26 @@ def _decode(data: bytes) -> str:
     return str(best) if best is not None else data.decode("cp1252", errors="replace")
 
 
-def _pdf_text(path: Path) -> str:
-    import pypdfium2 as pdfium
-
+def pdf_result(call: ToolCall, path: Path, pages: str | int | None) -> ToolResult:
+    """A PDF read text first; a scan or an oversized page comes back as page pictures."""
     try:
-        document = pdfium.PdfDocument(str(path))
-    except pdfium.PdfiumError as exc:
-        raise _Unreadable(f"{path} is a PDF that can't be opened ({exc}).") from None
-    try:
-        pages = []
-        total = 0
-        for number in range(len(document)):
-            text = document[number].get_textpage().get_text_bounded()
-            pages.append(f"--- page {number + 1} ---\n{text.strip()}")
-            total += len(text)
-            if total > MAX_TEXT_CHARS:
-                pages.append(
-                    f"[Stopped after page {number + 1} of {len(document)}: the rest is not shown.]"
-                )
-                break
-        return "\n\n".join(pages) if total else f"{path} has no text layer (a scan?)."
-    finally:
-        document.close()
+        read = read_pdf(path, pages=None if pages is None else str(pages))
+    except PdfNeedsPassword as exc:
+        return error_result(
+            call, f"{exc} Sightline can't read it here; open it in the window to enter it."
+        )
+    except PdfError as exc:
+        return error_result(call, str(exc))
+    candidate = read.candidate
+    if candidate is None:
+        return text_result(call, read.text() or f"{path.name} has no text on those pages.")
+    parts: list[TextPart | PicturePart] = [
+        TextPart(
+            f"{candidate.extraction_error} Pages {candidate.first}-{candidate.last} follow as "
+            "pictures, each labelled with its page number in the PDF."
+        )
+    ]
+    parts += [PicturePart(picture) for picture in candidate.pictures]
+    if read.continuation:
+        parts.append(TextPart(read.continuation))
+    return ToolResult(call.id, call.name, tuple(parts))

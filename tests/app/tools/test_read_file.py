@@ -11,6 +11,7 @@ from PIL import Image
 
 from app.tools.read_file import MAX_TEXT_CHARS, ReadFile
 from routing.transcript import ToolCall, ToolResult
+from tests.pdfs import encrypted_pdf, scanned_pdf, text_pdf
 
 
 async def read(path: Path | str, base: Path | None = None) -> ToolResult:
@@ -73,16 +74,36 @@ async def test_a_broken_picture_is_a_clear_error(tmp_path: Path) -> None:
     assert result.is_error and "broken.png" in result.text
 
 
-async def test_pdf_without_a_text_layer_says_so(tmp_path: Path) -> None:
-    Image.new("RGB", (200, 280), "white").save(tmp_path / "scan.pdf")
-    result = await read(tmp_path / "scan.pdf")
-    assert not result.is_error and "no text layer" in result.text
+async def test_pdf_text_with_page_numbers(tmp_path: Path) -> None:
+    (tmp_path / "report.pdf").write_bytes(text_pdf(["Revenue grew", "Costs fell", "Outlook"]))
+    call = ToolCall("c1", "read_file", {"path": str(tmp_path / "report.pdf"), "pages": "2-3"})
+    result = await ReadFile().run(call)
+    assert not result.is_error and not result.pictures
+    assert result.text == "--- page 2 ---\nCosts fell\n\n--- page 3 ---\nOutlook"
+
+
+async def test_a_scanned_pdf_comes_back_as_labelled_page_pictures(tmp_path: Path) -> None:
+    (tmp_path / "scan.pdf").write_bytes(scanned_pdf(6))
+    call = ToolCall("c1", "read_file", {"path": str(tmp_path / "scan.pdf"), "pages": "4-8"})
+    result = await ReadFile().run(call)
+    assert [p.label for p in result.pictures] == [
+        "scan.pdf, page 4",
+        "scan.pdf, page 5",
+        "scan.pdf, page 6",
+    ]
+    assert "No text could be extracted from pages 4-6 of scan.pdf" in result.text
+
+
+async def test_an_encrypted_pdf_says_it_needs_its_password(tmp_path: Path) -> None:
+    (tmp_path / "locked.pdf").write_bytes(encrypted_pdf("hunter2"))
+    result = await read(tmp_path / "locked.pdf")
+    assert result.is_error and "protected by a password" in result.text
 
 
 async def test_broken_pdf(tmp_path: Path) -> None:
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n garbage")
     result = await read(tmp_path / "broken.pdf")
-    assert result.is_error and "can't be opened" in result.text
+    assert result.is_error and "damaged or not a PDF" in result.text
 
 
 @pytest.mark.parametrize("case", ["folder", "missing", "device", "unreadable", "binary", "nopath"])
