@@ -46,7 +46,12 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("prompt", help="what to say to the model")
     ask.add_argument("--model", default="auto", help="PROVIDER:MODEL, or auto (the default)")
     ask.add_argument(
-        "--attach", action="append", default=[], type=Path, metavar="FILE", help="attach a picture"
+        "--attach",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="FILE",
+        help="attach a picture or a PDF (repeat for more)",
     )
     ask.add_argument("--conversation", metavar="ID", help="continue this conversation")
     ask.add_argument(
@@ -169,6 +174,7 @@ def _nothing_ready(config: Config) -> str:
 
 
 async def _ask(config: Config, args: argparse.Namespace) -> int:
+    from app.attachments import AttachmentError, combined, load_attachment
     from app.tool_step import AllowAll, ToolStep
     from app.toolbox import Toolbox
     from app.tools.base import Tool
@@ -176,12 +182,15 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
     from app.turn import TurnEnded, TurnRunner
     from routing.router import RoutingPrefs
     from routing.transcript import Notice, NoticeKind
-    from vision.pictures import PictureError, open_picture
+    from vision.pdf import PdfNeedsPassword
 
     try:
-        pictures = tuple(open_picture(path) for path in args.attach)
-    except PictureError as exc:
+        attached = [load_attachment(path) for path in args.attach]
+    except PdfNeedsPassword as exc:
+        raise CommandError(f"{exc} Open it in the window to enter the password.") from None
+    except AttachmentError as exc:
         raise CommandError(str(exc)) from None
+    prompt, pictures = combined(args.prompt, attached)
     try:
         toolbox = Toolbox(args.mcp_config or config.mcp_config)
     except McpConfigError as exc:
@@ -207,7 +216,7 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
                 store.add_notice(conversation_id, notice)
         prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model)
         runner = TurnRunner(store, catalogue, ToolStep(AllowAll()), prefs=prefs)
-        turn = runner.run(conversation_id, args.prompt, pictures, args.model, tools=tools)
+        turn = runner.run(conversation_id, prompt, pictures, args.model, tools=tools)
         async with aclosing(turn) as events:
             async for event in events:
                 printer.show(event)

@@ -258,3 +258,44 @@ def test_an_mcp_server_that_is_not_installed_is_a_notice(
     assert done.returncode == 0, done.stderr
     assert "[error] The MCP server ghost is unavailable" in done.stderr
     assert "You said: hi" in done.stdout
+
+
+def test_attach_a_text_pdf(home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path) -> None:
+    from tests.pdfs import text_pdf
+
+    (tmp_path / "memo.pdf").write_bytes(text_pdf(["Meeting moved to Friday"]))
+    done = sightline(home, "ask", "--model", "ollama:llama3.2:3b", "--attach",
+                     str(tmp_path / "memo.pdf"), "When is it?")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    sent = fake_ollama.chat_requests()[-1]["messages"][-1]["content"]
+    assert sent.startswith("When is it?\n\n[Attached memo.pdf: pages 1-1 of 1]")
+    assert "Meeting moved to Friday" in sent
+
+
+def test_a_scanned_pdf_for_a_blind_model_is_read_by_one_that_sees(
+    home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    from tests.pdfs import scanned_pdf
+
+    (tmp_path / "scan.pdf").write_bytes(scanned_pdf(2))
+    fake_ollama.enqueue(
+        Reply(text="Page one shows a box."), Reply(text="Page two shows a box."), Reply(text="ok")
+    )
+    done = sightline(home, "ask", "--json", "--model", "ollama:gemma3:270m", "--attach",
+                     str(tmp_path / "scan.pdf"), "What is in it?")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    [disclosure] = [e for e in events if e["type"] == "notice" and e["kind"] == "disclosure"]
+    assert "scan.pdf, page 1" in disclosure["text"] and "scan.pdf, page 2" in disclosure["text"]
+    assert fake_ollama.base_url.removeprefix("http://") in disclosure["text"]
+    answered = fake_ollama.chat_requests()[-1]
+    assert answered["model"] == "gemma3:270m" and "images" not in answered["messages"][-1]
+    assert "Page one shows a box." in answered["messages"][-1]["content"]
+
+
+def test_an_encrypted_pdf_attachment_is_a_clear_error(home: SightlineHome, tmp_path: Path) -> None:
+    from tests.pdfs import encrypted_pdf
+
+    (tmp_path / "locked.pdf").write_bytes(encrypted_pdf("pw"))
+    done = sightline(home, "ask", "--attach", str(tmp_path / "locked.pdf"), "hi")
+    assert done.returncode != 0 and "protected by a password" in done.stderr
