@@ -24,6 +24,12 @@ from routing.wires.registry import known_kinds
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
+_TOP_LEVEL_KEYS = frozenset(
+    {"discover_local", "auto_may_use_cloud", "vision_model", "mcp_config", "data_dir", "providers"}
+)
+_PROVIDER_KEYS = frozenset({"id", "kind", "base_url", "api_key", "enabled", "local"})
+
+
 class ConfigError(ValueError):
     """The config file can't be used; the message names the file and what to change."""
 
@@ -74,6 +80,12 @@ def parse_config(
     environ: Mapping[str, str] = os.environ,
 ) -> Config:
     """Turn a parsed TOML document into a Config, naming the key at fault on error."""
+    unknown = sorted(set(raw) - _TOP_LEVEL_KEYS)
+    if unknown:
+        raise ConfigError(
+            f"{path}: unknown setting {unknown[0]!r}; the settings are: "
+            f"{', '.join(sorted(_TOP_LEVEL_KEYS))}."
+        )
     discover = raw.get("discover_local", True)
     if not isinstance(discover, bool):
         raise ConfigError(f"{path}: discover_local must be true or false.")
@@ -117,6 +129,17 @@ def parse_config(
 def _parse_provider(
     table: Mapping[str, Any], where: str, environ: Mapping[str, str]
 ) -> ProviderConfig:
+    unknown = sorted(set(table) - _PROVIDER_KEYS)
+    if unknown:
+        hint = (
+            " (settings for all of Sightline go above the first [[providers]])"
+            if unknown[0] in _TOP_LEVEL_KEYS
+            else ""
+        )
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r}{hint}; a provider has: "
+            f"{', '.join(sorted(_PROVIDER_KEYS))}."
+        )
     kind = table.get("kind")
     kinds = known_kinds()
     if kind not in kinds:

@@ -100,7 +100,8 @@ def _picture(call: ToolCall, path: Path) -> ToolResult:
         picture = open_picture(path)
     except PictureError as exc:
         return error_result(call, str(exc))
-    words = f"{path.name}: a {picture.mime} picture, {picture.width}×{picture.height} pixels."
+    kind = picture.mime.removeprefix("image/").upper()
+    words = f"{path.name}: a {kind} picture, {picture.width}×{picture.height} pixels."
     return ToolResult(call.id, call.name, (TextPart(words), PicturePart(picture)))
 
 

@@ -20,6 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app import paths
 from app.keys import KeyStore
+from app.ui.approvals import ApprovalRequest, Approvals
 from app.ui.pending import (
     Attachments,
     Offered,
@@ -28,12 +29,15 @@ from app.ui.pending import (
     read_offered,
     sight_note,
 )
-from routing.transcript import Message  # already loaded by the store: costs nothing here
+from routing.transcript import Message, ToolCall  # loaded by the store: costs nothing here
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.config import Config
     from app.store import Store, StoredItem
+    from app.tool_step import Approval, ToolStep
+    from app.toolbox import Toolbox
+    from app.tools.base import Tool
     from app.turn import TurnEvent, TurnRunner
     from routing.catalogue import Catalogue, ProviderStatus
     from routing.models import ModelInfo, ProviderConfig
@@ -68,6 +72,9 @@ class Controller(QObject):
     item_added = Signal(object)  # StoredItem
     text_added = Signal(int, str)  # item id, more words
     item_finished = Signal(object)  # StoredItem, as stored once the answer ended
+    call_added = Signal(int, object)  # answer's item id, a ToolCall it just made
+    approval_requested = Signal(object)  # ApprovalRequest: a tool call waits for the person
+    approval_settled = Signal(object)  # ApprovalRequest: answered, or dropped by Stop
     busy_changed = Signal(bool)
     draft_restored = Signal(str)
     attachments_changed = Signal(object)  # Attachments
@@ -99,8 +106,14 @@ class Controller(QObject):
         self._chores: set[asyncio.Task[None]] = set()  # held so they aren't collected mid-way
         self._turn_conversation = ""
         self._streaming_item: int | None = None
+        self._last_shown = 0  # the newest item id the turn has shown
         self._listing = ModelListing(listing=True, config_path=self._config_path())
         self._pending = PendingPictures()
+        self._approvals = Approvals(self.approval_requested.emit, self.approval_settled.emit)
+        # One for the window's life, so "Allow in this chat" outlives new settings.
+        self._tool_step: ToolStep | None = None
+        self._toolbox: Toolbox | None = None  # built-in tools and MCP servers, made on first use
+        self._told_mcp: set[str] = set()  # MCP servers whose problem was already shown
 
     # -- state -----------------------------------------------------------------
 
@@ -151,6 +164,9 @@ class Controller(QObject):
 
         config = load_config(self._environ)  # raises before anything changes
         self.config = config
+        if self._toolbox is not None:  # the MCP servers may have changed: start afresh
+            old, self._toolbox, self._told_mcp = self._toolbox, None, set()
+            await old.aclose()
         await self._connect()
 
     async def _connect(self) -> None:
@@ -158,6 +174,7 @@ class Controller(QObject):
         # first paint does not need.
         from app.config import effective_providers
         from app.keys import with_keys
+        from app.tool_step import ToolStep
         from app.turn import TurnRunner
         from routing.catalogue import Catalogue
         from routing.router import RoutingPrefs
@@ -172,9 +189,11 @@ class Controller(QObject):
                 # rather than flashing empty (only providers still in use).
                 kept = {p.id for p in providers}
                 self._carried = {s.provider.id: s for s in old.statuses() if s.provider.id in kept}
-            self._catalogue = Catalogue(providers)
+            self._catalogue = Catalogue(providers, blind=self.store.blind_models())
             prefs = RoutingPrefs(self.config.auto_may_use_cloud, self.config.vision_model)
-            self._runner = TurnRunner(self.store, self._catalogue, prefs=prefs)
+            if self._tool_step is None:
+                self._tool_step = ToolStep(self)
+            self._runner = TurnRunner(self.store, self._catalogue, self._tool_step, prefs=prefs)
             listing = self._listing_task
             if listing is not None and not listing.done():
                 listing.cancel()  # it lists the old providers
@@ -226,6 +245,9 @@ class Controller(QObject):
             if catalogue is not None:
                 await catalogue.aclose()
         self._retired.clear()
+        if self._toolbox is not None:
+            await self._toolbox.aclose()
+            self._toolbox = None
 
     # -- models ----------------------------------------------------------------
 
@@ -366,6 +388,7 @@ class Controller(QObject):
             self._refresh_conversations()
         self._turn_conversation = self._current
         self._streaming_item = None
+        self._last_shown = 0
         self._pending.take()
         self._show_attachments()
         text = text if text.strip() else ""  # pictures alone: no blank words with them
@@ -384,6 +407,45 @@ class Controller(QObject):
         if self._turn_task is not None and not self._turn_task.done():
             self._turn_task.cancel()
 
+    # -- tools -------------------------------------------------------------------
+
+    async def _tools(self) -> list[Tool]:
+        """Every tool a turn offers; the one place they are gathered (MCP servers start here)."""
+        from app.toolbox import Toolbox, builtin_tools
+        from app.tools.mcp_config import McpConfigError
+
+        if self._toolbox is None:
+            try:
+                self._toolbox = Toolbox(self.config.mcp_config)
+            except McpConfigError as exc:
+                self.problem.emit(f"The MCP servers can't be used: {exc}")
+                return builtin_tools()
+        tools = await self._toolbox.tools()
+        for name, problem in self._toolbox.problems.items():
+            if name not in self._told_mcp:
+                self._told_mcp.add(name)
+                self.problem.emit(f"The MCP server {name} is unavailable: {problem}")
+        return tools
+
+    async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
+        """Ask the person, through the window's approval card, whether a call may run."""
+        return await self._approvals.ask(conversation_id, call)
+
+    def answer_approval(self, request: ApprovalRequest, answer: str) -> None:
+        """The person's answer to a waiting call: "once", "conversation" or "deny"."""
+        from app.tool_step import Approval
+
+        self._approvals.answer(request.serial, Approval(answer))
+
+    def waiting_approval(self, conversation_id: str) -> ApprovalRequest | None:
+        """The call of this conversation that waits for the person, if any."""
+        return self._approvals.waiting_in(conversation_id) if conversation_id else None
+
+    def allowed_tools(self, conversation_id: str) -> frozenset[str]:
+        """Tools the person allowed for the whole of this conversation."""
+        step = self._tool_step
+        return step.allowed_in(conversation_id) if step is not None else frozenset()
+
     async def _run_turn(
         self,
         runner: TurnRunner,
@@ -395,7 +457,10 @@ class Controller(QObject):
         from app.turn import ItemAdded, TurnEnded
 
         try:
-            turn = runner.run(conversation_id, text, pictures, requested_model=model_ref)
+            tools = await self._tools()
+            turn = runner.run(
+                conversation_id, text, pictures, requested_model=model_ref, tools=tools
+            )
             async with contextlib.aclosing(turn) as events:
                 async for event in events:
                     self._forward(conversation_id, event)
@@ -406,8 +471,10 @@ class Controller(QObject):
                         # pictures must not be lost, so they go back to the composer.
                         self._give_back(text, pictures)
         except asyncio.CancelledError:
-            # The turn marked its partial answer STOPPED while unwinding; show that.
+            # The turn marked its partial answer STOPPED while unwinding; show that,
+            # and the "stopped" results it stored for calls cut short.
             self._finish_streaming_item()
+            self._show_unseen(conversation_id)
         except Exception as exc:  # a store or programming error: keep the window alive
             log.exception("the turn failed")
             self._finish_streaming_item()
@@ -428,7 +495,7 @@ class Controller(QObject):
         self._refresh_conversations()
 
     def _forward(self, conversation_id: str, event: TurnEvent) -> None:
-        from app.turn import ItemAdded, ItemFinished, TextAdded
+        from app.turn import ItemAdded, ItemFinished, PartAdded, TextAdded
 
         if isinstance(event, ItemAdded):
             item = event.item.item
@@ -439,9 +506,22 @@ class Controller(QObject):
         elif isinstance(event, TextAdded):
             # The view ignores ids it doesn't show, so a chat left mid-answer is fine.
             self.text_added.emit(event.item_id, event.text)
+        elif isinstance(event, PartAdded) and isinstance(event.part, ToolCall):
+            self.call_added.emit(event.item_id, event.part)
         elif isinstance(event, ItemFinished):
             self._streaming_item = None
             self._emit_stored(event.item_id)
+        if isinstance(event, ItemAdded):
+            self._last_shown = max(self._last_shown, event.item.id)
+
+    def _show_unseen(self, conversation_id: str) -> None:
+        """Show items a stopped turn stored while unwinding (it yields no events then)."""
+        if conversation_id != self._current:
+            return
+        for stored in self.store.items(conversation_id):
+            if stored.id > self._last_shown:
+                self._last_shown = stored.id
+                self.item_added.emit(stored)
 
     def _finish_streaming_item(self) -> None:
         if self._streaming_item is not None:

@@ -7,7 +7,7 @@ frames, because each one makes the delegate lay the row's Markdown out again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
@@ -21,7 +21,8 @@ from PySide6.QtCore import (
 )
 
 from app.store import StoredItem
-from routing.transcript import Message, MessageStatus, Notice
+from app.ui.tool_words import pretty_arguments, result_summary, shown_text
+from routing.transcript import Message, MessageStatus, Notice, ToolCall
 
 _Index = QModelIndex | QPersistentModelIndex
 _COALESCE_MS = 33  # about 30 relayouts a second while streaming is plenty to read
@@ -47,6 +48,7 @@ class Role(IntEnum):
     TOOL_CALLS = Qt.ItemDataRole.UserRole + 10  # tuple[ToolCall, ...]
     TOOL_RESULTS = Qt.ItemDataRole.UserRole + 11  # tuple[ToolResult, ...]
     DETAILS = Qt.ItemDataRole.UserRole + 12  # a notice's details; "" on a message
+    EXPANDED = Qt.ItemDataRole.UserRole + 13  # a tool result row shows everything; else False
 
 
 def author_of(message: Message) -> str:
@@ -58,19 +60,30 @@ def author_of(message: Message) -> str:
     return message.role.capitalize()
 
 
+def _words(item: Message | Notice) -> str:
+    """A row's words: a tool message has none of its own, so its results' words stand in."""
+    if isinstance(item, Message) and item.role == "tool":
+        return "\n\n".join(result.text for result in item.tool_results)
+    return item.text
+
+
 @dataclass
 class Row:
-    """One row; mutable so streamed words and the final status land in place."""
+    """One row; mutable so streamed words, tool calls and the final status land in place."""
 
     stored: StoredItem
     text: str
     status: MessageStatus | None
+    streamed_calls: list[ToolCall] = field(default_factory=list)  # before the message ends
+    # A tool row's calls, one per result (None when not found), for its arguments.
+    result_calls: tuple[ToolCall | None, ...] = ()
+    expanded: bool = False
 
     @classmethod
     def of(cls, stored: StoredItem) -> Row:
         """A row showing a stored item."""
         item = stored.item
-        return cls(stored, item.text, None if isinstance(item, Notice) else item.status)
+        return cls(stored, _words(item), None if isinstance(item, Notice) else item.status)
 
     @property
     def item_id(self) -> int:
@@ -88,6 +101,41 @@ class Row:
         """The message shown, if this row is one."""
         item = self.stored.item
         return item if isinstance(item, Message) else None
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """The calls an answer made: stored ones, and those streamed since."""
+        message = self.message
+        stored = message.tool_calls if message else ()
+        have = {call.id for call in stored}
+        return stored + tuple(c for c in self.streamed_calls if c.id not in have)
+
+    @property
+    def is_tool(self) -> bool:
+        """Whether this row shows tool results (a collapsible row)."""
+        message = self.message
+        return message is not None and message.role == "tool"
+
+    @property
+    def shape(self) -> int:
+        """A hash of everything that changes the row's height."""
+        return hash((self.text, self.status, len(self.tool_calls), self.expanded))
+
+    @property
+    def accessible_text(self) -> str:
+        """What a screen reader says for the row."""
+        message = self.message
+        if message is not None and message.role == "tool":
+            if not self.expanded:
+                results = "; ".join(result_summary(r) for r in message.tool_results)
+                return f"Tool result (collapsed, Enter shows all): {results}"
+            # Open, it says all the row shows, as a sighted person reads it.
+            parts = []
+            for result, call in zip(message.tool_results, self.result_calls, strict=False):
+                arguments = f" with {pretty_arguments(call.arguments)}" if call else ""
+                parts.append(f"{result_summary(result)}{arguments}. {shown_text(result.text)}")
+            return "Tool result (expanded): " + "\n".join(parts)
+        return f"{self.author}: {self.text}{self.picture_words}"
 
     @property
     def author(self) -> str:
@@ -117,9 +165,10 @@ class Row:
             Role.STATUS: self.status or "",
             Role.NOTICE_KIND: notice.kind if notice else "",
             Role.PICTURES: message.pictures if message else (),
-            Role.TOOL_CALLS: message.tool_calls if message else (),
+            Role.TOOL_CALLS: self.tool_calls,
             Role.TOOL_RESULTS: message.tool_results if message else (),
             Role.DETAILS: notice.details if notice else "",
+            Role.EXPANDED: self.expanded,
         }
         return values.get(role)
 
@@ -133,6 +182,7 @@ class ConversationModel(QAbstractListModel):
         self._rows: list[Row] = []
         self._by_id: dict[int, int] = {}
         self._dirty: set[int] = set()
+        self._calls: dict[str, ToolCall] = {}  # call id -> the latest call with it
         self._flush = QTimer(self)
         self._flush.setSingleShot(True)
         self._flush.setInterval(_COALESCE_MS)
@@ -152,7 +202,7 @@ class ConversationModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return row.text
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            return f"{row.author}: {row.text}{row.picture_words}"
+            return row.accessible_text
         return row.value(role)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -172,7 +222,8 @@ class ConversationModel(QAbstractListModel):
         self.beginResetModel()
         self._flush.stop()
         self._dirty.clear()
-        self._rows = [Row.of(stored) for stored in items]
+        self._calls = {}
+        self._rows = [self._row(stored) for stored in items]
         self._by_id = {row.stored.id: i for i, row in enumerate(self._rows)}
         self.endResetModel()
 
@@ -182,7 +233,7 @@ class ConversationModel(QAbstractListModel):
             return
         position = len(self._rows)
         self.beginInsertRows(QModelIndex(), position, position)
-        self._rows.append(Row.of(stored))
+        self._rows.append(self._row(stored))
         self._by_id[stored.id] = position
         self.endInsertRows()
 
@@ -201,9 +252,39 @@ class ConversationModel(QAbstractListModel):
         position = self._by_id.get(stored.id)
         if position is None:
             return
-        self._rows[position] = Row.of(stored)
+        row = self._row(stored)
+        row.expanded = self._rows[position].expanded
+        self._rows[position] = row
         self._dirty.discard(position)
         self._changed(position)
+
+    def add_call(self, item_id: int, call: ToolCall) -> None:
+        """Show a tool call an answer just made (before the answer is finished)."""
+        position = self._by_id.get(item_id)
+        if position is None:
+            return
+        self._rows[position].streamed_calls.append(call)
+        self._calls[call.id] = call
+        self._changed(position)
+
+    def toggle_expanded(self, position: int) -> None:
+        """Open a tool result row to show everything, or close it to one line per result."""
+        if not 0 <= position < len(self._rows) or not self._rows[position].is_tool:
+            return
+        row = self._rows[position]
+        row.expanded = not row.expanded
+        self._changed(position)
+
+    def _row(self, stored: StoredItem) -> Row:
+        """A row for a new item, its results matched to the calls shown before it."""
+        row = Row.of(stored)
+        message = row.message
+        if message is not None:
+            # Call ids repeat across steps with some providers ("call_0"), so a
+            # result belongs to the latest call with its id *before* it.
+            self._calls.update((call.id, call) for call in message.tool_calls)
+            row.result_calls = tuple(self._calls.get(r.call_id) for r in message.tool_results)
+        return row
 
     def row_of(self, item_id: int) -> int | None:
         """The row showing an item, if this conversation has it."""

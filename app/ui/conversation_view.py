@@ -1,10 +1,13 @@
 """The conversation as a list view: follows a streaming answer unless the person scrolled up.
 
 A click on a picture's thumbnail (or Enter on a row with pictures) asks for the
-picture to be opened; the window shows it.
+picture to be opened; the window shows it. A tool result row opens and closes
+with a click on its line, or Enter or Space.
 """
 
 from __future__ import annotations
+
+from functools import partial
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
 from PySide6.QtGui import (
@@ -54,6 +57,7 @@ class ConversationView(QListView):
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setMouseTracking(True)  # the pointer becomes a hand over a thumbnail
         self._pressed: Picture | None = None
+        self._pressed_header = -1  # the tool row whose line was pressed, or -1
         self.verticalScrollBar().setSingleStep(24)
         self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.customContextMenuRequested.connect(self._menu)
@@ -130,32 +134,65 @@ class ConversationView(QListView):
     def mousePressEvent(self, event: QMouseEvent) -> None:
         """Remember a press on a thumbnail: the release opens it."""
         left = event.button() == Qt.MouseButton.LeftButton
-        self._pressed = self.picture_at(event.position().toPoint()) if left else None
+        point = event.position().toPoint()
+        self._pressed = self.picture_at(point) if left else None
+        self._pressed_header = self.header_at(point) if left else -1
         super().mousePressEvent(event)
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         """A click (press and release on one thumbnail) opens the picture."""
         super().mouseReleaseEvent(event)
         pressed, self._pressed = self._pressed, None
-        if pressed is None or event.button() != Qt.MouseButton.LeftButton:
+        header, self._pressed_header = self._pressed_header, -1
+        if event.button() != Qt.MouseButton.LeftButton:
+            return
+        if header >= 0 and self.header_at(event.position().toPoint()) == header:
+            self.toggle_row(header)
+            return
+        if pressed is None:
             return
         released = self.picture_at(event.position().toPoint())
         if released is not None and released.sha256 == pressed.sha256:
             self.picture_clicked.emit(released)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        """A hand over a thumbnail: it can be clicked."""
+        """A hand over a thumbnail or a tool result's line: it can be clicked."""
         super().mouseMoveEvent(event)
-        over = self.picture_at(event.position().toPoint()) is not None
+        point = event.position().toPoint()
+        over = self.picture_at(point) is not None or self.header_at(point) >= 0
         shape = Qt.CursorShape.PointingHandCursor if over else Qt.CursorShape.ArrowCursor
         if self.viewport().cursor().shape() != shape:
             self.viewport().setCursor(shape)
+
+    def shown_texts(self, index: QModelIndex | QPersistentModelIndex) -> list[str]:
+        """The blocks of words a row draws, in order."""
+        return self._delegate.texts(self._option(index), index) if index.isValid() else []
+
+    def header_at(self, point: QPoint) -> int:
+        """The tool row whose result line is at `point` (viewport coordinates), or -1."""
+        index = self.indexAt(point)
+        if not index.isValid() or not self._delegate.header_at(self._option(index), index, point):
+            return -1
+        return index.row()
+
+    def toggle_row(self, row: int) -> None:
+        """Open or close a tool result row (other rows don't open)."""
+        model = self.model()
+        if isinstance(model, ConversationModel):
+            model.toggle_expanded(row)
 
     def _open_first_picture(self) -> bool:
         pictures = self.thumbnails(self.currentIndex())
         if pictures:
             self.picture_clicked.emit(pictures[0][1])
         return bool(pictures)
+
+    def _is_tool(self, index: QModelIndex | QPersistentModelIndex) -> bool:
+        return index.isValid() and index.data(Role.MESSAGE_ROLE) == "tool"
+
+    def _toggle(self, index: QModelIndex | QPersistentModelIndex) -> None:
+        if index.isValid():
+            self.toggle_row(index.row())
 
     # -- copying ----------------------------------------------------------------
 
@@ -171,12 +208,24 @@ class ConversationView(QListView):
         menu = QMenu(self)
         menu.setAccessibleName("Message menu")
         menu.addAction("Copy text", lambda: self.copy_row(index))
+        if self._is_tool(index):
+            opened = bool(index.data(Role.EXPANDED))
+            menu.addAction(
+                "Hide details" if opened else "Show details", lambda: self._toggle(index)
+            )
+        for number, (_rect, picture) in enumerate(self.thumbnails(index), start=1):
+            name = picture.label or f"picture {number}"
+            menu.addAction(f"Open {name}", partial(self.picture_clicked.emit, picture))
         menu.exec(self.viewport().mapToGlobal(position))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Ctrl+C copies the selected row; Enter opens its first picture."""
+        """Ctrl+C copies the selected row; Enter or Space opens a tool row, Enter a picture."""
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_row(self.currentIndex())
+            return
+        keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        if event.key() in keys and self._is_tool(self.currentIndex()):
+            self._toggle(self.currentIndex())
             return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._open_first_picture():
             return

@@ -8,6 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QHBoxLayout,
     QLabel,
@@ -20,6 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.store import ConversationSummary, StoredItem
+from app.ui.approval_card import ApprovalCard
+from app.ui.approvals import ApprovalRequest
 from app.ui.attachments import PictureDrops
 from app.ui.composer import Composer
 from app.ui.controller import Controller, ModelListing
@@ -63,6 +66,7 @@ class MainWindow(QMainWindow):
         self.panel = ProviderPanel(self)
         self.conversation = ConversationModel(self)
         self.view = ConversationView(self.conversation, self)
+        self.approval = ApprovalCard(self)
         self.composer = Composer(self)
         self._build_layout()
         self._connect()
@@ -104,6 +108,10 @@ class MainWindow(QMainWindow):
         area.addStretch(1)
         column.addWidget(self.panel_area)
         column.addWidget(self.view, 1)
+        approval_row = QHBoxLayout()  # the card lines up with the composer's box
+        approval_row.setContentsMargins(16, 6, 16, 0)
+        approval_row.addWidget(self.approval)
+        column.addLayout(approval_row)
         column.addWidget(self.composer)
         self._column = column
 
@@ -127,6 +135,10 @@ class MainWindow(QMainWindow):
         self.conversation.modelReset.connect(self._arrange)
         c.text_added.connect(self.conversation.append_text)
         c.item_finished.connect(self.conversation.finish_item)
+        c.call_added.connect(self.conversation.add_call)
+        c.approval_requested.connect(self._show_approval)
+        c.approval_settled.connect(self._approval_settled)
+        self.approval.answered.connect(c.answer_approval)
         c.busy_changed.connect(self.composer.set_busy)
         c.draft_restored.connect(self.composer.restore_draft)
         c.attachments_changed.connect(self._show_attachments)
@@ -191,6 +203,35 @@ class MainWindow(QMainWindow):
             self.picker.set_current_ref(model)
         self._show_title()
         self.composer.edit.setFocus()
+        waiting = self.controller.waiting_approval(conversation_id)
+        if waiting is not None:
+            self._show_approval(waiting)
+        else:
+            self.approval.clear()
+
+    def _show_approval(self, request: ApprovalRequest) -> None:
+        if request.conversation_id != self.controller.current_id:
+            return  # asked again when the person opens that chat
+        self.approval.show_request(request)
+        # The card takes the keyboard (so it is heard and reachable by Tab), unless
+        # the person is writing a draft: their keys must not go astray.
+        edit = self.composer.edit
+        if not (edit.hasFocus() and edit.toPlainText().strip()):
+            self.approval.setFocus()
+
+    def _approval_settled(self, request: ApprovalRequest) -> None:
+        if self.approval.request is None or self.approval.request.serial != request.serial:
+            return
+        focused = QApplication.focusWidget()
+        had_focus = focused is not None and (
+            focused is self.approval or self.approval.isAncestorOf(focused)
+        )
+        self.approval.clear()
+        waiting = self.controller.waiting_approval(self.controller.current_id)
+        if waiting is not None:
+            self._show_approval(waiting)
+        elif had_focus:
+            self.composer.edit.setFocus()
 
     def _show_title(self) -> None:
         current = self.controller.current_id

@@ -15,12 +15,10 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import (
-    QAbstractTextDocumentLayout,
     QColor,
     QFont,
     QFontMetrics,
     QPainter,
-    QPainterPath,
     QPalette,
     QTextBlockFormat,
     QTextCursor,
@@ -30,9 +28,27 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.ui.conversation_model import ConversationModel, Row
 from app.ui.icons import badge_image
-from app.ui.thumbnails import fit, shown_size, thumbnail
-from routing.transcript import MessageStatus, NoticeKind, ToolCall, ToolResult
+from app.ui.painting import (
+    GAP,
+    MARGIN_X,
+    MARGIN_Y,
+    PAD,
+    THUMB,
+    blend,
+    code_font,
+    draw_document,
+    label_font,
+    paint_pill,
+    paint_thumbnail,
+    small_font,
+)
+from app.ui.thumbnails import fit, shown_size
+from app.ui.tool_rows import ToolLayout, ToolRows
+from app.ui.tool_words import call_line
+from routing.transcript import MessageStatus, NoticeKind
 from vision.pictures import Picture
+
+__all__ = ["THUMB", "MessageDelegate", "blend"]  # THUMB and blend: read by tests and cards
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -53,11 +69,6 @@ STATUS_TAGS: dict[str, tuple[str, str]] = {
     MessageStatus.INTERRUPTED: ("interrupted", "#d97706"),
 }
 
-MARGIN_X = 18  # row edge to card
-MARGIN_Y = 6  # between rows
-PAD = 10  # card edge to its contents
-GAP = 6  # between the parts of a card
-THUMB = QSize(240, 180)  # largest thumbnail: a screenshot stays legible, a chat stays compact
 USER_SHARE = 0.78  # a person's bubble takes at most this much of the width
 _DOC_CACHE = 400  # laid-out documents kept; heights are kept for every row
 
@@ -77,38 +88,6 @@ class _Layout:
     lines: list[tuple[QRect, str]] = field(default_factory=list)
 
 
-def blend(base: QColor, accent: QColor, amount: float) -> QColor:
-    """`accent` laid over `base` at `amount` opacity, as an opaque colour."""
-    return QColor.fromRgbF(
-        base.redF() + (accent.redF() - base.redF()) * amount,
-        base.greenF() + (accent.greenF() - base.greenF()) * amount,
-        base.blueF() + (accent.blueF() - base.blueF()) * amount,
-    )
-
-
-def _tool_line(call: ToolCall) -> str:
-    arguments = ", ".join(f"{k}={v!r}" for k, v in call.arguments.items())
-    if len(arguments) > 80:
-        arguments = arguments[:79] + "…"
-    return f"Tool call: {call.name}({arguments})"
-
-
-def _result_line(result: ToolResult) -> str:
-    first = next((line for line in result.text.splitlines() if line.strip()), "")
-    if len(first) > 100:
-        first = first[:99] + "…"
-    state = "failed" if result.is_error else "result"
-    pictures = f" [{len(result.pictures)} picture(s)]" if result.pictures else ""
-    return f"Tool {state}: {result.name} — {first}{pictures}"
-
-
-def _small(font: QFont, scale: float, weight: QFont.Weight) -> QFont:
-    small = QFont(font)
-    small.setPointSizeF(max(7.0, font.pointSizeF() * scale))
-    small.setWeight(weight)
-    return small
-
-
 class MessageDelegate(QStyledItemDelegate):
     """Draws messages and notices at the width of the view's viewport."""
 
@@ -116,12 +95,14 @@ class MessageDelegate(QStyledItemDelegate):
         """A delegate with empty caches."""
         super().__init__(parent)
         self._documents: OrderedDict[tuple[int, int, int], QTextDocument] = OrderedDict()
-        self._heights: dict[int, tuple[int, int, int]] = {}  # item id -> (words, width, height)
+        self._heights: dict[int, tuple[int, int, int]] = {}  # item id -> (shape, width, height)
+        self._tools = ToolRows()
 
     def clear(self) -> None:
         """Forget cached layouts (another conversation is shown)."""
         self._documents.clear()
         self._heights.clear()
+        self._tools.clear()
 
     # -- Qt's delegate interface ------------------------------------------------
 
@@ -129,12 +110,12 @@ class MessageDelegate(QStyledItemDelegate):
         """The row's height at the view's width, from the cache when the words are unchanged."""
         row = _row(index)
         width = self._width(option)
-        words = hash((row.text, row.status))
+        shape = row.shape
         cached = self._heights.get(row.item_id)
-        if cached is not None and cached[:2] == (words, width):
+        if cached is not None and cached[:2] == (shape, width):
             return QSize(width, cached[2])
         height = self._layout(option, row, width).height
-        self._heights[row.item_id] = (words, width, height)
+        self._heights[row.item_id] = (shape, width, height)
         return QSize(width, height)
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
@@ -149,7 +130,9 @@ class MessageDelegate(QStyledItemDelegate):
             highlight = QColor(palette.color(QPalette.ColorRole.Highlight))
             highlight.setAlphaF(0.16)
             painter.fillRect(QRect(0, 0, option.rect.width(), layout.height), highlight)
-        if row.notice is not None:
+        if isinstance(layout, ToolLayout):
+            self._tools.paint(painter, option, row, layout)
+        elif row.notice is not None:
             self._paint_notice(painter, option, row, layout)
         else:
             self._paint_message(painter, option, row, layout)
@@ -165,6 +148,23 @@ class MessageDelegate(QStyledItemDelegate):
         layout = self._layout(option, row, option.rect.width())
         origin = option.rect.topLeft()
         return [(rect.translated(origin), picture) for rect, picture, _ in layout.thumbnails]
+
+    def texts(self, option: QStyleOptionViewItem, index: _Index) -> list[str]:
+        """The words a row draws as text blocks, in order (a tool row's only once opened)."""
+        layout = self._layout(option, _row(index), option.rect.width())
+        if isinstance(layout, ToolLayout):
+            return [document.toPlainText() for _at, document, _tint in layout.documents]
+        return [layout.document.toPlainText()] if layout.document is not None else []
+
+    def header_at(self, option: QStyleOptionViewItem, index: _Index, point: QPoint) -> bool:
+        """Whether `point` (view coordinates) is on a tool result's line, which opens the row."""
+        row = _row(index)
+        if not row.is_tool:
+            return False
+        layout = self._layout(option, row, option.rect.width())
+        assert isinstance(layout, ToolLayout)
+        local = point - option.rect.topLeft()
+        return any(header.rect.contains(local) for header in layout.headers)
 
     def picture_at(
         self, option: QStyleOptionViewItem, index: _Index, point: QPoint
@@ -209,7 +209,9 @@ class MessageDelegate(QStyledItemDelegate):
             self._documents.popitem(last=False)
         return document
 
-    def _layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> _Layout:
+    def _layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> _Layout | ToolLayout:
+        if row.is_tool:
+            return self._tools.layout(option, row, width)
         if row.notice is not None:
             return self._notice_layout(option, row, width)
         return self._message_layout(option, row, width)
@@ -217,18 +219,15 @@ class MessageDelegate(QStyledItemDelegate):
     def _message_layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> _Layout:
         message = row.message
         assert message is not None
-        small = QFontMetrics(_small(option.font, 0.88, QFont.Weight.DemiBold))
+        small = QFontMetrics(small_font(option.font, 0.88, QFont.Weight.DemiBold))
         is_user = message.role == "user"
         full = width - 2 * MARGIN_X
         inner_max = max(80, (int(full * USER_SHARE) if is_user else full) - 2 * PAD)
         document = self._document(row, option, inner_max, markdown=True)
         has_words = bool(row.text.strip())
-        lines = [_tool_line(c) for c in message.tool_calls]
-        lines += [_result_line(r) for r in message.tool_results]
-        # A tool's pictures are captioned with the tool's name; the person's are not.
+        code = QFontMetrics(code_font(option.font, 0.88))
+        lines = [call_line(c) for c in row.tool_calls]  # results have rows of their own
         pictures = [(picture, "") for picture in message.pictures]
-        for result in message.tool_results:
-            pictures.extend((picture, result.name) for picture in result.pictures)
         box = QSize(min(THUMB.width(), inner_max), THUMB.height())
         sizes = [fit(shown_size(picture), box) for picture, _ in pictures]
 
@@ -236,7 +235,7 @@ class MessageDelegate(QStyledItemDelegate):
         inner = inner_max
         if is_user:
             widths = [int(document.idealWidth()) + 1 if has_words else 0]
-            widths += [small.horizontalAdvance(line) + small.height() + 6 for line in lines]
+            widths += [code.horizontalAdvance(line) + code.height() + 6 for line in lines]
             widths += [sum(size.width() + GAP for size in sizes) - GAP] if sizes else []
             inner = max(40, min(inner_max, max(widths)))
         card_width = inner + 2 * PAD
@@ -260,10 +259,10 @@ class MessageDelegate(QStyledItemDelegate):
             layout.document = document
             layout.body = QPoint(card_x + PAD, y)
             y += int(document.size().height())
-        line_height = small.height() + 4
+        line_height = code.height() + 4
         for line in lines:
             y += GAP if y > card_top + PAD else 0
-            text = small.elidedText(line, Qt.TextElideMode.ElideRight, inner - line_height)
+            text = code.elidedText(line, Qt.TextElideMode.ElideRight, inner - line_height)
             layout.lines.append((QRect(card_x + PAD, y, inner, line_height), text))
             y += line_height
         if pictures:
@@ -287,7 +286,7 @@ class MessageDelegate(QStyledItemDelegate):
     def _notice_layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> _Layout:
         notice = row.notice
         assert notice is not None
-        small = QFontMetrics(_label_font(option.font))
+        small = QFontMetrics(label_font(option.font))
         label, _ = NOTICE_STYLE.get(notice.kind, NOTICE_STYLE[NoticeKind.INFO])
         label_size = QSize(small.horizontalAdvance(label.upper()) + 14, small.height() + 4)
         card = QRect(MARGIN_X, MARGIN_Y, width - 2 * MARGIN_X, 0)
@@ -321,18 +320,17 @@ class MessageDelegate(QStyledItemDelegate):
         painter.setBrush(blend(base, accent, 0.13) if is_user else blend(base, text, 0.04))
         painter.drawRoundedRect(layout.card, 10, 10)
 
-        small = _small(option.font, 0.88, QFont.Weight.DemiBold)
+        small = small_font(option.font, 0.88, QFont.Weight.DemiBold)
         painter.setFont(small)
         painter.setPen(blend(base, text, 0.62))
         painter.drawText(layout.author, Qt.AlignmentFlag.AlignVCenter, row.author)
         tag = STATUS_TAGS.get(row.status or "")
         if tag is not None and layout.tag.isValid():
-            _paint_pill(painter, layout.tag, tag[0], QColor(tag[1]), base)
+            paint_pill(painter, layout.tag, tag[0], QColor(tag[1]), base)
 
         painter.setFont(option.font)
         _draw_document(painter, layout, text, palette.color(QPalette.ColorRole.Link))
-        painter.setFont(small)
-        small_metrics = QFontMetrics(small)
+        painter.setFont(code_font(option.font, 0.88))
         ratio = painter.device().devicePixelRatioF()
         for rect, line in layout.lines:
             size = rect.height() - 4
@@ -340,8 +338,10 @@ class MessageDelegate(QStyledItemDelegate):
             painter.drawImage(QPoint(rect.x(), rect.y() + 2), icon)
             painter.setPen(blend(base, text, 0.78))
             painter.drawText(rect.adjusted(size + 6, 0, 0, 0), Qt.AlignmentFlag.AlignVCenter, line)
+        painter.setFont(small)
+        small_metrics = QFontMetrics(small)
         for rect, picture, caption in layout.thumbnails:
-            _paint_thumbnail(painter, rect, picture, blend(base, text, 0.2), ratio)
+            paint_thumbnail(painter, rect, picture, blend(base, text, 0.2), ratio)
             if caption:
                 painter.setPen(blend(base, text, 0.62))
                 below = QRect(rect.x(), rect.bottom() + 3, rect.width(), small_metrics.height())
@@ -365,35 +365,12 @@ class MessageDelegate(QStyledItemDelegate):
         painter.drawRoundedRect(layout.card, 8, 8)
         painter.setBrush(accent)
         painter.drawRoundedRect(QRect(layout.card.topLeft(), QSize(4, layout.card.height())), 2, 2)
-        painter.setFont(_label_font(option.font))
-        _paint_pill(painter, layout.label, label.upper(), accent, base)
+        painter.setFont(label_font(option.font))
+        paint_pill(painter, layout.label, label.upper(), accent, base)
         painter.setFont(option.font)
         # An error's words take some of its red; other notices keep the text colour.
         color = blend(text, accent, 0.6) if notice.kind == NoticeKind.ERROR else text
         _draw_document(painter, layout, color, palette.color(QPalette.ColorRole.Link))
-
-
-def _paint_thumbnail(
-    painter: QPainter, rect: QRect, picture: Picture, border: QColor, ratio: float
-) -> None:
-    """A picture in rounded corners with a hairline border; a framed word if it can't be read."""
-    pixmap = thumbnail(picture, rect.size(), ratio)
-    path = QPainterPath()
-    path.addRoundedRect(rect.toRectF().adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
-    painter.save()
-    if pixmap.isNull():
-        painter.setPen(border)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(path)
-        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "picture")
-    else:
-        painter.setClipPath(path)
-        painter.drawPixmap(rect, pixmap)
-        painter.setClipping(False)
-        painter.setPen(border)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(path)
-    painter.restore()
 
 
 def _shade_code(document: QTextDocument, background: QColor) -> None:
@@ -414,28 +391,6 @@ def _row(index: _Index) -> Row:
     return model.row(index.row())
 
 
-def _label_font(font: QFont) -> QFont:
-    label = _small(font, 0.78, QFont.Weight.Bold)
-    label.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 106)
-    return label
-
-
-def _paint_pill(painter: QPainter, rect: QRect, label: str, color: QColor, base: QColor) -> None:
-    painter.setPen(Qt.PenStyle.NoPen)
-    painter.setBrush(blend(base, color, 0.16))
-    painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)
-    painter.setPen(color)
-    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
-
-
 def _draw_document(painter: QPainter, layout: _Layout, color: QColor, link: QColor) -> None:
-    if layout.document is None:
-        return
-    painter.save()
-    painter.translate(layout.body)
-    context = QAbstractTextDocumentLayout.PaintContext()
-    # A document paints black unless told otherwise; follow the palette.
-    context.palette.setColor(QPalette.ColorRole.Text, color)
-    context.palette.setColor(QPalette.ColorRole.Link, link)
-    layout.document.documentLayout().draw(painter, context)
-    painter.restore()
+    if layout.document is not None:
+        draw_document(painter, layout.document, layout.body, color, link)

@@ -1,8 +1,9 @@
-"""Settings: the providers in the person's order, each editable, tested and saved.
+"""Settings: the providers in the person's order, each editable, tested and saved; and tools.
 
 The list's order is the order routing and the describer try providers in.
 Nothing is written until Save: then the config file (never a key), the keys
-(OS keyring), and the controller lists models with the new providers.
+(OS keyring), the MCP servers file, and the controller lists models with the
+new providers. The Tools page is app.ui.tools_page.
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ from app.ui.settings_model import (
     preset_label,
     write_settings,
 )
+from app.ui.tools_page import ToolsPage
+from app.ui.tools_settings import mcp_path, read_mcp_text, write_tools_settings
 from routing.models import ProviderConfig
 from routing.presets import preset_for
 
@@ -91,6 +94,11 @@ class SettingsDialog(QDialog):
         self.up_button = _button("Up", "Move up", "Try this provider earlier", self)
         self.down_button = _button("Down", "Move down", "Try this provider later", self)
         self.form = ProviderForm(controller.keys, controller.environ, self)
+        config = controller.config
+        self.mcp_file = mcp_path(config, controller.config_path)
+        self.tools_page = ToolsPage(
+            config, read_mcp_text(self.mcp_file), controller.listing.models, self
+        )
         self.found_text = QLabel(self)
         self.found_text.setAccessibleName("Server found on this computer")
         self.found_text.setWordWrap(True)
@@ -118,7 +126,7 @@ class SettingsDialog(QDialog):
         self._build_layout()
         self._connect()
         self._render(0)
-        self.resize(860, 560)
+        self.resize(880, 660)  # the Tools page fits without scrolling
         self._lookup = asyncio.ensure_future(self._look_up_keys())
 
     def _build_layout(self) -> None:
@@ -161,6 +169,7 @@ class SettingsDialog(QDialog):
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Settings pages")
         self.tabs.addTab(page, "&Providers")
+        self.tabs.addTab(self.tools_page, "&Tools")
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
@@ -330,6 +339,11 @@ class SettingsDialog(QDialog):
             self.form.focus_field(problem.field)
             self._say(f"“{self.providers.drafts[problem.index].id}”: {problem.message}")
             return
+        if not self.tools_page.check().ok:
+            self.tabs.setCurrentWidget(self.tools_page)
+            self.tools_page.mcp_edit.setFocus()
+            self._say("Tools: the MCP servers JSON can't be used; see beside the box.")
+            return
         self._saving = asyncio.ensure_future(self._save())
 
     async def _save(self) -> None:
@@ -338,6 +352,13 @@ class SettingsDialog(QDialog):
         path = self.controller.config_path
         try:
             await asyncio.to_thread(write_settings, path, self.providers, self.controller.keys)
+            await asyncio.to_thread(
+                write_tools_settings,
+                path,
+                self.controller.config,
+                self.tools_page.settings(),
+                mcp_changed=self.tools_page.mcp_changed,
+            )
             await self.controller.apply_settings()
         except ConfigError as exc:
             self._busy(False)

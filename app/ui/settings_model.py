@@ -8,7 +8,9 @@ what to write) lives here, so it is tested without a window.
 from __future__ import annotations
 
 import itertools
+import os
 import re
+import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -16,7 +18,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from app.config import ollama_address
+import tomlkit
+from tomlkit.items import AoT, Table
+
+from app.config import ConfigError, ollama_address
 from app.keys import KeyStore
 from routing.models import ProviderConfig
 from routing.presets import PRESETS, preset_for
@@ -362,3 +367,36 @@ def write_settings(path: Path, providers: ProviderList, keystore: KeyStore) -> N
     for draft in providers.drafts:
         if draft.new_key.strip():
             keystore.set(draft.id, draft.new_key.strip())
+
+
+def save_top_level(path: Path, values: Mapping[str, str | bool | None]) -> None:
+    """Set top-level keys of the config file (None removes one); everything else stays.
+
+    A sibling of app.config_file.save_providers for the Tools page's keys
+    (`mcp_config`, `auto_may_use_cloud`, `vision_model`), written the same way:
+    tomlkit keeps the person's comments and order, and the file is replaced whole.
+    """
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        document = tomlkit.parse(text)
+    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
+        raise ConfigError(f"{path}: can't be updated: {exc}") from None
+    # A top-level key written after a table would land inside it: keep the tables last.
+    tables = [(k, v) for k, v in list(document.items()) if isinstance(v, Table | AoT)]
+    for key, _ in tables:
+        del document[key]
+    for key, value in values.items():
+        if value is None:
+            document.pop(key, None)
+        else:
+            document[key] = value
+    for key, table in tables:
+        document.append(key, table)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(tomlkit.dumps(document))
+        os.replace(temporary, path)  # a crash mid-write never leaves half a file
+    except OSError as exc:
+        raise ConfigError(f"{path}: can't be written: {exc.strerror or exc}") from None

@@ -129,3 +129,14 @@ def test_routing_and_tool_settings(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text('vision_model = "llava"\n')
     with pytest.raises(ConfigError, match="PROVIDER:MODEL"):
         load_config(env_for(tmp_path))
+
+
+def test_a_setting_written_under_a_provider_table_says_where_it_belongs(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        '[[providers]]\nkind = "ollama"\nmcp_config = "mcp.json"\n'
+    )
+    with pytest.raises(ConfigError, match="go above the first \\[\\[providers\\]\\]"):
+        load_config(env_for(tmp_path))
+    (tmp_path / "config.toml").write_text("discover_locale = true\n")
+    with pytest.raises(ConfigError, match="unknown setting 'discover_locale'"):
+        load_config(env_for(tmp_path))

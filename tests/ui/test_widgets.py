@@ -207,6 +207,9 @@ def test_the_delegate_draws_pictures_tools_tags_and_every_notice(qtbot: QtBot) -
     option = QStyleOptionViewItem()
     option.initFrom(view)
     option.widget = view
+    closed = delegate.sizeHint(option, model.index(2, 0)).height()
+    assert closed < 60  # a tool result is one line until opened
+    model.toggle_expanded(2)
     heights = []
     for row in range(model.rowCount()):
         index = model.index(row, 0)

@@ -1,0 +1,101 @@
+"""Small painting helpers the conversation's rows share: colours, pills, thumbnails, text."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtGui import (
+    QAbstractTextDocumentLayout,
+    QColor,
+    QFont,
+    QFontDatabase,
+    QPainter,
+    QPainterPath,
+    QPalette,
+    QTextDocument,
+)
+
+from app.ui.thumbnails import thumbnail
+from vision.pictures import Picture
+
+MARGIN_X = 18  # row edge to card
+MARGIN_Y = 6  # between rows
+PAD = 10  # card edge to its contents
+GAP = 6  # between the parts of a card
+THUMB = QSize(240, 180)  # largest thumbnail: a screenshot stays legible, a chat stays compact
+
+
+def blend(base: QColor, accent: QColor, amount: float) -> QColor:
+    """`accent` laid over `base` at `amount` opacity, as an opaque colour."""
+    return QColor.fromRgbF(
+        base.redF() + (accent.redF() - base.redF()) * amount,
+        base.greenF() + (accent.greenF() - base.greenF()) * amount,
+        base.blueF() + (accent.blueF() - base.blueF()) * amount,
+    )
+
+
+def small_font(font: QFont, scale: float, weight: QFont.Weight) -> QFont:
+    """`font` scaled (never below 7 pt) and weighted: for author lines, labels and captions."""
+    small = QFont(font)
+    small.setPointSizeF(max(7.0, font.pointSizeF() * scale))
+    small.setWeight(weight)
+    return small
+
+
+def code_font(font: QFont, scale: float = 0.9) -> QFont:
+    """The system's fixed-width font, sized against `font`: for tool calls and their output."""
+    code = QFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+    code.setPointSizeF(max(7.0, font.pointSizeF() * scale))
+    return code
+
+
+def label_font(font: QFont) -> QFont:
+    """The small capitals-style font of pills ("ROUTING", "OK")."""
+    label = small_font(font, 0.78, QFont.Weight.Bold)
+    label.setLetterSpacing(QFont.SpacingType.PercentageSpacing, 106)
+    return label
+
+
+def paint_pill(painter: QPainter, rect: QRect, label: str, color: QColor, base: QColor) -> None:
+    """A rounded tag: `label` in `color` on a faint wash of it."""
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(blend(base, color, 0.16))
+    painter.drawRoundedRect(rect, rect.height() / 2, rect.height() / 2)
+    painter.setPen(color)
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+
+
+def paint_thumbnail(
+    painter: QPainter, rect: QRect, picture: Picture, border: QColor, ratio: float
+) -> None:
+    """A picture in rounded corners with a hairline border; a framed word if it can't be read."""
+    pixmap = thumbnail(picture, rect.size(), ratio)
+    path = QPainterPath()
+    path.addRoundedRect(rect.toRectF().adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
+    painter.save()
+    if pixmap.isNull():
+        painter.setPen(border)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(path)
+        painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, "picture")
+    else:
+        painter.setClipPath(path)
+        painter.drawPixmap(rect, pixmap)
+        painter.setClipping(False)
+        painter.setPen(border)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(path)
+    painter.restore()
+
+
+def draw_document(
+    painter: QPainter, document: QTextDocument, at: QPoint, color: QColor, link: QColor
+) -> None:
+    """Draw a laid-out document with its top-left corner at `at`, in the palette's colours."""
+    painter.save()
+    painter.translate(at)
+    context = QAbstractTextDocumentLayout.PaintContext()
+    # A document paints black unless told otherwise; follow the palette.
+    context.palette.setColor(QPalette.ColorRole.Text, color)
+    context.palette.setColor(QPalette.ColorRole.Link, link)
+    document.documentLayout().draw(painter, context)
+    painter.restore()

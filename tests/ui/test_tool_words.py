@@ -1,0 +1,126 @@
+"""The words of tool rows and the approval card, and the Tools page's saving, without a window."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+
+from app.config import Config, load_config
+from app.tool_step import DENIED, STOPPED
+from app.tools.base import error_result, text_result
+from app.ui.settings_model import save_top_level
+from app.ui.tool_words import (
+    Outcome,
+    call_line,
+    outcome_of,
+    pretty_arguments,
+    result_summary,
+    shown_text,
+)
+from app.ui.tools_settings import (
+    AUTOMATIC,
+    ToolsSettings,
+    check_mcp,
+    vision_choices,
+    write_tools_settings,
+)
+from routing.models import ModelInfo
+from routing.transcript import ToolCall
+
+CALL = ToolCall("c1", "read_file", {"path": "/home/me/notes.txt"})
+
+
+def test_a_call_reads_like_code_and_long_values_are_elided() -> None:
+    assert call_line(CALL) == 'read_file(path="/home/me/notes.txt")'
+    long = ToolCall("c2", "write", {"text": "x" * 500, "n": 3})
+    line = call_line(long)
+    assert line.startswith('write(text="xxx') and line.endswith("…, n=3)")
+    assert len(line) < 90
+
+
+def test_pretty_arguments_are_indented_json_with_long_values_cut() -> None:
+    pretty = pretty_arguments({"path": "/a", "items": list(range(100)), "text": "y" * 1000})
+    assert pretty.startswith('{\n  "path": "/a"')
+    data = json.loads(pretty)
+    assert data["items"][-1] == "… 70 more"
+    assert data["text"].endswith("… (600 more characters)")
+
+
+def test_outcomes_and_summaries() -> None:
+    assert outcome_of(text_result(CALL, "fine")) is Outcome.OK
+    assert outcome_of(error_result(CALL, DENIED)) is Outcome.DENIED
+    assert outcome_of(error_result(CALL, STOPPED)) is Outcome.STOPPED
+    assert outcome_of(error_result(CALL, "No such file")) is Outcome.ERROR
+    result = text_result(CALL, "\n\n  Buy milk  \nBread")
+    assert result_summary(result) == "read_file · ok · Buy milk"
+
+
+def test_a_long_result_is_cut_for_the_row_saying_how_much() -> None:
+    assert shown_text("short\n") == "short"
+    long = "\n".join(f"line {n}" for n in range(1000))
+    shown = shown_text(long)
+    assert shown.startswith("line 0\n") and "more characters (Ctrl+C copies" in shown
+    assert shown.count("\n") <= 161
+
+
+def test_check_finds_servers_or_where_the_json_breaks() -> None:
+    assert check_mcp("  ").empty and check_mcp("").ok
+    found = check_mcp('{"mcpServers": {"a b": {"command": "my tool", "args": ["x y"]}}}')
+    assert found.words() == 'Found 1 server:\n• a b: "my tool" "x y"'
+    broken = check_mcp('{\n  "mcpServers": {\n    "a": {"command": "x"\n}')
+    assert not broken.ok and broken.position is not None and broken.position[0] == 4
+    wrong = check_mcp('{"mcpServers": {"a": {"command": 3}}}')
+    assert "mcpServers.a.command must be a string" in wrong.error and wrong.position is None
+    remote = check_mcp('{"mcpServers": {"r": {"url": "https://example.com/mcp"}}}')
+    assert "not supported yet" in remote.words()
+
+
+def test_vision_choices_list_models_that_see_and_keep_the_saved_one() -> None:
+    models = [
+        ModelInfo("ollama", "llava:7b", sees=True, local=True),
+        ModelInfo("ollama", "llama3.2:3b", sees=False, local=True),
+        ModelInfo("openai", "gpt-4o", sees=True, local=False),
+    ]
+    choices = vision_choices(models, "lmstudio:qwen-vl")
+    assert [ref for _, ref in choices] == [
+        "",
+        "ollama:llava:7b",
+        "openai:gpt-4o",
+        "lmstudio:qwen-vl",
+    ]
+    assert choices[0][0] == AUTOMATIC
+    assert "cloud" in choices[2][0] and "not offered right now" in choices[3][0]
+
+
+def test_save_top_level_keeps_comments_and_tables(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '# mine\ndiscover_local = false\n\n[[providers]]\nid = "o"\nkind = "ollama"\n',
+        encoding="utf-8",
+    )
+    save_top_level(path, {"vision_model": "o:llava", "auto_may_use_cloud": True})
+    text = path.read_text(encoding="utf-8")
+    assert text.startswith("# mine\n")
+    data = tomllib.loads(text)
+    assert data["vision_model"] == "o:llava" and data["providers"][0]["id"] == "o"
+    save_top_level(path, {"vision_model": None})
+    assert "vision_model" not in tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def test_mcp_text_goes_where_the_config_already_points(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text('mcp_config = "tools/servers.json"\n', encoding="utf-8")
+    config = Config(mcp_config=tmp_path / "tools" / "servers.json", source=path)
+    text = '{"mcpServers": {"a": {"command": "x"}}}'
+    write_tools_settings(path, config, ToolsSettings(text, False, ""), mcp_changed=True)
+    assert (tmp_path / "tools" / "servers.json").read_text(encoding="utf-8") == text + "\n"
+    assert not (tmp_path / "mcp.json").exists()
+    assert path.read_text(encoding="utf-8") == 'mcp_config = "tools/servers.json"\n'  # untouched
+    # Emptied, the file stays, naming no servers.
+    write_tools_settings(path, config, ToolsSettings("", False, ""), mcp_changed=True)
+    saved = json.loads((tmp_path / "tools" / "servers.json").read_text(encoding="utf-8"))
+    assert saved == {"mcpServers": {}}
+    assert load_config({"SIGHTLINE_CONFIG": str(path)}).mcp_config == (
+        tmp_path / "tools" / "servers.json"
+    )

@@ -1,0 +1,430 @@
+"""Tools in the window: the approval card, tool rows, and Settings → Tools, end to end.
+
+Against the loopback FakeOllama and a real store and config file; the model
+asks for `read_file`, and the person answers on the card like they would.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import QPoint, Qt, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QPushButton
+from pytestqt.qtbot import QtBot
+
+from app.config import load_config
+from app.tool_step import DENIED, STOPPED
+from app.tools.mcp_config import load_mcp_servers
+from app.ui.approval_card import ApprovalCard
+from app.ui.conversation_model import Role
+from app.ui.painting import MARGIN_X, MARGIN_Y
+from app.ui.session import Session
+from app.ui.tools_settings import AUTOMATIC
+from tests.conftest import SightlineHome
+from tests.servers.ollama import FakeOllama, Reply
+from tests.ui.test_attachments import pick
+from tests.ui.test_settings import open_settings
+from tests.ui.test_window import answers, send, wait_for_models, wait_idle
+
+OpenWindow = Callable[[], Session]
+MODEL = "ollama:qwen2.5vl:3b"  # sees and uses tools
+
+VALID_MCP = """{
+  "mcpServers": {
+    "filesystem": {
+      "command": "npx",
+      "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/notes"]
+    },
+    "clock": {"command": "uvx", "args": ["mcp-server-time"]}
+  }
+}
+"""
+BROKEN_MCP = """{
+  "mcpServers": {
+    "filesystem": {"command": "npx",},
+  }
+}
+"""
+
+
+def read_call(path: Path) -> Reply:
+    """The model asks to read one file."""
+    return Reply(tool_calls=[{"name": "read_file", "arguments": {"path": str(path)}}])
+
+
+def open_chat(qtbot: QtBot, open_window: OpenWindow) -> Session:
+    """The window with its models listed and the tool-using model chosen."""
+    session = open_window()
+    wait_for_models(qtbot, session)
+    pick(session, MODEL)
+    return session
+
+
+def card(session: Session) -> ApprovalCard:
+    return session.window.approval
+
+
+def wait_card(qtbot: QtBot, session: Session) -> ApprovalCard:
+    """Wait until the approval card asks."""
+    qtbot.waitUntil(lambda: card(session).isVisible() and card(session).request is not None)
+    return card(session)
+
+
+def tool_rows(session: Session) -> list[int]:
+    """Positions of the rows showing tool results."""
+    model = session.window.conversation
+    return [
+        n for n in range(model.rowCount()) if model.index(n, 0).data(Role.MESSAGE_ROLE) == "tool"
+    ]
+
+
+def spoken(session: Session, row: int) -> str:
+    """What a screen reader says for a row."""
+    return str(session.window.conversation.index(row, 0).data(Qt.ItemDataRole.AccessibleTextRole))
+
+
+def expand_by_keyboard(qtbot: QtBot, session: Session, row: int) -> None:
+    view = session.window.view
+    view.setFocus()
+    view.setCurrentIndex(session.window.conversation.index(row, 0))
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: bool(session.window.conversation.index(row, 0).data(Role.EXPANDED)))
+
+
+# -- approval -----------------------------------------------------------------------------
+
+
+def test_allow_once_runs_the_call_and_the_result_row_opens_to_show_it(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Buy milk\nCall the plumber about the sink\n", encoding="utf-8")
+    fake_ollama.enqueue(read_call(notes), Reply(text="You need milk."))
+    session = open_chat(qtbot, open_window)
+    send(qtbot, session, "What is on my list?")
+
+    shown = wait_card(qtbot, session)
+    assert "read_file" in shown.heading.text()
+    assert json.loads(shown.arguments.text()) == {"path": str(notes)}
+    buttons = shown.findChildren(QPushButton)
+    assert [b.accessibleName() for b in buttons] == [
+        "Allow once",
+        "Allow in this chat",
+        "Don't allow",
+    ]
+    assert not any(b.isDefault() or b.autoDefault() for b in buttons)
+    # The card has the keyboard, and Enter on it allows nothing.
+    qtbot.waitUntil(shown.hasFocus)
+    qtbot.keyClick(shown, Qt.Key.Key_Return)
+    assert shown.isVisible() and session.controller.busy
+    assert len(fake_ollama.chat_requests()) == 1
+
+    qtbot.mouseClick(shown.once_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+    assert not shown.isVisible()
+    assert answers(session)[-1]["text"] == "You need milk."
+    [row] = tool_rows(session)
+    assert "read_file · ok · Buy milk" in spoken(session, row)
+    index = session.window.conversation.index(row, 0)
+    assert not index.data(Role.EXPANDED)
+    assert session.window.view.shown_texts(index) == []  # closed: one line
+
+    expand_by_keyboard(qtbot, session, row)
+    texts = session.window.view.shown_texts(index)
+    assert json.loads(texts[0]) == {"path": str(notes)}
+    assert "Call the plumber about the sink" in texts[1]
+    assert "Call the plumber about the sink" in spoken(session, row)  # heard, too
+    qtbot.keyClick(session.window.view, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: not index.data(Role.EXPANDED))
+    # The model's second request carried the file's words.
+    second = fake_ollama.chat_requests()[1]["messages"]
+    assert any(m["role"] == "tool" and "Buy milk" in m["content"] for m in second)
+
+
+def test_allow_in_this_chat_is_not_asked_again_there_but_is_in_a_new_chat(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello", encoding="utf-8")
+    session = open_chat(qtbot, open_window)
+    asked: list[object] = []
+    session.controller.approval_requested.connect(asked.append)
+
+    fake_ollama.enqueue(read_call(notes), Reply(text="First."))
+    send(qtbot, session, "Read it")
+    qtbot.mouseClick(wait_card(qtbot, session).chat_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+    first_chat = session.controller.current_id
+    assert session.controller.allowed_tools(first_chat) == {"read_file"}
+
+    fake_ollama.enqueue(read_call(notes), Reply(text="Second."))
+    send(qtbot, session, "Read it again")
+    wait_idle(qtbot, session)
+    assert answers(session)[-1]["text"] == "Second."
+    assert len(asked) == 1 and len(tool_rows(session)) == 2
+
+    session.controller.new_conversation()
+    fake_ollama.enqueue(read_call(notes), Reply(text="Third."))
+    send(qtbot, session, "Read it in a new chat")
+    shown = wait_card(qtbot, session)
+    assert len(asked) == 2 and session.controller.current_id != first_chat
+    qtbot.mouseClick(shown.once_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+    assert answers(session)[-1]["text"] == "Third."
+
+
+def test_dont_allow_tells_the_model_and_the_row_says_so(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the password is swordfish", encoding="utf-8")
+    fake_ollama.enqueue(read_call(secret), Reply(text="All right, I won't."))
+    session = open_chat(qtbot, open_window)
+    send(qtbot, session, "Peek at my secret")
+    shown = wait_card(qtbot, session)
+    shown.deny_button.setFocus()
+    qtbot.keyClick(shown.deny_button, Qt.Key.Key_Space)  # reachable by keyboard
+    wait_idle(qtbot, session)
+
+    [row] = tool_rows(session)
+    assert "read_file · not allowed" in spoken(session, row)
+    assert session.window.conversation.index(row, 0).data(Role.TEXT) == DENIED
+    assert answers(session)[-1]["text"] == "All right, I won't."
+    second = fake_ollama.chat_requests()[1]["messages"]
+    tool_messages = [m for m in second if m["role"] == "tool"]
+    assert len(tool_messages) == 1 and DENIED in tool_messages[0]["content"]
+    assert not any("swordfish" in json.dumps(r) for r in fake_ollama.chat_requests())
+
+
+def test_stop_while_the_card_waits_ends_the_turn_cleanly(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello", encoding="utf-8")
+    fake_ollama.enqueue(read_call(notes))  # then the echo: "You said: …"
+    session = open_chat(qtbot, open_window)
+    send(qtbot, session, "Read it")
+    wait_card(qtbot, session)
+    composer = session.window.composer
+    assert composer.button.text() == "Stop"
+    qtbot.mouseClick(composer.button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+
+    assert not card(session).isVisible() and card(session).request is None
+    assert session.controller.waiting_approval(session.controller.current_id) is None
+    [row] = tool_rows(session)
+    assert "read_file · stopped" in spoken(session, row)
+    assert session.window.conversation.index(row, 0).data(Role.TEXT) == STOPPED
+    assert len(fake_ollama.chat_requests()) == 1  # the model was not asked again
+    # The chat goes on: every call has its answer, so the next turn is accepted.
+    send(qtbot, session, "Never mind")
+    wait_idle(qtbot, session)
+    assert answers(session)[-1]["text"] == "You said: Never mind"
+
+
+def test_a_picture_read_by_the_tool_shows_as_a_thumbnail_once_opened(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    chart = tmp_path / "chart.png"
+    Image.new("RGB", (400, 300), (30, 140, 90)).save(chart)
+    fake_ollama.enqueue(read_call(chart), Reply(text="A green square."))
+    session = open_chat(qtbot, open_window)
+    send(qtbot, session, "What is in chart.png?")
+    qtbot.mouseClick(wait_card(qtbot, session).once_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+
+    view = session.window.view
+    [row] = tool_rows(session)
+    index = session.window.conversation.index(row, 0)
+    assert "1 picture" in spoken(session, row)
+    assert view.thumbnails(index) == []
+    # A click on the result's line opens it.
+    qtbot.waitUntil(lambda: view.visualRect(index).isValid())
+    line = view.visualRect(index).topLeft() + QPoint(MARGIN_X + 60, MARGIN_Y + 12)
+    assert view.header_at(line) == row
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=line)
+    qtbot.waitUntil(lambda: bool(view.thumbnails(index)))
+    [(rect, picture)] = view.thumbnails(index)
+    assert (rect.width(), rect.height()) == (240, 180)
+    assert picture.label == "chart.png"
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    qtbot.waitUntil(lambda: session.window.viewer is not None)
+    assert session.window.viewer.windowTitle().startswith("chart.png — 400×300")
+
+
+# -- Settings → Tools -------------------------------------------------------------------
+
+
+def test_the_tools_page_checks_and_saves_mcp_servers(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session = open_window()
+    dialog = open_settings(qtbot, session)
+    page = dialog.tools_page
+    dialog.tabs.setCurrentWidget(page)
+
+    page.mcp_edit.setPlainText(BROKEN_MCP)
+    qtbot.mouseClick(page.check_button, Qt.MouseButton.LeftButton)
+    assert "line 3, column 37" in page.mcp_result.text()
+    assert "comma" in page.mcp_result.text()
+    # Save refuses it, says why, and writes nothing.
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    assert "MCP servers" in dialog.message.text() and dialog.isVisible()
+    assert not (home.config.parent / "mcp.json").exists()
+
+    page.mcp_edit.setPlainText(VALID_MCP)
+    assert page.mcp_result.text() == ""  # an old result goes with the edit
+    qtbot.mouseClick(page.check_button, Qt.MouseButton.LeftButton)
+    result = page.mcp_result.text()
+    assert result.startswith("Found 2 servers")
+    assert "filesystem: npx -y @modelcontextprotocol/server-filesystem /home/me/notes" in result
+    assert "clock: uvx mcp-server-time" in result
+
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: session.window.settings_dialog is None)
+    saved = home.config.parent / "mcp.json"
+    assert saved.read_text(encoding="utf-8") == VALID_MCP  # as pasted
+    assert tomllib.loads(home.config.read_text(encoding="utf-8"))["mcp_config"] == "mcp.json"
+    config = load_config()
+    assert config.mcp_config == saved
+    assert [s.name for s in load_mcp_servers(saved)] == ["filesystem", "clock"]
+    assert config.providers[0].id == "ollama"  # the rest of the file stays
+    assert session.controller.config.mcp_config == saved  # applied
+
+    again = open_settings(qtbot, session)
+    assert again.tools_page.mcp_edit.toPlainText() == VALID_MCP
+
+
+def test_the_routing_choices_persist(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    dialog = open_settings(qtbot, session)
+    page = dialog.tools_page
+    combo = page.vision_combo
+    choices = [combo.itemData(n) for n in range(combo.count())]
+    assert combo.itemText(0) == AUTOMATIC and combo.currentData() == ""
+    assert choices == ["", "ollama:llava:7b", "ollama:qwen2.5vl:3b"]  # only models that see
+    assert not page.cloud_box.isChecked()
+    page.cloud_box.setChecked(True)
+    combo.setCurrentIndex(combo.findData("ollama:llava:7b"))
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: session.window.settings_dialog is None)
+
+    config = load_config()
+    assert config.auto_may_use_cloud is True
+    assert config.vision_model == "ollama:llava:7b"
+    assert config.mcp_config is None  # nothing pasted: no MCP file
+    assert not (home.config.parent / "mcp.json").exists()
+    assert session.controller.config.vision_model == "ollama:llava:7b"
+
+    again = open_settings(qtbot, session).tools_page
+    assert again.cloud_box.isChecked()
+    assert again.vision_combo.currentData() == "ollama:llava:7b"
+    again.vision_combo.setCurrentIndex(0)  # back to automatic: the key goes
+    qtbot.mouseClick(session.window.settings_dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: session.window.settings_dialog is None)
+    assert "vision_model" not in tomllib.loads(home.config.read_text(encoding="utf-8"))
+    assert load_config().vision_model == ""
+
+
+def test_the_data_folder_is_shown_and_opens(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[QUrl] = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
+    session = open_window()
+    page = open_settings(qtbot, session).tools_page
+    assert page.data_edit.text() == str(home.data) and page.data_edit.isReadOnly()
+    qtbot.mouseClick(page.open_button, Qt.MouseButton.LeftButton)
+    assert [url.toLocalFile() for url in opened] == [str(home.data)]
+
+
+def test_the_card_waits_with_its_chat_while_the_person_reads_another(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("hello", encoding="utf-8")
+    session = open_chat(qtbot, open_window)
+    send(qtbot, session, "An earlier chat")
+    wait_idle(qtbot, session)
+    earlier = session.controller.current_id
+    session.controller.new_conversation()
+    fake_ollama.enqueue(read_call(notes), Reply(text="Read it."))
+    send(qtbot, session, "Read my notes")
+    shown = wait_card(qtbot, session)
+    asking = session.controller.current_id
+
+    session.controller.select_conversation(earlier)  # not a modal: other chats stay readable
+    qtbot.waitUntil(lambda: not shown.isVisible())
+    session.controller.select_conversation(asking)
+    qtbot.waitUntil(shown.isVisible)
+    # Tab walks from the card to its buttons, in order.
+    qtbot.waitUntil(shown.hasFocus)
+    qtbot.keyClick(shown, Qt.Key.Key_Tab)
+    assert shown.once_button.hasFocus()
+    qtbot.keyClick(shown.once_button, Qt.Key.Key_Tab)
+    assert shown.chat_button.hasFocus()
+    qtbot.keyClick(shown.chat_button, Qt.Key.Key_Space)
+    wait_idle(qtbot, session)
+    assert answers(session)[-1]["text"] == "Read it."
+    assert session.controller.allowed_tools(asking) == {"read_file"}
+    assert session.controller.allowed_tools(earlier) == frozenset()
+
+
+def test_the_window_offers_the_mcp_servers_tools(
+    home: SightlineHome,
+    open_window: OpenWindow,
+    run: Callable[[Awaitable[Any]], Any],
+    tmp_path: Path,
+) -> None:
+    import sys
+
+    servers = tmp_path / "mcp.json"
+    servers.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "pics": {"command": sys.executable, "args": ["-m", "tests.servers.mcp_server"]}
+                }
+            }
+        )
+    )
+    # A top-level key goes before the [[providers]] tables, or it would belong to one.
+    home.config.write_text(f'mcp_config = "{servers}"\n' + home.config.read_text())
+    session = open_window()
+    names = [t.spec.name for t in run(session.controller._tools())]
+    assert names[:2] == ["read_file", "screenshot"]
+    assert "pics__tiny_image" in names
