@@ -34,7 +34,7 @@ from routing.models import ModelInfo, ProviderConfig
 from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
-from routing.wires.http_errors import translate_transport
+from routing.wires.http_errors import cut_off, translate_transport
 from routing.wires.payload import plain_json
 from vision.pictures import Picture
 
@@ -539,17 +539,11 @@ class AnthropicWire:
             return ()
 
     def _cut_off(self, detail: str) -> ServerError:
-        return ServerError(
-            "The answer was cut off: the connection to Anthropic dropped before it finished. "
-            "Try again.",
-            provider_id=self.provider.id,
-            detail=detail,
+        return cut_off(
+            replace(self.provider, base_url=self.base_url), preset_for("anthropic"), detail
         )
 
     def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
-        error = translate_transport(
+        return translate_transport(
             replace(self.provider, base_url=self.base_url), exc, preset=preset_for("anthropic")
         )
-        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
-            return self._cut_off(error.detail)
-        return error

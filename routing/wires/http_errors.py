@@ -301,6 +301,16 @@ def translate_status(
     )
 
 
+def cut_off(provider: ProviderConfig, preset: Preset | None, detail: str) -> ServerError:
+    """An answer that stopped before the provider said it was done."""
+    return ServerError(
+        f"The answer was cut off: the connection to {_who(provider, preset)} dropped before "
+        "it finished. Try again.",
+        provider_id=provider.id,
+        detail=detail,
+    )
+
+
 def translate_transport(
     provider: ProviderConfig, exc: httpx.HTTPError, *, preset: Preset | None = None
 ) -> ProviderError:
@@ -329,11 +339,7 @@ def translate_transport(
             f"{who} stopped answering in time. Try again, or pick a lighter model.", **kw
         )
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
-        return ServerError(
-            f"The answer was cut off: the connection to {who} dropped before it finished. "
-            "Try again.",
-            **kw,
-        )
+        return cut_off(provider, preset, kw["detail"])
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return CannotConnect(
             f"{address!r} is not an http:// or https:// address: fix the provider's base URL.",

@@ -34,7 +34,7 @@ from routing.models import ModelInfo, ProviderConfig
 from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
-from routing.wires.http_errors import translate_transport
+from routing.wires.http_errors import cut_off, translate_transport
 from routing.wires.payload import plain_json, tool_result_text
 from vision.pictures import Picture
 
@@ -406,17 +406,9 @@ class OllamaWire:
             return ()
 
     def _cut_off(self, detail: str) -> ServerError:
-        return ServerError(
-            f"The answer was cut off: the connection to Ollama at {self.base_url} dropped "
-            "before it finished. Try again.",
-            provider_id=self.provider.id,
-            detail=detail,
-        )
+        return cut_off(replace(self.provider, base_url=self.base_url), preset_for("ollama"), detail)
 
     def _transport_error(self, exc: httpx.HTTPError) -> ProviderError:
-        error = translate_transport(
+        return translate_transport(
             replace(self.provider, base_url=self.base_url), exc, preset=preset_for("ollama")
         )
-        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
-            return self._cut_off(error.detail)
-        return error

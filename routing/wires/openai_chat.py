@@ -26,6 +26,7 @@ from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.http_errors import (
     RETRY_BASE,
+    cut_off,
     looks_like_html,
     missing_key,
     translate_status,
@@ -662,9 +663,4 @@ class OpenAIChatWire:
         return parse_chunk(obj, state) + finish_stream(state)
 
     def _cut_off(self, detail: str) -> ServerError:
-        return ServerError(
-            f"The answer was cut off: the connection to {self.preset.label} at {self.base_url} "
-            "dropped before it finished. Try again.",
-            provider_id=self.provider.id,
-            detail=detail,
-        )
+        return cut_off(self.provider, self.preset, detail)
