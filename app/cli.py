@@ -89,6 +89,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("sightline: stopped", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # `sightline ask ... | head`: the reader left; that is not an error of ours.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 def _load_config() -> Config:

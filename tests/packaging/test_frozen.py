@@ -1,0 +1,165 @@
+"""The PyInstaller build runs without Python: the window, `models`, `ask`, tools, pictures.
+
+The build is made once per session by `packaging/build.py --if-stale`, which reuses
+dist/ when it was built from the same sources and packages. Each command runs the
+frozen executable from a temporary folder, with PYTHONPATH cleared, so nothing can
+come from the source tree.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SightlineHome
+from tests.pdfs import scanned_pdf
+from tests.servers.ollama import FakeOllama, Reply
+from vision.prompts import describer_prompt
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD_TIMEOUT_S = 1800.0
+RUN_TIMEOUT_S = 90.0
+
+
+@pytest.fixture(scope="session")
+def frozen() -> Path:
+    """The frozen `sightline` executable, built (or found fresh) once per session."""
+    if importlib.util.find_spec("PyInstaller") is None:
+        pytest.skip("needs PyInstaller (pip install -e .[dev] installs it)")
+    build = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "build.py"), "--if-stale"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+    )
+    assert build.returncode == 0, build.stdout + build.stderr
+    name = "sightline.exe" if sys.platform == "win32" else "sightline"
+    executable = ROOT / "dist" / "sightline" / name
+    assert executable.is_file(), build.stdout
+    return executable
+
+
+def run(frozen: Path, home: SightlineHome, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run the frozen app in `home`, from outside the source tree."""
+    env = home.env()
+    for name in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"):
+        env.pop(name, None)
+    return subprocess.run(
+        [str(frozen), *args],
+        env=env,
+        cwd=home.config.parent,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_S,
+    )
+
+
+def test_version_is_the_projects(frozen: Path, home: SightlineHome) -> None:
+    with open(ROOT / "pyproject.toml", "rb") as handle:
+        version = tomllib.load(handle)["project"]["version"]
+    done = run(frozen, home, "--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == f"sightline {version}\n"
+
+
+def test_smoke_paints_the_window(frozen: Path, home: SightlineHome) -> None:
+    # The first paint draws the SVG badges, read from _internal/resources/icons
+    # (a missing one is an exception, so the smoke fails).
+    done = run(frozen, home, "--smoke")
+    assert done.returncode == 0, done.stderr
+    [line] = done.stdout.splitlines()
+    timings = json.loads(line)
+    assert timings["smoke"] == "ok" and 0 < timings["first_paint_s"] < 60
+    assert "Traceback" not in done.stderr
+
+
+def test_resources_and_qt_plugins_are_bundled(frozen: Path) -> None:
+    # sys._MEIPASS is `_internal` in a one-folder build: resources_dir() looks there.
+    internal = frozen.parent / "_internal"
+    for name in ("describer_prompt.md", "sightline.desktop", "icons/sightline.png"):
+        assert (internal / "resources" / name).is_file(), name
+    if sys.platform.startswith("linux"):
+        plugins = internal / "PySide6" / "Qt" / "plugins"
+        for plugin in (
+            "platforms/libqxcb.so",
+            "platforms/libqoffscreen.so",
+            "imageformats/libqjpeg.so",
+            "imageformats/libqgif.so",
+            "imageformats/libqwebp.so",
+            "iconengines/libqsvgicon.so",
+        ):
+            assert (plugins / plugin).is_file(), plugin
+        assert not (plugins / "platforms" / "libqeglfs.so").exists()
+        assert not (internal / "PySide6" / "Qt" / "translations").exists()
+
+
+def test_models_json_lists_the_loopback_ollama(frozen: Path, home: SightlineHome) -> None:
+    done = run(frozen, home, "models", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {row["model"]: row for row in json.loads(done.stdout)}
+    assert set(rows) == {"llama3.2:3b", "llava:7b", "qwen2.5vl:3b", "gemma3:270m"}
+    assert rows["llava:7b"]["sees"] is True and rows["llama3.2:3b"]["tools"] is True
+
+
+def test_ask_answers(frozen: Path, home: SightlineHome) -> None:
+    done = run(frozen, home, "ask", "--model", "ollama:llama3.2:3b", "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "You said: hello\n"
+
+
+def test_a_scanned_pdf_is_rendered_and_described(
+    frozen: Path, home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    # pypdfium2's shared library renders the page; a seeing model describes it for a
+    # blind one with the bundled describer prompt as its system message.
+    pdf = home.config.parent / "scan.pdf"
+    pdf.write_bytes(scanned_pdf(1))
+    fake_ollama.enqueue(Reply(text="A box."), Reply(text="ok"))
+    done = run(frozen, home, "ask", "--model", "ollama:gemma3:270m", "--attach", str(pdf), "what?")
+    assert done.returncode == 0, done.stderr
+    requests = fake_ollama.chat_requests()
+    describe = next(r for r in requests if r["model"] != "gemma3:270m")
+    system = describe["messages"][0]
+    assert system["role"] == "system" and describer_prompt() in system["content"]
+    assert len(describe["messages"][-1]["images"]) == 1
+    answer = requests[-1]
+    assert answer["model"] == "gemma3:270m" and "A box." in answer["messages"][-1]["content"]
+
+
+def test_tools_run_frozen(frozen: Path, home: SightlineHome, fake_ollama: FakeOllama) -> None:
+    # read_file decodes a cp1252 file with charset_normalizer's compiled detector, and
+    # an MCP server (the source tree's test server, run by this Python) is reached
+    # through the bundled mcp client.
+    text = "Der Bär aß Äpfel und Öl, während die Übung lief. " * 20
+    legacy = home.config.parent / "legacy.txt"
+    legacy.write_bytes(text.encode("cp1252"))
+    servers = home.config.parent / "servers.json"
+    server = {"command": sys.executable, "args": ["-m", "tests.servers.mcp_server"]}
+    servers.write_text(json.dumps({"mcpServers": {"pics": server | {"cwd": str(ROOT)}}}))
+    fake_ollama.enqueue(
+        Reply(tool_calls=[{"name": "read_file", "arguments": {"path": str(legacy)}}]),
+        Reply(tool_calls=[{"name": "pics__tiny_image", "arguments": {}}]),
+        Reply(text="Done."),
+    )
+    done = run(
+        frozen, home, "ask", "--json", "--allow-tools", "--mcp-config", str(servers),
+        "--model", "ollama:qwen2.5vl:3b", "read it",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    read, picture = [e for e in events if e["type"] == "tool_result"]
+    assert (read["name"], read["text"], read["is_error"]) == ("read_file", text, False)
+    assert (picture["name"], picture["pictures"], picture["is_error"]) == (
+        "pics__tiny_image",
+        1,
+        False,
+    )
