@@ -260,7 +260,8 @@ class _PlainPrinter:
 
     def show_notice(self, notice: Notice) -> None:
         """One notice on stderr."""
-        print(f"[{notice.kind}] {notice.text}", file=self.err, flush=True)
+        details = f" ({notice.details})" if notice.details else ""
+        print(f"[{notice.kind}] {notice.text}{details}", file=self.err, flush=True)
 
     def finish(self, conversation_id: str) -> None:
         self.out.write("\n")
@@ -321,7 +322,10 @@ class _JsonPrinter:
 
     def show_notice(self, notice: Notice) -> None:
         """One notice as a JSON line."""
-        self._emit({"type": "notice", "kind": str(notice.kind), "text": notice.text})
+        line = {"type": "notice", "kind": str(notice.kind), "text": notice.text}
+        if notice.details:
+            line["details"] = notice.details
+        self._emit(line)
 
     def finish(self, conversation_id: str) -> None:
         self._emit({"type": "done", "conversation": conversation_id})

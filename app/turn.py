@@ -43,6 +43,7 @@ from routing.transcript import (
 from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
 from vision.describer import Describer
 from vision.pictures import Picture
+from vision.sight import TURN_BUDGET, TurnBudget
 
 __all__ = [
     "ItemAdded",
@@ -93,6 +94,7 @@ class TurnRunner:
         max_tool_steps: int = MAX_TOOL_STEPS,
         prefs: RoutingPrefs | None = None,
         describer: Describer | None = None,
+        turn_budget: int = TURN_BUDGET,
     ) -> None:
         self.store = store
         self.catalogue = catalogue
@@ -100,6 +102,7 @@ class TurnRunner:
         self.max_tool_steps = max_tool_steps
         self.prefs = prefs or RoutingPrefs()
         self.describer = describer or Describer()  # shared by turns: descriptions are kept
+        self.turn_budget = turn_budget  # described pictures per turn, all kinds together
 
     async def run(
         self,
@@ -122,7 +125,11 @@ class TurnRunner:
         if choice.by_sightline:
             yield ItemAdded(self._routing_notice(conversation_id, choice))
         sight = TurnSight(
-            self.catalogue, self.describer, self.prefs, chat_is_local=choice.model.local
+            self.catalogue,
+            self.describer,
+            self.prefs,
+            chat_is_local=choice.model.local,
+            budget=TurnBudget(cap=self.turn_budget),
         )
         async for event in self._steps(conversation_id, choice, needs, tools, sight):
             yield event

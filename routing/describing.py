@@ -24,6 +24,8 @@ class InWords:
 
     messages: tuple[Message, ...]
     fresh: list[tuple[Picture, Description]] = field(default_factory=list)
+    asked: list[Picture] = field(default_factory=list)  # handed to the looker, described or not
+    past_budget: list[Picture] = field(default_factory=list)  # left undescribed: the cap was hit
 
     @property
     def input_tokens(self) -> int:
@@ -44,6 +46,10 @@ class _Job:
     words: Words | None = None
 
 
+# Where a picture sits: (message, part, piece inside a tool result or -1).
+_Where = tuple[int, int, int]
+
+
 async def in_words(
     messages: tuple[Message, ...],
     *,
@@ -53,18 +59,19 @@ async def in_words(
     budget: TurnBudget,
 ) -> InWords:
     """Every picture in `messages` turned into words for a model that can't see."""
-    jobs: dict[int, _Job] = {}  # id of the PicturePart object -> its job
+    jobs: dict[_Where, _Job] = {}
     for index, message in enumerate(messages):
-        for part in message.parts:
+        this_turn = index >= turn_from
+        for at, part in enumerate(message.parts):
             if isinstance(part, PicturePart):
-                jobs[id(part)] = _Job(part.picture, bounded_focus(message.text), index >= turn_from)
+                jobs[index, at, -1] = _Job(part.picture, bounded_focus(message.text), this_turn)
             elif isinstance(part, ToolResult):
-                for piece in part.parts:
+                for inner, piece in enumerate(part.parts):
                     if isinstance(piece, PicturePart):
                         focus = bounded_focus(
                             f"From the tool {part.name}", piece.picture.label, part.text
                         )
-                        jobs[id(piece)] = _Job(piece.picture, focus, index >= turn_from)
+                        jobs[index, at, inner] = _Job(piece.picture, focus, this_turn)
 
     async def settle(job: _Job) -> None:
         if job.this_turn:
@@ -76,12 +83,25 @@ async def in_words(
         job.words = Words(framed(job.picture, kept) if kept else earlier_picture(job.picture))
 
     await asyncio.gather(*(settle(job) for job in jobs.values()))
-    shaped = tuple(_rewrite(message, jobs) for message in messages)
+    shaped = tuple(_rewrite(index, message, jobs) for index, message in enumerate(messages))
     fresh: dict[str, tuple[Picture, Description]] = {}
+    asked: dict[str, Picture] = {}
+    past_budget: dict[str, Picture] = {}
     for job in jobs.values():
-        if job.words is not None and job.words.fresh is not None:
-            fresh.setdefault(job.picture.sha256, (job.picture, job.words.fresh))
-    return InWords(without_pictures(shaped), list(fresh.values()))
+        words, sha256 = job.words, job.picture.sha256
+        assert words is not None
+        if words.fresh is not None:
+            fresh.setdefault(sha256, (job.picture, words.fresh))
+        if words.asked:
+            asked.setdefault(sha256, job.picture)
+        if words.past_budget:
+            past_budget.setdefault(sha256, job.picture)
+    return InWords(
+        without_pictures(shaped),
+        list(fresh.values()),
+        list(asked.values()),
+        list(past_budget.values()),
+    )
 
 
 def _words(job: _Job) -> str:
@@ -89,17 +109,19 @@ def _words(job: _Job) -> str:
     return job.words.text
 
 
-def _rewrite(message: Message, jobs: dict[int, _Job]) -> Message:
+def _rewrite(index: int, message: Message, jobs: dict[_Where, _Job]) -> Message:
     if not any(isinstance(p, PicturePart | ToolResult) for p in message.parts):
         return message
     parts: list[Part] = []
-    for part in message.parts:
+    for at, part in enumerate(message.parts):
         if isinstance(part, PicturePart):
-            parts.append(TextPart("\n" + _words(jobs[id(part)])))
+            parts.append(TextPart("\n" + _words(jobs[index, at, -1])))
         elif isinstance(part, ToolResult) and part.pictures:
             kept = [p for p in part.parts if not isinstance(p, PicturePart)]
             added = [
-                TextPart(_words(jobs[id(p)])) for p in part.parts if isinstance(p, PicturePart)
+                TextPart(_words(jobs[index, at, inner]))
+                for inner, p in enumerate(part.parts)
+                if isinstance(p, PicturePart)
             ]
             parts.append(replace(part, parts=tuple(kept + added)))
         else:

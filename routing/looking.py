@@ -19,6 +19,24 @@ from vision.prompts import describer_prompt
 log = logging.getLogger(__name__)
 
 
+def host_of(url: str) -> str:
+    """The host (and port, when the address names one) of a provider's URL, for notices.
+
+    Never the path, and never the user name or password an address may carry.
+    """
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if not host:
+        return url
+    return f"{host}:{port}" if port else host
+
+
 class WireLooker:
     """The `Looker` the describer asks: one model, reached through the catalogue's wire."""
 
@@ -34,8 +52,7 @@ class WireLooker:
     @property
     def host(self) -> str:
         """Where the model runs (host:port), for disclosure notices."""
-        url = self.catalogue.provider(self.model.provider_id).base_url
-        return urlsplit(url).netloc or url
+        return host_of(self.catalogue.provider(self.model.provider_id).base_url)
 
     async def look(self, picture: Picture, focus: str) -> Description:
         """Describe the picture; any provider failure becomes DescriptionFailed."""
@@ -46,6 +63,10 @@ class WireLooker:
         messages = shape_messages(
             (user_message(words, (picture,)),), limits_for(preset.max_picture_side)
         )
+        if not messages[0].pictures:  # too big to send even clamped: nothing to look at
+            raise DescriptionFailed(
+                f"{self.label}: the picture could not be brought under the limits"
+            )
         request = ChatRequest(self.model.name, messages, system=describer_prompt())
         text: list[str] = []
         usage = Usage()

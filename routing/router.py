@@ -160,7 +160,18 @@ def choose_looker(
         m for m in models if m.sees and m.ref != chat_model.ref and (m.local or not local_only)
     ]
     if configured:
-        named = next((m for m in allowed if m.ref == configured), None)
+        # Naming a model authorizes it, even where its listing doesn't say it sees.
+        named = next(
+            (
+                m
+                for m in models
+                if m.ref == configured
+                and m.sees is not False
+                and m.ref != chat_model.ref
+                and (m.local or not local_only)
+            ),
+            None,
+        )
         if named is not None:
             return Choice(named, "it is the vision model chosen in Settings", True)
     own = sorted((m for m in allowed if m.provider_id == chat_model.provider_id), key=_smallness)

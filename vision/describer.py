@@ -2,8 +2,9 @@
 
 Descriptions are kept in memory by the picture's SHA-256 (256 of them, least
 recently used out first) and never written to disk; callers asking about the
-same picture at the same time share one request. Who looks is decided by the
-router; this module only asks and remembers.
+same picture at the same time share one request, which is cancelled once none of
+them waits for it any more. Who looks is decided by the router; this module only
+asks and remembers.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ class Describer:
         self.timeout = timeout
         self._kept: OrderedDict[str, Description] = OrderedDict()
         self._asking: dict[str, asyncio.Task[Description]] = {}
+        self._waiting: dict[asyncio.Task[Description], int] = {}  # callers per request
         self.requests = 0  # descriptions actually asked for (not served from memory)
 
     def cached(self, sha256: str) -> Description | None:
@@ -89,12 +91,29 @@ class Describer:
             self._asking[picture.sha256] = task
             task.add_done_callback(functools.partial(self._settled, picture.sha256))
             # Whoever started the request gets the usage; those who joined it get none.
-            return await asyncio.shield(task)
-        description = await asyncio.shield(task)
+            return await self._wait(picture.sha256, task)
+        description = await self._wait(picture.sha256, task)
         return Description(description.text, description.looker)
 
+    async def _wait(self, sha256: str, task: asyncio.Task[Description]) -> Description:
+        """Await a shared request: one caller leaving doesn't stop it, the last one does."""
+        self._waiting[task] = self._waiting.get(task, 0) + 1
+        try:
+            return await asyncio.shield(task)
+        finally:
+            self._waiting[task] -= 1
+            if not self._waiting[task]:
+                del self._waiting[task]
+                if not task.done():
+                    # Nobody wants it any more (Stop): free the looker, and let a later
+                    # ask start afresh instead of joining a request on its way out.
+                    if self._asking.get(sha256) is task:
+                        del self._asking[sha256]
+                    task.cancel()
+
     def _settled(self, sha256: str, task: asyncio.Task[Description]) -> None:
-        self._asking.pop(sha256, None)
+        if self._asking.get(sha256) is task:
+            del self._asking[sha256]
         if not task.cancelled():
             task.exception()  # retrieved here, so a failure nobody awaited isn't "lost"
 

@@ -1,0 +1,696 @@
+"""Every model sees, end to end over loopback: who looks, heal and retry, takeover, budget,
+disclosure and usage, counted at the servers; and no picture ever reaches a blind model.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Iterator
+from contextlib import aclosing
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from app.seeing import TurnSight
+from app.store import Store
+from app.tool_step import AllowAll, ToolStep
+from app.tools.read_file import ReadFile
+from app.turn import TurnEnded, TurnEvent, TurnRunner, UsageAdded
+from routing.catalogue import Catalogue
+from routing.errors import PicturesRefused
+from routing.models import ProviderConfig
+from routing.presets import preset_for
+from routing.router import RoutingPrefs
+from routing.shaping import limits_for, shape_messages
+from routing.transcript import (
+    Message,
+    Notice,
+    NoticeKind,
+    PicturePart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    user_message,
+)
+from routing.wires import anthropic, ollama, openai_chat
+from routing.wires.base import ChatRequest
+from tests.conftest import SightlineHome
+from tests.servers.ollama import DEFAULT_MODELS, REFUSAL_OLD_RUNNER, FakeModel, FakeOllama, Reply
+from tests.servers.openai_chat import ChatModel, FakeOpenAI
+from tests.servers.openai_chat import Reply as OpenAIReply
+from vision.describer import Describer
+from vision.pictures import Picture, sniff
+from vision.sight import TurnBudget, nobody_can_look, over_budget, unavailable
+
+SECRET = "zebra-7731"  # in a provider's error body only: must never reach a model
+LOOKER = "ollama:qwen2.5vl:3b"  # the small seeing model of the loopback Ollama
+BLIND_ONLY = [FakeModel("gemma3:270m", ("completion",)), FakeModel("llama3.2:3b", ("tools",))]
+
+
+# -- helpers -----------------------------------------------------------------------
+
+
+def png(color: tuple[int, int, int] | str = "blue", size: tuple[int, int] = (8, 6)) -> bytes:
+    """A small PNG's bytes."""
+    buffer = io.BytesIO()
+    Image.new("RGB", size, color).save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def picture(label: str, color: tuple[int, int, int] | str = "blue") -> Picture:
+    """A small PNG as a labelled picture."""
+    return sniff(png(color), label=label)
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    """A real SQLite store in the test's folder."""
+    opened = Store.open(tmp_path / "data")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+async def catalogue(fake_ollama: FakeOllama) -> AsyncIterator[Catalogue]:
+    """The loopback Ollama as the only provider."""
+    made = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
+    yield made
+    await made.aclose()
+
+
+def runner(store: Store, catalogue: Catalogue, **kw: Any) -> TurnRunner:
+    """A turn runner that allows every tool call."""
+    return TurnRunner(store, catalogue, ToolStep(AllowAll()), **kw)
+
+
+async def run(
+    turns: TurnRunner,
+    cid: str,
+    text: str,
+    model: str,
+    pictures: tuple[Picture, ...] = (),
+    tools: list[Any] | None = None,
+) -> list[TurnEvent]:
+    """Run one turn to its end; its events."""
+    events = turns.run(cid, text, pictures, requested_model=model, tools=tools or [])
+    async with aclosing(events) as stream:
+        return [event async for event in stream]
+
+
+def notices(store: Store, cid: str, kind: NoticeKind | None = None) -> list[Notice]:
+    """The conversation's stored notices (of one kind, if given)."""
+    found = [i.item for i in store.items(cid) if isinstance(i.item, Notice)]
+    return [n for n in found if kind is None or n.kind == kind]
+
+
+def ended(events: list[TurnEvent]) -> TurnEnded:
+    """The turn's last event, which ends it."""
+    last = events[-1]
+    assert isinstance(last, TurnEnded)
+    return last
+
+
+def last_user(body: dict[str, Any]) -> dict[str, Any]:
+    """The last user message of a request body."""
+    return [m for m in body["messages"] if m["role"] == "user"][-1]
+
+
+def text_of(message: dict[str, Any]) -> str:
+    """A message's words, as a string or OpenAI content parts."""
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content)
+
+
+def has_image_url(body: dict[str, Any]) -> bool:
+    """Whether an OpenAI-shape body carries a picture."""
+    return "image_url" in json.dumps(body)
+
+
+def read_file_call(path: Path) -> Reply:
+    """A reply that calls read_file on `path`."""
+    return Reply(tool_calls=[{"name": "read_file", "arguments": {"path": str(path)}}])
+
+
+# -- who looks -----------------------------------------------------------------------
+
+
+async def test_the_chat_providers_small_seeing_model_looks(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue(Reply(text="A blue dot."), Reply(text="It is blue."))
+    cid = store.create_conversation()
+    events = await run(
+        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),)
+    )
+    assert ended(events).error is None
+    looked, answered = fake_ollama.chat_requests()
+    assert looked["model"] == "qwen2.5vl:3b" and len(last_user(looked)["images"]) == 1
+    assert answered["model"] == "gemma3:270m" and "images" not in last_user(answered)
+    assert "A blue dot." in last_user(answered)["content"]
+    assert "not requests from the person" in last_user(answered)["content"]
+
+
+async def test_a_vision_model_named_in_settings_looks_first(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
+) -> None:
+    turns = runner(store, catalogue, prefs=RoutingPrefs(vision_model="ollama:llava:7b"))
+    cid = store.create_conversation()
+    await run(turns, cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),))
+    assert [b["model"] for b in fake_ollama.chat_requests()] == ["llava:7b", "gemma3:270m"]
+    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    assert "chosen in Settings" in disclosure.details
+
+
+@pytest.mark.parametrize("order", [("b", "c"), ("c", "b")])
+async def test_other_providers_look_in_the_persons_order(
+    store: Store, order: tuple[str, str]
+) -> None:
+    servers = {
+        "home": FakeOllama(list(BLIND_ONLY)),
+        "b": FakeOllama([FakeModel("llava:7b", ("completion", "vision"))]),
+        "c": FakeOllama([FakeModel("qwen2.5vl:3b", ("completion", "vision"))]),
+    }
+    for server in servers.values():
+        server.start()
+    try:
+        configs = [
+            ProviderConfig(name, "ollama", servers[name].base_url) for name in ("home", *order)
+        ]
+        catalogue = Catalogue(configs)
+        cid = store.create_conversation()
+        events = await run(
+            runner(store, catalogue), cid, "what?", "home:gemma3:270m", (picture("dot.png"),)
+        )
+        await catalogue.aclose()
+    finally:
+        for server in servers.values():
+            server.stop()
+    assert ended(events).error is None
+    first, second = order
+    assert len(servers[first].chat_requests()) == 1  # the first other provider looked
+    assert servers[second].chat_requests() == []
+    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    assert disclosure.text.startswith(f"{first}:")
+    assert f"at 127.0.0.1:{servers[first].port} looked at 1 picture" in disclosure.text
+
+
+async def test_a_local_chat_never_sends_anything_to_the_cloud(store: Store, tmp_path: Path) -> None:
+    cloud = FakeOpenAI([ChatModel("gpt-4o-mini", sees=True)], flavour="openai")
+    local = FakeOllama(list(BLIND_ONLY))
+    with cloud, local:
+        catalogue = Catalogue(
+            [
+                ProviderConfig("oa", "openai", cloud.url, "sk-test", local=False),
+                ProviderConfig("ollama", "ollama", local.base_url),
+            ]
+        )
+        cid = store.create_conversation()
+        events = await run(
+            runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("shot.png"),)
+        )
+        await catalogue.aclose()
+        assert ended(events).error is None
+        assert cloud.requests == []  # not a picture, not even a request for its model list
+        [answered] = local.chat_requests()
+        assert "images" not in last_user(answered)
+        assert nobody_can_look(picture("shot.png")) in last_user(answered)["content"]
+        assert "no model that can see" in last_user(answered)["content"]
+    assert notices(store, cid, NoticeKind.DISCLOSURE) == []
+
+
+async def test_a_cloud_chat_may_use_its_providers_seeing_model(store: Store) -> None:
+    models = [ChatModel("text-only-7b", sees=False), ChatModel("gpt-4o-mini", sees=True)]
+    with FakeOpenAI(models, flavour="openrouter") as cloud:
+        catalogue = Catalogue(
+            [ProviderConfig("or", "openrouter", cloud.url, "sk-or-test", local=False)]
+        )
+        cloud.enqueue(OpenAIReply(text="A chart of sales."), OpenAIReply(text="Sales rose."))
+        cid = store.create_conversation()
+        events = await run(
+            runner(store, catalogue), cid, "what?", "or:text-only-7b", (picture("chart.png"),)
+        )
+        await catalogue.aclose()
+        looked, answered = cloud.chat_requests()
+    assert ended(events).error is None
+    assert looked["model"] == "gpt-4o-mini" and has_image_url(looked)
+    assert answered["model"] == "text-only-7b" and not has_image_url(answered)
+    assert "A chart of sales." in text_of(last_user(answered))
+
+
+async def test_the_chats_own_model_never_looks(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
+) -> None:
+    # llava is listed as seeing and named in Settings, but refuses: it must not then look.
+    fake_ollama.enqueue(Reply(status=500, body={"error": REFUSAL_OLD_RUNNER}))
+    turns = runner(store, catalogue, prefs=RoutingPrefs(vision_model="ollama:llava:7b"))
+    cid = store.create_conversation()
+    events = await run(turns, cid, "what?", "ollama:llava:7b", (picture("dot.png"),))
+    assert ended(events).error is None
+    assert [b["model"] for b in fake_ollama.chat_requests()] == [
+        "llava:7b",  # refused
+        "qwen2.5vl:3b",  # looked
+        "llava:7b",  # asked again, in words
+    ]
+
+
+# -- heal and retry ------------------------------------------------------------------
+
+
+@pytest.fixture
+def mystery_ollama() -> Iterator[FakeOllama]:
+    """The loopback Ollama plus a model whose /api/show says nothing of its abilities."""
+    models = [FakeModel(**vars(m)) for m in DEFAULT_MODELS] + [FakeModel("mystery:1b", ())]
+    with FakeOllama(models) as server:
+        yield server
+
+
+async def test_a_model_of_unknown_sight_that_refuses_is_healed_once(
+    tmp_path: Path, mystery_ollama: FakeOllama
+) -> None:
+    store = Store.open(tmp_path / "data")
+    catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
+    cid = store.create_conversation()
+    events = await run(
+        runner(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
+    )
+    await catalogue.aclose()
+    assert ended(events).error is None
+    tried, looked, retried = mystery_ollama.chat_requests()
+    assert tried["model"] == "mystery:1b" and len(last_user(tried)["images"]) == 1
+    assert looked["model"] == "qwen2.5vl:3b"
+    assert retried["model"] == "mystery:1b"
+    assert not any("images" in m for m in retried["messages"])
+    assert '[Description of "dot.png"' in last_user(retried)["content"]
+    [heal] = notices(store, cid, NoticeKind.HEAL)
+    assert "ollama:mystery:1b refused the pictures" in heal.text
+    assert store.blind_models() == {"ollama:mystery:1b"}
+    assert store.messages(cid)[-1].status == "complete"
+    store.close()
+    with Store.open(tmp_path / "data") as reopened:  # learned for good, not for one run
+        assert reopened.blind_models() == {"ollama:mystery:1b"}
+
+
+@pytest.mark.parametrize("flavour", ["openai", "llamacpp"])
+async def test_an_openai_shape_refusal_is_healed_once(
+    store: Store, fake_ollama: FakeOllama, flavour: str
+) -> None:
+    server = FakeOpenAI([ChatModel("mystery-7b", sees=False)], flavour=flavour)
+    # A llama-server build from before /props said its modalities: sight unknown.
+    server.props = lambda: {"model_alias": "mystery-7b", "total_slots": 1}  # type: ignore[method-assign]
+    with server:
+        catalogue = Catalogue(
+            [
+                ProviderConfig("mine", "custom", server.url),
+                ProviderConfig("ollama", "ollama", fake_ollama.base_url),
+            ]
+        )
+        cid = store.create_conversation()
+        events = await run(
+            runner(store, catalogue), cid, "what?", "mine:mystery-7b", (picture("dot.png"),)
+        )
+        await catalogue.aclose()
+        tried, retried = server.chat_requests()
+    assert ended(events).error is None
+    assert has_image_url(tried) and not has_image_url(retried)
+    assert '[Description of "dot.png"' in text_of(last_user(retried))
+    assert [b["model"] for b in fake_ollama.chat_requests()] == ["qwen2.5vl:3b"]
+    assert len(notices(store, cid, NoticeKind.HEAL)) == 1
+    assert store.blind_models() == {"mine:mystery-7b"}
+
+
+async def test_a_second_refusal_is_the_turns_error(
+    store: Store, mystery_ollama: FakeOllama
+) -> None:
+    refusal = Reply(status=500, body={"error": REFUSAL_OLD_RUNNER})
+    mystery_ollama.enqueue(refusal, Reply(text="A blue dot."), refusal)
+    catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
+    cid = store.create_conversation()
+    events = await run(
+        runner(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
+    )
+    await catalogue.aclose()
+    assert isinstance(ended(events).error, PicturesRefused)
+    assert len(mystery_ollama.chat_requests()) == 3
+    assert [n.kind for n in notices(store, cid) if n.kind != NoticeKind.DISCLOSURE] == [
+        NoticeKind.HEAL,
+        NoticeKind.ERROR,
+    ]
+
+
+async def test_a_refusal_after_words_were_shown_is_an_error_not_a_retry(
+    store: Store, mystery_ollama: FakeOllama
+) -> None:
+    mystery_ollama.enqueue(Reply(text="Let me see", midstream_error=REFUSAL_OLD_RUNNER))
+    catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
+    cid = store.create_conversation()
+    events = await run(
+        runner(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
+    )
+    await catalogue.aclose()
+    assert isinstance(ended(events).error, PicturesRefused)
+    assert len(mystery_ollama.chat_requests()) == 1
+    assert notices(store, cid, NoticeKind.HEAL) == []
+    assert [n.kind for n in notices(store, cid)] == [NoticeKind.ERROR]
+    assert store.blind_models() == set()
+    assert store.messages(cid)[-1].text == "Let me see"
+
+
+# -- takeover ------------------------------------------------------------------------
+
+
+async def test_auto_hands_the_turn_to_a_model_that_sees_a_tool_picture(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    chart = tmp_path / "chart.png"
+    chart.write_bytes(png("orange", (12, 8)))
+    fake_ollama.enqueue(read_file_call(chart), Reply(text="An orange chart."))
+    cid = store.create_conversation()
+    events = await run(
+        runner(store, catalogue), cid, "what is in chart.png?", "auto", tools=[ReadFile()]
+    )
+    assert ended(events).error is None and ended(events).model_ref == LOOKER
+    first, second = fake_ollama.chat_requests()  # no describing: the picture went as it is
+    assert first["model"] == "llama3.2:3b" and first["tools"]
+    assert second["model"] == "qwen2.5vl:3b" and second["tools"]
+    assert second["messages"][-1]["images"] == [base64.b64encode(chart.read_bytes()).decode()]
+    routing, handed, disclosure = notices(store, cid)
+    assert routing.kind == NoticeKind.ROUTING and routing.text.startswith("ollama:llama3.2:3b")
+    assert handed.kind == NoticeKind.ROUTING
+    assert handed.text.startswith(f"{LOOKER} now answers (on this computer)")
+    assert disclosure.kind == NoticeKind.DISCLOSURE
+    assert disclosure.text == (
+        f"This turn's 1 picture now goes (chart.png) to {LOOKER} at "
+        f"127.0.0.1:{fake_ollama.port} (on this computer)."
+    )
+    assert store.messages(cid)[-1].model == LOOKER
+
+
+async def test_an_explicit_choice_keeps_its_model_and_the_picture_is_described(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    chart = tmp_path / "chart.png"
+    chart.write_bytes(png("orange", (12, 8)))
+    fake_ollama.enqueue(
+        read_file_call(chart), Reply(text="An orange rectangle."), Reply(text="Orange.")
+    )
+    cid = store.create_conversation()
+    events = await run(
+        runner(store, catalogue), cid, "chart?", "ollama:llama3.2:3b", tools=[ReadFile()]
+    )
+    assert ended(events).error is None and ended(events).model_ref == "ollama:llama3.2:3b"
+    asked, looked, answered = fake_ollama.chat_requests()
+    assert (asked["model"], looked["model"], answered["model"]) == (
+        "llama3.2:3b",
+        "qwen2.5vl:3b",
+        "llama3.2:3b",
+    )
+    assert not any("images" in m for m in answered["messages"])
+    tool_message = next(m for m in answered["messages"] if m["role"] == "tool")
+    assert '[Description of "chart.png"' in tool_message["content"]
+    assert "An orange rectangle." in tool_message["content"]
+    assert [n.kind for n in notices(store, cid)] == [NoticeKind.DISCLOSURE]
+
+
+# -- one budget for every kind of picture --------------------------------------------
+
+
+async def test_attachments_and_tool_pictures_share_one_budget(
+    catalogue: Catalogue, fake_ollama: FakeOllama
+) -> None:
+    # TurnRunner makes its TurnSight with the default cap (8), so the cap is set here.
+    await catalogue.refresh()
+    blind = catalogue.find("ollama:gemma3:270m")
+    assert blind is not None
+    sight = TurnSight(
+        catalogue, Describer(), RoutingPrefs(), chat_is_local=True, budget=TurnBudget(cap=2)
+    )
+    first, second, third = (picture(f"{n}.png", (n * 40, 0, 0)) for n in (1, 2, 3))
+    messages: tuple[Message, ...] = (user_message("compare", (first, second)),)
+    shaped = await sight.for_model(blind, messages)
+    call = ToolCall("call_1", "read_file", {"path": "3.png"})
+    result = ToolResult(call.id, "read_file", (TextPart("a picture"), PicturePart(third)))
+    messages += (Message("assistant", (call,)), Message("tool", (result,)))
+    again = await sight.for_model(blind, messages)
+    assert len(fake_ollama.chat_requests()) == 2  # two described, the third not asked
+    assert shaped.messages[0].text.count("[Description of") == 2
+    assert over_budget(third, 2) in again.messages[-1].tool_results[0].text
+    [disclosure] = shaped.notices
+    assert "looked at 2 pictures (1.png, 2.png)" in disclosure.text
+    [budget] = again.notices  # the person is told too, once
+    assert budget.kind == NoticeKind.BUDGET
+    assert budget.text.startswith("1 picture was not described for ollama:gemma3:270m (3.png)")
+    assert (await sight.for_model(blind, messages)).notices == ()
+    assert len(fake_ollama.chat_requests()) == 2
+
+
+async def test_one_budget_spans_the_requests_of_a_turn(
+    store: Store,
+    catalogue: Catalogue,
+    fake_ollama: FakeOllama,
+    tmp_path: Path,
+) -> None:
+    third = tmp_path / "3.png"
+    third.write_bytes(png((120, 0, 0)))
+    fake_ollama.enqueue(
+        Reply(text="A dark red tile."),
+        Reply(text="A darker red tile."),
+        read_file_call(third),
+        Reply(text="Three red tiles."),
+    )
+    attached = (picture("1.png", (40, 0, 0)), picture("2.png", (80, 0, 0)))
+    cid = store.create_conversation()
+    events = await run(
+        runner(store, catalogue, turn_budget=2),
+        cid,
+        "compare",
+        "ollama:llama3.2:3b",
+        attached,
+        [ReadFile()],
+    )
+    assert ended(events).error is None
+    models = [b["model"] for b in fake_ollama.chat_requests()]
+    assert models == ["qwen2.5vl:3b", "qwen2.5vl:3b", "llama3.2:3b", "llama3.2:3b"]
+    last = fake_ollama.chat_requests()[-1]
+    tool_message = next(m for m in last["messages"] if m["role"] == "tool")
+    assert (
+        "was not described: this turn already had its 2 described pictures"
+        in (tool_message["content"])
+    )
+    assert [n.kind for n in notices(store, cid)] == [NoticeKind.DISCLOSURE, NoticeKind.BUDGET]
+
+
+# -- disclosure and usage ------------------------------------------------------------
+
+
+async def test_the_disclosure_says_who_looked_where_and_at_what(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
+) -> None:
+    cid = store.create_conversation()
+    attached = (picture("a.png", "red"), picture("b.png", "green"))
+    await run(runner(store, catalogue), cid, "compare", "ollama:gemma3:270m", attached)
+    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    assert disclosure.text == (
+        f"{LOOKER} at 127.0.0.1:{fake_ollama.port} looked at 2 pictures (a.png, b.png) and "
+        "described them for ollama:gemma3:270m, which can't see."
+    )
+    assert "belongs to ollama" in disclosure.details
+    # Notices are the person's, never the model's.
+    assert all("looked at" not in json.dumps(b) for b in fake_ollama.chat_requests())
+
+
+async def test_a_failed_look_is_disclosed_and_its_error_stays_out(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue(
+        Reply(status=500, body={"error": f"llama runner crashed: {SECRET} /srv/blob"})
+    )
+    cid = store.create_conversation()
+    events = await run(
+        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),)
+    )
+    assert ended(events).error is None  # one picture lost, not the turn
+    looked, answered = fake_ollama.chat_requests()
+    assert looked["model"] == "qwen2.5vl:3b"
+    body = json.dumps(answered)
+    assert SECRET not in body and "crashed" not in body and "/srv/blob" not in body
+    assert unavailable(picture("dot.png")) in last_user(answered)["content"]
+    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    assert "was sent 1 picture (dot.png)" in disclosure.text
+    assert disclosure.text.endswith("it could not be described.")
+
+
+async def test_the_lookers_tokens_count_for_the_turn(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue(
+        Reply(text="A blue dot.", prompt_eval_count=300, eval_count=40),
+        Reply(text="Blue.", prompt_eval_count=25, eval_count=3),
+    )
+    cid = store.create_conversation()
+    events = await run(
+        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),)
+    )
+    usages = [e.usage for e in events if isinstance(e, UsageAdded)]
+    assert sum(u.input_tokens for u in usages) == 325
+    assert sum(u.output_tokens for u in usages) == 43
+
+
+def test_ask_json_prints_the_disclosure(
+    home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    attached = tmp_path / "dot.png"
+    attached.write_bytes(png())
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "app", "ask", "--json"),
+            *("--model", "ollama:gemma3:270m", "--attach", str(attached), "what is it"),
+        ],
+        env=home.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    [disclosure] = [x for x in lines if x["type"] == "notice" and x["kind"] == "disclosure"]
+    where = f"127.0.0.1:{fake_ollama.port}"
+    assert disclosure["text"].startswith(f"{LOOKER} at {where} looked at 1 picture")
+    assert "(dot.png)" in disclosure["text"]
+    assert lines[-1]["type"] == "done"
+    with Store.open(home.data) as stored:
+        conversation = lines[-1]["conversation"]
+        kinds = [n.kind for n in notices(stored, conversation)]
+    assert kinds == [NoticeKind.DISCLOSURE]
+
+
+# -- the property: no picture reaches a model that can't see -------------------------
+
+POOL = [sniff(png((n * 60, 255 - n * 50, 90), (6 + n, 5)), label=f"pool{n}.png") for n in range(4)]
+POOL_B64 = [base64.b64encode(p.data).decode() for p in POOL]
+WIRE_PRESETS = ["openai", "mistral", "groq", "custom", "lmstudio", "ollama"]
+
+
+@pytest.fixture(scope="module")
+def lookers() -> Iterator[dict[str, FakeOllama]]:
+    """Loopback Ollamas where a seeing model looks, where every look fails, and none looks."""
+    servers = {
+        "succeeds": FakeOllama(),
+        "fails": FakeOllama(),
+        "none": FakeOllama(list(BLIND_ONLY)),
+    }
+    for server in servers.values():
+        server.start()
+    # Each look answered with an error that names something only the provider knows.
+    servers["fails"].enqueue(
+        *[Reply(status=500, body={"error": f"out of memory: {SECRET}"})] * 5000
+    )
+    yield servers
+    for server in servers.values():
+        server.stop()
+
+
+pictures_strategy = st.lists(st.sampled_from(range(len(POOL))), max_size=3)
+
+
+@st.composite
+def transcripts(draw: st.DrawFn) -> tuple[Message, ...]:
+    """Several turns: the person's words with 0-3 pictures, tool steps with 0-2 pictures each."""
+    messages: list[Message] = []
+    for turn in range(draw(st.integers(1, 3))):
+        attached = tuple(POOL[i] for i in draw(pictures_strategy))
+        messages.append(user_message(draw(st.sampled_from(["look", "", "and now?"])), attached))
+        for step in range(draw(st.integers(0, 2))):
+            calls = [
+                ToolCall(f"call_{turn}_{step}_{n}", "screenshot", {"n": n})
+                for n in range(draw(st.integers(1, 2)))
+            ]
+            messages.append(Message("assistant", tuple(calls)))
+            results = tuple(
+                ToolResult(
+                    call.id,
+                    call.name,
+                    (
+                        TextPart(f"screen {call.id}"),
+                        *(
+                            PicturePart(POOL[i])
+                            for i in draw(st.lists(st.sampled_from(range(len(POOL))), max_size=2))
+                        ),
+                    ),
+                    is_error=draw(st.booleans()),
+                )
+                for call in calls
+            )
+            messages.append(Message("tool", results))
+        if draw(st.booleans()):
+            messages.append(Message("assistant", (TextPart("Here is what I found."),)))
+    return tuple(messages)
+
+
+def pictures_in(body: Any) -> list[str]:
+    """Every place in a request body that carries a picture (as the three shapes do)."""
+    found: list[str] = []
+    if isinstance(body, dict):
+        for key, value in body.items():
+            if key in ("images", "image_url", "source"):
+                found.append(key)
+            found += pictures_in(value)
+        if body.get("type") in ("image", "image_url", "input_image", "document"):
+            found.append(f"type={body['type']}")
+    elif isinstance(body, list):
+        for value in body:
+            found += pictures_in(value)
+    return found
+
+
+async def _blind_request_bodies(server: FakeOllama, messages: tuple[Message, ...]) -> list[str]:
+    """The JSON bodies every wire would send the blind model, each checked for pictures."""
+    catalogue = Catalogue([ProviderConfig("ollama", "ollama", server.base_url)])
+    try:
+        await catalogue.refresh()
+        blind = catalogue.find("ollama:gemma3:270m")
+        assert blind is not None and blind.sees is False
+        sight = TurnSight(catalogue, Describer(), RoutingPrefs(), chat_is_local=True)
+        shaped = await sight.for_model(blind, messages)
+    finally:
+        await catalogue.aclose()
+    bodies: list[dict[str, Any]] = []
+    for kind in WIRE_PRESETS:
+        preset = preset_for(kind)
+        request = ChatRequest(
+            "blind", shape_messages(shaped.messages, limits_for(preset.max_picture_side))
+        )
+        if kind == "ollama":
+            bodies.append(ollama.build_chat_body(request))
+        else:
+            bodies.append(openai_chat.build_chat_body(request, preset))
+    anthropic_request = ChatRequest("blind", shape_messages(shaped.messages, limits_for(1568)))
+    bodies.append(anthropic.build_messages_body(anthropic_request))
+    for body in bodies:
+        assert pictures_in(body) == [], body
+    return [json.dumps(b) for b in bodies]
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(messages=transcripts(), which=st.sampled_from(["succeeds", "fails", "none"]))
+def test_no_picture_reaches_a_model_that_cant_see(
+    lookers: dict[str, FakeOllama], messages: tuple[Message, ...], which: str
+) -> None:
+    for text in asyncio.run(_blind_request_bodies(lookers[which], messages)):
+        assert not any(encoded in text for encoded in POOL_B64)
+        assert SECRET not in text
