@@ -98,7 +98,7 @@ def parse_config(
     mcp = raw.get("mcp_config")
     if mcp is not None and not isinstance(mcp, str):
         raise ConfigError(f"{path}: mcp_config must be the path of a JSON file, in quotes.")
-    mcp_config = (path.parent / Path(mcp).expanduser()) if mcp else None
+    mcp_config = (path.parent / _expanded(mcp, path, "mcp_config")) if mcp else None
     tables = raw.get("providers", [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ConfigError(f"{path}: providers must be [[providers]] tables.")
@@ -114,7 +114,7 @@ def parse_config(
     if folder is not None and not isinstance(folder, str):
         raise ConfigError(f"{path}: data_dir must be a folder path in quotes.")
     if folder and not environ.get("SIGHTLINE_DATA_DIR"):
-        data_dir = Path(folder).expanduser()
+        data_dir = _expanded(folder, path, "data_dir")
     return Config(
         providers=tuple(providers),
         discover_local=discover,
@@ -124,6 +124,14 @@ def parse_config(
         data_dir=data_dir,
         source=path,
     )
+
+
+def _expanded(value: str, path: Path, key: str) -> Path:
+    """A path with ~ expanded; a ~user that doesn't exist is the key's error."""
+    try:
+        return Path(value).expanduser()
+    except RuntimeError as exc:
+        raise ConfigError(f"{path}: {key}: {exc}.") from None
 
 
 def _parse_provider(

@@ -11,6 +11,7 @@ import logging
 import os
 from collections.abc import Iterable, Mapping
 
+from app.logs import register_secret
 from routing.models import ProviderConfig
 
 log = logging.getLogger(__name__)
@@ -90,5 +91,7 @@ def with_keys(
         if not key:
             variable = key_variable(provider.kind)
             key = environ.get(variable, "") if variable else ""
+        if key:
+            register_secret(key)  # a provider may echo it back in an error we log
         filled.append(provider.with_key(key) if key else provider)
     return filled

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.tools.base import Tool
 from app.tools.read_file import ReadFile
 from app.tools.screenshot import Screenshot
+
+if TYPE_CHECKING:
+    from app.tools.mcp import McpHub
 
 
 def builtin_tools() -> list[Tool]:
@@ -19,11 +23,14 @@ class Toolbox:
 
     def __init__(self, mcp_config: Path | None = None) -> None:
         """Read the `mcpServers` file now (a bad file raises McpConfigError); start nothing."""
-        from app.tools.mcp import McpHub
         from app.tools.mcp_config import load_mcp_servers
 
         servers = load_mcp_servers(mcp_config) if mcp_config else []
-        self.hub = McpHub(servers) if servers else None
+        self.hub: McpHub | None = None
+        if servers:  # the MCP SDK takes half a second to import: only when it is needed
+            from app.tools.mcp import McpHub
+
+            self.hub = McpHub(servers)
 
     async def tools(self) -> list[Tool]:
         """Every tool to offer; MCP servers start here, and one that can't is left out."""

@@ -1,19 +1,48 @@
-"""Run every benchmark and print one table: `python -m benchmarks`."""
+"""Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
+
+NAME picks modules (startup, ask, store, pictures, describer, pdf); none runs all.
+"""
 
 from __future__ import annotations
 
 import sys
+import time
+from collections.abc import Callable
 
-from benchmarks import bench_pictures
-from benchmarks.common import table
+from benchmarks import (
+    bench_ask,
+    bench_describer,
+    bench_pdf,
+    bench_pictures,
+    bench_startup,
+    bench_store,
+)
+from benchmarks.common import Row, table
+
+BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
+    "startup": bench_startup.run,
+    "ask": bench_ask.run,
+    "store": bench_store.run,
+    "pictures": bench_pictures.run,
+    "describer": bench_describer.run,
+    "pdf": bench_pdf.run,
+}
 
 
-def main() -> int:
-    """Measure, print the table, exit 0."""
-    rows = bench_pictures.run()
+def main(argv: list[str]) -> int:
+    """Measure, print the table, exit 0 (2 for an unknown name)."""
+    unknown = [name for name in argv if name not in BENCHMARKS]
+    if unknown:
+        print(f"unknown benchmark {', '.join(unknown)}; there are: {', '.join(BENCHMARKS)}")
+        return 2
+    started = time.perf_counter()
+    rows: list[Row] = []
+    for name in argv or list(BENCHMARKS):
+        rows += BENCHMARKS[name]()
     print(table(rows))
+    print(f"\n{len(rows)} figures in {time.perf_counter() - started:.0f} s, medians of one run.")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

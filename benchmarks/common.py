@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import statistics
+import subprocess
+import tempfile
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -38,3 +43,60 @@ def table(rows: list[Row]) -> str:
         value = f"{row.value:.3g} {row.unit}".strip()
         lines.append(f"| {row.name} | {value} | {row.goal} | {row.note} |")
     return "\n".join(lines)
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A whole process, measured from its start to its reaping."""
+
+    wall_s: float
+    stdout: str
+    stderr: str
+    returncode: int
+    max_rss_mib: float  # the process's own peak resident memory (not its children's)
+
+
+def run_process(
+    args: list[str], env: dict[str, str] | None = None, timeout: float = 120.0
+) -> Finished:
+    """Run a process to its end from the repository root; wall time and peak memory."""
+    with tempfile.TemporaryFile() as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, env=env, cwd=ROOT)
+        killer = threading.Timer(timeout, process.kill)
+        killer.start()
+        try:
+            assert process.stdout is not None
+            out = process.stdout.read()
+            # wait4, not wait: it also gives this child's own rusage (its peak RSS).
+            _, status, usage = os.wait4(process.pid, 0)
+            wall = time.perf_counter() - started
+        finally:
+            killer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        process.stdout.close()
+        err.seek(0)
+        errors = err.read().decode("utf-8", "replace")
+    return Finished(
+        wall,
+        out.decode("utf-8", "replace"),
+        errors,
+        process.returncode,
+        usage.ru_maxrss / 1024,  # KiB on Linux
+    )
+
+
+def python_env(**extra: str) -> dict[str, str]:
+    """This environment for a child Python, offscreen, with `extra` set."""
+    env = {k: v for k, v in os.environ.items() if k not in ("OLLAMA_HOST", "PYTHONPATH")}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    return env | extra
+
+
+def median(values: list[float]) -> float:
+    """The median of measured values."""
+    return statistics.median(values)

@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 from routing.transcript import Message, Part, PicturePart, TextPart, ToolResult
-from vision.pictures import MAX_SEND_BYTES, Picture, PictureTooLarge, clamp
+from vision.pictures import MAX_SEND_BYTES, Picture, PictureError, PictureTooLarge, clamp
 
 KEEP_TOOL_PICTURES = 3
 
@@ -44,6 +44,8 @@ class ClampCache:
             )
         except PictureTooLarge as exc:
             result = str(exc)
+        except PictureError as exc:  # damage that only re-encoding found
+            result = f"[{picture.label or 'A picture'} could not be sent: {exc}]"
         self._kept[key] = result
         if len(self._kept) > self._size:
             self._kept.popitem(last=False)

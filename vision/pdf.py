@@ -24,7 +24,7 @@ TEXT_TOKEN_BUDGET = 12_000  # text of a multi-page read stops near this
 MAX_RENDER_PAGES = 4
 RENDER_DPI = 110  # legible text for a describer at ~1 MB per A4 page
 MAX_PDF_BYTES = 200 * 1024 * 1024
-_RANGE = re.compile(r"^\s*(\d+)\s*(?:-\s*(\d*)\s*)?$")
+_RANGE = re.compile(r"^\s*([0-9]{1,6})\s*(?:-\s*([0-9]{0,6})\s*)?$")
 _PASSWORD_ERROR = 4  # PDFium's FPDF_ERR_PASSWORD
 
 
@@ -127,48 +127,55 @@ def read_pdf(
             ) from None
         raise PdfError(f"{name} is damaged or not a PDF ({exc}).") from None
     try:
-        total = len(document)
-        if first > total:
-            raise PdfError(f"{name} has {total} pages; there is no page {first}.")
-        end = total if last is None else min(last, total)
-        read = PdfRead(name, total, first, first - 1)
-        budget = TEXT_TOKEN_BUDGET
-        for number in range(first, end + 1):
-            text = document[number - 1].get_textpage().get_text_bounded()
-            page = PdfPage(number, text)
-            if page.tokens > PAGE_TOKEN_LIMIT and not read.pages:
-                read.candidate = _render(
-                    document,
-                    name,
-                    number,
-                    number,
-                    "the page is too large to read as text",
-                    f"Page {number} of {name} is too large to send as text "
-                    f"(about {page.tokens:,} tokens).",
-                )
-                read.last = number
-                return read
-            if read.pages and budget - page.tokens < 0:
-                break  # the continuation hint tells how to read on
-            read.pages.append(page)
-            read.last = number
-            budget -= page.tokens
-        if read.pages and not any(p.text.strip() for p in read.pages):
-            shown = min(end, first + MAX_RENDER_PAGES - 1)
-            read.pages = []
+        return _read(document, name, first, last)
+    except pdfium.PdfiumError as exc:
+        # A page the document lists but can't load (a damaged /Kids entry, say).
+        raise PdfError(f"{name} is damaged: {exc}") from None
+    finally:
+        document.close()
+
+
+def _read(document: PdfDocument, name: str, first: int, last: int | None) -> PdfRead:
+    total = len(document)
+    if first > total:
+        raise PdfError(f"{name} has {total} pages; there is no page {first}.")
+    end = total if last is None else min(last, total)
+    read = PdfRead(name, total, first, first - 1)
+    budget = TEXT_TOKEN_BUDGET
+    for number in range(first, end + 1):
+        text = document[number - 1].get_textpage().get_text_bounded()
+        page = PdfPage(number, text)
+        if page.tokens > PAGE_TOKEN_LIMIT and not read.pages:
             read.candidate = _render(
                 document,
                 name,
-                first,
-                shown,
-                "no text could be extracted (a scan?)",
-                f"No text could be extracted from pages {first}-{shown} of {name}: it may be "
-                "a scan, which only a model that sees can read.",
+                number,
+                number,
+                "the page is too large to read as text",
+                f"Page {number} of {name} is too large to send as text "
+                f"(about {page.tokens:,} tokens).",
             )
-            read.last = shown
-        return read
-    finally:
-        document.close()
+            read.last = number
+            return read
+        if read.pages and budget - page.tokens < 0:
+            break  # the continuation hint tells how to read on
+        read.pages.append(page)
+        read.last = number
+        budget -= page.tokens
+    if read.pages and not any(p.text.strip() for p in read.pages):
+        shown = min(end, first + MAX_RENDER_PAGES - 1)
+        read.pages = []
+        read.candidate = _render(
+            document,
+            name,
+            first,
+            shown,
+            "no text could be extracted (a scan?)",
+            f"No text could be extracted from pages {first}-{shown} of {name}: it may be "
+            "a scan, which only a model that sees can read.",
+        )
+        read.last = shown
+    return read
 
 
 def _load(source: Path | bytes, name: str) -> bytes:

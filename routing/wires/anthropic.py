@@ -10,6 +10,7 @@ import asyncio
 import base64
 import email.utils
 import json
+import math
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
@@ -35,7 +36,7 @@ from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.http_errors import cut_off, translate_transport
-from routing.wires.payload import plain_json
+from routing.wires.payload import load_json, plain_json
 from vision.pictures import Picture
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -195,7 +196,7 @@ def _tool_input(tool: _ToolBlock) -> dict[str, Any]:
     if not raw.strip():  # some proxies send the whole input in content_block_start
         return tool.given
     try:
-        value = json.loads(raw)
+        value = load_json(raw)
     except ValueError:
         return {"_raw": raw}  # kept for the tool loop to report, never guessed at
     return value if isinstance(value, dict) else {"_raw": raw}
@@ -204,7 +205,7 @@ def _tool_input(tool: _ToolBlock) -> dict[str, Any]:
 def parse_event(event_name: str, data: str, state: StreamState) -> list[StreamEvent]:
     """The events of one SSE event of a Messages stream; raises for an `error` event."""
     try:
-        payload = json.loads(data) if data else {}
+        payload = load_json(data) if data else {}
     except ValueError:
         what = f"a {event_name or 'stream'} event that is not JSON"
         raise _malformed(state.provider, what, data) from None
@@ -228,7 +229,11 @@ def parse_event(event_name: str, data: str, state: StreamState) -> list[StreamEv
         delta = _obj(payload.get("delta"))
         if delta.get("type") == "text_delta" and delta.get("text"):
             return [TextDelta(str(delta["text"]))]
-        if delta.get("type") == "input_json_delta" and index in state.tools:
+        if (
+            delta.get("type") == "input_json_delta"
+            and isinstance(index, int)
+            and index in state.tools
+        ):
             state.tools[index].parts.append(str(delta.get("partial_json", "")))
         # thinking_delta and signature_delta are not shown yet
     elif kind == "content_block_stop":
@@ -252,17 +257,22 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     lowered = {k.lower(): v for k, v in headers.items()}
     for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
         try:
-            return max(float(lowered[name]) / scale, 0.0)
+            seconds = float(lowered[name]) / scale
         except (KeyError, ValueError):
-            pass
-    parsed = email.utils.parsedate_tz(lowered.get("retry-after", ""))
-    return max(email.utils.mktime_tz(parsed) - time.time(), 0.0) if parsed else None
+            continue
+        if math.isfinite(seconds):
+            return max(seconds, 0.0)
+    try:
+        parsed = email.utils.parsedate_tz(lowered.get("retry-after", ""))
+        return max(email.utils.mktime_tz(parsed) - time.time(), 0.0) if parsed else None
+    except (ValueError, OverflowError):
+        return None  # a date no calendar has: as if none was given
 
 
 def _error_fields(body_text: str) -> tuple[str, str]:
     """(error.type, error.message) of an Anthropic error body, or ("", "")."""
     try:
-        obj = json.loads(body_text)
+        obj = load_json(body_text)
     except ValueError:
         return "", ""
     error = obj.get("error") if isinstance(obj, dict) else None

@@ -8,8 +8,8 @@ rate limit or an overloaded server before any word of the answer was shown.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import math
 import re
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -35,6 +35,7 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import is_context_too_long, is_role_order_error, refuses_pictures
+from routing.wires.payload import load_json
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -58,7 +59,10 @@ class Overloaded(ServerError):
 def error_words(body: Any) -> str | None:
     """The provider's message from a parsed error body, with its type and code, or None."""
     if isinstance(body, list):  # Gemini's compatibility endpoint wraps errors in a list
-        return next((w for w in map(error_words, body) if w), None)
+        # One level only: a list inside a list is no provider's error shape.
+        return next(
+            (w for item in body if isinstance(item, dict) and (w := error_words(item))), None
+        )
     if not isinstance(body, dict):
         return None
     error = body.get("error")
@@ -70,7 +74,7 @@ def error_words(body: Any) -> str | None:
         return _with_labels(body) or None  # Mistral, vLLM
     detail = body.get("detail")  # FastAPI servers (llama-cpp-python's validation errors)
     if detail:
-        return detail if isinstance(detail, str) else json.dumps(detail)[:1000]
+        return detail if isinstance(detail, str) else str(detail)[:1000]
     return None
 
 
@@ -86,7 +90,7 @@ def _with_labels(error: Mapping[str, Any]) -> str:
 def parse_error_body(text: str) -> str | None:
     """The provider's message from a raw error body, or None when it isn't JSON we know."""
     try:
-        return error_words(json.loads(text))
+        return error_words(load_json(text))
     except ValueError:
         return None
 
@@ -113,13 +117,16 @@ def _duration(value: str) -> float | None:
     """Seconds from "20", "1.5", "20ms", "6m0s" or "1m30.5s"."""
     value = value.strip().lower()
     try:
-        return max(float(value), 0.0)
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        return max(seconds, 0.0) if math.isfinite(seconds) else None
     parts = _DURATION.findall(value)
     if not parts or "".join(n + u for n, u in parts) != value:
         return None
-    return sum(float(n) * _UNIT[u] for n, u in parts)
+    total = sum(float(n) * _UNIT[u] for n, u in parts)
+    return total if math.isfinite(total) else None
 
 
 def retry_after_seconds(headers: Mapping[str, str], message: str = "") -> float | None:

@@ -35,7 +35,7 @@ from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.http_errors import cut_off, translate_transport
-from routing.wires.payload import plain_json, tool_result_text
+from routing.wires.payload import load_json, plain_json, token_count, tool_result_text
 from vision.pictures import Picture
 
 # A cold model can take minutes to load before its first token arrives.
@@ -192,7 +192,7 @@ def _tool_call(raw: Any, fallback_id: str, provider_id: str) -> ToolCall:
     arguments = function.get("arguments") or {}
     if isinstance(arguments, str):  # Ollama sends an object; tolerate a JSON string
         try:
-            arguments = json.loads(arguments)
+            arguments = load_json(arguments)
         except ValueError:
             raise _malformed(provider_id, "tool arguments not JSON", arguments) from None
     if not isinstance(arguments, dict):
@@ -232,8 +232,8 @@ def parse_chunk(
     if done:
         events.append(
             Usage(
-                input_tokens=int(obj.get("prompt_eval_count") or 0),
-                output_tokens=int(obj.get("eval_count") or 0),
+                input_tokens=token_count(obj.get("prompt_eval_count")),
+                output_tokens=token_count(obj.get("eval_count")),
             )
         )
         events.append(Done(str(obj.get("done_reason") or "stop")))
@@ -243,7 +243,7 @@ def parse_chunk(
 def _error_text(raw: str) -> str | None:
     """The `error` of an Ollama error body, or None when the body isn't one."""
     try:
-        obj = json.loads(raw)
+        obj = load_json(raw)
     except ValueError:
         return None
     error = obj.get("error") if isinstance(obj, dict) else None
@@ -357,7 +357,7 @@ class OllamaWire:
 
     def _decode(self, line: str) -> Any:
         try:
-            return json.loads(line)
+            return load_json(line)
         except ValueError:
             what = "a web page" if line.lstrip().startswith("<") else "a line that is not JSON"
             raise _malformed(self.provider.id, what, line) from None

@@ -33,7 +33,7 @@ from routing.wires.http_errors import (
     translate_transport,
     with_retry,
 )
-from routing.wires.payload import plain_json, tool_result_text
+from routing.wires.payload import load_json, plain_json, token_count, tool_result_text
 from vision.pictures import Picture
 
 # A local model may load for minutes before its first token.
@@ -202,7 +202,7 @@ def _usage(raw: Any) -> Usage | None:
     prompt, completion = raw.get("prompt_tokens"), raw.get("completion_tokens")
     if not isinstance(prompt, int) and not isinstance(completion, int):
         return None
-    return Usage(input_tokens=int(prompt or 0), output_tokens=int(completion or 0))
+    return Usage(input_tokens=token_count(prompt), output_tokens=token_count(completion))
 
 
 def _slot(fragment: Mapping[str, Any], state: StreamState) -> int:
@@ -245,7 +245,7 @@ def _flush_calls(state: StreamState) -> list[StreamEvent]:
             raise _malformed(state, "a tool call without a name", json.dumps(vars(call)))
         raw = "".join(call.arguments).strip()
         try:
-            arguments = json.loads(raw) if raw else {}
+            arguments = load_json(raw) if raw else {}
         except ValueError:
             arguments = None
         if not isinstance(arguments, dict):  # keep what the model said rather than crash
@@ -261,7 +261,8 @@ def _flush_calls(state: StreamState) -> list[StreamEvent]:
 def _stream_error(obj: Mapping[str, Any], state: StreamState) -> ProviderError:
     error = obj.get("error")
     code = error.get("code") if isinstance(error, dict) else None
-    status = int(code) if isinstance(code, int | str) and str(code).isdigit() else 200
+    digits = str(code) if isinstance(code, int | str) else ""
+    status = int(digits) if digits.isascii() and digits.isdigit() and len(digits) <= 3 else 200
     status = status if 400 <= status < 600 else 200
     return translate_status(
         state.provider,
@@ -300,7 +301,9 @@ def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
             raise _malformed(state, "a delta that is not an object", json.dumps(obj))
         content = delta.get("content")
         if isinstance(content, list):  # a few servers stream text parts
-            content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+            content = "".join(
+                p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
         if content is not None and not isinstance(content, str):
             raise _malformed(state, "content that is not text", json.dumps(obj))
         if content:
@@ -635,7 +638,7 @@ class OpenAIChatWire:
         if data == "[DONE]":
             return finish_stream(state), True
         try:
-            obj = json.loads(data)
+            obj = load_json(data)
         except ValueError:
             raise _malformed(state, "a chunk that is not JSON", data) from None
         return parse_chunk(obj, state), False
@@ -653,7 +656,7 @@ class OpenAIChatWire:
                 raise self._cut_off("the stream ended without [DONE] or a finish reason")
             return events + finish_stream(state)
         try:
-            obj = json.loads(text)
+            obj = load_json(text)
         except ValueError:
             if looks_like_html(text):
                 raise translate_status(

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from routing.transcript import ToolResult
+
+
+def load_json(text: str | bytes) -> Any:
+    """json.loads, with absurd nesting reported as the ValueError every caller handles."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
 
 
 def plain_json(value: Any) -> Any:
@@ -14,6 +23,13 @@ def plain_json(value: Any) -> Any:
         return {str(k): plain_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [plain_json(v) for v in value]
+    return value
+
+
+def token_count(value: Any) -> int:
+    """A token count from a provider's JSON: a non-negative int, anything else counts 0."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return 0
     return value
 
 

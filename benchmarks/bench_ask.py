@@ -1,0 +1,96 @@
+"""One `sightline ask` turn against a loopback Ollama stream, against a plain httpx script.
+
+Both are whole processes, alternately, against the same loopback Ollama-protocol
+server streaming the same answer: the plain script posts the request `ask` ends up
+sending and prints the streamed words; `ask` also reads its config, lists the
+provider's models, and stores the turn.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.common import Row, median, python_env, run_process
+from tests.servers.ollama import FakeOllama, Reply
+
+RUNS = 7
+MODEL = "llama3.2:3b"
+ANSWER = " ".join(f"word{n}" for n in range(400))  # about 500 tokens
+
+ASK_IMPORTS = (
+    "import app.cli, app.config, app.keys, app.store, app.turn, app.tool_step, "
+    "app.tools.read_file, app.tools.screenshot, app.tools.mcp_config, routing.wires.ollama"
+)
+PLAIN = """
+import json, sys
+import httpx
+body = {"model": sys.argv[2], "messages": [{"role": "user", "content": sys.argv[3]}],
+        "stream": True}
+with httpx.Client(trust_env=False) as client:
+    with client.stream("POST", sys.argv[1] + "/api/chat", json=body, timeout=60) as response:
+        for line in response.iter_lines():
+            if line.strip():
+                chunk = json.loads(line)
+                sys.stdout.write(chunk.get("message", {}).get("content", ""))
+                if chunk.get("done"):
+                    break
+print()
+"""
+
+
+def run() -> list[Row]:
+    """Measure and return the rows."""
+    with FakeOllama() as server, tempfile.TemporaryDirectory() as folder:
+        config = Path(folder) / "config.toml"
+        config.write_text(
+            "discover_local = false\n\n[[providers]]\n"
+            f'id = "ollama"\nkind = "ollama"\nbase_url = "{server.base_url}"\n',
+            encoding="utf-8",
+        )
+        env = python_env(SIGHTLINE_CONFIG=str(config), SIGHTLINE_DATA_DIR=f"{folder}/data")
+        commands = {
+            "ask": [sys.executable, "-m", "app", "ask", "--model", f"ollama:{MODEL}", "Go on."],
+            "plain": [sys.executable, "-c", PLAIN, server.base_url, MODEL, "Go on."],
+        }
+        # What `ask` pays for the MCP SDK (app/toolbox.py imports it with no server set up)
+        # on top of the modules it needs anyway.
+        imports = {
+            "mcp": [sys.executable, "-c", f"{ASK_IMPORTS}; import app.tools.mcp"],
+            "bare": [sys.executable, "-c", ASK_IMPORTS],
+        }
+        walls: dict[str, list[float]] = {name: [] for name in commands}
+        for run in range(RUNS + 1):  # the first of each is a warm-up
+            for name, command in commands.items():
+                server.enqueue(Reply(text=ANSWER, chunk_chars=4))
+                done = run_process(command, env)
+                if done.returncode != 0 or done.stdout.strip() != ANSWER:
+                    raise RuntimeError(f"{name} failed: {done.stderr.strip()[-500:]}")
+                if run:
+                    walls[name].append(done.wall_s)
+            for name, command in imports.items():
+                done = run_process(command, env)
+                if done.returncode != 0:
+                    raise RuntimeError(f"import {name} failed: {done.stderr.strip()[-500:]}")
+                walls.setdefault(name, []).append(done.wall_s)
+    ask, plain = median(walls["ask"]), median(walls["plain"])
+    sdk = median(walls["mcp"]) - median(walls["bare"])
+    return [
+        Row(
+            "`sightline ask`, one streamed turn, whole process",
+            ask * 1000,
+            "ms",
+            "≤ 1.6× plain httpx",
+            f"plain httpx script: {plain * 1000:.0f} ms; ratio {ask / plain:.2f}×; "
+            f"{len(ANSWER) // 4} chunks over loopback; {RUNS} runs each",
+        ),
+        Row(
+            "importing the MCP SDK, paid by every `ask` (even with no MCP server)",
+            sdk * 1000,
+            "ms",
+            "",
+            "import app.tools.mcp on top of the modules `ask` needs anyway, as processes; "
+            f"`ask` less this would be about {(ask - sdk) / plain:.2f}× plain",
+        ),
+    ]

@@ -1,0 +1,146 @@
+"""Start-up: a shown window against a bare PySide6 one, its memory, and the installed size.
+
+Both windows run as whole processes, alternately, in the same run: Sightline's
+`python -m app --smoke` and `python -m benchmarks.bare_window` print the same
+JSON timings; the wall time covers interpreter start to exit. The size is what
+Sightline's runtime dependencies (from pyproject.toml, followed through their own
+requirements) occupy in this venv's site-packages.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+import tomllib
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+from benchmarks.common import ROOT, Row, median, python_env, run_process
+
+RUNS = 7
+
+
+def _timed_windows(runs: int) -> dict[str, dict[str, list[float]]]:
+    """Per window: first paint, paint since process start, wall time and peak memory per run."""
+    with tempfile.TemporaryDirectory() as folder:
+        home = Path(folder)
+        config = home / "config.toml"
+        config.write_text("discover_local = false\n", encoding="utf-8")
+        env = python_env(
+            SIGHTLINE_CONFIG=str(config),
+            SIGHTLINE_DATA_DIR=str(home / "data"),
+            XDG_CONFIG_HOME=str(home / "xdg-config"),
+            XDG_DATA_HOME=str(home / "xdg-data"),
+            XDG_CACHE_HOME=str(home / "xdg-cache"),
+        )
+        commands = {
+            "sightline": [sys.executable, "-m", "app", "--smoke"],
+            "bare": [sys.executable, "-m", "benchmarks.bare_window"],
+        }
+        found: dict[str, dict[str, list[float]]] = {
+            name: {"paint": [], "since_start": [], "wall": [], "rss": []} for name in commands
+        }
+        for run in range(runs + 1):  # the first run of each warms the disk cache, unmeasured
+            for name, command in commands.items():
+                done = run_process(command, env)
+                if done.returncode != 0:
+                    raise RuntimeError(f"{name} failed: {done.stderr.strip()[-500:]}")
+                if run == 0:
+                    continue
+                timings = json.loads(done.stdout.strip().splitlines()[-1])
+                found[name]["paint"].append(timings["first_paint_s"])
+                found[name]["since_start"].append(
+                    timings.get("since_process_start_s", timings["first_paint_s"])
+                )
+                found[name]["wall"].append(done.wall_s)
+                found[name]["rss"].append(done.max_rss_mib)
+    return found
+
+
+def _distribution_name(requirement: str) -> str | None:
+    """The distribution a requirement names, or None when its marker rules it out here."""
+    parsed = Requirement(requirement)
+    if parsed.marker is not None and not parsed.marker.evaluate({"extra": ""}):
+        return None
+    return parsed.name
+
+
+def runtime_distributions() -> set[str]:
+    """Sightline's runtime dependencies from pyproject.toml and everything they require."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pending = [n for r in project["dependencies"] if (n := _distribution_name(r)) is not None]
+    seen: set[str] = set()
+    while pending:
+        name = re.sub(r"[-_.]+", "-", pending.pop()).lower()
+        if name in seen:
+            continue
+        seen.add(name)
+        try:
+            requires = metadata.distribution(name).requires or []
+        except metadata.PackageNotFoundError:
+            continue
+        pending += [n for r in requires if (n := _distribution_name(r)) is not None]
+    return seen
+
+
+def installed_mib(names: set[str]) -> tuple[float, int]:
+    """Bytes on disk of these distributions' files (from their RECORDs), in MiB, and how many."""
+    total, counted = 0, 0
+    for name in names:
+        try:
+            files = metadata.distribution(name).files or []
+        except metadata.PackageNotFoundError:
+            continue
+        counted += 1
+        for file in files:
+            path = Path(str(file.locate()))
+            if path.is_file():
+                total += path.stat().st_size
+    return total / 2**20, counted
+
+
+def run() -> list[Row]:
+    """Measure and return the rows."""
+    found = _timed_windows(RUNS)
+    ours, bare = found["sightline"], found["bare"]
+    since, bare_since = median(ours["since_start"]), median(bare["since_start"])
+    wall, bare_wall = median(ours["wall"]), median(bare["wall"])
+    rss, bare_rss = median(ours["rss"]), median(bare["rss"])
+    size, counted = installed_mib(runtime_distributions())
+    return [
+        Row(
+            "cold start to a shown window (process start → first paint)",
+            since * 1000,
+            "ms",
+            "≤ 2× bare",
+            f"bare PySide6 window: {bare_since * 1000:.0f} ms; ratio {since / bare_since:.2f}×; "
+            f"`first_paint_s` {median(ours['paint']) * 1000:.0f} vs "
+            f"{median(bare['paint']) * 1000:.0f} ms; {RUNS} runs each, warm disk cache",
+        ),
+        Row(
+            "`sightline --smoke` whole process (start → exit)",
+            wall * 1000,
+            "ms",
+            "≤ 2× bare",
+            f"bare window process: {bare_wall * 1000:.0f} ms; ratio {wall / bare_wall:.2f}×",
+        ),
+        Row(
+            "memory after first paint (peak RSS of the smoke process)",
+            rss,
+            "MiB",
+            "≤ 100 MiB",
+            f"bare window: {bare_rss:.0f} MiB; Sightline adds {rss - bare_rss:.0f} MiB",
+        ),
+        Row(
+            "installed size of the runtime dependencies (site-packages)",
+            size,
+            "MiB",
+            "≤ 400 MB",
+            f"{counted} distributions from pyproject.toml's dependencies and theirs "
+            f"({size * 2**20 / 1e6:.0f} MB)",
+        ),
+    ]

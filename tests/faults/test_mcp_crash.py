@@ -1,0 +1,97 @@
+"""An MCP server that crashes mid-call: the model hears why, the turn goes on, nothing is lost.
+
+The server is the real stdio test server (tests/servers/mcp_server.py); its `crash`
+tool ends the process in the middle of the call.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator
+from contextlib import aclosing
+from pathlib import Path
+
+import pytest
+
+from app.store import Store
+from app.tool_step import AllowAll, ToolStep
+from app.tools.mcp import McpHub
+from app.tools.mcp_config import McpServerConfig
+from app.turn import TurnEvent, TurnRunner
+from routing.catalogue import Catalogue
+from routing.models import ProviderConfig
+from tests.faults.conftest import describe, ended
+from tests.servers.ollama import FakeOllama, Reply
+
+ROOT = Path(__file__).resolve().parents[2]
+MODEL = "ollama:qwen2.5vl:3b"  # uses tools
+CRASHED = "The MCP server test stopped while running crash"
+
+
+def test_server() -> McpServerConfig:
+    """The settings of the real stdio test server, run by this Python."""
+    return McpServerConfig(
+        "test", sys.executable, ("-m", "tests.servers.mcp_server"), {}, str(ROOT)
+    )
+
+
+test_server.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
+
+
+def calls(*pairs: tuple[str, dict[str, object]]) -> Reply:
+    return Reply(tool_calls=[{"name": name, "arguments": args} for name, args in pairs])
+
+
+@pytest.fixture
+async def hub() -> AsyncIterator[McpHub]:
+    made = McpHub([test_server()], timeout=20)
+    try:
+        yield made
+    finally:
+        await made.aclose()
+
+
+async def run_turn(runner: TurnRunner, cid: str, text: str, hub: McpHub) -> list[TurnEvent]:
+    tools = await hub.tools()
+    async with aclosing(runner.run(cid, text, requested_model=MODEL, tools=tools)) as events:
+        return [event async for event in events]
+
+
+async def test_a_crash_mid_call_is_a_tool_error_and_the_next_call_restarts_the_server(
+    hub: McpHub, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    folder = tmp_path / "data"
+    store = Store.open(folder)
+    catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
+    runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
+    cid = store.create_conversation()
+    try:
+        fake_ollama.enqueue(calls(("test__crash", {})), Reply(text="The tool crashed."))
+        assert ended(await run_turn(runner, cid, "crash it", hub)).error is None
+        # The model was told, in words, what happened to its call.
+        told = fake_ollama.chat_requests()[-1]["messages"][-1]
+        assert told["role"] == "tool" and CRASHED in told["content"]
+
+        fake_ollama.enqueue(calls(("test__echo", {"text": "still here"})), Reply(text="Fine."))
+        assert ended(await run_turn(runner, cid, "echo", hub)).error is None
+    finally:
+        await catalogue.aclose()
+        store.close()
+
+    with Store.open(folder) as reopened:
+        items = reopened.items(cid)
+        results = [r for m in reopened.messages(cid) for r in m.tool_results]
+    assert [describe(i)[:1] + describe(i)[2:] for i in items] == [
+        ("user", "complete"),
+        ("assistant", "complete"),  # the crash call
+        ("tool", "complete"),
+        ("assistant", "complete"),
+        ("user", "complete"),
+        ("assistant", "complete"),  # the echo call
+        ("tool", "complete"),
+        ("assistant", "complete"),
+    ]
+    crashed, echoed = results
+    assert crashed.is_error and CRASHED in crashed.text
+    assert "started again on the next call" in crashed.text
+    assert not echoed.is_error and echoed.text == "still here"

@@ -1,0 +1,238 @@
+"""A provider that fails in every usual way: a clear error, the loop goes on, nothing is lost.
+
+Each test runs a good turn, then the fault, then another good turn, through
+`TurnRunner` into a real SQLite file, and reads the file again with a fresh
+`Store` to check the whole transcript (SPEC §10; issue #11). Every fault is tried
+against each provider shape: Ollama's NDJSON, the OpenAI shape's SSE, Anthropic's SSE.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from app.store import Store
+from routing.errors import (
+    CannotConnect,
+    MalformedResponse,
+    RateLimited,
+    ServerError,
+    TimedOut,
+)
+from routing.models import ProviderConfig
+from routing.wires.http_errors import RETRIES
+from tests.faults.conftest import (
+    Backend,
+    Rig,
+    ended,
+    failed_with,
+    make_rig,
+    short_timeout_wire,
+)
+from tests.servers.ollama import FakeOllama
+
+
+def error_notice(message: str) -> tuple[str, ...]:
+    return ("notice", "error", message)
+
+
+def one_line(message: str) -> None:
+    """A message a person can read: one line, no JSON or traceback pasted in."""
+    assert message and "\n" not in message
+    assert "{" not in message and "Traceback" not in message
+
+
+async def test_reset_mid_stream_keeps_the_words_that_came(rig: Rig) -> None:
+    first = await rig.good_turn("one")
+    rig.backend.enqueue(rig.backend.dropped("Partial words that never finish."))
+    error = failed_with(await rig.turn("two"), ServerError)
+    assert "cut off" in error.message and "Try again" in error.message
+    one_line(error.message)
+    third = await rig.good_turn("three")
+    assert rig.reopened() == [
+        ("user", "one", "complete"),
+        first,
+        ("user", "two", "complete"),
+        ("assistant", "Partial wo", "failed"),  # the two pieces that came
+        error_notice(error.message),
+        ("user", "three", "complete"),
+        third,
+    ]
+
+
+async def test_a_500_is_a_server_error_and_the_next_turn_works(rig: Rig) -> None:
+    first = await rig.good_turn("one")
+    rig.backend.enqueue(rig.backend.failing())
+    before = rig.backend.chat_count()
+    error = failed_with(await rig.turn("two"), ServerError)
+    assert rig.backend.chat_count() == before + 1  # a 500 is not retried
+    assert "Try again" in error.message
+    one_line(error.message)
+    third = await rig.good_turn("three")
+    assert rig.reopened() == [
+        ("user", "one", "complete"),
+        first,
+        ("user", "two", "complete"),
+        error_notice(error.message),
+        ("user", "three", "complete"),
+        third,
+    ]
+
+
+async def test_broken_json_in_the_stream_is_malformed_and_keeps_the_words(rig: Rig) -> None:
+    first = await rig.good_turn("one")
+    rig.backend.enqueue(rig.backend.broken("Before the junk."))
+    error = failed_with(await rig.turn("two"), MalformedResponse)
+    assert "format" in error.message
+    one_line(error.message)
+    assert "not json at all" in error.detail  # the provider's words, for the log only
+    third = await rig.good_turn("three")
+    assert rig.reopened() == [
+        ("user", "one", "complete"),
+        first,
+        ("user", "two", "complete"),
+        ("assistant", "Before the junk.", "failed"),
+        error_notice(error.message),
+        ("user", "three", "complete"),
+        third,
+    ]
+
+
+async def test_a_stalled_stream_times_out(backend: Backend, tmp_path: Path) -> None:
+    rig = await make_rig(backend, tmp_path / "data", wire_factory=short_timeout_wire)
+    try:
+        first = await rig.good_turn("one")
+        backend.enqueue(backend.stalled())
+        started = time.monotonic()
+        error = failed_with(await rig.turn("two"), TimedOut)
+        assert time.monotonic() - started < 10 * 0.5  # gave up near the wire's timeout
+        assert "stopped answering in time" in error.message
+        one_line(error.message)
+        third = await rig.good_turn("three")
+        assert rig.reopened() == [
+            ("user", "one", "complete"),
+            first,
+            ("user", "two", "complete"),
+            error_notice(error.message),
+            ("user", "three", "complete"),
+            third,
+        ]
+    finally:
+        await rig.runner.catalogue.aclose()
+        rig.store.close()
+
+
+@pytest.mark.slow
+async def test_a_huge_answer_streams_into_the_store(rig: Rig) -> None:
+    huge = "".join(f"line {n:07d} of a very long answer.\n" for n in range(160_000))
+    assert len(huge) > 5_000_000
+    rig.backend.enqueue(rig.backend.text(huge, chunk_chars=64 * 1024))
+    events = await rig.turn("Say a lot.")
+    assert ended(events).error is None
+    answer = await rig.good_turn("And now a little.")
+    reopened = rig.reopened()
+    assert reopened[1] == ("assistant", huge, "complete")
+    assert reopened[-1] == answer
+
+
+# -- rate limits ---------------------------------------------------------------------
+
+
+async def test_one_rate_limit_is_waited_out(rig: Rig) -> None:
+    if rig.backend.shape == "ollama":
+        pytest.skip("Ollama's wire does not retry (and its 429 carries no retry-after)")
+    rig.backend.enqueue(rig.backend.rate_limited("0.2"), rig.backend.text("Made it."))
+    started = time.monotonic()
+    events = await rig.turn("one")
+    assert ended(events).error is None
+    assert time.monotonic() - started >= 0.2  # waited as asked
+    assert rig.backend.chat_count() == 2
+    assert rig.reopened() == [("user", "one", "complete"), ("assistant", "Made it.", "complete")]
+
+
+async def test_rate_limits_past_the_retries_end_the_turn(rig: Rig) -> None:
+    retries = 0 if rig.backend.shape == "ollama" else RETRIES
+    first = await rig.good_turn("one")
+    before = rig.backend.chat_count()
+    rig.backend.enqueue(*(rig.backend.rate_limited("0.05") for _ in range(retries + 1)))
+    error = failed_with(await rig.turn("two"), RateLimited)
+    assert rig.backend.chat_count() - before == retries + 1  # bounded: no endless retry
+    assert "try again" in error.message.lower()
+    if rig.backend.shape != "ollama":
+        assert error.retry_after == pytest.approx(0.05)
+    one_line(error.message)
+    third = await rig.good_turn("three")
+    assert rig.reopened() == [
+        ("user", "one", "complete"),
+        first,
+        ("user", "two", "complete"),
+        error_notice(error.message),
+        ("user", "three", "complete"),
+        third,
+    ]
+
+
+async def test_a_long_retry_after_is_left_to_the_person(rig: Rig) -> None:
+    if rig.backend.shape == "ollama":
+        pytest.skip("Ollama's 429 carries no retry-after")
+    rig.backend.enqueue(rig.backend.rate_limited("3600"))
+    started = time.monotonic()
+    error = failed_with(await rig.turn("one"), RateLimited)
+    assert time.monotonic() - started < 5  # no silent hour-long pause
+    assert rig.backend.chat_count() == 1
+    assert error.retry_after == 3600
+    assert "3600 seconds" in error.message
+    assert rig.reopened() == [("user", "one", "complete"), error_notice(error.message)]
+
+
+# -- nothing listening ---------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def test_connection_refused_then_the_server_comes_back(tmp_path: Path) -> None:
+    port = free_port()
+    provider = ProviderConfig("ollama", "ollama", f"http://127.0.0.1:{port}")
+    backend = Backend("ollama", None, provider, "ollama:llama3.2:3b")
+    rig = await make_rig(backend, tmp_path / "data")
+    try:
+        error = failed_with(await rig.turn("anyone there?"), CannotConnect)
+        assert f"127.0.0.1:{port}" in error.message and "ollama serve" in error.message
+        one_line(error.message)
+        with FakeOllama(port=port) as server:
+            backend.server = server
+            answer = await rig.good_turn("now?")
+        assert rig.reopened() == [
+            ("user", "anyone there?", "complete"),
+            error_notice(error.message),
+            ("user", "now?", "complete"),
+            answer,
+        ]
+    finally:
+        await rig.runner.catalogue.aclose()
+        rig.store.close()
+
+
+async def test_a_server_that_dies_mid_answer_loses_nothing(tmp_path: Path) -> None:
+    with FakeOllama() as server:
+        provider = ProviderConfig("ollama", "ollama", server.base_url)
+        backend = Backend("ollama", server, provider, "ollama:llama3.2:3b")
+        rig = await make_rig(backend, tmp_path / "data")
+        try:
+            first = await rig.good_turn("one")
+            server.stop()
+            error = failed_with(await rig.turn("two"), CannotConnect)
+            one_line(error.message)
+        finally:
+            await rig.runner.catalogue.aclose()
+            rig.store.close()
+    with Store.open(tmp_path / "data") as store:
+        items = store.items(rig.conversation)
+    assert [i.item.text for i in items[:3]] == ["one", first[1], "two"]

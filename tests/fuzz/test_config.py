@@ -1,0 +1,213 @@
+"""Any parsed config document, and any `mcpServers` text: settings, or one typed error.
+
+`parse_config` gets what tomllib could hand it (strings, numbers, booleans, dates,
+arrays, tables) under the keys it knows and others; `parse_mcp_servers` gets
+arbitrary text, mutated real Claude Desktop configs and arbitrary JSON. Neither
+may raise anything but its module's error (ConfigError, McpConfigError).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from app.config import Config, ConfigError, parse_config
+from app.tools.mcp_config import McpConfigError, McpServerConfig, parse_mcp_servers
+from routing.presets import KINDS
+from tests.fuzz.strategies import FUZZ, JSON, known_bugs, shaped
+
+PATH = Path("/home/someone/.config/sightline/config.toml")
+DATA = Path("/home/someone/.local/share/sightline")
+
+# What tomllib produces: no None, but dates and times, and integers of any size.
+TOML_SCALARS = (
+    st.text(max_size=30)
+    | st.integers()
+    | st.floats()
+    | st.booleans()
+    | st.dates()
+    | st.times()
+    | st.datetimes(timezones=st.none() | st.just(dt.UTC))
+    | st.sampled_from(["", "~", "~/mcp.json", "~nosuchuser/x", "http://127.0.0.1:11434", "a:b"])
+)
+TOML_VALUES = st.recursive(
+    TOML_SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=10,
+)
+URLS = st.sampled_from(
+    [
+        "",
+        "http://127.0.0.1:11434",
+        "https://api.example.com/v1/",
+        "127.0.0.1:11434",
+        "http://[::1]:8080",
+        "http://host:99999",
+        "http://[bad",
+        "ftp://files",
+        "0.0.0.0",
+    ]
+) | st.text(max_size=30)
+PROVIDER = shaped(
+    {
+        "id": st.sampled_from(["ollama", "mine", "a:b", ""]) | TOML_VALUES,
+        "kind": st.sampled_from(KINDS) | TOML_VALUES,
+        "base_url": URLS | TOML_VALUES,
+        "api_key": st.text(max_size=20) | TOML_VALUES,
+        "enabled": st.booleans() | TOML_VALUES,
+        "local": st.booleans() | TOML_VALUES,
+    }
+)
+DOCUMENT = shaped(
+    {
+        "discover_local": st.booleans() | TOML_VALUES,
+        "auto_may_use_cloud": st.booleans() | TOML_VALUES,
+        "vision_model": st.sampled_from(["", "ollama:llava:7b", "llava"]) | TOML_VALUES,
+        "mcp_config": st.sampled_from(["mcp.json", "~/mcp.json"]) | TOML_VALUES,
+        "data_dir": st.sampled_from(["/tmp/sightline", "~/sightline"]) | TOML_VALUES,
+        "providers": st.lists(PROVIDER, max_size=3) | TOML_VALUES,
+    }
+)
+ENVIRON = st.fixed_dictionaries(
+    {}, optional={"OLLAMA_HOST": URLS, "SIGHTLINE_DATA_DIR": st.sampled_from(["/tmp/x"])}
+)
+HOME_OF_NOBODY = "~nosuchuser-sightline/mcp.json"
+
+
+def config_or_error(raw: dict[str, Any], environ: dict[str, str]) -> Config | None:
+    try:
+        config = parse_config(raw, PATH, DATA, environ)
+    except ConfigError as error:
+        assert str(error).startswith(str(PATH))  # every message names the file
+        return None
+    assert all(p.base_url.startswith(("http://", "https://")) for p in config.providers)
+    assert len({p.id for p in config.providers}) == len(config.providers)
+    return config
+
+
+@known_bugs(
+    "app/config.py parse_config: Path(...).expanduser() raises RuntimeError for a path that "
+    "starts with ~user when there is no such user (mcp_config and data_dir), not ConfigError"
+)
+@FUZZ
+@given(DOCUMENT, ENVIRON)
+@example({"mcp_config": HOME_OF_NOBODY}, {})
+def test_any_config_document_is_settings_or_a_config_error(
+    raw: dict[str, Any], environ: dict[str, str]
+) -> None:
+    config_or_error(raw, environ)
+
+
+@FUZZ
+@given(DOCUMENT, ENVIRON)
+def test_guard_any_config_document_without_home_folders_of_others(
+    raw: dict[str, Any], environ: dict[str, str]
+) -> None:
+    def names_another_home(value: object) -> bool:
+        return isinstance(value, str) and value.startswith("~") and not value.startswith("~/")
+
+    raw = {
+        k: v
+        for k, v in raw.items()
+        if not (k in ("mcp_config", "data_dir") and names_another_home(v))
+    }
+    config_or_error(raw, environ)
+
+
+# -- mcpServers ----------------------------------------------------------------------
+
+CLAUDE_DESKTOP = json.dumps(
+    {
+        "globalShortcut": "Ctrl+Space",
+        "mcpServers": {
+            "filesystem": {
+                "command": "npx",
+                "args": ["-y", "@modelcontextprotocol/server-filesystem", "/home/me/Desktop"],
+            },
+            "github": {
+                "command": "docker",
+                "args": [
+                    "run",
+                    "-i",
+                    "--rm",
+                    "-e",
+                    "GITHUB_TOKEN",
+                    "ghcr.io/github/github-mcp-server",
+                ],
+                "env": {"GITHUB_TOKEN": "ghp_example"},
+            },
+            "remote": {"url": "https://mcp.example.com/sse"},
+            "off": {"command": "uvx", "args": ["mcp-server-time"], "disabled": True},
+        },
+    },
+    indent=2,
+)
+
+
+@st.composite
+def mutated_text(draw: st.DrawFn) -> str:
+    """The Claude Desktop config with a few characters changed, cut, added or removed."""
+    text = CLAUDE_DESKTOP
+    for _ in range(draw(st.integers(min_value=1, max_value=3))):
+        at = draw(st.integers(min_value=0, max_value=len(text)))
+        operation = draw(st.sampled_from(["insert", "delete", "cut", "replace"]))
+        extra = draw(
+            st.sampled_from(["{", "}", "[", "]", ",", '"', "'", "//", "\0", "1e999", "NaN"])
+        )
+        if operation == "insert":
+            text = text[:at] + extra + text[at:]
+        elif operation == "delete":
+            text = text[:at] + text[at + 1 :]
+        elif operation == "cut":
+            text = text[:at]
+        else:
+            text = text[:at] + extra + text[at + len(extra) :]
+    return text
+
+
+ENTRY = shaped(
+    {
+        "command": st.sampled_from(["npx", "", " ", "uvx"]) | JSON,
+        "args": st.lists(st.text(max_size=10), max_size=3) | JSON,
+        "env": st.dictionaries(st.text(max_size=8), st.text(max_size=8) | JSON, max_size=2) | JSON,
+        "cwd": st.text(max_size=10) | JSON,
+        "disabled": st.booleans() | JSON,
+        "type": st.sampled_from(["stdio", "http", "sse", "SSE", "ws"]) | JSON,
+        "url": st.text(max_size=10) | JSON,
+    }
+)
+
+
+def servers_or_error(text: str) -> None:
+    try:
+        servers = parse_mcp_servers(text)
+    except McpConfigError as error:
+        assert str(error).startswith("pasted JSON: ")
+        return
+    assert all(isinstance(s, McpServerConfig) and s.name.strip() for s in servers)
+    assert all(s.unsupported or s.command.strip() for s in servers)
+
+
+@FUZZ
+@given(st.text(max_size=200) | mutated_text())
+@example(CLAUDE_DESKTOP)
+@example("[" * 100_000)
+@example('{"mcpServers": {"a": {"command": "x", "env": {"N": NaN}}}}')
+def test_any_text_is_servers_or_an_mcp_config_error(text: str) -> None:
+    servers_or_error(text)
+
+
+@FUZZ
+@given(
+    st.dictionaries(st.text(max_size=10), ENTRY | JSON, max_size=3),
+    st.booleans(),
+)
+def test_any_json_is_servers_or_an_mcp_config_error(inner: dict[str, Any], wrapped: bool) -> None:
+    servers_or_error(json.dumps({"mcpServers": inner} if wrapped else inner))

@@ -1,0 +1,281 @@
+"""A provider's failure, whatever its status, body and headers, becomes one of our errors.
+
+The refusal classifier reads any text without raising and finds its markers
+wherever they sit; `translate_status` and each wire's own classifier turn any
+status, body and headers into a ProviderError whose message is for a person (the
+provider's words stay in `detail`); a wait read from headers is never NaN or infinite.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from routing import refusals
+from routing.errors import ProviderError
+from routing.models import ProviderConfig
+from routing.presets import PRESETS, Preset
+from routing.wires import anthropic, ollama
+from routing.wires.http_errors import (
+    error_words,
+    parse_error_body,
+    retry_after_seconds,
+    translate_status,
+)
+from tests.fuzz.strategies import FUZZ, JSON, JUNK_TEXT, dumps, known_bugs, shaped
+
+PROVIDER = ProviderConfig("fuzz", "custom", "http://127.0.0.1:9/v1")
+STATUSES = st.integers(min_value=100, max_value=599) | st.sampled_from([0, 200, 429, 529, 999])
+TEXTS = st.text(max_size=80)
+DEEP = "[" * 3000 + "]" * 3000
+
+# Headers the wait is read from, with values real servers send and values none should.
+WAITS = st.sampled_from(
+    ["0", "1", "2.5", "20ms", "6m0s", "1m30.5s", "-3", "soon", "nan", "inf", "1e400"]
+) | st.text(max_size=12)
+HTTP_DATES = st.datetimes().map(lambda d: d.strftime("%a, %d %b %Y %H:%M:%S GMT")) | st.just(
+    "Mon, 01 Jan 99999 00:00:00 GMT"
+)
+HEADERS = st.dictionaries(
+    st.sampled_from(
+        [
+            "retry-after",
+            "Retry-After",
+            "retry-after-ms",
+            "x-ratelimit-reset-requests",
+            "x-ratelimit-reset-tokens",
+            "content-type",
+        ]
+    ),
+    WAITS | HTTP_DATES,
+    max_size=3,
+)
+
+
+def finite_wait(value: str) -> bool:
+    """Whether a header value stays clear of the known NaN/inf/out-of-range bugs."""
+    try:
+        return math.isfinite(float(value))
+    except ValueError:
+        return "99999" not in value
+
+
+GUARD_HEADERS = HEADERS.filter(lambda headers: all(finite_wait(v) for v in headers.values()))
+
+# Error bodies in each provider's shape (OpenAI, Anthropic, Ollama, FastAPI, Gemini's list).
+ERROR_OBJECT = shaped(
+    {
+        "message": TEXTS | JSON,
+        "type": TEXTS | JSON,
+        "code": st.integers() | TEXTS | JSON,
+        "param": JSON,
+        "metadata": shaped({"raw": TEXTS | JSON}) | JSON,
+    }
+)
+BODY = shaped(
+    {"error": ERROR_OBJECT | TEXTS | JSON, "message": TEXTS, "object": JSON, "detail": JSON}
+)
+BODIES = (
+    BODY.map(dumps)
+    | st.lists(BODY, max_size=2).map(dumps)
+    | JSON.map(dumps)
+    | JUNK_TEXT
+    | st.sampled_from(["<!DOCTYPE html><title>Sign in</title>", "Unexpected endpoint or method."])
+)
+
+TRANSLATION_BUGS = known_bugs(
+    "routing/wires/http_errors.py: retry_after_seconds returns NaN/inf for retry-after "
+    "'nan'/'inf'/'1e400', and translate_status's _seconds() then round()s it (ValueError, "
+    "OverflowError)",
+    "parse_error_body catches ValueError but not the RecursionError of deeply nested JSON "
+    "(and error_words recurses into nested lists without a bound)",
+)
+
+
+def is_ours(error: object, provider_id: str = "fuzz") -> None:
+    """A ProviderError of our tree, with a message and the provider it came from."""
+    assert isinstance(error, ProviderError)
+    assert isinstance(error.message, str) and error.message.strip()
+    assert error.provider_id == provider_id
+    assert isinstance(error.detail, str)
+
+
+# -- the refusal classifier ----------------------------------------------------------
+
+
+@FUZZ
+@given(STATUSES, TEXTS | JUNK_TEXT, st.booleans())
+def test_the_classifier_reads_any_text(status: int, text: str, had_pictures: bool) -> None:
+    assert isinstance(refusals.refuses_pictures(status, text, had_pictures), bool)
+    assert isinstance(refusals.is_context_too_long(text), bool)
+    assert isinstance(refusals.is_role_order_error(text), bool)
+
+
+@FUZZ
+@given(
+    STATUSES,
+    st.sampled_from(refusals._REFUSALS),
+    TEXTS.filter(lambda t: "data policy" not in " ".join(t.lower().split())),
+    TEXTS.filter(lambda t: "data policy" not in " ".join(t.lower().split())),
+    st.booleans(),
+)
+def test_a_refusal_is_found_wherever_it_sits_and_however_it_is_cased(
+    status: int, marker: str, before: str, after: str, had_pictures: bool
+) -> None:
+    # Spaces around the marker, since the words either side may run into it.
+    shouted = f"{before} {marker.upper().replace(' ', '  ')} {after}"
+    assert refusals.refuses_pictures(status, shouted, had_pictures)
+
+
+@FUZZ
+@given(st.sampled_from(refusals._CONTEXT), TEXTS, TEXTS)
+def test_an_overlong_conversation_is_found_wherever_it_sits(
+    marker: str, before: str, after: str
+) -> None:
+    assert refusals.is_context_too_long(f"{before}\n{marker.title()}\t{after}")
+
+
+# -- translate_status and the wires' own classifiers ---------------------------------
+
+
+@TRANSLATION_BUGS
+@FUZZ
+@given(
+    STATUSES,
+    BODIES,
+    HEADERS,
+    st.booleans(),
+    st.sampled_from([None, *PRESETS.values()]),
+    st.sampled_from(["", "gpt-4o-mini"]),
+)
+@example(429, "", {"retry-after": "nan"}, False, None, "")
+def test_translate_status_turns_anything_into_our_error(
+    status: int,
+    body: str,
+    headers: dict[str, str],
+    had_pictures: bool,
+    preset: Preset | None,
+    model: str,
+) -> None:
+    error = translate_status(
+        PROVIDER, status, body, headers, had_pictures=had_pictures, preset=preset, model=model
+    )
+    is_ours(error)
+    assert len(error.detail) <= 2100  # bounded, however long the body
+    if len(body.strip()) >= 40:  # the person gets advice, not the provider's raw text
+        assert body.strip() not in error.message
+
+
+@FUZZ
+@given(STATUSES, BODY.map(dumps) | TEXTS, GUARD_HEADERS, st.booleans())
+def test_guard_translate_status_without_the_known_bugs(
+    status: int, body: str, headers: dict[str, str], had_pictures: bool
+) -> None:
+    error = translate_status(
+        PROVIDER, status, body, headers, had_pictures=had_pictures, preset=PRESETS["openai"]
+    )
+    is_ours(error)
+    assert len(error.detail) <= 2100
+    if len(body.strip()) >= 40:
+        assert body.strip() not in error.message
+    wait = getattr(error, "retry_after", None)
+    assert wait is None or (math.isfinite(wait) and wait >= 0)
+
+
+@TRANSLATION_BUGS
+@pytest.mark.parametrize(
+    ("body", "headers"),
+    [
+        ("", {"retry-after": "nan"}),
+        ("", {"retry-after": "inf"}),
+        ("", {"retry-after": "1e400"}),
+        (DEEP, {}),
+        ("[" * 3000, {}),
+    ],
+    ids=["retry-after-nan", "retry-after-inf", "retry-after-1e400", "deep-json", "deep-junk"],
+)
+def test_translate_status_known_crashes(body: str, headers: dict[str, str]) -> None:
+    is_ours(translate_status(PROVIDER, 429, body, headers, had_pictures=False, preset=None))
+
+
+@known_bugs(
+    "routing/wires/http_errors.py retry_after_seconds: float('nan'/'inf'/'1e400') passes "
+    "_duration unchecked, so the wait is NaN or infinite"
+)
+@FUZZ
+@given(HEADERS, TEXTS)
+@example({"retry-after": "nan"}, "")
+def test_a_wait_read_from_headers_is_finite(headers: dict[str, str], message: str) -> None:
+    wait = retry_after_seconds(headers, message)
+    assert wait is None or (math.isfinite(wait) and wait >= 0)
+
+
+@known_bugs(
+    "routing/wires/http_errors.py error_words/parse_error_body: RecursionError on deeply "
+    "nested JSON (json.loads' and error_words' own recursion into lists)"
+)
+@FUZZ
+@given(BODIES)
+@example(DEEP)
+def test_error_words_reads_any_body(body: str) -> None:
+    words = parse_error_body(body)
+    assert words is None or isinstance(words, str)
+
+
+@FUZZ
+@given(JSON | BODY)
+def test_error_words_reads_any_parsed_body(body: object) -> None:
+    words = error_words(body)
+    assert words is None or isinstance(words, str)
+
+
+@FUZZ
+@given(STATUSES, TEXTS | JUNK_TEXT, st.sampled_from(["", "llama3.2:3b"]))
+def test_ollamas_classifier_turns_anything_into_our_error(
+    status: int, message: str, model: str
+) -> None:
+    is_ours(ollama.classify_error(status, message, "fuzz", model=model))
+
+
+ANTHROPIC_BUGS = known_bugs(
+    "routing/wires/anthropic.py parse_retry_after: email.utils.mktime_tz raises ValueError for "
+    "a retry-after date whose year is out of range, and 'nan'/'inf' pass as the wait",
+    "_error_fields catches ValueError but not the RecursionError of deeply nested JSON",
+)
+
+
+@ANTHROPIC_BUGS
+@FUZZ
+@given(STATUSES, BODIES, HEADERS, st.sampled_from(["", "claude-haiku-4-5"]))
+@example(429, "", {"retry-after": "Mon, 01 Jan 99999 00:00:00 GMT"}, "")
+def test_anthropics_classifier_turns_anything_into_our_error(
+    status: int, body: str, headers: dict[str, str], model: str
+) -> None:
+    provider = ProviderConfig("fuzz", "anthropic", "http://127.0.0.1:9")
+    error = anthropic.classify_anthropic_error(status, body, headers, provider, model=model)
+    is_ours(error)
+    wait = getattr(error, "retry_after", None)
+    assert wait is None or (math.isfinite(wait) and wait >= 0)
+
+
+@FUZZ
+@given(STATUSES, BODY.map(dumps) | TEXTS, GUARD_HEADERS)
+def test_guard_anthropics_classifier_without_the_known_bugs(
+    status: int, body: str, headers: dict[str, str]
+) -> None:
+    provider = ProviderConfig("fuzz", "anthropic", "http://127.0.0.1:9")
+    is_ours(anthropic.classify_anthropic_error(status, body, headers, provider))
+
+
+@ANTHROPIC_BUGS
+@pytest.mark.parametrize(
+    "headers",
+    [{"retry-after": "Mon, 01 Jan 99999 00:00:00 GMT"}, {"retry-after": "nan"}],
+    ids=["year-99999", "nan"],
+)
+def test_anthropic_retry_after_known_crashes(headers: dict[str, str]) -> None:
+    wait = anthropic.parse_retry_after(headers)
+    assert wait is None or (math.isfinite(wait) and wait >= 0)
