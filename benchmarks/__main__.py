@@ -16,6 +16,7 @@ from benchmarks import (
     bench_pictures,
     bench_startup,
     bench_store,
+    bench_window,
 )
 from benchmarks.common import Row, table
 
@@ -26,6 +27,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "pictures": bench_pictures.run,
     "describer": bench_describer.run,
     "pdf": bench_pdf.run,
+    "window": bench_window.run,
 }
 
 

@@ -48,7 +48,7 @@ class Role(IntEnum):
     TOOL_CALLS = Qt.ItemDataRole.UserRole + 10  # tuple[ToolCall, ...]
     TOOL_RESULTS = Qt.ItemDataRole.UserRole + 11  # tuple[ToolResult, ...]
     DETAILS = Qt.ItemDataRole.UserRole + 12  # a notice's details; "" on a message
-    EXPANDED = Qt.ItemDataRole.UserRole + 13  # a tool result row shows everything; else False
+    EXPANDED = Qt.ItemDataRole.UserRole + 13  # a tool row or notice shows everything; else False
 
 
 def author_of(message: Message) -> str:
@@ -117,6 +117,12 @@ class Row:
         return message is not None and message.role == "tool"
 
     @property
+    def expandable(self) -> bool:
+        """Whether the row opens to show more: tool results, or a notice with details."""
+        notice = self.notice
+        return self.is_tool or (notice is not None and bool(notice.details))
+
+    @property
     def shape(self) -> int:
         """A hash of everything that changes the row's height."""
         return hash((self.text, self.status, len(self.tool_calls), self.expanded))
@@ -124,7 +130,14 @@ class Row:
     @property
     def accessible_text(self) -> str:
         """What a screen reader says for the row."""
-        message = self.message
+        message, notice = self.message, self.notice
+        if notice is not None:
+            said = f"{self.author} notice: {notice.text}"
+            if not notice.details:
+                return said
+            if self.expanded:
+                return f"{said}\nDetails: {notice.details}"
+            return f"{said} (collapsed, Enter shows details)"
         if message is not None and message.role == "tool":
             if not self.expanded:
                 results = "; ".join(result_summary(r) for r in message.tool_results)
@@ -268,8 +281,8 @@ class ConversationModel(QAbstractListModel):
         self._changed(position)
 
     def toggle_expanded(self, position: int) -> None:
-        """Open a tool result row to show everything, or close it to one line per result."""
-        if not 0 <= position < len(self._rows) or not self._rows[position].is_tool:
+        """Open a tool result row (or a notice's details) to show everything, or close it."""
+        if not 0 <= position < len(self._rows) or not self._rows[position].expandable:
             return
         row = self._rows[position]
         row.expanded = not row.expanded
@@ -279,11 +292,14 @@ class ConversationModel(QAbstractListModel):
         """A row for a new item, its results matched to the calls shown before it."""
         row = Row.of(stored)
         message = row.message
-        if message is not None:
+        # Only answers make calls and only tool messages carry results (a long chat
+        # opens faster for not asking the rest).
+        if message is not None and message.role in ("assistant", "tool"):
             # Call ids repeat across steps with some providers ("call_0"), so a
             # result belongs to the latest call with its id *before* it.
             self._calls.update((call.id, call) for call in message.tool_calls)
-            row.result_calls = tuple(self._calls.get(r.call_id) for r in message.tool_results)
+            if message.role == "tool":
+                row.result_calls = tuple(self._calls.get(r.call_id) for r in message.tool_results)
         return row
 
     def row_of(self, item_id: int) -> int | None:

@@ -1,17 +1,34 @@
-"""The conversation as a list view: follows a streaming answer unless the person scrolled up.
+"""The conversation as a list view: copy buttons, openable rows, pictures, and the theme.
 
-A click on a picture's thumbnail (or Enter on a row with pictures) asks for the
-picture to be opened; the window shows it. A tool result row opens and closes
-with a click on its line, or Enter or Space.
+A click on a code block's "Copy" copies exactly that block's code; the "Copy"
+beside an answer's author copies the message's Markdown source. The same is
+reachable by keyboard: Ctrl+C copies the current message, and the context menu
+(the Menu key or Shift+F10 included) lists "Copy message" and "Copy code block
+N". A tool result row or a notice with details opens and closes with a click,
+Enter or Space; a click on a thumbnail (or Enter on a row with pictures) asks
+for the picture to be opened. When the system's colours change (light and
+dark), rows are drawn again in the new theme.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QRect, Qt, Signal
+from PySide6.QtCore import (
+    QEvent,
+    QModelIndex,
+    QPersistentModelIndex,
+    QPoint,
+    QRect,
+    Qt,
+    QTimer,
+    Signal,
+)
 from PySide6.QtGui import (
     QColor,
+    QContextMenuEvent,
+    QGuiApplication,
     QKeyEvent,
     QKeySequence,
     QMouseEvent,
@@ -23,20 +40,33 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QFrame,
-    QListView,
     QMenu,
     QStyleOptionViewItem,
     QWidget,
 )
 
-from app.ui.conversation_model import ConversationModel, Role
-from app.ui.message_delegate import MessageDelegate
+from app.ui.conversation_model import ConversationModel, Row
+from app.ui.lazy_list import LazyListView
+from app.ui.markdown import CodeBlock
+from app.ui.message_delegate import MESSAGE, MessageDelegate
+from app.ui.theme import Theme
 from vision.pictures import Picture
 
-_BOTTOM_SLACK = 6  # pixels from the end that still count as "at the bottom"
+_Index = QModelIndex | QPersistentModelIndex
+_COPIED_MS = 1500  # how long a button says "Copied"
 
 
-class ConversationView(QListView):
+@dataclass(frozen=True)
+class _Pressed:
+    """What a mouse press landed on: a copy button, a row that opens, or a picture."""
+
+    kind: str  # "copy", "open" or "picture"
+    row: int = -1
+    block: int = MESSAGE
+    picture: Picture | None = None
+
+
+class ConversationView(LazyListView):
     """Rows drawn by `MessageDelegate`; scrolls along with new words while at the bottom."""
 
     picture_clicked = Signal(object)  # the Picture whose thumbnail was clicked
@@ -44,73 +74,62 @@ class ConversationView(QListView):
     def __init__(self, model: ConversationModel, parent: QWidget | None = None) -> None:
         """A view over `model`."""
         super().__init__(parent)
+        self._pressed: _Pressed | None = None  # what a press landed on
+        self.menu: QMenu | None = None  # the open context menu, if any
         self.setAccessibleName("Conversation")
         self.setAccessibleDescription("Messages and notices of the open conversation")
-        self.setModel(model)
         self._delegate = MessageDelegate(self)
         self.setItemDelegate(self._delegate)
-        self.setVerticalScrollMode(QAbstractItemView.ScrollMode.ScrollPerPixel)
-        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setResizeMode(QListView.ResizeMode.Adjust)  # re-wrap every row on resize
-        self.setUniformItemSizes(False)
+        self.setModel(model)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setMouseTracking(True)  # the pointer becomes a hand over a thumbnail
-        self._pressed: Picture | None = None
-        self._pressed_header = -1  # the tool row whose line was pressed, or -1
-        self.verticalScrollBar().setSingleStep(24)
-        self.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.customContextMenuRequested.connect(self._menu)
+        self.setMouseTracking(True)  # the pointer becomes a hand over what can be clicked
+        self._copied = QTimer(self)
+        self._copied.setSingleShot(True)
+        self._copied.setInterval(_COPIED_MS)
+        self._copied.timeout.connect(self._forget_copied)
         self.placeholder = "Send a message to start the conversation."
-        self._follow = True
-        bar = self.verticalScrollBar()
-        bar.rangeChanged.connect(self._range_changed)
-        bar.valueChanged.connect(self._value_changed)
-        model.modelReset.connect(self._reset)
-        model.dataChanged.connect(self._rows_changed)
-        model.rowsInserted.connect(self._rows_inserted)
+        hints = QGuiApplication.styleHints()
+        if hasattr(hints, "colorSchemeChanged"):  # Qt 6.5+: the system went light or dark
+            hints.colorSchemeChanged.connect(self._restyle)
 
-    # -- following the bottom ---------------------------------------------------
+    # -- theme ------------------------------------------------------------------
 
-    def follows_bottom(self) -> bool:
-        """Whether new words scroll the view (the person hasn't scrolled up)."""
-        return self._follow
+    def theme(self) -> Theme:
+        """The colours rows are drawn in now."""
+        return self._delegate.theme(self.row_option(-1))
 
-    def at_bottom(self) -> bool:
-        """Whether the view shows the very end."""
-        bar = self.verticalScrollBar()
-        return bar.value() >= bar.maximum() - _BOTTOM_SLACK
-
-    def _value_changed(self, value: int) -> None:
-        self._follow = value >= self.verticalScrollBar().maximum() - _BOTTOM_SLACK
-
-    def _range_changed(self, _minimum: int, maximum: int) -> None:
-        if self._follow:
-            self.verticalScrollBar().setValue(maximum)
+    def row_colors(self, index: _Index) -> dict[str, QColor]:
+        """The colours a row is drawn in (card, text, accent, code)."""
+        return self._delegate.row_colors(self._option(index), index)
 
     def changeEvent(self, event: QEvent) -> None:
-        """Lay every row out again in the new colours when the system palette changes."""
+        """New colours are a repaint; a new font is a new layout of every row."""
         super().changeEvent(event)
-        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
+        if event.type() == QEvent.Type.PaletteChange:
+            self._restyle()
+        elif event.type() == QEvent.Type.FontChange:
             self._delegate.clear()
+            self._width = -1  # measure every row again
             self.scheduleDelayedItemsLayout()
 
-    def _reset(self) -> None:
-        self._delegate.clear()
-        self._follow = True  # another conversation opens at its end
+    def _restyle(self, *_args: object) -> None:
+        # Heights don't depend on colours, and rendered words are cached per theme:
+        # drawing again picks the new theme's (see MessageRows).
+        self.viewport().update()
 
-    def _rows_changed(self, *_args: object) -> None:
-        # A streamed row grew: its height must be measured again. (QListView only
-        # repaints on dataChanged; it keeps the old geometry otherwise.)
-        self.scheduleDelayedItemsLayout()
+    # -- rows -------------------------------------------------------------------
 
-    def _rows_inserted(self, *_args: object) -> None:
-        if self._follow:
-            self.scrollToBottom()
+    def reset(self) -> None:
+        """Another conversation: its end in view, nothing pressed."""
+        self._pressed = None
+        super().reset()
 
-    # -- pictures ---------------------------------------------------------------
+    def _option(self, index: _Index) -> QStyleOptionViewItem:
+        # The option the row is painted with, so hits and drawing agree.
+        return self.row_option(index.row() if index.isValid() else -1)
 
-    def thumbnails(self, index: QModelIndex | QPersistentModelIndex) -> list[tuple[QRect, Picture]]:
+    def thumbnails(self, index: _Index) -> list[tuple[QRect, Picture]]:
         """Where a row's thumbnails are, in viewport coordinates."""
         if not index.isValid():
             return []
@@ -123,113 +142,209 @@ class ConversationView(QListView):
             return None
         return self._delegate.picture_at(self._option(index), index, point)
 
-    def _option(self, index: QModelIndex | QPersistentModelIndex) -> QStyleOptionViewItem:
-        # The same option the view paints the row with, so hit and drawing agree.
-        option = QStyleOptionViewItem()
-        self.initViewItemOption(option)
-        option.widget = self
-        option.rect = self.visualRect(index)
-        return option
-
-    def mousePressEvent(self, event: QMouseEvent) -> None:
-        """Remember a press on a thumbnail: the release opens it."""
-        left = event.button() == Qt.MouseButton.LeftButton
-        point = event.position().toPoint()
-        self._pressed = self.picture_at(point) if left else None
-        self._pressed_header = self.header_at(point) if left else -1
-        super().mousePressEvent(event)
-
-    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
-        """A click (press and release on one thumbnail) opens the picture."""
-        super().mouseReleaseEvent(event)
-        pressed, self._pressed = self._pressed, None
-        header, self._pressed_header = self._pressed_header, -1
-        if event.button() != Qt.MouseButton.LeftButton:
-            return
-        if header >= 0 and self.header_at(event.position().toPoint()) == header:
-            self.toggle_row(header)
-            return
-        if pressed is None:
-            return
-        released = self.picture_at(event.position().toPoint())
-        if released is not None and released.sha256 == pressed.sha256:
-            self.picture_clicked.emit(released)
-
-    def mouseMoveEvent(self, event: QMouseEvent) -> None:
-        """A hand over a thumbnail or a tool result's line: it can be clicked."""
-        super().mouseMoveEvent(event)
-        point = event.position().toPoint()
-        over = self.picture_at(point) is not None or self.header_at(point) >= 0
-        shape = Qt.CursorShape.PointingHandCursor if over else Qt.CursorShape.ArrowCursor
-        if self.viewport().cursor().shape() != shape:
-            self.viewport().setCursor(shape)
-
-    def shown_texts(self, index: QModelIndex | QPersistentModelIndex) -> list[str]:
+    def shown_texts(self, index: _Index) -> list[str]:
         """The blocks of words a row draws, in order."""
         return self._delegate.texts(self._option(index), index) if index.isValid() else []
 
+    def html(self, index: _Index) -> str:
+        """A message's words as rendered, as HTML."""
+        return self._delegate.html(self._option(index), index) if index.isValid() else ""
+
+    def code_blocks(self, index: _Index) -> list[CodeBlock]:
+        """A message's code blocks, in order."""
+        return self._delegate.code_blocks(self._option(index), index) if index.isValid() else []
+
+    def copy_buttons(self, index: _Index) -> dict[int, QRect]:
+        """Where a row's copy buttons are (viewport coordinates): by block number, or MESSAGE."""
+        return self._delegate.buttons_at(self._option(index), index) if index.isValid() else {}
+
     def header_at(self, point: QPoint) -> int:
-        """The tool row whose result line is at `point` (viewport coordinates), or -1."""
+        """The row that opens when `point` (viewport coordinates) is clicked, or -1."""
         index = self.indexAt(point)
         if not index.isValid() or not self._delegate.header_at(self._option(index), index, point):
             return -1
         return index.row()
 
+    def _button_at(self, point: QPoint) -> tuple[int, int] | None:
+        index = self.indexAt(point)
+        if not index.isValid():
+            return None
+        block = self._delegate.button_at(self._option(index), index, point)
+        return None if block is None else (index.row(), block)
+
     def toggle_row(self, row: int) -> None:
-        """Open or close a tool result row (other rows don't open)."""
+        """Open or close a tool result row or a notice's details (other rows don't open)."""
         model = self.model()
         if isinstance(model, ConversationModel):
             model.toggle_expanded(row)
+
+    def _row(self, index: _Index) -> Row:
+        model = self.model()
+        assert isinstance(model, ConversationModel)
+        return model.row(index.row())
+
+    # -- copying ----------------------------------------------------------------
+
+    def copy_row(self, index: _Index) -> None:
+        """Put a row's words (an answer's Markdown source) on the clipboard."""
+        if index.isValid():
+            self._copy(index, MESSAGE, self._row(index).text)
+
+    def copy_code(self, index: _Index, number: int) -> None:
+        """Put exactly one code block's code on the clipboard."""
+        block = next((b for b in self.code_blocks(index) if b.number == number), None)
+        if block is not None:
+            self._copy(index, number, block.code)
+
+    def _copy(self, index: _Index, block: int, text: str) -> None:
+        QApplication.clipboard().setText(text)
+        self._delegate.buttons.copied = (self._row(index).item_id, block)
+        self._copied.start()
+        self.viewport().update(self.visualRect(index))
+
+    def _forget_copied(self) -> None:
+        self._delegate.buttons.copied = None
+        self.viewport().update()
+
+    # -- the mouse --------------------------------------------------------------
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        """Remember what a press landed on: the release acts on it."""
+        self._pressed = None
+        point = event.position().toPoint()
+        if event.button() == Qt.MouseButton.LeftButton:
+            button = self._button_at(point)
+            if button is not None:
+                self._pressed = _Pressed("copy", button[0], button[1])
+            elif (picture := self.picture_at(point)) is not None:
+                self._pressed = _Pressed("picture", picture=picture)
+            elif (row := self.header_at(point)) >= 0:
+                self._pressed = _Pressed("open", row)
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        """A click (press and release on the same thing) copies, opens or shows."""
+        super().mouseReleaseEvent(event)
+        pressed, self._pressed = self._pressed, None
+        if event.button() != Qt.MouseButton.LeftButton or pressed is None:
+            return
+        point = event.position().toPoint()
+        if pressed.kind == "copy" and self._button_at(point) == (pressed.row, pressed.block):
+            index = self.model().index(pressed.row, 0)
+            if pressed.block == MESSAGE:
+                self.copy_row(index)
+            else:
+                self.copy_code(index, pressed.block)
+        elif pressed.kind == "open" and self.header_at(point) == pressed.row:
+            self.toggle_row(pressed.row)
+        elif pressed.kind == "picture" and pressed.picture is not None:
+            released = self.picture_at(point)
+            if released is not None and released.sha256 == pressed.picture.sha256:
+                self.picture_clicked.emit(released)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        """A hand over what a click acts on; a copy button lights up under the pointer."""
+        super().mouseMoveEvent(event)
+        point = event.position().toPoint()
+        button = self._button_at(point)
+        hovered = None
+        if button is not None:
+            hovered = (self._row(self.model().index(button[0], 0)).item_id, button[1])
+        index = self.indexAt(point)
+        row = self._row(index).item_id if index.isValid() else -1
+        buttons = self._delegate.buttons
+        if hovered != buttons.hovered or row != buttons.hovered_row:
+            buttons.hovered, buttons.hovered_row = hovered, row
+            self.viewport().update()
+        over = (
+            button is not None or self.picture_at(point) is not None or self.header_at(point) >= 0
+        )
+        shape = Qt.CursorShape.PointingHandCursor if over else Qt.CursorShape.ArrowCursor
+        if self.viewport().cursor().shape() != shape:
+            self.viewport().setCursor(shape)
+
+    def leaveEvent(self, event: QEvent) -> None:
+        """No button is hovered once the pointer leaves."""
+        super().leaveEvent(event)
+        buttons = self._delegate.buttons
+        if buttons.hovered is not None or buttons.hovered_row >= 0:
+            buttons.hovered, buttons.hovered_row = None, -1
+            self.viewport().update()
+
+    # -- the menu and the keyboard ----------------------------------------------
+
+    def menu_for(self, index: _Index) -> QMenu:
+        """The actions a row offers: copy it, copy each code block, open it, show its pictures."""
+        menu = QMenu(self)
+        menu.setAccessibleName("Message menu")
+        menu.addAction("Copy message", partial(self.copy_row, QPersistentModelIndex(index)))
+        for block in self.code_blocks(index):
+            language = f" ({block.language})" if block.language else ""
+            menu.addAction(
+                f"Copy code block {block.number + 1}{language}",
+                partial(self.copy_code, QPersistentModelIndex(index), block.number),
+            )
+        row = self._row(index)
+        if row.expandable:
+            words = "Hide details" if row.expanded else "Show details"
+            menu.addAction(words, partial(self.toggle_row, index.row()))
+        for number, (_rect, picture) in enumerate(self.thumbnails(index), start=1):
+            name = picture.label or f"picture {number}"
+            menu.addAction(f"Open {name}", partial(self.picture_clicked.emit, picture))
+        return menu
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:
+        """The row's menu: under the pointer, or (from the keyboard) at the current row."""
+        if event.reason() == QContextMenuEvent.Reason.Keyboard:
+            self.open_menu()
+        else:
+            position = self.viewport().mapFrom(self, event.pos())
+            self.open_menu(self.indexAt(position), position)
+
+    def open_menu(self, index: _Index | None = None, position: QPoint | None = None) -> None:
+        """Pop up a row's menu (the current row's, by its top-left corner, without arguments)."""
+        if index is None:
+            index = self.currentIndex()
+            self.scrollTo(index)
+        if not index.isValid():
+            return
+        if position is None:
+            rect = self.visualRect(index).intersected(self.viewport().rect())
+            position = rect.topLeft() + QPoint(24, min(24, rect.height() // 2))
+        if self.menu is not None:
+            self.menu.close()
+        self.menu = self.menu_for(index)
+        self.menu.aboutToHide.connect(self.menu.deleteLater)
+        self.menu.destroyed.connect(self._menu_gone)
+        # popup, not exec: no nested event loop under qasync.
+        self.menu.popup(self.viewport().mapToGlobal(position))
+
+    def _menu_gone(self, *_args: object) -> None:
+        self.menu = None
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Ctrl+C copies; the Menu key opens the menu; Enter or Space opens a row or a picture."""
+        index = self.currentIndex()
+        if event.matches(QKeySequence.StandardKey.Copy):
+            self.copy_row(index)
+            return
+        shift = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
+        if event.key() == Qt.Key.Key_Menu or (event.key() == Qt.Key.Key_F10 and shift):
+            self.open_menu()  # where the platform doesn't turn these keys into a menu event
+            return
+        keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
+        if event.key() in keys and index.isValid() and self._row(index).expandable:
+            self.toggle_row(index.row())
+            return
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._open_first_picture():
+            return
+        super().keyPressEvent(event)
 
     def _open_first_picture(self) -> bool:
         pictures = self.thumbnails(self.currentIndex())
         if pictures:
             self.picture_clicked.emit(pictures[0][1])
         return bool(pictures)
-
-    def _is_tool(self, index: QModelIndex | QPersistentModelIndex) -> bool:
-        return index.isValid() and index.data(Role.MESSAGE_ROLE) == "tool"
-
-    def _toggle(self, index: QModelIndex | QPersistentModelIndex) -> None:
-        if index.isValid():
-            self.toggle_row(index.row())
-
-    # -- copying ----------------------------------------------------------------
-
-    def copy_row(self, index: QModelIndex) -> None:
-        """Put a row's words (Markdown for an answer) on the clipboard."""
-        if index.isValid():
-            QApplication.clipboard().setText(index.data(Role.TEXT) or "")
-
-    def _menu(self, position: QPoint) -> None:
-        index = self.indexAt(position)
-        if not index.isValid():
-            return
-        menu = QMenu(self)
-        menu.setAccessibleName("Message menu")
-        menu.addAction("Copy text", lambda: self.copy_row(index))
-        if self._is_tool(index):
-            opened = bool(index.data(Role.EXPANDED))
-            menu.addAction(
-                "Hide details" if opened else "Show details", lambda: self._toggle(index)
-            )
-        for number, (_rect, picture) in enumerate(self.thumbnails(index), start=1):
-            name = picture.label or f"picture {number}"
-            menu.addAction(f"Open {name}", partial(self.picture_clicked.emit, picture))
-        menu.exec(self.viewport().mapToGlobal(position))
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Ctrl+C copies the selected row; Enter or Space opens a tool row, Enter a picture."""
-        if event.matches(QKeySequence.StandardKey.Copy):
-            self.copy_row(self.currentIndex())
-            return
-        keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
-        if event.key() in keys and self._is_tool(self.currentIndex()):
-            self._toggle(self.currentIndex())
-            return
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._open_first_picture():
-            return
-        super().keyPressEvent(event)
 
     # -- empty chat -------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from PySide6.QtGui import (
     QTextDocument,
 )
 
+from app.ui.theme import blend
 from app.ui.thumbnails import thumbnail
 from vision.pictures import Picture
 
@@ -23,14 +24,22 @@ PAD = 10  # card edge to its contents
 GAP = 6  # between the parts of a card
 THUMB = QSize(240, 180)  # largest thumbnail: a screenshot stays legible, a chat stays compact
 
-
-def blend(base: QColor, accent: QColor, amount: float) -> QColor:
-    """`accent` laid over `base` at `amount` opacity, as an opaque colour."""
-    return QColor.fromRgbF(
-        base.redF() + (accent.redF() - base.redF()) * amount,
-        base.greenF() + (accent.greenF() - base.greenF()) * amount,
-        base.blueF() + (accent.blueF() - base.blueF()) * amount,
-    )
+__all__ = [  # blend lives with the theme; painting code has long found it here
+    "GAP",
+    "MARGIN_X",
+    "MARGIN_Y",
+    "PAD",
+    "THUMB",
+    "blend",
+    "code_font",
+    "draw_document",
+    "label_font",
+    "paint_button",
+    "paint_code_box",
+    "paint_pill",
+    "paint_thumbnail",
+    "small_font",
+]
 
 
 def small_font(font: QFont, scale: float, weight: QFont.Weight) -> QFont:
@@ -98,4 +107,31 @@ def draw_document(
     context.palette.setColor(QPalette.ColorRole.Text, color)
     context.palette.setColor(QPalette.ColorRole.Link, link)
     document.documentLayout().draw(painter, context)
+    painter.restore()
+
+
+def paint_button(
+    painter: QPainter, rect: QRect, label: str, color: QColor, wash: QColor | None
+) -> None:
+    """A flat text button ("Copy"): its words, on a rounded wash while hovered."""
+    if wash is not None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(wash)
+        painter.drawRoundedRect(rect, 4, 4)
+    painter.setPen(color)
+    painter.drawText(rect, Qt.AlignmentFlag.AlignCenter, label)
+
+
+def paint_code_box(
+    painter: QPainter, box: QRect, header: QRect, background: QColor, strip: QColor
+) -> None:
+    """A code block's rounded box, its header strip a shade apart from the code."""
+    path = QPainterPath()
+    path.addRoundedRect(box.toRectF(), 6, 6)
+    painter.save()
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(background)
+    painter.drawPath(path)
+    painter.setClipPath(path)
+    painter.fillRect(header, strip)
     painter.restore()

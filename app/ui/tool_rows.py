@@ -19,7 +19,6 @@ from PySide6.QtGui import (
     QFontMetrics,
     QPainter,
     QPainterPath,
-    QPalette,
     QTextDocument,
 )
 from PySide6.QtWidgets import QStyleOptionViewItem
@@ -41,6 +40,7 @@ from app.ui.painting import (
     small_font,
 )
 from app.ui.pending import size_words
+from app.ui.theme import Theme
 from app.ui.thumbnails import fit, shown_size
 from app.ui.tool_words import (
     Outcome,
@@ -53,12 +53,12 @@ from app.ui.tool_words import (
 from routing.transcript import ToolResult
 from vision.pictures import Picture
 
-# Mid-tones that read on light and dark palettes alike (as the notices' colours).
-OUTCOME_COLORS: dict[Outcome, str] = {
-    Outcome.OK: "#16a34a",
-    Outcome.ERROR: "#dc2626",
-    Outcome.DENIED: "#d97706",
-    Outcome.STOPPED: "#d97706",
+# Each outcome's accent in the theme's light or dark set.
+OUTCOME_ACCENTS: dict[Outcome, str] = {
+    Outcome.OK: "ok",
+    Outcome.ERROR: "danger",
+    Outcome.DENIED: "warn",
+    Outcome.STOPPED: "warn",
 }
 _CHEVRON = 10  # the open/closed marker's box
 _ICON = 14  # the wrench
@@ -220,29 +220,31 @@ class ToolRows:
     # -- painting ---------------------------------------------------------------
 
     def paint(
-        self, painter: QPainter, option: QStyleOptionViewItem, row: Row, layout: ToolLayout
+        self,
+        painter: QPainter,
+        option: QStyleOptionViewItem,
+        row: Row,
+        layout: ToolLayout,
+        theme: Theme,
     ) -> None:
         """Draw a tool row laid out by `layout`."""
-        palette = option.palette
-        base = palette.color(QPalette.ColorRole.Base)
-        text = palette.color(QPalette.ColorRole.Text)
+        base, text = theme.base, theme.text
         worst = _worst(h.outcome for h in layout.headers)
-        accent = QColor(OUTCOME_COLORS[worst])
+        accent = theme.accents[OUTCOME_ACCENTS[worst]]
         painter.setPen(blend(base, accent if worst is not Outcome.OK else text, 0.22))
         painter.setBrush(blend(base, text, 0.025))
         painter.drawRoundedRect(layout.card.adjusted(0, 0, -1, -1), 8, 8)
         ratio = painter.device().devicePixelRatioF()
         faded = blend(base, text, 0.6)
         for number, header in enumerate(layout.headers):
-            self._paint_header(painter, option, header, number == 0, row.expanded, ratio)
+            self._paint_header(painter, option, header, number == 0, row.expanded, ratio, theme)
         painter.setFont(small_font(option.font, 0.86, QFont.Weight.DemiBold))
         for rect, caption in layout.captions:
             painter.setPen(faded)
             painter.drawText(rect, Qt.AlignmentFlag.AlignVCenter, caption)
-        link = palette.color(QPalette.ColorRole.Link)
         for at, document, tint in layout.documents:
-            color = text if tint is Outcome.OK else blend(text, QColor(OUTCOME_COLORS[tint]), 0.7)
-            draw_document(painter, document, at, color, link)
+            tinted = blend(text, theme.accents[OUTCOME_ACCENTS[tint]], 0.7)
+            draw_document(painter, document, at, text if tint is Outcome.OK else tinted, theme.link)
         small = small_font(option.font, 0.86, QFont.Weight.Normal)
         painter.setFont(small)
         small_metrics = QFontMetrics(small)
@@ -261,11 +263,10 @@ class ToolRows:
         first: bool,
         expanded: bool,
         ratio: float,
+        theme: Theme,
     ) -> None:
-        palette = option.palette
-        base = palette.color(QPalette.ColorRole.Base)
-        text = palette.color(QPalette.ColorRole.Text)
-        accent = QColor(OUTCOME_COLORS[header.outcome])
+        base, text = theme.base, theme.text
+        accent = theme.accents[OUTCOME_ACCENTS[header.outcome]]
         middle = header.rect.center().y()
         x = header.rect.x() + PAD
         if first:  # one marker: the whole row opens and closes at once

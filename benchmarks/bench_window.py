@@ -1,0 +1,242 @@
+"""The conversation view: opening a 5,000-message chat, and what each streamed token costs.
+
+Measured offscreen with the real store, window and controller (`app.ui.session`):
+the store is filled on disk first, then the window opens the conversation as
+a click in the sidebar would. Each streamed token is appended, flushed at once
+(rather than every few frames, as the model does while streaming) and painted,
+so the figure is the whole per-token path at its most frequent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import Row
+
+MESSAGES = 5000
+SMALL = 10
+OPENS = 3  # conversations opened (each a different one)
+TOKENS = 300  # streamed per measurement
+
+_WORDS = (
+    *("the", "model", "reads", "each", "picture", "before", "it", "answers", "and", "a"),
+    *("local", "server", "keeps", "every", "byte", "on", "this", "computer", "while"),
+    *("the", "window", "shows", "which", "provider", "saw", "what", "and", "why"),
+)
+
+
+def _sentence(rng: random.Random, words: int) -> str:
+    chosen = [rng.choice(_WORDS) for _ in range(words)]
+    return " ".join(chosen).capitalize() + "."
+
+
+def _paragraph(rng: random.Random) -> str:
+    return " ".join(_sentence(rng, rng.randrange(6, 18)) for _ in range(rng.randrange(2, 5)))
+
+
+def answer_text(rng: random.Random, n: int) -> str:
+    """A Markdown answer of the kind models write: paragraphs, lists, now and then code."""
+    parts = [_paragraph(rng) for _ in range(rng.randrange(1, 4))]
+    if n % 3 == 0:
+        parts.append("\n".join(f"- **Step {i}**: {_sentence(rng, 8)}" for i in range(1, 5)))
+    if n % 5 == 0:
+        lines = rng.randrange(4, 14)
+        body = "\n".join(
+            f"    total += value_{i} * {i}  # {_sentence(rng, 4)}" for i in range(lines)
+        )
+        parts.append(f"```python\ndef add(values):\n    total = 0\n{body}\n    return total\n```")
+    parts.append(_sentence(rng, rng.randrange(5, 14)) + " Use `sightline ask` to try it.")
+    return "\n\n".join(parts)
+
+
+def fill(folder: Path, count: int, seed: int = 7) -> str:
+    """A conversation of `count` items (questions, answers, now and then a notice)."""
+    from app.store import Store
+    from routing.transcript import Message, Notice, NoticeKind, TextPart
+
+    rng = random.Random(seed)
+    with Store.open(folder) as store:
+        conversation = store.create_conversation(title="Long", model="ollama:llama3.2:3b")
+        for n in range(count):
+            if n % 2 == 0:
+                text = _sentence(rng, rng.randrange(4, 20)) + "?"
+                store.add_message(conversation, Message("user", (TextPart(text),)))
+            elif n % 25 == 1:
+                notice = Notice(NoticeKind.ROUTING, "Auto chose llama3.2:3b on this computer.")
+                store.add_notice(conversation, notice)
+            else:
+                message = Message(
+                    "assistant", (TextPart(answer_text(rng, n)),), model="ollama:llama3.2:3b"
+                )
+                store.add_message(conversation, message)
+    return conversation
+
+
+@contextmanager
+def _environment(folder: Path) -> Iterator[None]:
+    """No provider, no discovery: nothing reaches the network while measuring."""
+    config = folder / "config.toml"
+    config.write_text("discover_local = false\n", encoding="utf-8")
+    saved = {k: os.environ.get(k) for k in ("SIGHTLINE_CONFIG", "SIGHTLINE_DATA_DIR")}
+    os.environ["SIGHTLINE_CONFIG"] = str(config)
+    os.environ["SIGHTLINE_DATA_DIR"] = str(folder / "data")
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+class _Window:
+    """A real session on a qasync loop, driven by processing Qt's events by hand."""
+
+    def __init__(self, app: Any) -> None:
+        from PySide6.QtCore import QEvent, QObject
+
+        from app.ui.qt_asyncio import new_loop
+        from app.ui.session import load_settings, open_session
+
+        self.app = app
+        self.loop = new_loop(app)
+        asyncio.set_event_loop(self.loop)
+        asyncio.events._set_running_loop(self.loop)
+        self.session = open_session(load_settings())
+        self.painted = 0
+        window = self
+
+        class _Paints(QObject):
+            def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+                if event.type() == QEvent.Type.Paint:
+                    window.painted += 1
+                return False
+
+        self._filter = _Paints()
+        self.view = self.session.window.view
+        self.view.viewport().installEventFilter(self._filter)
+        self.session.show()
+        self.until(lambda: self.session.painted_at is not None)
+
+    def until(self, done: Callable[[], bool], timeout: float = 30.0) -> None:
+        """Process Qt's events until `done()` (or fail after `timeout` seconds)."""
+        ends = time.perf_counter() + timeout
+        while not done():
+            if time.perf_counter() > ends:
+                raise TimeoutError("the window did not get there")
+            self.app.processEvents()
+
+    def settle(self, seconds: float = 0.3) -> None:
+        """Let the window finish what it does while idle (measuring rows near the view)."""
+        ends = time.perf_counter() + seconds
+        while time.perf_counter() < ends:
+            self.app.processEvents()
+
+    def open(self, conversation: str) -> float:
+        """Seconds from selecting `conversation` to the view's first paint of it."""
+        before = self.painted
+        started = time.perf_counter()
+        self.session.controller.select_conversation(conversation)
+        self.until(lambda: self.painted > before)
+        return time.perf_counter() - started
+
+    def stream(self, tokens: list[str]) -> list[float]:
+        """Append an answer token by token, each flushed and painted; seconds per token."""
+        from app.store import StoredItem
+
+        session = self.session
+        store, controller = session.store, session.controller
+        model = session.window.conversation
+        stored: StoredItem = store.begin_assistant(controller.current_id, "ollama:llama3.2:3b")
+        model.add_item(stored)
+        self.until(lambda: model.row_of(stored.id) is not None)
+        self.app.processEvents()
+        times = []
+        for token in tokens:
+            before = self.painted
+            started = time.perf_counter()
+            model.append_text(stored.id, token)
+            model._emit_dirty()  # flush now instead of after the coalescing timer
+            self.until(lambda before=before: self.painted > before)  # type: ignore[misc]
+            times.append(time.perf_counter() - started)
+        return times
+
+    def close(self) -> None:
+        """Shut the session down as the app does, then the loop."""
+        task = asyncio.ensure_future(self.session.aclose())
+        self.until(task.done)
+        self.session.window.close()
+        self.session.window.deleteLater()
+        self.app.processEvents()
+        asyncio.events._set_running_loop(None)
+        asyncio.set_event_loop(None)
+        self.loop.close()
+
+
+def tokens(count: int, seed: int = 3) -> list[str]:
+    """An answer's tokens: words, Markdown and a fenced block, a few characters each."""
+    text = answer_text(random.Random(seed), 5) + "\n\n" + answer_text(random.Random(seed + 1), 15)
+    pieces = [text[i : i + 4] for i in range(0, len(text), 4)]
+    return (pieces * (count // len(pieces) + 1))[:count]
+
+
+def run() -> list[Row]:
+    """Measure and return the rows."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance() or QApplication([])
+    with tempfile.TemporaryDirectory(prefix="sightline-bench-") as temp:
+        folder = Path(temp)
+        with _environment(folder):
+            # Each opening is of a conversation never shown before: nothing is cached.
+            bigs = [fill(folder / "data", MESSAGES, seed=seed) for seed in range(OPENS)]
+            small = fill(folder / "data", SMALL, seed=99)
+            window = _Window(app)
+            try:
+                opens = []
+                for big in bigs:
+                    window.session.controller.select_conversation(small)
+                    window.settle()
+                    opens.append(window.open(big))
+                    window.settle()
+                stream = tokens(TOKENS)
+                window.session.controller.select_conversation(small)
+                window.settle()
+                small_times = window.stream(stream)
+                window.session.controller.select_conversation(bigs[0])
+                window.settle()
+                big_times = window.stream(stream)
+            finally:
+                window.close()
+    open_s = statistics.median(opens)
+    small_s = statistics.median(small_times)
+    big_s = statistics.median(big_times)
+    return [
+        Row(
+            f"open a {MESSAGES:,}-message conversation to first paint",
+            open_s * 1000,
+            "ms",
+            "≤ 300 ms",
+            f"median of {len(opens)} conversations, each opened once; from the store's "
+            f"read to the painted view (slowest {max(opens) * 1000:.0f} ms)",
+        ),
+        Row(
+            f"per streamed token, {MESSAGES:,}-message chat",
+            big_s * 1000,
+            "ms",
+            "≤ 1.2× the 10-message chat",
+            f"{SMALL}-message chat: {small_s * 1000:.2f} ms; ratio {big_s / small_s:.2f}× "
+            f"(median of {TOKENS} tokens, each flushed, laid out and painted)",
+        ),
+    ]
