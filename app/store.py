@@ -16,7 +16,7 @@ import json
 import sqlite3
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -88,6 +88,10 @@ _MIGRATIONS: list[str] = [
         learned_at REAL NOT NULL
     );
     """,
+    # 3: a deleted conversation waits here until its Undo is over (NULL: not deleted).
+    """
+    ALTER TABLE conversations ADD COLUMN deleted_at REAL;
+    """,
 ]
 
 SCHEMA_VERSION: int = len(_MIGRATIONS)
@@ -98,6 +102,8 @@ _ITEM_COLUMNS = (
     "notice_kind, details"
 )
 _TITLE_LENGTH = 60
+_SUMMARY_COLUMNS = "id, title, model, created_at, updated_at"
+_SNIPPET_LENGTH = 80
 
 
 class StoreError(Exception):
@@ -113,6 +119,14 @@ class ConversationSummary:
     model: str
     created_at: float
     updated_at: float
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A conversation that matches a search, and the words around the first match in it."""
+
+    conversation: ConversationSummary
+    snippet: str = ""  # "" when only the title matched
 
 
 @dataclass(frozen=True)
@@ -203,22 +217,56 @@ class Store:
         return conversation_id
 
     def list_conversations(self) -> list[ConversationSummary]:
-        """Every conversation, most recently updated first."""
+        """Every conversation (but those deleted, waiting for Undo), most recently updated first."""
         with self._read() as db:
             rows = db.execute(
-                "SELECT id, title, model, created_at, updated_at FROM conversations "
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL "
                 "ORDER BY updated_at DESC, rowid DESC"
             ).fetchall()
         return [ConversationSummary(*row) for row in rows]
 
     def get_conversation(self, conversation_id: str) -> ConversationSummary | None:
-        """One conversation's summary, or None when there is no such conversation."""
+        """One conversation's summary, or None when there is none (or it is deleted)."""
         with self._read() as db:
             row = db.execute(
-                "SELECT id, title, model, created_at, updated_at FROM conversations WHERE id = ?",
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE id = ? AND deleted_at IS NULL",
                 (conversation_id,),
             ).fetchone()
         return ConversationSummary(*row) if row else None
+
+    def search(self, query: str) -> list[SearchHit]:
+        """Conversations whose title or text has every word of `query`, newest first.
+
+        Plain substring matching (SQL LIKE: case-insensitive for ASCII letters), so
+        a word matches as it is being typed; a word may match the title or any
+        message or notice. A conversation deleted and waiting for Undo is not found.
+        """
+        words = query.split()
+        if not words:
+            return [SearchHit(summary) for summary in self.list_conversations()]
+        patterns = [_like_pattern(word) for word in words]
+        matches_word = (
+            "(c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM items i "
+            "WHERE i.conversation_id = c.id AND i.text LIKE ? ESCAPE '\\'))"
+        )
+        where = " AND ".join([matches_word] * len(patterns))
+        params: list[str] = [pattern for pattern in patterns for _ in range(2)]
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT c.id, c.title, c.model, c.created_at, c.updated_at, "
+                "(SELECT i.text FROM items i WHERE i.conversation_id = c.id "
+                " AND i.text LIKE ? ESCAPE '\\' ORDER BY i.seq LIMIT 1) AS hit "
+                f"FROM conversations c WHERE c.deleted_at IS NULL AND {where} "
+                "ORDER BY c.updated_at DESC, c.rowid DESC",
+                [patterns[0], *params],
+            ).fetchall()
+        hits: list[SearchHit] = []
+        for row in rows:
+            summary = ConversationSummary(*tuple(row)[:5])
+            in_title = words[0].casefold() in summary.title.casefold()
+            snippet = "" if in_title or row["hit"] is None else _snippet(row["hit"], words[0])
+            hits.append(SearchHit(summary, snippet))
+        return hits
 
     def rename_conversation(self, conversation_id: str, title: str) -> None:
         """Give a conversation a new title."""
@@ -237,10 +285,50 @@ class Store:
         with self._write() as db:
             # Items and their picture links go by ON DELETE CASCADE.
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            _drop_unused_pictures(db)
+
+    # -- deleting with Undo ----------------------------------------------------
+    #
+    # The window deletes in two steps: `trash_conversation` hides a conversation at
+    # once (it is still all there), and `purge_trash` deletes it for good once its
+    # Undo is over. Nothing is lost early: after a crash the trash is still there.
+
+    def trash_conversation(self, conversation_id: str) -> None:
+        """Hide a conversation as deleted, keeping everything until `purge_trash`."""
+        with self._write() as db:
             db.execute(
-                "DELETE FROM pictures WHERE NOT EXISTS "
-                "(SELECT 1 FROM item_pictures WHERE item_pictures.sha256 = pictures.sha256)"
+                "UPDATE conversations SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
+                (self._now(), conversation_id),
             )
+
+    def restore_conversation(self, conversation_id: str) -> None:
+        """Undo `trash_conversation`: the conversation is back as it was."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE conversations SET deleted_at = NULL WHERE id = ?", (conversation_id,)
+            )
+
+    def trashed_conversations(self) -> list[ConversationSummary]:
+        """Conversations deleted and waiting for their Undo to end, most recently deleted first."""
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NOT NULL "
+                "ORDER BY deleted_at DESC"
+            ).fetchall()
+        return [ConversationSummary(*row) for row in rows]
+
+    def purge_trash(self, conversation_ids: Iterable[str] | None = None) -> None:
+        """Delete for good these trashed conversations (every one when None); others stay."""
+        with self._write() as db:
+            if conversation_ids is None:
+                db.execute("DELETE FROM conversations WHERE deleted_at IS NOT NULL")
+            else:
+                # Only while still trashed: an Undo that came first wins.
+                db.executemany(
+                    "DELETE FROM conversations WHERE id = ? AND deleted_at IS NOT NULL",
+                    [(conversation_id,) for conversation_id in conversation_ids],
+                )
+            _drop_unused_pictures(db)
 
     # -- items ---------------------------------------------------------------
 
@@ -469,6 +557,35 @@ def _short_title(text: str) -> str:
     if space >= _TITLE_LENGTH // 2:
         cut = cut[:space]
     return cut.rstrip(" ,.;:-") + "…"
+
+
+def _like_pattern(word: str) -> str:
+    """A LIKE pattern finding `word` anywhere, its own % and _ taken literally."""
+    escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _snippet(text: str, word: str) -> str:
+    """The words around the first `word` in `text`, on one line, cut with ellipses."""
+    flat = " ".join(text.split())
+    at = max(0, flat.casefold().find(word.casefold()))
+    start = max(0, at - _SNIPPET_LENGTH // 5)  # the match near the start: rows are narrow
+    if start:
+        space = flat.find(" ", start, at)  # begin on a whole word when one is near
+        start = space + 1 if space >= 0 else start
+    end = min(len(flat), start + _SNIPPET_LENGTH)
+    if end < len(flat):
+        space = flat.rfind(" ", at + len(word), end)
+        end = space if space > 0 else end
+    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+
+
+def _drop_unused_pictures(db: sqlite3.Connection) -> None:
+    """Delete stored pictures no item uses any more."""
+    db.execute(
+        "DELETE FROM pictures WHERE NOT EXISTS "
+        "(SELECT 1 FROM item_pictures WHERE item_pictures.sha256 = pictures.sha256)"
+    )
 
 
 def _migrate(db: sqlite3.Connection, path: Path) -> None:

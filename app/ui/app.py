@@ -40,6 +40,7 @@ def run_window(smoke: bool = False) -> int:
     qt_import_s = time.perf_counter() - started
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
+    app.setOrganizationName("Sightline")
     app.setApplicationName("Sightline")
     app.setApplicationDisplayName("Sightline")
     app.setDesktopFileName("sightline")

@@ -12,7 +12,6 @@ import contextlib
 import logging
 import os
 from collections.abc import Coroutine, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -21,6 +20,8 @@ from PySide6.QtCore import QObject, Signal
 from app import paths
 from app.keys import KeyStore
 from app.ui.approvals import ApprovalRequest, Approvals
+from app.ui.chats import Chats
+from app.ui.listing import ModelListing  # where other modules have always imported it from
 from app.ui.pending import (
     Attachments,
     Offered,
@@ -40,27 +41,11 @@ if TYPE_CHECKING:
     from app.tools.base import Tool
     from app.turn import TurnEvent, TurnRunner
     from routing.catalogue import Catalogue, ProviderStatus
-    from routing.models import ModelInfo, ProviderConfig
+    from routing.models import ProviderConfig
 
 log = logging.getLogger(__name__)
 
 AUTO = "auto"  # routing.router.AUTO, repeated so the first paint needn't import routing
-
-
-@dataclass(frozen=True)
-class ModelListing:
-    """What the picker and the no-provider message show: the models and how listing went."""
-
-    models: tuple[ModelInfo, ...] = ()
-    statuses: tuple[ProviderStatus, ...] = ()
-    providers: tuple[ProviderConfig, ...] = ()
-    listing: bool = False
-    config_path: Path = field(default_factory=paths.config_file)
-
-    @property
-    def nothing_ready(self) -> bool:
-        """True once listing is over and no provider offered a model."""
-        return not self.listing and not self.models
 
 
 class Controller(QObject):
@@ -114,6 +99,10 @@ class Controller(QObject):
         self._tool_step: ToolStep | None = None
         self._toolbox: Toolbox | None = None  # built-in tools and MCP servers, made on first use
         self._told_mcp: set[str] = set()  # MCP servers whose problem was already shown
+        # The list of conversations: search, rename, delete with Undo, export, the ledger.
+        self.chats = Chats(store, self)
+        self.chats.changed.connect(self.conversations_changed)
+        self.chats.restored.connect(self._restored)
 
     # -- state -----------------------------------------------------------------
 
@@ -124,8 +113,8 @@ class Controller(QObject):
 
     @property
     def busy(self) -> bool:
-        """Whether a turn is running."""
-        return self._turn_task is not None and not self._turn_task.done()
+        """Whether a turn is running: until `busy_changed(False)`, so the two always agree."""
+        return self._turn_task is not None  # cleared by `_turn_done`, which tells the window
 
     @property
     def listing(self) -> ModelListing:
@@ -149,8 +138,9 @@ class Controller(QObject):
 
     def load(self) -> None:
         """Show the saved conversations (local disk only: safe before the first paint)."""
-        self.conversations_changed.emit(self.store.list_conversations())
+        self.chats.refresh()
         self.conversation_loaded.emit("", [], AUTO)
+        self.chats.offer_left_over()
 
     def start(self) -> None:
         """Build the network side and start listing models; call after the first paint."""
@@ -301,7 +291,7 @@ class Controller(QObject):
             return
         summary = self.store.get_conversation(conversation_id)
         if summary is None:
-            self._refresh_conversations()
+            self.chats.refresh()
             return
         self._current = conversation_id
         self.conversation_loaded.emit(
@@ -319,13 +309,13 @@ class Controller(QObject):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task
-        self.store.delete_conversation(conversation_id)
         if conversation_id == self._current:
             self.new_conversation()
-        self._refresh_conversations()
+        self.chats.delete(conversation_id)  # hidden now, gone once its Undo is over
 
-    def _refresh_conversations(self) -> None:
-        self.conversations_changed.emit(self.store.list_conversations())
+    def _restored(self, conversation_id: str) -> None:
+        if not self._current:  # Undo brings the chat back into view if nothing else is open
+            self.select_conversation(conversation_id)
 
     # -- attachments -------------------------------------------------------------
 
@@ -385,7 +375,7 @@ class Controller(QObject):
         if not self._current:
             self._current = self.store.create_conversation(model=model_ref)
             self.conversation_loaded.emit(self._current, [], model_ref)
-            self._refresh_conversations()
+            self.chats.refresh()
         self._turn_conversation = self._current
         self._streaming_item = None
         self._last_shown = 0
@@ -465,7 +455,7 @@ class Controller(QObject):
                 async for event in events:
                     self._forward(conversation_id, event)
                     if isinstance(event, ItemAdded) and event.item.seq == 1:
-                        self._refresh_conversations()  # the first words title the chat
+                        self.chats.refresh()  # the first words title the chat
                     if isinstance(event, TurnEnded) and event.error is not None:
                         # The error notice is in the transcript already; the words and
                         # pictures must not be lost, so they go back to the composer.
@@ -492,7 +482,7 @@ class Controller(QObject):
             self._turn_task = None
         self._streaming_item = None
         self.busy_changed.emit(False)
-        self._refresh_conversations()
+        self.chats.refresh()
 
     def _forward(self, conversation_id: str, event: TurnEvent) -> None:
         from app.turn import ItemAdded, ItemFinished, PartAdded, TextAdded

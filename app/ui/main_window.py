@@ -1,25 +1,28 @@
-"""The main window: sidebar | (top bar with the picker, model status, conversation, composer).
+"""The main window: sidebar | (top bar, model status or welcome, conversation, composer) | ledger.
 
-It only wires widgets to the controller: every decision is the controller's.
+It only wires widgets to the controller: every decision is the controller's
+(and its `chats`': search, rename, delete with Undo, export, the ledger).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QEvent, QStandardPaths, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QPalette, QShortcut
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
+    QFileDialog,
     QHBoxLayout,
-    QLabel,
     QMainWindow,
-    QMessageBox,
-    QPushButton,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
+from app.export import file_name_for
 from app.store import ConversationSummary, StoredItem
 from app.ui.approval_card import ApprovalCard
 from app.ui.approvals import ApprovalRequest
@@ -28,10 +31,20 @@ from app.ui.composer import Composer
 from app.ui.controller import Controller, ModelListing
 from app.ui.conversation_model import ConversationModel
 from app.ui.conversation_view import ConversationView
-from app.ui.model_picker import ModelPicker
+from app.ui.first_run import FirstRunPanel, is_first_run, welcome
+from app.ui.ledger_panel import LedgerPanel
 from app.ui.provider_panel import ProviderPanel, explain
-from app.ui.sidebar import UNTITLED, Sidebar
+from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
+from app.ui.top_bar import TopBar
+from app.ui.window_state import Remembered, WindowState
 from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from app.ui.settings_dialog import SettingsDialog
+
+MARKDOWN_FILTER = "Markdown, pictures in a folder beside it (*.md)"
+JSON_FILTER = "JSON, everything in one file (*.json)"
+_LEDGER_WIDTH = 340
 
 
 class MainWindow(QMainWindow):
@@ -47,64 +60,53 @@ class MainWindow(QMainWindow):
         self.controller = controller
         self.setWindowTitle("Sightline")
         self.setAccessibleName("Sightline")
-        self._summaries: list[ConversationSummary] = []
-        self.delete_box: QMessageBox | None = None
-        self.settings_dialog: QDialog | None = None
+        self.settings_dialog: SettingsDialog | None = None
         self.viewer: QDialog | None = None
+        self.export_dialog: QFileDialog | None = None
+        self.state = WindowState(controller.store.path.parent)
+        self._ledger_width = _LEDGER_WIDTH  # the width the person last gave the ledger
 
         self.sidebar = Sidebar(self)
-        self.picker = ModelPicker(self)
-        self.title = QLabel(UNTITLED, self)
-        self.title.setAccessibleName("Conversation title")
-        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
-        font = self.title.font()
-        font.setBold(True)
-        self.title.setFont(font)
-        self.settings_button = QPushButton("Settings…", self)
-        self.settings_button.setAccessibleName("Settings")
-        self.settings_button.setToolTip("Providers and their keys (Ctrl+,)")
+        self.top = TopBar(self)
+        self.picker = self.top.picker
+        self.title = self.top.title
+        self.settings_button = self.top.settings_button
         self.panel = ProviderPanel(self)
+        self.welcome = FirstRunPanel(self)
         self.conversation = ConversationModel(self)
         self.view = ConversationView(self.conversation, self)
         self.approval = ApprovalCard(self)
         self.composer = Composer(self)
+        self.ledger = LedgerPanel(self)
+        # Many items can arrive at once (a turn's notices): the ledger is read once after.
+        self._ledger_timer = QTimer(self)
+        self._ledger_timer.setSingleShot(True)
+        self._ledger_timer.setInterval(30)
         self._build_layout()
         self._connect()
+        self._shortcuts()
         self._arrange()
         self.resize(1120, 740)
 
     def _build_layout(self) -> None:
-        top = QHBoxLayout()
-        top.setContentsMargins(18, 10, 16, 10)
-        top.setSpacing(8)
-        top.addWidget(self.title, 1)
-        model_label = QLabel("Model", self)
-        model_label.setBuddy(self.picker)
-        model_label.setAccessibleName("Model label")
-        top.addWidget(model_label)
-        top.addWidget(self.picker)
-        top.addSpacing(4)
-        top.addWidget(self.settings_button)
-
-        chat = QWidget(self)
-        chat.setAccessibleName("Chat")
-        chat.setBackgroundRole(QPalette.ColorRole.Base)
-        chat.setAutoFillBackground(True)
-        column = QVBoxLayout(chat)
+        # The conversation's column: status or welcome, the conversation, approval, composer.
+        body = QWidget(self)
+        body.setAccessibleName("Conversation")
+        column = QVBoxLayout(body)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(0)
-        column.addLayout(top)
-        # The model status sits above the conversation; in an empty chat it takes
-        # the middle of the pane instead (see `_arrange`).
+        # The model status (or, the first time, the welcome) sits above the
+        # conversation; in an empty chat it takes the middle of the pane (`_arrange`).
         self.panel_area = QWidget(self)
         area = QVBoxLayout(self.panel_area)
         area.setContentsMargins(18, 8, 18, 8)
         area.addStretch(1)
-        centred = QHBoxLayout()
-        centred.addStretch(1)
-        centred.addWidget(self.panel, 100)
-        centred.addStretch(1)
-        area.addLayout(centred)
+        for panel in (self.panel, self.welcome):
+            centred = QHBoxLayout()
+            centred.addStretch(1)
+            centred.addWidget(panel, 100)
+            centred.addStretch(1)
+            area.addLayout(centred)
         area.addStretch(1)
         column.addWidget(self.panel_area)
         column.addWidget(self.view, 1)
@@ -115,6 +117,26 @@ class MainWindow(QMainWindow):
         column.addWidget(self.composer)
         self._column = column
 
+        # The ledger sits beside the conversation, under the top bar: opening it
+        # narrows the conversation, never widens the window past the top bar's width.
+        self.chat_splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.chat_splitter.setAccessibleName("Conversation and ledger")
+        self.chat_splitter.setChildrenCollapsible(False)
+        self.chat_splitter.addWidget(body)
+        self.chat_splitter.addWidget(self.ledger)
+        self.chat_splitter.setStretchFactor(0, 1)
+        self.ledger.hide()
+
+        chat = QWidget(self)
+        chat.setAccessibleName("Chat")
+        chat.setBackgroundRole(QPalette.ColorRole.Base)
+        chat.setAutoFillBackground(True)
+        chat_column = QVBoxLayout(chat)
+        chat_column.setContentsMargins(0, 0, 0, 0)
+        chat_column.setSpacing(0)
+        chat_column.addWidget(self.top)
+        chat_column.addWidget(self.chat_splitter, 1)
+
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.setAccessibleName("Sidebar and chat")
         splitter.setChildrenCollapsible(False)
@@ -123,6 +145,7 @@ class MainWindow(QMainWindow):
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([250, 870])
         self.sidebar.setMinimumWidth(180)
+        self.splitter = splitter
         self.setCentralWidget(splitter)
 
     def _connect(self) -> None:
@@ -131,10 +154,12 @@ class MainWindow(QMainWindow):
         c.conversations_changed.connect(self._show_conversations)
         c.conversation_loaded.connect(self._show_conversation)
         c.item_added.connect(self.conversation.add_item)
+        c.item_added.connect(self._ledger_timer.start)
         self.conversation.rowsInserted.connect(self._arrange)
         self.conversation.modelReset.connect(self._arrange)
         c.text_added.connect(self.conversation.append_text)
         c.item_finished.connect(self.conversation.finish_item)
+        c.item_finished.connect(self._ledger_timer.start)
         c.call_added.connect(self.conversation.add_call)
         c.approval_requested.connect(self._show_approval)
         c.approval_settled.connect(self._approval_settled)
@@ -143,10 +168,17 @@ class MainWindow(QMainWindow):
         c.draft_restored.connect(self.composer.restore_draft)
         c.attachments_changed.connect(self._show_attachments)
         c.problem.connect(lambda message: self.statusBar().showMessage(message, 15000))
+        c.chats.deleted_changed.connect(self.sidebar.show_deleted)
+        c.chats.told.connect(lambda message: self.statusBar().showMessage(message, 10000))
 
         self.sidebar.new_chat_requested.connect(c.new_conversation)
         self.sidebar.conversation_selected.connect(c.select_conversation)
-        self.sidebar.delete_requested.connect(self.ask_to_delete)
+        self.sidebar.delete_requested.connect(c.delete_conversation)
+        self.sidebar.rename_requested.connect(c.chats.rename)
+        self.sidebar.search_changed.connect(c.chats.search)
+        self.sidebar.undo_requested.connect(c.chats.undo)
+        self.title.renamed.connect(lambda title: c.chats.rename(c.current_id, title))
+        self.title.finished.connect(self.composer.edit.setFocus)
         self.composer.send_requested.connect(self._send)
         self.composer.stop_requested.connect(c.stop)
         self.composer.pictures_offered.connect(c.attach)
@@ -161,14 +193,31 @@ class MainWindow(QMainWindow):
         self._view_drops.offered.connect(c.attach)
         self.panel.retry_requested.connect(c.refresh_models)
         self.panel.settings_requested.connect(self.open_settings)
-        self.settings_button.clicked.connect(self.open_settings)
+        self.welcome.retry_requested.connect(c.refresh_models)
+        self.welcome.cloud_requested.connect(self.add_cloud_provider)
+        self.top.settings_button.clicked.connect(self.open_settings)
+        self.top.export_button.clicked.connect(self.export_conversation)
+        self.top.ledger_button.toggled.connect(self.show_ledger)
+        self.ledger.close_requested.connect(lambda: self.show_ledger(False))
+        self._ledger_timer.timeout.connect(self._refresh_ledger)
 
-        new_chat = QShortcut(QKeySequence.StandardKey.New, self)
-        new_chat.activated.connect(c.new_conversation)
-        stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
-        stop.activated.connect(c.stop)
-        settings = QShortcut(QKeySequence("Ctrl+,"), self)
-        settings.activated.connect(self.open_settings)
+    def _shortcuts(self) -> None:
+        c = self.controller
+        keys = (
+            (QKeySequence.StandardKey.New, c.new_conversation),
+            (QKeySequence(Qt.Key.Key_Escape), c.stop),
+            (QKeySequence("Ctrl+,"), self.open_settings),
+            (QKeySequence("Ctrl+K"), self.open_model_picker),
+            (QKeySequence.StandardKey.Find, self.sidebar.focus_search),
+            (QKeySequence(Qt.Key.Key_F2), self.rename_current),
+            (QKeySequence.StandardKey.Save, self.export_conversation),
+            (QKeySequence("Ctrl+Shift+L"), lambda: self.show_ledger(self.ledger.isHidden())),
+            # Text boxes keep their own Ctrl+Z (they claim it first); elsewhere it undoes a delete.
+            (QKeySequence.StandardKey.Undo, c.chats.undo),
+        )
+        for key, action in keys:
+            shortcut = QShortcut(key, self)
+            shortcut.activated.connect(action)
 
     # -- from the controller ----------------------------------------------------
 
@@ -178,23 +227,35 @@ class MainWindow(QMainWindow):
         self.panel.show_explanation(explain(listing))
         self._arrange()
         self._show_attachments()  # what a model sees may be known only now
+        self._ledger_timer.start()  # hosts of providers may be known only now
 
     def _show_attachments(self, *_args: object) -> None:
         c = self.controller
         self.composer.show_attachments(c.attachments, c.sight_of(self.picker.current_ref()))
 
     def _arrange(self, *_args: object) -> None:
-        no_models = not self.controller.listing.models
+        c = self.controller
+        no_models = not c.listing.models
         empty = self.conversation.rowCount() == 0
-        self.panel_area.setVisible(no_models)
-        # An empty chat with nothing to answer shows only the status, centred.
-        self.view.setVisible(not (no_models and empty))
-        self._column.setStretchFactor(self.panel_area, 1 if no_models and empty else 0)
+        # The first time (no config file, no chat yet) the empty chat says hello instead.
+        first = empty and is_first_run(c.config.source is not None, c.chats.has_any())
+        greeting = welcome(c.listing) if first else None
+        if greeting is not None:
+            self.welcome.show_welcome(greeting)
+        self.welcome.setVisible(greeting is not None)
+        self.panel.setVisible(greeting is None and no_models)
+        self.panel_area.setVisible(greeting is not None or no_models)
+        # An empty chat with something to say shows only that, centred.
+        centred = empty and (greeting is not None or no_models)
+        self.view.setVisible(not centred)
+        self._column.setStretchFactor(self.panel_area, 1 if centred else 0)
 
     def _show_conversations(self, summaries: list[ConversationSummary]) -> None:
-        self._summaries = summaries
-        self.sidebar.set_conversations(summaries, self.controller.current_id)
+        self.sidebar.set_conversations(
+            summaries, self.controller.current_id, self.controller.chats.snippets
+        )
         self._show_title()
+        self._arrange()  # the first chat ends the welcome; deleting the last may bring it back
 
     def _show_conversation(self, conversation_id: str, items: list[StoredItem], model: str) -> None:
         self.conversation.set_items(items)
@@ -202,7 +263,9 @@ class MainWindow(QMainWindow):
         if model:
             self.picker.set_current_ref(model)
         self._show_title()
-        self.composer.edit.setFocus()
+        self._ledger_timer.start()
+        if not self.sidebar.list.by_keyboard:  # browsing the list keeps the keyboard there
+            self.composer.edit.setFocus()
         waiting = self.controller.waiting_approval(conversation_id)
         if waiting is not None:
             self._show_approval(waiting)
@@ -235,8 +298,18 @@ class MainWindow(QMainWindow):
 
     def _show_title(self) -> None:
         current = self.controller.current_id
-        summary = next((s for s in self._summaries if s.id == current), None)
-        self.title.setText(summary.title if summary and summary.title else UNTITLED)
+        # Not from the (maybe searched) list: the open chat may be filtered out of it.
+        title = self.controller.chats.title(current) or UNTITLED
+        self.top.show_title(title, current)
+
+    def _refresh_ledger(self) -> None:
+        if self.ledger.isHidden():
+            return
+        c = self.controller
+        providers = (*c.config.providers, *c.listing.providers)
+        self.ledger.show_crossings(
+            c.chats.crossings(c.current_id, providers), has_chat=bool(c.current_id)
+        )
 
     # -- from the person --------------------------------------------------------
 
@@ -262,31 +335,84 @@ class MainWindow(QMainWindow):
         if self.viewer is viewer:
             self.viewer = None
 
-    def ask_to_delete(self, conversation_id: str) -> None:
-        """Ask before deleting a conversation; the answer arrives without blocking the loop."""
-        summary = next((s for s in self._summaries if s.id == conversation_id), None)
-        title = summary.title if summary and summary.title else UNTITLED
-        box = QMessageBox(
-            QMessageBox.Icon.Question,
-            "Delete conversation",
-            f"Delete “{title}” and all its messages? This can't be undone.",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
-            self,
-        )
-        box.setAccessibleName("Delete conversation")
-        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
-        box.button(QMessageBox.StandardButton.Yes).setText("Delete")
+    def open_model_picker(self) -> None:
+        """Open the model list from the keyboard (Ctrl+K)."""
+        if not self.picker.isEnabled():
+            self.statusBar().showMessage("No model is ready yet: see the panel for why.", 8000)
+            return
+        self.picker.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.picker.showPopup()
 
-        def answered(result: int) -> None:
-            self.delete_box = None
-            if result == QMessageBox.StandardButton.Yes:
-                self.controller.delete_conversation(conversation_id)
+    def rename_current(self) -> None:
+        """F2: rename the chat selected in the list (if it has the keyboard), else the open one."""
+        listed = self.sidebar.list.currentIndex()
+        if self.sidebar.list.hasFocus() and listed.isValid():
+            self.sidebar.rename(listed.data(ID_ROLE))
+        elif not self.title.start_editing():
+            self.statusBar().showMessage(
+                "A new chat is named by its first message; rename it after you send one.", 8000
+            )
 
-        box.finished.connect(answered)
-        self.delete_box = box
-        box.open()  # window-modal, no nested event loop under qasync
+    def show_ledger(self, shown: bool) -> None:
+        """Show or hide “Where your data went” beside the chat."""
+        if shown == (not self.ledger.isHidden()):
+            self.top.ledger_button.setChecked(shown)
+            return
+        if shown:
+            total = sum(self.chat_splitter.sizes())
+            width = min(self._ledger_width, total // 2)
+            self.ledger.show()
+            self.chat_splitter.setSizes([total - width, width])
+            self._refresh_ledger()
+        else:
+            self._ledger_width = self.chat_splitter.sizes()[1] or self._ledger_width
+            self.ledger.hide()
+        self.top.ledger_button.setChecked(shown)
 
-    def open_settings(self) -> QDialog:
+    def export_conversation(self) -> QFileDialog | None:
+        """Ask where to save the open chat (Markdown or JSON), then write it in the background."""
+        conversation_id = self.controller.current_id
+        if not conversation_id:
+            self.statusBar().showMessage("Nothing to export yet: this chat has no messages.", 8000)
+            return None
+        if self.export_dialog is not None:
+            self.export_dialog.raise_()
+            return self.export_dialog
+        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        dialog = QFileDialog(self, "Export conversation")
+        dialog.setAccessibleName("Export conversation")
+        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
+        dialog.setNameFilters([MARKDOWN_FILTER, JSON_FILTER])
+        dialog.setDefaultSuffix("md")
+        dialog.setDirectory(folder or str(Path.home()))
+        dialog.selectFile(file_name_for(self.title.text()) + ".md")
+
+        def suffix_follows_format(chosen: str) -> None:
+            suffix = "json" if chosen == JSON_FILTER else "md"
+            dialog.setDefaultSuffix(suffix)
+            typed = dialog.selectedFiles()
+            if typed:
+                dialog.selectFile(Path(typed[0]).with_suffix(f".{suffix}").name)
+
+        def chosen(path: str) -> None:
+            self.controller.chats.export(conversation_id, Path(path))
+
+        dialog.filterSelected.connect(suffix_follows_format)
+        dialog.fileSelected.connect(chosen)
+        dialog.finished.connect(self._export_closed)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.export_dialog = dialog
+        dialog.open()  # window-modal, no nested event loop under qasync
+        return dialog
+
+    def _export_closed(self) -> None:
+        self.export_dialog = None
+
+    def add_cloud_provider(self) -> None:
+        """Open Settings → Providers with the list of providers to add."""
+        self.open_settings().offer_cloud()
+
+    def open_settings(self) -> SettingsDialog:
         """Open the Settings dialog (or bring the open one forward)."""
         if self.settings_dialog is not None:
             self.settings_dialog.raise_()
@@ -316,10 +442,26 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.first_painted.emit)
         return handled
 
+    def restore_state(self) -> None:
+        """Put back the size, place, splitter, ledger and chat of the last run."""
+        remembered = self.state.restore(self, self.splitter)
+        self._ledger_width = remembered.ledger_width or self._ledger_width
+        self.show_ledger(remembered.ledger_open)
+        if remembered.last_chat:
+            # One deleted since is simply not found: a new chat, as usual.
+            self.controller.select_conversation(remembered.last_chat)
+
     def closeEvent(self, event: QCloseEvent) -> None:
-        """Tell whoever runs the window that it is closing."""
+        """Remember the window, and tell whoever runs it that it is closing."""
+        ledger_open = not self.ledger.isHidden()
+        if ledger_open:
+            self._ledger_width = self.chat_splitter.sizes()[1]
+        remembered = Remembered(self.controller.current_id, ledger_open, self._ledger_width)
+        self.state.save(self, self.splitter, remembered)
         if self.settings_dialog is not None:  # unsaved edits go, and its tasks stop
             self.settings_dialog.done(QDialog.DialogCode.Rejected)
+        if self.export_dialog is not None:
+            self.export_dialog.reject()
         if self.viewer is not None:
             self.viewer.close()
         self.closed.emit()

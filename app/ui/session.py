@@ -43,6 +43,7 @@ class Session:
         self.closed = False
         self.window.first_painted.connect(self._first_paint)
         self.controller.load()
+        self.window.restore_state()  # size, splitter, ledger and the chat open last time
 
     def show(self) -> None:
         """Show the window; model listing starts right after its first paint."""
@@ -60,6 +61,8 @@ class Session:
             return
         self.closed = True
         await self.controller.aclose()
+        # Deletions still waiting for Undo become final: the Undo bar goes with the window.
+        self.controller.chats.close()
         self.store.close()
 
 

@@ -272,6 +272,13 @@ class SettingsDialog(QDialog):
         field = self.form.key_edit if preset_for(kind).needs_key else self.form.url_edit
         field.setFocus()
 
+    def offer_cloud(self) -> None:
+        """Show the Providers page with the menu of providers to add open (first-run's way in)."""
+        self.tabs.setCurrentIndex(0)
+        self.add_button.setFocus()
+        # popup, not exec: no nested event loop under qasync.
+        self.add_menu.popup(self.add_button.mapToGlobal(self.add_button.rect().bottomLeft()))
+
     def add_found(self) -> None:
         """Turn the selected server found here into a configured provider."""
         row = self.list.currentRow() - len(self.providers.drafts)

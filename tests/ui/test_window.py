@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.store import Store
@@ -351,19 +351,13 @@ def test_new_chat_and_delete(home: SightlineHome, open_window: OpenWindow, qtbot
     assert second != first
     assert sidebar.model.index(0, 0).data() == "Second chat"  # newest first
 
-    # Delete the first chat from the keyboard; cancelling first changes nothing.
+    # Delete the first chat from the keyboard; Undo brings it back (tests/ui/test_chats.py).
     sidebar.list.setFocus()
     sidebar.list.setCurrentIndex(sidebar.model.index(1, 0))
     qtbot.waitUntil(lambda: session.controller.current_id == first)
     qtbot.keyClick(sidebar.list, Qt.Key.Key_Delete)
-    assert window.delete_box is not None
-    window.delete_box.button(QMessageBox.StandardButton.Cancel).click()
-    assert sidebar.model.rowCount() == 2
-
-    qtbot.keyClick(sidebar.list, Qt.Key.Key_Delete)
-    assert window.delete_box is not None
-    window.delete_box.button(QMessageBox.StandardButton.Yes).click()
     qtbot.waitUntil(lambda: sidebar.model.rowCount() == 1, timeout=5000)
+    assert sidebar.undo_bar.isVisible()
     assert [c.id for c in session.store.list_conversations()] == [second]
     assert session.controller.current_id == "" and rows(session) == []
 

@@ -1,0 +1,373 @@
+"""Export a conversation to Markdown or JSON, notices and pictures included.
+
+Markdown is for reading: each picture is written once, by its SHA-256, into a
+folder beside the file (`<name>_files/<sha256>.<ext>`) and linked from the text.
+JSON is for keeping: every item in order, notices included, and every picture
+once with its type, size, SHA-256 and bytes in base64, so `read_json` gives back
+the same messages, notices and picture bytes.
+
+`snapshot` reads the store (on the store's thread); the writers only touch
+files, so they can run in a worker thread.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, cast
+from urllib.parse import quote
+
+from app.store import ConversationSummary, Store
+from routing.transcript import (
+    Message,
+    MessageStatus,
+    Notice,
+    NoticeKind,
+    Part,
+    PicturePart,
+    Role,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
+from vision.pictures import Picture
+
+FORMAT = "sightline.conversation"
+VERSION = 1
+_EXTENSIONS = {
+    "image/png": "png",
+    "image/jpeg": "jpg",
+    "image/gif": "gif",
+    "image/webp": "webp",
+    "image/bmp": "bmp",
+    "image/tiff": "tiff",
+    "image/x-icon": "ico",
+}
+_NOTICE_WORDS = {
+    NoticeKind.ROUTING: "Routing",
+    NoticeKind.DISCLOSURE: "Disclosure",
+    NoticeKind.HEAL: "Retried",
+    NoticeKind.BUDGET: "Budget",
+    NoticeKind.ERROR: "Error",
+    NoticeKind.INFO: "Note",
+}
+
+
+class ExportError(Exception):
+    """An export can't be written or read back; the message says which file and why."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One message or notice of an exported conversation, with when it was stored."""
+
+    created_at: float
+    item: Message | Notice
+
+
+@dataclass(frozen=True)
+class Exported:
+    """A conversation as it is exported: its summary and every item, in order."""
+
+    conversation: ConversationSummary
+    entries: tuple[Entry, ...]
+
+    @property
+    def pictures(self) -> dict[str, Picture]:
+        """Every picture the conversation uses, once each, by SHA-256 (first label kept)."""
+        found: dict[str, Picture] = {}
+        for entry in self.entries:
+            if isinstance(entry.item, Message):
+                for picture in _pictures_of(entry.item):
+                    found.setdefault(picture.sha256, picture)
+        return found
+
+
+def snapshot(store: Store, conversation_id: str) -> Exported:
+    """Read a conversation for export; ExportError when there is no such conversation."""
+    summary = store.get_conversation(conversation_id)
+    if summary is None:
+        raise ExportError(f"There is no conversation {conversation_id!r} to export.")
+    entries = tuple(Entry(s.created_at, s.item) for s in store.items(conversation_id))
+    return Exported(summary, entries)
+
+
+def file_name_for(title: str) -> str:
+    """A file name (without suffix) from a conversation title, safe on every system."""
+    cleaned = "".join(" " if c in '<>:"/\\|?*' or ord(c) < 32 else c for c in title)
+    cleaned = " ".join(cleaned.split()).strip(" .")[:80].strip(" .")
+    return cleaned or "conversation"
+
+
+def write(exported: Exported, path: Path) -> Path:
+    """Write the export in the format the file's suffix names (.json, else Markdown)."""
+    if path.suffix.lower() == ".json":
+        return write_json(exported, path)
+    return write_markdown(exported, path)
+
+
+# -- Markdown ----------------------------------------------------------------------
+
+
+def write_markdown(exported: Exported, path: Path) -> Path:
+    """Write `path` and its pictures folder beside it; returns the file written."""
+    files = path.with_name(f"{path.stem}_files")
+    pictures = exported.pictures
+    try:
+        if pictures:
+            files.mkdir(parents=True, exist_ok=True)
+            for sha, picture in pictures.items():
+                (files / _picture_name(sha, picture.mime)).write_bytes(picture.data)
+        _write_whole(path, markdown(exported, files.name))
+    except OSError as exc:
+        raise ExportError(f"Can't write {path}: {exc.strerror or exc}.") from None
+    return path
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """Write a file whole or not at all: an export replacing an older one never ends half-done."""
+    part = path.with_name(f"{path.name}.part")
+    try:
+        part.write_text(text, encoding="utf-8")
+        os.replace(part, path)
+    finally:
+        part.unlink(missing_ok=True)
+
+
+def markdown(exported: Exported, files_folder: str) -> str:
+    """The conversation as Markdown, pictures linked inside `files_folder`."""
+    summary = exported.conversation
+    lines = [
+        f"# {_one_line(summary.title) or 'New chat'}",
+        "",
+        f"*Exported from Sightline on {_when(time.time())}. "
+        f"Model: {summary.model or 'auto'}. Started {_when(summary.created_at)}.*",
+        "",
+    ]
+    for entry in exported.entries:
+        if isinstance(entry.item, Notice):
+            lines += _notice_lines(entry.item)
+        else:
+            lines += _message_lines(entry, files_folder)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _message_lines(entry: Entry, folder: str) -> list[str]:
+    message = cast(Message, entry.item)
+    author = {"user": "You", "tool": "Tool results", "system": "System"}.get(
+        message.role, message.model or "Assistant"
+    )
+    status = "" if message.status == MessageStatus.COMPLETE else f" ({message.status.value})"
+    lines = [f"## {author} · {_when(entry.created_at)}{status}", ""]
+    for part in message.parts:
+        lines += _part_lines(part, folder)
+    return lines
+
+
+def _part_lines(part: Part, folder: str) -> list[str]:
+    if isinstance(part, TextPart):
+        return [part.text, ""] if part.text else []
+    if isinstance(part, PicturePart):
+        return [_picture_link(part.picture, folder), ""]
+    if isinstance(part, ToolCall):
+        arguments = json.dumps(dict(part.arguments), ensure_ascii=False, indent=2)
+        return [f"**Tool call** `{part.name}` ({part.id}):", "", "```json", arguments, "```", ""]
+    failed = " — error" if part.is_error else ""
+    lines = [f"**Tool result** `{part.name}` ({part.call_id}){failed}:", ""]
+    for sub in part.parts:
+        if isinstance(sub, TextPart):
+            lines += ["```", sub.text.replace("```", "` ` `"), "```", ""]
+        else:
+            lines += [_picture_link(sub.picture, folder), ""]
+    return lines
+
+
+def _notice_lines(notice: Notice) -> list[str]:
+    word = _NOTICE_WORDS.get(notice.kind, notice.kind.value.title())
+    lines = [f"> **{word}:** {_one_line(notice.text)}"]
+    if notice.details:
+        lines += [">", f"> {_one_line(notice.details)}"]
+    return [*lines, ""]
+
+
+def _picture_link(picture: Picture, folder: str) -> str:
+    alt = (picture.label or "picture").replace("[", "(").replace("]", ")")
+    target = quote(f"{folder}/{_picture_name(picture.sha256, picture.mime)}")
+    return f"![{alt}]({target})"
+
+
+def _picture_name(sha: str, mime: str) -> str:
+    return f"{sha}.{_EXTENSIONS.get(mime, 'bin')}"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _when(timestamp: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+
+
+# -- JSON ----------------------------------------------------------------------------
+
+
+def write_json(exported: Exported, path: Path) -> Path:
+    """Write the conversation as one JSON document; returns the file written."""
+    try:
+        _write_whole(path, json.dumps(to_json(exported), ensure_ascii=False, indent=2) + "\n")
+    except OSError as exc:
+        raise ExportError(f"Can't write {path}: {exc.strerror or exc}.") from None
+    return path
+
+
+def to_json(exported: Exported) -> dict[str, Any]:
+    """The export as JSON-ready data."""
+    summary = exported.conversation
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "conversation": {
+            "id": summary.id,
+            "title": summary.title,
+            "model": summary.model,
+            "created_at": summary.created_at,
+            "updated_at": summary.updated_at,
+        },
+        "items": [_entry_json(entry) for entry in exported.entries],
+        "pictures": [
+            {
+                "sha256": sha,
+                "mime": picture.mime,
+                "width": picture.width,
+                "height": picture.height,
+                "data": base64.b64encode(picture.data).decode("ascii"),
+            }
+            for sha, picture in exported.pictures.items()
+        ],
+    }
+
+
+def _entry_json(entry: Entry) -> dict[str, Any]:
+    item = entry.item
+    if isinstance(item, Notice):
+        return {
+            "type": "notice",
+            "created_at": entry.created_at,
+            "kind": item.kind.value,
+            "text": item.text,
+            "details": item.details,
+        }
+    return {
+        "type": "message",
+        "created_at": entry.created_at,
+        "role": item.role,
+        "model": item.model,
+        "status": item.status.value,
+        "parts": [_part_json(part) for part in item.parts],
+    }
+
+
+def _part_json(part: Part) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    if isinstance(part, PicturePart):
+        return {"type": "picture", "sha256": part.picture.sha256, "label": part.picture.label}
+    if isinstance(part, ToolCall):
+        return {
+            "type": "tool_call",
+            "id": part.id,
+            "name": part.name,
+            "arguments": dict(part.arguments),
+        }
+    return {
+        "type": "tool_result",
+        "call_id": part.call_id,
+        "name": part.name,
+        "is_error": part.is_error,
+        "parts": [_part_json(sub) for sub in part.parts],
+    }
+
+
+def read_json(path: Path) -> Exported:
+    """Read a JSON export back; ExportError names the file and what is wrong."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return from_json(data)
+    except OSError as exc:
+        raise ExportError(f"Can't read {path}: {exc.strerror or exc}.") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise ExportError(f"{path} is not a Sightline export: {exc}") from None
+
+
+def from_json(data: dict[str, Any]) -> Exported:
+    """An export from its JSON data; pictures are checked against their SHA-256."""
+    if data.get("format") != FORMAT:
+        raise ValueError(f"format is {data.get('format')!r}, not {FORMAT!r}")
+    if data.get("version") != VERSION:
+        raise ValueError(f"version {data.get('version')!r} is not {VERSION}")
+    pictures: dict[str, Picture] = {}
+    for raw in data["pictures"]:
+        blob = base64.b64decode(raw["data"], validate=True)
+        if hashlib.sha256(blob).hexdigest() != raw["sha256"]:
+            raise ValueError(f"picture {raw['sha256']} does not match its bytes")
+        pictures[raw["sha256"]] = Picture(
+            blob, raw["mime"], int(raw["width"]), int(raw["height"]), raw["sha256"]
+        )
+    conversation = data["conversation"]
+    summary = ConversationSummary(
+        conversation["id"],
+        conversation["title"],
+        conversation["model"],
+        float(conversation["created_at"]),
+        float(conversation["updated_at"]),
+    )
+    entries = tuple(_entry_from(raw, pictures) for raw in data["items"])
+    return Exported(summary, entries)
+
+
+def _entry_from(raw: dict[str, Any], pictures: dict[str, Picture]) -> Entry:
+    item: Message | Notice
+    if raw["type"] == "notice":
+        item = Notice(NoticeKind(raw["kind"]), raw["text"], raw.get("details", ""))
+    elif raw["type"] == "message":
+        item = Message(
+            role=cast(Role, raw["role"]),
+            parts=tuple(_part_from(part, pictures) for part in raw["parts"]),
+            model=raw.get("model", ""),
+            status=MessageStatus(raw.get("status", MessageStatus.COMPLETE.value)),
+        )
+    else:
+        raise ValueError(f"unknown item type {raw['type']!r}")
+    return Entry(float(raw["created_at"]), item)
+
+
+def _part_from(raw: dict[str, Any], pictures: dict[str, Picture]) -> Part:
+    kind = raw["type"]
+    if kind == "text":
+        return TextPart(raw["text"])
+    if kind == "picture":
+        picture = pictures[raw["sha256"]]  # KeyError: a picture the file doesn't carry
+        return PicturePart(replace(picture, label=raw.get("label", "")))
+    if kind == "tool_call":
+        return ToolCall(raw["id"], raw["name"], raw.get("arguments", {}))
+    if kind == "tool_result":
+        parts = tuple(_part_from(sub, pictures) for sub in raw["parts"])
+        if any(not isinstance(p, TextPart | PicturePart) for p in parts):
+            raise ValueError("a tool result holds only text and pictures")
+        return ToolResult(
+            raw["call_id"],
+            raw["name"],
+            cast(tuple[TextPart | PicturePart, ...], parts),
+            bool(raw.get("is_error", False)),
+        )
+    raise ValueError(f"unknown part type {kind!r}")
+
+
+def _pictures_of(message: Message) -> list[Picture]:
+    """The message's own pictures and those inside its tool results, in order."""
+    return [*message.pictures, *(p for r in message.tool_results for p in r.pictures)]

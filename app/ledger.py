@@ -1,0 +1,284 @@
+"""The data-boundary ledger: every time a conversation's data crossed to a model, and why.
+
+Built only from what the conversation stored, so it is as true after a restart
+as during the chat:
+
+- a *disclosure* notice names the model that got pictures or pages, its host,
+  what was sent and (in its details) why;
+- a *routing* notice to a model in the cloud means the whole message (and the
+  conversation before it) went there;
+- a *heal* notice means the model was sent the turn's pictures and refused them;
+- an answer from a cloud model the person chose themselves (no notice: it was
+  their choice) is a crossing too, once per turn, when the caller can say which
+  providers are in the cloud (`endpoints`).
+
+Notices are words, not records, so they are read with patterns that accept the
+older wordings too; a disclosure nobody can read is still listed, with its text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
+
+from app.store import StoredItem
+from routing.models import is_local_url
+from routing.transcript import Message, Notice, NoticeKind
+
+WHOLE_MESSAGE = "This message and the conversation before it"
+
+# "<looker> at <host> looked at 2 pictures (a.png, b.png) and described them for <model>, ..."
+# "<looker> at <host> was sent 2 pictures (…) to describe for <model>, which can't see; …"
+_LOOKED = re.compile(
+    r"^(?P<model>\S+) at (?P<host>\S+) (?:looked at|was sent) "
+    r"(?P<what>\d+ pictures? \(.*\)) (?:and described (?:them|it) )?(?:to describe )?"
+    r"for (?P<target>\S+?), which can't see(?P<rest>.*)$",
+    re.S,
+)
+# "This turn's 2 pictures now go (a.png, b.png) to <model> at <host> (in the cloud)."
+# and the older "This turn's 2 pictures now go to <model> at <url> (on this computer)."
+_TAKEOVER = re.compile(
+    r"^This turn's (?P<count>\d+) (?P<noun>pictures?) now go(?:es)?"
+    r"(?: \((?P<labels>.*)\))? to (?P<model>\S+) at (?P<host>\S+) \((?P<where>[^)]*)\)\.?$",
+    re.S,
+)
+# "<model> answers (in the cloud): <reason>." / "<model> now answers (…)[ at <host>]: <reason>."
+_ROUTED = re.compile(
+    r"^(?P<model>\S+) (?:now )?answers \((?P<where>[^)]*)\)(?: at (?P<host>\S+))?: "
+    r"(?P<reason>.*?)\.?$",
+    re.S,
+)
+_HEALED = re.compile(r"^(?P<model>\S+) refused the pictures")
+_ANY_MODEL_AT = re.compile(r"(?P<model>[\w.-]+:\S+) at (?P<host>[^\s,()]+)")
+_WHY_PREFIX = re.compile(r"^Why \S+: ")
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where one provider's models run: its host and whether that is this computer."""
+
+    host: str
+    local: bool
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """One time data of the conversation went to a model: when, to whom, what and why."""
+
+    when: float  # seconds since the epoch, as the store keeps times
+    model: str  # provider:model
+    host: str  # host[:port]; "" when the conversation doesn't say and it isn't known now
+    what: str
+    why: str
+    local: bool | None = None  # on this computer (False: it left it); None when unknown
+    kind: NoticeKind | None = None  # the notice it comes from; None for the person's choice
+
+    @property
+    def where(self) -> str:
+        """The endpoint in words."""
+        place = {True: "on this computer", False: "off this computer", None: ""}[self.local]
+        host = self.host or "host not recorded"
+        return f"{host} ({place})" if place else host
+
+
+def ledger(
+    items: Iterable[StoredItem], endpoints: Mapping[str, Endpoint] | None = None
+) -> list[Crossing]:
+    """Every crossing the conversation's stored items record, oldest first.
+
+    `endpoints` (provider id → where it runs) fills in hosts the notices don't
+    name and lets answers from a cloud model the person chose count too.
+    """
+    known = endpoints or {}
+    crossings: list[Crossing] = []
+    turn_pictures: list[str] = []  # labels of the current turn's pictures, for heal notices
+    told: set[str] = set()  # models of this turn already listed as getting the whole message
+    for stored in items:
+        item = stored.item
+        if isinstance(item, Message):
+            if item.role == "user":
+                turn_pictures, told = [], set()
+            turn_pictures.extend(_picture_labels(item))
+            crossing = _chosen_answer(stored.created_at, item, known, told)
+        else:
+            crossing = _from_notice(stored.created_at, item, known, turn_pictures)
+        if crossing is None:
+            continue
+        if crossing.what == WHOLE_MESSAGE:
+            told.add(crossing.model)
+        crossings.append(crossing)
+    # A notice that named no host (routing) gets the one another notice gave its provider.
+    named = {_provider_id(c.model): c.host for c in crossings if c.host and c.model}
+    return [
+        replace(c, host=named.get(_provider_id(c.model), "")) if not c.host else c
+        for c in crossings
+    ]
+
+
+def endpoints_of(providers: Iterable[tuple[str, str, bool]]) -> dict[str, Endpoint]:
+    """Endpoints from (provider id, base URL, is local) triples."""
+    return {pid: Endpoint(host_of(url), local) for pid, url, local in providers}
+
+
+def host_of(url: str) -> str:
+    """host[:port] of an address (never its path or any user name)."""
+    parts = urlsplit(url if "://" in url else f"http://{url}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    host = parts.hostname or url
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{port}" if port else host
+
+
+def summary(crossings: list[Crossing]) -> str:
+    """One sentence on the whole ledger, for the top of the panel."""
+    if not crossings:
+        return (
+            "Nothing from this conversation has gone to a model other than its own, "
+            "or to the cloud."
+        )
+    away = sorted({c.host or c.model for c in crossings if c.local is False})
+    count = len(crossings)
+    said = f"{count} crossing{'s' if count != 1 else ''}"
+    if away:
+        return f"{said}; data left this computer for {', '.join(away)}."
+    if all(c.local for c in crossings):
+        return f"{said}, all to models on this computer: nothing left it."
+    return f"{said}."
+
+
+# -- one item at a time ------------------------------------------------------------
+
+
+def _from_notice(
+    when: float, notice: Notice, known: Mapping[str, Endpoint], turn_pictures: list[str]
+) -> Crossing | None:
+    if notice.kind == NoticeKind.DISCLOSURE:
+        return _disclosure(when, notice, known)
+    if notice.kind == NoticeKind.ROUTING:
+        return _routing(when, notice, known)
+    if notice.kind == NoticeKind.HEAL:
+        return _heal(when, notice, known, turn_pictures)
+    return None
+
+
+def _disclosure(when: float, notice: Notice, known: Mapping[str, Endpoint]) -> Crossing:
+    text, details = notice.text.strip(), notice.details.strip()
+    looked = _LOOKED.match(text)
+    if looked:
+        reason = _WHY_PREFIX.sub("", details).rstrip(".")
+        why = f"To describe them in words for {looked['target']}, which can't see"
+        why += f"; {reason}" if reason else ""
+        what = looked["what"]
+        outcome = looked["rest"].lstrip(";,. ").rstrip(".")
+        if outcome:
+            what += f"; {outcome}"
+        return _crossing(when, looked["model"], looked["host"], what, why, known, notice.kind)
+    took = _TAKEOVER.match(text)
+    if took:
+        what = f"{took['count']} {took['noun']} of this turn"
+        what += f" ({took['labels']})" if took["labels"] else ""
+        why = details.rstrip(".") or "It took over the turn to see its pictures"
+        local = _where_words(took["where"])
+        return _crossing(
+            when, took["model"], took["host"], what, why, known, notice.kind, local=local
+        )
+    # A wording this version doesn't know: still listed, with the notice's own words.
+    anywhere = _ANY_MODEL_AT.search(text)
+    model, host = (anywhere["model"], anywhere["host"]) if anywhere else ("", "")
+    return _crossing(when, model, host, text, details, known, notice.kind)
+
+
+def _routing(when: float, notice: Notice, known: Mapping[str, Endpoint]) -> Crossing | None:
+    routed = _ROUTED.match(notice.text.strip())
+    if routed is None:
+        return None
+    local = _where_words(routed["where"])
+    if local is None:
+        local = _known_local(routed["model"], known)
+    if local is not False:
+        return None  # a model on this computer: nothing left it
+    why = f"Sightline chose it: {routed['reason']}"
+    host = routed["host"] or ""
+    return _crossing(when, routed["model"], host, WHOLE_MESSAGE, why, known, notice.kind, local)
+
+
+def _heal(
+    when: float, notice: Notice, known: Mapping[str, Endpoint], turn_pictures: list[str]
+) -> Crossing | None:
+    healed = _HEALED.match(notice.text.strip())
+    if healed is None:
+        return None
+    count = len(turn_pictures)
+    what = (
+        f"{count} picture{'s' if count != 1 else ''} of this turn ({', '.join(turn_pictures)})"
+        if count
+        else "This turn's pictures"
+    )
+    why = "It answers this chat and was sent the pictures; it refused them, so they went as words"
+    return _crossing(when, healed["model"], "", what, why, known, notice.kind)
+
+
+def _chosen_answer(
+    when: float, message: Message, known: Mapping[str, Endpoint], told: set[str]
+) -> Crossing | None:
+    """An answer from a cloud model nobody had to announce: the person chose it."""
+    if message.role != "assistant" or not message.model or message.model in told:
+        return None
+    endpoint = known.get(_provider_id(message.model))
+    if endpoint is None or endpoint.local:
+        return None
+    return Crossing(
+        when, message.model, endpoint.host, WHOLE_MESSAGE, "You chose this model", False, None
+    )
+
+
+def _crossing(
+    when: float,
+    model: str,
+    host: str,
+    what: str,
+    why: str,
+    known: Mapping[str, Endpoint],
+    kind: NoticeKind,
+    local: bool | None = None,
+) -> Crossing:
+    """A crossing, its host and place filled in from `known` when the notice left them out."""
+    endpoint = known.get(_provider_id(model)) if model else None
+    host = host_of(host) if "://" in host else host  # older notices named the whole URL
+    if not host and endpoint is not None:
+        host = endpoint.host
+    if local is None:
+        if endpoint is not None and endpoint.host == host:
+            local = endpoint.local  # the person's settings may call a LAN server local
+        elif host:
+            local = is_local_url(host)
+    return Crossing(when, model, host, what, why, local, kind)
+
+
+def _where_words(where: str) -> bool | None:
+    """`Choice.where()`'s words as locality."""
+    if "this computer" in where:
+        return True
+    if "cloud" in where:
+        return False
+    return None
+
+
+def _known_local(model: str, known: Mapping[str, Endpoint]) -> bool | None:
+    endpoint = known.get(_provider_id(model))
+    return endpoint.local if endpoint is not None else None
+
+
+def _provider_id(model_ref: str) -> str:
+    return model_ref.partition(":")[0]
+
+
+def _picture_labels(message: Message) -> list[str]:
+    pictures = [*message.pictures, *(p for r in message.tool_results for p in r.pictures)]
+    return [p.label or "a picture" for p in pictures]

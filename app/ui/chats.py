@@ -1,0 +1,224 @@
+"""The person's conversations as the window lists them: search, rename, delete with Undo, export.
+
+No widgets here: the sidebar, the undo bar and the ledger panel show what this
+reports. It shares the controller's store and runs on the same (UI) thread.
+
+Deleting keeps nothing from the person and loses nothing early: a deleted
+conversation is hidden at once (`Store.trash_conversation`) and deleted for good
+only when its Undo is over — after `UNDO_MS`, or when Sightline closes, whichever
+comes first. If Sightline crashes during the Undo, the conversation is still in
+the file, and the next start offers its Undo again before deleting it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.store import ConversationSummary, Store, StoreError
+
+if TYPE_CHECKING:
+    from app.ledger import Crossing
+    from routing.models import ProviderConfig
+
+log = logging.getLogger(__name__)
+
+UNDO_MS = 10_000  # how long a deletion can be undone
+UNTITLED = "New chat"
+
+
+@dataclass(frozen=True)
+class Deleted:
+    """Conversations deleted and still waiting for their Undo to run out."""
+
+    titles: tuple[str, ...]
+
+    @property
+    def words(self) -> str:
+        """What the undo bar says."""
+        if len(self.titles) == 1:
+            return f"“{self.titles[0]}” deleted"
+        return f"{len(self.titles)} conversations deleted"
+
+
+class Chats(QObject):
+    """The list of conversations: what it shows (searched or not) and what can be undone."""
+
+    changed = Signal(list)  # list[ConversationSummary]: the list to show
+    deleted_changed = Signal(object)  # Deleted, or None once nothing can be undone
+    restored = Signal(str)  # a conversation brought back by Undo
+    told = Signal(str)  # a result to show for a while (an export written, or why not)
+
+    def __init__(self, store: Store, parent: QObject | None = None) -> None:
+        """The conversations of `store`, unfiltered."""
+        super().__init__(parent)
+        self.store = store
+        self._query = ""
+        self._snippets: dict[str, str] = {}
+        self._pending: dict[str, str] = {}  # deleted id -> its title, oldest first
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.finish_deleting)
+        self._tasks: set[asyncio.Task[None]] = set()
+        # After `close` the store is closed: late timers and events must not reach it.
+        self._closed = False
+
+    # -- what the list shows --------------------------------------------------------
+
+    @property
+    def query(self) -> str:
+        """The search the list is filtered by ("" for none)."""
+        return self._query
+
+    def refresh(self) -> None:
+        """Tell the list what to show now."""
+        if not self._closed:
+            self.changed.emit(self.listed())
+
+    def listed(self) -> list[ConversationSummary]:
+        """The conversations to show: every one, or those matching the search."""
+        if not self._query.strip():
+            self._snippets = {}
+            return self.store.list_conversations()
+        hits = self.store.search(self._query)
+        self._snippets = {hit.conversation.id: hit.snippet for hit in hits}
+        return [hit.conversation for hit in hits]
+
+    def search(self, query: str) -> None:
+        """Filter the list by words in titles and text (empty: show every conversation)."""
+        if query != self._query:
+            self._query = query
+            self.refresh()
+
+    def title(self, conversation_id: str) -> str:
+        """A conversation's title ("" when untitled, unknown or deleted)."""
+        if self._closed or not conversation_id:
+            return ""
+        summary = self.store.get_conversation(conversation_id)
+        return summary.title if summary is not None else ""
+
+    @property
+    def snippets(self) -> dict[str, str]:
+        """Where the search matched inside each listed conversation ("" where the title did)."""
+        return dict(self._snippets)
+
+    def has_any(self) -> bool:
+        """Whether there is any conversation at all, even one waiting for its Undo."""
+        return self._closed or bool(self._pending or self.store.list_conversations())
+
+    def rename(self, conversation_id: str, title: str) -> None:
+        """Give a conversation a new title; a blank one changes nothing."""
+        title = " ".join(title.split())
+        if self._closed:
+            return
+        summary = self.store.get_conversation(conversation_id)
+        if title and summary is not None and title != summary.title:
+            self.store.rename_conversation(conversation_id, title)
+            self.refresh()
+
+    # -- deleting with Undo -----------------------------------------------------------
+
+    @property
+    def deleted(self) -> Deleted | None:
+        """What can be undone now, if anything."""
+        return Deleted(tuple(self._pending.values())) if self._pending else None
+
+    def delete(self, conversation_id: str) -> None:
+        """Hide a conversation as deleted; it goes for good once its Undo is over."""
+        if self._closed:
+            return
+        summary = self.store.get_conversation(conversation_id)
+        if summary is None:
+            return
+        self.store.trash_conversation(conversation_id)
+        self._pending[conversation_id] = summary.title or UNTITLED
+        self._timer.start(UNDO_MS)  # each deletion gets the whole time to be undone
+        self.deleted_changed.emit(self.deleted)
+        self.refresh()
+
+    def undo(self) -> None:
+        """Bring back every conversation whose Undo hasn't run out."""
+        if not self._pending or self._closed:
+            return
+        self._timer.stop()
+        ids = list(self._pending)
+        self._pending = {}
+        for conversation_id in ids:
+            self.store.restore_conversation(conversation_id)
+        self.deleted_changed.emit(None)
+        self.refresh()
+        self.restored.emit(ids[-1])
+
+    def finish_deleting(self) -> None:
+        """End the Undo: what was deleted is deleted for good."""
+        self._timer.stop()
+        ids, self._pending = list(self._pending), {}
+        if ids:
+            self._purge(ids)
+            self.deleted_changed.emit(None)
+
+    def offer_left_over(self) -> None:
+        """Offer Undo again for deletions a crash interrupted (called once, at start)."""
+        left = self.store.trashed_conversations()
+        if left:
+            self._pending = {s.id: s.title or UNTITLED for s in reversed(left)}
+            self._timer.start(UNDO_MS)
+            self.deleted_changed.emit(self.deleted)
+
+    def close(self) -> None:
+        """Sightline is closing: deletions waiting for Undo become final, exports stop."""
+        if self._closed:
+            return
+        self._timer.stop()
+        self._pending = {}
+        for task in self._tasks:
+            task.cancel()
+        self._purge(None)
+        self._closed = True
+
+    def _purge(self, ids: Iterable[str] | None) -> None:
+        try:
+            self.store.purge_trash(ids)
+        except StoreError as exc:  # kept in the trash: the next start tries again
+            log.warning("deleting for good failed: %s", exc)
+
+    # -- where the data went --------------------------------------------------------
+
+    def crossings(
+        self, conversation_id: str, providers: Iterable[ProviderConfig]
+    ) -> list[Crossing]:
+        """The conversation's ledger; `providers` say where models run now (for hosts)."""
+        from app.ledger import endpoints_of, ledger
+
+        if not conversation_id or self._closed:
+            return []
+        endpoints = endpoints_of((p.id, p.base_url, p.is_local) for p in providers)
+        return ledger(self.store.items(conversation_id), endpoints)
+
+    # -- export ----------------------------------------------------------------------
+
+    def export(self, conversation_id: str, path: Path) -> asyncio.Task[None]:
+        """Write the conversation to `path` (.json, else Markdown); `told` says how it went."""
+        task = asyncio.ensure_future(self._export(conversation_id, path))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    async def _export(self, conversation_id: str, path: Path) -> None:
+        from app.export import ExportError, snapshot, write
+
+        try:
+            exported = snapshot(self.store, conversation_id)  # the store's thread: this one
+            # Pictures may be many megabytes: the files are written off the UI thread.
+            written = await asyncio.to_thread(write, exported, path)
+        except ExportError as exc:
+            self.told.emit(str(exc))
+            return
+        title = exported.conversation.title or UNTITLED
+        self.told.emit(f"Exported “{title}” to {written}")

@@ -1,0 +1,135 @@
+"""One-line editors that keep Esc for themselves, and the title that renames in place."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QMouseEvent
+from PySide6.QtWidgets import QLineEdit, QWidget
+
+
+class EscapeEdit(QLineEdit):
+    """A line edit that gets Esc before the window's Stop shortcut does.
+
+    Esc is the window's shortcut for Stop, and a shortcut wins over the focused
+    widget unless the widget claims the key first; these editors need it to
+    cancel (a rename) or clear (the search box).
+    """
+
+    escaped = Signal()
+
+    def __init__(self, parent: QWidget | None = None, *, only_with_text: bool = False) -> None:
+        """An editor; with `only_with_text`, an empty one leaves Esc to the window."""
+        super().__init__(parent)
+        self._only_with_text = only_with_text
+
+    def event(self, event: QEvent) -> bool:
+        """Claim Esc from the window's shortcuts."""
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and event.key() == Qt.Key.Key_Escape
+            and (self.text() or not self._only_with_text)
+        ):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Esc reports `escaped`; other keys edit as usual."""
+        if event.key() == Qt.Key.Key_Escape and (self.text() or not self._only_with_text):
+            self.escaped.emit()
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
+class TitleEdit(EscapeEdit):
+    """The open conversation's title: reads like a label, edits in place on double-click or F2.
+
+    Enter or leaving the box keeps the new title; Esc puts the old one back.
+    """
+
+    renamed = Signal(str)
+    finished = Signal()  # editing ended, kept or not: the keyboard may go back where it was
+
+    def __init__(self, text: str, parent: QWidget | None = None) -> None:
+        """A title showing `text`, not editable until asked."""
+        super().__init__(parent)
+        self._chat = ""  # the chat whose title is shown; "" for one not saved yet
+        self._shown = text
+        self.setAccessibleName("Conversation title")
+        self.setAccessibleDescription("Double-click or press F2 to rename the conversation")
+        font = self.font()
+        font.setBold(True)
+        self.setFont(font)
+        self.setText(text)
+        self.escaped.connect(self._cancel)
+        self.returnPressed.connect(self._commit)
+        self._look_shown()
+
+    @property
+    def editing(self) -> bool:
+        """Whether the person is typing a new title."""
+        return not self.isReadOnly()
+
+    def show_title(self, text: str, chat: str) -> None:
+        """Show a chat's title; a chat not yet saved ("" id: nothing sent) can't be renamed."""
+        same_chat = chat == self._chat
+        self._shown, self._chat = text, chat
+        self.setToolTip("Double-click or press F2 to rename" if chat else "")
+        if self.editing:
+            if same_chat:
+                return  # the list refreshed (an answer ended): the person keeps typing
+            self._look_shown()  # another chat opened mid-edit: the edit was for the old one
+        self.setText(text)
+        self.setCursorPosition(0)
+
+    def start_editing(self) -> bool:
+        """Let the person type a new title; False when this chat can't be renamed yet."""
+        if not self._chat:
+            return False
+        self.setReadOnly(False)
+        self.setFrame(True)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.selectAll()
+        return True
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        """Double-click renames."""
+        if not self.editing and self.start_editing():
+            return
+        super().mouseDoubleClickEvent(event)
+
+    def focusOutEvent(self, event: QFocusEvent) -> None:
+        """Leaving the box keeps what was typed (a popup taking focus is not leaving)."""
+        super().focusOutEvent(event)
+        if self.editing and event.reason() != Qt.FocusReason.PopupFocusReason:
+            self._commit()
+
+    def _commit(self) -> None:
+        if not self.editing:
+            return
+        typed = " ".join(self.text().split())
+        self._look_shown()
+        if typed and typed != self._shown:
+            self._shown = typed
+            self.renamed.emit(typed)
+        self.setText(self._shown)
+        self.setCursorPosition(0)
+        self.finished.emit()
+
+    def _cancel(self) -> None:
+        if not self.editing:
+            return
+        self._look_shown()
+        self.setText(self._shown)
+        self.setCursorPosition(0)
+        self.finished.emit()
+
+    def _look_shown(self) -> None:
+        """Read-only and frameless: it reads as the heading it is."""
+        self.setReadOnly(True)
+        self.setFrame(False)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.setStyleSheet('QLineEdit[readOnly="true"] { background: transparent; }')

@@ -1,0 +1,61 @@
+"""The bar above the chat: its title (renamed in place), the model picker, and the chat's tools."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+
+from app.ui.edits import TitleEdit
+from app.ui.ledger_panel import TITLE as LEDGER_TITLE
+from app.ui.model_picker import ModelPicker
+from app.ui.sidebar import UNTITLED
+
+
+def _button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
+    button = QPushButton(text, parent)
+    button.setAccessibleName(name)
+    button.setToolTip(tip)
+    return button
+
+
+class TopBar(QWidget):
+    """Title | Model [picker] | Data ledger | Export… | Settings…; reports, decides nothing."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        """The bar for a new chat."""
+        super().__init__(parent)
+        self.setAccessibleName("Chat bar")
+        self.title = TitleEdit(UNTITLED, self)
+        self.picker = ModelPicker(self)
+        self.model_label = QLabel("Model", self)
+        self.model_label.setBuddy(self.picker)
+        self.model_label.setAccessibleName("Model label")
+        self.ledger_button = _button(
+            "Data ledger",
+            LEDGER_TITLE,
+            f"{LEDGER_TITLE}: every picture, page and message of this chat that went to "
+            "another model or to the cloud (Ctrl+Shift+L)",
+            self,
+        )
+        self.ledger_button.setCheckable(True)
+        self.export_button = _button(
+            "Export…", "Export conversation", "Save this chat as Markdown or JSON (Ctrl+S)", self
+        )
+        self.settings_button = _button(
+            "Settings…", "Settings", "Providers, tools and the data folder (Ctrl+,)", self
+        )
+
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(18, 10, 16, 10)
+        layout.setSpacing(8)
+        layout.addWidget(self.title, 1)
+        layout.addWidget(self.model_label)
+        layout.addWidget(self.picker)
+        layout.addSpacing(4)
+        layout.addWidget(self.ledger_button)
+        layout.addWidget(self.export_button)
+        layout.addWidget(self.settings_button)
+
+    def show_title(self, title: str, chat: str) -> None:
+        """Show the open chat's title; only a saved chat (an id) can be renamed or exported."""
+        self.title.show_title(title, chat)
+        self.export_button.setEnabled(bool(chat))

@@ -1,0 +1,66 @@
+"""What the window remembers between runs: its size and place, the splitter, the ledger, the chat.
+
+Kept with QSettings in an INI file in the data folder (`window.ini`), not in the
+platform's settings store: the last open chat is an id in that folder's database,
+so the two belong together (another `SIGHTLINE_DATA_DIR` has its own), and a
+test's temporary data folder keeps its window state to itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtWidgets import QMainWindow, QSplitter
+
+FILE_NAME = "window.ini"
+
+
+@dataclass(frozen=True)
+class Remembered:
+    """The parts of the last run that aren't Qt geometry."""
+
+    last_chat: str = ""  # the conversation open at the end ("" for a new chat)
+    ledger_open: bool = False
+    ledger_width: int = 0  # 0: never set
+
+
+class WindowState:
+    """Saves and restores one window's state in the data folder."""
+
+    def __init__(self, data_dir: Path) -> None:
+        """State kept in `data_dir`'s window.ini."""
+        self.path = data_dir / FILE_NAME
+
+    def _settings(self) -> QSettings:
+        return QSettings(str(self.path), QSettings.Format.IniFormat)
+
+    def save(self, window: QMainWindow, splitter: QSplitter, remembered: Remembered) -> None:
+        """Remember the window's geometry, the splitter's sizes and the rest."""
+        settings = self._settings()
+        settings.setValue("window/geometry", window.saveGeometry())
+        settings.setValue("window/splitter", splitter.saveState())
+        settings.setValue("window/ledger_open", remembered.ledger_open)
+        settings.setValue("window/ledger_width", remembered.ledger_width)
+        settings.setValue("chat/last", remembered.last_chat)
+        settings.sync()  # now: the process may be about to end
+
+    def restore(self, window: QMainWindow, splitter: QSplitter) -> Remembered:
+        """Put the window and splitter back as they were, and say what else was remembered."""
+        settings = self._settings()
+        geometry = settings.value("window/geometry")
+        if isinstance(geometry, QByteArray) and not geometry.isEmpty():
+            # restoreGeometry moves a window that would be off every screen back onto one.
+            window.restoreGeometry(geometry)
+        sizes = settings.value("window/splitter")
+        if isinstance(sizes, QByteArray) and not sizes.isEmpty():
+            splitter.restoreState(sizes)
+        last = settings.value("chat/last", "")
+        # INI files keep no types: booleans and numbers come back as text.
+        ledger_open = str(settings.value("window/ledger_open", "false")).lower() == "true"
+        try:
+            width = int(str(settings.value("window/ledger_width", 0)))
+        except ValueError:
+            width = 0
+        return Remembered(last if isinstance(last, str) else "", ledger_open, max(width, 0))

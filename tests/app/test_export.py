@@ -1,0 +1,172 @@
+"""Exporting a chat: Markdown with picture files beside it, JSON that reads back the same."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import unquote
+
+import pytest
+from PIL import Image
+
+from app.export import ExportError, markdown, read_json, snapshot, write, write_json
+from app.store import Store
+from routing.transcript import (
+    Message,
+    MessageStatus,
+    Notice,
+    NoticeKind,
+    PicturePart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    user_message,
+)
+from vision.pictures import Picture, sniff
+
+
+def picture(colour: str, label: str, fmt: str = "PNG") -> Picture:
+    buffer = io.BytesIO()
+    Image.new("RGB", (6, 4), colour).save(buffer, format=fmt)
+    return sniff(buffer.getvalue(), label=label)
+
+
+RED, PHOTO = picture("red", "red [1].png"), picture("blue", "photo.jpg", "JPEG")
+
+
+@pytest.fixture
+def chat(tmp_path: Path) -> Iterator[tuple[Store, str]]:
+    """A conversation with words, pictures (one used twice), a tool step and notices."""
+    with Store.open(tmp_path / "data") as store:
+        chat = store.create_conversation(model="ollama:llama3.2:3b")
+        store.add_message(chat, user_message("What is in these?", (RED, PHOTO)))
+        store.add_notice(
+            chat,
+            Notice(
+                NoticeKind.DISCLOSURE,
+                "ollama:qwen2.5vl:3b at 127.0.0.1:11434 looked at 2 pictures (red [1].png, "
+                "photo.jpg) and described them for ollama:llama3.2:3b, which can't see.",
+                details="Why ollama:qwen2.5vl:3b: it sees.",
+            ),
+        )
+        call = ToolCall("call-1", "screenshot", {"window": "Sightline", "n": 1})
+        store.add_message(
+            chat,
+            Message(
+                "assistant",
+                (TextPart("Let me look."), call),
+                model="ollama:llama3.2:3b",
+            ),
+        )
+        store.add_message(
+            chat,
+            Message(
+                "tool",
+                (
+                    ToolResult(
+                        "call-1", "screenshot", (TextPart("800×600"), PicturePart(RED)), False
+                    ),
+                ),
+            ),
+        )
+        store.add_message(
+            chat,
+            Message(
+                "assistant",
+                (TextPart("A red square and a blue photo.\n\n```py\nprint(1)\n```"),),
+                model="ollama:llama3.2:3b",
+                status=MessageStatus.STOPPED,
+            ),
+        )
+        store.add_notice(chat, Notice(NoticeKind.ERROR, "Ollama stopped.", details="kind: x"))
+        yield store, chat
+
+
+def test_json_round_trip_keeps_messages_notices_and_picture_bytes(
+    chat: tuple[Store, str], tmp_path: Path
+) -> None:
+    store, conversation = chat
+    exported = snapshot(store, conversation)
+    path = write(exported, tmp_path / "chat.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    assert data["format"] == "sightline.conversation" and data["version"] == 1
+    assert [i["type"] for i in data["items"]] == [
+        "message",
+        "notice",
+        "message",
+        "message",
+        "message",
+        "notice",
+    ]
+    # Each picture once, with its type and hash, however often it is used.
+    assert sorted((p["sha256"], p["mime"]) for p in data["pictures"]) == sorted(
+        [(RED.sha256, "image/png"), (PHOTO.sha256, "image/jpeg")]
+    )
+
+    back = read_json(path)
+    stored = store.items(conversation)
+    assert back.conversation == store.get_conversation(conversation)
+    assert [e.item for e in back.entries] == [s.item for s in stored]  # labels included
+    assert [e.created_at for e in back.entries] == [s.created_at for s in stored]
+    first = back.entries[0].item
+    assert isinstance(first, Message)
+    assert [p.data for p in first.pictures] == [RED.data, PHOTO.data]
+    notices = [e.item for e in back.entries if isinstance(e.item, Notice)]
+    assert [n.kind for n in notices] == [NoticeKind.DISCLOSURE, NoticeKind.ERROR]
+
+
+def test_markdown_writes_pictures_beside_it_and_links_them(
+    chat: tuple[Store, str], tmp_path: Path
+) -> None:
+    store, conversation = chat
+    path = write(snapshot(store, conversation), tmp_path / "My chat.md")
+    text = path.read_text(encoding="utf-8")
+    files = tmp_path / "My chat_files"
+    assert sorted(p.name for p in files.iterdir()) == sorted(
+        [f"{RED.sha256}.png", f"{PHOTO.sha256}.jpg"]
+    )
+    assert (files / f"{RED.sha256}.png").read_bytes() == RED.data
+    assert text.startswith("# What is in these?\n")
+    assert "## You · " in text and "## ollama:llama3.2:3b · " in text
+    assert "(stopped)" in text
+    links = [line for line in text.splitlines() if line.startswith("![")]
+    assert len(links) == 3  # two attached, one from the tool
+    for link in links:
+        target = unquote(link[link.index("](") + 2 : -1])
+        assert (tmp_path / target).is_file()
+    assert "![red (1).png](" in text  # brackets in a label can't break the link
+    assert "> **Disclosure:** ollama:qwen2.5vl:3b at 127.0.0.1:11434 looked at" in text
+    assert "> Why ollama:qwen2.5vl:3b: it sees." in text
+    assert "> **Error:** Ollama stopped." in text
+    assert "**Tool call** `screenshot`" in text and '"window": "Sightline"' in text
+    assert "```py\nprint(1)\n```" in text
+
+
+def test_a_chat_without_pictures_makes_no_folder(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "data") as store:
+        chat = store.create_conversation()
+        store.add_message(chat, user_message("Just words"))
+        write(snapshot(store, chat), tmp_path / "words.md")
+        assert not (tmp_path / "words_files").exists()
+        assert "Just words" in markdown(snapshot(store, chat), "x")
+
+
+def test_errors_name_the_file(chat: tuple[Store, str], tmp_path: Path) -> None:
+    store, conversation = chat
+    with pytest.raises(ExportError, match="no conversation"):
+        snapshot(store, "missing")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    with pytest.raises(ExportError, match="a-file"):
+        write_json(snapshot(store, conversation), blocker / "out.json")
+    bad = tmp_path / "bad.json"
+    data = json.loads(write(snapshot(store, conversation), tmp_path / "ok.json").read_text())
+    data["pictures"][0]["data"] = "AAAA"
+    bad.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ExportError, match="does not match"):
+        read_json(bad)
+    bad.write_text("{}", encoding="utf-8")
+    with pytest.raises(ExportError, match="not a Sightline export"):
+        read_json(bad)

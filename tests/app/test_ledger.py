@@ -1,0 +1,190 @@
+"""The data-boundary ledger, built from notices as the turn loop really words them."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from PIL import Image
+
+from app.ledger import WHOLE_MESSAGE, Crossing, Endpoint, endpoints_of, host_of, ledger, summary
+from app.seeing import TurnSight, _disclosure
+from app.store import Store
+from app.turn import TurnRunner
+from routing.catalogue import Catalogue
+from routing.models import ModelInfo, ProviderConfig
+from routing.router import Choice, RoutingPrefs
+from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
+from vision.describer import Describer
+from vision.pictures import Picture, sniff
+
+OLLAMA = ProviderConfig("ollama", "ollama", "http://127.0.0.1:11434")
+OPENAI = ProviderConfig("openai", "openai", "https://api.openai.com/v1")
+LLAMA = ModelInfo("ollama", "llama3.2:3b", sees=False, local=True)
+QWEN = ModelInfo("ollama", "qwen2.5vl:3b", sees=True, local=True)
+GPT = ModelInfo("openai", "gpt-4o-mini", sees=True, local=False)
+ENDPOINTS = {
+    "ollama": Endpoint("127.0.0.1:11434", True),
+    "openai": Endpoint("api.openai.com", False),
+}
+
+
+def picture(colour: str, label: str) -> Picture:
+    buffer = io.BytesIO()
+    Image.new("RGB", (4, 4), colour).save(buffer, format="PNG")
+    return sniff(buffer.getvalue(), label=label)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    with Store.open(tmp_path) as opened:
+        yield opened
+
+
+@pytest.fixture
+def sight() -> TurnSight:
+    catalogue = Catalogue([OLLAMA, OPENAI])
+    return TurnSight(catalogue, Describer(), RoutingPrefs(), chat_is_local=False)
+
+
+def test_a_looker_disclosure_names_model_host_pictures_and_why(
+    store: Store, sight: TurnSight
+) -> None:
+    chat = store.create_conversation()
+    pictures = [picture("red", "cat.png"), picture("blue", "report.pdf, page 2")]
+    store.add_message(chat, user_message("What is this?", tuple(pictures)))
+    looker = SimpleNamespace(label=GPT.ref, host="api.openai.com")
+    text = _disclosure(looker, LLAMA, pictures, failed=0)  # type: ignore[arg-type]
+    store.add_notice(
+        chat,
+        Notice(NoticeKind.DISCLOSURE, text, details=f"Why {GPT.ref}: it is the vision model."),
+    )
+    [crossing] = ledger(store.items(chat))
+    assert crossing.model == "openai:gpt-4o-mini"
+    assert crossing.host == "api.openai.com"
+    assert crossing.what == "2 pictures (cat.png, report.pdf, page 2)"
+    assert "llama3.2:3b" in crossing.why and "it is the vision model" in crossing.why
+    assert crossing.kind == NoticeKind.DISCLOSURE
+    assert crossing.local is False  # api.openai.com is not this computer
+    assert ledger(store.items(chat), ENDPOINTS)[0].local is False
+    assert crossing.when == store.items(chat)[1].created_at
+
+
+def test_a_failed_description_still_crossed(store: Store) -> None:
+    chat = store.create_conversation()
+    sent = [picture("red", "a.png"), picture("green", "b.png")]
+    looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434")
+    text = _disclosure(looker, LLAMA, sent, failed=2)  # type: ignore[arg-type]
+    store.add_notice(chat, Notice(NoticeKind.DISCLOSURE, text))
+    [crossing] = ledger(store.items(chat))
+    assert crossing.model == QWEN.ref and crossing.host == "127.0.0.1:11434"
+    assert crossing.what.startswith("2 pictures (a.png, b.png)")
+    assert "none of them could be described" in crossing.what
+    assert crossing.local is True  # a loopback host is this computer
+
+
+def test_a_takeover_disclosure_and_its_routing_notice(
+    store: Store, sight: TurnSight, tmp_path: Path
+) -> None:
+    chat = store.create_conversation()
+    store.add_message(chat, user_message("Look", (picture("red", "shot.png"),)))
+    choice = Choice(GPT, "llama can't see this turn's pictures; gpt sees them", True)
+    runner = TurnRunner(store, Catalogue([OLLAMA, OPENAI]))
+    runner._routing_notice(chat, choice, "now answers")
+    store.add_notice(chat, sight.takeover_disclosure(choice, store.messages(chat)))
+    store.add_message(chat, Message("assistant", (TextPart("A red square."),), model=GPT.ref))
+
+    routed, took = ledger(store.items(chat), ENDPOINTS)
+    assert (routed.model, routed.host, routed.what, routed.local) == (
+        GPT.ref,
+        "api.openai.com",
+        WHOLE_MESSAGE,
+        False,
+    )
+    assert routed.why.startswith("Sightline chose it: llama can't see")
+    assert (took.model, took.host, took.local) == (GPT.ref, "api.openai.com", False)
+    assert took.what == "1 picture of this turn (shot.png)"
+    # The answer that follows is the same crossing, not another one.
+    assert len(ledger(store.items(chat), ENDPOINTS)) == 2
+
+
+def test_routing_to_this_computer_is_not_a_crossing(store: Store) -> None:
+    chat = store.create_conversation()
+    store.add_message(chat, user_message("Hi"))
+    runner = TurnRunner(store, Catalogue([OLLAMA]))
+    runner._routing_notice(chat, Choice(LLAMA, "it runs on this computer", True))
+    store.add_message(chat, Message("assistant", (TextPart("Hello"),), model=LLAMA.ref))
+    assert ledger(store.items(chat), ENDPOINTS) == []
+    assert "Nothing" in summary([])
+
+
+def test_a_heal_names_the_turns_pictures(store: Store, sight: TurnSight) -> None:
+    chat = store.create_conversation()
+    store.add_message(chat, user_message("Old turn", (picture("blue", "old.png"),)))
+    store.add_message(chat, user_message("New turn", (picture("red", "new.png"),)))
+    store.add_notice(chat, sight.heal(GPT))
+    [crossing] = ledger(store.items(chat), ENDPOINTS)
+    assert crossing.kind == NoticeKind.HEAL
+    assert crossing.model == GPT.ref and crossing.host == "api.openai.com"
+    assert crossing.what == "1 picture of this turn (new.png)"
+    assert "refused" in crossing.why
+
+
+def test_a_cloud_model_the_person_chose_is_listed_once_per_turn(store: Store) -> None:
+    chat = store.create_conversation(model=GPT.ref)
+    for words in ("one", "two"):
+        store.add_message(chat, user_message(words))
+        store.add_message(chat, Message("assistant", (TextPart("..."),), model=GPT.ref))
+        store.add_message(chat, Message("assistant", (TextPart("more"),), model=GPT.ref))
+    crossings = ledger(store.items(chat), ENDPOINTS)
+    assert [(c.model, c.why, c.what) for c in crossings] == [
+        (GPT.ref, "You chose this model", WHOLE_MESSAGE),
+        (GPT.ref, "You chose this model", WHOLE_MESSAGE),
+    ]
+    # Without knowing where providers run, only what the notices say is listed.
+    assert ledger(store.items(chat)) == []
+    assert summary(crossings) == "2 crossings; data left this computer for api.openai.com."
+
+
+def test_older_and_unknown_wordings_are_still_listed(store: Store) -> None:
+    chat = store.create_conversation()
+    store.add_notice(
+        chat,
+        Notice(
+            NoticeKind.DISCLOSURE,
+            "This turn's 3 pictures now go to openai:gpt-4o at https://api.openai.com/v1 "
+            "(in the cloud).",
+            details="reason",
+        ),
+    )
+    store.add_notice(
+        chat,
+        Notice(
+            NoticeKind.DISCLOSURE,
+            "Pages 3-4 of report.pdf went to mistral:pixtral at api.mistral.ai for reading.",
+        ),
+    )
+    store.add_notice(chat, Notice(NoticeKind.ERROR, "boom"))
+    old, unknown = ledger(store.items(chat))
+    assert (old.model, old.host, old.what, old.local) == (
+        "openai:gpt-4o",
+        "api.openai.com",
+        "3 pictures of this turn",
+        False,
+    )
+    assert (unknown.model, unknown.host) == ("mistral:pixtral", "api.mistral.ai")
+    assert unknown.what.startswith("Pages 3-4 of report.pdf")
+
+
+def test_endpoints_and_hosts() -> None:
+    assert endpoints_of([("o", "http://user:pw@10.0.0.2:8080/v1", False)]) == {
+        "o": Endpoint("10.0.0.2:8080", False)
+    }
+    assert host_of("https://api.openai.com/v1") == "api.openai.com"
+    assert host_of("http://[::1]:1234") == "[::1]:1234"
+    assert Crossing(0, "m:x", "", "w", "y").where == "host not recorded"
+    assert Crossing(0, "m:x", "h", "w", "y", local=True).where == "h (on this computer)"
+    assert Crossing(0, "m:x", "h", "w", "y", local=False).where == "h (off this computer)"

@@ -1,0 +1,492 @@
+"""The conversation list in the real window: rename, delete with Undo, search, export, shortcuts."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from PIL import Image
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QFileDialog
+from pytestqt.qtbot import QtBot
+
+from app import export
+from app.store import Store
+from app.ui import chats
+from app.ui.edits import EscapeEdit
+from app.ui.main_window import JSON_FILTER
+from app.ui.session import Session
+from app.ui.sidebar import ID_ROLE, SNIPPET_ROLE
+from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
+from tests.conftest import SightlineHome
+from tests.ui.conftest import close_session
+from tests.ui.test_attachments import cards, pick, picture_file
+from tests.ui.test_window import rows, send, wait_for_models, wait_idle
+from vision.pictures import sniff
+
+OpenWindow = Callable[[], Session]
+Run = Callable[[Awaitable[None]], None]
+
+
+def seed(home: SightlineHome) -> dict[str, str]:
+    """Three saved chats; the Lisbon one says 'tram' only in its answer. Titles → ids."""
+    ids: dict[str, str] = {}
+    with Store.open(home.data) as store:
+        for title, answer in [
+            ("Sourdough starter", "Feed it twice a day."),
+            ("Trip to Lisbon", "Take tram 28 through Alfama."),
+            ("Bike gears", "A 34/50 crank is gentle on hills."),
+        ]:
+            conversation = store.create_conversation(model="ollama:llama3.2:3b")
+            store.add_message(conversation, user_message(title))
+            store.add_message(
+                conversation,
+                Message("assistant", (TextPart(answer),), model="ollama:llama3.2:3b"),
+            )
+            ids[title] = conversation
+    return ids
+
+
+def titles(session: Session) -> list[str]:
+    model = session.window.sidebar.model
+    return [str(model.index(r, 0).data(Qt.ItemDataRole.EditRole)) for r in range(model.rowCount())]
+
+
+def stored_title(session: Session, conversation_id: str) -> str:
+    """A conversation's title as the store has it."""
+    summary = session.store.get_conversation(conversation_id)
+    assert summary is not None
+    return summary.title
+
+
+def activate(qtbot: QtBot, session: Session) -> None:
+    """Make the window the active one, so its shortcuts work."""
+    session.window.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is session.window)
+
+
+def select(qtbot: QtBot, session: Session, conversation_id: str) -> None:
+    """Click a conversation in the list, as a person would."""
+    sidebar = session.window.sidebar
+    index = sidebar.model.index(sidebar.model.row_of(conversation_id), 0)
+    qtbot.mouseClick(
+        sidebar.list.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=sidebar.list.visualRect(index).center(),
+    )
+    qtbot.waitUntil(lambda: session.controller.current_id == conversation_id)
+
+
+def editing(session: Session) -> EscapeEdit | None:
+    """The box a row is being renamed in, if one is open (closed ones linger until deleted)."""
+    boxes = session.window.sidebar.list.findChildren(EscapeEdit)
+    return next((box for box in boxes if box.isVisible()), None)
+
+
+def editor(qtbot: QtBot, session: Session) -> EscapeEdit:
+    """Wait for the rename box of a row and return it."""
+    qtbot.waitUntil(lambda: editing(session) is not None)
+    box = editing(session)
+    assert box is not None
+    return box
+
+
+# -- rename ----------------------------------------------------------------------------
+
+
+def test_rename_with_f2_in_the_list_and_esc_cancels(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    ids = seed(home)
+    session = open_window()
+    activate(qtbot, session)
+    select(qtbot, session, ids["Bike gears"])
+    sidebar = session.window.sidebar
+    sidebar.list.setFocus()
+
+    qtbot.keyClick(sidebar.list, Qt.Key.Key_F2)
+    box = editor(qtbot, session)
+    assert box.text() == "Bike gears" and box.selectedText() == "Bike gears"
+    qtbot.keyClicks(box, "Gear ratios")
+    qtbot.keyClick(box, Qt.Key.Key_Escape)  # the rename's Esc, not the window's Stop
+    qtbot.waitUntil(lambda: not box.isVisible())
+    assert stored_title(session, ids["Bike gears"]) == "Bike gears"
+
+    qtbot.keyClick(sidebar.list, Qt.Key.Key_F2)
+    box = editor(qtbot, session)
+    qtbot.keyClicks(box, "Gear ratios")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "Gear ratios" in titles(session))
+    assert stored_title(session, ids["Bike gears"]) == "Gear ratios"
+    assert session.window.title.text() == "Gear ratios"  # the open chat's title follows
+
+
+def test_rename_by_double_clicking_the_title_and_from_the_menu(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    ids = seed(home)
+    session = open_window()
+    window = session.window
+    # A new chat has no title to change yet: it gets one from its first message.
+    qtbot.mouseDClick(window.title, Qt.MouseButton.LeftButton)
+    assert not window.title.editing
+
+    select(qtbot, session, ids["Sourdough starter"])
+    qtbot.mouseDClick(window.title, Qt.MouseButton.LeftButton)
+    assert window.title.editing
+    qtbot.waitUntil(window.title.hasFocus)
+    qtbot.keyClicks(window.title, "Bread")
+    qtbot.keyClick(window.title, Qt.Key.Key_Return)
+    assert not window.title.editing and window.title.text() == "Bread"
+    qtbot.waitUntil(lambda: stored_title(session, ids["Sourdough starter"]) == "Bread")
+    qtbot.waitUntil(window.composer.edit.hasFocus)  # the keyboard goes back to writing
+
+    # The list refreshing mid-edit (an answer ended) leaves the typing alone; opening
+    # another chat drops an edit that was for the old one.
+    window.rename_current()
+    assert window.title.editing
+    window.title.setText("Half typed")
+    session.controller.chats.refresh()
+    assert window.title.editing and window.title.text() == "Half typed"
+    session.controller.new_conversation()
+    assert not window.title.editing and window.title.text() == "New chat"
+    assert stored_title(session, ids["Sourdough starter"]) == "Bread"
+
+    # The row's menu: Rename edits the row in place.
+    sidebar = window.sidebar
+    row = sidebar.model.row_of(ids["Trip to Lisbon"])
+    sidebar._menu(sidebar.list.visualRect(sidebar.model.index(row, 0)).center())
+    menu = sidebar.context_menu
+    assert menu is not None
+    assert [a.text() for a in menu.actions()] == ["Rename", "Delete"]
+    next(a for a in menu.actions() if a.text() == "Rename").trigger()
+    box = editor(qtbot, session)
+    box.setText("Lisbon in May")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "Lisbon in May" in titles(session))
+
+
+# -- delete and Undo ------------------------------------------------------------------------
+
+
+def test_delete_then_undo_brings_the_chat_back(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    ids = seed(home)
+    session = open_window()
+    sidebar = session.window.sidebar
+    doomed = ids["Trip to Lisbon"]
+    select(qtbot, session, doomed)
+    sidebar.list.setFocus()
+
+    qtbot.keyClick(sidebar.list, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: "Trip to Lisbon" not in titles(session))
+    assert session.controller.current_id == ""  # the open chat went with it
+    bar = sidebar.undo_bar
+    assert bar.isVisible() and bar.label.text() == "“Trip to Lisbon” deleted"
+    assert session.store.get_conversation(doomed) is None
+    assert len(session.store.items(doomed)) == 2  # nothing is gone yet
+
+    qtbot.mouseClick(bar.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Trip to Lisbon" in titles(session))
+    assert not bar.isVisible()
+    assert session.controller.current_id == doomed  # back where the person was
+    assert [r["text"] for r in rows(session)] == ["Trip to Lisbon", "Take tram 28 through Alfama."]
+    assert session.store.trashed_conversations() == []
+
+    # Ctrl+Z (outside a text box) undoes a delete too; in the composer it stays the text's.
+    activate(qtbot, session)
+    session.controller.delete_conversation(ids["Bike gears"])
+    qtbot.waitUntil(bar.isVisible)
+    qtbot.keyClicks(session.window.composer.edit, "draft")
+    qtbot.keyClick(session.window.composer.edit, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert bar.isVisible() and "Bike gears" not in titles(session)
+    sidebar.list.setFocus()
+    qtbot.keyClick(sidebar.list, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: "Bike gears" in titles(session))
+
+
+def test_delete_without_undo_removes_it_from_the_store(
+    home: SightlineHome,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(chats, "UNDO_MS", 300)
+    ids = seed(home)
+    session = open_window()
+    sidebar = session.window.sidebar
+    # Two deletions in a row: one Undo would bring back both, until the time runs out.
+    session.controller.delete_conversation(ids["Bike gears"])
+    session.controller.delete_conversation(ids["Sourdough starter"])
+    qtbot.waitUntil(lambda: sidebar.undo_bar.label.text() == "2 conversations deleted")
+    qtbot.waitUntil(lambda: not sidebar.undo_bar.isVisible(), timeout=5000)
+    assert titles(session) == ["Trip to Lisbon"]
+    assert session.store.trashed_conversations() == []
+    assert session.store.items(ids["Bike gears"]) == []
+    assert session.store.items(ids["Sourdough starter"]) == []
+
+
+def test_closing_during_the_undo_deletes_and_a_crash_offers_it_again(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, run: Run
+) -> None:
+    ids = seed(home)
+    # As if a crash came during an Undo: the chat is in the trash, still whole.
+    with Store.open(home.data) as store:
+        store.trash_conversation(ids["Bike gears"])
+    session = open_window()
+    bar = session.window.sidebar.undo_bar
+    assert bar.isVisible() and bar.label.text() == "“Bike gears” deleted"
+    assert "Bike gears" not in titles(session)
+    qtbot.mouseClick(bar.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: "Bike gears" in titles(session))
+
+    # Closing while an Undo is offered makes the deletion final.
+    session.controller.delete_conversation(ids["Sourdough starter"])
+    qtbot.waitUntil(bar.isVisible)
+    close_session(session, run)
+    with Store.open(home.data) as store:
+        assert store.items(ids["Sourdough starter"]) == []
+        assert store.trashed_conversations() == []
+        assert {c.id for c in store.list_conversations()} == {
+            ids["Bike gears"],
+            ids["Trip to Lisbon"],
+        }
+
+
+# -- search and shortcuts ------------------------------------------------------------------
+
+
+def test_ctrl_f_searches_titles_and_text_as_you_type(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    ids = seed(home)
+    session = open_window()
+    window, sidebar = session.window, session.window.sidebar
+    activate(qtbot, session)
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(sidebar.search.hasFocus)
+
+    qtbot.keyClicks(sidebar.search, "lisb")  # a title, in any case, while typing
+    qtbot.waitUntil(lambda: titles(session) == ["Trip to Lisbon"])
+    assert sidebar.model.index(0, 0).data(SNIPPET_ROLE) == ""
+
+    sidebar.search.clear()
+    qtbot.keyClicks(sidebar.search, "tram")  # only in the answer's words
+    qtbot.waitUntil(lambda: bool(sidebar.model.index(0, 0).data(SNIPPET_ROLE)))
+    assert titles(session) == ["Trip to Lisbon"]
+    found = sidebar.model.index(0, 0)
+    assert "tram 28" in found.data(SNIPPET_ROLE)
+    assert "tram 28" in found.data(Qt.ItemDataRole.ToolTipRole)
+    assert "tram 28" in found.data(Qt.ItemDataRole.AccessibleTextRole)
+    qtbot.keyClick(sidebar.search, Qt.Key.Key_Return)  # Enter goes to the results
+    qtbot.waitUntil(lambda: session.controller.current_id == ids["Trip to Lisbon"])
+    assert sidebar.list.hasFocus()  # the keyboard stays there, to browse them
+    assert window.title.text() == "Trip to Lisbon"
+
+    sidebar.search.setFocus()
+    sidebar.search.clear()
+    qtbot.keyClicks(sidebar.search, "zebra")
+    qtbot.waitUntil(lambda: titles(session) == [])
+    assert sidebar.empty.isVisible() and "zebra" in sidebar.empty.text()
+    # Esc in the search box clears it (it doesn't stop anything) and every chat is back.
+    qtbot.keyClick(sidebar.search, Qt.Key.Key_Escape)
+    qtbot.waitUntil(lambda: len(titles(session)) == 3)
+    assert sidebar.search.text() == "" and not sidebar.empty.isVisible()
+    assert sidebar.list.currentIndex().data(ID_ROLE) == ids["Trip to Lisbon"]
+
+
+def test_ctrl_k_opens_the_model_list(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    activate(qtbot, session)
+    picker = session.window.picker
+    qtbot.keyClick(session.window.composer.edit, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: picker.view().isVisible())
+    assert picker.hasFocus() or picker.view().hasFocus()
+    picker.hidePopup()
+    qtbot.waitUntil(lambda: not picker.view().isVisible())
+
+
+def test_a_new_chat_is_titled_by_its_first_words_and_then_renamed_with_f2(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    activate(qtbot, session)
+    window = session.window
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_F2)
+    assert not window.title.editing
+    assert "first message" in window.statusBar().currentMessage()  # says what to do instead
+    send(qtbot, session, "Plan my week")
+    qtbot.waitUntil(lambda: window.title.text() == "Plan my week", timeout=10_000)
+    wait_idle(qtbot, session)
+    qtbot.keyClick(window.composer.edit, Qt.Key.Key_F2)
+    assert window.title.editing and window.title.hasFocus()
+    qtbot.keyClicks(window.title, "Week plan")
+    window.composer.edit.setFocus()  # leaving the box keeps the new title
+    qtbot.waitUntil(lambda: titles(session) == ["Week plan"])
+
+
+# -- export ------------------------------------------------------------------------------
+
+
+def test_export_markdown_and_json_from_the_window(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    buffer = io.BytesIO()
+    Image.new("RGB", (5, 5), "red").save(buffer, format="PNG")
+    picture = sniff(buffer.getvalue(), label="red.png")
+    with Store.open(home.data) as store:
+        chat = store.create_conversation(model="ollama:llama3.2:3b")
+        store.add_message(chat, user_message("What colour?", (picture,)))
+        store.add_notice(chat, Notice(NoticeKind.ROUTING, "ollama:llava:7b answers (x): y."))
+        store.add_message(chat, Message("assistant", (TextPart("Red."),), model="ollama:llava:7b"))
+    session = open_window()
+    window = session.window
+    assert not window.top.export_button.isEnabled()  # a new chat has nothing to export
+    select(qtbot, session, chat)
+    assert window.top.export_button.isEnabled()
+
+    qtbot.mouseClick(window.top.export_button, Qt.MouseButton.LeftButton)
+    dialog = window.export_dialog
+    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
+    assert dialog.selectedFiles()[0].endswith("What colour.md")  # named after the chat
+    dialog.setOption(QFileDialog.Option.DontConfirmOverwrite)
+    dialog.selectFile(str(tmp_path / "colour.md"))
+    dialog.accept()
+    qtbot.waitUntil(lambda: "Exported" in window.statusBar().currentMessage(), timeout=5000)
+    text = (tmp_path / "colour.md").read_text(encoding="utf-8")
+    assert "What colour?" in text and "> **Routing:** ollama:llava:7b answers" in text
+    assert (tmp_path / "colour_files" / f"{picture.sha256}.png").read_bytes() == picture.data
+
+    dialog = window.export_conversation()
+    assert dialog is not None
+    dialog.selectNameFilter(JSON_FILTER)
+    dialog.filterSelected.emit(JSON_FILTER)  # as choosing the format in the dialog does
+    assert dialog.defaultSuffix() == "json"
+    dialog.selectFile(str(tmp_path / "colour.json"))
+    dialog.accept()
+    qtbot.waitUntil(lambda: "colour.json" in window.statusBar().currentMessage(), timeout=5000)
+    back = export.read_json(tmp_path / "colour.json")
+    assert [e.item for e in back.entries] == [s.item for s in session.store.items(chat)]
+    first = back.entries[0].item
+    assert isinstance(first, Message) and first.pictures[0].data == picture.data
+
+
+# -- the ledger ---------------------------------------------------------------------------
+
+
+def test_the_ledger_panel_lists_where_the_data_went(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    ids = seed(home)
+    buffer = io.BytesIO()
+    Image.new("RGB", (5, 5), "blue").save(buffer, format="PNG")
+    with Store.open(home.data) as store:
+        chat = store.create_conversation(model="auto")
+        store.add_message(chat, user_message("Look", (sniff(buffer.getvalue(), label="a.png"),)))
+        store.add_notice(
+            chat,
+            Notice(
+                NoticeKind.DISCLOSURE,
+                "openai:gpt-4o at api.openai.com looked at 1 picture (a.png) and described it "
+                "for ollama:llama3.2:3b, which can't see.",
+                details="Why openai:gpt-4o: it is the vision model chosen in Settings.",
+            ),
+        )
+        store.add_notice(
+            chat,
+            Notice(NoticeKind.ROUTING, "openai:gpt-4o now answers (in the cloud): it sees."),
+        )
+    session = open_window()
+    window = session.window
+    assert window.ledger.isHidden()
+    qtbot.mouseClick(window.top.ledger_button, Qt.MouseButton.LeftButton)
+    assert window.ledger.isVisible() and window.top.ledger_button.isChecked()
+    assert "Open a conversation" in window.ledger.summary.text()  # a new chat sent nothing
+
+    select(qtbot, session, chat)
+    qtbot.waitUntil(lambda: len(window.ledger.rows()) == 2)
+    looked, routed = window.ledger.rows()
+    assert "openai:gpt-4o" in looked and "api.openai.com" in looked
+    assert "Sent: 1 picture (a.png)" in looked and "vision model chosen in Settings" in looked
+    assert "This message and the conversation before it" in routed
+    assert "off this computer" in looked
+    assert "api.openai.com (off this computer)" in routed  # the host the other notice named
+    assert "left this computer for api.openai.com." in window.ledger.summary.text()
+
+    select(qtbot, session, ids["Bike gears"])  # a local chat: nothing crossed
+    qtbot.waitUntil(lambda: window.ledger.rows() == [])
+    assert window.ledger.summary.text().startswith("Nothing from this conversation")
+
+    activate(qtbot, session)
+    qtbot.mouseClick(window.ledger.close_button, Qt.MouseButton.LeftButton)
+    assert window.ledger.isHidden() and not window.top.ledger_button.isChecked()
+    qtbot.keyClick(
+        window.composer.edit,
+        Qt.Key.Key_L,
+        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
+    )
+    assert window.ledger.isVisible()
+
+
+# -- remembering the window ------------------------------------------------------------------
+
+
+def test_size_splitter_ledger_and_last_chat_come_back_next_time(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, run: Run
+) -> None:
+    ids = seed(home)
+    session = open_window()
+    window = session.window
+    select(qtbot, session, ids["Trip to Lisbon"])
+    window.resize(798, 630)  # the offscreen screen is 800 wide, frame included
+    window.splitter.setSizes([230, 570])
+    window.show_ledger(True)
+    window.chat_splitter.setSizes([310, 260])
+    qtbot.waitUntil(lambda: window.size().toTuple() == (798, 630))
+    sizes, ledger = window.splitter.sizes(), window.chat_splitter.sizes()[1]
+    close_session(session, run)
+    assert (home.data / "window.ini").is_file()  # kept beside the chats it names
+
+    again = open_window()
+    assert again.window.size().toTuple() == (798, 630)
+    assert again.window.splitter.sizes() == sizes
+    assert again.window.ledger.isVisible()
+    assert again.window.chat_splitter.sizes()[1] == ledger
+    assert again.controller.current_id == ids["Trip to Lisbon"]
+    assert again.window.title.text() == "Trip to Lisbon"
+    again.window.show_ledger(False)
+    close_session(again, run)
+
+    # A last chat deleted since simply opens a new chat; the closed ledger stays closed.
+    with Store.open(home.data) as store:
+        store.delete_conversation(ids["Trip to Lisbon"])
+    third = open_window()
+    assert third.controller.current_id == ""
+    assert third.window.ledger.isHidden()
+
+
+def test_the_ledger_follows_a_turn_as_it_happens(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    window = session.window
+    window.show_ledger(True)
+    pick(session, "ollama:llama3.2:3b")  # it can't see: a model that sees describes for it
+    session.controller.attach_files([picture_file(tmp_path / "chart.png")])
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+    send(qtbot, session, "What is this?")
+    qtbot.waitUntil(lambda: len(window.ledger.rows()) == 1, timeout=10_000)
+    wait_idle(qtbot, session)
+    [row] = window.ledger.rows()
+    assert "127.0.0.1:" in row and "(on this computer)" in row
+    assert "Sent: 1 picture (chart.png)" in row
+    assert "ollama:llama3.2:3b, which can't see" in row
+    assert "nothing left it" in window.ledger.summary.text()
