@@ -392,6 +392,19 @@ class Controller(QObject):
         self.busy_changed.emit(True)
         return True
 
+    def learned_blind(self) -> frozenset[str]:
+        """Models that refused pictures (in this or an earlier session)."""
+        if self._catalogue is not None:
+            return self._catalogue.blind
+        return frozenset(self.store.blind_models())
+
+    def check_again(self, ref: str) -> None:
+        """Forget that a model refused pictures; its listing says again whether it sees."""
+        self.store.forget_blind(ref)
+        if self._catalogue is not None:
+            self._catalogue.forget_blind(ref)
+        self.refresh_models()
+
     def stop(self) -> None:
         """Stop the running turn; the words so far stay, marked stopped."""
         if self._turn_task is not None and not self._turn_task.done():

@@ -185,6 +185,10 @@ class MainWindow(QMainWindow):
         self.composer.remove_requested.connect(c.remove_attachment)
         self.composer.problems_dismissed.connect(c.dismiss_problems)
         self.picker.currentIndexChanged.connect(self._show_attachments)
+        self.picker.currentIndexChanged.connect(self._show_check_again)
+        self.top.check_again_button.clicked.connect(
+            lambda: c.check_again(self.picker.current_ref())
+        )
         self.view.picture_clicked.connect(self.open_picture)
         # Pictures dropped on the conversation are attached, as on the composer.
         self.view.viewport().setAcceptDrops(True)
@@ -227,7 +231,13 @@ class MainWindow(QMainWindow):
         self.panel.show_explanation(explain(listing))
         self._arrange()
         self._show_attachments()  # what a model sees may be known only now
+        self._show_check_again()
         self._ledger_timer.start()  # hosts of providers may be known only now
+
+    def _show_check_again(self, *_args: object) -> None:
+        # Only a model learned blind (it refused pictures) can be checked again.
+        learned = self.picker.current_ref() in self.controller.learned_blind()
+        self.top.check_again_button.setVisible(learned)
 
     def _show_attachments(self, *_args: object) -> None:
         c = self.controller

@@ -37,6 +37,14 @@ class TopBar(QWidget):
             self,
         )
         self.ledger_button.setCheckable(True)
+        self.check_again_button = _button(
+            "Check again",
+            "Check again whether this model sees",
+            "This model once refused pictures, so Sightline describes pictures for it. "
+            "Check again if the model has changed.",
+            self,
+        )
+        self.check_again_button.hide()
         self.export_button = _button(
             "Export…", "Export conversation", "Save this chat as Markdown or JSON (Ctrl+S)", self
         )
@@ -50,6 +58,7 @@ class TopBar(QWidget):
         layout.addWidget(self.title, 1)
         layout.addWidget(self.model_label)
         layout.addWidget(self.picker)
+        layout.addWidget(self.check_again_button)
         layout.addSpacing(4)
         layout.addWidget(self.ledger_button)
         layout.addWidget(self.export_button)

@@ -1,0 +1,38 @@
+"""A model learned blind is shown so, and "Check again" forgets it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pytestqt.qtbot import QtBot
+
+from app.store import Store
+from app.ui.session import Session
+from tests.conftest import SightlineHome
+from tests.ui.test_attachments import pick
+from tests.ui.test_window import wait_for_models
+
+REF = "ollama:qwen2.5vl:3b"
+
+
+def sees(session: Session, ref: str) -> bool | None:
+    return next(m.sees for m in session.window.picker.models() if m.ref == ref)
+
+
+def test_a_model_remembered_blind_can_be_checked_again(
+    home: SightlineHome, open_window: Callable[[], Session], qtbot: QtBot
+) -> None:
+    with Store.open(home.data) as store:  # an earlier session learned it refuses pictures
+        store.remember_blind(REF)
+    session = open_window()
+    wait_for_models(qtbot, session)
+    assert sees(session, REF) is False  # shown as a model that can't see
+    button = session.window.top.check_again_button
+    pick(session, "ollama:llava:7b")
+    assert button.isHidden()
+    pick(session, REF)
+    assert not button.isHidden()
+    button.click()
+    qtbot.waitUntil(lambda: sees(session, REF) is True, timeout=10_000)
+    assert session.controller.store.blind_models() == set()
+    qtbot.waitUntil(button.isHidden)
