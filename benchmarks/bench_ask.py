@@ -19,10 +19,6 @@ RUNS = 7
 MODEL = "llama3.2:3b"
 ANSWER = " ".join(f"word{n}" for n in range(400))  # about 500 tokens
 
-ASK_IMPORTS = (
-    "import app.cli, app.config, app.keys, app.store, app.turn, app.tool_step, "
-    "app.tools.read_file, app.tools.screenshot, app.tools.mcp_config, routing.wires.ollama"
-)
 PLAIN = """
 import json, sys
 import httpx
@@ -54,12 +50,6 @@ def run() -> list[Row]:
             "ask": [sys.executable, "-m", "app", "ask", "--model", f"ollama:{MODEL}", "Go on."],
             "plain": [sys.executable, "-c", PLAIN, server.base_url, MODEL, "Go on."],
         }
-        # What `ask` pays for the MCP SDK (app/toolbox.py imports it with no server set up)
-        # on top of the modules it needs anyway.
-        imports = {
-            "mcp": [sys.executable, "-c", f"{ASK_IMPORTS}; import app.tools.mcp"],
-            "bare": [sys.executable, "-c", ASK_IMPORTS],
-        }
         walls: dict[str, list[float]] = {name: [] for name in commands}
         for run in range(RUNS + 1):  # the first of each is a warm-up
             for name, command in commands.items():
@@ -69,13 +59,7 @@ def run() -> list[Row]:
                     raise RuntimeError(f"{name} failed: {done.stderr.strip()[-500:]}")
                 if run:
                     walls[name].append(done.wall_s)
-            for name, command in imports.items():
-                done = run_process(command, env)
-                if done.returncode != 0:
-                    raise RuntimeError(f"import {name} failed: {done.stderr.strip()[-500:]}")
-                walls.setdefault(name, []).append(done.wall_s)
     ask, plain = median(walls["ask"]), median(walls["plain"])
-    sdk = median(walls["mcp"]) - median(walls["bare"])
     return [
         Row(
             "`sightline ask`, one streamed turn, whole process",
@@ -84,13 +68,5 @@ def run() -> list[Row]:
             "≤ 1.6× plain httpx",
             f"plain httpx script: {plain * 1000:.0f} ms; ratio {ask / plain:.2f}×; "
             f"{len(ANSWER) // 4} chunks over loopback; {RUNS} runs each",
-        ),
-        Row(
-            "importing the MCP SDK, paid by every `ask` (even with no MCP server)",
-            sdk * 1000,
-            "ms",
-            "",
-            "import app.tools.mcp on top of the modules `ask` needs anyway, as processes; "
-            f"`ask` less this would be about {(ask - sdk) / plain:.2f}× plain",
         ),
     ]
