@@ -25,7 +25,15 @@ _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 _TOP_LEVEL_KEYS = frozenset(
-    {"discover_local", "auto_may_use_cloud", "vision_model", "mcp_config", "data_dir", "providers"}
+    {
+        "discover_local",
+        "auto_may_use_cloud",
+        "vision_model",
+        "mcp_config",
+        "mcp_start_at_launch",
+        "data_dir",
+        "providers",
+    }
 )
 _PROVIDER_KEYS = frozenset({"id", "kind", "base_url", "api_key", "enabled", "local"})
 
@@ -43,6 +51,7 @@ class Config:
     auto_may_use_cloud: bool = False  # Auto stays on this computer unless the person allows
     vision_model: str = ""  # PROVIDER:MODEL that describes pictures for blind models
     mcp_config: Path | None = None  # a file holding the `mcpServers` JSON
+    mcp_start_at_launch: bool = False  # start MCP servers with the window, not on first use
     data_dir: Path = field(default_factory=paths.data_dir)
     source: Path | None = None  # the file read, when there was one
 
@@ -99,6 +108,9 @@ def parse_config(
     if mcp is not None and not isinstance(mcp, str):
         raise ConfigError(f"{path}: mcp_config must be the path of a JSON file, in quotes.")
     mcp_config = (path.parent / _expanded(mcp, path, "mcp_config")) if mcp else None
+    at_launch = raw.get("mcp_start_at_launch", False)
+    if not isinstance(at_launch, bool):
+        raise ConfigError(f"{path}: mcp_start_at_launch must be true or false.")
     tables = raw.get("providers", [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ConfigError(f"{path}: providers must be [[providers]] tables.")
@@ -121,6 +133,7 @@ def parse_config(
         auto_may_use_cloud=auto_cloud,
         vision_model=vision_model,
         mcp_config=mcp_config,
+        mcp_start_at_launch=at_launch,
         data_dir=data_dir,
         source=path,
     )

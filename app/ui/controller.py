@@ -147,6 +147,8 @@ class Controller(QObject):
         if not self._started:
             self._started = True
             self._chore(self._connect())
+            if self.config.mcp_start_at_launch:  # the person wants them ready, not lazily
+                self._chore(self._start_tools())
 
     async def apply_settings(self) -> None:
         """Read the config file again and use its providers (ConfigError when it is broken)."""
@@ -429,6 +431,9 @@ class Controller(QObject):
                 self._told_mcp.add(name)
                 self.problem.emit(f"The MCP server {name} is unavailable: {problem}")
         return tools
+
+    async def _start_tools(self) -> None:
+        await self._tools()
 
     async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
         """Ask the person, through the window's approval card, whether a call may run."""

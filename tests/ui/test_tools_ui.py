@@ -428,3 +428,25 @@ def test_the_window_offers_the_mcp_servers_tools(
     names = [t.spec.name for t in run(session.controller._tools())]
     assert names[:2] == ["read_file", "screenshot"]
     assert "pics__tiny_image" in names
+
+
+def test_mcp_servers_can_start_with_the_window(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    import sys
+
+    servers = tmp_path / "mcp.json"
+    server = {"command": sys.executable, "args": ["-m", "tests.servers.mcp_server"]}
+    servers.write_text(json.dumps({"mcpServers": {"pics": server}}))
+    setting = f'mcp_config = "{servers}"\nmcp_start_at_launch = true\n'
+    home.config.write_text(setting + home.config.read_text())
+    session = open_window()
+    # Started after the first paint, without any turn asking for tools.
+    qtbot.waitUntil(
+        lambda: (
+            session.controller._toolbox is not None
+            and session.controller._toolbox.hub is not None
+            and all(s.started for s in session.controller._toolbox.hub.servers.values())
+        ),
+        timeout=20_000,
+    )
