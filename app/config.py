@@ -31,6 +31,7 @@ _TOP_LEVEL_KEYS = frozenset(
         "vision_model",
         "mcp_config",
         "mcp_start_at_launch",
+        "always_allow_tools",
         "data_dir",
         "providers",
     }
@@ -52,6 +53,7 @@ class Config:
     vision_model: str = ""  # PROVIDER:MODEL that describes pictures for blind models
     mcp_config: Path | None = None  # a file holding the `mcpServers` JSON
     mcp_start_at_launch: bool = False  # start MCP servers with the window, not on first use
+    always_allow_tools: tuple[str, ...] = ()  # tools that run without asking the person
     data_dir: Path = field(default_factory=paths.data_dir)
     source: Path | None = None  # the file read, when there was one
 
@@ -111,6 +113,11 @@ def parse_config(
     at_launch = raw.get("mcp_start_at_launch", False)
     if not isinstance(at_launch, bool):
         raise ConfigError(f"{path}: mcp_start_at_launch must be true or false.")
+    always = raw.get("always_allow_tools", [])
+    if not isinstance(always, list) or not all(isinstance(n, str) for n in always):
+        raise ConfigError(
+            f'{path}: always_allow_tools must be a list of tool names, like ["read_file"].'
+        )
     tables = raw.get("providers", [])
     if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
         raise ConfigError(f"{path}: providers must be [[providers]] tables.")
@@ -134,6 +141,7 @@ def parse_config(
         vision_model=vision_model,
         mcp_config=mcp_config,
         mcp_start_at_launch=at_launch,
+        always_allow_tools=tuple(always),
         data_dir=data_dir,
         source=path,
     )

@@ -57,8 +57,9 @@ class DenyAll:
 class ToolStep:
     """Runs the tool calls of one model step, remembering per-conversation permissions."""
 
-    def __init__(self, approver: Approver) -> None:
+    def __init__(self, approver: Approver, always_allowed: frozenset[str] = frozenset()) -> None:
         self.approver = approver
+        self.always_allowed = always_allowed  # the person's standing permission (Settings)
         self._allowed: dict[str, set[str]] = {}  # conversation id -> tool names
 
     def allowed_in(self, conversation_id: str) -> frozenset[str]:
@@ -88,7 +89,7 @@ class ToolStep:
         return tuple(results[c.id] for c in calls)
 
     async def _may_run(self, conversation_id: str, call: ToolCall) -> bool:
-        if call.name in self._allowed.get(conversation_id, ()):
+        if call.name in self.always_allowed or call.name in self._allowed.get(conversation_id, ()):
             return True
         answer = await self.approver.approve(conversation_id, call)
         if answer == Approval.CONVERSATION:

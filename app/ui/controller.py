@@ -185,6 +185,7 @@ class Controller(QObject):
             prefs = RoutingPrefs(self.config.auto_may_use_cloud, self.config.vision_model)
             if self._tool_step is None:
                 self._tool_step = ToolStep(self)
+            self._tool_step.always_allowed = frozenset(self.config.always_allow_tools)
             self._runner = TurnRunner(self.store, self._catalogue, self._tool_step, prefs=prefs)
             listing = self._listing_task
             if listing is not None and not listing.done():

@@ -95,6 +95,16 @@ class ToolsPage(QWidget):
         self.mcp_result.setTextFormat(Qt.TextFormat.PlainText)
         self.mcp_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
+        # Standing permission for the built-in tools; MCP tools are always asked about.
+        self.always_boxes: dict[str, QCheckBox] = {}
+        for name, words in (
+            ("read_file", "Run read_file without asking (it reads files on this computer)"),
+            ("screenshot", "Run screenshot without asking (it captures the screen)"),
+        ):
+            box = QCheckBox(words, self)
+            box.setAccessibleName(f"Always allow {name}")
+            box.setChecked(name in config.always_allow_tools)
+            self.always_boxes[name] = box
         self.cloud_box = QCheckBox(
             "&Auto may use cloud models when nothing on this computer fits", self
         )
@@ -140,6 +150,8 @@ class ToolsPage(QWidget):
         approval = QGroupBox("Approval", self)
         approval_layout = QVBoxLayout(approval)
         approval_layout.addWidget(_note(APPROVAL_WORDS, approval, "How tool approval works"))
+        for box in self.always_boxes.values():
+            approval_layout.addWidget(box)
 
         routing = QGroupBox("Routing", self)
         routing_layout = QVBoxLayout(routing)
@@ -205,4 +217,5 @@ class ToolsPage(QWidget):
             mcp_text=self.mcp_edit.toPlainText(),
             auto_may_use_cloud=self.cloud_box.isChecked(),
             vision_model=str(self.vision_combo.currentData() or ""),
+            always_allow=tuple(n for n, box in self.always_boxes.items() if box.isChecked()),
         )

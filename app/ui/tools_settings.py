@@ -111,6 +111,7 @@ class ToolsSettings:
     mcp_text: str
     auto_may_use_cloud: bool
     vision_model: str
+    always_allow: tuple[str, ...] = ()
 
 
 def write_tools_settings(
@@ -122,7 +123,9 @@ def write_tools_settings(
     if mcp_changed and (has_servers or config.mcp_config is not None):
         _write_text(target, settings.mcp_text if has_servers else EMPTY_MCP)
     # Only what changed is written: a key the person never touched stays out of their file.
-    values: dict[str, str | bool | None] = {}
+    values: dict[str, str | bool | list[str] | None] = {}
+    if tuple(settings.always_allow) != tuple(config.always_allow_tools):
+        values["always_allow_tools"] = list(settings.always_allow) or None
     if settings.auto_may_use_cloud != config.auto_may_use_cloud:
         values["auto_may_use_cloud"] = settings.auto_may_use_cloud
     if settings.vision_model != config.vision_model:

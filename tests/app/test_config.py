@@ -140,3 +140,11 @@ def test_a_setting_written_under_a_provider_table_says_where_it_belongs(tmp_path
     (tmp_path / "config.toml").write_text("discover_locale = true\n")
     with pytest.raises(ConfigError, match="unknown setting 'discover_locale'"):
         load_config(env_for(tmp_path))
+
+
+def test_tools_allowed_without_asking(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text('always_allow_tools = ["read_file"]\n')
+    assert load_config(env_for(tmp_path)).always_allow_tools == ("read_file",)
+    (tmp_path / "config.toml").write_text('always_allow_tools = "read_file"\n')
+    with pytest.raises(ConfigError, match="list of tool names"):
+        load_config(env_for(tmp_path))

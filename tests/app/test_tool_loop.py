@@ -216,3 +216,16 @@ async def test_tool_results_are_reported_as_items(
         and e.item.item.role == "tool"
     ]
     assert [r.text for m in tool_items for r in m.tool_results] == ["A"]
+
+
+async def test_tools_allowed_in_settings_are_not_asked_about(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("A")
+    fake_ollama.enqueue(call_reply(("read_file", {"path": str(tmp_path / "a.txt")})))
+    asker = Asker()  # would fail if asked: it has no answers
+    runner = TurnRunner(store, catalogue, ToolStep(asker, frozenset({"read_file"})))
+    cid = store.create_conversation()
+    await turn(runner, cid, "read it", [ReadFile()])
+    assert asker.asked == []
+    assert [r.text for m in store.messages(cid) for r in m.tool_results] == ["A"]

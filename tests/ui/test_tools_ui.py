@@ -450,3 +450,29 @@ def test_mcp_servers_can_start_with_the_window(
         ),
         timeout=20_000,
     )
+
+
+def test_a_tool_allowed_in_settings_runs_without_asking(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    session = open_chat(qtbot, open_window)
+    dialog = open_settings(qtbot, session)
+    page = dialog.tools_page
+    assert not page.always_boxes["read_file"].isChecked()
+    page.always_boxes["read_file"].setChecked(True)
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: session.window.settings_dialog is None)
+    assert load_config().always_allow_tools == ("read_file",)
+
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Buy milk\n", encoding="utf-8")
+    fake_ollama.enqueue(read_call(notes), Reply(text="Milk."))
+    send(qtbot, session, "What is on my list?")
+    wait_idle(qtbot, session)
+    assert card(session).request is None  # never asked
+    follow_up = fake_ollama.chat_requests()[-1]["messages"]
+    assert follow_up[-1] == {"role": "tool", "content": "Buy milk\n", "tool_name": "read_file"}
