@@ -15,14 +15,15 @@ import contextlib
 import json
 import secrets
 import socket
-import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from tests.servers.loopback import LoopbackHTTPServer, LoopbackServer
 
 API_VERSIONS = ("2023-06-01", "2023-01-01")
 DEFAULT_KEY = "sk-ant-test"
@@ -231,35 +232,13 @@ def _check_block(block: Any, m: int, c: int) -> str | None:
     return None
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], owner: FakeAnthropic) -> None:
-        self.owner = owner
-        self.open_sockets: set[socket.socket] = set()
-        super().__init__(address, _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        self.open_sockets.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        self.open_sockets.discard(request)
-        super().shutdown_request(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that hangs up on a kept-alive connection is normal, not a server fault.
-        if not isinstance(sys.exc_info()[1], ConnectionError):
-            super().handle_error(request, client_address)
-
-
 class _Dropped(Exception):
     """The handler cut the connection on purpose (or the client went away)."""
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: LoopbackHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.owner.verbose:
@@ -391,8 +370,11 @@ class Recorded:
     body: Any
 
 
-class FakeAnthropic:
+class FakeAnthropic(LoopbackServer):
     """Anthropic's Messages and Models API on 127.0.0.1, served from a daemon thread."""
+
+    handler_class = _Handler
+    name = "fake-anthropic"
 
     def __init__(
         self,
@@ -403,49 +385,11 @@ class FakeAnthropic:
     ) -> None:
         self.models = list(models if models is not None else DEFAULT_MODELS)
         self.api_key = api_key
-        self.port = port
-        self.base_url = ""
+        super().__init__(port)
         self.requests: list[Recorded] = []
         self.verbose = False
         self.lock = threading.Lock()
         self._replies: deque[Reply] = deque()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> str:
-        """Start serving; returns the base URL "http://127.0.0.1:PORT"."""
-        if self._server is None:
-            self._server = _Server(("127.0.0.1", self.port), self)
-            self.port = self._server.server_address[1]
-            self.base_url = f"http://127.0.0.1:{self.port}"
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name=f"fake-anthropic-{self.port}",
-                daemon=True,
-            )
-            self._thread.start()
-        return self.base_url
-
-    def stop(self) -> None:
-        """Stop serving and cut every open connection, as a killed server would."""
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.shutdown()
-        for sock in list(server.open_sockets):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeAnthropic:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def enqueue(self, *replies: Reply) -> None:
         """Make the next /v1/messages calls answer with these replies, in order."""

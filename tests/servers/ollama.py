@@ -13,14 +13,15 @@ import contextlib
 import hashlib
 import json
 import socket
-import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, NoReturn
+
+from tests.servers.loopback import LoopbackHTTPServer, LoopbackServer
 
 VERSION = "0.12.0"
 
@@ -171,36 +172,13 @@ def _bad_base64_at(image: object) -> int | None:
         return next((i for i, c in enumerate(image) if c not in alphabet), len(image))
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    owner: FakeOllama
-
-    def __init__(self, address: tuple[str, int], owner: FakeOllama) -> None:
-        self.owner = owner
-        self.open_sockets: set[socket.socket] = set()
-        super().__init__(address, _Handler)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        self.open_sockets.add(request)
-        super().process_request(request, client_address)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # Clients hanging up (timeouts, dropped streams) are expected here, not errors.
-        if not isinstance(sys.exc_info()[1], OSError):
-            super().handle_error(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        self.open_sockets.discard(request)
-        super().shutdown_request(request)
-
-
 class _Dropped(Exception):
     """The handler cut the connection on purpose (or the client went away)."""
 
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: LoopbackHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.owner.verbose:
@@ -419,56 +397,21 @@ def _final_chunk(name: str, reply: Reply) -> dict[str, Any]:
     }
 
 
-class FakeOllama:
+class FakeOllama(LoopbackServer):
     """Ollama's native API on 127.0.0.1, served from a daemon thread."""
+
+    handler_class = _Handler
+    name = "fake-ollama"
 
     def __init__(self, models: list[FakeModel] | None = None, port: int = 0) -> None:
         self.models: list[FakeModel] = (
             list(models) if models is not None else [FakeModel(**vars(m)) for m in DEFAULT_MODELS]
         )
-        self.port = port
-        self.base_url = ""
+        super().__init__(port)
         self.requests: list[tuple[str, str, dict | None]] = []
         self.verbose = False
         self.lock = threading.Lock()
         self._replies: deque[Reply] = deque()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> str:
-        """Start serving; returns the base URL "http://127.0.0.1:PORT"."""
-        if self._server is None:
-            self._server = _Server(("127.0.0.1", self.port), self)
-            self.port = self._server.server_address[1]
-            self.base_url = f"http://127.0.0.1:{self.port}"
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name=f"fake-ollama-{self.port}",
-                daemon=True,
-            )
-            self._thread.start()
-        return self.base_url
-
-    def stop(self) -> None:
-        """Stop serving and cut every open connection, as a killed server would."""
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.shutdown()
-        for sock in list(server.open_sockets):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOllama:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def chat_requests(self) -> list[dict]:
         """The parsed bodies of every /api/chat request, in order."""

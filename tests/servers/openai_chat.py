@@ -13,13 +13,14 @@ import contextlib
 import itertools
 import json
 import socket
-import sys
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.servers.loopback import LoopbackHTTPServer, LoopbackServer
 
 FLAVOURS = ("openai", "openrouter", "deepseek", "groq", "mistral", "llamacpp", "lmstudio")
 LISTINGS = ("plain", "openrouter", "mistral")
@@ -228,28 +229,6 @@ def language_model(model: ChatModel) -> dict[str, Any]:
     }
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, address: tuple[str, int], owner: FakeOpenAI) -> None:
-        self.owner = owner
-        self.open_sockets: set[socket.socket] = set()
-        super().__init__(address, owner.handler_class)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        self.open_sockets.add(request)
-        super().process_request(request, client_address)
-
-    def shutdown_request(self, request: Any) -> None:
-        self.open_sockets.discard(request)
-        super().shutdown_request(request)
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        # A client that hangs up (a timeout test, a closed wire) is not the server's error.
-        if not isinstance(sys.exc_info()[1], OSError):
-            super().handle_error(request, client_address)
-
-
 class _Dropped(Exception):
     """The handler cut the connection on purpose."""
 
@@ -258,7 +237,7 @@ class ChatHandler(BaseHTTPRequestHandler):
     """Routes of the OpenAI shape; the LM Studio server adds its own on top."""
 
     protocol_version = "HTTP/1.1"
-    server: _Server
+    server: LoopbackHTTPServer
 
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.owner.verbose:
@@ -577,10 +556,11 @@ class _Chunks:
         }
 
 
-class FakeOpenAI:
+class FakeOpenAI(LoopbackServer):
     """An OpenAI-shape API on 127.0.0.1, served from a daemon thread."""
 
     handler_class: type[BaseHTTPRequestHandler] = ChatHandler
+    name = "fake-openai"
 
     def __init__(
         self,
@@ -604,55 +584,17 @@ class FakeOpenAI:
             raise ValueError(f"listing must be one of {LISTINGS}")
         self.api_key = api_key
         self.language_models = language_models  # serve xAI's /language-models
-        self.port = port
-        self.base_url = ""
+        super().__init__(port)
         self.requests: list[tuple[str, str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.verbose = False
         self.lock = threading.Lock()
         self._replies: deque[Reply] = deque()
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
         """The API's base URL: the server root plus /v1 (OpenRouter's is /api/v1)."""
         return self.base_url + ("/api/v1" if self.flavour == "openrouter" else "/v1")
-
-    def start(self) -> str:
-        """Start serving; returns the root "http://127.0.0.1:PORT"."""
-        if self._server is None:
-            self._server = _Server(("127.0.0.1", self.port), self)
-            self.port = self._server.server_address[1]
-            self.base_url = f"http://127.0.0.1:{self.port}"
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name=f"fake-openai-{self.port}",
-                daemon=True,
-            )
-            self._thread.start()
-        return self.base_url
-
-    def stop(self) -> None:
-        """Stop serving and cut every open connection, as a killed server would."""
-        server, self._server = self._server, None
-        if server is None:
-            return
-        server.shutdown()
-        for sock in list(server.open_sockets):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-        server.server_close()
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-
-    def __enter__(self) -> FakeOpenAI:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
     def chat_requests(self) -> list[dict[str, Any]]:
         """The parsed bodies of every chat request, in order."""
