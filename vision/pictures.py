@@ -96,7 +96,7 @@ def _sniff(data: bytes, label: str) -> Picture:
         raise PictureError(
             f"{name} is not a picture Sightline can read (PNG, JPEG, GIF, WebP, BMP, TIFF)."
         ) from None
-    except (OSError, SyntaxError, ValueError, IndexError, EOFError, struct.error) as exc:
+    except Exception as exc:  # Pillow's decoders raise any type on corrupt data
         raise PictureError(f"{name} is damaged or truncated and can't be opened ({exc}).") from None
     mime = _MIME_BY_FORMAT.get(fmt)
     if mime is None:
@@ -181,7 +181,7 @@ def clamp(
     """
     try:
         prepared = _prepared(picture, max_side, max_bytes, sendable)
-    except (OSError, SyntaxError, ValueError, IndexError, EOFError, struct.error) as exc:
+    except Exception as exc:  # Pillow's decoders raise any type on corrupt data
         raise PictureError(f"{picture.label or 'A picture'} is damaged ({exc}).") from None
     if prepared is None:
         return picture
