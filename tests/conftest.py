@@ -8,11 +8,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.servers.ollama import FakeOllama
 
 # Qt tests never need a display; set before any test imports PySide6.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# CI explores the same examples every run, so a red run is a regression, not luck;
+# a developer's runs keep exploring new inputs (and print any failure to pin).
+settings.register_profile("ci", derandomize=True, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 
 @pytest.fixture
