@@ -19,11 +19,10 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from tests.servers.loopback import LoopbackHTTPServer, LoopbackServer
+from tests.servers.loopback import Dropped, LoopbackHandler, LoopbackServer
 
 API_VERSIONS = ("2023-06-01", "2023-01-01")
 DEFAULT_KEY = "sk-ant-test"
@@ -232,22 +231,7 @@ def _check_block(block: Any, m: int, c: int) -> str | None:
     return None
 
 
-class _Dropped(Exception):
-    """The handler cut the connection on purpose (or the client went away)."""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: LoopbackHTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        if self.server.owner.verbose:
-            super().log_message(format, *args)
-
-    def finish(self) -> None:
-        with contextlib.suppress(OSError):  # a dropped connection has nothing to flush
-            super().finish()
-
+class _Handler(LoopbackHandler):
     def _record(self, body: Any) -> None:
         owner = self.server.owner
         headers = {k.lower(): v for k, v in self.headers.items()}
@@ -313,7 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
             reply = owner.next_reply() or Reply(text=_echo(body["messages"]))
             try:
                 self._answer(body["model"], reply)
-            except (_Dropped, OSError):
+            except (Dropped, OSError):
                 self.close_connection = True
 
     def _answer(self, model: str, reply: Reply) -> None:
@@ -347,7 +331,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        raise _Dropped
+        raise Dropped
 
 
 def _echo(messages: list[dict]) -> str:

@@ -84,3 +84,22 @@ class LoopbackServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class Dropped(Exception):
+    """The handler cut the connection on purpose (or the client went away)."""
+
+
+class LoopbackHandler(BaseHTTPRequestHandler):
+    """HTTP/1.1 with keep-alive, quiet unless the owner is verbose, calm about hang-ups."""
+
+    protocol_version = "HTTP/1.1"
+    server: LoopbackHTTPServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        if self.server.owner.verbose:
+            super().log_message(format, *args)
+
+    def finish(self) -> None:
+        with contextlib.suppress(OSError):  # a dropped connection has nothing to flush
+            super().finish()

@@ -18,10 +18,9 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler
 from typing import Any, NoReturn
 
-from tests.servers.loopback import LoopbackHTTPServer, LoopbackServer
+from tests.servers.loopback import Dropped, LoopbackHandler, LoopbackServer
 
 VERSION = "0.12.0"
 
@@ -172,22 +171,7 @@ def _bad_base64_at(image: object) -> int | None:
         return next((i for i, c in enumerate(image) if c not in alphabet), len(image))
 
 
-class _Dropped(Exception):
-    """The handler cut the connection on purpose (or the client went away)."""
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server: LoopbackHTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        if self.server.owner.verbose:
-            super().log_message(format, *args)
-
-    def finish(self) -> None:
-        with contextlib.suppress(OSError):  # a dropped connection has nothing to flush
-            super().finish()
-
+class _Handler(LoopbackHandler):
     # -- plumbing --------------------------------------------------------------
 
     def _record(self, body: dict | None) -> None:
@@ -228,7 +212,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        raise _Dropped
+        raise Dropped
 
     # -- routes ----------------------------------------------------------------
 
@@ -262,7 +246,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             try:
                 self._chat(body)
-            except (_Dropped, OSError):
+            except (Dropped, OSError):
                 self.close_connection = True
 
     def _show(self, body: dict) -> None:

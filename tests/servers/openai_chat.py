@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.servers.loopback import LoopbackHTTPServer, LoopbackServer
+from tests.servers.loopback import Dropped, LoopbackHandler, LoopbackServer
 
 FLAVOURS = ("openai", "openrouter", "deepseek", "groq", "mistral", "llamacpp", "lmstudio")
 LISTINGS = ("plain", "openrouter", "mistral")
@@ -229,23 +229,8 @@ def language_model(model: ChatModel) -> dict[str, Any]:
     }
 
 
-class _Dropped(Exception):
-    """The handler cut the connection on purpose."""
-
-
-class ChatHandler(BaseHTTPRequestHandler):
+class ChatHandler(LoopbackHandler):
     """Routes of the OpenAI shape; the LM Studio server adds its own on top."""
-
-    protocol_version = "HTTP/1.1"
-    server: LoopbackHTTPServer
-
-    def log_message(self, format: str, *args: Any) -> None:
-        if self.server.owner.verbose:
-            super().log_message(format, *args)
-
-    def finish(self) -> None:
-        with contextlib.suppress(OSError):  # a dropped connection has nothing to flush
-            super().finish()
 
     @property
     def owner(self) -> FakeOpenAI:
@@ -281,7 +266,7 @@ class ChatHandler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
-        raise _Dropped
+        raise Dropped
 
     def not_found(self) -> None:
         """The flavour's answer to a path it doesn't serve."""
@@ -358,7 +343,7 @@ class ChatHandler(BaseHTTPRequestHandler):
         else:
             try:
                 self._chat(body)
-            except (_Dropped, OSError):
+            except (Dropped, OSError):
                 self.close_connection = True
 
     def _chat(self, body: dict[str, Any]) -> None:
