@@ -192,10 +192,12 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
     try:
         attached = [load_attachment(path) for path in args.attach]
     except PdfNeedsPassword as exc:
-        raise CommandError(f"{exc} Open it in the window to enter the password.") from None
+        raise CommandError(
+            f"{exc} `sightline ask` can't ask for it: attach it in the window, which does."
+        ) from None
     except AttachmentError as exc:
         raise CommandError(str(exc)) from None
-    prompt, pictures = combined(args.prompt, attached)
+    pictures, pdfs = combined(attached)
     try:
         toolbox = Toolbox(args.mcp_config or config.mcp_config)
     except McpConfigError as exc:
@@ -221,7 +223,9 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
                 store.add_notice(conversation_id, notice)
         prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model)
         runner = TurnRunner(store, catalogue, ToolStep(AllowAll()), prefs=prefs)
-        turn = runner.run(conversation_id, prompt, pictures, args.model, tools=tools)
+        turn = runner.run(
+            conversation_id, args.prompt, pictures, args.model, tools=tools, pdfs=pdfs
+        )
         async with aclosing(turn) as events:
             async for event in events:
                 printer.show(event)

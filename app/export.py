@@ -1,10 +1,10 @@
 """Export a conversation to Markdown or JSON, notices and pictures included.
 
-Markdown is for reading: each picture is written once, by its SHA-256, into a
-folder beside the file (`<name>_files/<sha256>.<ext>`) and linked from the text.
-JSON is for keeping: every item in order, notices included, and every picture
-once with its type, size, SHA-256 and bytes in base64, so `read_json` gives back
-the same messages, notices and picture bytes.
+Markdown is for reading: each picture and attached PDF is written once, by its
+SHA-256, into a folder beside the file (`<name>_files/<sha256>.<ext>`) and
+linked from the text. JSON is for keeping: every item in order, notices
+included, and every picture and PDF once with its facts, SHA-256 and bytes in
+base64, so `read_json` gives back the same messages, notices and bytes.
 
 `snapshot` reads the store (on the store's thread); the writers only touch
 files, so they can run in a worker thread.
@@ -28,13 +28,17 @@ from routing.transcript import (
     MessageStatus,
     Notice,
     NoticeKind,
+    PagesPart,
     Part,
+    PdfPart,
     PicturePart,
+    ResultPart,
     Role,
     TextPart,
     ToolCall,
     ToolResult,
 )
+from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 FORMAT = "sightline.conversation"
@@ -87,6 +91,16 @@ class Exported:
                     found.setdefault(picture.sha256, picture)
         return found
 
+    @property
+    def pdfs(self) -> dict[str, PdfFile]:
+        """Every attached PDF, once each, by SHA-256 (first name kept)."""
+        found: dict[str, PdfFile] = {}
+        for entry in self.entries:
+            if isinstance(entry.item, Message):
+                for pdf in entry.item.pdfs:
+                    found.setdefault(pdf.sha256, pdf)
+        return found
+
 
 def snapshot(store: Store, conversation_id: str) -> Exported:
     """Read a conversation for export; ExportError when there is no such conversation."""
@@ -117,12 +131,14 @@ def write(exported: Exported, path: Path) -> Path:
 def write_markdown(exported: Exported, path: Path) -> Path:
     """Write `path` and its pictures folder beside it; returns the file written."""
     files = path.with_name(f"{path.stem}_files")
-    pictures = exported.pictures
+    pictures, pdfs = exported.pictures, exported.pdfs
     try:
-        if pictures:
+        if pictures or pdfs:
             files.mkdir(parents=True, exist_ok=True)
             for sha, picture in pictures.items():
                 (files / _picture_name(sha, picture.mime)).write_bytes(picture.data)
+            for sha, pdf in pdfs.items():
+                (files / f"{sha}.pdf").write_bytes(pdf.data)
         _write_whole(path, markdown(exported, files.name))
     except OSError as exc:
         raise ExportError(f"Can't write {path}: {exc.strerror or exc}.") from None
@@ -174,6 +190,11 @@ def _part_lines(part: Part, folder: str) -> list[str]:
         return [part.text, ""] if part.text else []
     if isinstance(part, PicturePart):
         return [_picture_link(part.picture, folder), ""]
+    if isinstance(part, PdfPart):
+        name = part.pdf.name.replace("[", "(").replace("]", ")")
+        return [f"[{name}]({quote(f'{folder}/{part.pdf.sha256}.pdf')})", ""]
+    if isinstance(part, PagesPart):
+        return [part.lead_in, "", *(_picture_link(p, folder) for p in part.pictures), ""]
     if isinstance(part, ToolCall):
         arguments = json.dumps(dict(part.arguments), ensure_ascii=False, indent=2)
         return [f"**Tool call** `{part.name}` ({part.id}):", "", "```json", arguments, "```", ""]
@@ -183,7 +204,7 @@ def _part_lines(part: Part, folder: str) -> list[str]:
         if isinstance(sub, TextPart):
             lines += ["```", sub.text.replace("```", "` ` `"), "```", ""]
         else:
-            lines += [_picture_link(sub.picture, folder), ""]
+            lines += _part_lines(sub, folder)
     return lines
 
 
@@ -249,6 +270,14 @@ def to_json(exported: Exported) -> dict[str, Any]:
             }
             for sha, picture in exported.pictures.items()
         ],
+        "pdfs": [
+            {
+                "sha256": sha,
+                "pages": pdf.pages,
+                "data": base64.b64encode(pdf.data).decode("ascii"),
+            }
+            for sha, pdf in exported.pdfs.items()
+        ],
     }
 
 
@@ -277,6 +306,17 @@ def _part_json(part: Part) -> dict[str, Any]:
         return {"type": "text", "text": part.text}
     if isinstance(part, PicturePart):
         return {"type": "picture", "sha256": part.picture.sha256, "label": part.picture.label}
+    if isinstance(part, PdfPart):
+        return {"type": "pdf", "sha256": part.pdf.sha256, "name": part.pdf.name}
+    if isinstance(part, PagesPart):
+        return {
+            "type": "pages",
+            "document": part.document,
+            "first": part.first,
+            "pictures": [_part_json(PicturePart(p)) for p in part.pictures],
+            "extraction_error": part.extraction_error,
+            "total_pages": part.total_pages,
+        }
     if isinstance(part, ToolCall):
         return {
             "type": "tool_call",
@@ -318,6 +358,15 @@ def from_json(data: dict[str, Any]) -> Exported:
         pictures[raw["sha256"]] = Picture(
             blob, raw["mime"], int(raw["width"]), int(raw["height"]), raw["sha256"]
         )
+    pdfs: dict[str, PdfFile] = {}
+    for raw in data.get("pdfs", []):  # exports made before PDFs were kept have none
+        blob = base64.b64decode(raw["data"], validate=True)
+        if hashlib.sha256(blob).hexdigest() != raw["sha256"]:
+            raise ValueError(f"PDF {raw['sha256']} does not match its bytes")
+        pages = raw.get("pages")
+        pdfs[raw["sha256"]] = PdfFile(
+            blob, "", raw["sha256"], None if pages is None else int(pages)
+        )
     conversation = data["conversation"]
     summary = ConversationSummary(
         conversation["id"],
@@ -326,18 +375,25 @@ def from_json(data: dict[str, Any]) -> Exported:
         float(conversation["created_at"]),
         float(conversation["updated_at"]),
     )
-    entries = tuple(_entry_from(raw, pictures) for raw in data["items"])
+    blobs = _Blobs(pictures, pdfs)
+    entries = tuple(_entry_from(raw, blobs) for raw in data["items"])
     return Exported(summary, entries)
 
 
-def _entry_from(raw: dict[str, Any], pictures: dict[str, Picture]) -> Entry:
+@dataclass(frozen=True)
+class _Blobs:
+    pictures: dict[str, Picture]
+    pdfs: dict[str, PdfFile]
+
+
+def _entry_from(raw: dict[str, Any], blobs: _Blobs) -> Entry:
     item: Message | Notice
     if raw["type"] == "notice":
         item = Notice(NoticeKind(raw["kind"]), raw["text"], raw.get("details", ""))
     elif raw["type"] == "message":
         item = Message(
             role=cast(Role, raw["role"]),
-            parts=tuple(_part_from(part, pictures) for part in raw["parts"]),
+            parts=tuple(_part_from(part, blobs) for part in raw["parts"]),
             model=raw.get("model", ""),
             status=MessageStatus(raw.get("status", MessageStatus.COMPLETE.value)),
         )
@@ -346,23 +402,35 @@ def _entry_from(raw: dict[str, Any], pictures: dict[str, Picture]) -> Entry:
     return Entry(float(raw["created_at"]), item)
 
 
-def _part_from(raw: dict[str, Any], pictures: dict[str, Picture]) -> Part:
+def _part_from(raw: dict[str, Any], blobs: _Blobs) -> Part:
     kind = raw["type"]
     if kind == "text":
         return TextPart(raw["text"])
     if kind == "picture":
-        picture = pictures[raw["sha256"]]  # KeyError: a picture the file doesn't carry
+        picture = blobs.pictures[raw["sha256"]]  # KeyError: a picture the file doesn't carry
         return PicturePart(replace(picture, label=raw.get("label", "")))
+    if kind == "pdf":
+        return PdfPart(replace(blobs.pdfs[raw["sha256"]], name=raw.get("name", "")))
+    if kind == "pages":
+        pictures = tuple(cast(PicturePart, _part_from(p, blobs)).picture for p in raw["pictures"])
+        total = raw.get("total_pages")
+        return PagesPart(
+            raw["document"],
+            int(raw["first"]),
+            pictures,
+            raw["extraction_error"],
+            None if total is None else int(total),
+        )
     if kind == "tool_call":
         return ToolCall(raw["id"], raw["name"], raw.get("arguments", {}))
     if kind == "tool_result":
-        parts = tuple(_part_from(sub, pictures) for sub in raw["parts"])
-        if any(not isinstance(p, TextPart | PicturePart) for p in parts):
-            raise ValueError("a tool result holds only text and pictures")
+        parts = tuple(_part_from(sub, blobs) for sub in raw["parts"])
+        if any(not isinstance(p, TextPart | PicturePart | PagesPart) for p in parts):
+            raise ValueError("a tool result holds only text, pictures and pages")
         return ToolResult(
             raw["call_id"],
             raw["name"],
-            cast(tuple[TextPart | PicturePart, ...], parts),
+            cast(tuple[ResultPart, ...], parts),
             bool(raw.get("is_error", False)),
         )
     raise ValueError(f"unknown part type {kind!r}")

@@ -1,6 +1,7 @@
 """Sight within a turn: words for a blind model, the seeing model that may take over,
 healing after a refusal, and the notices that say what crossed where (disclosure)
-and which pictures the turn's cap left undescribed (budget).
+and which pictures the turn's cap left undescribed (budget). Attached PDFs go as
+PDFs to a model that reads them, and as Sightline's reading of them to the rest.
 
 One `TurnSight` lives for one turn: it holds the turn's budget of described
 pictures, so attachments, PDF pages and tool pictures all draw from one cap.
@@ -13,11 +14,12 @@ from dataclasses import dataclass
 
 from routing.catalogue import Catalogue
 from routing.describing import has_pictures, in_words
+from routing.documents import NATIVE_MAX_PAGES, PdfsForModel, flatten_pages, pdfs_for_model
 from routing.looking import WireLooker, host_of
 from routing.models import ModelInfo
 from routing.presets import counts_as_seeing, preset_for
 from routing.router import Choice, RoutingPrefs, choose_looker
-from routing.transcript import Message, Notice, NoticeKind, turn_start
+from routing.transcript import Message, Notice, NoticeKind, PagesPart, turn_start
 from routing.wires.base import Usage
 from vision.describer import Describer
 from vision.pictures import Picture
@@ -53,6 +55,7 @@ class TurnSight:
         self.chat_is_local = chat_is_local  # a local chat's pictures stay on this computer
         self.budget = budget or TurnBudget()
         self._over_budget_told: set[str] = set()  # pictures the person was told about
+        self._pdfs_told: set[tuple[str, str]] = set()  # (model, PDF) pairs already told
 
     def sees(self, model: ModelInfo) -> bool:
         """Whether to send this model pictures (what is known now, refusals included)."""
@@ -62,10 +65,22 @@ class TurnSight:
         kind = self.catalogue.provider(model.provider_id).kind
         return counts_as_seeing(preset_for(kind), current.sees)
 
+    def reads_pdfs(self, model: ModelInfo) -> bool:
+        """Whether to send this model attached PDFs as PDFs (it takes them and sees)."""
+        kind = self.catalogue.provider(model.provider_id).kind
+        return preset_for(kind).reads_pdfs and self.sees(model)
+
+    def with_pdfs(self, model: ModelInfo, messages: tuple[Message, ...]) -> PdfsForModel:
+        """The messages with each attached PDF as this model gets it."""
+        return pdfs_for_model(messages, reads_pdfs=self.reads_pdfs(model))
+
     async def for_model(self, model: ModelInfo, messages: tuple[Message, ...]) -> Shaped:
         """The messages as this model may get them: as they are if it sees, else in words."""
+        pdfs = self.with_pdfs(model, messages)
+        pdf_notices = self._pdf_notices(model, pdfs)
+        messages = pdfs.messages
         if self.sees(model) or not any(has_pictures(m) for m in messages):
-            return Shaped(messages)
+            return Shaped(flatten_pages(messages), pdf_notices)
         looker_choice = await self._looker(model)
         looker = WireLooker(self.catalogue, looker_choice.model) if looker_choice else None
         result = await in_words(
@@ -75,15 +90,15 @@ class TurnSight:
             looker=looker,
             budget=self.budget,
         )
-        notices: list[Notice] = []
+        notices = list(pdf_notices)
         if looker is not None and looker_choice is not None and result.asked:
             # Every picture handed to the looker is disclosed, described or not: it left.
+            failed = len(result.asked) - len(result.fresh)
             notices.append(
                 Notice(
                     NoticeKind.DISCLOSURE,
-                    _disclosure(
-                        looker, model, result.asked, failed=len(result.asked) - len(result.fresh)
-                    ),
+                    _disclosure(looker, model, result.asked, failed=failed)
+                    + _pages_note(result.pages, failed=failed),
                     details=f"Why {looker.label}: {looker_choice.reason}.",
                 )
             )
@@ -97,6 +112,33 @@ class TurnSight:
             else None
         )
         return Shaped(result.messages, tuple(notices), usage)
+
+    def _pdf_notices(self, model: ModelInfo, pdfs: PdfsForModel) -> tuple[Notice, ...]:
+        """Say once per turn which PDFs a model that reads PDFs got as PDFs, and which not."""
+        notices = []
+        host = host_of(self.catalogue.provider(model.provider_id).base_url)
+        for pdf in pdfs.native:
+            if (model.ref, pdf.sha256) not in self._pdfs_told:
+                self._pdfs_told.add((model.ref, pdf.sha256))
+                notices.append(
+                    Notice(
+                        NoticeKind.INFO,
+                        f"{pdf.name} ({_pages(pdf.pages)}) goes to {model.ref} at {host} as "
+                        "a PDF: the model reads its text and looks at its pages itself.",
+                    )
+                )
+        for pdf in pdfs.too_large:
+            if (model.ref, pdf.sha256) not in self._pdfs_told:
+                self._pdfs_told.add((model.ref, pdf.sha256))
+                notices.append(
+                    Notice(
+                        NoticeKind.INFO,
+                        f"{pdf.name} ({_pages(pdf.pages)}) goes to {model.ref} as Sightline's "
+                        "reading of it, not as a PDF: a request takes at most "
+                        f"{NATIVE_MAX_PAGES} PDF pages and 32 MB, all PDFs together.",
+                    )
+                )
+        return tuple(notices)
 
     async def _looker(self, model: ModelInfo) -> Choice | None:
         listed = {s.provider.id for s in self.catalogue.statuses()}
@@ -121,6 +163,7 @@ class TurnSight:
         self, model: ModelInfo, messages: tuple[Message, ...], *, needs_tools: bool
     ) -> Choice | None:
         """A seeing model to answer the rest of the turn, when this one can't see its pictures."""
+        messages = self.with_pdfs(model, messages).messages  # a scan's pages count as pictures
         start = turn_start(messages)
         if self.sees(model) or not any(has_pictures(m) for m in messages[start:]):
             return None
@@ -138,6 +181,7 @@ class TurnSight:
 
     def takeover_disclosure(self, choice: Choice, messages: tuple[Message, ...]) -> Notice:
         """The disclosure for the pictures the new model now gets."""
+        messages = self.with_pdfs(choice.model, messages).messages
         start = turn_start(messages)
         sent = [
             picture
@@ -186,6 +230,27 @@ def _disclosure(looker: WireLooker, model: ModelInfo, sent: list[Picture], *, fa
         f"{looker.label} at {looker.host} was sent {pictures} ({labels}) to describe for "
         f"{model.ref}, which can't see; {outcome}."
     )
+
+
+def _pages(count: int | None) -> str:
+    if count is None:
+        return "page count unknown"
+    return f"{count} page{'s' if count != 1 else ''}"
+
+
+def _pages_note(pages: list[PagesPart], *, failed: int) -> str:
+    """For rendered PDF pages: what remains unread, and what the model got if reading failed."""
+    notes = []
+    for part in pages:
+        if part.total_pages is None:
+            notes.append(f" More pages of {part.document} may exist after page {part.last}.")
+        elif part.last < part.total_pages:
+            notes.append(
+                f" Pages {part.last + 1}-{part.total_pages} of {part.document} were not read."
+            )
+    if pages and failed:
+        notes.append(" For pages nobody could read, the model was told no text could be extracted.")
+    return "".join(notes)
 
 
 def _budget_notice(pictures: list[Picture], cap: int, model: ModelInfo) -> Notice:

@@ -18,21 +18,19 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
+from app.stored_parts import Blobs, drop_unused_blobs, encode_parts, link_blobs
 from routing.transcript import (
     Message,
     MessageStatus,
     Notice,
     NoticeKind,
     Part,
-    PicturePart,
     Role,
     TextPart,
-    ToolCall,
-    ToolResult,
 )
 from vision.pictures import Picture
 
@@ -91,6 +89,20 @@ _MIGRATIONS: list[str] = [
     # 3: a deleted conversation waits here until its Undo is over (NULL: not deleted).
     """
     ALTER TABLE conversations ADD COLUMN deleted_at REAL;
+    """,
+    # 4: PDFs a person attached, stored once (pages NULL: the count is unknown).
+    """
+    CREATE TABLE pdfs (
+        sha256 TEXT PRIMARY KEY,
+        pages  INTEGER,
+        data   BLOB NOT NULL
+    );
+    CREATE TABLE item_pdfs (
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        sha256  TEXT NOT NULL REFERENCES pdfs(sha256),
+        PRIMARY KEY (item_id, sha256)
+    );
+    CREATE INDEX item_pdfs_by_sha256 ON item_pdfs(sha256);
     """,
 ]
 
@@ -285,7 +297,7 @@ class Store:
         with self._write() as db:
             # Items and their picture links go by ON DELETE CASCADE.
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
-            _drop_unused_pictures(db)
+            drop_unused_blobs(db)
 
     # -- deleting with Undo ----------------------------------------------------
     #
@@ -328,7 +340,7 @@ class Store:
                     "DELETE FROM conversations WHERE id = ? AND deleted_at IS NOT NULL",
                     [(conversation_id,) for conversation_id in conversation_ids],
                 )
-            _drop_unused_pictures(db)
+            drop_unused_blobs(db)
 
     # -- items ---------------------------------------------------------------
 
@@ -345,7 +357,7 @@ class Store:
 
     def add_message(self, conversation_id: str, message: Message) -> StoredItem:
         """Store a whole message at the end of the conversation."""
-        text, parts, used = _encode_parts(message.parts)
+        encoded = encode_parts(message.parts)
         with self._write() as db:
             now = self._touch(db, conversation_id)
             item_id = self._insert_item(
@@ -356,15 +368,15 @@ class Store:
                 role=message.role,
                 status=message.status.value,
                 model=message.model,
-                text=text,
-                parts=json.dumps(parts, ensure_ascii=False),
+                text=encoded.text,
+                parts=json.dumps(encoded.parts, ensure_ascii=False),
             )
-            self._link_pictures(db, item_id, used)
-            if message.role == "user" and text.strip():
+            link_blobs(db, item_id, encoded)
+            if message.role == "user" and encoded.text.strip():
                 # The first words a person writes name an untitled conversation.
                 db.execute(
                     "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
-                    (_short_title(text), conversation_id),
+                    (_short_title(encoded.text), conversation_id),
                 )
         return self._must_get(item_id)
 
@@ -401,16 +413,16 @@ class Store:
         if isinstance(part, TextPart):
             self.append_text(item_id, part.text)
             return
-        _, encoded, used = _encode_parts((part,))
+        encoded = encode_parts((part,))
         with self._write() as db:
             self._touch_item(db, item_id)
             row = db.execute("SELECT parts FROM items WHERE id = ?", (item_id,)).fetchone()
-            parts = json.loads(row["parts"]) + encoded
+            parts = json.loads(row["parts"]) + encoded.parts
             db.execute(
                 "UPDATE items SET parts = ? WHERE id = ?",
                 (json.dumps(parts, ensure_ascii=False), item_id),
             )
-            self._link_pictures(db, item_id, used)
+            link_blobs(db, item_id, encoded)
 
     def finish_message(self, item_id: int, status: MessageStatus) -> None:
         """Record how a streamed message ended."""
@@ -426,7 +438,7 @@ class Store:
     def picture(self, sha256: str) -> Picture | None:
         """A stored picture by its SHA-256, or None when it isn't stored."""
         with self._read() as db:
-            return _PictureCache(db).get(sha256)
+            return Blobs(db).picture(sha256)
 
     # -- what was learned about models -----------------------------------------
 
@@ -479,8 +491,8 @@ class Store:
         """Load the items matching a WHERE clause, pictures read once each."""
         with self._read() as db:
             rows = db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
-            pictures = _PictureCache(db)
-            return [_load_item(row, pictures) for row in rows.fetchall()]
+            blobs = Blobs(db)
+            return [_load_item(row, blobs) for row in rows.fetchall()]
 
     def _now(self) -> float:
         """Wall-clock time that never repeats or goes back within this process."""
@@ -525,19 +537,6 @@ class Store:
         assert cursor.lastrowid is not None
         return cursor.lastrowid
 
-    def _link_pictures(self, db: sqlite3.Connection, item_id: int, used: list[Picture]) -> None:
-        """Store each picture once (by SHA-256) and note that this item uses it."""
-        for picture in used:
-            db.execute(
-                "INSERT OR IGNORE INTO pictures (sha256, mime, width, height, data) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (picture.sha256, picture.mime, picture.width, picture.height, picture.data),
-            )
-            db.execute(
-                "INSERT OR IGNORE INTO item_pictures (item_id, sha256) VALUES (?, ?)",
-                (item_id, picture.sha256),
-            )
-
     def _must_get(self, item_id: int) -> StoredItem:
         """An item just written, read back the way it will load later."""
         stored = self.get_item(item_id)
@@ -580,14 +579,6 @@ def _snippet(text: str, word: str) -> str:
     return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
 
 
-def _drop_unused_pictures(db: sqlite3.Connection) -> None:
-    """Delete stored pictures no item uses any more."""
-    db.execute(
-        "DELETE FROM pictures WHERE NOT EXISTS "
-        "(SELECT 1 FROM item_pictures WHERE item_pictures.sha256 = pictures.sha256)"
-    )
-
-
 def _migrate(db: sqlite3.Connection, path: Path) -> None:
     """Run the migration steps the database hasn't had yet, each atomically."""
     (version,) = db.execute("PRAGMA user_version").fetchone()
@@ -628,118 +619,14 @@ def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
     return StoreError(f"Can't write Sightline's data file {path}: {exc}. {_FIX_FOLDER}")
 
 
-# -- parts <-> rows --------------------------------------------------------------
-
-
-def _picture_ref(picture: Picture) -> dict[str, Any]:
-    """A picture as the parts JSON refers to it; the label is per use, so it stays here."""
-    return {"type": "picture", "sha256": picture.sha256, "label": picture.label}
-
-
-def _encode_parts(parts: tuple[Part, ...]) -> tuple[str, list[dict[str, Any]], list[Picture]]:
-    """Split parts into joined text, JSON for the rest, and the pictures they use."""
-    text: list[str] = []
-    encoded: list[dict[str, Any]] = []
-    used: list[Picture] = []
-    for part in parts:
-        if isinstance(part, TextPart):
-            text.append(part.text)
-        elif isinstance(part, PicturePart):
-            encoded.append(_picture_ref(part.picture))
-            used.append(part.picture)
-        elif isinstance(part, ToolCall):
-            encoded.append(
-                {
-                    "type": "tool_call",
-                    "id": part.id,
-                    "name": part.name,
-                    "arguments": dict(part.arguments),
-                }
-            )
-        else:
-            inner: list[dict[str, Any]] = []
-            for sub in part.parts:
-                if isinstance(sub, TextPart):
-                    inner.append({"type": "text", "text": sub.text})
-                else:
-                    inner.append(_picture_ref(sub.picture))
-                    used.append(sub.picture)
-            encoded.append(
-                {
-                    "type": "tool_result",
-                    "call_id": part.call_id,
-                    "name": part.name,
-                    "is_error": part.is_error,
-                    "parts": inner,
-                }
-            )
-    return "".join(text), encoded, used
-
-
-class _PictureCache:
-    """Pictures read once per load, however many parts refer to them."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        """Read pictures from `db` on demand."""
-        self._db = db
-        self._seen: dict[str, Picture | None] = {}
-
-    def get(self, sha256: str, label: str = "") -> Picture | None:
-        """The stored picture with this hash, carrying `label`."""
-        if sha256 not in self._seen:
-            row = self._db.execute(
-                "SELECT mime, width, height, data FROM pictures WHERE sha256 = ?", (sha256,)
-            ).fetchone()
-            self._seen[sha256] = (
-                Picture(
-                    data=bytes(row["data"]),
-                    mime=row["mime"],
-                    width=row["width"],
-                    height=row["height"],
-                    sha256=sha256,
-                )
-                if row
-                else None
-            )
-        found = self._seen[sha256]
-        return replace(found, label=label) if found is not None and label else found
-
-    def part(self, ref: dict[str, Any]) -> PicturePart:
-        """The picture a reference names; a missing one is a damaged database."""
-        found = self.get(ref["sha256"], ref.get("label", ""))
-        if found is None:
-            raise sqlite3.DatabaseError(f"picture {ref['sha256']} is missing")
-        return PicturePart(found)
-
-
-def _decode_part(data: dict[str, Any], pictures: _PictureCache) -> Part:
-    """One non-text part from its JSON."""
-    kind = data["type"]
-    if kind == "picture":
-        return pictures.part(data)
-    if kind == "tool_call":
-        return ToolCall(id=data["id"], name=data["name"], arguments=data["arguments"])
-    if kind == "tool_result":
-        return ToolResult(
-            call_id=data["call_id"],
-            name=data["name"],
-            parts=tuple(
-                TextPart(sub["text"]) if sub["type"] == "text" else pictures.part(sub)
-                for sub in data["parts"]
-            ),
-            is_error=data["is_error"],
-        )
-    raise sqlite3.DatabaseError(f"unknown part type {kind!r}")
-
-
-def _load_item(row: sqlite3.Row, pictures: _PictureCache) -> StoredItem:
+def _load_item(row: sqlite3.Row, blobs: Blobs) -> StoredItem:
     """A row of `items` as the message or notice it stores."""
     item: Message | Notice
     if row["kind"] == "notice":
         item = Notice(kind=NoticeKind(row["notice_kind"]), text=row["text"], details=row["details"])
     else:
         parts: list[Part] = [TextPart(row["text"])] if row["text"] else []
-        parts.extend(_decode_part(data, pictures) for data in json.loads(row["parts"]))
+        parts.extend(blobs.decode(data) for data in json.loads(row["parts"]))
         item = Message(
             role=cast(Role, row["role"]),
             parts=tuple(parts),

@@ -27,6 +27,8 @@ from app.turn_events import (
     UsageAdded,
 )
 from routing.catalogue import Catalogue
+from routing.describing import has_pictures
+from routing.documents import pdfs_for_model
 from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
 from routing.models import ModelInfo
 from routing.presets import preset_for
@@ -42,6 +44,7 @@ from routing.transcript import (
 )
 from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
 from vision.describer import Describer
+from vision.pdf import PdfFile
 from vision.pictures import Picture
 from vision.sight import TURN_BUDGET, TurnBudget
 
@@ -111,10 +114,14 @@ class TurnRunner:
         pictures: tuple[Picture, ...] = (),
         requested_model: str = "auto",
         tools: Sequence[Tool] = (),
+        pdfs: tuple[PdfFile, ...] = (),
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding each event once it is stored."""
-        yield ItemAdded(self.store.add_message(conversation_id, user_message(text, pictures)))
-        needs = _Needs(pictures=bool(pictures), tools=bool(tools))
+        message = user_message(text, pictures, pdfs)
+        yield ItemAdded(self.store.add_message(conversation_id, message))
+        # A scanned PDF is pages to look at: the turn needs a model that sees, as for pictures.
+        read = pdfs_for_model((message,), reads_pdfs=False).messages
+        needs = _Needs(pictures=any(has_pictures(m) for m in read), tools=bool(tools))
         try:
             choice = await self._choose(requested_model, needs)
         except ProviderError as error:

@@ -33,6 +33,7 @@ class Preset:
     bridge_tool_then_user: bool = False  # Mistral: an assistant turn between tool and user
     local_default: bool = False
     max_picture_side: int = 2048  # longest side sent; providers downscale beyond what they use
+    reads_pdfs: bool = False  # takes a PDF itself (a document block), pages as pictures and text
 
 
 def _names(pattern: str) -> re.Pattern[str]:
@@ -188,6 +189,7 @@ _TABLE: tuple[Preset, ...] = (
         sight="all",
         tools="all",
         max_picture_side=1568,  # Claude scales anything longer down to this
+        reads_pdfs=True,
     ),
     Preset(
         "ollama",

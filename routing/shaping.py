@@ -1,7 +1,8 @@
 """The request a wire gets: the transcript with its pictures made fit to send.
 
 Shaping never changes what is stored. It ages tool pictures (only the newest
-few stay pictures: every picture is paid for again on every later request) and
+few, and all of the latest step's, stay pictures: every picture is paid for
+again on every later request) and
 clamps each picture to the provider's limits, replacing one that can't fit with
 a note that says why.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 
-from routing.transcript import Message, Part, PicturePart, TextPart, ToolResult
+from routing.transcript import Message, Part, PicturePart, ResultPart, TextPart, ToolResult
 from vision.pictures import MAX_SEND_BYTES, Picture, PictureError, PictureTooLarge, clamp
 
 KEEP_TOOL_PICTURES = 3
@@ -78,14 +79,17 @@ def shape_messages(
     """The messages as they should leave: older tool pictures aged, every picture clamped."""
     cache = cache or _shared_cache
     messages = answer_every_call(messages)
-    budget = keep_tool_pictures
+    # The latest step's pictures all go (four rendered PDF pages, say); older ones age.
+    newest = next((m for m in reversed(messages) if any(r.pictures for r in m.tool_results)), None)
+    latest = sum(len(r.pictures) for r in newest.tool_results) if newest else 0
+    budget = max(keep_tool_pictures, latest)
     shaped: list[Message] = []
     # Newest first, so the pictures that stay are the latest ones.
     for message in reversed(messages):
         parts: list[Part] = []
         for part in reversed(message.parts):
             if isinstance(part, ToolResult) and part.pictures:
-                inner: list[TextPart | PicturePart] = []
+                inner: list[ResultPart] = []
                 for piece in reversed(part.parts):
                     if isinstance(piece, PicturePart):
                         if budget > 0:

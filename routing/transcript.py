@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
+from vision.pdf import PdfFile, VisionCandidate, page_span
 from vision.pictures import Picture
 
 Role = Literal["system", "user", "assistant", "tool"]
@@ -31,6 +32,59 @@ class PicturePart:
 
 
 @dataclass(frozen=True)
+class PagesPart:
+    """PDF pages rendered as pictures because their text could not serve (a scan, say).
+
+    A model that sees gets the lead-in and the pages; a model that can't gets what
+    a seeing model transcribed, or, when nobody could, the original extraction
+    error again. It stays one part so that choice can be made per model.
+    """
+
+    document: str  # the PDF's name
+    first: int  # the page number of the first picture; the rest follow in order
+    pictures: tuple[Picture, ...]
+    extraction_error: str  # what a model reads when no one could read the pages
+    total_pages: int | None = None  # None: unknown
+
+    @classmethod
+    def from_candidate(cls, name: str, candidate: VisionCandidate, total: int | None) -> PagesPart:
+        """The part for a read's vision candidate."""
+        return cls(name, candidate.first, candidate.pictures, candidate.extraction_error, total)
+
+    @property
+    def last(self) -> int:
+        """The page number of the last picture."""
+        return self.first + len(self.pictures) - 1
+
+    @property
+    def span(self) -> str:
+        """The pages in words, e.g. "pages 4-6"."""
+        return page_span(self.first, self.last)
+
+    @property
+    def lead_in(self) -> str:
+        """What a model that sees reads before the pages."""
+        return (
+            f"{self.extraction_error} {self.span[0].upper()}{self.span[1:]} follow as "
+            "pictures, each labelled with its page number in the PDF."
+        )
+
+    def numbered(self) -> tuple[tuple[int, Picture], ...]:
+        """Each picture with its page number."""
+        return tuple(enumerate(self.pictures, start=self.first))
+
+
+@dataclass(frozen=True)
+class PdfPart:
+    """A PDF the person attached: a model that takes PDFs gets it, others get what is read."""
+
+    pdf: PdfFile
+
+
+ResultPart = TextPart | PicturePart | PagesPart
+
+
+@dataclass(frozen=True)
 class ToolCall:
     """A model's request to run a tool; arguments are already parsed JSON."""
 
@@ -45,21 +99,35 @@ class ToolResult:
 
     call_id: str
     name: str
-    parts: tuple[TextPart | PicturePart, ...] = ()
+    parts: tuple[ResultPart, ...] = ()
     is_error: bool = False
 
     @property
     def text(self) -> str:
-        """The result's words, joined."""
-        return "\n".join(p.text for p in self.parts if isinstance(p, TextPart))
+        """The result's words, joined (rendered pages count by their lead-in)."""
+        return "\n".join(
+            p.text if isinstance(p, TextPart) else p.lead_in
+            for p in self.parts
+            if isinstance(p, TextPart | PagesPart)
+        )
 
     @property
     def pictures(self) -> tuple[Picture, ...]:
-        """The result's pictures, in order."""
-        return tuple(p.picture for p in self.parts if isinstance(p, PicturePart))
+        """The result's pictures, in order, rendered pages included."""
+        return _pictures(self.parts)
 
 
-Part = TextPart | PicturePart | ToolCall | ToolResult
+Part = TextPart | PicturePart | PagesPart | PdfPart | ToolCall | ToolResult
+
+
+def _pictures(parts: tuple[Part, ...]) -> tuple[Picture, ...]:
+    found: list[Picture] = []
+    for part in parts:
+        if isinstance(part, PicturePart):
+            found.append(part.picture)
+        elif isinstance(part, PagesPart):
+            found.extend(part.pictures)
+    return tuple(found)
 
 
 class MessageStatus(StrEnum):
@@ -88,8 +156,13 @@ class Message:
 
     @property
     def pictures(self) -> tuple[Picture, ...]:
-        """Pictures attached to the message itself (not those inside tool results)."""
-        return tuple(p.picture for p in self.parts if isinstance(p, PicturePart))
+        """Pictures of the message itself (not those inside tool results), pages included."""
+        return _pictures(self.parts)
+
+    @property
+    def pdfs(self) -> tuple[PdfFile, ...]:
+        """PDFs attached to the message."""
+        return tuple(p.pdf for p in self.parts if isinstance(p, PdfPart))
 
     @property
     def tool_calls(self) -> tuple[ToolCall, ...]:
@@ -122,10 +195,13 @@ class Notice:
     details: str = ""
 
 
-def user_message(text: str, pictures: tuple[Picture, ...] = ()) -> Message:
-    """A person's message: words first, then attached pictures."""
+def user_message(
+    text: str, pictures: tuple[Picture, ...] = (), pdfs: tuple[PdfFile, ...] = ()
+) -> Message:
+    """A person's message: words first, then attached pictures, then PDFs."""
     parts: list[Part] = [TextPart(text)] if text else []
     parts.extend(PicturePart(p) for p in pictures)
+    parts.extend(PdfPart(p) for p in pdfs)
     return Message(role="user", parts=tuple(parts))
 
 

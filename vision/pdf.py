@@ -3,11 +3,15 @@
 A *vision candidate* (rendered pages for a seeing model to read) is made only
 when extraction yields no text (a scan) or a single requested page is still too
 large to send as text. Rendering starts at the requested first page, covers at
-most four pages, and is clipped to the document's real page count.
+most four pages, and is clipped to the document's real page count. A document
+whose page tree lies (it lists pages that can't be loaded) has an unknown page
+count: a read stops at the last page that loads and says only that more pages
+*may* exist.
 """
 
 from __future__ import annotations
 
+import hashlib
 import io
 import re
 from dataclasses import dataclass, field
@@ -17,15 +21,17 @@ from typing import TYPE_CHECKING
 from vision.pictures import Picture, sniff
 
 if TYPE_CHECKING:
-    from pypdfium2 import PdfDocument
+    from pypdfium2 import PdfDocument, PdfPage as PdfiumPage
 
 PAGE_TOKEN_LIMIT = 12_000  # one page above this is read as a picture instead
 TEXT_TOKEN_BUDGET = 12_000  # text of a multi-page read stops near this
 MAX_RENDER_PAGES = 4
 RENDER_DPI = 110  # legible text for a describer at ~1 MB per A4 page
 MAX_PDF_BYTES = 200 * 1024 * 1024
+NEXT_READ_PAGES = 8  # how many pages a continuation hint suggests reading next
 _RANGE = re.compile(r"^\s*([0-9]{1,6})\s*(?:-\s*([0-9]{0,6})\s*)?$")
 _PASSWORD_ERROR = 4  # PDFium's FPDF_ERR_PASSWORD
+_REMOVE_SECURITY = 3  # PDFium's FPDF_REMOVE_SECURITY: save a decrypted copy
 
 
 class PdfError(ValueError):
@@ -34,6 +40,25 @@ class PdfError(ValueError):
 
 class PdfNeedsPassword(PdfError):
     """The PDF is encrypted: ask the person for its password."""
+
+
+@dataclass(frozen=True)
+class PdfFile:
+    """A PDF a person attached, as kept: readable without a password, with its facts.
+
+    An encrypted PDF is kept decrypted (the person gave the password once), so
+    every later read, by Sightline or by a model that takes PDFs, needs none.
+    """
+
+    data: bytes = field(repr=False)
+    name: str
+    sha256: str
+    pages: int | None  # None: the page tree lists pages that can't be loaded
+
+    @property
+    def size_bytes(self) -> int:
+        """How many bytes the PDF takes."""
+        return len(self.data)
 
 
 def estimate_tokens(text: str) -> int:
@@ -54,6 +79,11 @@ def parse_pages(spec: str | None) -> tuple[int, int | None]:
     if first < 1 or (last is not None and last < first):
         raise PdfError(f"pages {spec!r} is not a range of pages counted from 1.")
     return first, last
+
+
+def page_span(first: int, last: int) -> str:
+    """Pages in words: "page 4" or "pages 4-6"."""
+    return f"page {first}" if first == last else f"pages {first}-{last}"
 
 
 @dataclass(frozen=True)
@@ -85,7 +115,7 @@ class PdfRead:
     """What a read of a PDF gives: text pages, or a vision candidate, and what remains."""
 
     name: str
-    total_pages: int
+    total_pages: int | None  # None: unknown (pages listed but not loadable)
     first: int
     last: int
     pages: list[PdfPage] = field(default_factory=list)
@@ -94,13 +124,25 @@ class PdfRead:
     @property
     def continuation(self) -> str:
         """Which pages remain and how to ask for them (always about the original PDF)."""
+        nxt = self.last + 1
+        if self.total_pages is None:
+            return (
+                f"[{self.name}'s page count is unknown: more pages may exist after page "
+                f'{self.last}. Try read_file with pages "{nxt}-{self.last + NEXT_READ_PAGES}".]'
+            )
         if self.last >= self.total_pages:
             return ""
-        nxt, upto = self.last + 1, min(self.total_pages, self.last + 8)
+        upto = min(self.total_pages, self.last + NEXT_READ_PAGES)
         return (
             f"[{self.name} has {self.total_pages} pages; pages {nxt}-{self.total_pages} were "
             f'not read. Read them with read_file and pages "{nxt}-{upto}".]'
         )
+
+    @property
+    def heading(self) -> str:
+        """Which pages of how many this read covers, e.g. "pages 1-4 of 30"."""
+        of = f"of {self.total_pages}" if self.total_pages is not None else "(page count unknown)"
+        return f"{page_span(self.first, self.last)} {of}"
 
     def text(self) -> str:
         """The text pages with their numbers, and the continuation hint."""
@@ -108,17 +150,56 @@ class PdfRead:
         return "\n\n".join(part for part in (body, self.continuation) if part)
 
 
+def open_pdf(source: Path | bytes, *, name: str = "", password: str | None = None) -> PdfFile:
+    """Check a PDF opens and keep it (decrypted when a password was needed and given)."""
+    import pypdfium2 as pdfium
+
+    name = name or (source.name if isinstance(source, Path) else "the PDF")
+    data = _load(source, name)
+    document = _open(data, name, password)
+    try:
+        pages = _count_pages(document)
+        if password is not None:
+            out = io.BytesIO()
+            document.save(out, flags=_REMOVE_SECURITY)
+            data = out.getvalue()
+    except pdfium.PdfiumError as exc:
+        raise PdfError(f"{name} is damaged: {exc}") from None
+    finally:
+        document.close()
+    return PdfFile(data, name, hashlib.sha256(data).hexdigest(), pages)
+
+
 def read_pdf(
-    source: Path | bytes, *, pages: str | None = None, password: str | None = None
+    source: Path | bytes | PdfFile,
+    *,
+    pages: str | None = None,
+    password: str | None = None,
+    name: str = "",
 ) -> PdfRead:
     """Read a PDF text first; render a vision candidate only when text can't serve."""
     import pypdfium2 as pdfium
 
-    name = source.name if isinstance(source, Path) else "the PDF"
-    data = _load(source, name)
+    if isinstance(source, PdfFile):
+        name, data = name or source.name, source.data
+    else:
+        name = name or (source.name if isinstance(source, Path) else "the PDF")
+        data = _load(source, name)
     first, last = parse_pages(pages)
+    document = _open(data, name, password)
     try:
-        document = pdfium.PdfDocument(data, password=password)
+        return _read(document, name, first, last)
+    except pdfium.PdfiumError as exc:
+        raise PdfError(f"{name} is damaged: {exc}") from None
+    finally:
+        document.close()
+
+
+def _open(data: bytes, name: str, password: str | None) -> PdfDocument:
+    import pypdfium2 as pdfium
+
+    try:
+        return pdfium.PdfDocument(data, password=password)
     except pdfium.PdfiumError as exc:
         if getattr(exc, "err_code", None) == _PASSWORD_ERROR:
             raise PdfNeedsPassword(
@@ -126,25 +207,41 @@ def read_pdf(
                 + (" (that one is wrong)." if password else ".")
             ) from None
         raise PdfError(f"{name} is damaged or not a PDF ({exc}).") from None
+
+
+def _count_pages(document: PdfDocument) -> int | None:
+    """The page count, or None when the last listed page can't be loaded (a lying tree)."""
+    listed = len(document)
+    if listed == 0:
+        return 0
+    return listed if _page(document, listed) is not None else None
+
+
+def _page(document: PdfDocument, number: int) -> PdfiumPage | None:
+    """Page `number` (from 1), or None when the document lists it but can't load it."""
+    import pypdfium2 as pdfium
+
     try:
-        return _read(document, name, first, last)
-    except pdfium.PdfiumError as exc:
-        # A page the document lists but can't load (a damaged /Kids entry, say).
-        raise PdfError(f"{name} is damaged: {exc}") from None
-    finally:
-        document.close()
+        return document[number - 1]
+    except pdfium.PdfiumError:
+        return None
 
 
 def _read(document: PdfDocument, name: str, first: int, last: int | None) -> PdfRead:
-    total = len(document)
-    if first > total:
-        raise PdfError(f"{name} has {total} pages; there is no page {first}.")
-    end = total if last is None else min(last, total)
+    listed = len(document)
+    total = _count_pages(document)
+    if first > listed:
+        raise PdfError(f"{name} has {listed} pages; there is no page {first}.")
+    end = listed if last is None else min(last, listed)
     read = PdfRead(name, total, first, first - 1)
     budget = TEXT_TOKEN_BUDGET
     for number in range(first, end + 1):
-        text = document[number - 1].get_textpage().get_text_bounded()
-        page = PdfPage(number, text)
+        loaded = _page(document, number)
+        if loaded is None:
+            if number == first:
+                raise PdfError(f"Page {number} of {name} can't be read: the file is damaged.")
+            break  # the count can't be trusted past here; the hint says more *may* exist
+        page = PdfPage(number, loaded.get_textpage().get_text_bounded())
         if page.tokens > PAGE_TOKEN_LIMIT and not read.pages:
             read.candidate = _render(
                 document,
@@ -163,7 +260,7 @@ def _read(document: PdfDocument, name: str, first: int, last: int | None) -> Pdf
         read.last = number
         budget -= page.tokens
     if read.pages and not any(p.text.strip() for p in read.pages):
-        shown = min(end, first + MAX_RENDER_PAGES - 1)
+        shown = min(read.last, first + MAX_RENDER_PAGES - 1)
         read.pages = []
         read.candidate = _render(
             document,
@@ -171,8 +268,8 @@ def _read(document: PdfDocument, name: str, first: int, last: int | None) -> Pdf
             first,
             shown,
             "no text could be extracted (a scan?)",
-            f"No text could be extracted from pages {first}-{shown} of {name}: it may be "
-            "a scan, which only a model that sees can read.",
+            f"No text could be extracted from {page_span(first, shown)} of {name}: it may "
+            "be a scan, which only a model that sees can read.",
         )
         read.last = shown
     return read
@@ -190,6 +287,8 @@ def _load(source: Path | bytes, name: str) -> bytes:
             raise PdfError(f"{name} can't be read: {exc.strerror or exc}.") from None
     if not data:
         raise PdfError(f"{name} is empty.")
+    if len(data) > MAX_PDF_BYTES:
+        raise PdfError(f"{name} is larger than {MAX_PDF_BYTES // (1024 * 1024)} MB.")
     return data
 
 

@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 
 from app.tools.base import error_result, text_result
-from routing.transcript import PicturePart, TextPart, ToolCall, ToolResult
+from routing.transcript import PagesPart, PicturePart, ResultPart, TextPart, ToolCall, ToolResult
 from routing.wires.base import ToolSpec
 from vision.pdf import PdfError, PdfNeedsPassword, read_pdf
 from vision.pictures import PictureError, open_picture
@@ -160,13 +160,7 @@ def pdf_result(call: ToolCall, path: Path, pages: str | int | None) -> ToolResul
     candidate = read.candidate
     if candidate is None:
         return text_result(call, read.text() or f"{path.name} has no text on those pages.")
-    parts: list[TextPart | PicturePart] = [
-        TextPart(
-            f"{candidate.extraction_error} Pages {candidate.first}-{candidate.last} follow as "
-            "pictures, each labelled with its page number in the PDF."
-        )
-    ]
-    parts += [PicturePart(picture) for picture in candidate.pictures]
+    parts: list[ResultPart] = [PagesPart.from_candidate(path.name, candidate, read.total_pages)]
     if read.continuation:
         parts.append(TextPart(read.continuation))
     return ToolResult(call.id, call.name, tuple(parts))

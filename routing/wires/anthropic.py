@@ -37,6 +37,7 @@ from routing.transcript import Message, ToolCall, ToolResult
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.http_errors import cut_off, translate_transport
 from routing.wires.payload import load_json, plain_json
+from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -72,13 +73,20 @@ def anthropic_base_url(configured: str | None) -> str:
     return url[: -len("/v1")] if url.endswith("/v1") else url
 
 
+def _document_block(pdf: PdfFile) -> dict[str, Any]:
+    """A PDF as Claude takes it: it reads the text and looks at every page itself."""
+    data = base64.b64encode(pdf.data).decode("ascii")
+    block: dict[str, Any] = {
+        "type": "document",
+        "source": {"type": "base64", "media_type": PDF_TYPE, "data": data},
+    }
+    if pdf.name:
+        block["title"] = pdf.name
+    return block
+
+
 def _picture_block(picture: Picture) -> dict[str, Any]:
     data = base64.b64encode(picture.data).decode("ascii")
-    if picture.mime == PDF_TYPE:  # Claude reads PDFs natively (§5)
-        return {
-            "type": "document",
-            "source": {"type": "base64", "media_type": PDF_TYPE, "data": data},
-        }
     if picture.mime not in IMAGE_TYPES:  # issue 4 converts these; until then a note
         return {"type": "text", "text": SKIPPED_PICTURE}
     return {"type": "image", "source": {"type": "base64", "media_type": picture.mime, "data": data}}
@@ -98,7 +106,9 @@ def _tool_result_block(result: ToolResult) -> dict[str, Any]:
 
 def _blocks(message: Message) -> list[dict[str, Any]]:
     results = [_tool_result_block(r) for r in message.tool_results]
-    blocks: list[dict[str, Any]] = [{"type": "text", "text": message.text}] if message.text else []
+    # Documents lead, before the words that ask about them, as Anthropic advises.
+    blocks = [_document_block(pdf) for pdf in message.pdfs]
+    blocks += [{"type": "text", "text": message.text}] if message.text else []
     if message.role == "assistant":
         blocks += [
             {"type": "tool_use", "id": c.id, "name": c.name, "input": plain_json(c.arguments)}

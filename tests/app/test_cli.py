@@ -268,7 +268,7 @@ def test_attach_a_text_pdf(home: SightlineHome, fake_ollama: FakeOllama, tmp_pat
                      str(tmp_path / "memo.pdf"), "When is it?")  # fmt: skip
     assert done.returncode == 0, done.stderr
     sent = fake_ollama.chat_requests()[-1]["messages"][-1]["content"]
-    assert sent.startswith("When is it?\n\n[Attached memo.pdf: pages 1-1 of 1]")
+    assert sent.startswith("When is it?\n\n[Attached memo.pdf: page 1 of 1]")
     assert "Meeting moved to Friday" in sent
 
 

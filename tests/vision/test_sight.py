@@ -113,7 +113,7 @@ async def test_a_picture_becomes_its_framed_description(
     fake_ollama.enqueue(Reply(text="A teal rectangle.", prompt_eval_count=30, eval_count=6))
     words = await words_for(picture(), describer=Describer(), looker=looker, budget=TurnBudget())
     described = Description("A teal rectangle.", "ollama:qwen2.5vl:3b", 30, 6)
-    assert words == Words(framed(picture(), described), described, asked=True)
+    assert words == Words(framed(picture(), described), True, described, asked=True)
     assert len(fake_ollama.chat_requests()) == 1
 
 

@@ -50,6 +50,7 @@ from routing.wires.base import (
     ToolSpec,
     Usage,
 )
+from tests.pdfs import text_pdf
 from tests.servers.anthropic import (
     DEFAULT_KEY,
     DEFAULT_MODELS,
@@ -58,6 +59,7 @@ from tests.servers.anthropic import (
     Reply,
     error_reply,
 )
+from vision.pdf import open_pdf
 from vision.pictures import Picture, sniff
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -204,18 +206,30 @@ async def test_picture_blocks_follow_the_text(fake: FakeAnthropic, wire: Anthrop
     assert text_of(events) == "You said: look (I see 2 pictures)"
 
 
-def test_unsupported_picture_becomes_a_note_and_pdf_a_document() -> None:
-    """A BMP is left out with a note (until issue 4 converts); a PDF goes as a document block."""
+def test_unsupported_picture_becomes_a_note() -> None:
+    """A picture in a type Claude doesn't take is left out with a note, not sent."""
     bmp = raw_picture(b"BM" + b"\0" * 60, "image/bmp")
-    pdf = raw_picture(b"%PDF-1.7\n%%EOF\n", "application/pdf")
-    body = build_messages_body(ChatRequest(MODEL, (user_message("", (bmp, pdf)),)), 100)
+    body = build_messages_body(ChatRequest(MODEL, (user_message("", (bmp,)),)), 100)
     assert body["max_tokens"] == 100
+    assert body["messages"][0]["content"] == SKIPPED_PICTURE
+
+
+def test_an_attached_pdf_goes_as_a_document_block_before_the_words() -> None:
+    """Claude reads PDFs itself: a base64 document block titled with the file's name."""
+    data = text_pdf(["Quarterly figures"])
+    pdf = open_pdf(data, name="q3.pdf")
+    body = build_messages_body(ChatRequest(MODEL, (user_message("Summarise", pdfs=(pdf,)),)))
     assert body["messages"][0]["content"] == [
-        {"type": "text", "text": SKIPPED_PICTURE},
         {
             "type": "document",
-            "source": {"type": "base64", "media_type": "application/pdf", "data": b64(pdf)},
+            "source": {
+                "type": "base64",
+                "media_type": "application/pdf",
+                "data": base64.b64encode(data).decode("ascii"),
+            },
+            "title": "q3.pdf",
         },
+        {"type": "text", "text": "Summarise"},
     ]
 
 

@@ -1,0 +1,209 @@
+"""Message parts to and from the store's rows: words in a column, the rest as JSON.
+
+Pictures and PDFs are stored once each by SHA-256 (tables `pictures` and `pdfs`);
+the JSON refers to them by hash, with the per-use label or file name beside it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from routing.transcript import (
+    PagesPart,
+    Part,
+    PdfPart,
+    PicturePart,
+    ResultPart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
+from vision.pdf import PdfFile
+from vision.pictures import Picture
+
+
+@dataclass
+class Encoded:
+    """A message's parts as the store keeps them, and the blobs they use."""
+
+    text: str = ""
+    parts: list[dict[str, Any]] = field(default_factory=list)
+    pictures: list[Picture] = field(default_factory=list)
+    pdfs: list[PdfFile] = field(default_factory=list)
+
+
+def encode_parts(parts: tuple[Part, ...]) -> Encoded:
+    """Split parts into joined text, JSON for the rest, and the pictures and PDFs they use."""
+    out = Encoded()
+    text: list[str] = []
+    for part in parts:
+        if isinstance(part, TextPart):
+            text.append(part.text)
+        elif isinstance(part, ToolCall):
+            out.parts.append(
+                {
+                    "type": "tool_call",
+                    "id": part.id,
+                    "name": part.name,
+                    "arguments": dict(part.arguments),
+                }
+            )
+        elif isinstance(part, ToolResult):
+            out.parts.append(
+                {
+                    "type": "tool_result",
+                    "call_id": part.call_id,
+                    "name": part.name,
+                    "is_error": part.is_error,
+                    "parts": [_encode_piece(piece, out) for piece in part.parts],
+                }
+            )
+        elif isinstance(part, PdfPart):
+            pdf = part.pdf
+            out.parts.append({"type": "pdf", "sha256": pdf.sha256, "name": pdf.name})
+            out.pdfs.append(pdf)
+        else:
+            out.parts.append(_encode_piece(part, out))
+    out.text = "".join(text)
+    return out
+
+
+def _encode_piece(piece: ResultPart, out: Encoded) -> dict[str, Any]:
+    if isinstance(piece, TextPart):
+        return {"type": "text", "text": piece.text}
+    if isinstance(piece, PicturePart):
+        out.pictures.append(piece.picture)
+        return _picture_ref(piece.picture)
+    out.pictures.extend(piece.pictures)
+    return {
+        "type": "pages",
+        "document": piece.document,
+        "first": piece.first,
+        "pictures": [_picture_ref(p) for p in piece.pictures],
+        "extraction_error": piece.extraction_error,
+        "total_pages": piece.total_pages,
+    }
+
+
+def _picture_ref(picture: Picture) -> dict[str, Any]:
+    """A picture as the parts JSON refers to it; the label is per use, so it stays here."""
+    return {"type": "picture", "sha256": picture.sha256, "label": picture.label}
+
+
+class Blobs:
+    """Pictures and PDFs read once per load, however many parts refer to them."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        """Read blobs from `db` on demand."""
+        self._db = db
+        self._pictures: dict[str, Picture | None] = {}
+        self._pdfs: dict[str, PdfFile | None] = {}
+
+    def picture(self, sha256: str, label: str = "") -> Picture | None:
+        """The stored picture with this hash, carrying `label`."""
+        if sha256 not in self._pictures:
+            row = self._db.execute(
+                "SELECT mime, width, height, data FROM pictures WHERE sha256 = ?", (sha256,)
+            ).fetchone()
+            self._pictures[sha256] = (
+                Picture(
+                    data=bytes(row["data"]),
+                    mime=row["mime"],
+                    width=row["width"],
+                    height=row["height"],
+                    sha256=sha256,
+                )
+                if row
+                else None
+            )
+        found = self._pictures[sha256]
+        return replace(found, label=label) if found is not None and label else found
+
+    def pdf(self, sha256: str, name: str) -> PdfFile:
+        """The stored PDF with this hash, carrying `name`; a missing one is a damaged database."""
+        if sha256 not in self._pdfs:
+            row = self._db.execute(
+                "SELECT pages, data FROM pdfs WHERE sha256 = ?", (sha256,)
+            ).fetchone()
+            self._pdfs[sha256] = (
+                PdfFile(bytes(row["data"]), "", sha256, row["pages"]) if row else None
+            )
+        found = self._pdfs[sha256]
+        if found is None:
+            raise sqlite3.DatabaseError(f"PDF {sha256} is missing")
+        return replace(found, name=name)
+
+    def _picture_part(self, ref: dict[str, Any]) -> PicturePart:
+        found = self.picture(ref["sha256"], ref.get("label", ""))
+        if found is None:
+            raise sqlite3.DatabaseError(f"picture {ref['sha256']} is missing")
+        return PicturePart(found)
+
+    def decode(self, data: dict[str, Any]) -> Part:
+        """One non-text part from its JSON."""
+        kind = data["type"]
+        if kind == "tool_call":
+            return ToolCall(id=data["id"], name=data["name"], arguments=data["arguments"])
+        if kind == "tool_result":
+            return ToolResult(
+                call_id=data["call_id"],
+                name=data["name"],
+                parts=tuple(self._decode_piece(sub) for sub in data["parts"]),
+                is_error=data["is_error"],
+            )
+        if kind == "pdf":
+            return PdfPart(self.pdf(data["sha256"], data["name"]))
+        return self._decode_piece(data)
+
+    def _decode_piece(self, data: dict[str, Any]) -> ResultPart:
+        kind = data["type"]
+        if kind == "text":
+            return TextPart(data["text"])
+        if kind == "picture":
+            return self._picture_part(data)
+        if kind == "pages":
+            return PagesPart(
+                document=data["document"],
+                first=data["first"],
+                pictures=tuple(self._picture_part(ref).picture for ref in data["pictures"]),
+                extraction_error=data["extraction_error"],
+                total_pages=data["total_pages"],
+            )
+        raise sqlite3.DatabaseError(f"unknown part type {kind!r}")
+
+
+def link_blobs(db: sqlite3.Connection, item_id: int, encoded: Encoded) -> None:
+    """Store each picture and PDF once (by SHA-256) and note that this item uses it."""
+    for picture in encoded.pictures:
+        db.execute(
+            "INSERT OR IGNORE INTO pictures (sha256, mime, width, height, data) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (picture.sha256, picture.mime, picture.width, picture.height, picture.data),
+        )
+        db.execute(
+            "INSERT OR IGNORE INTO item_pictures (item_id, sha256) VALUES (?, ?)",
+            (item_id, picture.sha256),
+        )
+    for pdf in encoded.pdfs:
+        db.execute(
+            "INSERT OR IGNORE INTO pdfs (sha256, pages, data) VALUES (?, ?, ?)",
+            (pdf.sha256, pdf.pages, pdf.data),
+        )
+        db.execute(
+            "INSERT OR IGNORE INTO item_pdfs (item_id, sha256) VALUES (?, ?)",
+            (item_id, pdf.sha256),
+        )
+
+
+def drop_unused_blobs(db: sqlite3.Connection) -> None:
+    """Delete stored pictures and PDFs no item uses any more."""
+    db.execute(
+        "DELETE FROM pictures WHERE NOT EXISTS "
+        "(SELECT 1 FROM item_pictures WHERE item_pictures.sha256 = pictures.sha256)"
+    )
+    db.execute(
+        "DELETE FROM pdfs WHERE NOT EXISTS "
+        "(SELECT 1 FROM item_pdfs WHERE item_pdfs.sha256 = pdfs.sha256)"
+    )
