@@ -22,6 +22,7 @@ from routing.router import Choice, RoutingPrefs, choose_looker
 from routing.transcript import Message, Notice, NoticeKind, PagesPart, turn_start
 from routing.wires.base import Usage
 from vision.describer import Describer
+from vision.pdf import page_span
 from vision.pictures import Picture
 from vision.sight import TurnBudget
 
@@ -97,7 +98,7 @@ class TurnSight:
             notices.append(
                 Notice(
                     NoticeKind.DISCLOSURE,
-                    _disclosure(looker, model, result.asked, failed=failed)
+                    _disclosure(looker, model, result.asked, result.pages, failed=failed)
                     + _pages_note(result.pages, failed=failed),
                     details=f"Why {looker.label}: {looker_choice.reason}.",
                 )
@@ -209,11 +210,18 @@ class TurnSight:
         )
 
 
-def _disclosure(looker: WireLooker, model: ModelInfo, sent: list[Picture], *, failed: int) -> str:
+def _disclosure(
+    looker: WireLooker,
+    model: ModelInfo,
+    sent: list[Picture],
+    pages: list[PagesPart],
+    *,
+    failed: int,
+) -> str:
     """What crossed to the looker, in words: who, where, how many pictures, which ones."""
     count = len(sent)
     pictures = f"{count} picture{'s' if count != 1 else ''}"
-    labels = ", ".join(p.label or "a picture" for p in sent)
+    labels = _labels(sent, pages)
     if not failed:
         them = "them" if count != 1 else "it"
         return (
@@ -230,6 +238,28 @@ def _disclosure(looker: WireLooker, model: ModelInfo, sent: list[Picture], *, fa
         f"{looker.label} at {looker.host} was sent {pictures} ({labels}) to describe for "
         f"{model.ref}, which can't see; {outcome}."
     )
+
+
+def _labels(pictures: list[Picture], pages: list[PagesPart]) -> str:
+    """The pictures by label, a PDF's rendered pages as a run: "scan.pdf pages 1-4"."""
+    page_of = {p.sha256: (part.document, n) for part in pages for n, p in part.numbered()}
+    words: list[str] = []
+    run: tuple[str, int, int] | None = None  # (document, first page, last page)
+    for picture in pictures:
+        where = page_of.get(picture.sha256)
+        if where and run and run[0] == where[0] and run[2] == where[1] - 1:
+            run = (run[0], run[1], where[1])
+            continue
+        if run:
+            words.append(f"{run[0]} {page_span(run[1], run[2])}")
+            run = None
+        if where:
+            run = (where[0], where[1], where[1])
+        else:
+            words.append(picture.label or "a picture")
+    if run:
+        words.append(f"{run[0]} {page_span(run[1], run[2])}")
+    return ", ".join(words)
 
 
 def _pages(count: int | None) -> str:

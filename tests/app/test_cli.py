@@ -286,7 +286,7 @@ def test_a_scanned_pdf_for_a_blind_model_is_read_by_one_that_sees(
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     [disclosure] = [e for e in events if e["type"] == "notice" and e["kind"] == "disclosure"]
-    assert "scan.pdf, page 1" in disclosure["text"] and "scan.pdf, page 2" in disclosure["text"]
+    assert "(scan.pdf pages 1-2)" in disclosure["text"]
     assert fake_ollama.base_url.removeprefix("http://") in disclosure["text"]
     answered = fake_ollama.chat_requests()[-1]
     assert answered["model"] == "gemma3:270m" and "images" not in answered["messages"][-1]
@@ -299,3 +299,4 @@ def test_an_encrypted_pdf_attachment_is_a_clear_error(home: SightlineHome, tmp_p
     (tmp_path / "locked.pdf").write_bytes(encrypted_pdf("pw"))
     done = sightline(home, "ask", "--attach", str(tmp_path / "locked.pdf"), "hi")
     assert done.returncode != 0 and "protected by a password" in done.stderr
+    assert "attach it in the window" in done.stderr

@@ -18,12 +18,15 @@ from routing.transcript import (
     MessageStatus,
     Notice,
     NoticeKind,
+    PagesPart,
     PicturePart,
     TextPart,
     ToolCall,
     ToolResult,
     user_message,
 )
+from tests.pdfs import scanned_pdf, text_pdf
+from vision.pdf import open_pdf, read_pdf
 from vision.pictures import Picture, sniff
 
 
@@ -170,3 +173,35 @@ def test_errors_name_the_file(chat: tuple[Store, str], tmp_path: Path) -> None:
     bad.write_text("{}", encoding="utf-8")
     with pytest.raises(ExportError, match="not a Sightline export"):
         read_json(bad)
+
+
+def test_pdfs_and_rendered_pages_export_and_read_back(tmp_path: Path) -> None:
+    memo = open_pdf(text_pdf(["Friday"]), name="memo [final].pdf")
+    read = read_pdf(scanned_pdf(2), name="scan.pdf")
+    assert read.candidate is not None
+    pages = PagesPart.from_candidate("scan.pdf", read.candidate, read.total_pages)
+    with Store.open(tmp_path / "data") as store:
+        conversation = store.create_conversation()
+        store.add_message(conversation, user_message("When?", pdfs=(memo,)))
+        store.add_message(conversation, Message("tool", (ToolResult("c", "read_file", (pages,)),)))
+        exported = snapshot(store, conversation)
+        stored = [s.item for s in store.items(conversation)]
+
+    back = read_json(write(exported, tmp_path / "chat.json"))
+    assert [e.item for e in back.entries] == stored  # the PDF's bytes and the pages included
+
+    text = write(exported, tmp_path / "chat.md").read_text(encoding="utf-8")
+    files = tmp_path / "chat_files"
+    assert (files / f"{memo.sha256}.pdf").read_bytes() == memo.data
+    assert f"[memo (final).pdf](chat_files/{memo.sha256}.pdf)" in text
+    assert pages.lead_in in text
+    assert text.count("![scan.pdf, page") == 2
+
+
+def test_an_export_from_before_pdfs_still_reads(chat: tuple[Store, str], tmp_path: Path) -> None:
+    store, conversation = chat
+    path = write(snapshot(store, conversation), tmp_path / "old.json")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    del data["pdfs"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert len(read_json(path).entries) == len(store.items(conversation))

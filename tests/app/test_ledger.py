@@ -57,7 +57,7 @@ def test_a_looker_disclosure_names_model_host_pictures_and_why(
     pictures = [picture("red", "cat.png"), picture("blue", "report.pdf, page 2")]
     store.add_message(chat, user_message("What is this?", tuple(pictures)))
     looker = SimpleNamespace(label=GPT.ref, host="api.openai.com")
-    text = _disclosure(looker, LLAMA, pictures, failed=0)  # type: ignore[arg-type]
+    text = _disclosure(looker, LLAMA, pictures, [], failed=0)  # type: ignore[arg-type]
     store.add_notice(
         chat,
         Notice(NoticeKind.DISCLOSURE, text, details=f"Why {GPT.ref}: it is the vision model."),
@@ -77,7 +77,7 @@ def test_a_failed_description_still_crossed(store: Store) -> None:
     chat = store.create_conversation()
     sent = [picture("red", "a.png"), picture("green", "b.png")]
     looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434")
-    text = _disclosure(looker, LLAMA, sent, failed=2)  # type: ignore[arg-type]
+    text = _disclosure(looker, LLAMA, sent, [], failed=2)  # type: ignore[arg-type]
     store.add_notice(chat, Notice(NoticeKind.DISCLOSURE, text))
     [crossing] = ledger(store.items(chat))
     assert crossing.model == QWEN.ref and crossing.host == "127.0.0.1:11434"

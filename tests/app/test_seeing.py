@@ -35,6 +35,7 @@ from routing.transcript import (
     Message,
     Notice,
     NoticeKind,
+    PagesPart,
     PicturePart,
     TextPart,
     ToolCall,
@@ -44,10 +45,12 @@ from routing.transcript import (
 from routing.wires import anthropic, ollama, openai_chat
 from routing.wires.base import ChatRequest
 from tests.conftest import SightlineHome
+from tests.pdfs import scanned_pdf
 from tests.servers.ollama import DEFAULT_MODELS, REFUSAL_OLD_RUNNER, FakeModel, FakeOllama, Reply
 from tests.servers.openai_chat import ChatModel, FakeOpenAI
 from tests.servers.openai_chat import Reply as OpenAIReply
 from vision.describer import Describer
+from vision.pdf import open_pdf, read_pdf
 from vision.pictures import Picture, sniff
 from vision.sight import TurnBudget, nobody_can_look, over_budget, unavailable
 
@@ -578,7 +581,16 @@ def test_ask_json_prints_the_disclosure(
 # -- the property: no picture reaches a model that can't see -------------------------
 
 POOL = [sniff(png((n * 60, 255 - n * 50, 90), (6 + n, 5)), label=f"pool{n}.png") for n in range(4)]
-POOL_B64 = [base64.b64encode(p.data).decode() for p in POOL]
+# A scan attached as a PDF, and the rendered pages a read_file of another scan gave.
+SCAN = open_pdf(scanned_pdf(2), name="scan.pdf")
+_READ = read_pdf(scanned_pdf(1), name="read.pdf")
+assert _READ.candidate is not None
+PAGES = PagesPart.from_candidate("read.pdf", _READ.candidate, _READ.total_pages)
+_SCAN_PAGES = read_pdf(SCAN).candidate
+assert _SCAN_PAGES is not None
+POOL_B64 = [
+    base64.b64encode(p.data).decode() for p in (*POOL, *PAGES.pictures, *_SCAN_PAGES.pictures)
+]
 WIRE_PRESETS = ["openai", "mistral", "groq", "custom", "lmstudio", "ollama"]
 
 
@@ -606,11 +618,15 @@ pictures_strategy = st.lists(st.sampled_from(range(len(POOL))), max_size=3)
 
 @st.composite
 def transcripts(draw: st.DrawFn) -> tuple[Message, ...]:
-    """Several turns: the person's words with 0-3 pictures, tool steps with 0-2 pictures each."""
+    """Several turns: words with 0-3 pictures and maybe a scanned PDF, tool steps with 0-2
+    pictures each and maybe rendered PDF pages."""
     messages: list[Message] = []
     for turn in range(draw(st.integers(1, 3))):
         attached = tuple(POOL[i] for i in draw(pictures_strategy))
-        messages.append(user_message(draw(st.sampled_from(["look", "", "and now?"])), attached))
+        pdfs = (SCAN,) if draw(st.booleans()) else ()
+        messages.append(
+            user_message(draw(st.sampled_from(["look", "", "and now?"])), attached, pdfs)
+        )
         for step in range(draw(st.integers(0, 2))):
             calls = [
                 ToolCall(f"call_{turn}_{step}_{n}", "screenshot", {"n": n})
@@ -627,6 +643,7 @@ def transcripts(draw: st.DrawFn) -> tuple[Message, ...]:
                             PicturePart(POOL[i])
                             for i in draw(st.lists(st.sampled_from(range(len(POOL))), max_size=2))
                         ),
+                        *((PAGES,) if draw(st.booleans()) else ()),
                     ),
                     is_error=draw(st.booleans()),
                 )

@@ -9,7 +9,6 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -51,14 +50,6 @@ def count(path: Path, table: str) -> int:
     """Rows in a table, read with a separate connection."""
     with sqlite3.connect(path) as db:
         return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    """A fresh store in a temporary folder, closed afterwards."""
-    opened = Store.open(tmp_path / "data")
-    yield opened
-    opened.close()
 
 
 # -- round-trips -------------------------------------------------------------------

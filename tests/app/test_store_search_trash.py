@@ -3,20 +3,11 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from app.store import Store
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
 from tests.app.test_store import make_picture
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path / "data") as opened:
-        yield opened
 
 
 def chat(store: Store, title: str, *texts: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import AsyncIterator
 
 import pytest
 from PIL import Image
@@ -11,7 +10,6 @@ from PIL import Image
 from routing.catalogue import Catalogue
 from routing.describing import has_pictures, in_words, without_pictures
 from routing.looking import WireLooker, host_of
-from routing.models import ProviderConfig
 from routing.transcript import (
     Message,
     PicturePart,
@@ -21,12 +19,11 @@ from routing.transcript import (
     turn_start,
     user_message,
 )
+from tests.routing.conftest import LOOKER
 from tests.servers.ollama import FakeOllama, Reply
 from vision.describer import Describer
 from vision.pictures import Picture, sniff
 from vision.sight import TurnBudget, earlier_picture, nobody_can_look, over_budget
-
-LOOKER = "ollama:qwen2.5vl:3b"
 
 
 def picture(number: int, label: str = "") -> Picture:
@@ -34,23 +31,6 @@ def picture(number: int, label: str = "") -> Picture:
     buffer = io.BytesIO()
     Image.new("RGB", (5, 5), (200, number % 256, 10)).save(buffer, format="PNG")
     return sniff(buffer.getvalue(), label=label or f"p{number}.png")
-
-
-@pytest.fixture
-async def catalogue(fake_ollama: FakeOllama) -> AsyncIterator[Catalogue]:
-    """The loopback Ollama, listed."""
-    made = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
-    await made.refresh()
-    yield made
-    await made.aclose()
-
-
-@pytest.fixture
-def looker(catalogue: Catalogue) -> WireLooker:
-    """Its small seeing model, as the describer asks it."""
-    model = catalogue.find(LOOKER)
-    assert model is not None
-    return WireLooker(catalogue, model)
 
 
 def tool_step(number: int, *, text: str = "read 5x5 pixels", error: bool = False) -> list[Message]:

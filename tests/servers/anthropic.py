@@ -33,6 +33,12 @@ MEDIA_TYPE_ERROR = (
 )
 # Magic bytes of the formats the API takes; anything else "Could not process image".
 _MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
+# A base64 document block's media type is the literal "application/pdf" (the
+# pydantic wording of a literal mismatch, as for the image media type above).
+PDF_MEDIA_TYPE_ERROR = (
+    "messages.{m}.content.{c}.document.source.base64.media_type: Input should be "
+    "'application/pdf'"
+)
 
 
 @dataclass(frozen=True)
@@ -216,6 +222,11 @@ def _check_block(block: Any, m: int, c: int) -> str | None:
         for inner in block["content"]:
             if problem := _check_block(inner, m, c):
                 return problem
+    if kind == "document":
+        source = block.get("source") or {}
+        if source.get("type") == "base64" and source.get("media_type") != "application/pdf":
+            return PDF_MEDIA_TYPE_ERROR.format(m=m, c=c)
+        return None
     if kind != "image":
         return None
     source = block.get("source") or {}
@@ -341,7 +352,12 @@ def _echo(messages: list[dict]) -> str:
         return f"You said: {content}"
     words = " ".join(b.get("text", "") for b in content if b.get("type") == "text")
     pictures = sum(1 for b in content if b.get("type") == "image")
-    return f"You said: {words}" + (f" (I see {pictures} pictures)" if pictures else "")
+    documents = [b.get("title", "untitled") for b in content if b.get("type") == "document"]
+    return (
+        f"You said: {words}"
+        + (f" (I see {pictures} pictures)" if pictures else "")
+        + (f" (I read {', '.join(documents)})" if documents else "")
+    )
 
 
 @dataclass(frozen=True)

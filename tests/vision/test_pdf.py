@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 import pytest
 
 from tests.pdfs import dense_page_text, encrypted_pdf, scanned_pdf, text_pdf
 from vision.pdf import (
+    MAX_PDF_BYTES,
     MAX_RENDER_PAGES,
     PAGE_TOKEN_LIMIT,
     PdfError,
     PdfNeedsPassword,
+    open_pdf,
     parse_pages,
     read_pdf,
 )
@@ -93,3 +98,59 @@ def test_broken_pdfs_are_clear_errors(data: bytes) -> None:
 def test_a_page_past_the_end() -> None:
     with pytest.raises(PdfError, match="has 2 pages; there is no page 5"):
         read_pdf(text_pdf(["a", "b"]), pages="5")
+
+
+def lying_pdf(real: int, claimed: int, *, scanned: bool = False) -> bytes:
+    """A PDF whose page tree claims more pages than it has (as a damaged file can)."""
+    data = scanned_pdf(real) if scanned else text_pdf([f"page {n}" for n in range(1, real + 1)])
+    claim = b"/Count %d" % real
+    assert claim in data
+    return data.replace(claim, b"/Count %d" % claimed, 1)
+
+
+def test_an_unknown_page_count_says_only_that_more_pages_may_exist() -> None:
+    read = read_pdf(lying_pdf(3, 10), pages="2-8")
+    assert (read.first, read.last, read.total_pages) == (2, 3, None)
+    assert read.heading == "pages 2-3 (page count unknown)"
+    assert "more pages may exist after page 3" in read.continuation
+    assert "has 10 pages" not in read.text()
+
+
+def test_a_scan_of_unknown_length_renders_only_pages_that_exist() -> None:
+    read = read_pdf(lying_pdf(2, 9, scanned=True))
+    assert read.candidate is not None and read.total_pages is None
+    assert (read.candidate.first, read.candidate.last) == (1, 2)
+    assert "may exist" in read.continuation
+
+
+def test_a_first_page_that_cannot_be_loaded_is_a_clear_error() -> None:
+    with pytest.raises(PdfError, match="Page 5 of the PDF can't be read: the file is damaged"):
+        read_pdf(lying_pdf(3, 10), pages="5")
+
+
+def test_open_pdf_keeps_the_file_and_its_facts() -> None:
+    data = text_pdf(["a", "b", "c"])
+    pdf = open_pdf(data, name="abc.pdf")
+    assert (pdf.name, pdf.pages, pdf.data, pdf.size_bytes) == ("abc.pdf", 3, data, len(data))
+    assert pdf.sha256 == hashlib.sha256(data).hexdigest()
+    assert open_pdf(lying_pdf(3, 10)).pages is None
+
+
+def test_an_encrypted_pdf_is_kept_decrypted_once_its_password_is_given() -> None:
+    data = encrypted_pdf("s3cret", "the plan")
+    with pytest.raises(PdfNeedsPassword):
+        open_pdf(data)
+    with pytest.raises(PdfNeedsPassword, match="wrong"):
+        open_pdf(data, password="guess")
+    kept = open_pdf(data, name="plan.pdf", password="s3cret")
+    assert kept.data != data and kept.pages == 1
+    assert read_pdf(kept).pages[0].text == "the plan"  # no password needed any more
+
+
+def test_a_pdf_too_large_to_keep_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    huge = tmp_path / "huge.pdf"
+    with huge.open("wb") as handle:  # sparse: no real 200 MB written
+        handle.write(b"%PDF-1.7\n")
+        handle.truncate(MAX_PDF_BYTES + 1)
+    with pytest.raises(PdfError, match=r"huge\.pdf is larger than 200 MB"):
+        open_pdf(huge)
