@@ -18,7 +18,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -104,6 +104,16 @@ _MIGRATIONS: list[str] = [
     );
     CREATE INDEX item_pdfs_by_sha256 ON item_pdfs(sha256);
     """,
+    # 5: a streaming answer's words, one row per delta, folded into `items.text` when
+    # it ends: an append is then one small insert, however long the answer grows.
+    """
+    CREATE TABLE item_chunks (
+        id      INTEGER PRIMARY KEY,
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        text    TEXT NOT NULL
+    );
+    CREATE INDEX item_chunks_by_item ON item_chunks(item_id, id);
+    """,
 ]
 
 SCHEMA_VERSION: int = len(_MIGRATIONS)
@@ -188,10 +198,14 @@ class Store:
             db.execute("PRAGMA foreign_keys = ON")
             _migrate(db, path)
             # Nothing is streaming right after a start: whatever was is now dead.
+            db.execute("BEGIN IMMEDIATE")
+            for (item_id,) in db.execute("SELECT DISTINCT item_id FROM item_chunks").fetchall():
+                _fold_chunks(db, item_id)
             db.execute(
                 "UPDATE items SET status = ? WHERE kind = 'message' AND status = ?",
                 (MessageStatus.INTERRUPTED.value, MessageStatus.STREAMING.value),
             )
+            db.execute("COMMIT")
         except StoreError:
             if db is not None:
                 db.close()
@@ -403,10 +417,10 @@ class Store:
         )
 
     def append_text(self, item_id: int, text: str) -> None:
-        """Append streamed words to a message, committed at once."""
+        """Append streamed words to a message, committed at once (a chunk until it ends)."""
         with self._write() as db:
             self._touch_item(db, item_id)
-            db.execute("UPDATE items SET text = text || ? WHERE id = ?", (text, item_id))
+            db.execute("INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text))
 
     def add_part(self, item_id: int, part: Part) -> None:
         """Add a part to a message; a TextPart joins the message's text."""
@@ -425,9 +439,10 @@ class Store:
             link_blobs(db, item_id, encoded)
 
     def finish_message(self, item_id: int, status: MessageStatus) -> None:
-        """Record how a streamed message ended."""
+        """Record how a streamed message ended, its streamed words now one text."""
         with self._write() as db:
             self._touch_item(db, item_id)
+            _fold_chunks(db, item_id)
             db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
 
     def get_item(self, item_id: int) -> StoredItem | None:
@@ -492,7 +507,8 @@ class Store:
         with self._read() as db:
             rows = db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
             blobs = Blobs(db)
-            return [_load_item(row, blobs) for row in rows.fetchall()]
+            loaded = [_load_item(row, blobs) for row in rows.fetchall()]
+            return [_with_chunks(db, stored) for stored in loaded]
 
     def _now(self) -> float:
         """Wall-clock time that never repeats or goes back within this process."""
@@ -577,6 +593,32 @@ def _snippet(text: str, word: str) -> str:
         space = flat.rfind(" ", at + len(word), end)
         end = space if space > 0 else end
     return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
+
+
+def _chunks(db: sqlite3.Connection, item_id: int) -> str:
+    rows = db.execute("SELECT text FROM item_chunks WHERE item_id = ? ORDER BY id", (item_id,))
+    return "".join(row[0] for row in rows)
+
+
+def _fold_chunks(db: sqlite3.Connection, item_id: int) -> None:
+    """Move a message's streamed chunks into its text (inside the caller's transaction)."""
+    streamed = _chunks(db, item_id)
+    if streamed:
+        db.execute("UPDATE items SET text = text || ? WHERE id = ?", (streamed, item_id))
+    db.execute("DELETE FROM item_chunks WHERE item_id = ?", (item_id,))
+
+
+def _with_chunks(db: sqlite3.Connection, stored: StoredItem) -> StoredItem:
+    """A message still streaming, with the words streamed so far."""
+    item = stored.item
+    if not isinstance(item, Message) or item.status != MessageStatus.STREAMING:
+        return stored
+    streamed = _chunks(db, stored.id)
+    if not streamed:
+        return stored
+    text = item.text + streamed
+    parts = (TextPart(text), *(p for p in item.parts if not isinstance(p, TextPart)))
+    return replace(stored, item=replace(item, parts=parts))
 
 
 def _migrate(db: sqlite3.Connection, path: Path) -> None:

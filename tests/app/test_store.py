@@ -208,6 +208,24 @@ def test_message_left_streaming_is_interrupted_after_reopen(tmp_path: Path) -> N
         (message,) = reopened.messages(conversation)
     assert message.status is MessageStatus.INTERRUPTED
     assert message.text == "half an answer"
+    assert count(folder / Store.DB_NAME, "item_chunks") == 0  # folded into the text
+
+
+def test_a_streaming_answer_reads_whole_and_its_deltas_fold_when_it_ends(store: Store) -> None:
+    conversation = store.create_conversation()
+    begun = store.begin_assistant(conversation, "m")
+    for word in ("one ", "two ", "three"):
+        store.append_text(begun.id, word)
+    # While it streams, each delta is its own row; whoever reads sees the words so far.
+    assert count(store.path, "item_chunks") == 3
+    streaming = store.get_item(begun.id)
+    assert streaming is not None and streaming.item == Message(
+        "assistant", (TextPart("one two three"),), "m", MessageStatus.STREAMING
+    )
+    store.finish_message(begun.id, MessageStatus.COMPLETE)
+    assert count(store.path, "item_chunks") == 0
+    assert store.messages(conversation)[0].text == "one two three"
+    assert store.search("three")[0].conversation.id == conversation
 
 
 def test_copy_of_files_taken_while_open_recovers_everything(tmp_path: Path) -> None:

@@ -30,11 +30,17 @@ def streamed_so_far(database: Path) -> str:
     try:
         with sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=1) as db:
             row = db.execute(
-                "SELECT text FROM items WHERE role = 'assistant' ORDER BY id DESC LIMIT 1"
+                "SELECT id, text FROM items WHERE role = 'assistant' ORDER BY id DESC LIMIT 1"
             ).fetchone()
+            if row is None:
+                return ""
+            # A streaming answer's words sit in item_chunks, one row per delta, until it ends.
+            chunks = db.execute(
+                "SELECT text FROM item_chunks WHERE item_id = ? ORDER BY id", (row[0],)
+            ).fetchall()
+            return str(row[1]) + "".join(chunk[0] for chunk in chunks)
     except sqlite3.OperationalError:  # not created yet, or busy for a moment
         return ""
-    return str(row[0]) if row else ""
 
 
 def wait_for_words(database: Path, chars: int, seconds: float) -> str:
