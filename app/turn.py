@@ -30,6 +30,7 @@ from routing.catalogue import Catalogue
 from routing.describing import has_pictures
 from routing.documents import pdfs_for_model
 from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
+from routing.looking import host_of
 from routing.models import ModelInfo
 from routing.presets import preset_for
 from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
@@ -318,7 +319,8 @@ class TurnRunner:
     def _routing_notice(
         self, conversation_id: str, choice: Choice, verb: str = "answers"
     ) -> StoredItem:
-        text = f"{choice.model.ref} {verb} ({choice.where()}): {choice.reason}."
+        host = host_of(self.catalogue.provider(choice.model.provider_id).base_url)
+        text = f"{choice.model.ref} {verb} ({choice.where()}) at {host}: {choice.reason}."
         return self.store.add_notice(conversation_id, Notice(NoticeKind.ROUTING, text))
 
     def _error_notice(self, conversation_id: str, error: ProviderError) -> StoredItem:

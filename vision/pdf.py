@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 from vision.pictures import Picture, sniff
 
 if TYPE_CHECKING:
-    from pypdfium2 import PdfDocument, PdfPage as PdfiumPage
+    from pypdfium2 import PdfDocument
+    from pypdfium2 import PdfPage as PdfiumPage
 
 PAGE_TOKEN_LIMIT = 12_000  # one page above this is read as a picture instead
 TEXT_TOKEN_BUDGET = 12_000  # text of a multi-page read stops near this
@@ -206,7 +207,8 @@ def _open(data: bytes, name: str, password: str | None) -> PdfDocument:
                 f"{name} is protected by a password"
                 + (" (that one is wrong)." if password else ".")
             ) from None
-        raise PdfError(f"{name} is damaged or not a PDF ({exc}).") from None
+        why = str(exc).rstrip(".")  # PDFium's words end with their own full stop
+        raise PdfError(f"{name} is damaged or not a PDF: {why}.") from None
 
 
 def _count_pages(document: PdfDocument) -> int | None:

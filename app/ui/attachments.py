@@ -1,37 +1,19 @@
-"""The composer's attachments: a strip of picture cards, what went wrong, and drops and pastes.
+"""The composer's attachments: a strip of cards, what went wrong, and drops and pastes.
 
-Cards only show what the controller holds (its `Attachments` and a `SightNote`);
-removing one is a request. `offer_from_mime` turns a drop or a paste into an
-`Offered` without reading any file: the controller reads them off the UI thread.
+Cards (`cards.py`) only show what the controller holds (its `Attachments`, a
+`SightNote` for pictures and a `PdfNote` per PDF); removing one is a request.
+`offer_from_mime` turns a drop or a paste into an `Offered` without reading any
+file (a picture or a PDF): the controller reads them off the UI thread.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import (
-    QBuffer,
-    QEvent,
-    QIODevice,
-    QMimeData,
-    QObject,
-    QRect,
-    QSize,
-    Qt,
-    Signal,
-)
-from PySide6.QtGui import (
-    QColor,
-    QDragEnterEvent,
-    QDropEvent,
-    QImage,
-    QPainter,
-    QPaintEvent,
-    QPalette,
-    QPixmap,
-    QResizeEvent,
-)
+from PySide6.QtCore import QBuffer, QEvent, QIODevice, QMimeData, QObject, Qt, Signal
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -39,28 +21,20 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QToolButton,
-    QVBoxLayout,
     QWidget,
 )
 
-from app.ui.icons import badge_image, struck_badge_image
-from app.ui.message_delegate import blend
-from app.ui.pending import Offered, Sight, SightNote, size_words
-from app.ui.thumbnails import fit, shown_size, thumbnail
-from vision.pictures import Picture
+from app.ui.cards import CARD, Card, PdfCard, PictureCard, small_label
+from app.ui.pdf_notes import PdfNote
+from app.ui.pending import Attachments, Offered, SightNote
 
-CARD = QSize(276, 64)
-THUMB = QSize(48, 48)
-MARK = 14  # the sight marker's size
-# Not from the palette: "can't see" must stand out in light and dark themes alike.
-BLIND_COLOR = "#c2410c"
 PROBLEM_COLOR = "#dc2626"
 
 
 # -- drops and pastes --------------------------------------------------------------
 
 
-def carries_pictures(mime: QMimeData) -> bool:
+def carries_attachments(mime: QMimeData) -> bool:
     """Whether a drag or paste holds files on this computer or picture data (cheap: no reading)."""
     if mime.hasUrls() and any(url.isLocalFile() for url in mime.urls()):
         return True
@@ -68,7 +42,7 @@ def carries_pictures(mime: QMimeData) -> bool:
 
 
 def offer_from_mime(mime: QMimeData, how: str) -> Offered | None:
-    """The pictures a drop or paste offers, or None when it is something else (words)."""
+    """The files or picture a drop or paste offers, or None when it is something else (words)."""
     urls = mime.urls() if mime.hasUrls() else []
     paths = tuple(Path(url.toLocalFile()) for url in urls if url.isLocalFile())
     if paths:
@@ -109,17 +83,17 @@ def _image_bytes(mime: QMimeData) -> Callable[[], bytes]:
     return encode
 
 
-class PictureDrops(QObject):
-    """An event filter that takes pictures dropped on a widget (which must accept drops)."""
+class AttachmentDrops(QObject):
+    """An event filter that takes files and pictures dropped on a widget (which accepts drops)."""
 
     offered = Signal(object)  # Offered
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        """Accept drags that carry pictures; report what was dropped."""
+        """Accept drags that carry files or pictures; report what was dropped."""
         kind = event.type()
         if kind in (QEvent.Type.DragEnter, QEvent.Type.DragMove):
             assert isinstance(event, QDragEnterEvent | QDropEvent)
-            if carries_pictures(event.mimeData()):
+            if carries_attachments(event.mimeData()):
                 event.acceptProposedAction()
                 return True
         elif kind == QEvent.Type.Drop:
@@ -132,143 +106,7 @@ class PictureDrops(QObject):
         return False
 
 
-# -- cards -------------------------------------------------------------------------
-
-
-def _small_label(text: str, name: str, parent: QWidget, scale: float = 0.88) -> QLabel:
-    label = QLabel(text, parent)
-    label.setAccessibleName(name)
-    font = label.font()
-    font.setPointSizeF(max(7.0, font.pointSizeF() * scale))
-    label.setFont(font)
-    return label
-
-
-class AttachmentCard(QFrame):
-    """One attached picture: thumbnail, name, size, whether the model sees it, and ×."""
-
-    remove_requested = Signal(str)  # the picture's SHA-256
-
-    def __init__(self, picture: Picture, parent: QWidget | None = None) -> None:
-        """A card for `picture`; its sight marker is set by `set_sight`."""
-        super().__init__(parent)
-        self.picture = picture
-        self.sight = Sight.UNKNOWN
-        self.setFixedSize(CARD)
-        name = picture.label or "Picture"
-        self.thumb = QLabel(self)
-        self.thumb.setAccessibleName(f"Thumbnail of {name}")
-        self.thumb.setFixedSize(THUMB)
-        self.thumb.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.name = QLabel(self)
-        self.name.setAccessibleName("Picture name")
-        self.size_label = _small_label(size_words(picture), "Picture size", self)
-        self.mark = QLabel(self)
-        self.mark.setAccessibleName("Sight marker")
-        self.mark.setFixedSize(MARK, MARK)
-        self.sight_label = _small_label("", "Sight", self)
-        self.remove = QToolButton(self)
-        self.remove.setText("×")
-        self.remove.setAutoRaise(True)
-        self.remove.setAccessibleName(f"Remove {name}")
-        self.remove.setToolTip(f"Remove {name}")
-        self.remove.clicked.connect(lambda: self.remove_requested.emit(picture.sha256))
-
-        sight_row = QHBoxLayout()
-        sight_row.setSpacing(4)
-        sight_row.addWidget(self.mark)
-        sight_row.addWidget(self.sight_label, 1)
-        words = QVBoxLayout()
-        words.setSpacing(1)
-        words.addWidget(self.name)
-        words.addWidget(self.size_label)
-        words.addLayout(sight_row)
-        row = QHBoxLayout(self)
-        row.setContentsMargins(8, 6, 2, 6)
-        row.setSpacing(8)
-        row.addWidget(self.thumb)
-        row.addLayout(words, 1)
-        row.addWidget(self.remove, 0, Qt.AlignmentFlag.AlignTop)
-        self._name_text = name
-        self._note = SightNote(Sight.UNKNOWN, "", "")
-        self._paint_parts()
-
-    def set_sight(self, note: SightNote) -> None:
-        """Show whether the chosen model sees this picture."""
-        self.sight = note.sight
-        self._note = note
-        self._paint_parts()
-
-    def _paint_parts(self) -> None:
-        palette = self.palette()
-        text = palette.color(QPalette.ColorRole.Text)
-        base = palette.color(QPalette.ColorRole.Base)
-        ratio = self.devicePixelRatioF()
-        pixmap = thumbnail(self.picture, fit(shown_size(self.picture), THUMB), ratio)
-        self.thumb.setPixmap(pixmap)
-        if pixmap.isNull():
-            self.thumb.setText("?")
-        metrics = self.name.fontMetrics()
-        # The room the layout leaves the words: card less margins, spacing, thumbnail and ×.
-        width = CARD.width() - 8 - 2 - 2 * 8 - THUMB.width() - self.remove.sizeHint().width()
-        self.name.setText(metrics.elidedText(self._name_text, Qt.TextElideMode.ElideMiddle, width))
-        self.name.setToolTip(self._name_text)
-        note = self._note
-        blind = note.sight == Sight.BLIND
-        color = QColor(BLIND_COLOR) if blind else blend(base, text, 0.7)
-        if note.sight == Sight.UNKNOWN:
-            mark = QPixmap()
-        elif blind:
-            mark = QPixmap.fromImage(struck_badge_image("eye", color, MARK, ratio))
-        else:
-            eye = QColor(color)
-            eye.setAlphaF(0.45 if note.sight == Sight.MAYBE else 1.0)
-            mark = QPixmap.fromImage(badge_image("eye", eye, MARK, ratio))
-        self.mark.setPixmap(mark)
-        self.size_label.setStyleSheet(f"color: {blend(base, text, 0.62).name()}")
-        self.sight_label.setStyleSheet(f"color: {color.name()}")
-        self.sight_label.setText(
-            self.sight_label.fontMetrics().elidedText(
-                note.words, Qt.TextElideMode.ElideRight, width - MARK - 4
-            )
-        )
-        for widget in (self.mark, self.sight_label):
-            widget.setToolTip(note.tip)
-        self.setToolTip(note.tip)
-        self.setAccessibleName(f"{self._name_text}, {size_words(self.picture)}")
-        self.setAccessibleDescription(note.tip)
-        self.update()
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        """A rounded card; its border takes the warning colour when the model can't see."""
-        palette = self.palette()
-        base = palette.color(QPalette.ColorRole.Base)
-        text = palette.color(QPalette.ColorRole.Text)
-        painter = QPainter(self)
-        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        blind = self.sight == Sight.BLIND
-        painter.setPen(QColor(BLIND_COLOR) if blind else blend(base, text, 0.16))
-        painter.setBrush(
-            blend(base, QColor(BLIND_COLOR), 0.06) if blind else blend(base, text, 0.03)
-        )
-        painter.drawRoundedRect(self.rect().adjusted(0, 0, -1, -1), 8, 8)
-        # A hairline round the thumbnail: a white picture mustn't melt into the card.
-        pixmap = self.thumb.pixmap()
-        if not pixmap.isNull():
-            size = pixmap.deviceIndependentSize().toSize()
-            frame = QRect(0, 0, size.width(), size.height())
-            frame.moveCenter(self.thumb.geometry().center())
-            painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
-            painter.setPen(blend(base, text, 0.22))
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawRect(frame.adjusted(-1, -1, 0, 0))
-        painter.end()
-
-    def changeEvent(self, event: QEvent) -> None:
-        """Redraw in the new colours when the palette changes."""
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
-            self._paint_parts()
+# -- the strip -------------------------------------------------------------------
 
 
 class AttachmentStrip(QScrollArea):
@@ -279,7 +117,7 @@ class AttachmentStrip(QScrollArea):
     def __init__(self, parent: QWidget | None = None) -> None:
         """An empty, hidden strip."""
         super().__init__(parent)
-        self.setAccessibleName("Attached pictures")
+        self.setAccessibleName("Attachments")
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setWidgetResizable(True)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -288,41 +126,64 @@ class AttachmentStrip(QScrollArea):
         self._row = QHBoxLayout(inner)
         self._row.setContentsMargins(0, 0, 0, 0)
         self._row.setSpacing(8)
-        self.reading = _small_label("", "Reading pictures", inner)
+        self.reading = small_label("", "Reading files", inner)
         self._row.addWidget(self.reading)
         self._row.addStretch(1)
         self.setWidget(inner)
         self.viewport().setAutoFillBackground(False)
-        self._cards: dict[str, AttachmentCard] = {}
+        self._cards: dict[str, Card] = {}
         self.hide()
 
-    def cards(self) -> list[AttachmentCard]:
-        """The cards, in the order shown."""
+    def cards(self) -> list[Card]:
+        """The cards, in the order shown (pictures, then PDFs, as the message carries them)."""
         items = (self._row.itemAt(i) for i in range(self._row.count()))
-        return [w for item in items if item and isinstance(w := item.widget(), AttachmentCard)]
+        return [w for item in items if item and isinstance(w := item.widget(), Card)]
 
-    def show_pictures(self, pictures: Sequence[Picture], reading: int, note: SightNote) -> None:
-        """Show these pictures' cards (reusing those already made) and how many are being read."""
-        wanted = {p.sha256 for p in pictures}
+    def picture_cards(self) -> list[PictureCard]:
+        """The pictures' cards, in order."""
+        return [c for c in self.cards() if isinstance(c, PictureCard)]
+
+    def pdf_cards(self) -> list[PdfCard]:
+        """The PDFs' cards, in order."""
+        return [c for c in self.cards() if isinstance(c, PdfCard)]
+
+    def show_attachments(
+        self, attachments: Attachments, sight: SightNote, pdf_notes: Mapping[str, PdfNote]
+    ) -> None:
+        """Show the attachments' cards (reusing those already made) and how many are being read."""
+        wanted = [p.sha256 for p in attachments.pictures] + [p.sha256 for p in attachments.pdfs]
         for sha256 in [s for s in self._cards if s not in wanted]:
             card = self._cards.pop(sha256)
             self._row.removeWidget(card)
             card.deleteLater()
-        for position, picture in enumerate(pictures):
-            made = self._cards.get(picture.sha256)
-            if made is None:
-                card = AttachmentCard(picture, self._inner)
-                card.remove_requested.connect(self.remove_requested)
-                self._cards[picture.sha256] = card
-            else:
-                card = made
-                self._row.removeWidget(card)
-            self._row.insertWidget(position, card)
-            card.set_sight(note)
+        for position, picture in enumerate(attachments.pictures):
+            made = self._card(picture.sha256, partial(PictureCard, picture, self._inner))
+            self._place(made, position)
+            if isinstance(made, PictureCard):
+                made.set_sight(sight)
+        for position, attached in enumerate(attachments.pdfs, start=len(attachments.pictures)):
+            made = self._card(attached.sha256, partial(PdfCard, attached, self._inner))
+            self._place(made, position)
+            note = pdf_notes.get(attached.sha256)
+            if isinstance(made, PdfCard) and note is not None:
+                made.set_note(note)
+        reading = attachments.reading
         self.reading.setText(f"Reading {reading} file{'s' * (reading != 1)}…" if reading else "")
         self.reading.setVisible(bool(reading))
-        self.setVisible(bool(pictures) or bool(reading))
+        self.setVisible(attachments.anything or bool(reading))
         self._fit_height()
+
+    def _card(self, sha256: str, make: Callable[[], Card]) -> Card:
+        card = self._cards.get(sha256)
+        if card is None:
+            card = make()
+            card.remove_requested.connect(self.remove_requested)
+            self._cards[sha256] = card
+        return card
+
+    def _place(self, card: Card, position: int) -> None:
+        self._row.removeWidget(card)
+        self._row.insertWidget(position, card)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Make room for the sideways scroll bar only when the cards overflow."""

@@ -1,12 +1,13 @@
-"""Where the person writes and attaches pictures: Enter sends, Send becomes Stop.
+"""Where the person writes and attaches pictures and PDFs: Enter sends, Send becomes Stop.
 
-Pictures come by the Attach button, by dropping files or picture data, and by
-pasting; the composer only reports them (`pictures_offered`) and shows the
+Files come by the Attach button, by dropping files or picture data, and by
+pasting; the composer only reports them (`attachments_offered`) and shows the
 cards the controller sends back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QMimeData, QSize, QStandardPaths, Qt, Signal
@@ -23,37 +24,54 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.attachments import (
+    AttachmentDrops,
     AttachmentStrip,
-    PictureDrops,
     ProblemBar,
-    carries_pictures,
+    carries_attachments,
     offer_from_mime,
 )
 from app.ui.icons import badge_image, icon_of
-from app.ui.pending import PICTURE_SUFFIXES, Attachments, Offered, SightNote
+from app.ui.pdf_notes import PdfNote
+from app.ui.pending import PDF_SUFFIXES, PICTURE_SUFFIXES, Attachments, Offered, SightNote
 
 _MIN_LINES, _MAX_LINES = 2, 8
 _ICON = QSize(20, 20)
-PICTURE_FILTER = f"Pictures ({' '.join(f'*.{suffix}' for suffix in PICTURE_SUFFIXES)})"
+
+
+def _patterns(suffixes: tuple[str, ...]) -> str:
+    return " ".join(f"*.{suffix}" for suffix in suffixes)
+
+
+PICTURE_FILTER = f"Pictures ({_patterns(PICTURE_SUFFIXES)})"
+PDF_FILTER = f"PDFs ({_patterns(PDF_SUFFIXES)})"
+# Both at once first: what the dialog lists unless the person narrows it.
+ATTACH_FILTERS = ";;".join(
+    (
+        f"Pictures and PDFs ({_patterns(PICTURE_SUFFIXES + PDF_SUFFIXES)})",
+        PICTURE_FILTER,
+        PDF_FILTER,
+    )
+)
+ATTACH_WORDS = "Attach pictures or PDFs"
 
 
 class MessageEdit(QPlainTextEdit):
     """A plain-text box that reports Enter instead of inserting a line break."""
 
     submitted = Signal()
-    pictures_offered = Signal(object)  # Offered: pasted or dropped on the box
+    attachments_offered = Signal(object)  # Offered: pasted or dropped on the box
 
     _how = "Pasted"
 
     def canInsertFromMimeData(self, source: QMimeData) -> bool:
-        """Pictures and picture files may be pasted or dropped here, as well as words."""
-        return carries_pictures(source) or super().canInsertFromMimeData(source)
+        """Pictures, picture files and PDFs may be pasted or dropped here, as well as words."""
+        return carries_attachments(source) or super().canInsertFromMimeData(source)
 
     def insertFromMimeData(self, source: QMimeData) -> None:
-        """Pictures become attachments; anything else is inserted as plain text."""
+        """Pictures and files become attachments; anything else is inserted as plain text."""
         offer = offer_from_mime(source, self._how)
         if offer is not None:
-            self.pictures_offered.emit(offer)
+            self.attachments_offered.emit(offer)
         else:
             super().insertFromMimeData(source)
 
@@ -85,8 +103,8 @@ class Composer(QWidget):
 
     send_requested = Signal(str)
     stop_requested = Signal()
-    pictures_offered = Signal(object)  # Offered: chosen, dropped or pasted
-    remove_requested = Signal(str)  # an attached picture's SHA-256
+    attachments_offered = Signal(object)  # Offered: chosen, dropped or pasted
+    remove_requested = Signal(str)  # an attached picture's or PDF's SHA-256
     problems_dismissed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -104,13 +122,13 @@ class Composer(QWidget):
         self.button.setAutoDefault(False)
         self.button.setMinimumWidth(84)
         self.attach_button = QToolButton(self)
-        self.attach_button.setAccessibleName("Attach pictures")
-        self.attach_button.setToolTip("Attach pictures — or drop them here, or paste (Ctrl+V)")
+        self.attach_button.setAccessibleName(ATTACH_WORDS)
+        self.attach_button.setToolTip(f"{ATTACH_WORDS} — or drop them here, or paste (Ctrl+V)")
         self.attach_button.setAutoRaise(True)
         self.problems = ProblemBar(self)
         self.strip = AttachmentStrip(self)
         self._busy = False
-        self._has_pictures = False
+        self._has_attachments = False
         self._folder = ""  # where the Attach dialog opens: the last folder used
 
         row = QHBoxLayout()
@@ -127,10 +145,10 @@ class Composer(QWidget):
 
         # Files dropped anywhere on the composer, not only on the box, are attached.
         self.setAcceptDrops(True)
-        self._drops = PictureDrops(self)
+        self._drops = AttachmentDrops(self)
         self.installEventFilter(self._drops)
-        self._drops.offered.connect(self.pictures_offered)
-        self.edit.pictures_offered.connect(self.pictures_offered)
+        self._drops.offered.connect(self.attachments_offered)
+        self.edit.attachments_offered.connect(self.attachments_offered)
         self.strip.remove_requested.connect(self.remove_requested)
         self.problems.dismissed.connect(self.problems_dismissed)
         self.attach_button.clicked.connect(self.choose_files)
@@ -160,24 +178,26 @@ class Composer(QWidget):
             self.edit.setPlainText(text)
             self.edit.moveCursor(self.edit.textCursor().MoveOperation.End)
 
-    def show_attachments(self, attachments: Attachments, note: SightNote) -> None:
-        """Show the attached pictures' cards, marked for the chosen model, and any problems."""
-        self._has_pictures = bool(attachments.pictures)
-        self.strip.show_pictures(attachments.pictures, attachments.reading, note)
+    def show_attachments(
+        self, attachments: Attachments, sight: SightNote, pdf_notes: Mapping[str, PdfNote]
+    ) -> None:
+        """Show the attachments' cards, noted for the chosen model, and any problems."""
+        self._has_attachments = attachments.anything
+        self.strip.show_attachments(attachments, sight, pdf_notes)
         self.problems.show_problems(attachments.problems)
 
     def choose_files(self) -> None:
-        """Ask for picture files and offer them."""
+        """Ask for pictures and PDFs and offer them."""
         folder = self._folder or QStandardPaths.writableLocation(
             QStandardPaths.StandardLocation.PicturesLocation
         )
         names, _chosen_filter = QFileDialog.getOpenFileNames(
-            self, "Attach pictures", folder, PICTURE_FILTER
+            self, ATTACH_WORDS, folder, ATTACH_FILTERS
         )
         if names:
             paths = tuple(Path(name) for name in names)
             self._folder = str(paths[0].parent)
-            self.pictures_offered.emit(Offered(paths=paths))
+            self.attachments_offered.emit(Offered(paths=paths))
 
     def set_busy(self, busy: bool) -> None:
         """Switch the button between Send and Stop."""
@@ -189,7 +209,7 @@ class Composer(QWidget):
 
     def _submit(self) -> None:
         # Enter while an answer streams does nothing: the words wait in the box.
-        if not self._busy and (self.text().strip() or self._has_pictures):
+        if not self._busy and (self.text().strip() or self._has_attachments):
             self.send_requested.emit(self.text())
 
     def _clicked(self) -> None:

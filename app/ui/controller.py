@@ -22,16 +22,17 @@ from app.keys import KeyStore
 from app.ui.approvals import ApprovalRequest, Approvals
 from app.ui.chats import Chats
 from app.ui.listing import ModelListing  # where other modules have always imported it from
+from app.ui.pdf_notes import PdfNote, pdf_note
 from app.ui.pending import (
     Attachments,
     Offered,
-    PendingPictures,
+    PendingAttachments,
     SightNote,
     read_offered,
     sight_note,
 )
+from app.ui.unlocking import PasswordRequest, Passwords, unlock_each
 from routing.transcript import Message, ToolCall  # loaded by the store: costs nothing here
-from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.config import Config
@@ -63,6 +64,8 @@ class Controller(QObject):
     busy_changed = Signal(bool)
     draft_restored = Signal(str)
     attachments_changed = Signal(object)  # Attachments
+    password_requested = Signal(object)  # PasswordRequest: a locked PDF waits for its password
+    password_settled = Signal(object)  # PasswordRequest: answered, or dropped on closing
     problem = Signal(str)  # something went wrong outside any conversation
 
     def __init__(
@@ -93,7 +96,8 @@ class Controller(QObject):
         self._streaming_item: int | None = None
         self._last_shown = 0  # the newest item id the turn has shown
         self._listing = ModelListing(listing=True, config_path=self._config_path())
-        self._pending = PendingPictures()
+        self._pending = PendingAttachments()
+        self._passwords = Passwords(self.password_requested.emit, self.password_settled.emit)
         self._approvals = Approvals(self.approval_requested.emit, self.approval_settled.emit)
         # One for the window's life, so "Allow in this chat" outlives new settings.
         self._tool_step: ToolStep | None = None
@@ -324,11 +328,11 @@ class Controller(QObject):
 
     @property
     def attachments(self) -> Attachments:
-        """The pictures the next message carries, and what went wrong attaching others."""
+        """The pictures and PDFs the next message carries, and what went wrong attaching others."""
         return self._pending.snapshot()
 
     def attach_files(self, paths: list[Path]) -> None:
-        """Attach picture files (from the Attach dialog); they are read off the UI thread."""
+        """Attach picture and PDF files (the Attach dialog); they are read off the UI thread."""
         self.attach(Offered(paths=tuple(paths)))
 
     def attach(self, offered: Offered) -> None:
@@ -340,16 +344,23 @@ class Controller(QObject):
         self._show_attachments()
 
     async def _read(self, offered: Offered) -> None:
+        locked = 0  # locked PDFs count as being read until their password is settled
         try:
-            pictures, problems = await read_offered(offered, self._pending.unnamed_label)
+            read = await read_offered(offered, self._pending.unnamed_label)
+            locked = len(read.locked)
         finally:
-            self._pending.reading -= offered.count
-        self._pending.add_problems(problems)
-        self._pending.add(pictures)
+            self._pending.reading -= offered.count - locked
+        self._pending.add_problems(read.problems)
+        self._pending.add(read.pictures, read.pdfs)
         self._show_attachments()
+        await unlock_each(read.locked, self._passwords.ask, self._pending, self._show_attachments)
+
+    def answer_password(self, request: PasswordRequest, password: str | None) -> None:
+        """The person's password for a locked PDF (None: they cancelled)."""
+        self._passwords.answer(request.serial, password)
 
     def remove_attachment(self, sha256: str) -> None:
-        """Take one picture off the next message."""
+        """Take one picture or PDF off the next message."""
         self._pending.remove(sha256)
         self._show_attachments()
 
@@ -363,15 +374,24 @@ class Controller(QObject):
         listing = self._listing
         return sight_note(model_ref, listing.models, listing.providers)
 
+    def pdf_notes(self, model_ref: str) -> dict[str, PdfNote]:
+        """What each attached PDF's card says when `model_ref` answers, by SHA-256."""
+        listing = self._listing
+        return {
+            a.sha256: pdf_note(model_ref, a, listing.models, listing.providers)
+            for a in self._pending.pdfs
+        }
+
     def _show_attachments(self) -> None:
         self.attachments_changed.emit(self._pending.snapshot())
 
     # -- turns -----------------------------------------------------------------
 
     def send(self, text: str, model_ref: str) -> bool:
-        """Start a turn with the person's words and attached pictures; False when none started."""
-        pictures = self._pending.pictures
-        if not (text.strip() or pictures) or self.busy or self._runner is None:
+        """Start a turn with the person's words and attachments; False when none started."""
+        if not (text.strip() or self._pending.snapshot().anything):
+            return False
+        if self.busy or self._runner is None:
             return False
         if self._pending.reading:
             return False  # a file is still being read: it belongs with this message
@@ -382,11 +402,11 @@ class Controller(QObject):
         self._turn_conversation = self._current
         self._streaming_item = None
         self._last_shown = 0
-        self._pending.take()
+        attached = self._pending.take()
         self._show_attachments()
-        text = text if text.strip() else ""  # pictures alone: no blank words with them
+        text = text if text.strip() else ""  # attachments alone: no blank words with them
         task = asyncio.ensure_future(
-            self._run_turn(self._runner, self._current, text, pictures, model_ref)
+            self._run_turn(self._runner, self._current, text, attached, model_ref)
         )
         # A done callback, not a `finally`: a task cancelled before its first step
         # never enters the coroutine's body, and "busy" must still end.
@@ -460,7 +480,7 @@ class Controller(QObject):
         runner: TurnRunner,
         conversation_id: str,
         text: str,
-        pictures: tuple[Picture, ...],
+        attached: Attachments,
         model_ref: str,
     ) -> None:
         from app.turn import ItemAdded, TurnEnded
@@ -468,7 +488,12 @@ class Controller(QObject):
         try:
             tools = await self._tools()
             turn = runner.run(
-                conversation_id, text, pictures, requested_model=model_ref, tools=tools
+                conversation_id,
+                text,
+                attached.pictures,
+                requested_model=model_ref,
+                tools=tools,
+                pdfs=tuple(a.pdf for a in attached.pdfs),
             )
             async with contextlib.aclosing(turn) as events:
                 async for event in events:
@@ -477,8 +502,8 @@ class Controller(QObject):
                         self.chats.refresh()  # the first words title the chat
                     if isinstance(event, TurnEnded) and event.error is not None:
                         # The error notice is in the transcript already; the words and
-                        # pictures must not be lost, so they go back to the composer.
-                        self._give_back(text, pictures)
+                        # attachments must not be lost, so they go back to the composer.
+                        self._give_back(text, attached)
         except asyncio.CancelledError:
             # The turn marked its partial answer STOPPED while unwinding; show that,
             # and the "stopped" results it stored for calls cut short.
@@ -487,13 +512,13 @@ class Controller(QObject):
         except Exception as exc:  # a store or programming error: keep the window alive
             log.exception("the turn failed")
             self._finish_streaming_item()
-            self._give_back(text, pictures)
+            self._give_back(text, attached)
             self.problem.emit(f"The answer could not be finished: {exc}")
 
-    def _give_back(self, text: str, pictures: tuple[Picture, ...]) -> None:
+    def _give_back(self, text: str, attached: Attachments) -> None:
         self.draft_restored.emit(text)
-        if pictures:
-            self._pending.give_back(pictures)
+        if attached.anything:
+            self._pending.give_back(attached)
             self._show_attachments()
 
     def _turn_done(self, task: asyncio.Task[None]) -> None:

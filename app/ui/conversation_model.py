@@ -21,6 +21,7 @@ from PySide6.QtCore import (
 )
 
 from app.store import StoredItem
+from app.ui.pdf_notes import pages_words
 from app.ui.tool_words import pretty_arguments, result_summary, shown_text
 from routing.transcript import Message, MessageStatus, Notice, ToolCall
 
@@ -49,6 +50,7 @@ class Role(IntEnum):
     TOOL_RESULTS = Qt.ItemDataRole.UserRole + 11  # tuple[ToolResult, ...]
     DETAILS = Qt.ItemDataRole.UserRole + 12  # a notice's details; "" on a message
     EXPANDED = Qt.ItemDataRole.UserRole + 13  # a tool row or notice shows everything; else False
+    PDFS = Qt.ItemDataRole.UserRole + 14  # tuple[PdfFile, ...]: the PDFs a person attached
 
 
 def author_of(message: Message) -> str:
@@ -158,12 +160,17 @@ class Row:
 
     @property
     def picture_words(self) -> str:
-        """How many pictures a row shows, as words for a screen reader: " (2 pictures)" or ""."""
+        """What a row shows beside its words, for a screen reader: " (2 pictures)" or "".
+
+        PDFs are named with their pages: " (1 picture; PDF report.pdf, 12 pages · 1.2 MB)".
+        """
         message = self.message
         if message is None:
             return ""
         count = len(message.pictures) + sum(len(r.pictures) for r in message.tool_results)
-        return f" ({count} picture{'s' * (count != 1)})" if count else ""
+        said = [f"{count} picture{'s' * (count != 1)}"] if count else []
+        said += [f"PDF {pdf.name}, {pages_words(pdf)}" for pdf in message.pdfs]
+        return f" ({'; '.join(said)})" if said else ""
 
     def value(self, role: int) -> Any:
         """The value of one of the custom roles (see `Role`); None for any other role."""
@@ -182,6 +189,7 @@ class Row:
             Role.TOOL_RESULTS: message.tool_results if message else (),
             Role.DETAILS: notice.details if notice else "",
             Role.EXPANDED: self.expanded,
+            Role.PDFS: message.pdfs if message else (),
         }
         return values.get(role)
 

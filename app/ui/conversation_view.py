@@ -5,8 +5,8 @@ beside an answer's author copies the message's Markdown source. The same is
 reachable by keyboard: Ctrl+C copies the current message, and the context menu
 (the Menu key or Shift+F10 included) lists "Copy message" and "Copy code block
 N". A tool result row or a notice with details opens and closes with a click,
-Enter or Space; a click on a thumbnail (or Enter on a row with pictures) asks
-for the picture to be opened. When the system's colours change (light and
+Enter or Space; a click on a thumbnail or a PDF's tile (or Enter on a row with
+pictures or PDFs) asks for it to be opened. When the system's colours change (light and
 dark), rows are drawn again in the new theme.
 """
 
@@ -50,6 +50,7 @@ from app.ui.lazy_list import LazyListView
 from app.ui.markdown import CodeBlock
 from app.ui.message_delegate import MESSAGE, MessageDelegate
 from app.ui.theme import Theme
+from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -58,18 +59,20 @@ _COPIED_MS = 1500  # how long a button says "Copied"
 
 @dataclass(frozen=True)
 class _Pressed:
-    """What a mouse press landed on: a copy button, a row that opens, or a picture."""
+    """What a mouse press landed on: a copy button, a row that opens, a picture or a PDF."""
 
-    kind: str  # "copy", "open" or "picture"
+    kind: str  # "copy", "open", "picture" or "pdf"
     row: int = -1
     block: int = MESSAGE
     picture: Picture | None = None
+    pdf: PdfFile | None = None
 
 
 class ConversationView(LazyListView):
     """Rows drawn by `MessageDelegate`; scrolls along with new words while at the bottom."""
 
     picture_clicked = Signal(object)  # the Picture whose thumbnail was clicked
+    pdf_clicked = Signal(object)  # the PdfFile whose tile was clicked
 
     def __init__(self, model: ConversationModel, parent: QWidget | None = None) -> None:
         """A view over `model`."""
@@ -141,6 +144,19 @@ class ConversationView(LazyListView):
         if not index.isValid():
             return None
         return self._delegate.picture_at(self._option(index), index, point)
+
+    def documents(self, index: _Index) -> list[tuple[QRect, PdfFile]]:
+        """Where a row's PDF tiles are, in viewport coordinates."""
+        if not index.isValid():
+            return []
+        return self._delegate.documents(self._option(index), index)
+
+    def pdf_at(self, point: QPoint) -> PdfFile | None:
+        """The PDF whose tile is at `point` (viewport coordinates), if any."""
+        index = self.indexAt(point)
+        if not index.isValid():
+            return None
+        return self._delegate.pdf_at(self._option(index), index, point)
 
     def shown_texts(self, index: _Index) -> list[str]:
         """The blocks of words a row draws, in order."""
@@ -218,6 +234,8 @@ class ConversationView(LazyListView):
                 self._pressed = _Pressed("copy", button[0], button[1])
             elif (picture := self.picture_at(point)) is not None:
                 self._pressed = _Pressed("picture", picture=picture)
+            elif (pdf := self.pdf_at(point)) is not None:
+                self._pressed = _Pressed("pdf", pdf=pdf)
             elif (row := self.header_at(point)) >= 0:
                 self._pressed = _Pressed("open", row)
         super().mousePressEvent(event)
@@ -241,6 +259,10 @@ class ConversationView(LazyListView):
             released = self.picture_at(point)
             if released is not None and released.sha256 == pressed.picture.sha256:
                 self.picture_clicked.emit(released)
+        elif pressed.kind == "pdf" and pressed.pdf is not None:
+            document = self.pdf_at(point)
+            if document is not None and document.sha256 == pressed.pdf.sha256:
+                self.pdf_clicked.emit(document)
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         """A hand over what a click acts on; a copy button lights up under the pointer."""
@@ -257,7 +279,10 @@ class ConversationView(LazyListView):
             buttons.hovered, buttons.hovered_row = hovered, row
             self.viewport().update()
         over = (
-            button is not None or self.picture_at(point) is not None or self.header_at(point) >= 0
+            button is not None
+            or self.picture_at(point) is not None
+            or self.pdf_at(point) is not None
+            or self.header_at(point) >= 0
         )
         shape = Qt.CursorShape.PointingHandCursor if over else Qt.CursorShape.ArrowCursor
         if self.viewport().cursor().shape() != shape:
@@ -291,6 +316,8 @@ class ConversationView(LazyListView):
         for number, (_rect, picture) in enumerate(self.thumbnails(index), start=1):
             name = picture.label or f"picture {number}"
             menu.addAction(f"Open {name}", partial(self.picture_clicked.emit, picture))
+        for _rect, pdf in self.documents(index):
+            menu.addAction(f"Open {pdf.name or 'the PDF'}", partial(self.pdf_clicked.emit, pdf))
         return menu
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
@@ -336,15 +363,21 @@ class ConversationView(LazyListView):
         if event.key() in keys and index.isValid() and self._row(index).expandable:
             self.toggle_row(index.row())
             return
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._open_first_picture():
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._open_first():
             return
         super().keyPressEvent(event)
 
-    def _open_first_picture(self) -> bool:
-        pictures = self.thumbnails(self.currentIndex())
+    def _open_first(self) -> bool:
+        """Open the current row's first picture, else its first PDF; whether there was one."""
+        index = self.currentIndex()
+        pictures = self.thumbnails(index)
         if pictures:
             self.picture_clicked.emit(pictures[0][1])
-        return bool(pictures)
+            return True
+        documents = self.documents(index)
+        if documents:
+            self.pdf_clicked.emit(documents[0][1])
+        return bool(documents)
 
     # -- empty chat -------------------------------------------------------------
 

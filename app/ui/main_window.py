@@ -26,17 +26,19 @@ from app.export import file_name_for
 from app.store import ConversationSummary, StoredItem
 from app.ui.approval_card import ApprovalCard
 from app.ui.approvals import ApprovalRequest
-from app.ui.attachments import PictureDrops
+from app.ui.attachments import AttachmentDrops
 from app.ui.composer import Composer
 from app.ui.controller import Controller, ModelListing
 from app.ui.conversation_model import ConversationModel
 from app.ui.conversation_view import ConversationView
 from app.ui.first_run import FirstRunPanel, is_first_run, welcome
 from app.ui.ledger_panel import LedgerPanel
+from app.ui.password_prompt import PasswordPrompt
 from app.ui.provider_panel import ProviderPanel, explain
 from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
 from app.ui.top_bar import TopBar
 from app.ui.window_state import Remembered, WindowState
+from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
@@ -78,6 +80,7 @@ class MainWindow(QMainWindow):
         self.approval = ApprovalCard(self)
         self.composer = Composer(self)
         self.ledger = LedgerPanel(self)
+        self.passwords = PasswordPrompt(controller, self)  # asks for a locked PDF's password
         # Many items can arrive at once (a turn's notices): the ledger is read once after.
         self._ledger_timer = QTimer(self)
         self._ledger_timer.setSingleShot(True)
@@ -181,7 +184,7 @@ class MainWindow(QMainWindow):
         self.title.finished.connect(self.composer.edit.setFocus)
         self.composer.send_requested.connect(self._send)
         self.composer.stop_requested.connect(c.stop)
-        self.composer.pictures_offered.connect(c.attach)
+        self.composer.attachments_offered.connect(c.attach)
         self.composer.remove_requested.connect(c.remove_attachment)
         self.composer.problems_dismissed.connect(c.dismiss_problems)
         self.picker.currentIndexChanged.connect(self._show_attachments)
@@ -190,9 +193,10 @@ class MainWindow(QMainWindow):
             lambda: c.check_again(self.picker.current_ref())
         )
         self.view.picture_clicked.connect(self.open_picture)
-        # Pictures dropped on the conversation are attached, as on the composer.
+        self.view.pdf_clicked.connect(self.open_pdf)
+        # Files dropped on the conversation are attached, as on the composer.
         self.view.viewport().setAcceptDrops(True)
-        self._view_drops = PictureDrops(self)
+        self._view_drops = AttachmentDrops(self)
         self.view.viewport().installEventFilter(self._view_drops)
         self._view_drops.offered.connect(c.attach)
         self.panel.retry_requested.connect(c.refresh_models)
@@ -240,8 +244,8 @@ class MainWindow(QMainWindow):
         self.top.check_again_button.setVisible(learned)
 
     def _show_attachments(self, *_args: object) -> None:
-        c = self.controller
-        self.composer.show_attachments(c.attachments, c.sight_of(self.picker.current_ref()))
+        c, ref = self.controller, self.picker.current_ref()
+        self.composer.show_attachments(c.attachments, c.sight_of(ref), c.pdf_notes(ref))
 
     def _arrange(self, *_args: object) -> None:
         c = self.controller
@@ -340,6 +344,16 @@ class MainWindow(QMainWindow):
         viewer.show()  # not modal: the chat stays usable beside it
         viewer.activateWindow()  # so Esc reaches it, not the window's Stop
         return viewer
+
+    def open_pdf(self, pdf: PdfFile) -> None:
+        """Open a PDF of the conversation in the system's viewer."""
+        from app.ui.pdf_opening import open_outside  # on first use, not at start
+
+        try:
+            if not open_outside(pdf):
+                self.statusBar().showMessage(f"No program here opens {pdf.name}.", 10000)
+        except OSError as exc:  # the temporary copy couldn't be written
+            self.statusBar().showMessage(f"{pdf.name} could not be opened: {exc}", 10000)
 
     def _viewer_closed(self, viewer: QDialog) -> None:
         if self.viewer is viewer:
@@ -474,5 +488,6 @@ class MainWindow(QMainWindow):
             self.export_dialog.reject()
         if self.viewer is not None:
             self.viewer.close()
+        self.passwords.close()
         self.closed.emit()
         super().closeEvent(event)

@@ -21,6 +21,7 @@ from app.ui.notice_rows import NoticeLayout, NoticeRows
 from app.ui.painting import THUMB, blend
 from app.ui.theme import Theme, theme_for
 from app.ui.tool_rows import ToolLayout, ToolRows
+from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 __all__ = ["MESSAGE", "THUMB", "MessageDelegate", "blend"]  # THUMB, blend: read by tests, cards
@@ -160,6 +161,18 @@ class MessageDelegate(QStyledItemDelegate):
             return []
         origin = option.rect.topLeft()
         return [(rect.translated(origin), picture) for rect, picture, _ in layout.thumbnails]
+
+    def documents(self, option: QStyleOptionViewItem, index: _Index) -> list[tuple[QRect, PdfFile]]:
+        """Where a message's PDF tiles are drawn, in the row's `option.rect` coordinates."""
+        layout = self._layout(option, _row(index), option.rect.width())
+        if not isinstance(layout, MessageLayout):
+            return []
+        origin = option.rect.topLeft()
+        return [(rect.translated(origin), pdf) for rect, pdf in layout.documents]
+
+    def pdf_at(self, option: QStyleOptionViewItem, index: _Index, point: QPoint) -> PdfFile | None:
+        """The PDF whose tile is under `point` (view coordinates), if any."""
+        return next((p for rect, p in self.documents(option, index) if rect.contains(point)), None)
 
     def texts(self, option: QStyleOptionViewItem, index: _Index) -> list[str]:
         """The words a row draws as text blocks, in order (a tool row's only once opened)."""

@@ -1,10 +1,12 @@
-"""How a message row looks: its author line, its card, its Markdown with code boxes, its pictures.
+"""How a message row looks: its author line, its card, its Markdown with code boxes, its files.
 
 The person's bubble hugs its words on the right; an answer takes the width.
 Each code box has a strip with its language and a "Copy" button, and the
 author line has a "Copy" for the whole message (a person's own shows on hover).
 Rendered Markdown is kept per row, keyed by the row's words, the font and the
-theme, and only re-wrapped when just the width changes.
+theme, and only re-wrapped when just the width changes. A PDF the person
+attached is a compact tile (a drawn document mark, its name, pages and size),
+one per line below the pictures, in the order the message carries them.
 """
 
 from __future__ import annotations
@@ -30,20 +32,25 @@ from app.ui.painting import (
     draw_document,
     paint_button,
     paint_code_box,
+    paint_document,
     paint_pill,
     paint_thumbnail,
     small_font,
 )
+from app.ui.pdf_notes import pages_words
 from app.ui.theme import STATUS_LABELS, Theme, theme_for
 from app.ui.thumbnails import fit, shown_size
 from app.ui.tool_words import call_line
 from routing.transcript import TextPart
+from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 USER_SHARE = 0.78  # a person's bubble takes at most this much of the width
 COPY, COPIED = "Copy", "Copied"
 MESSAGE = -1  # the "block" number of a message's own copy button
 _RENDERED = 300  # rendered messages kept (heights are kept by the delegate for every row)
+TILE_WIDTH = 320  # a PDF tile's widest: a long name is elided, the tile stays compact
+TILE_PAD = 8  # a PDF tile's edge to its mark and words
 
 
 @dataclass
@@ -60,6 +67,7 @@ class MessageLayout:
     code: list[CodeBox] = field(default_factory=list)
     thumbnails: list[tuple[QRect, Picture, str]] = field(default_factory=list)  # with a caption
     lines: list[tuple[QRect, str]] = field(default_factory=list)
+    documents: list[tuple[QRect, PdfFile]] = field(default_factory=list)  # the PDFs' tiles
 
 
 @dataclass
@@ -119,6 +127,7 @@ class MessageRows:
             if len(parts) > 1 or (parts and not isinstance(parts[0], TextPart)):
                 height += THUMB.height() + GAP if message.pictures else 0
                 height += len(message.tool_calls) * (line + GAP)
+                height += len(message.pdfs) * (_tile_height(option) + GAP)
             guesses.append(height + len(row.streamed_calls) * (line + GAP))
         return guesses
 
@@ -155,6 +164,7 @@ class MessageRows:
         box = QSize(min(THUMB.width(), inner_max), THUMB.height())
         sizes = [fit(shown_size(picture), box) for picture, _ in pictures]
         blocks = rendered.code_blocks() if rendered is not None else []
+        tiles = [_tile_width(option, pdf, inner_max) for pdf in message.pdfs]
 
         # The person's bubble hugs its words (on the right); an answer takes the width.
         inner = inner_max
@@ -162,6 +172,7 @@ class MessageRows:
             widths = [int(rendered.document.idealWidth()) + 1 if rendered else 0]
             widths += [code.horizontalAdvance(line) + code.height() + 6 for line in lines]
             widths += [sum(size.width() + GAP for size in sizes) - GAP] if sizes else []
+            widths += tiles
             inner = max(40, min(inner_max, max(widths)))
         card_width = inner + 2 * PAD
         card_x = width - MARGIN_X - card_width if is_user else MARGIN_X
@@ -210,6 +221,11 @@ class MessageRows:
                 x += size.width() + GAP
                 tallest = max(tallest, size.height() + (caption if name else 0))
             y += tallest
+        tile_height = _tile_height(option)
+        for pdf, tile_width in zip(message.pdfs, tiles, strict=True):
+            y += GAP if y > card_top + PAD else 0
+            layout.documents.append((QRect(card_x + PAD, y, tile_width, tile_height), pdf))
+            y += tile_height
         if y == card_top + PAD:  # nothing yet (an answer about to stream): one empty line
             y += QFontMetrics(option.font).height()
         y += PAD
@@ -289,6 +305,65 @@ class MessageRows:
                     caption, Qt.TextElideMode.ElideRight, rect.width()
                 )
                 painter.drawText(below, Qt.AlignmentFlag.AlignLeft, elided)
+        for rect, pdf in layout.documents:
+            _paint_tile(painter, option, rect, pdf, theme, is_user)
+
+
+def _tile_fonts(option: QStyleOptionViewItem) -> tuple[QFont, QFont]:
+    """A PDF tile's fonts: its name's, and its pages line's."""
+    return (
+        small_font(option.font, 0.95, QFont.Weight.DemiBold),
+        small_font(option.font, 0.85, QFont.Weight.Normal),
+    )
+
+
+def _tile_height(option: QStyleOptionViewItem) -> int:
+    name, pages = (QFontMetrics(font) for font in _tile_fonts(option))
+    return max(40, name.height() + pages.height() + 2 * TILE_PAD + 2)
+
+
+def _mark_size(height: int) -> QSize:
+    """The document mark inside a tile of `height`: a page's proportions."""
+    mark_height = height - 2 * TILE_PAD
+    return QSize(round(mark_height * 0.78), mark_height)
+
+
+def _tile_width(option: QStyleOptionViewItem, pdf: PdfFile, room: int) -> int:
+    name, pages = (QFontMetrics(font) for font in _tile_fonts(option))
+    words = max(name.horizontalAdvance(pdf.name), pages.horizontalAdvance(pages_words(pdf)))
+    mark = _mark_size(_tile_height(option)).width()
+    return min(room, TILE_WIDTH, 2 * TILE_PAD + mark + 10 + words + 2)
+
+
+def _paint_tile(
+    painter: QPainter,
+    option: QStyleOptionViewItem,
+    rect: QRect,
+    pdf: PdfFile,
+    theme: Theme,
+    is_user: bool,
+) -> None:
+    """One PDF's tile: a rounded box with the document mark, the name, pages and size."""
+    card = theme.user_card if is_user else theme.answer_card
+    painter.setPen(theme.border)
+    painter.setBrush(blend(card, theme.base, 0.7))
+    painter.drawRoundedRect(rect.adjusted(0, 0, -1, -1), 6, 6)
+    mark = QRect(QPoint(rect.x() + TILE_PAD, rect.y() + TILE_PAD), _mark_size(rect.height()))
+    paint_document(painter, mark, theme.base, theme.text)
+    name_font, pages_font = _tile_fonts(option)
+    name, pages = QFontMetrics(name_font), QFontMetrics(pages_font)
+    left = mark.right() + 10
+    width = max(0, rect.right() - TILE_PAD - left)
+    top = rect.y() + (rect.height() - name.height() - pages.height() - 2) // 2
+    painter.setFont(name_font)
+    painter.setPen(theme.text)
+    shown = name.elidedText(pdf.name, Qt.TextElideMode.ElideMiddle, width)
+    painter.drawText(QRect(left, top, width, name.height()), Qt.AlignmentFlag.AlignLeft, shown)
+    painter.setFont(pages_font)
+    painter.setPen(theme.faded)
+    below = QRect(left, top + name.height() + 2, width, pages.height())
+    said = pages.elidedText(pages_words(pdf), Qt.TextElideMode.ElideRight, width)
+    painter.drawText(below, Qt.AlignmentFlag.AlignLeft, said)
 
 
 def _button(

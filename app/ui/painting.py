@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
     QColor,
@@ -11,6 +11,7 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QPalette,
+    QPen,
     QTextDocument,
 )
 
@@ -23,12 +24,15 @@ MARGIN_Y = 6  # between rows
 PAD = 10  # card edge to its contents
 GAP = 6  # between the parts of a card
 THUMB = QSize(240, 180)  # largest thumbnail: a screenshot stays legible, a chat stays compact
+# A PDF's band: the red people know PDFs by, dark enough for white letters in either theme.
+PDF_RED = QColor("#c6362f")
 
 __all__ = [  # blend lives with the theme; painting code has long found it here
     "GAP",
     "MARGIN_X",
     "MARGIN_Y",
     "PAD",
+    "PDF_RED",
     "THUMB",
     "blend",
     "code_font",
@@ -36,6 +40,7 @@ __all__ = [  # blend lives with the theme; painting code has long found it here
     "label_font",
     "paint_button",
     "paint_code_box",
+    "paint_document",
     "paint_pill",
     "paint_thumbnail",
     "small_font",
@@ -134,4 +139,53 @@ def paint_code_box(
     painter.drawPath(path)
     painter.setClipPath(path)
     painter.fillRect(header, strip)
+    painter.restore()
+
+
+def paint_document(painter: QPainter, rect: QRect, paper: QColor, ink: QColor) -> None:
+    """A PDF's mark: a page with a folded corner and lines of text, a red "PDF" band across it.
+
+    Drawn, not a thumbnail of the first page: a document reads as one at any
+    size, and nothing has to be rendered to show it.
+    """
+    page = QRectF(rect).adjusted(0.5, 0.5, -0.5, -0.5)
+    fold = page.width() * 0.3
+    outline = QPainterPath(page.topLeft())
+    outline.lineTo(page.right() - fold, page.top())
+    outline.lineTo(page.right(), page.top() + fold)
+    outline.lineTo(page.bottomRight())
+    outline.lineTo(page.bottomLeft())
+    outline.closeSubpath()
+    corner = QPainterPath(QPointF(page.right() - fold, page.top()))
+    corner.lineTo(page.right() - fold, page.top() + fold)
+    corner.lineTo(page.right(), page.top() + fold)
+    corner.closeSubpath()
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(QPen(blend(paper, ink, 0.6), 1.0))  # a hairline, not a black box
+    painter.setBrush(paper)
+    painter.drawPath(outline)
+    painter.setBrush(blend(paper, ink, 0.18))
+    painter.drawPath(corner)
+    # Lines of text above the band, the first short where the corner folds.
+    painter.setPen(QPen(blend(paper, ink, 0.45), max(1.0, page.height() / 28)))
+    left, right = page.left() + page.width() * 0.16, page.right() - page.width() * 0.16
+    for number in range(3):
+        y = page.top() + page.height() * (0.24 + 0.12 * number)
+        painter.drawLine(QPointF(left, y), QPointF(right - (fold if number == 0 else 0), y))
+    band = QRectF(
+        page.left() - page.width() * 0.1,
+        page.top() + page.height() * 0.6,
+        page.width() * 0.86,
+        page.height() * 0.26,
+    )
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(PDF_RED)
+    painter.drawRoundedRect(band, 2, 2)
+    font = QFont(painter.font())
+    font.setBold(True)
+    font.setPixelSize(max(6, round(band.height() * 0.72)))
+    painter.setFont(font)
+    painter.setPen(QColor("white"))
+    painter.drawText(band, Qt.AlignmentFlag.AlignCenter, "PDF")
     painter.restore()

@@ -1,8 +1,9 @@
-"""Pictures waiting in the composer, and what an attachment card says about sight.
+"""What waits in the composer (pictures and PDFs), and what an attachment card says about sight.
 
-Qt-free: the controller keeps a `PendingPictures`, reads what the person offers
+Qt-free: the controller keeps a `PendingAttachments`, reads what the person offers
 with `read_offered` (off the UI thread), and widgets only show the snapshots
-(`Attachments`) and sight notes (`SightNote`) it hands them.
+(`Attachments`) and sight notes (`SightNote`) it hands them. A locked PDF is not
+read here: it comes back as `Read.locked`, for the window to ask its password.
 """
 
 from __future__ import annotations
@@ -10,27 +11,30 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vision.pictures import Picture, PictureError, open_picture, sniff
+from app.attachments import AttachmentError, load_attachment
+from vision.pdf import PdfError, PdfFile, PdfNeedsPassword, read_pdf
+from vision.pictures import Picture, PictureError, sniff
 
 if TYPE_CHECKING:  # the first paint needn't import routing's models
     from routing.models import ModelInfo, ProviderConfig
 
 log = logging.getLogger(__name__)
 
-# File types the Attach dialog offers (PDFs join with their own issue).
+# File types the Attach dialog offers.
 PICTURE_SUFFIXES = ("png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff")
+PDF_SUFFIXES = ("pdf",)
 
 BLIND_TIP = "The chosen model can't see pictures; pick one with an eye, or Auto picks one for you"
 
 
 @dataclass(frozen=True)
 class Offered:
-    """Pictures the person offered at once: files, and pictures that have no file."""
+    """Files the person offered at once (pictures, PDFs), and pictures that have no file."""
 
     paths: tuple[Path, ...] = ()
     # Each returns a picture's encoded bytes; it may be slow, so it runs off the UI thread.
@@ -40,25 +44,47 @@ class Offered:
 
     @property
     def count(self) -> int:
-        """How many pictures there are to read."""
+        """How many files and pictures there are to read."""
         return len(self.paths) + len(self.unnamed)
 
 
 @dataclass(frozen=True)
+class AttachedPdf:
+    """A PDF waiting in the composer, and whether its pages must be looked at."""
+
+    pdf: PdfFile
+    # True when Sightline's read of it needs a model that sees: no text could be
+    # extracted (a scan), or one page is too large to send as text.
+    scan: bool
+
+    @property
+    def sha256(self) -> str:
+        """The PDF's SHA-256 (what removes its card)."""
+        return self.pdf.sha256
+
+
+@dataclass(frozen=True)
 class Attachments:
-    """What the composer shows: the pictures the next message carries, and what went wrong."""
+    """What the composer shows: what the next message carries, and what went wrong."""
 
     pictures: tuple[Picture, ...] = ()
+    pdfs: tuple[AttachedPdf, ...] = ()
     problems: tuple[str, ...] = ()
-    reading: int = 0  # files still being read
+    reading: int = 0  # files still being read (or waiting for their password)
+
+    @property
+    def anything(self) -> bool:
+        """Whether anything is attached."""
+        return bool(self.pictures or self.pdfs)
 
 
-class PendingPictures:
-    """The next message's pictures, in the order attached; each picture once."""
+class PendingAttachments:
+    """The next message's pictures and PDFs, each in the order attached, each once."""
 
     def __init__(self) -> None:
         """Nothing attached."""
         self._pictures: list[Picture] = []
+        self._pdfs: list[AttachedPdf] = []
         self._problems: tuple[str, ...] = ()
         self._unnamed = 0
         self.reading = 0
@@ -68,9 +94,14 @@ class PendingPictures:
         """The attached pictures."""
         return tuple(self._pictures)
 
+    @property
+    def pdfs(self) -> tuple[AttachedPdf, ...]:
+        """The attached PDFs."""
+        return tuple(self._pdfs)
+
     def snapshot(self) -> Attachments:
         """The state to show."""
-        return Attachments(tuple(self._pictures), self._problems, self.reading)
+        return Attachments(self.pictures, self.pdfs, self._problems, self.reading)
 
     def set_problems(self, problems: Iterable[str]) -> None:
         """Show these problems instead of the last ones."""
@@ -80,29 +111,42 @@ class PendingPictures:
         """Show these problems too."""
         self._problems += tuple(problems)
 
-    def add(self, pictures: Iterable[Picture]) -> None:
-        """Attach pictures; one already attached is noted, not attached twice."""
-        have = {p.sha256 for p in self._pictures}
+    def add(self, pictures: Iterable[Picture] = (), pdfs: Iterable[AttachedPdf] = ()) -> None:
+        """Attach pictures and PDFs; one already attached is noted, not attached twice."""
+        have = {p.sha256 for p in self._pictures} | {p.sha256 for p in self._pdfs}
         for picture in pictures:
-            if picture.sha256 in have:
-                self._problems += (f"{picture.label or 'That picture'} is attached already.",)
-                continue
-            have.add(picture.sha256)
-            self._pictures.append(picture)
+            if self._new(picture.sha256, picture.label or "That picture", have):
+                self._pictures.append(picture)
+        for attached in pdfs:
+            if self._new(attached.sha256, attached.pdf.name or "That PDF", have):
+                self._pdfs.append(attached)
+
+    def _new(self, sha256: str, name: str, have: set[str]) -> bool:
+        if sha256 in have:
+            self._problems += (f"{name} is attached already.",)
+            return False
+        have.add(sha256)
+        return True
 
     def remove(self, sha256: str) -> None:
-        """Take one picture off."""
+        """Take one picture or PDF off."""
         self._pictures = [p for p in self._pictures if p.sha256 != sha256]
+        self._pdfs = [p for p in self._pdfs if p.sha256 != sha256]
 
-    def take(self) -> tuple[Picture, ...]:
-        """All the pictures, for a message being sent; nothing stays attached."""
-        taken, self._pictures, self._problems = tuple(self._pictures), [], ()
+    def take(self) -> Attachments:
+        """Everything attached, for a message being sent; nothing stays attached."""
+        taken = Attachments(self.pictures, self.pdfs)
+        self._pictures, self._pdfs, self._problems = [], [], ()
         return taken
 
-    def give_back(self, pictures: Sequence[Picture]) -> None:
-        """Put a failed message's pictures back, before any attached since."""
-        back = {p.sha256 for p in pictures}
-        self._pictures = [*pictures, *(p for p in self._pictures if p.sha256 not in back)]
+    def give_back(self, attachments: Attachments) -> None:
+        """Put a failed message's pictures and PDFs back, before any attached since."""
+        back = {p.sha256 for p in attachments.pictures} | {p.sha256 for p in attachments.pdfs}
+        self._pictures = [
+            *attachments.pictures,
+            *(p for p in self._pictures if p.sha256 not in back),
+        ]
+        self._pdfs = [*attachments.pdfs, *(p for p in self._pdfs if p.sha256 not in back)]
 
     def unnamed_label(self, how: str) -> str:
         """A name for a picture that came without a file."""
@@ -110,26 +154,62 @@ class PendingPictures:
         return f"{how} picture {self._unnamed}.png"
 
 
-async def read_offered(
-    offered: Offered, label_for: Callable[[str], str]
-) -> tuple[list[Picture], list[str]]:
-    """Open every offered picture in worker threads; the pictures in order, and the problems."""
+@dataclass
+class Read:
+    """What reading offered files gave: in the order offered, and what needs a password."""
+
+    pictures: list[Picture] = field(default_factory=list)
+    pdfs: list[AttachedPdf] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    locked: list[Path] = field(default_factory=list)  # PDFs that need their password
+
+
+async def read_offered(offered: Offered, label_for: Callable[[str], str]) -> Read:
+    """Open every offered file and picture in worker threads."""
     jobs = [asyncio.to_thread(_open, path) for path in offered.paths]
     jobs += [asyncio.to_thread(_sniff, read, label_for(offered.how)) for read in offered.unnamed]
-    pictures: list[Picture] = []
-    problems = list(offered.problems)
+    read = Read(problems=list(offered.problems))
     for result in await asyncio.gather(*jobs):
         if isinstance(result, Picture):
-            pictures.append(result)
+            read.pictures.append(result)
+        elif isinstance(result, AttachedPdf):
+            read.pdfs.append(result)
+        elif isinstance(result, Path):
+            read.locked.append(result)
         else:
-            problems.append(result)
-    return pictures, problems
+            read.problems.append(result)
+    return read
 
 
-def _open(path: Path) -> Picture | str:
+def read_file(path: Path, password: str | None = None) -> Picture | AttachedPdf:
+    """One attached file, read (blocking: call in a worker thread).
+
+    Raises AttachmentError naming the file and why, or PdfNeedsPassword for a
+    locked PDF without (or with a wrong) password.
+    """
+    attachment = load_attachment(path, password=password)
+    if attachment.pdfs:
+        return attached_pdf(attachment.pdfs[0])
+    return attachment.pictures[0]
+
+
+def attached_pdf(pdf: PdfFile) -> AttachedPdf:
+    """The PDF with whether it is a scan (slow: it reads the PDF)."""
     try:
-        return open_picture(path)
-    except PictureError as exc:
+        scan = read_pdf(pdf).candidate is not None
+    except PdfError:  # it opened; a read that fails later is told in the conversation
+        log.warning("reading %s to see whether it is a scan failed", pdf.name, exc_info=True)
+        scan = False
+    return AttachedPdf(pdf, scan)
+
+
+def _open(path: Path) -> Picture | AttachedPdf | Path | str:
+    """A file read, its path when it is a locked PDF, or what went wrong in words."""
+    try:
+        return read_file(path)
+    except PdfNeedsPassword:
+        return path
+    except AttachmentError as exc:
         return str(exc)
 
 

@@ -36,8 +36,7 @@ _MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
 # A base64 document block's media type is the literal "application/pdf" (the
 # pydantic wording of a literal mismatch, as for the image media type above).
 PDF_MEDIA_TYPE_ERROR = (
-    "messages.{m}.content.{c}.document.source.base64.media_type: Input should be "
-    "'application/pdf'"
+    "messages.{m}.content.{c}.document.source.base64.media_type: Input should be 'application/pdf'"
 )
 
 

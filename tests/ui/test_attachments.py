@@ -24,8 +24,9 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 import app.ui.pending as pending
+from app.attachments import load_attachment
 from app.store import Store, StoredItem
-from app.ui.attachments import AttachmentCard
+from app.ui.cards import PictureCard
 from app.ui.conversation_model import ConversationModel
 from app.ui.conversation_view import ConversationView
 from app.ui.message_delegate import THUMB
@@ -52,8 +53,8 @@ def picture_file(path: Path, size: tuple[int, int] = (1280, 800), shade: int = 0
     return path
 
 
-def cards(session: Session) -> list[AttachmentCard]:
-    return session.window.composer.strip.cards()
+def cards(session: Session) -> list[PictureCard]:
+    return session.window.composer.strip.picture_cards()
 
 
 def pick(session: Session, ref: str) -> None:
@@ -117,22 +118,22 @@ def test_the_attach_button_reads_the_chosen_files_off_the_ui_thread(
     monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(choose))
     on_ui_thread: list[bool] = []
 
-    def opened(path: Path) -> object:
+    def opened(path: Path, password: str | None = None) -> object:
         on_ui_thread.append(threading.current_thread() is threading.main_thread())
-        return open_picture(path)
+        return load_attachment(path, password=password)
 
-    monkeypatch.setattr(pending, "open_picture", opened)
+    monkeypatch.setattr(pending, "load_attachment", opened)
     composer = session.window.composer
     qtbot.keyClicks(composer.edit, "my draft")
-    assert composer.attach_button.accessibleName() == "Attach pictures"
+    assert composer.attach_button.accessibleName() == "Attach pictures or PDFs"
     qtbot.mouseClick(composer.attach_button, Qt.MouseButton.LeftButton)
 
     qtbot.waitUntil(lambda: len(cards(session)) == 2 and reading_done(session))
     caption, filters = asked[0]
-    assert caption == "Attach pictures"
-    for suffix in ("png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff"):
-        assert f"*.{suffix}" in filters
-    assert "pdf" not in filters.lower()
+    assert caption == "Attach pictures or PDFs"
+    both = filters.split(";;")[0]  # the filter the dialog starts with lists both kinds
+    for suffix in ("png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff", "pdf"):
+        assert f"*.{suffix}" in both
     assert on_ui_thread == [False, False]  # both files were read by worker threads
     shown = cards(session)
     assert [c.picture.label for c in shown] == ["first.png", "second.jpg"]
