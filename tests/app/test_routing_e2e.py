@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from PIL import Image
 
+from app.ledger import ledger
 from app.store import Store
 from app.turn import TurnEnded, TurnEvent, TurnRunner
 from routing.catalogue import Catalogue
@@ -110,5 +111,8 @@ async def test_auto_with_a_picture_and_tools_picks_the_local_model_that_has_both
     await run(runner, cid, "what is it", "auto", pictures=(picture,), tools=[ReadFile()])
     await catalogue.aclose()
     [notice] = notices(store, cid)
-    assert notice.text.startswith("ollama:qwen2.5vl:3b answers (on this computer)")
+    assert notice.text.startswith(
+        f"ollama:qwen2.5vl:3b answers (on this computer) at 127.0.0.1:{fake_ollama.port}: "
+    )
     assert "sees pictures and can use this chat's tools" in notice.text
+    assert ledger(store.items(cid)) == []  # a model on this computer: nothing crossed
