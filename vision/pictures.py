@@ -185,9 +185,7 @@ def clamp(
         raise PictureError(f"{picture.label or 'A picture'} is damaged ({exc}).") from None
     if prepared is None:
         return picture
-    frame = prepared
-    # Bicubic with a reducing gap: nearly Lanczos's sharpness on text at half its cost.
-    frame.thumbnail((max_side, max_side), Image.Resampling.BICUBIC, reducing_gap=2.0)
+    frame = _shrunk(prepared, max_side)
     for attempt in _encodings(frame, prefer_jpeg=picture.mime == "image/jpeg"):
         data, mime = attempt
         if len(data) <= max_bytes:
@@ -197,6 +195,24 @@ def clamp(
         f"smaller than {max_bytes // 1000} KB to send, so it was left out. Crop it or save "
         "a smaller copy, then attach that.]"
     )
+
+
+def _shrunk(image: Image.Image, max_side: int) -> Image.Image:
+    """The image within `max_side`, its shape kept.
+
+    When a whole factor lands within a quarter under the limit (a 4K screen halved
+    to 1920 for 2048), a box reduce does it: exact, crisp on text, and about a
+    tenth of a bicubic resample's time. Otherwise bicubic with a reducing gap,
+    nearly Lanczos's sharpness on text at half its cost.
+    """
+    longest = max(image.size)
+    if longest <= max_side:
+        return image
+    factor = -(-longest // max_side)  # the smallest whole factor that fits
+    if factor > 1 and longest // factor >= max_side * 3 // 4:
+        return image.reduce(factor)
+    image.thumbnail((max_side, max_side), Image.Resampling.BICUBIC, reducing_gap=2.0)
+    return image
 
 
 def _prepared(

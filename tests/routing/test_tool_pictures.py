@@ -184,7 +184,7 @@ def test_pictures_are_clamped_to_the_providers_side_limit() -> None:
     messages = (user_message("look", (big,)),)
     [shaped] = shape_messages(messages, PictureLimits(max_side=1568))
     [picture] = shaped.pictures
-    assert (picture.width, picture.height) == (1568, 523)
+    assert (picture.width, picture.height) == (1500, 500)  # halved: within the 1568 limit
 
 
 def test_a_picture_that_cannot_fit_becomes_a_note_in_the_message() -> None:

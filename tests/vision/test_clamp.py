@@ -34,9 +34,28 @@ def test_a_picture_that_fits_is_left_alone() -> None:
 def test_an_8k_png_is_scaled_to_the_side_limit_and_keeps_its_shape() -> None:
     picture = sniff(encode(Image.new("RGB", (7680, 4320), "navy"), "PNG"), "8k.png")
     out = clamp(picture, max_side=1568)
-    assert (out.width, out.height) == (1568, 882)
+    # A whole factor (5) lands within a quarter under the limit: a box reduce, exact.
+    assert (out.width, out.height) == (1536, 864)
     assert out.size_bytes <= MAX_SEND_BYTES and out.mime == "image/png"
     assert out.sha256 != picture.sha256 and out.label == "8k.png"
+
+
+@pytest.mark.parametrize(
+    ("size", "limit", "expected"),
+    [
+        ((3840, 2160), 2048, (1920, 1080)),  # a 4K screen halved: a box reduce
+        ((3840, 2160), 1568, (1280, 720)),  # Claude's side: a third
+        ((2560, 1440), 2048, (2048, 1152)),  # a half would lose too much: bicubic to the limit
+        ((2049, 1000), 2048, (2048, 1000)),  # just over: bicubic, not halved
+    ],
+)
+def test_a_large_picture_lands_within_a_quarter_under_the_limit(
+    size: tuple[int, int], limit: int, expected: tuple[int, int]
+) -> None:
+    picture = sniff(encode(Image.new("RGB", size, "navy"), "PNG"), "big.png")
+    out = clamp(picture, max_side=limit)
+    assert (out.width, out.height) == expected
+    assert limit * 3 // 4 <= max(expected) <= limit
 
 
 def test_noise_that_no_png_can_hold_under_a_megabyte_becomes_a_jpeg() -> None:
