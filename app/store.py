@@ -172,6 +172,7 @@ class Store:
         self.path = path
         self._db = db
         self._clock = 0.0
+        self._streaming: dict[int, str] = {}  # messages begun here, not yet finished: chat
 
     @classmethod
     def open(cls, folder: Path) -> Store:
@@ -411,15 +412,21 @@ class Store:
 
     def begin_assistant(self, conversation_id: str, model: str) -> StoredItem:
         """Store an empty assistant message that is about to stream in."""
-        return self.add_message(
+        begun = self.add_message(
             conversation_id,
             Message(role="assistant", model=model, status=MessageStatus.STREAMING),
         )
+        self._streaming[begun.id] = conversation_id
+        return begun
 
     def append_text(self, item_id: int, text: str) -> None:
         """Append streamed words to a message, committed at once (a chunk until it ends)."""
         with self._write() as db:
-            self._touch_item(db, item_id)
+            conversation_id = self._streaming.get(item_id)
+            if conversation_id is None:
+                self._touch_item(db, item_id)  # also checks that it is a message
+            else:  # begun here: known to be a message, and whose
+                self._touch(db, conversation_id)
             db.execute("INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text))
 
     def add_part(self, item_id: int, part: Part) -> None:
@@ -444,6 +451,7 @@ class Store:
             self._touch_item(db, item_id)
             _fold_chunks(db, item_id)
             db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
+        self._streaming.pop(item_id, None)
 
     def get_item(self, item_id: int) -> StoredItem | None:
         """One stored message or notice, or None when there is no such item."""

@@ -2,7 +2,9 @@
 
 Opening is defensive: the type comes from the bytes (never the file name), and a
 bomb, a truncated file, an empty file or a non-image becomes a `PictureError`
-with a message a person can act on.
+with a message a person can act on. Pillow is imported by the functions that
+decode: carrying, storing and sending pictures needs none of it, and a command
+that never opens one (`sightline ask` without attachments) starts faster.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PIL import Image, ImageOps, UnidentifiedImageError
+if TYPE_CHECKING:  # Pillow loads when a picture is first opened, not with this module
+    from PIL import Image
 
 # Pillow's own guard is a warning at 89 MP; we refuse earlier and always.
 MAX_PIXELS = 64_000_000
@@ -66,6 +70,8 @@ def sniff(data: bytes, label: str = "") -> Picture:
 
 
 def _sniff(data: bytes, label: str) -> Picture:
+    from PIL import Image, UnidentifiedImageError
+
     name = label or "the picture"
     if not data:
         raise PictureError(f"{name} is empty (0 bytes); attach the file again.")
@@ -205,6 +211,8 @@ def _shrunk(image: Image.Image, max_side: int) -> Image.Image:
     tenth of a bicubic resample's time. Otherwise bicubic with a reducing gap,
     nearly Lanczos's sharpness on text at half its cost.
     """
+    from PIL import Image
+
     longest = max(image.size)
     if longest <= max_side:
         return image
@@ -219,6 +227,8 @@ def _prepared(
     picture: Picture, max_side: int, max_bytes: int, sendable: frozenset[str]
 ) -> Image.Image | None:
     """None when the picture already fits; else its first frame, upright, in a plain mode."""
+    from PIL import Image, ImageOps
+
     with Image.open(io.BytesIO(picture.data)) as image:
         animated = bool(getattr(image, "is_animated", False))
         orientation = image.getexif().get(0x0112, 1)
@@ -252,6 +262,8 @@ def _plain_mode(image: Image.Image) -> Image.Image:
 
 def _encodings(image: Image.Image, *, prefer_jpeg: bool) -> Iterator[tuple[bytes, str]]:
     """Encodings to try, smallest-risk first; each later one gives up more quality."""
+    from PIL import Image
+
     has_alpha = image.mode in ("RGBA", "LA")
     current = image
     while True:
@@ -270,6 +282,8 @@ def _encodings(image: Image.Image, *, prefer_jpeg: bool) -> Iterator[tuple[bytes
 
 def _flatten(image: Image.Image) -> Image.Image:
     """Alpha onto white, for JPEG (which has no alpha)."""
+    from PIL import Image
+
     background = Image.new("RGB", image.size, "white")
     background.paste(image.convert("RGBA"), mask=image.convert("RGBA").getchannel("A"))
     return background
@@ -286,6 +300,8 @@ def _encode(image: Image.Image, fmt: str, **options: int) -> bytes:
 
 
 def _made(data: bytes, mime: str, label: str) -> Picture:
+    from PIL import Image
+
     with Image.open(io.BytesIO(data)) as image:
         width, height = image.size
     return Picture(data, mime, width, height, hashlib.sha256(data).hexdigest(), label)

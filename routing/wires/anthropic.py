@@ -35,6 +35,7 @@ from routing.models import ModelInfo, ProviderConfig
 from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.client import http_client
 from routing.wires.http_errors import cut_off, translate_transport
 from routing.wires.payload import load_json, plain_json
 from vision.pdf import PdfFile
@@ -401,8 +402,7 @@ class AnthropicWire:
         self.page_size = MODELS_PAGE_SIZE
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, 10.0))
         self._owns_client = client is None
-        # A proxy from the environment can't reach a loopback server, so local skips it.
-        self._client = client or httpx.AsyncClient(trust_env=not provider.is_local)
+        self._client = client or http_client(provider.base_url, local=provider.is_local)
 
     async def aclose(self) -> None:
         """Close the wire's HTTP client (unless it was handed one)."""

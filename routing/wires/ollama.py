@@ -34,6 +34,7 @@ from routing.models import ModelInfo, ProviderConfig
 from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.client import http_client
 from routing.wires.http_errors import cut_off, translate_transport
 from routing.wires.payload import load_json, plain_json, token_count, tool_result_text
 from vision.pictures import Picture
@@ -278,8 +279,7 @@ class OllamaWire:
         self._local = replace(provider, base_url=self.base_url).is_local
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, 10.0))
         self._owns_client = client is None
-        # An HTTP_PROXY from the environment would swallow requests meant for loopback.
-        self._client = client or httpx.AsyncClient(trust_env=not self._local)
+        self._client = client or http_client(self.base_url, local=self._local)
 
     async def aclose(self) -> None:
         """Close the wire's HTTP client (unless it was handed one)."""

@@ -24,6 +24,7 @@ from routing.models import ModelInfo, ProviderConfig
 from routing.presets import PRESETS, Preset, sees_for, tools_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.client import http_client
 from routing.wires.http_errors import (
     RETRY_BASE,
     cut_off,
@@ -408,8 +409,7 @@ class OpenAIChatWire:
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
         self._retry_base = retry_base_delay
         self._owns_client = client is None
-        # A proxy from the environment can't reach our loopback, so local skips it.
-        self._client = client or httpx.AsyncClient(trust_env=not self._local)
+        self._client = client or http_client(self.base_url, local=self._local)
 
     async def aclose(self) -> None:
         """Close the wire's HTTP client (unless it was handed one)."""
