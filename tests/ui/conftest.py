@@ -104,6 +104,16 @@ def free_port() -> int:
 
 
 @pytest.fixture(autouse=True)
+def empty_clipboard() -> Iterator[None]:
+    """Each test leaves the clipboard empty: Qt owns what a test put there, and freeing it
+    while the interpreter shuts down (after Python let go of its wrapper) crashes."""
+    yield
+    app = QApplication.instance()
+    if isinstance(app, QApplication):
+        app.clipboard().clear()
+
+
+@pytest.fixture(autouse=True)
 def no_keyring() -> Iterator[None]:
     """No OS keyring, as on this machine: no UI test may touch the person's real keyring."""
     import keyring
