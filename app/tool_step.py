@@ -1,8 +1,9 @@
 """One step of tool calls: ask the person, run what they allowed, concurrently.
 
 No tool runs before the person allows it — once, for the whole conversation, or
-not at all. A denied call still gets a result: the model is told it was denied,
-so it can carry on without it.
+not at all. "For the whole conversation" is kept with the conversation (`Grants`,
+the store), so it still holds after a restart. A denied call still gets a
+result: the model is told it was denied, so it can carry on without it.
 """
 
 from __future__ import annotations
@@ -54,17 +55,41 @@ class DenyAll:
         return Approval.DENY
 
 
+class Grants(Protocol):
+    """Where "allow in this chat" is kept (the store), so it outlives the session."""
+
+    def granted_tools(self, conversation_id: str) -> set[str]:
+        """The tools the person allowed for this whole conversation."""
+        ...
+
+    def grant_tool(self, conversation_id: str, tool: str) -> None:
+        """Remember that the person allowed this tool for the whole conversation."""
+        ...
+
+
 class ToolStep:
     """Runs the tool calls of one model step, remembering per-conversation permissions."""
 
-    def __init__(self, approver: Approver, always_allowed: frozenset[str] = frozenset()) -> None:
+    def __init__(
+        self,
+        approver: Approver,
+        always_allowed: frozenset[str] = frozenset(),
+        grants: Grants | None = None,
+    ) -> None:
         self.approver = approver
         self.always_allowed = always_allowed  # the person's standing permission (Settings)
+        self.grants = grants  # None: permissions last as long as this object
         self._allowed: dict[str, set[str]] = {}  # conversation id -> tool names
 
     def allowed_in(self, conversation_id: str) -> frozenset[str]:
         """Tools the person allowed for this whole conversation."""
-        return frozenset(self._allowed.get(conversation_id, ()))
+        return frozenset(self._granted(conversation_id))
+
+    def _granted(self, conversation_id: str) -> set[str]:
+        if conversation_id not in self._allowed:
+            kept = self.grants.granted_tools(conversation_id) if self.grants else set()
+            self._allowed[conversation_id] = set(kept)
+        return self._allowed[conversation_id]
 
     async def run(
         self,
@@ -89,11 +114,13 @@ class ToolStep:
         return tuple(results[c.id] for c in calls)
 
     async def _may_run(self, conversation_id: str, call: ToolCall) -> bool:
-        if call.name in self.always_allowed or call.name in self._allowed.get(conversation_id, ()):
+        if call.name in self.always_allowed or call.name in self._granted(conversation_id):
             return True
         answer = await self.approver.approve(conversation_id, call)
         if answer == Approval.CONVERSATION:
-            self._allowed.setdefault(conversation_id, set()).add(call.name)
+            self._granted(conversation_id).add(call.name)
+            if self.grants is not None:
+                self.grants.grant_tool(conversation_id, call.name)
         return answer != Approval.DENY
 
     async def _run_one(self, tool: Tool, call: ToolCall) -> ToolResult:

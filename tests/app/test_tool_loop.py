@@ -128,6 +128,32 @@ async def test_allowed_for_the_conversation_is_asked_once(
     assert texts == ["A", "A"]
 
 
+async def test_allowed_in_this_chat_holds_after_a_restart_and_only_in_that_chat(
+    catalogue: Catalogue, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    (tmp_path / "a.txt").write_text("A")
+    read = ("read_file", {"path": str(tmp_path / "a.txt")})
+    with Store.open(tmp_path / "data") as store:
+        cid, other = store.create_conversation(), store.create_conversation()
+        fake_ollama.enqueue(call_reply(read), Reply(text="done"))
+        first = Asker(Approval.CONVERSATION)
+        await turn(
+            TurnRunner(store, catalogue, ToolStep(first, grants=store)), cid, "go", [ReadFile()]
+        )
+        assert first.asked == ["read_file"]
+    with Store.open(tmp_path / "data") as store:  # a new session: a new ToolStep
+        later = Asker(Approval.ONCE)
+        runner = TurnRunner(store, catalogue, ToolStep(later, grants=store))
+        fake_ollama.enqueue(call_reply(read), Reply(text="done"))
+        await turn(runner, cid, "again", [ReadFile()])
+        assert later.asked == []  # remembered for that chat
+        fake_ollama.enqueue(call_reply(read), Reply(text="done"))
+        await turn(runner, other, "here too?", [ReadFile()])
+        assert later.asked == ["read_file"]  # another chat asks
+        store.delete_conversation(cid)
+        assert store.granted_tools(cid) == set()
+
+
 async def test_calls_of_one_step_run_at_once(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:

@@ -1,0 +1,96 @@
+"""The store's schema: the steps that take a database from each version to the next.
+
+Each step takes the database from version i to i + 1 and runs in one transaction
+with the `user_version` bump (`app.store`). Never edit a shipped step: a later
+change (a new column, a new table) is a new step appended at the end.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: list[str] = [
+    # 1: conversations, items (messages and notices), pictures stored once.
+    """
+    CREATE TABLE conversations (
+        id         TEXT PRIMARY KEY,
+        title      TEXT NOT NULL DEFAULT '',
+        model      TEXT NOT NULL DEFAULT '',
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE TABLE items (
+        id              INTEGER PRIMARY KEY AUTOINCREMENT,
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        seq             INTEGER NOT NULL,
+        created_at      REAL NOT NULL,
+        kind            TEXT NOT NULL CHECK (kind IN ('message', 'notice')),
+        role            TEXT,               -- messages only
+        status          TEXT,               -- messages only: a MessageStatus
+        model           TEXT NOT NULL DEFAULT '',
+        text            TEXT NOT NULL DEFAULT '',   -- joined TextParts, or the notice's text
+        parts           TEXT NOT NULL DEFAULT '[]', -- JSON: the non-text parts, in order
+        notice_kind     TEXT,               -- notices only: a NoticeKind
+        details         TEXT NOT NULL DEFAULT '',   -- notices only
+        UNIQUE (conversation_id, seq)
+    );
+    CREATE TABLE pictures (
+        sha256 TEXT PRIMARY KEY,
+        mime   TEXT NOT NULL,
+        width  INTEGER NOT NULL,
+        height INTEGER NOT NULL,
+        data   BLOB NOT NULL
+    );
+    -- Which items use which pictures, so unused pictures can be found without
+    -- reading every item's JSON.
+    CREATE TABLE item_pictures (
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        sha256  TEXT NOT NULL REFERENCES pictures(sha256),
+        PRIMARY KEY (item_id, sha256)
+    );
+    CREATE INDEX item_pictures_by_sha256 ON item_pictures(sha256);
+    CREATE INDEX conversations_by_updated ON conversations(updated_at);
+    """,
+    # 2: models learned not to see (a picture refused), remembered across restarts.
+    """
+    CREATE TABLE blind_models (
+        ref        TEXT PRIMARY KEY,
+        learned_at REAL NOT NULL
+    );
+    """,
+    # 3: a deleted conversation waits here until its Undo is over (NULL: not deleted).
+    """
+    ALTER TABLE conversations ADD COLUMN deleted_at REAL;
+    """,
+    # 4: PDFs a person attached, stored once (pages NULL: the count is unknown).
+    """
+    CREATE TABLE pdfs (
+        sha256 TEXT PRIMARY KEY,
+        pages  INTEGER,
+        data   BLOB NOT NULL
+    );
+    CREATE TABLE item_pdfs (
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        sha256  TEXT NOT NULL REFERENCES pdfs(sha256),
+        PRIMARY KEY (item_id, sha256)
+    );
+    CREATE INDEX item_pdfs_by_sha256 ON item_pdfs(sha256);
+    """,
+    # 5: a streaming answer's words, one row per delta, folded into `items.text` when
+    # it ends: an append is then one small insert, however long the answer grows.
+    """
+    CREATE TABLE item_chunks (
+        id      INTEGER PRIMARY KEY,
+        item_id INTEGER NOT NULL REFERENCES items(id) ON DELETE CASCADE,
+        text    TEXT NOT NULL
+    );
+    CREATE INDEX item_chunks_by_item ON item_chunks(item_id, id);
+    """,
+    # 6: tools the person allowed for a whole conversation ("Allow in this chat").
+    """
+    CREATE TABLE tool_grants (
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        tool            TEXT NOT NULL,
+        granted_at      REAL NOT NULL,
+        PRIMARY KEY (conversation_id, tool)
+    );
+    """,
+]
