@@ -188,7 +188,7 @@ class Controller(QObject):
             self._catalogue = Catalogue(providers, blind=self.store.blind_models())
             prefs = RoutingPrefs(self.config.auto_may_use_cloud, self.config.vision_model)
             if self._tool_step is None:
-                self._tool_step = ToolStep(self)
+                self._tool_step = ToolStep(self, grants=self.store)  # kept per chat
             self._tool_step.always_allowed = frozenset(self.config.always_allow_tools)
             self._runner = TurnRunner(self.store, self._catalogue, self._tool_step, prefs=prefs)
             listing = self._listing_task
