@@ -17,13 +17,14 @@ import hashlib
 import json
 import os
 import time
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import quote
 
 from app.store import ConversationSummary, Store
 from routing.transcript import (
+    Crossed,
     Message,
     MessageStatus,
     Notice,
@@ -290,6 +291,7 @@ def _entry_json(entry: Entry) -> dict[str, Any]:
             "kind": item.kind.value,
             "text": item.text,
             "details": item.details,
+            "crossed": asdict(item.crossed) if item.crossed else None,
         }
     return {
         "type": "message",
@@ -389,7 +391,13 @@ class _Blobs:
 def _entry_from(raw: dict[str, Any], blobs: _Blobs) -> Entry:
     item: Message | Notice
     if raw["type"] == "notice":
-        item = Notice(NoticeKind(raw["kind"]), raw["text"], raw.get("details", ""))
+        crossed = raw.get("crossed")  # older exports have none
+        item = Notice(
+            NoticeKind(raw["kind"]),
+            raw["text"],
+            raw.get("details", ""),
+            Crossed(**crossed) if crossed else None,
+        )
     elif raw["type"] == "message":
         item = Message(
             role=cast(Role, raw["role"]),

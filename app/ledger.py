@@ -12,8 +12,10 @@ as during the chat:
   their choice) is a crossing too, once per turn, when the caller can say which
   providers are in the cloud (`endpoints`).
 
-Notices are words, not records, so they are read with patterns that accept the
-older wordings too; a disclosure nobody can read is still listed, with its text.
+A notice that records a crossing carries it as facts (`Notice.crossed`), which
+are listed as they are. Notices stored before that are words only, so they are
+read with patterns that accept the older wordings too; a disclosure nobody can
+read is still listed, with its text.
 """
 
 from __future__ import annotations
@@ -25,9 +27,7 @@ from urllib.parse import urlsplit
 
 from app.store import StoredItem
 from routing.models import is_local_url
-from routing.transcript import Message, Notice, NoticeKind
-
-WHOLE_MESSAGE = "This message and the conversation before it"
+from routing.transcript import WHOLE_MESSAGE, Message, Notice, NoticeKind
 
 # "<looker> at <host> looked at 2 pictures (a.png, b.png) and described them for <model>, ..."
 # "<looker> at <host> was sent 2 pictures (…) to describe for <model>, which can't see; …"
@@ -158,6 +158,12 @@ def summary(crossings: list[Crossing]) -> str:
 def _from_notice(
     when: float, notice: Notice, known: Mapping[str, Endpoint], turn_pictures: list[str]
 ) -> Crossing | None:
+    facts = notice.crossed
+    if facts is not None:  # said as facts: nothing to read from the words
+        return _crossing(
+            when, facts.model, facts.host, facts.what, facts.why, known, notice.kind, facts.local
+        )
+    # Notices stored before crossings were facts, and notices that record none.
     if notice.kind == NoticeKind.DISCLOSURE:
         return _disclosure(when, notice, known)
     if notice.kind == NoticeKind.ROUTING:

@@ -19,7 +19,7 @@ from routing.looking import WireLooker, host_of
 from routing.models import ModelInfo
 from routing.presets import counts_as_seeing, preset_for
 from routing.router import Choice, RoutingPrefs, choose_looker
-from routing.transcript import Message, Notice, NoticeKind, PagesPart, turn_start
+from routing.transcript import Crossed, Message, Notice, NoticeKind, PagesPart, turn_start
 from routing.wires.base import Usage
 from vision.describer import Describer
 from vision.pdf import page_span
@@ -96,11 +96,8 @@ class TurnSight:
             # Every picture handed to the looker is disclosed, described or not: it left.
             failed = len(result.asked) - len(result.fresh)
             notices.append(
-                Notice(
-                    NoticeKind.DISCLOSURE,
-                    _disclosure(looker, model, result.asked, result.pages, failed=failed)
-                    + _pages_note(result.pages, failed=failed),
-                    details=f"Why {looker.label}: {looker_choice.reason}.",
+                _disclosure(
+                    looker, model, result.asked, result.pages, looker_choice.reason, failed=failed
                 )
             )
         untold = [p for p in result.past_budget if p.sha256 not in self._over_budget_told]
@@ -191,23 +188,52 @@ class TurnSight:
         ]
         count = len(sent)
         labels = ", ".join(p.label or "a picture" for p in sent)
-        host = host_of(self.catalogue.provider(choice.model.provider_id).base_url)
+        provider = self.catalogue.provider(choice.model.provider_id)
+        host = host_of(provider.base_url)
         return Notice(
             NoticeKind.DISCLOSURE,
             f"This turn's {count} picture{'s now go' if count != 1 else ' now goes'} "
             f"({labels}) to {choice.model.ref} at {host} ({choice.where()}).",
             details=choice.reason,
+            crossed=Crossed(
+                choice.model.ref,
+                host,
+                f"{_count(count, 'picture')} of this turn ({labels})",
+                choice.reason or "It took over the turn to see its pictures",
+                provider.is_local,
+            ),
         )
 
-    def heal(self, model: ModelInfo) -> Notice:
+    def heal(self, model: ModelInfo, messages: tuple[Message, ...]) -> Notice:
         """After a picture refusal: the model is treated as blind; say what happens now."""
         self.catalogue.mark_blind(model.ref)
+        sent = [
+            picture
+            for m in messages[turn_start(messages) :]
+            for picture in (*m.pictures, *(p for r in m.tool_results for p in r.pictures))
+        ]
+        provider = self.catalogue.provider(model.provider_id)
+        labels = ", ".join(p.label or "a picture" for p in sent)
         return Notice(
             NoticeKind.HEAL,
             f"{model.ref} refused the pictures, so it is now treated as a model that can't "
             "see: the pictures are put into words for it and the question is asked again.",
             details='Clear this in the model picker ("check again") if the model changes.',
+            crossed=Crossed(
+                model.ref,
+                host_of(provider.base_url),
+                f"{_count(len(sent), 'picture')} of this turn ({labels})"
+                if sent
+                else "This turn's pictures",
+                "It answers this chat and was sent the pictures; it refused them, so they "
+                "went as words",
+                provider.is_local,
+            ),
         )
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
 def _disclosure(
@@ -215,28 +241,44 @@ def _disclosure(
     model: ModelInfo,
     sent: list[Picture],
     pages: list[PagesPart],
+    reason: str,
     *,
     failed: int,
-) -> str:
-    """What crossed to the looker, in words: who, where, how many pictures, which ones."""
+) -> Notice:
+    """What crossed to the looker: who, where, how many pictures, which ones, and why."""
     count = len(sent)
-    pictures = f"{count} picture{'s' if count != 1 else ''}"
-    labels = _labels(sent, pages)
+    pictures = f"{_count(count, 'picture')} ({_labels(sent, pages)})"
     if not failed:
         them = "them" if count != 1 else "it"
-        return (
-            f"{looker.label} at {looker.host} looked at {pictures} ({labels}) and described "
+        text = (
+            f"{looker.label} at {looker.host} looked at {pictures} and described "
             f"{them} for {model.ref}, which can't see."
         )
-    if count == 1:
-        outcome = "it could not be described"
-    elif failed == count:
-        outcome = "none of them could be described"
+        outcome = ""
     else:
-        outcome = f"{failed} of them could not be described"
-    return (
-        f"{looker.label} at {looker.host} was sent {pictures} ({labels}) to describe for "
-        f"{model.ref}, which can't see; {outcome}."
+        if count == 1:
+            outcome = "it could not be described"
+        elif failed == count:
+            outcome = "none of them could be described"
+        else:
+            outcome = f"{failed} of them could not be described"
+        text = (
+            f"{looker.label} at {looker.host} was sent {pictures} to describe for "
+            f"{model.ref}, which can't see; {outcome}."
+        )
+    remains = _pages_note(pages, failed=failed)
+    what = "; ".join(w for w in (pictures, outcome, remains.strip()) if w)
+    return Notice(
+        NoticeKind.DISCLOSURE,
+        text + remains,
+        details=f"Why {looker.label}: {reason}.",
+        crossed=Crossed(
+            looker.label,
+            looker.host,
+            what,
+            f"To describe them in words for {model.ref}, which can't see; {reason}",
+            looker.local,
+        ),
     )
 
 

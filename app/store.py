@@ -15,16 +15,16 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-import uuid
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
 from app.store_schema import MIGRATIONS
 from app.stored_parts import Blobs, drop_unused_blobs, encode_parts, link_blobs
 from routing.transcript import (
+    Crossed,
     Message,
     MessageStatus,
     Notice,
@@ -43,7 +43,7 @@ SCHEMA_VERSION: int = len(_MIGRATIONS)
 _FIX_FOLDER = "Set SIGHTLINE_DATA_DIR to a folder you can write."
 _ITEM_COLUMNS = (
     "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
-    "notice_kind, details"
+    "notice_kind, details, crossed"
 )
 _TITLE_LENGTH = 60
 _SUMMARY_COLUMNS = "id, title, model, created_at, updated_at"
@@ -155,6 +155,8 @@ class Store:
 
     def create_conversation(self, title: str = "", model: str = "") -> str:
         """Start a new, empty conversation and return its id."""
+        import uuid  # here, not at the top: ~3 ms the window's first paint doesn't need
+
         conversation_id = uuid.uuid4().hex
         now = self._now()
         with self._write() as db:
@@ -329,6 +331,7 @@ class Store:
                 notice_kind=notice.kind.value,
                 text=notice.text,
                 details=notice.details,
+                crossed=json.dumps(asdict(notice.crossed)) if notice.crossed else "",
             )
         return self._must_get(item_id)
 
@@ -614,7 +617,8 @@ def _load_item(row: sqlite3.Row, blobs: Blobs) -> StoredItem:
     """A row of `items` as the message or notice it stores."""
     item: Message | Notice
     if row["kind"] == "notice":
-        item = Notice(kind=NoticeKind(row["notice_kind"]), text=row["text"], details=row["details"])
+        crossed = Crossed(**json.loads(row["crossed"])) if row["crossed"] else None
+        item = Notice(NoticeKind(row["notice_kind"]), row["text"], row["details"], crossed)
     else:
         parts: list[Part] = [TextPart(row["text"])] if row["text"] else []
         parts.extend(blobs.decode(data) for data in json.loads(row["parts"]))

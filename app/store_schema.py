@@ -93,4 +93,8 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (conversation_id, tool)
     );
     """,
+    # 7: a notice's crossing as facts (JSON), so the ledger needn't read its words.
+    """
+    ALTER TABLE items ADD COLUMN crossed TEXT NOT NULL DEFAULT '';
+    """,
 ]

@@ -36,6 +36,8 @@ from routing.presets import preset_for
 from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import (
+    WHOLE_MESSAGE,
+    Crossed,
     Message,
     MessageStatus,
     Notice,
@@ -206,7 +208,8 @@ class TurnRunner:
                 # Refused before a word was shown: learn it, put pictures into words, ask again.
                 healed = True
                 self.store.remember_blind(model.ref)
-                yield ItemAdded(self.store.add_notice(conversation_id, sight.heal(model)))
+                healed_notice = sight.heal(model, self.store.messages(conversation_id))
+                yield ItemAdded(self.store.add_notice(conversation_id, healed_notice))
                 continue
             if step.error is not None:
                 unreachable = isinstance(step.error, CannotConnect | TimedOut)
@@ -319,9 +322,19 @@ class TurnRunner:
     def _routing_notice(
         self, conversation_id: str, choice: Choice, verb: str = "answers"
     ) -> StoredItem:
-        host = host_of(self.catalogue.provider(choice.model.provider_id).base_url)
+        provider = self.catalogue.provider(choice.model.provider_id)
+        host = host_of(provider.base_url)
         text = f"{choice.model.ref} {verb} ({choice.where()}) at {host}: {choice.reason}."
-        return self.store.add_notice(conversation_id, Notice(NoticeKind.ROUTING, text))
+        # A model off this computer gets the whole conversation: a crossing for the ledger.
+        crossed = (
+            None
+            if provider.is_local
+            else Crossed(
+                choice.model.ref, host, WHOLE_MESSAGE, f"Sightline chose it: {choice.reason}", False
+            )
+        )
+        notice = Notice(NoticeKind.ROUTING, text, crossed=crossed)
+        return self.store.add_notice(conversation_id, notice)
 
     def _error_notice(self, conversation_id: str, error: ProviderError) -> StoredItem:
         notice = Notice(NoticeKind.ERROR, error.message, details=f"kind: {error.kind}")

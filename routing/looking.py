@@ -54,6 +54,11 @@ class WireLooker:
         """Where the model runs (host:port), for disclosure notices."""
         return host_of(self.catalogue.provider(self.model.provider_id).base_url)
 
+    @property
+    def local(self) -> bool:
+        """Whether the model runs on this computer."""
+        return self.catalogue.provider(self.model.provider_id).is_local
+
     async def look(self, picture: Picture, focus: str) -> Description:
         """Describe the picture; any provider failure becomes DescriptionFailed."""
         words = "Describe this picture."

@@ -186,6 +186,21 @@ class NoticeKind(StrEnum):
     INFO = "info"
 
 
+# What a crossing sent when a model off this computer answers: everything so far.
+WHOLE_MESSAGE = "This message and the conversation before it"
+
+
+@dataclass(frozen=True)
+class Crossed:
+    """What a notice says crossed to a model, as facts the ledger lists without reading words."""
+
+    model: str  # provider:model
+    host: str  # host[:port]
+    what: str  # what was sent, e.g. "2 pictures (a.png, b.png)"
+    why: str
+    local: bool | None = None  # the host is this computer; None: not known
+
+
 @dataclass(frozen=True)
 class Notice:
     """Something Sightline tells the person in the conversation; never sent to a model."""
@@ -193,6 +208,7 @@ class Notice:
     kind: NoticeKind
     text: str
     details: str = ""
+    crossed: Crossed | None = None  # set when data went to a model other than the chat's own
 
 
 def user_message(

@@ -14,6 +14,7 @@ from PIL import Image
 from app.export import ExportError, markdown, read_json, snapshot, write, write_json
 from app.store import Store
 from routing.transcript import (
+    Crossed,
     Message,
     MessageStatus,
     Notice,
@@ -52,6 +53,13 @@ def chat(tmp_path: Path) -> Iterator[tuple[Store, str]]:
                 "ollama:qwen2.5vl:3b at 127.0.0.1:11434 looked at 2 pictures (red [1].png, "
                 "photo.jpg) and described them for ollama:llama3.2:3b, which can't see.",
                 details="Why ollama:qwen2.5vl:3b: it sees.",
+                crossed=Crossed(
+                    "ollama:qwen2.5vl:3b",
+                    "127.0.0.1:11434",
+                    "2 pictures (red [1].png, photo.jpg)",
+                    "To describe them in words for ollama:llama3.2:3b, which can't see; it sees",
+                    True,
+                ),
             ),
         )
         call = ToolCall("call-1", "screenshot", {"window": "Sightline", "n": 1})

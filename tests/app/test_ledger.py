@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -56,12 +57,9 @@ def test_a_looker_disclosure_names_model_host_pictures_and_why(
     chat = store.create_conversation()
     pictures = [picture("red", "cat.png"), picture("blue", "report.pdf, page 2")]
     store.add_message(chat, user_message("What is this?", tuple(pictures)))
-    looker = SimpleNamespace(label=GPT.ref, host="api.openai.com")
-    text = _disclosure(looker, LLAMA, pictures, [], failed=0)  # type: ignore[arg-type]
-    store.add_notice(
-        chat,
-        Notice(NoticeKind.DISCLOSURE, text, details=f"Why {GPT.ref}: it is the vision model."),
-    )
+    looker = SimpleNamespace(label=GPT.ref, host="api.openai.com", local=False)
+    notice = _disclosure(looker, LLAMA, pictures, [], "it is the vision model", failed=0)  # type: ignore[arg-type]
+    store.add_notice(chat, notice)
     [crossing] = ledger(store.items(chat))
     assert crossing.model == "openai:gpt-4o-mini"
     assert crossing.host == "api.openai.com"
@@ -73,17 +71,47 @@ def test_a_looker_disclosure_names_model_host_pictures_and_why(
     assert crossing.when == store.items(chat)[1].created_at
 
 
+def test_the_ledger_lists_a_notices_facts_whatever_its_words_say(store: Store) -> None:
+    chat = store.create_conversation()
+    looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True)
+    notice = _disclosure(looker, LLAMA, [picture("red", "a.png")], [], "it sees", failed=0)  # type: ignore[arg-type]
+    reworded = replace(notice, text="Wording from a later version that no pattern knows.")
+    store.add_notice(chat, reworded)
+    [crossing] = ledger(store.items(chat))
+    assert (crossing.model, crossing.host, crossing.what, crossing.local) == (
+        QWEN.ref,
+        "127.0.0.1:11434",
+        "1 picture (a.png)",
+        True,
+    )
+
+
 def test_a_failed_description_still_crossed(store: Store) -> None:
     chat = store.create_conversation()
     sent = [picture("red", "a.png"), picture("green", "b.png")]
-    looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434")
-    text = _disclosure(looker, LLAMA, sent, [], failed=2)  # type: ignore[arg-type]
-    store.add_notice(chat, Notice(NoticeKind.DISCLOSURE, text))
+    looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True)
+    notice = _disclosure(looker, LLAMA, sent, [], "it sees", failed=2)  # type: ignore[arg-type]
+    store.add_notice(chat, notice)
     [crossing] = ledger(store.items(chat))
     assert crossing.model == QWEN.ref and crossing.host == "127.0.0.1:11434"
     assert crossing.what.startswith("2 pictures (a.png, b.png)")
     assert "none of them could be described" in crossing.what
     assert crossing.local is True  # a loopback host is this computer
+
+
+def test_a_disclosure_in_old_words_is_still_read(store: Store) -> None:
+    chat = store.create_conversation()
+    store.add_notice(
+        chat,
+        Notice(
+            NoticeKind.DISCLOSURE,
+            f"{QWEN.ref} at 127.0.0.1:11434 was sent 2 pictures (a.png, b.png) to describe for "
+            f"{LLAMA.ref}, which can't see; none of them could be described.",
+        ),
+    )
+    [crossing] = ledger(store.items(chat))
+    assert crossing.what == "2 pictures (a.png, b.png); none of them could be described"
+    assert crossing.local is True
 
 
 def test_a_takeover_disclosure_and_its_routing_notice(
@@ -125,7 +153,7 @@ def test_a_heal_names_the_turns_pictures(store: Store, sight: TurnSight) -> None
     chat = store.create_conversation()
     store.add_message(chat, user_message("Old turn", (picture("blue", "old.png"),)))
     store.add_message(chat, user_message("New turn", (picture("red", "new.png"),)))
-    store.add_notice(chat, sight.heal(GPT))
+    store.add_notice(chat, sight.heal(GPT, store.messages(chat)))
     [crossing] = ledger(store.items(chat), ENDPOINTS)
     assert crossing.kind == NoticeKind.HEAL
     assert crossing.model == GPT.ref and crossing.host == "api.openai.com"
