@@ -113,29 +113,21 @@ class TurnSight:
 
     def _pdf_notices(self, model: ModelInfo, pdfs: PdfsForModel) -> tuple[Notice, ...]:
         """Say once per turn which PDFs a model that reads PDFs got as PDFs, and which not."""
-        notices = []
         host = host_of(self.catalogue.provider(model.provider_id).base_url)
-        for pdf in pdfs.native:
+        as_pdf = (
+            f"goes to {model.ref} at {host} as a PDF: the model reads its text and looks at "
+            "its pages itself."
+        )
+        as_read = (
+            f"goes to {model.ref} as Sightline's reading of it, not as a PDF: a request "
+            f"takes at most {NATIVE_MAX_PAGES} PDF pages and 32 MB, all PDFs together."
+        )
+        said = [(pdf, as_pdf) for pdf in pdfs.native] + [(pdf, as_read) for pdf in pdfs.too_large]
+        notices = []
+        for pdf, how in said:
             if (model.ref, pdf.sha256) not in self._pdfs_told:
                 self._pdfs_told.add((model.ref, pdf.sha256))
-                notices.append(
-                    Notice(
-                        NoticeKind.INFO,
-                        f"{pdf.name} ({_pages(pdf.pages)}) goes to {model.ref} at {host} as "
-                        "a PDF: the model reads its text and looks at its pages itself.",
-                    )
-                )
-        for pdf in pdfs.too_large:
-            if (model.ref, pdf.sha256) not in self._pdfs_told:
-                self._pdfs_told.add((model.ref, pdf.sha256))
-                notices.append(
-                    Notice(
-                        NoticeKind.INFO,
-                        f"{pdf.name} ({_pages(pdf.pages)}) goes to {model.ref} as Sightline's "
-                        "reading of it, not as a PDF: a request takes at most "
-                        f"{NATIVE_MAX_PAGES} PDF pages and 32 MB, all PDFs together.",
-                    )
-                )
+                notices.append(Notice(NoticeKind.INFO, f"{pdf.name} ({_pages(pdf.pages)}) {how}"))
         return tuple(notices)
 
     async def _looker(self, model: ModelInfo) -> Choice | None:
