@@ -1,0 +1,73 @@
+"""One MCP server: every failure an error result, started again after it stops, closed cleanly."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from app.tools.mcp_config import McpServerConfig
+from app.tools.mcp_server import McpServer
+from tests.app.tools.conftest import gone, pid_of, test_server, wait_until_gone
+
+
+async def test_bad_arguments_and_unknown_tools_are_error_results(server: McpServer) -> None:
+    assert (await server.call("echo", {})).is_error
+    assert (await server.call("no_such_tool", {})).is_error
+    assert (await server.call("echo", {"text": "still fine"})).text == "still fine"
+
+
+async def test_a_crash_mid_call_is_an_error_and_the_next_call_restarts(server: McpServer) -> None:
+    before = await pid_of(server)
+    result = await server.call("crash", {}, offered_as="test__crash")
+    assert result.is_error and result.name == "test__crash"
+    assert "The MCP server test stopped while running crash" in result.text
+    assert await wait_until_gone(before)
+    again = await server.call("echo", {"text": "back again"})
+    assert again.text == "back again" and not again.is_error
+    assert await pid_of(server) != before
+
+
+async def test_a_server_that_died_while_idle_is_restarted(server: McpServer) -> None:
+    before = await pid_of(server)
+    os.kill(before, 9)
+    assert await wait_until_gone(before)
+    first = await server.call("echo", {"text": "hi"})
+    if first.is_error:
+        # The call raced the news of the death: it says the server stopped, and the
+        # next call starts it again (SPEC: "the next call may start it again").
+        assert "stopped" in first.text
+        first = await server.call("echo", {"text": "hi"})
+    assert first.text == "hi" and await pid_of(server) != before
+
+
+async def test_cancelling_a_start_propagates_at_once_and_leaves_no_child(tmp_path: Path) -> None:
+    pid_file = tmp_path / "pid"
+    code = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+    mcp = McpServer(McpServerConfig("mute", sys.executable, ("-c", code, str(pid_file))))
+    task = asyncio.create_task(mcp.ensure_started())
+    async with asyncio.timeout(5):
+        while not pid_file.exists() or not pid_file.read_text():
+            await asyncio.sleep(0.05)
+    task.cancel()
+    started = time.monotonic()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert time.monotonic() - started < 0.5  # the child is stopped in the background
+    await mcp.close()
+    assert gone(int(pid_file.read_text()))
+
+
+async def test_close_leaves_no_child_behind() -> None:
+    mcp = McpServer(test_server())
+    pid = await pid_of(mcp)
+    assert not gone(pid)
+    await mcp.close()
+    assert gone(pid)  # stopped and reaped, not a zombie
+    assert not mcp.started
+    assert (await mcp.call("echo", {"text": "reopened"})).text == "reopened"
+    await mcp.close()
