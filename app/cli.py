@@ -1,13 +1,12 @@
 """The `sightline` command: the window, `ask`, `models`, `--version` and `--smoke`.
 
-Heavy modules (Qt, httpx, Pillow) are imported inside the command that needs
-them, so `sightline --version` and the window's first paint stay quick.
+Heavy modules (Qt, httpx, Pillow, even asyncio) are imported inside the command
+that needs them, so `sightline --version` and the window's first paint stay quick.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -78,6 +77,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.ui.app import run_window
 
         return run_window(smoke=args.smoke)
+    import asyncio  # ~25 ms: the window loads it only after its first paint
+
     try:
         config = _load_config()
         if args.command == "models":

@@ -13,13 +13,13 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app import paths
 from routing.addresses import ollama_base_url
-from routing.models import ProviderConfig
-from routing.presets import preset_for
-from routing.wires.registry import known_kinds
+
+if TYPE_CHECKING:  # loaded only for [[providers]] and discovery: see _parse_provider
+    from routing.models import ProviderConfig
 
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
@@ -158,6 +158,13 @@ def _expanded(value: str, path: Path, key: str) -> Path:
 def _parse_provider(
     table: Mapping[str, Any], where: str, environ: Mapping[str, str]
 ) -> ProviderConfig:
+    # Here, not at the top: routing.models (with socket) and routing.presets (~5 ms)
+    # then load before the window's first paint only when the file names providers.
+    # The kinds are the presets', not `routing.wires.registry.known_kinds()`: the
+    # registry would load the wire contract and the transcript too (~10 ms).
+    from routing.models import ProviderConfig
+    from routing.presets import KINDS, preset_for
+
     unknown = sorted(set(table) - _PROVIDER_KEYS)
     if unknown:
         hint = (
@@ -170,9 +177,8 @@ def _parse_provider(
             f"{', '.join(sorted(_PROVIDER_KEYS))}."
         )
     kind = table.get("kind")
-    kinds = known_kinds()
-    if kind not in kinds:
-        raise ConfigError(f"{where}: kind {kind!r} is not one of: {', '.join(kinds)}.")
+    if kind not in KINDS:
+        raise ConfigError(f"{where}: kind {kind!r} is not one of: {', '.join(KINDS)}.")
     provider_id = table.get("id", kind)
     if not isinstance(provider_id, str) or not _ID_PATTERN.match(provider_id):
         raise ConfigError(
@@ -225,6 +231,8 @@ def effective_providers(
 
 def discovery_candidates(environ: Mapping[str, str] = os.environ) -> list[ProviderConfig]:
     """Local servers at their usual addresses; each is used only if it answers."""
+    from routing.models import ProviderConfig  # after the first paint (see _parse_provider)
+
     return [
         ProviderConfig("ollama", "ollama", ollama_address(environ), discovered=True),
         ProviderConfig("lmstudio", "lmstudio", "http://127.0.0.1:1234", discovered=True),

@@ -44,10 +44,11 @@ _TAKEOVER = re.compile(
     r"(?: \((?P<labels>.*)\))? to (?P<model>\S+) at (?P<host>\S+) \((?P<where>[^)]*)\)\.?$",
     re.S,
 )
-# "<model> answers (in the cloud): <reason>." / "<model> now answers (…)[ at <host>]: <reason>."
+# "<model> answers at <host> (on this computer): <reason>." and the older
+# "<model> answers (in the cloud): <reason>." / "<model> now answers (…) at <host>: <reason>."
 _ROUTED = re.compile(
-    r"^(?P<model>\S+) (?:now )?answers \((?P<where>[^)]*)\)(?: at (?P<host>\S+))?: "
-    r"(?P<reason>.*?)\.?$",
+    r"^(?P<model>\S+) (?:now )?answers(?: at (?P<host_first>\S+))? \((?P<where>[^)]*)\)"
+    r"(?: at (?P<host>\S+))?: (?P<reason>.*?)\.?$",
     re.S,
 )
 _HEALED = re.compile(r"^(?P<model>\S+) refused the pictures")
@@ -210,7 +211,7 @@ def _routing(when: float, notice: Notice, known: Mapping[str, Endpoint]) -> Cros
     if local is not False:
         return None  # a model on this computer: nothing left it
     why = f"Sightline chose it: {routed['reason']}"
-    host = routed["host"] or ""
+    host = routed["host_first"] or routed["host"] or ""
     return _crossing(when, routed["model"], host, WHOLE_MESSAGE, why, known, notice.kind, local)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import logging.handlers
 import re
 from pathlib import Path
 
@@ -35,16 +34,56 @@ class _RedactingFormatter(logging.Formatter):
         return redact(super().format(record))
 
 
+class _LogFile(logging.Handler):
+    """The rotating log file, its rotation set up by the first record.
+
+    So `logging.handlers` (~3 ms to import) loads when something is first logged,
+    not before the window's first paint.
+    """
+
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self._file: logging.Handler | None = None
+
+    def emit(self, record: logging.LogRecord) -> None:
+        """Write one record (under this handler's lock), rotating as the file fills."""
+        if self._file is None:
+            from logging.handlers import RotatingFileHandler
+
+            try:
+                self._file = RotatingFileHandler(
+                    self.path, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
+                )
+            except OSError:
+                self.handleError(record)
+                return
+            self._file.setFormatter(self.formatter)
+        self._file.emit(record)
+
+    def flush(self) -> None:
+        """Flush the file, if it is open."""
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        """Close the file, if it is open."""
+        if self._file is not None:
+            self._file.close()
+        super().close()
+
+
 def setup_logging(data_dir: Path, level: int = logging.INFO) -> Path | None:
     """Send log records to `data_dir/logs/sightline.log`; None if the folder can't be written."""
     folder = data_dir / "logs"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        handler = logging.handlers.RotatingFileHandler(
-            folder / "sightline.log", maxBytes=2_000_000, backupCount=3, encoding="utf-8"
-        )
+        # Opened (and closed) now, so a file that can't be written means no handler.
+        with open(folder / "sightline.log", "a", encoding="utf-8"):
+            pass
     except OSError:
         return None
+    handler = _LogFile(folder / "sightline.log")
     handler.setFormatter(_RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.setLevel(level)

@@ -324,7 +324,7 @@ class TurnRunner:
     ) -> StoredItem:
         provider = self.catalogue.provider(choice.model.provider_id)
         host = host_of(provider.base_url)
-        text = f"{choice.model.ref} {verb} ({choice.where()}) at {host}: {choice.reason}."
+        text = f"{choice.model.ref} {verb} at {host} ({choice.where()}): {choice.reason}."
         # A model off this computer gets the whole conversation: a crossing for the ledger.
         crossed = (
             None

@@ -1,12 +1,13 @@
-"""`run_window`: start Qt and qasync, open the window, run until it closes.
+"""`run_window`: start Qt, open the window, paint it, then run asyncio (qasync) until it closes.
 
 Only the standard library is imported at the top, so `sightline --version` never
-loads Qt, and the Qt import itself can be timed for `--smoke`.
+loads Qt, and the Qt import itself can be timed for `--smoke`. asyncio and qasync
+(~30 ms) load only after the window's first paint: until then Qt runs its own
+loop, and the person's input waits for the asyncio loop.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import sys
@@ -14,6 +15,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    import asyncio
+
     from app.ui.session import Session
 
 _SMOKE_TIMEOUT_S = 60.0
@@ -56,9 +59,14 @@ def run_window(smoke: bool = False) -> int:
     try:
         config = load_settings()
         setup_logging(config.data_dir)
-        session = open_session(config)
+        # Started by `_run`, once asyncio runs: the first paint comes before asyncio.
+        session = open_session(config, start_on_paint=False)
     except StartupError as exc:
         return _cannot_start(str(exc), smoke)
+
+    _paint_first(session, _SMOKE_TIMEOUT_S if smoke else None)
+
+    import asyncio
 
     from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
 
@@ -72,24 +80,50 @@ def run_window(smoke: bool = False) -> int:
         asyncio.set_event_loop(None)
 
 
-async def _run(session: Session, smoke: bool, started: float, qt_import_s: float) -> int:
-    loop = asyncio.get_running_loop()
-    painted: asyncio.Future[None] = loop.create_future()
-    closed: asyncio.Future[None] = loop.create_future()
-    session.window.first_painted.connect(lambda: _resolve(painted))
-    session.window.closed.connect(lambda: _resolve(closed))
+def _paint_first(session: Session, timeout_s: float | None) -> None:
+    """Show the window and run Qt's own loop until it has painted, closed, or timed out.
+
+    The person sees the window before asyncio loads. Their input (none can reach a
+    window not yet drawn) is held for the asyncio loop, so every handler runs on it.
+    """
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    waiting = QEventLoop()
+    session.window.first_painted.connect(waiting.quit)  # after `Session` notes the time
+    session.window.closed.connect(waiting.quit)
+    if timeout_s is not None:
+        timer = QTimer(waiting)  # goes with the loop: it can't fire later
+        timer.setSingleShot(True)
+        timer.timeout.connect(waiting.quit)
+        timer.start(round(timeout_s * 1000))
     session.show()
+    waiting.exec(QEventLoop.ProcessEventsFlag.ExcludeUserInputEvents)
+    session.window.first_painted.disconnect(waiting.quit)
+    session.window.closed.disconnect(waiting.quit)
+
+
+async def _run(session: Session, smoke: bool, started: float, qt_import_s: float) -> int:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    closed: asyncio.Future[None] = loop.create_future()
+    # Closed before this loop ran (while it painted): nothing to wait for.
+    if not session.window.isVisible():
+        _resolve(closed)
+    session.window.closed.connect(lambda: _resolve(closed))
+    # Model listing starts now that the window shows and asyncio runs (or at its first
+    # paint, should that come only now); starting again changes nothing.
+    session.window.first_painted.connect(session.start)
+    if session.painted_at is not None:
+        session.start()
     try:
         if not smoke:
             await closed
             return 0
-        try:
-            await asyncio.wait_for(painted, _SMOKE_TIMEOUT_S)
-        except TimeoutError:
+        if session.painted_at is None:
             print(f"sightline: no paint within {_SMOKE_TIMEOUT_S:g} s", file=sys.stderr)
             return 1
-        painted_at = session.painted_at or time.perf_counter()
-        print(json.dumps(_timings(painted_at, started, qt_import_s)), flush=True)
+        print(json.dumps(_timings(session.painted_at, started, qt_import_s)), flush=True)
         session.window.close()
         return 0
     finally:

@@ -8,10 +8,13 @@ waits is cancelled in `ask`, which then forgets the question and says so.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from app.tool_step import Approval
 from app.ui.questions import Questions
 from routing.transcript import ToolCall
+
+if TYPE_CHECKING:  # app.tool_step imports asyncio, which loads after the first paint
+    from app.tool_step import Approval
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class ApprovalRequest:
     call: ToolCall
 
 
-class Approvals(Questions[ApprovalRequest, Approval]):
+class Approvals(Questions[ApprovalRequest, "Approval"]):
     """Tool calls waiting for the person's answer, in the order asked."""
 
     async def ask(self, conversation_id: str, call: ToolCall) -> Approval:

@@ -12,7 +12,6 @@ the file, and the next start offers its Undo again before deleting it.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,6 +23,8 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.store import ConversationSummary, Store, StoreError
 
 if TYPE_CHECKING:
+    import asyncio  # itself loaded after the window's first paint
+
     from app.ledger import Crossing
     from routing.models import ProviderConfig
 
@@ -205,12 +206,16 @@ class Chats(QObject):
 
     def export(self, conversation_id: str, path: Path) -> asyncio.Task[None]:
         """Write the conversation to `path` (.json, else Markdown); `told` says how it went."""
+        import asyncio  # here, not at the top: the window paints before asyncio loads
+
         task = asyncio.ensure_future(self._export(conversation_id, path))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
 
     async def _export(self, conversation_id: str, path: Path) -> None:
+        import asyncio
+
         from app.export import ExportError, snapshot, write
 
         try:

@@ -7,7 +7,6 @@ ever waits on the local SQLite file.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import os
@@ -18,7 +17,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from app import paths
-from app.keys import KeyStore
 from app.ui.approvals import ApprovalRequest, Approvals
 from app.ui.chats import Chats
 from app.ui.listing import ModelListing  # where other modules have always imported it from
@@ -34,8 +32,13 @@ from app.ui.pending import (
 from app.ui.unlocking import PasswordRequest, Passwords, unlock_each
 from routing.transcript import Message, ToolCall  # loaded by the store: costs nothing here
 
+# asyncio (~25 ms) is imported by the methods that use it: they all run after the
+# window's first paint, which comes before asyncio loads (app/ui/app.py).
 if TYPE_CHECKING:
+    import asyncio
+
     from app.config import Config
+    from app.keys import KeyStore
     from app.store import Store, StoredItem
     from app.tool_step import Approval, ToolStep
     from app.toolbox import Toolbox
@@ -80,10 +83,10 @@ class Controller(QObject):
         self.config = config
         self.store = store
         self._environ = environ
-        self.keys = KeyStore()  # one per window: a key kept for the session lives here
+        self._keys: KeyStore | None = None  # made on first use: see `keys`
         self._key_problem_told = False
         self._started = False
-        self._connecting = asyncio.Lock()
+        self._connecting: asyncio.Lock | None = None  # made by the first `_connect`
         self._retired: set[Catalogue] = set()  # old catalogues, closed once their turn ends
         self._carried: dict[str, ProviderStatus] = {}  # the last listing's, while relisting
         self._catalogue: Catalogue | None = None
@@ -119,6 +122,16 @@ class Controller(QObject):
     def busy(self) -> bool:
         """Whether a turn is running: until `busy_changed(False)`, so the two always agree."""
         return self._turn_task is not None  # cleared by `_turn_done`, which tells the window
+
+    @property
+    def keys(self) -> KeyStore:
+        """The window's keys: one per window, as a key kept for the session lives here."""
+        if self._keys is None:
+            # Made on first use (after the first paint): app.keys loads routing.models.
+            from app.keys import KeyStore
+
+            self._keys = KeyStore()
+        return self._keys
 
     @property
     def listing(self) -> ModelListing:
@@ -168,6 +181,8 @@ class Controller(QObject):
     async def _connect(self) -> None:
         # Imported here, not at the top: they pull in httpx and friends, which the
         # first paint does not need.
+        import asyncio
+
         from app.config import effective_providers
         from app.keys import with_keys
         from app.tool_step import ToolStep
@@ -175,6 +190,8 @@ class Controller(QObject):
         from routing.catalogue import Catalogue
         from routing.router import RoutingPrefs
 
+        if self._connecting is None:
+            self._connecting = asyncio.Lock()
         async with self._connecting:
             wanted = effective_providers(self.config, self._environ)
             # The keyring may wait on D-Bus (or an unlock prompt): never on the UI thread.
@@ -204,6 +221,8 @@ class Controller(QObject):
                 self._chore(self._retire(old))
 
     async def _retire(self, catalogue: Catalogue) -> None:
+        import asyncio  # after the first paint (see the imports)
+
         # A turn already running keeps the catalogue it started with until it ends.
         turn = self._turn_task
         if turn is not None and not turn.done():
@@ -222,6 +241,8 @@ class Controller(QObject):
             self.problem.emit(self.keys.problem)
 
     def _chore(self, work: Coroutine[object, object, None]) -> None:
+        import asyncio  # after the first paint (see the imports)
+
         chore = asyncio.ensure_future(work)
         self._chores.add(chore)
         chore.add_done_callback(self._chore_done)
@@ -233,6 +254,8 @@ class Controller(QObject):
 
     async def aclose(self) -> None:
         """Stop whatever runs and close the providers' connections (the store stays open)."""
+        import asyncio  # after the first paint (see the imports)
+
         for task in (self._turn_task, self._listing_task, *self._chores):
             if task is not None and not task.done():
                 task.cancel()
@@ -250,6 +273,8 @@ class Controller(QObject):
 
     def refresh_models(self) -> None:
         """List every provider's models again; the picker fills in as each answers."""
+        import asyncio  # after the first paint (see the imports)
+
         if self._catalogue is None or (self._listing_task and not self._listing_task.done()):
             return
         self._publish(self._catalogue, listing=True)  # "Looking for models…" at once
@@ -310,6 +335,8 @@ class Controller(QObject):
         self._chore(self._delete(conversation_id))
 
     async def _delete(self, conversation_id: str) -> None:
+        import asyncio  # after the first paint (see the imports)
+
         task = self._turn_task
         if task is not None and not task.done() and self._turn_conversation == conversation_id:
             # The turn writes its "stopped" mark as it unwinds; let it, then delete.
@@ -389,6 +416,8 @@ class Controller(QObject):
 
     def send(self, text: str, model_ref: str) -> bool:
         """Start a turn with the person's words and attachments; False when none started."""
+        import asyncio  # after the first paint (see the imports)
+
         if not (text.strip() or self._pending.snapshot().anything):
             return False
         if self.busy or self._runner is None:
@@ -483,6 +512,8 @@ class Controller(QObject):
         attached: Attachments,
         model_ref: str,
     ) -> None:
+        import asyncio
+
         from app.turn import ItemAdded, TurnEnded
 
         try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
@@ -47,11 +48,13 @@ from PySide6.QtWidgets import (
 
 from app.ui.conversation_model import ConversationModel, Row
 from app.ui.lazy_list import LazyListView
-from app.ui.markdown import CodeBlock
 from app.ui.message_delegate import MESSAGE, MessageDelegate
 from app.ui.theme import Theme
 from vision.pdf import PdfFile
 from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from app.ui.markdown import CodeBlock
 
 _Index = QModelIndex | QPersistentModelIndex
 _COPIED_MS = 1500  # how long a button says "Copied"

@@ -8,7 +8,6 @@ cloud provider.
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -111,6 +110,8 @@ def welcome(listing: ModelListing) -> Welcome | None:
 
 def _code(text: str) -> str:
     """Plain words to rich text, with `backticked` commands in a fixed-width font."""
+    import html  # here, not at the top: its entity table (~1 ms) isn't needed to paint
+
     parts = html.escape(text).split("`")
     return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
@@ -167,6 +168,8 @@ class FirstRunPanel(QFrame):
 
     def show_welcome(self, shown: Welcome) -> None:
         """Say what was found and what to do next."""
+        import html  # here, not at the top: see `_code`
+
         rows = "".join(
             f"<tr><td style='color:{_READY if s.found and s.models else _NOT_READY}'>"
             f"{'✓' if s.found and s.models else '✗' if not s.found else '!'}</td>"

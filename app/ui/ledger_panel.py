@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import html
 import time
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QTextDocument
@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ledger import Crossing, summary
+if TYPE_CHECKING:
+    from app.ledger import Crossing
 
 _Index = QModelIndex | QPersistentModelIndex
 _PAD, _GAP, _STRIPE = 10, 6, 4
@@ -160,6 +161,8 @@ class LedgerPanel(QFrame):
 
     def show_crossings(self, crossings: list[Crossing], *, has_chat: bool = True) -> None:
         """Show a conversation's crossings (oldest first, as they happened)."""
+        from app.ledger import summary  # once the ledger is shown: not before the first paint
+
         self.list.clear()
         self.summary.setText(summary(crossings) if has_chat else NO_CHAT)
         for crossing in crossings:
@@ -177,6 +180,8 @@ class LedgerPanel(QFrame):
 
     def _card(self, crossing: Crossing) -> str:
         """The card's words: model and time, where, then what was sent and why."""
+        import html  # here, not at the top: its entity table (~1 ms) isn't needed to paint
+
         dim = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
         model = html.escape(crossing.model or "a model")
         return (

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.export import file_name_for
 from app.store import ConversationSummary, StoredItem
 from app.ui.approval_card import ApprovalCard
 from app.ui.approvals import ApprovalRequest
@@ -402,6 +401,8 @@ class MainWindow(QMainWindow):
         if self.export_dialog is not None:
             self.export_dialog.raise_()
             return self.export_dialog
+        from app.export import file_name_for  # on first export: the first paint doesn't need it
+
         folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
         dialog = QFileDialog(self, "Export conversation")
         dialog.setAccessibleName("Export conversation")

@@ -28,11 +28,9 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
-from app.ui.highlight import highlight
+from app.ui.painting import CODE_HEADER, CODE_PAD
 from app.ui.theme import Theme
 
-CODE_PAD = 10  # code box edge to its code
-CODE_HEADER = 26  # the strip above the code: the language's name and "Copy"
 _GAP = 6  # between a code box and the paragraphs around it
 _MARK = "sightline-fence-"
 _OPENING = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
@@ -269,6 +267,9 @@ def _fill(
     cursor.setPosition(last.position() + last.length() - 1, QTextCursor.MoveMode.KeepAnchor)
     cursor.beginEditBlock()
     cursor.removeSelectedText()
+    # Pygments (~8 ms) loads with the first code block shown, not before the first paint.
+    from app.ui.highlight import highlight
+
     runs = highlight(fence.code, fence.language, theme.pygments_style) if fence.closed else None
     for words, fmt in runs or ((fence.code, None),):
         if fmt is None:

@@ -5,29 +5,35 @@ Each kind of row has one layout function (`MessageRows`, `NoticeRows`,
 open) all use it, so what is measured is what is drawn and what is clicked.
 Heights are cached per row and width, so scrolling a long chat lays out
 nothing twice, and rows not yet shown get a cheap estimate instead. Rows are
-read from the model directly, not through `index.data`.
+read from the model directly, not through `index.data`. The three kinds of row
+load with the first row laid out: an empty chat is painted without them.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeAlias
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.ui.conversation_model import ConversationModel, Row
-from app.ui.markdown import CodeBlock
-from app.ui.message_rows import MESSAGE, ButtonState, MessageLayout, MessageRows
-from app.ui.notice_rows import NoticeLayout, NoticeRows
-from app.ui.painting import THUMB, blend
+from app.ui.painting import MESSAGE, THUMB, ButtonState, blend
 from app.ui.theme import Theme, theme_for
-from app.ui.tool_rows import ToolLayout, ToolRows
 from vision.pdf import PdfFile
 from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from app.ui.markdown import CodeBlock
+    from app.ui.message_rows import MessageLayout, MessageRows
+    from app.ui.notice_rows import NoticeLayout, NoticeRows
+    from app.ui.tool_rows import ToolLayout, ToolRows
+
+    _Layout: TypeAlias = MessageLayout | ToolLayout | NoticeLayout  # told apart by their KIND
 
 __all__ = ["MESSAGE", "THUMB", "MessageDelegate", "blend"]  # THUMB, blend: read by tests, cards
 
 _Index = QModelIndex | QPersistentModelIndex
-_Layout = MessageLayout | ToolLayout | NoticeLayout
 _HEIGHTS = 100_000  # rows whose heights are kept (a few bytes each) before starting afresh
 
 
@@ -38,17 +44,31 @@ class MessageDelegate(QStyledItemDelegate):
         """A delegate with empty caches."""
         super().__init__(parent)
         self._heights: dict[int, tuple[int, int, int]] = {}  # item id -> (shape, width, height)
-        self._messages = MessageRows()
-        self._tools = ToolRows()
-        self._notices = NoticeRows()
+        self._kinds: _Kinds | None = None  # made for the first row
         self.buttons = ButtonState()  # the view says which copy button is hovered or used
+
+    @property
+    def _messages(self) -> MessageRows:
+        return self._rows().messages
+
+    @property
+    def _tools(self) -> ToolRows:
+        return self._rows().tools
+
+    @property
+    def _notices(self) -> NoticeRows:
+        return self._rows().notices
+
+    def _rows(self) -> _Kinds:
+        if self._kinds is None:
+            self._kinds = _Kinds()
+        return self._kinds
 
     def clear(self) -> None:
         """Forget cached layouts (another font or palette)."""
         self._heights.clear()
-        self._messages.clear()
-        self._tools.clear()
-        self._notices.clear()
+        if self._kinds is not None:
+            self._kinds.clear()
 
     # -- Qt's delegate interface ------------------------------------------------
 
@@ -78,9 +98,9 @@ class MessageDelegate(QStyledItemDelegate):
             highlight = QColor(theme.highlight)
             highlight.setAlphaF(0.16)
             painter.fillRect(QRect(0, 0, option.rect.width(), layout.height), highlight)
-        if isinstance(layout, ToolLayout):
+        if layout.KIND == "tool":
             self._tools.paint(painter, option, row, layout, theme)
-        elif isinstance(layout, NoticeLayout):
+        elif layout.KIND == "notice":
             self._notices.paint(painter, option, row, layout, theme)
         else:
             self._messages.paint(painter, option, row, layout, theme, self.buttons)
@@ -96,6 +116,8 @@ class MessageDelegate(QStyledItemDelegate):
         self, option: QStyleOptionViewItem, model: ConversationModel, rows: range
     ) -> list[int]:
         """Cheap guesses of rows' heights, for rows not laid out yet (a long chat opening)."""
+        if not rows:
+            return []  # an empty chat: the kinds of row needn't load
         width = self._width(option)
         guesses = self._messages.estimate(option, model, rows, width)
         for position, guess in zip(rows, guesses, strict=True):
@@ -128,18 +150,18 @@ class MessageDelegate(QStyledItemDelegate):
     def html(self, option: QStyleOptionViewItem, index: _Index) -> str:
         """The row's words as rendered, as HTML (coloured code shows as styled spans)."""
         layout = self._layout(option, _row(index), option.rect.width())
-        rendered = layout.rendered if isinstance(layout, MessageLayout) else None
+        rendered = layout.rendered if layout.KIND == "message" else None
         return rendered.document.toHtml() if rendered is not None else ""
 
     def code_blocks(self, option: QStyleOptionViewItem, index: _Index) -> list[CodeBlock]:
         """A message's code blocks, in order (each with its exact code)."""
         layout = self._layout(option, _row(index), option.rect.width())
-        return [box.block for box in layout.code] if isinstance(layout, MessageLayout) else []
+        return [box.block for box in layout.code] if layout.KIND == "message" else []
 
     def buttons_at(self, option: QStyleOptionViewItem, index: _Index) -> dict[int, QRect]:
         """Where a row's copy buttons are (view coordinates), by block number or MESSAGE."""
         layout = self._layout(option, _row(index), option.rect.width())
-        if not isinstance(layout, MessageLayout):
+        if layout.KIND != "message":
             return {}
         origin = option.rect.topLeft()
         found = {box.block.number: box.button.translated(origin) for box in layout.code}
@@ -157,7 +179,7 @@ class MessageDelegate(QStyledItemDelegate):
     ) -> list[tuple[QRect, Picture]]:
         """Where a row's pictures are drawn, in the row's `option.rect` coordinates."""
         layout = self._layout(option, _row(index), option.rect.width())
-        if isinstance(layout, NoticeLayout):
+        if layout.KIND == "notice":
             return []
         origin = option.rect.topLeft()
         return [(rect.translated(origin), picture) for rect, picture, _ in layout.thumbnails]
@@ -165,7 +187,7 @@ class MessageDelegate(QStyledItemDelegate):
     def documents(self, option: QStyleOptionViewItem, index: _Index) -> list[tuple[QRect, PdfFile]]:
         """Where a message's PDF tiles are drawn, in the row's `option.rect` coordinates."""
         layout = self._layout(option, _row(index), option.rect.width())
-        if not isinstance(layout, MessageLayout):
+        if layout.KIND != "message":
             return []
         origin = option.rect.topLeft()
         return [(rect.translated(origin), pdf) for rect, pdf in layout.documents]
@@ -177,9 +199,9 @@ class MessageDelegate(QStyledItemDelegate):
     def texts(self, option: QStyleOptionViewItem, index: _Index) -> list[str]:
         """The words a row draws as text blocks, in order (a tool row's only once opened)."""
         layout = self._layout(option, _row(index), option.rect.width())
-        if isinstance(layout, ToolLayout):
+        if layout.KIND == "tool":
             return [document.toPlainText() for _at, document, _tint in layout.documents]
-        if isinstance(layout, NoticeLayout):
+        if layout.KIND == "notice":
             documents = (layout.document, layout.details)
             return [d.toPlainText() for d in documents if d is not None]
         return [layout.rendered.document.toPlainText()] if layout.rendered is not None else []
@@ -191,7 +213,7 @@ class MessageDelegate(QStyledItemDelegate):
             return False
         layout = self._layout(option, row, option.rect.width())
         local = point - option.rect.topLeft()
-        if isinstance(layout, ToolLayout):
+        if layout.KIND == "tool":
             return any(header.rect.contains(local) for header in layout.headers)
         return layout.card.contains(local)
 
@@ -214,6 +236,24 @@ class MessageDelegate(QStyledItemDelegate):
         if row.notice is not None:
             return self._notices.layout(option, row, width)
         return self._messages.layout(option, row, width)
+
+
+class _Kinds:
+    """The three kinds of row, each laying out and painting its own (loaded with the first row)."""
+
+    def __init__(self) -> None:
+        from app.ui.message_rows import MessageRows
+        from app.ui.notice_rows import NoticeRows
+        from app.ui.tool_rows import ToolRows
+
+        self.messages = MessageRows()
+        self.tools = ToolRows()
+        self.notices = NoticeRows()
+
+    def clear(self) -> None:
+        self.messages.clear()
+        self.tools.clear()
+        self.notices.clear()
 
 
 def _row(index: _Index) -> Row:

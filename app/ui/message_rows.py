@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
@@ -20,13 +21,16 @@ from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from app.ui.conversation_model import ConversationModel, Row
 from app.ui.icons import badge_image
-from app.ui.markdown import CODE_HEADER, CODE_PAD, CodeBlock, Rendered, render
 from app.ui.painting import (
+    CODE_HEADER,
+    CODE_PAD,
     GAP,
     MARGIN_X,
     MARGIN_Y,
+    MESSAGE,
     PAD,
     THUMB,
+    ButtonState,
     blend,
     code_font,
     draw_document,
@@ -45,9 +49,11 @@ from routing.transcript import TextPart
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
+if TYPE_CHECKING:
+    from app.ui.markdown import CodeBlock, Rendered
+
 USER_SHARE = 0.78  # a person's bubble takes at most this much of the width
 COPY, COPIED = "Copy", "Copied"
-MESSAGE = -1  # the "block" number of a message's own copy button
 _RENDERED = 300  # rendered messages kept (heights are kept by the delegate for every row)
 TILE_WIDTH = 320  # a PDF tile's widest: a long name is elided, the tile stays compact
 TILE_PAD = 8  # a PDF tile's edge to its mark and words
@@ -57,6 +63,7 @@ TILE_PAD = 8  # a PDF tile's edge to its mark and words
 class MessageLayout:
     """Where everything of a message goes, relative to the row's top-left corner."""
 
+    KIND: ClassVar[Literal["message"]] = "message"  # what the delegate tells layouts apart by
     height: int = 0
     card: QRect = field(default_factory=QRect)
     author: QRect = field(default_factory=QRect)
@@ -78,15 +85,6 @@ class CodeBox:
     strip: QRect
     button: QRect
     block: CodeBlock
-
-
-@dataclass
-class ButtonState:
-    """Which copy buttons are hovered or just used, by (item id, block number)."""
-
-    copied: tuple[int, int] | None = None  # says "Copied" for a moment
-    hovered: tuple[int, int] | None = None
-    hovered_row: int = -1  # the item id of the row under the pointer
 
 
 class MessageRows:
@@ -136,6 +134,9 @@ class MessageRows:
         key = (row.item_id, hash(row.text), theme.key, option.font.key())
         rendered = self._rendered.get(key)
         if rendered is None:
+            # Markdown's machinery loads with the first message shown, not before the first paint.
+            from app.ui.markdown import render
+
             rendered = render(row.text, option.font, theme)
             self._rendered[key] = rendered
             while len(self._rendered) > _RENDERED:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from enum import IntEnum
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt
 from PySide6.QtGui import (
@@ -30,7 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.icons import BADGE, BADGE_GAP, badge_image, badges_icon
-from routing.models import ModelInfo
+
+if TYPE_CHECKING:  # models come after the first paint, and routing.models with them
+    from routing.models import ModelInfo
 
 _Index = QModelIndex | QPersistentModelIndex
 

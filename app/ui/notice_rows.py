@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import ClassVar, Literal
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import (
@@ -45,6 +46,7 @@ _DOCUMENTS = 200  # laid-out notice texts kept
 class NoticeLayout:
     """Where everything of one notice goes, relative to the row's top-left corner."""
 
+    KIND: ClassVar[Literal["notice"]] = "notice"  # what the delegate tells layouts apart by
     height: int = 0
     card: QRect = field(default_factory=QRect)
     label: QRect = field(default_factory=QRect)

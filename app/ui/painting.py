@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import (
     QAbstractTextDocumentLayout,
@@ -24,16 +26,25 @@ MARGIN_Y = 6  # between rows
 PAD = 10  # card edge to its contents
 GAP = 6  # between the parts of a card
 THUMB = QSize(240, 180)  # largest thumbnail: a screenshot stays legible, a chat stays compact
+CODE_PAD = 10  # a code box's edge to its code
+CODE_HEADER = 26  # the strip above a code block's code: the language's name and "Copy"
 # A PDF's band: the red people know PDFs by, dark enough for white letters in either theme.
 PDF_RED = QColor("#c6362f")
+# The copy buttons' state lives here, not in message_rows, so the delegate and the view
+# can start without loading the kinds of row (they load with the first row).
+MESSAGE = -1  # the "block" number of a message's own copy button
 
 __all__ = [  # blend lives with the theme; painting code has long found it here
+    "CODE_HEADER",
+    "CODE_PAD",
     "GAP",
     "MARGIN_X",
     "MARGIN_Y",
+    "MESSAGE",
     "PAD",
     "PDF_RED",
     "THUMB",
+    "ButtonState",
     "blend",
     "code_font",
     "draw_document",
@@ -45,6 +56,15 @@ __all__ = [  # blend lives with the theme; painting code has long found it here
     "paint_thumbnail",
     "small_font",
 ]
+
+
+@dataclass
+class ButtonState:
+    """Which copy buttons are hovered or just used, by (item id, block number)."""
+
+    copied: tuple[int, int] | None = None  # says "Copied" for a moment
+    hovered: tuple[int, int] | None = None
+    hovered_row: int = -1  # the item id of the row under the pointer
 
 
 def small_font(font: QFont, scale: float, weight: QFont.Weight) -> QFont:

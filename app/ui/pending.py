@@ -8,7 +8,6 @@ read here: it comes back as `Read.locked`, for the window to ask its password.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -166,6 +165,8 @@ class Read:
 
 async def read_offered(offered: Offered, label_for: Callable[[str], str]) -> Read:
     """Open every offered file and picture in worker threads."""
+    import asyncio  # here, not at the top: the window paints before asyncio loads
+
     jobs = [asyncio.to_thread(_open, path) for path in offered.paths]
     jobs += [asyncio.to_thread(_sniff, read, label_for(offered.how)) for read in offered.unnamed]
     read = Read(problems=list(offered.problems))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
@@ -54,6 +53,8 @@ def explain(listing: ModelListing) -> Explanation:
 
 def _code(text: str) -> str:
     """Plain words to rich text, with `backticked` commands in a fixed-width font."""
+    import html  # here, not at the top: its entity table (~1 ms) isn't needed to paint
+
     parts = html.escape(text).split("`")
     return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
 
@@ -108,6 +109,8 @@ class ProviderPanel(QFrame):
         self.title.setText(explanation.title)
         self.setAccessibleDescription(explanation.title)
         if explanation.tried or explanation.advice:
+            import html  # here, not at the top: see `_code`
+
             items = "".join(
                 f"<li><b>{html.escape(where)}</b><br>{_code(outcome)}</li>"
                 for where, outcome in explanation.tried

@@ -7,10 +7,12 @@ waits (Stop, closing) forgets its question, and `settled` says so.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 from collections.abc import Callable
-from typing import Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
+
+if TYPE_CHECKING:  # asyncio itself loads after the window's first paint
+    import asyncio
 
 
 class Numbered(Protocol):
@@ -42,6 +44,8 @@ class Questions(Generic[R, A]):
 
     async def put(self, request: R) -> A:
         """Show the question and wait for its answer."""
+        import asyncio  # here: the window paints before asyncio loads
+
         future: asyncio.Future[A] = asyncio.get_running_loop().create_future()
         self._open[request.serial] = (request, future)
         self._asked(request)

@@ -33,10 +33,23 @@ def load_settings(environ: Mapping[str, str] = os.environ) -> Config:
 class Session:
     """The window, its controller and the store they share."""
 
-    def __init__(self, config: Config, store: Store, environ: Mapping[str, str] = os.environ):
-        """Build the window over an open store (no network yet)."""
+    def __init__(
+        self,
+        config: Config,
+        store: Store,
+        environ: Mapping[str, str] = os.environ,
+        *,
+        start_on_paint: bool = True,
+    ):
+        """Build the window over an open store (no network yet).
+
+        With `start_on_paint` the first paint starts the controller, so an asyncio
+        loop must already run; `run_window` paints before asyncio loads and calls
+        `start` itself once its loop runs.
+        """
         self.config = config
         self.store = store
+        self._start_on_paint = start_on_paint
         self.controller = Controller(config, store, environ)
         self.window = MainWindow(self.controller)
         self.painted_at: float | None = None
@@ -46,14 +59,19 @@ class Session:
         self.window.restore_state()  # size, splitter, ledger and the chat open last time
 
     def show(self) -> None:
-        """Show the window; model listing starts right after its first paint."""
+        """Show the window; model listing starts after its first paint."""
         self.window.show()
+
+    def start(self) -> None:
+        """Start listing models (and MCP servers, if asked): after the first paint, on asyncio."""
+        self.controller.start()
 
     def _first_paint(self) -> None:
         self.painted_at = time.perf_counter()
         # Only now: listing imports the wires (httpx) and opens connections, and
         # none of that should delay the first frame.
-        self.controller.start()
+        if self._start_on_paint:
+            self.start()
 
     async def aclose(self) -> None:
         """Stop the turn and listing, close connections, then the store (once)."""
@@ -66,7 +84,9 @@ class Session:
         self.store.close()
 
 
-def open_session(config: Config, environ: Mapping[str, str] = os.environ) -> Session:
+def open_session(
+    config: Config, environ: Mapping[str, str] = os.environ, *, start_on_paint: bool = True
+) -> Session:
     """Open the store and build the window, turning a store failure into a StartupError."""
     from app.store import StoreError
 
@@ -75,7 +95,7 @@ def open_session(config: Config, environ: Mapping[str, str] = os.environ) -> Ses
     except StoreError as exc:
         raise StartupError(str(exc)) from None
     try:
-        return Session(config, store, environ)
+        return Session(config, store, environ, start_on_paint=start_on_paint)
     except BaseException:
         store.close()
         raise

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import ClassVar, Literal
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import (
@@ -83,6 +84,7 @@ class Header:
 class ToolLayout:
     """Where everything of one tool row goes, relative to the row's top-left corner."""
 
+    KIND: ClassVar[Literal["tool"]] = "tool"  # what the delegate tells layouts apart by
     height: int = 0
     card: QRect = field(default_factory=QRect)
     headers: list[Header] = field(default_factory=list)

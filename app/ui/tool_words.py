@@ -10,7 +10,6 @@ from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
-from app.tool_step import DENIED, STOPPED
 from routing.transcript import ToolCall, ToolResult
 
 CALL_VALUE_CHARS = 60  # one value in a one-line call
@@ -31,6 +30,9 @@ class Outcome(StrEnum):
 
 def outcome_of(result: ToolResult) -> Outcome:
     """Whether a call ran, failed, was not allowed, or was cut short by Stop."""
+    # Here, not at the top: app.tool_step imports asyncio, which loads after the first paint.
+    from app.tool_step import DENIED, STOPPED
+
     if not result.is_error:
         return Outcome.OK
     # The tool step words these two itself; any other error came from the tool.

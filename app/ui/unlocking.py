@@ -8,16 +8,19 @@ not in the question, not in a log, not in the store (the PDF is kept decrypted).
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.attachments import AttachmentError
 from app.ui.pending import AttachedPdf, PendingAttachments, read_file
 from app.ui.questions import Questions
 from vision.pdf import PdfNeedsPassword
 from vision.pictures import Picture
+
+if TYPE_CHECKING:  # asyncio itself loads after the window's first paint
+    import asyncio
 
 Ask = Callable[[str, bool], Awaitable[str | None]]  # (file name, last one wrong) -> password
 
@@ -46,10 +49,14 @@ class Passwords(Questions[PasswordRequest, str | None]):
     ) -> None:
         """Call `asked` when a question opens and `settled` once it is answered or dropped."""
         super().__init__(asked, settled)
-        self._one_at_a_time = asyncio.Lock()
+        self._one_at_a_time: asyncio.Lock | None = None  # made on the first question
 
     async def ask(self, name: str, wrong: bool) -> str | None:
         """Wait for the person's password for `name` (None: they cancelled)."""
+        import asyncio  # here, not at the top: the window paints before asyncio loads
+
+        if self._one_at_a_time is None:
+            self._one_at_a_time = asyncio.Lock()
         async with self._one_at_a_time:
             return await self.put(PasswordRequest(self.next_serial(), name, wrong))
 
@@ -59,6 +66,8 @@ async def unlock(path: Path, ask: Ask) -> AttachedPdf | str:
 
     The PDF, opened (and kept decrypted), or the problem to show in words.
     """
+    import asyncio  # here, not at the top: the window paints before asyncio loads
+
     wrong = False
     while True:
         password = await ask(path.name, wrong)

@@ -83,7 +83,8 @@ def test_ask_plain_prints_the_answer_and_stores_it(
 def test_ask_auto_tells_who_answers_on_stderr(home: SightlineHome) -> None:
     done = sightline(home, "ask", "Hi")
     assert done.returncode == 0
-    assert done.stderr.startswith("[routing] ollama:llama3.2:3b answers (on this computer)")
+    assert done.stderr.startswith("[routing] ollama:llama3.2:3b answers at 127.0.0.1:")
+    assert " (on this computer): " in done.stderr.splitlines()[0]
 
 
 def test_ask_json_lines(home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path) -> None:

@@ -216,3 +216,16 @@ def test_endpoints_and_hosts() -> None:
     assert Crossing(0, "m:x", "", "w", "y").where == "host not recorded"
     assert Crossing(0, "m:x", "h", "w", "y", local=True).where == "h (on this computer)"
     assert Crossing(0, "m:x", "h", "w", "y", local=False).where == "h (off this computer)"
+
+
+def test_a_routing_notice_without_facts_is_read_in_either_wording(store: Store) -> None:
+    chat = store.create_conversation()
+    for text in (
+        f"{GPT.ref} answers at api.openai.com (in the cloud): it sees.",
+        f"{GPT.ref} now answers (in the cloud) at api.openai.com: it sees.",
+    ):
+        store.add_notice(chat, Notice(NoticeKind.ROUTING, text))
+    crossings = ledger(store.items(chat))
+    assert [(c.model, c.host, c.local) for c in crossings] == [
+        (GPT.ref, "api.openai.com", False)
+    ] * 2

@@ -112,7 +112,7 @@ async def test_auto_with_a_picture_and_tools_picks_the_local_model_that_has_both
     await catalogue.aclose()
     [notice] = notices(store, cid)
     assert notice.text.startswith(
-        f"ollama:qwen2.5vl:3b answers (on this computer) at 127.0.0.1:{fake_ollama.port}: "
+        f"ollama:qwen2.5vl:3b answers at 127.0.0.1:{fake_ollama.port} (on this computer): "
     )
     assert "sees pictures and can use this chat's tools" in notice.text
     assert ledger(store.items(cid)) == []  # a model on this computer: nothing crossed

@@ -390,7 +390,7 @@ async def test_auto_hands_the_turn_to_a_model_that_sees_a_tool_picture(
     routing, handed, disclosure = notices(store, cid)
     assert routing.kind == NoticeKind.ROUTING and routing.text.startswith("ollama:llama3.2:3b")
     assert handed.kind == NoticeKind.ROUTING
-    assert handed.text.startswith(f"{LOOKER} now answers (on this computer)")
+    assert handed.text.startswith(f"{LOOKER} now answers at 127.0.0.1:")
     assert disclosure.kind == NoticeKind.DISCLOSURE
     assert disclosure.text == (
         f"This turn's 1 picture now goes (chart.png) to {LOOKER} at "

@@ -1,0 +1,117 @@
+"""Start-up stays lean: what `sightline --smoke` has imported when the window first paints.
+
+Each module below was moved out of the first paint's way (docs/architecture.md,
+"Start-up stays lean"); a top-level import that brings one back fails here
+instead of quietly slowing every start. The smoke runs as a whole process, as
+`python -m benchmarks startup` measures it, with a probe that notes
+`sys.modules` at the first paint and when model listing starts.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SightlineHome, write_config
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# Runs `python -m app --smoke` with two notes written to argv[1]: the modules at
+# the first paint, and those when the session starts listing models.
+PROBE = """
+import json, sys
+from app.ui import session
+
+notes = []
+painted, started = session.Session._first_paint, session.Session.start
+
+def first_paint(self):
+    notes.append(["paint", sorted(sys.modules)])
+    painted(self)
+
+def start(self):
+    notes.append(["start", sorted(sys.modules)])
+    started(self)
+
+session.Session._first_paint, session.Session.start = first_paint, start
+from app.cli import main
+status = main(["--smoke"])
+with open(sys.argv[1], "w", encoding="utf-8") as handle:
+    json.dump(notes, handle)
+sys.exit(status)
+"""
+
+# Not before the first paint, whatever the config says; each loads when first needed.
+NEVER_BEFORE_PAINT = {
+    "asyncio": "the asyncio loop (qasync) starts after the first paint",
+    "qasync": "the asyncio loop (qasync) starts after the first paint",
+    "app.turn": "turns, tools and the network side start after the first paint",
+    "app.tool_step": "turns, tools and the network side start after the first paint",
+    "app.keys": "keys are read when the controller connects, after the first paint",
+    "keyring": "keys are read when the controller connects, after the first paint",
+    "routing.wires.base": "wires load when models are listed",
+    "routing.catalogue": "wires load when models are listed",
+    "httpx": "wires load when models are listed",
+    "app.ui.message_rows": "the kinds of row load with the first row",
+    "app.ui.tool_rows": "the kinds of row load with the first row",
+    "app.ui.notice_rows": "the kinds of row load with the first row",
+    "app.ui.markdown": "Markdown loads with the first message shown",
+    "app.ui.highlight": "Pygments loads with the first code block",
+    "pygments": "Pygments loads with the first code block",
+    "app.export": "export loads when the person exports",
+    "app.ledger": "the ledger loads when it is shown",
+    "app.ui.settings_dialog": "Settings load when opened",
+    "logging.handlers": "the log file rotates from its first record",
+    "uuid": "ids are made with the first conversation",
+    "html": "rich text is escaped when it is first shown",
+    "PIL": "Pillow loads with the first picture",
+}
+
+
+def _smoke(home: SightlineHome, tmp_path: Path) -> dict[str, set[str]]:
+    notes = tmp_path / "notes.json"
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, str(notes)],
+        env=home.env(),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    timings = json.loads(done.stdout.strip().splitlines()[-1])
+    assert timings["smoke"] == "ok"
+    events = json.loads(notes.read_text(encoding="utf-8"))
+    assert [name for name, _ in events] == ["paint", "start"], "listing starts after the paint"
+    return {name: set(modules) for name, modules in events}
+
+
+def _loaded(modules: set[str], names: dict[str, str]) -> dict[str, str]:
+    return {
+        name: why
+        for name, why in names.items()
+        if name in modules or any(m.startswith(f"{name}.") for m in modules)
+    }
+
+
+def test_the_first_paint_comes_before_what_it_does_not_need(tmp_path: Path) -> None:
+    home = SightlineHome(config=tmp_path / "config.toml", data=tmp_path / "data")
+    write_config(home.config, None)  # no provider named: the common first start
+    at = _smoke(home, tmp_path)
+    not_yet = NEVER_BEFORE_PAINT | {
+        "routing.models": "no provider is named in the config",
+        "routing.presets": "no provider is named in the config",
+    }
+    assert _loaded(at["paint"], not_yet) == {}
+    # Listing starts on the asyncio loop, which runs by then.
+    assert "asyncio" in at["start"]
+
+
+def test_a_config_with_providers_still_paints_before_asyncio(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    at = _smoke(home, tmp_path)  # its config names the loopback Ollama
+    assert _loaded(at["paint"], NEVER_BEFORE_PAINT) == {}
+    assert "routing.models" in at["paint"]  # the config's providers are read before the paint
