@@ -123,7 +123,9 @@ def _catalogue(config: Config, blind: set[str] | None = None) -> Any:
     from app.keys import KeyStore, with_keys
     from routing.catalogue import Catalogue
 
-    providers = with_keys(effective_providers(config, os.environ), KeyStore(), os.environ)
+    providers = with_keys(
+        effective_providers(config, os.environ), KeyStore(config.data_dir), os.environ
+    )
     return Catalogue(providers, blind=blind or ())
 
 

@@ -13,6 +13,7 @@ On load a message is its text part first (when non-empty), then the rest.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
@@ -155,9 +156,8 @@ class Store:
 
     def create_conversation(self, title: str = "", model: str = "") -> str:
         """Start a new, empty conversation and return its id."""
-        import uuid  # here, not at the top: ~3 ms the window's first paint doesn't need
-
-        conversation_id = uuid.uuid4().hex
+        # 128 random bits as hex, as uuid4().hex gave, without uuid's imports (~3 ms).
+        conversation_id = os.urandom(16).hex()
         now = self._now()
         with self._write() as db:
             db.execute(

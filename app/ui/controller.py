@@ -130,7 +130,7 @@ class Controller(QObject):
             # Made on first use (after the first paint): app.keys loads routing.models.
             from app.keys import KeyStore
 
-            self._keys = KeyStore()
+            self._keys = KeyStore(self.config.data_dir)
         return self._keys
 
     @property

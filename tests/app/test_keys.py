@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import keyring
 import pytest
 from keyring.backend import KeyringBackend
 from keyring.errors import NoKeyringError, PasswordDeleteError
 
-from app.keys import SERVICE, KeyStore, with_keys
+from app.keys import INDEX_NAME, SERVICE, KeyStore, with_keys
 from routing.models import ProviderConfig
+from tests.servers.ollama import FakeOllama
 
 
 class MemoryKeyring(KeyringBackend):
@@ -101,3 +107,71 @@ def test_no_keyring_keeps_the_key_for_the_session_and_says_so(no_keyring: None) 
     assert keys.get("oa") == "sk-typed"
     assert with_keys([OPENAI], keys, {})[0].api_key == "sk-typed"
     assert KeyStore().get("oa") == ""  # a new session starts without it
+
+
+OLLAMA = ProviderConfig("ollama", "ollama", "http://127.0.0.1:11434")
+
+
+def test_a_keyless_provider_is_looked_up_only_once_sightline_stored_its_key(
+    memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
+    memory_keyring.set_password(SERVICE, "ollama", "set-outside-sightline")
+    index = tmp_path / INDEX_NAME
+    index.write_text('{"providers": []}', encoding="utf-8")
+    keys = KeyStore(tmp_path)
+    [p] = with_keys([OLLAMA], keys, {})
+    assert p.api_key == ""  # the index says Sightline put no key there for it
+    assert keys.set("ollama", "behind-a-proxy")
+    assert json.loads(index.read_text(encoding="utf-8")) == {"providers": ["ollama"]}
+    [p] = with_keys([OLLAMA], KeyStore(tmp_path), {})
+    assert p.api_key == "behind-a-proxy"
+    keys.delete("ollama")
+    assert json.loads(index.read_text(encoding="utf-8")) == {"providers": []}
+
+
+def test_without_an_index_every_provider_is_looked_up_and_the_index_begins(
+    memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
+    memory_keyring.set_password(SERVICE, "ollama", "from-an-older-sightline")
+    [p] = with_keys([OLLAMA], KeyStore(tmp_path), {})
+    assert p.api_key == "from-an-older-sightline"
+    index = (tmp_path / INDEX_NAME).read_text(encoding="utf-8")
+    assert json.loads(index) == {"providers": ["ollama"]}
+    assert "from-an-older-sightline" not in index  # ids only, never a key
+
+
+def test_a_provider_that_needs_a_key_is_always_looked_up(
+    memory_keyring: MemoryKeyring, tmp_path: Path
+) -> None:
+    (tmp_path / INDEX_NAME).write_text('{"providers": []}', encoding="utf-8")
+    memory_keyring.set_password(SERVICE, "oa", "sk-stored-by-hand")
+    [p] = with_keys([OPENAI], KeyStore(tmp_path), {})
+    assert p.api_key == "sk-stored-by-hand"
+
+
+def test_with_no_keyring_the_index_is_written_empty(no_keyring: None, tmp_path: Path) -> None:
+    [p] = with_keys([OLLAMA], KeyStore(tmp_path), {})
+    assert p.api_key == ""
+    assert json.loads((tmp_path / INDEX_NAME).read_text(encoding="utf-8")) == {"providers": []}
+
+
+def test_ask_with_only_local_servers_never_loads_the_keyring(
+    tmp_path: Path, fake_ollama: FakeOllama
+) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'discover_local = false\n[[providers]]\nid = "ollama"\nkind = "ollama"\n'
+        f'base_url = "{fake_ollama.base_url}"\n',
+        encoding="utf-8",
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OLLAMA_HOST"}
+    env |= {"SIGHTLINE_CONFIG": str(config), "SIGHTLINE_DATA_DIR": str(tmp_path / "data")}
+    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
+    command = [sys.executable, "-X", "importtime", "-m", "app", "ask", "--model",
+               "ollama:llama3.2:3b", "hi"]  # fmt: skip
+    loaded = []
+    for _ in range(2):  # the first run begins the index
+        done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr[-2000:]
+        loaded.append(" keyring" in done.stderr)
+    assert loaded == [True, False]
