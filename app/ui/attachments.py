@@ -167,8 +167,8 @@ class AttachmentStrip(QScrollArea):
             note = pdf_notes.get(attached.sha256)
             if isinstance(made, PdfCard) and note is not None:
                 made.set_note(note)
+        self.reading.setText(_progress(attachments.reading, attachments.locked))
         reading = attachments.reading
-        self.reading.setText(f"Reading {reading} file{'s' * (reading != 1)}…" if reading else "")
         self.reading.setVisible(bool(reading))
         self.setVisible(attachments.anything or bool(reading))
         self._fit_height()
@@ -232,3 +232,12 @@ class ProblemBar(QFrame):
         self._problems = tuple(problems)
         self.label.setText("\n".join(self._problems))
         self.setVisible(bool(self._problems))
+
+
+def _progress(reading: int, locked: tuple[str, ...]) -> str:
+    """What the strip says while files are read or a locked PDF waits for its password."""
+    read = reading - len(locked)
+    words = [f"Reading {read} file{'s' * (read != 1)}…"] if read > 0 else []
+    if locked:
+        words.append(f"Waiting for the password of {', '.join(locked)}…")
+    return " ".join(words)

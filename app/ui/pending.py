@@ -70,6 +70,7 @@ class Attachments:
     pdfs: tuple[AttachedPdf, ...] = ()
     problems: tuple[str, ...] = ()
     reading: int = 0  # files still being read (or waiting for their password)
+    locked: tuple[str, ...] = ()  # names of the PDFs whose password is being asked for
 
     @property
     def anything(self) -> bool:
@@ -87,6 +88,7 @@ class PendingAttachments:
         self._problems: tuple[str, ...] = ()
         self._unnamed = 0
         self.reading = 0
+        self.locked: list[str] = []  # counted in `reading` too: a message waits for them
 
     @property
     def pictures(self) -> tuple[Picture, ...]:
@@ -100,7 +102,9 @@ class PendingAttachments:
 
     def snapshot(self) -> Attachments:
         """The state to show."""
-        return Attachments(self.pictures, self.pdfs, self._problems, self.reading)
+        return Attachments(
+            self.pictures, self.pdfs, self._problems, self.reading, tuple(self.locked)
+        )
 
     def set_problems(self, problems: Iterable[str]) -> None:
         """Show these problems instead of the last ones."""

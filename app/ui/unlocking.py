@@ -101,11 +101,14 @@ async def unlock_each(
     Each was counted in `pending.reading` by the caller and stays counted until
     settled, so a message can't leave without a PDF whose password is being typed.
     """
+    pending.locked.extend(path.name for path in paths)
+    changed()  # the strip says which PDF waits for its password
     for path in paths:
         try:
             found = await unlock(path, ask)
         finally:
             pending.reading -= 1
+            pending.locked.remove(path.name)
         if isinstance(found, str):
             pending.add_problems((found,))
         else:

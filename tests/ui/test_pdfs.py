@@ -268,6 +268,8 @@ def test_a_locked_pdf_asks_for_its_password_until_it_is_right(
     # While its password is asked, the PDF counts as being read: no message leaves without it.
     assert session.controller.attachments.reading == 1
     assert session.controller.send("send it now", AUTO) is False
+    strip = session.window.composer.strip
+    assert strip.reading.text() == "Waiting for the password of locked.pdf…"
 
     type_password(qtbot, session, "not it")
     qtbot.waitUntil(lambda: asked(session, wrong=True))
