@@ -27,6 +27,7 @@ class Approval(StrEnum):
     """The person's answer to "may this tool run?"."""
 
     ONCE = "once"
+    STEP = "step"  # this call and the step's other calls waiting to be asked about
     CONVERSATION = "conversation"
     DENY = "deny"
 
@@ -34,15 +35,16 @@ class Approval(StrEnum):
 class Approver(Protocol):
     """Whoever answers for the person: the window's approval card, or `ask`'s flag."""
 
-    async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
-        """Allow this call once, for the conversation, or not at all."""
+    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
+        """Allow this call once, with the step's `others` still to ask about, for the
+        conversation, or not at all."""
         ...
 
 
 class AllowAll:
     """`sightline ask --allow-tools`: every call of this run is allowed."""
 
-    async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
+    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         """Always allow, once."""
         return Approval.ONCE
 
@@ -50,7 +52,7 @@ class AllowAll:
 class DenyAll:
     """`sightline ask` without `--allow-tools`: nothing runs, and the model is told why."""
 
-    async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
+    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         """Always deny."""
         return Approval.DENY
 
@@ -100,28 +102,41 @@ class ToolStep:
         """Results for every call, in the calls' order; runs the allowed ones concurrently."""
         allowed: list[ToolCall] = []
         results: dict[str, ToolResult] = {}
-        for call in calls:  # asked one at a time: the person answers one question at once
+        step_allowed = False  # the person allowed the rest of this step at once
+        for index, call in enumerate(calls):  # asked one at a time: one question at once
             if call.name not in tools:
                 results[call.id] = error_result(
                     call, f"There is no tool named {call.name!r}. Tools: {', '.join(tools)}."
                 )
-            elif await self._may_run(conversation_id, call):
+                continue
+            if step_allowed or self._allowed_already(conversation_id, call):
                 allowed.append(call)
-            else:
+                continue
+            others = sum(
+                1
+                for later in calls[index + 1 :]
+                if later.name in tools and not self._allowed_already(conversation_id, later)
+            )
+            answer = await self._ask(conversation_id, call, others)
+            step_allowed = answer == Approval.STEP
+            if answer == Approval.DENY:
                 results[call.id] = error_result(call, DENIED)
+            else:
+                allowed.append(call)
         ran = await asyncio.gather(*(self._run_one(tools[c.name], c) for c in allowed))
         results.update((r.call_id, r) for r in ran)
         return tuple(results[c.id] for c in calls)
 
-    async def _may_run(self, conversation_id: str, call: ToolCall) -> bool:
-        if call.name in self.always_allowed or call.name in self._granted(conversation_id):
-            return True
-        answer = await self.approver.approve(conversation_id, call)
+    def _allowed_already(self, conversation_id: str, call: ToolCall) -> bool:
+        return call.name in self.always_allowed or call.name in self._granted(conversation_id)
+
+    async def _ask(self, conversation_id: str, call: ToolCall, others: int) -> Approval:
+        answer = await self.approver.approve(conversation_id, call, others)
         if answer == Approval.CONVERSATION:
             self._granted(conversation_id).add(call.name)
             if self.grants is not None:
                 self.grants.grant_tool(conversation_id, call.name)
-        return answer != Approval.DENY
+        return answer
 
     async def _run_one(self, tool: Tool, call: ToolCall) -> ToolResult:
         try:

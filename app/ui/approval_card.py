@@ -24,7 +24,8 @@ from app.ui.icons import badge_image, icon_of
 from app.ui.painting import blend, code_font
 from app.ui.tool_words import pretty_arguments
 
-ONCE, CONVERSATION, DENY = "once", "conversation", "deny"  # app.tool_step.Approval's values
+# app.tool_step.Approval's values
+ONCE, STEP, CONVERSATION, DENY = "once", "step", "conversation", "deny"
 _ICON = QSize(18, 18)
 AMBER = "#d97706"  # asking: the colour of "wait", not of an error
 
@@ -40,9 +41,10 @@ def _button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
 
 
 class ApprovalCard(QFrame):
-    """Names the tool and its arguments, with Allow once / Allow in this chat / Don't allow."""
+    """Names the tool and its arguments, with Allow once / Allow all of this step (when the
+    model asked for more calls at once) / Allow in this chat / Don't allow."""
 
-    answered = Signal(object, str)  # the ApprovalRequest, and ONCE, CONVERSATION or DENY
+    answered = Signal(object, str)  # the ApprovalRequest, and ONCE, STEP, CONVERSATION or DENY
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """A hidden card; `show_request` fills and shows it."""
@@ -75,6 +77,12 @@ class ApprovalCard(QFrame):
         self.once_button = _button(
             "Allow &once", "Allow once", "Run this call, and ask again", self
         )
+        self.step_button = _button(
+            "Allow &all",
+            "Allow all of this step",
+            "Run this call and the others the model asked for with it, without asking about each",
+            self,
+        )
         self.chat_button = _button(
             "Allow in this &chat", "Allow in this chat", "Don't ask again in this chat", self
         )
@@ -89,7 +97,7 @@ class ApprovalCard(QFrame):
         buttons = QHBoxLayout()
         buttons.setSpacing(8)
         buttons.addWidget(self.hint, 1)
-        for button in (self.once_button, self.chat_button, self.deny_button):
+        for button in (self.once_button, self.step_button, self.chat_button, self.deny_button):
             buttons.addWidget(button, 0, Qt.AlignmentFlag.AlignBottom)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(14, 10, 14, 10)
@@ -97,10 +105,12 @@ class ApprovalCard(QFrame):
         layout.addLayout(top)
         layout.addWidget(self.arguments)
         layout.addLayout(buttons)
-        self.setTabOrder(self.once_button, self.chat_button)
+        self.setTabOrder(self.once_button, self.step_button)
+        self.setTabOrder(self.step_button, self.chat_button)
         self.setTabOrder(self.chat_button, self.deny_button)
 
         self.once_button.clicked.connect(lambda: self._answer(ONCE))
+        self.step_button.clicked.connect(lambda: self._answer(STEP))
         self.chat_button.clicked.connect(lambda: self._answer(CONVERSATION))
         self.deny_button.clicked.connect(lambda: self._answer(DENY))
         self._restyle()
@@ -110,12 +120,22 @@ class ApprovalCard(QFrame):
         """Ask about one call."""
         self.request = request
         name = request.call.name
-        self.heading.setText(f"The model wants to run the tool {name}. Allow it?")
+        others = request.others
+        more = f" (and {others} more call{'s' * (others != 1)} with it)" if others else ""
+        self.heading.setText(f"The model wants to run the tool {name}{more}. Allow it?")
+        self.step_button.setText(f"Allow &all {others + 1}")
+        self.step_button.setVisible(bool(others))
         arguments = request.call.arguments
         self.arguments.setText(pretty_arguments(arguments) if arguments else "(no arguments)")
+        all_of_them = (
+            f" Allow all runs it and the {others} other call{'s' * (others != 1)} the model "
+            "asked for with it."
+            if others
+            else ""
+        )
         self.hint.setText(
-            f"Allow once runs just this call. Allow in this chat lets {name} run again "
-            "in this conversation without asking."
+            f"Allow once runs just this call.{all_of_them} Allow in this chat lets {name} run "
+            "again in this conversation without asking."
         )
         self.setAccessibleDescription(f"{self.heading.text()} Arguments: {self.arguments.text()}")
         self.show()

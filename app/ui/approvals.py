@@ -24,14 +24,16 @@ class ApprovalRequest:
     serial: int
     conversation_id: str
     call: ToolCall
+    others: int = 0  # more calls of the same step still to ask about after this one
 
 
 class Approvals(Questions[ApprovalRequest, "Approval"]):
     """Tool calls waiting for the person's answer, in the order asked."""
 
-    async def ask(self, conversation_id: str, call: ToolCall) -> Approval:
+    async def ask(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         """Wait for the person's answer (cancelled with the turn when they press Stop)."""
-        return await self.put(ApprovalRequest(self.next_serial(), conversation_id, call))
+        request = ApprovalRequest(self.next_serial(), conversation_id, call, others)
+        return await self.put(request)
 
     def waiting_in(self, conversation_id: str) -> ApprovalRequest | None:
         """The first open question of a conversation, if any."""

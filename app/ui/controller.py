@@ -485,12 +485,12 @@ class Controller(QObject):
     async def _start_tools(self) -> None:
         await self._tools()
 
-    async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
+    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         """Ask the person, through the window's approval card, whether a call may run."""
-        return await self._approvals.ask(conversation_id, call)
+        return await self._approvals.ask(conversation_id, call, others)
 
     def answer_approval(self, request: ApprovalRequest, answer: str) -> None:
-        """The person's answer to a waiting call: "once", "conversation" or "deny"."""
+        """The person's answer to a waiting call: "once", "step", "conversation" or "deny"."""
         from app.tool_step import Approval
 
         self._approvals.answer(request.serial, Approval(answer))

@@ -49,9 +49,11 @@ class Asker:
     def __init__(self, *answers: Approval) -> None:
         self.answers = list(answers)
         self.asked: list[str] = []
+        self.others: list[int] = []  # how many more calls of the step each question named
 
-    async def approve(self, conversation_id: str, call: ToolCall) -> Approval:
+    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         self.asked.append(call.name)
+        self.others.append(others)
         return self.answers.pop(0)
 
 
@@ -152,6 +154,23 @@ async def test_allowed_in_this_chat_holds_after_a_restart_and_only_in_that_chat(
         assert later.asked == ["read_file"]  # another chat asks
         store.delete_conversation(cid)
         assert store.granted_tools(cid) == set()
+
+
+async def test_allow_all_runs_the_rest_of_the_step_without_asking_again(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    for name in ("a", "b", "c"):
+        (tmp_path / f"{name}.txt").write_text(name.upper())
+    reads = [("read_file", {"path": str(tmp_path / f"{n}.txt")}) for n in ("a", "b", "c")]
+    fake_ollama.enqueue(call_reply(*reads), call_reply(reads[0]), Reply(text="done"))
+    asker = Asker(Approval.STEP, Approval.DENY)
+    runner = TurnRunner(store, catalogue, ToolStep(asker))
+    cid = store.create_conversation()
+    await turn(runner, cid, "read all three", [ReadFile()])
+    # Asked once for the step of three (naming the two others); the next step asks again.
+    assert asker.asked == ["read_file", "read_file"] and asker.others == [2, 0]
+    texts = [r.text for m in store.messages(cid) for r in m.tool_results]
+    assert texts == ["A", "B", "C", DENIED]
 
 
 async def test_calls_of_one_step_run_at_once(

@@ -118,11 +118,11 @@ def test_allow_once_runs_the_call_and_the_result_row_opens_to_show_it(
     assert "read_file" in shown.heading.text()
     assert json.loads(shown.arguments.text()) == {"path": str(notes)}
     buttons = shown.findChildren(QPushButton)
-    assert [b.accessibleName() for b in buttons] == [
+    assert [b.accessibleName() for b in buttons if b.isVisibleTo(shown)] == [
         "Allow once",
         "Allow in this chat",
         "Don't allow",
-    ]
+    ]  # one call: no "Allow all"
     assert not any(b.isDefault() or b.autoDefault() for b in buttons)
     # The card has the keyboard, and Enter on it allows nothing.
     qtbot.waitUntil(shown.hasFocus)
@@ -150,6 +150,36 @@ def test_allow_once_runs_the_call_and_the_result_row_opens_to_show_it(
     # The model's second request carried the file's words.
     second = fake_ollama.chat_requests()[1]["messages"]
     assert any(m["role"] == "tool" and "Buy milk" in m["content"] for m in second)
+
+
+def test_allow_all_answers_every_call_of_the_step_at_once(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    files = [tmp_path / f"{n}.txt" for n in ("one", "two", "three")]
+    for path in files:
+        path.write_text(path.stem, encoding="utf-8")
+    calls = [{"name": "read_file", "arguments": {"path": str(f)}} for f in files]
+    fake_ollama.enqueue(Reply(tool_calls=calls), Reply(text="Read all three."))
+    session = open_chat(qtbot, open_window)
+    asked: list[object] = []
+    session.controller.approval_requested.connect(asked.append)
+    send(qtbot, session, "Read my three notes")
+
+    shown = wait_card(qtbot, session)
+    assert "(and 2 more calls with it)" in shown.heading.text()
+    assert shown.step_button.isVisibleTo(shown) and shown.step_button.text() == "Allow &all 3"
+    assert "the 2 other calls" in shown.hint.text()
+    qtbot.mouseClick(shown.step_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+    assert len(asked) == 1  # one question for the whole step
+    assert answers(session)[-1]["text"] == "Read all three."
+    tool_messages = [m for m in fake_ollama.chat_requests()[1]["messages"] if m["role"] == "tool"]
+    assert [m["content"] for m in tool_messages] == ["one", "two", "three"]
+    assert session.controller.allowed_tools(session.controller.current_id) == frozenset()
 
 
 def test_allow_in_this_chat_is_not_asked_again_there_but_is_in_a_new_chat(
