@@ -96,6 +96,7 @@ class Store:
         self._db = db
         self._clock = 0.0
         self._streaming: dict[int, str] = {}  # messages begun here, not yet finished: chat
+        self._last_touched = ""  # the conversation this store last made the most recent
 
     @classmethod
     def open(cls, folder: Path) -> Store:
@@ -165,6 +166,7 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?)",
                 (conversation_id, title, model, now, now),
             )
+        self._last_touched = conversation_id
         return conversation_id
 
     def list_conversations(self) -> list[ConversationSummary]:
@@ -346,13 +348,22 @@ class Store:
 
     def append_text(self, item_id: int, text: str) -> None:
         """Append streamed words to a message, committed at once (a chunk until it ends)."""
-        with self._write() as db:
-            conversation_id = self._streaming.get(item_id)
-            if conversation_id is None:
-                self._touch_item(db, item_id)  # also checks that it is a message
-            else:  # begun here: known to be a message, and whose
-                self._touch(db, conversation_id)
+        conversation_id = self._streaming.get(item_id)
+        if conversation_id is None:  # not begun here: check it is a message, the slow way
+            with self._write() as db:
+                self._touch_item(db, item_id)
+                db.execute(
+                    "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text)
+                )
+            return
+        # The hot path of a streaming answer: one INSERT, committed on its own (autocommit
+        # makes a single statement its own transaction). The conversation is touched only
+        # when another one became the most recent since, which keeps it on top all the same.
+        with self._write_one() as db:
             db.execute("INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text))
+        if self._last_touched != conversation_id:
+            with self._write() as db:
+                self._touch(db, conversation_id)
 
     def add_part(self, item_id: int, part: Part) -> None:
         """Add a part to a message; a TextPart joins the message's text."""
@@ -447,6 +458,14 @@ class Store:
             raise StoreError(f"Can't save to {self.path}: {exc}.") from exc
 
     @contextmanager
+    def _write_one(self) -> Iterator[sqlite3.Connection]:
+        """One statement, which SQLite commits as its own transaction."""
+        try:
+            yield self._db
+        except sqlite3.Error as exc:
+            raise StoreError(f"Can't save to {self.path}: {exc}.") from exc
+
+    @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
         """Run reads, turning SQLite failures into a StoreError naming the file."""
         try:
@@ -477,6 +496,7 @@ class Store:
         )
         if cursor.rowcount == 0:
             raise StoreError(f"There is no conversation {conversation_id!r} in {self.path}.")
+        self._last_touched = conversation_id
         return now
 
     def _touch_item(self, db: sqlite3.Connection, item_id: int) -> None:
