@@ -352,9 +352,7 @@ class Store:
         if conversation_id is None:  # not begun here: check it is a message, the slow way
             with self._write() as db:
                 self._touch_item(db, item_id)
-                db.execute(
-                    "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text)
-                )
+                db.execute("INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text))
             return
         # The hot path of a streaming answer: one INSERT, committed on its own (autocommit
         # makes a single statement its own transaction). The conversation is touched only

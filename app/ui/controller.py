@@ -18,19 +18,12 @@ from PySide6.QtCore import QObject, Signal
 
 from app import paths
 from app.ui.approvals import ApprovalRequest, Approvals
+from app.ui.attaching import Attaching
 from app.ui.chats import Chats
 from app.ui.listing import ModelListing  # where other modules have always imported it from
-from app.ui.pdf_notes import PdfNote, pdf_note
-from app.ui.pending import (
-    Attachments,
-    Offered,
-    PendingAttachments,
-    SightNote,
-    read_offered,
-    sight_note,
-)
-from app.ui.unlocking import PasswordRequest, Passwords, unlock_each
-from routing.transcript import Message, ToolCall  # loaded by the store: costs nothing here
+from app.ui.pending import Attachments
+from app.ui.turn_feed import TurnFeed
+from routing.transcript import ToolCall  # loaded by the store: costs nothing here
 
 # asyncio (~25 ms) is imported by the methods that use it: they all run after the
 # window's first paint, which comes before asyncio loads (app/ui/app.py).
@@ -39,11 +32,11 @@ if TYPE_CHECKING:
 
     from app.config import Config
     from app.keys import KeyStore
-    from app.store import Store, StoredItem
+    from app.store import Store
     from app.tool_step import Approval, ToolStep
     from app.toolbox import Toolbox
     from app.tools.base import Tool
-    from app.turn import TurnEvent, TurnRunner
+    from app.turn import TurnRunner
     from routing.catalogue import Catalogue, ProviderStatus
     from routing.models import ProviderConfig
 
@@ -66,9 +59,6 @@ class Controller(QObject):
     approval_settled = Signal(object)  # ApprovalRequest: answered, or dropped by Stop
     busy_changed = Signal(bool)
     draft_restored = Signal(str)
-    attachments_changed = Signal(object)  # Attachments
-    password_requested = Signal(object)  # PasswordRequest: a locked PDF waits for its password
-    password_settled = Signal(object)  # PasswordRequest: answered, or dropped on closing
     problem = Signal(str)  # something went wrong outside any conversation
 
     def __init__(
@@ -96,11 +86,7 @@ class Controller(QObject):
         self._turn_task: asyncio.Task[None] | None = None
         self._chores: set[asyncio.Task[None]] = set()  # held so they aren't collected mid-way
         self._turn_conversation = ""
-        self._streaming_item: int | None = None
-        self._last_shown = 0  # the newest item id the turn has shown
         self._listing = ModelListing(listing=True, config_path=self._config_path())
-        self._pending = PendingAttachments()
-        self._passwords = Passwords(self.password_requested.emit, self.password_settled.emit)
         self._approvals = Approvals(self.approval_requested.emit, self.approval_settled.emit)
         # One for the window's life, so "Allow in this chat" outlives new settings.
         self._tool_step: ToolStep | None = None
@@ -110,6 +96,14 @@ class Controller(QObject):
         self.chats = Chats(store, self)
         self.chats.changed.connect(self.conversations_changed)
         self.chats.restored.connect(self._restored)
+        # The composer's pictures and PDFs: read as chores, noted for the listed models.
+        self.attaching = Attaching(lambda: self._listing, self._chore, self)
+        # A turn's events, shown in the open conversation through this controller's signals.
+        self._feed = TurnFeed(store, lambda: self._current, self)
+        self._feed.item_added.connect(self.item_added)
+        self._feed.text_added.connect(self.text_added)
+        self._feed.item_finished.connect(self.item_finished)
+        self._feed.call_added.connect(self.call_added)
 
     # -- state -----------------------------------------------------------------
 
@@ -351,88 +345,26 @@ class Controller(QObject):
         if not self._current:  # Undo brings the chat back into view if nothing else is open
             self.select_conversation(conversation_id)
 
-    # -- attachments -------------------------------------------------------------
-
-    @property
-    def attachments(self) -> Attachments:
-        """The pictures and PDFs the next message carries, and what went wrong attaching others."""
-        return self._pending.snapshot()
-
-    def attach_files(self, paths: list[Path]) -> None:
-        """Attach picture and PDF files (the Attach dialog); they are read off the UI thread."""
-        self.attach(Offered(paths=tuple(paths)))
-
-    def attach(self, offered: Offered) -> None:
-        """Attach what the person offered; bad files become problems, named, and aren't attached."""
-        self._pending.set_problems(offered.problems)
-        if offered.count:
-            self._pending.reading += offered.count
-            self._chore(self._read(offered))
-        self._show_attachments()
-
-    async def _read(self, offered: Offered) -> None:
-        locked = 0  # locked PDFs count as being read until their password is settled
-        try:
-            read = await read_offered(offered, self._pending.unnamed_label)
-            locked = len(read.locked)
-        finally:
-            self._pending.reading -= offered.count - locked
-        self._pending.add_problems(read.problems)
-        self._pending.add(read.pictures, read.pdfs)
-        self._show_attachments()
-        await unlock_each(read.locked, self._passwords.ask, self._pending, self._show_attachments)
-
-    def answer_password(self, request: PasswordRequest, password: str | None) -> None:
-        """The person's password for a locked PDF (None: they cancelled)."""
-        self._passwords.answer(request.serial, password)
-
-    def remove_attachment(self, sha256: str) -> None:
-        """Take one picture or PDF off the next message."""
-        self._pending.remove(sha256)
-        self._show_attachments()
-
-    def dismiss_problems(self) -> None:
-        """The person has read what went wrong attaching."""
-        self._pending.set_problems(())
-        self._show_attachments()
-
-    def sight_of(self, model_ref: str) -> SightNote:
-        """What attachment cards say when `model_ref` answers (from the model's info)."""
-        listing = self._listing
-        return sight_note(model_ref, listing.models, listing.providers)
-
-    def pdf_notes(self, model_ref: str) -> dict[str, PdfNote]:
-        """What each attached PDF's card says when `model_ref` answers, by SHA-256."""
-        listing = self._listing
-        return {
-            a.sha256: pdf_note(model_ref, a, listing.models, listing.providers)
-            for a in self._pending.pdfs
-        }
-
-    def _show_attachments(self) -> None:
-        self.attachments_changed.emit(self._pending.snapshot())
-
     # -- turns -----------------------------------------------------------------
 
     def send(self, text: str, model_ref: str) -> bool:
         """Start a turn with the person's words and attachments; False when none started."""
         import asyncio  # after the first paint (see the imports)
 
-        if not (text.strip() or self._pending.snapshot().anything):
+        waiting = self.attaching.attachments
+        if not (text.strip() or waiting.anything):
             return False
         if self.busy or self._runner is None:
             return False
-        if self._pending.reading:
+        if waiting.reading:
             return False  # a file is still being read: it belongs with this message
         if not self._current:
             self._current = self.store.create_conversation(model=model_ref)
             self.conversation_loaded.emit(self._current, [], model_ref)
             self.chats.refresh()
         self._turn_conversation = self._current
-        self._streaming_item = None
-        self._last_shown = 0
-        attached = self._pending.take()
-        self._show_attachments()
+        self._feed.begin()
+        attached = self.attaching.take()
         text = text if text.strip() else ""  # attachments alone: no blank words with them
         task = asyncio.ensure_future(
             self._run_turn(self._runner, self._current, text, attached, model_ref)
@@ -528,7 +460,7 @@ class Controller(QObject):
             )
             async with contextlib.aclosing(turn) as events:
                 async for event in events:
-                    self._forward(conversation_id, event)
+                    self._feed.forward(conversation_id, event)
                     if isinstance(event, ItemAdded) and event.item.seq == 1:
                         self.chats.refresh()  # the first words title the chat
                     if isinstance(event, TurnEnded) and event.error is not None:
@@ -538,62 +470,21 @@ class Controller(QObject):
         except asyncio.CancelledError:
             # The turn marked its partial answer STOPPED while unwinding; show that,
             # and the "stopped" results it stored for calls cut short.
-            self._finish_streaming_item()
-            self._show_unseen(conversation_id)
+            self._feed.finish_streaming_item()
+            self._feed.show_unseen(conversation_id)
         except Exception as exc:  # a store or programming error: keep the window alive
             log.exception("the turn failed")
-            self._finish_streaming_item()
+            self._feed.finish_streaming_item()
             self._give_back(text, attached)
             self.problem.emit(f"The answer could not be finished: {exc}")
 
     def _give_back(self, text: str, attached: Attachments) -> None:
         self.draft_restored.emit(text)
-        if attached.anything:
-            self._pending.give_back(attached)
-            self._show_attachments()
+        self.attaching.give_back(attached)
 
     def _turn_done(self, task: asyncio.Task[None]) -> None:
         if task is self._turn_task:
             self._turn_task = None
-        self._streaming_item = None
+        self._feed.end()
         self.busy_changed.emit(False)
         self.chats.refresh()
-
-    def _forward(self, conversation_id: str, event: TurnEvent) -> None:
-        from app.turn import ItemAdded, ItemFinished, PartAdded, TextAdded
-
-        if isinstance(event, ItemAdded):
-            item = event.item.item
-            if isinstance(item, Message) and item.role == "assistant":
-                self._streaming_item = event.item.id
-            if conversation_id == self._current:
-                self.item_added.emit(event.item)
-        elif isinstance(event, TextAdded):
-            # The view ignores ids it doesn't show, so a chat left mid-answer is fine.
-            self.text_added.emit(event.item_id, event.text)
-        elif isinstance(event, PartAdded) and isinstance(event.part, ToolCall):
-            self.call_added.emit(event.item_id, event.part)
-        elif isinstance(event, ItemFinished):
-            self._streaming_item = None
-            self._emit_stored(event.item_id)
-        if isinstance(event, ItemAdded):
-            self._last_shown = max(self._last_shown, event.item.id)
-
-    def _show_unseen(self, conversation_id: str) -> None:
-        """Show items a stopped turn stored while unwinding (it yields no events then)."""
-        if conversation_id != self._current:
-            return
-        for stored in self.store.items(conversation_id):
-            if stored.id > self._last_shown:
-                self._last_shown = stored.id
-                self.item_added.emit(stored)
-
-    def _finish_streaming_item(self) -> None:
-        if self._streaming_item is not None:
-            self._emit_stored(self._streaming_item)
-            self._streaming_item = None
-
-    def _emit_stored(self, item_id: int) -> None:
-        stored: StoredItem | None = self.store.get_item(item_id)
-        if stored is not None:
-            self.item_finished.emit(stored)

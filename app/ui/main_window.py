@@ -79,7 +79,8 @@ class MainWindow(QMainWindow):
         self.approval = ApprovalCard(self)
         self.composer = Composer(self)
         self.ledger = LedgerPanel(self)
-        self.passwords = PasswordPrompt(controller, self)  # asks for a locked PDF's password
+        # Asks for a locked PDF's password.
+        self.passwords = PasswordPrompt(controller.attaching, self)
         # Many items can arrive at once (a turn's notices): the ledger is read once after.
         self._ledger_timer = QTimer(self)
         self._ledger_timer.setSingleShot(True)
@@ -168,7 +169,7 @@ class MainWindow(QMainWindow):
         self.approval.answered.connect(c.answer_approval)
         c.busy_changed.connect(self.composer.set_busy)
         c.draft_restored.connect(self.composer.restore_draft)
-        c.attachments_changed.connect(self._show_attachments)
+        c.attaching.attachments_changed.connect(self._show_attachments)
         c.problem.connect(lambda message: self.statusBar().showMessage(message, 15000))
         c.chats.deleted_changed.connect(self.sidebar.show_deleted)
         c.chats.told.connect(lambda message: self.statusBar().showMessage(message, 10000))
@@ -183,9 +184,9 @@ class MainWindow(QMainWindow):
         self.title.finished.connect(self.composer.edit.setFocus)
         self.composer.send_requested.connect(self._send)
         self.composer.stop_requested.connect(c.stop)
-        self.composer.attachments_offered.connect(c.attach)
-        self.composer.remove_requested.connect(c.remove_attachment)
-        self.composer.problems_dismissed.connect(c.dismiss_problems)
+        self.composer.attachments_offered.connect(c.attaching.attach)
+        self.composer.remove_requested.connect(c.attaching.remove_attachment)
+        self.composer.problems_dismissed.connect(c.attaching.dismiss_problems)
         self.picker.currentIndexChanged.connect(self._show_attachments)
         self.picker.currentIndexChanged.connect(self._show_check_again)
         self.top.check_again_button.clicked.connect(
@@ -197,7 +198,7 @@ class MainWindow(QMainWindow):
         self.view.viewport().setAcceptDrops(True)
         self._view_drops = AttachmentDrops(self)
         self.view.viewport().installEventFilter(self._view_drops)
-        self._view_drops.offered.connect(c.attach)
+        self._view_drops.offered.connect(c.attaching.attach)
         self.panel.retry_requested.connect(c.refresh_models)
         self.panel.settings_requested.connect(self.open_settings)
         self.welcome.retry_requested.connect(c.refresh_models)
@@ -243,8 +244,8 @@ class MainWindow(QMainWindow):
         self.top.check_again_button.setVisible(learned)
 
     def _show_attachments(self, *_args: object) -> None:
-        c, ref = self.controller, self.picker.current_ref()
-        self.composer.show_attachments(c.attachments, c.sight_of(ref), c.pdf_notes(ref))
+        a, ref = self.controller.attaching, self.picker.current_ref()
+        self.composer.show_attachments(a.attachments, a.sight_of(ref), a.pdf_notes(ref))
 
     def _arrange(self, *_args: object) -> None:
         c = self.controller

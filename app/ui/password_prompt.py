@@ -1,6 +1,6 @@
 """The window's question for a locked PDF's password: a masked field naming the file.
 
-It answers the controller's `password_requested` (the controller asks one PDF
+It answers `Attaching.password_requested` (`attaching.py` asks one PDF
 at a time) and hands the answer straight back. The dialog is opened with
 `open()`, window-modal without a nested event loop (qasync runs on Qt's loop),
 and its field is emptied as soon as the answer is read, so the password stays
@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QWidget
 
-from app.ui.controller import Controller
+from app.ui.attaching import Attaching
 from app.ui.unlocking import PasswordRequest
 
 TITLE = "PDF password"
@@ -28,15 +28,15 @@ def question(request: PasswordRequest) -> str:
 class PasswordPrompt(QObject):
     """Asks for each locked PDF's password in a dialog over `window`."""
 
-    def __init__(self, controller: Controller, window: QWidget) -> None:
-        """Answer `controller`'s questions with dialogs over `window`."""
+    def __init__(self, attaching: Attaching, window: QWidget) -> None:
+        """Answer `attaching`'s questions with dialogs over `window`."""
         super().__init__(window)
-        self._controller = controller
+        self._attaching = attaching
         self._window = window
         self.dialog: QInputDialog | None = None  # the open question, if any
         self._request: PasswordRequest | None = None
-        controller.password_requested.connect(self.ask)
-        controller.password_settled.connect(self._settled)
+        attaching.password_requested.connect(self.ask)
+        attaching.password_settled.connect(self._settled)
 
     def ask(self, request: PasswordRequest) -> QInputDialog:
         """Open the dialog for one question."""
@@ -71,7 +71,7 @@ class PasswordPrompt(QObject):
         accepted = result == QDialog.DialogCode.Accepted.value
         password = dialog.textValue() if accepted else None
         dialog.setTextValue("")  # nothing of it left in the widget
-        self._controller.answer_password(request, password)
+        self._attaching.answer_password(request, password)
 
     def _settled(self, request: PasswordRequest) -> None:
         # A question dropped without an answer (the window closing): its dialog goes too.

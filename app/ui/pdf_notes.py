@@ -1,6 +1,6 @@
 """What a PDF's card says: its pages and size, and what the chosen model gets of it.
 
-Qt-free, like `pending`: the controller decides, cards only show. Whether a PDF
+Qt-free, like `pending`: `Attaching` decides, cards only show. Whether a PDF
 is a scan was learned when it was attached (`AttachedPdf.scan`), so the note is
 cheap to say again whenever the person picks another model.
 """

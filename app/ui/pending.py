@@ -1,6 +1,6 @@
 """What waits in the composer (pictures and PDFs), and what an attachment card says about sight.
 
-Qt-free: the controller keeps a `PendingAttachments`, reads what the person offers
+Qt-free: `Attaching` keeps a `PendingAttachments`, reads what the person offers
 with `read_offered` (off the UI thread), and widgets only show the snapshots
 (`Attachments`) and sight notes (`SightNote`) it hands them. A locked PDF is not
 read here: it comes back as `Read.locked`, for the window to ask its password.

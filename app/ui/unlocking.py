@@ -1,6 +1,6 @@
 """Locked PDFs: the window asks for the password, and asks again while it is wrong.
 
-Qt-free, like `approvals`: the controller asks through `Passwords` (one future
+Qt-free, like `approvals`: `Attaching` asks through `Passwords` (one future
 per question), the window answers from its dialog. A password goes from the
 answer straight to the worker thread that opens the PDF, and is kept nowhere:
 not in the question, not in a log, not in the store (the PDF is kept decrypted).

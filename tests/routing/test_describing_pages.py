@@ -123,8 +123,13 @@ async def test_a_page_that_failed_among_read_ones_is_named(
     looker: WireLooker, fake_ollama: FakeOllama
 ) -> None:
     pages = scan_pages("1-2", total=2)
-    fake_ollama.enqueue(Reply(text="Page 1: agenda."), Reply(status=500, body={"error": "boom"}))
-    text, _ = await words_of(pages, looker)
+    # Page 1 read first (pages are looked at concurrently, so the replies can't be
+    # ordered by page within one call); then page 2's look fails.
+    describer = Describer()
+    fake_ollama.enqueue(Reply(text="Page 1: agenda."))
+    await describer.describe(pages.pictures[0], looker, "page 1")
+    fake_ollama.enqueue(Reply(status=500, body={"error": "boom"}))
+    text, _ = await words_of(pages, looker, describer)
     assert 'Transcription of "minutes.pdf, page 1"' in text
     assert pages.extraction_error + " (Page 2 could not be transcribed either.)" in text
 

@@ -65,7 +65,7 @@ def pick(session: Session, ref: str) -> None:
 
 
 def reading_done(session: Session) -> bool:
-    return session.controller.attachments.reading == 0
+    return session.controller.attaching.attachments.reading == 0
 
 
 def drop(widget: QWidget, mime: QMimeData) -> tuple[bool, bool]:
@@ -142,7 +142,7 @@ def test_the_attach_button_reads_the_chosen_files_off_the_ui_thread(
     assert shown[0].size_label.text() == f"1280×800 · {round(size / 1024)} KB"
     assert shown[1].size_label.text().startswith("640×480 · ")
     assert shown[0].remove.accessibleName() == "Remove first.png"
-    assert [p.label for p in session.controller.attachments.pictures] == [
+    assert [p.label for p in session.controller.attaching.attachments.pictures] == [
         "first.png",
         "second.jpg",
     ]
@@ -156,7 +156,7 @@ def test_the_attach_button_reads_the_chosen_files_off_the_ui_thread(
     assert unnamed == []
 
     # The same file again is not attached twice, and the person is told.
-    session.controller.attach_files([first])
+    session.controller.attaching.attach_files([first])
     qtbot.waitUntil(lambda: reading_done(session) and bool(composer.problems.problems()))
     assert len(cards(session)) == 2
     assert composer.problems.problems() == ("first.png is attached already.",)
@@ -180,7 +180,7 @@ def test_bad_files_are_named_inline_and_not_attached(
     composer = session.window.composer
     qtbot.keyClicks(composer.edit, "keep me")
 
-    session.controller.attach_files([empty, good, truncated, text, huge])
+    session.controller.attaching.attach_files([empty, good, truncated, text, huge])
     qtbot.waitUntil(lambda: reading_done(session) and len(composer.problems.problems()) == 4)
     assert [c.picture.label for c in cards(session)] == ["good.png"]
     problems = composer.problems.problems()
@@ -199,7 +199,7 @@ def test_bad_files_are_named_inline_and_not_attached(
 
     qtbot.mouseClick(composer.problems.dismiss, Qt.MouseButton.LeftButton)
     assert not composer.problems.isVisible()
-    assert session.controller.attachments.problems == ()
+    assert session.controller.attaching.attachments.problems == ()
     assert len(cards(session)) == 1
 
 
@@ -271,13 +271,13 @@ def test_a_card_can_be_removed(
     wait_for_models(qtbot, session)
     keep = picture_file(tmp_path / "keep.png", shade=5)
     drop_me = picture_file(tmp_path / "drop-me.png", shade=6)
-    session.controller.attach_files([keep, drop_me])
+    session.controller.attaching.attach_files([keep, drop_me])
     qtbot.waitUntil(lambda: len(cards(session)) == 2)
     card = cards(session)[1]
     assert card.remove.accessibleName() == "Remove drop-me.png"
     qtbot.mouseClick(card.remove, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
-    assert [p.label for p in session.controller.attachments.pictures] == ["keep.png"]
+    assert [p.label for p in session.controller.attaching.attachments.pictures] == ["keep.png"]
     qtbot.mouseClick(cards(session)[0].remove, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not cards(session))
     assert not session.window.composer.strip.isVisible()
@@ -288,7 +288,7 @@ def test_the_sight_marker_follows_the_picker(
 ) -> None:
     session = open_window()
     wait_for_models(qtbot, session)
-    session.controller.attach_files([picture_file(tmp_path / "shot.png")])
+    session.controller.attaching.attach_files([picture_file(tmp_path / "shot.png")])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
 
     pick(session, "ollama:llava:7b")
@@ -328,7 +328,7 @@ def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
     wait_for_models(qtbot, session)
     window = session.window
     pick(session, "ollama:llava:7b")
-    session.controller.attach_files([picture_file(tmp_path / "chart.png")])
+    session.controller.attaching.attach_files([picture_file(tmp_path / "chart.png")])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
     attached = cards(session)[0].picture
 
@@ -336,7 +336,7 @@ def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
     qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
     assert answers(session)[0]["text"] == "You said: What is this? (I see 1 pictures)"
     assert cards(session) == [] and not window.composer.strip.isVisible()
-    assert session.controller.attachments.pictures == ()
+    assert session.controller.attaching.attachments.pictures == ()
 
     stored = session.store.items(session.controller.current_id)[0].item
     assert isinstance(stored, Message) and stored.role == "user"
@@ -373,7 +373,7 @@ def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
     qtbot.waitUntil(lambda: window.viewer is None)
 
     # Pictures with no words may be sent too.
-    session.controller.attach_files([picture_file(tmp_path / "alone.png", shade=9)])
+    session.controller.attaching.attach_files([picture_file(tmp_path / "alone.png", shade=9)])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
     window.composer.edit.setFocus()
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
@@ -392,7 +392,7 @@ def test_a_failed_turn_gives_back_the_words_and_the_pictures(
     session = open_window()
     wait_for_models(qtbot, session)
     pick(session, "ollama:llava:7b")
-    session.controller.attach_files([picture_file(tmp_path / "photo.png")])
+    session.controller.attaching.attach_files([picture_file(tmp_path / "photo.png")])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
     attached = cards(session)[0].picture
     assert cards(session)[0].sight == Sight.SEES

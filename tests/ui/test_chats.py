@@ -480,7 +480,7 @@ def test_the_ledger_follows_a_turn_as_it_happens(
     window = session.window
     window.show_ledger(True)
     pick(session, "ollama:llama3.2:3b")  # it can't see: a model that sees describes for it
-    session.controller.attach_files([picture_file(tmp_path / "chart.png")])
+    session.controller.attaching.attach_files([picture_file(tmp_path / "chart.png")])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
     send(qtbot, session, "What is this?")
     qtbot.waitUntil(lambda: len(window.ledger.rows()) == 1, timeout=10_000)

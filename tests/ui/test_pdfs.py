@@ -146,7 +146,7 @@ def test_the_attach_dialog_offers_pdfs_and_a_card_shows_pages_size_and_what_is_s
     assert "report.pdf's text" in card.toolTip()
     assert card.accessibleName() == f"report.pdf, PDF, 2 pages · {size} bytes, {SENT_AS_TEXT}"
     assert card.remove.accessibleName() == "Remove report.pdf"
-    pdfs = session.controller.attachments.pdfs
+    pdfs = session.controller.attaching.attachments.pdfs
     assert [(a.pdf.name, a.pdf.pages, a.scan) for a in pdfs] == [("report.pdf", 2, False)]
     assert composer.text() == "my draft"
     pick(session, "ollama:llava:7b")  # a model that sees but doesn't take PDFs
@@ -154,7 +154,7 @@ def test_the_attach_dialog_offers_pdfs_and_a_card_shows_pages_size_and_what_is_s
 
     # The same PDF again (under another name, even) is not attached twice.
     copy = pdf_file(tmp_path / "copy.pdf", path.read_bytes())
-    session.controller.attach_files([copy])
+    session.controller.attaching.attach_files([copy])
     qtbot.waitUntil(lambda: reading_done(session) and bool(problems(session)))
     assert problems(session) == ("copy.pdf is attached already.",)
     assert len(pdf_cards(session)) == 1
@@ -162,7 +162,7 @@ def test_the_attach_dialog_offers_pdfs_and_a_card_shows_pages_size_and_what_is_s
     # Removed like a picture: by its SHA-256, through its ×.
     pdf_cards(session)[0].remove.click()
     qtbot.waitUntil(lambda: not pdf_cards(session))
-    assert session.controller.attachments.pdfs == ()
+    assert session.controller.attaching.attachments.pdfs == ()
     assert [c.picture.label for c in cards(session)] == ["shot.png"]
 
 
@@ -200,9 +200,9 @@ def test_a_scan_says_a_model_that_sees_reads_its_pages(
 ) -> None:
     session = open_window()
     wait_for_models(qtbot, session)
-    session.controller.attach_files([pdf_file(tmp_path / "scan.pdf", scanned_pdf(3))])
+    session.controller.attaching.attach_files([pdf_file(tmp_path / "scan.pdf", scanned_pdf(3))])
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1 and reading_done(session))
-    assert session.controller.attachments.pdfs[0].scan
+    assert session.controller.attaching.attachments.pdfs[0].scan
     for ref, who in (
         (AUTO, "Auto picks a model that sees"),
         ("ollama:llava:7b", "llava:7b sees them"),
@@ -257,7 +257,7 @@ def test_a_locked_pdf_asks_for_its_password_until_it_is_right(
     session = open_window()
     wait_for_models(qtbot, session)
     locked = pdf_file(tmp_path / "locked.pdf", encrypted_pdf(PASSWORD, "The vault code is 0451"))
-    session.controller.attach_files([locked])
+    session.controller.attaching.attach_files([locked])
 
     qtbot.waitUntil(lambda: asked(session, wrong=False))
     dialog = session.window.passwords.dialog
@@ -266,7 +266,7 @@ def test_a_locked_pdf_asks_for_its_password_until_it_is_right(
     assert password_field(session).echoMode() == QLineEdit.EchoMode.Password
     assert password_field(session).accessibleName() == "Password of locked.pdf"
     # While its password is asked, the PDF counts as being read: no message leaves without it.
-    assert session.controller.attachments.reading == 1
+    assert session.controller.attaching.attachments.reading == 1
     assert session.controller.send("send it now", AUTO) is False
     strip = session.window.composer.strip
     assert strip.reading.text() == "Waiting for the password of locked.pdf…"
@@ -297,7 +297,7 @@ def test_cancelling_the_password_leaves_the_pdf_unattached_and_says_so(
     composer = session.window.composer
     qtbot.keyClicks(composer.edit, "keep me")
     locked = pdf_file(tmp_path / "locked.pdf", encrypted_pdf(PASSWORD))
-    session.controller.attach_files([locked, report(tmp_path)])
+    session.controller.attaching.attach_files([locked, report(tmp_path)])
 
     qtbot.waitUntil(lambda: asked(session, wrong=False))
     dialog = session.window.passwords.dialog
@@ -319,7 +319,7 @@ def test_broken_pdfs_are_named_inline_and_not_attached(
     wait_for_models(qtbot, session)
     broken = pdf_file(tmp_path / "broken.pdf", b"%PDF-1.4\nnot really a PDF at all")
     truncated = pdf_file(tmp_path / "truncated.pdf", text_pdf(REPORT_PAGES)[:300])
-    session.controller.attach_files([broken, truncated, report(tmp_path)])
+    session.controller.attaching.attach_files([broken, truncated, report(tmp_path)])
     qtbot.waitUntil(lambda: reading_done(session) and len(problems(session)) == 2)
     said = problems(session)
     assert said[0].startswith("broken.pdf is damaged or not a PDF")
@@ -345,7 +345,7 @@ def test_a_pdf_goes_with_the_message_as_its_text_and_shows_in_the_conversation(
     window = session.window
     pick(session, "ollama:llama3.2:3b")
     path = report(tmp_path)
-    session.controller.attach_files([path])
+    session.controller.attaching.attach_files([path])
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1)
     attached = pdf_cards(session)[0].attached.pdf
 
@@ -390,7 +390,9 @@ def test_a_pdf_goes_with_the_message_as_its_text_and_shows_in_the_conversation(
     menu.deleteLater()
 
     # A PDF with no words may be sent too.
-    session.controller.attach_files([pdf_file(tmp_path / "alone.pdf", text_pdf(["Just me"]))])
+    session.controller.attaching.attach_files(
+        [pdf_file(tmp_path / "alone.pdf", text_pdf(["Just me"]))]
+    )
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1)
     window.composer.edit.setFocus()
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
@@ -418,7 +420,7 @@ def test_claude_gets_the_pdf_itself(
         qtbot.waitUntil(lambda: ref in [m.ref for m in session.window.picker.models()])
         pick(session, ref)
         path = report(tmp_path)
-        session.controller.attach_files([path])
+        session.controller.attaching.attach_files([path])
         qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1)
         card = pdf_cards(session)[0]
         assert card.note.way == PdfWay.PDF and card.note_label.text() == SENT_AS_PDF
@@ -443,7 +445,9 @@ def test_a_failed_turn_gives_back_the_words_and_the_pdfs(
     session = open_window()
     wait_for_models(qtbot, session)
     pick(session, "ollama:llava:7b")  # it sees: the picture needs no describing first
-    session.controller.attach_files([report(tmp_path), picture_file(tmp_path / "chart.png")])
+    session.controller.attaching.attach_files(
+        [report(tmp_path), picture_file(tmp_path / "chart.png")]
+    )
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1 and len(cards(session)) == 1)
     attached = pdf_cards(session)[0].attached
 
