@@ -1,5 +1,9 @@
 """Conversations, their messages and notices, kept in one SQLite file.
 
+The list of conversations is `ConversationList` (app/store_conversations.py) and
+the connection's transactions `StoreConnection` (app/store_connection.py); this
+module is what is inside a conversation, and opening the file.
+
 Everything is written the moment it happens (each streamed chunk is its own
 commit), so a crash mid-answer loses nothing before it; on the next open a
 message still marked STREAMING is marked INTERRUPTED instead.
@@ -13,17 +17,21 @@ On load a message is its text part first (when non-empty), then the rest.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
+from app.store_connection import StoreConnection, StoreError
+from app.store_conversations import (
+    ConversationList,
+    ConversationSummary,
+    SearchHit,
+    short_title,
+)
 from app.store_schema import MIGRATIONS
-from app.stored_parts import Blobs, drop_unused_blobs, encode_parts, link_blobs
+from app.stored_parts import Blobs, encode_parts, link_blobs
 from routing.transcript import (
     Crossed,
     Message,
@@ -36,6 +44,16 @@ from routing.transcript import (
 )
 from vision.pictures import Picture
 
+__all__ = [
+    "SCHEMA_VERSION",
+    "ConversationSummary",
+    "SearchHit",
+    "Store",
+    "StoreConnection",
+    "StoreError",
+    "StoredItem",
+]
+
 # The steps live in app/store_schema.py; tests may swap this list.
 _MIGRATIONS: list[str] = list(MIGRATIONS)
 
@@ -46,32 +64,6 @@ _ITEM_COLUMNS = (
     "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
     "notice_kind, details, crossed"
 )
-_TITLE_LENGTH = 60
-_SUMMARY_COLUMNS = "id, title, model, created_at, updated_at"
-_SNIPPET_LENGTH = 80
-
-
-class StoreError(Exception):
-    """The store can't be opened, read or written; the message says where and why."""
-
-
-@dataclass(frozen=True)
-class ConversationSummary:
-    """A conversation as the list of conversations shows it."""
-
-    id: str
-    title: str
-    model: str
-    created_at: float
-    updated_at: float
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """A conversation that matches a search, and the words around the first match in it."""
-
-    conversation: ConversationSummary
-    snippet: str = ""  # "" when only the title matched
 
 
 @dataclass(frozen=True)
@@ -85,18 +77,15 @@ class StoredItem:
     item: Message | Notice
 
 
-class Store:
+class Store(ConversationList):
     """Sightline's database; use from one thread."""
 
     DB_NAME = "sightline.db"
 
     def __init__(self, path: Path, db: sqlite3.Connection) -> None:
         """Wrap an open, migrated connection; use `Store.open` instead."""
-        self.path = path
-        self._db = db
-        self._clock = 0.0
+        super().__init__(path, db)
         self._streaming: dict[int, str] = {}  # messages begun here, not yet finished: chat
-        self._last_touched = ""  # the conversation this store last made the most recent
 
     @classmethod
     def open(cls, folder: Path) -> Store:
@@ -153,136 +142,6 @@ class Store:
         """Close the store at the end of a `with` block."""
         self.close()
 
-    # -- conversations -------------------------------------------------------
-
-    def create_conversation(self, title: str = "", model: str = "") -> str:
-        """Start a new, empty conversation and return its id."""
-        # 128 random bits as hex, as uuid4().hex gave, without uuid's imports (~3 ms).
-        conversation_id = os.urandom(16).hex()
-        now = self._now()
-        with self._write() as db:
-            db.execute(
-                "INSERT INTO conversations (id, title, model, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (conversation_id, title, model, now, now),
-            )
-        self._last_touched = conversation_id
-        return conversation_id
-
-    def list_conversations(self) -> list[ConversationSummary]:
-        """Every conversation (but those deleted, waiting for Undo), most recently updated first."""
-        with self._read() as db:
-            rows = db.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL "
-                "ORDER BY updated_at DESC, rowid DESC"
-            ).fetchall()
-        return [ConversationSummary(*row) for row in rows]
-
-    def get_conversation(self, conversation_id: str) -> ConversationSummary | None:
-        """One conversation's summary, or None when there is none (or it is deleted)."""
-        with self._read() as db:
-            row = db.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE id = ? AND deleted_at IS NULL",
-                (conversation_id,),
-            ).fetchone()
-        return ConversationSummary(*row) if row else None
-
-    def search(self, query: str) -> list[SearchHit]:
-        """Conversations whose title or text has every word of `query`, newest first.
-
-        Plain substring matching (SQL LIKE: case-insensitive for ASCII letters), so
-        a word matches as it is being typed; a word may match the title or any
-        message or notice. A conversation deleted and waiting for Undo is not found.
-        """
-        words = query.split()
-        if not words:
-            return [SearchHit(summary) for summary in self.list_conversations()]
-        patterns = [_like_pattern(word) for word in words]
-        matches_word = (
-            "(c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM items i "
-            "WHERE i.conversation_id = c.id AND i.text LIKE ? ESCAPE '\\'))"
-        )
-        where = " AND ".join([matches_word] * len(patterns))
-        params: list[str] = [pattern for pattern in patterns for _ in range(2)]
-        with self._read() as db:
-            rows = db.execute(
-                f"SELECT c.id, c.title, c.model, c.created_at, c.updated_at, "
-                "(SELECT i.text FROM items i WHERE i.conversation_id = c.id "
-                " AND i.text LIKE ? ESCAPE '\\' ORDER BY i.seq LIMIT 1) AS hit "
-                f"FROM conversations c WHERE c.deleted_at IS NULL AND {where} "
-                "ORDER BY c.updated_at DESC, c.rowid DESC",
-                [patterns[0], *params],
-            ).fetchall()
-        hits: list[SearchHit] = []
-        for row in rows:
-            summary = ConversationSummary(*tuple(row)[:5])
-            in_title = words[0].casefold() in summary.title.casefold()
-            snippet = "" if in_title or row["hit"] is None else _snippet(row["hit"], words[0])
-            hits.append(SearchHit(summary, snippet))
-        return hits
-
-    def rename_conversation(self, conversation_id: str, title: str) -> None:
-        """Give a conversation a new title."""
-        with self._write() as db:
-            self._touch(db, conversation_id)
-            db.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id))
-
-    def set_conversation_model(self, conversation_id: str, model: str) -> None:
-        """Remember which model the conversation talks to."""
-        with self._write() as db:
-            self._touch(db, conversation_id)
-            db.execute("UPDATE conversations SET model = ? WHERE id = ?", (model, conversation_id))
-
-    def delete_conversation(self, conversation_id: str) -> None:
-        """Delete a conversation, its items and pictures nothing else uses; no-op if absent."""
-        with self._write() as db:
-            # Items and their picture links go by ON DELETE CASCADE.
-            db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
-            drop_unused_blobs(db)
-
-    # -- deleting with Undo ----------------------------------------------------
-    #
-    # The window deletes in two steps: `trash_conversation` hides a conversation at
-    # once (it is still all there), and `purge_trash` deletes it for good once its
-    # Undo is over. Nothing is lost early: after a crash the trash is still there.
-
-    def trash_conversation(self, conversation_id: str) -> None:
-        """Hide a conversation as deleted, keeping everything until `purge_trash`."""
-        with self._write() as db:
-            db.execute(
-                "UPDATE conversations SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
-                (self._now(), conversation_id),
-            )
-
-    def restore_conversation(self, conversation_id: str) -> None:
-        """Undo `trash_conversation`: the conversation is back as it was."""
-        with self._write() as db:
-            db.execute(
-                "UPDATE conversations SET deleted_at = NULL WHERE id = ?", (conversation_id,)
-            )
-
-    def trashed_conversations(self) -> list[ConversationSummary]:
-        """Conversations deleted and waiting for their Undo to end, most recently deleted first."""
-        with self._read() as db:
-            rows = db.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NOT NULL "
-                "ORDER BY deleted_at DESC"
-            ).fetchall()
-        return [ConversationSummary(*row) for row in rows]
-
-    def purge_trash(self, conversation_ids: Iterable[str] | None = None) -> None:
-        """Delete for good these trashed conversations (every one when None); others stay."""
-        with self._write() as db:
-            if conversation_ids is None:
-                db.execute("DELETE FROM conversations WHERE deleted_at IS NOT NULL")
-            else:
-                # Only while still trashed: an Undo that came first wins.
-                db.executemany(
-                    "DELETE FROM conversations WHERE id = ? AND deleted_at IS NOT NULL",
-                    [(conversation_id,) for conversation_id in conversation_ids],
-                )
-            drop_unused_blobs(db)
-
     # -- items ---------------------------------------------------------------
 
     def items(self, conversation_id: str) -> list[StoredItem]:
@@ -317,7 +176,7 @@ class Store:
                 # The first words a person writes name an untitled conversation.
                 db.execute(
                     "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
-                    (_short_title(encoded.text), conversation_id),
+                    (short_title(encoded.text), conversation_id),
                 )
         return self._must_get(item_id)
 
@@ -438,39 +297,6 @@ class Store:
 
     # -- internals -----------------------------------------------------------
 
-    @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
-        """One transaction, committed on success and rolled back on any error."""
-        try:
-            # IMMEDIATE takes the write lock up front, so busy_timeout applies
-            # instead of failing half-way through the transaction.
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise StoreError(f"Can't save to {self.path}: {exc}.") from exc
-
-    @contextmanager
-    def _write_one(self) -> Iterator[sqlite3.Connection]:
-        """One statement, which SQLite commits as its own transaction."""
-        try:
-            yield self._db
-        except sqlite3.Error as exc:
-            raise StoreError(f"Can't save to {self.path}: {exc}.") from exc
-
-    @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
-        """Run reads, turning SQLite failures into a StoreError naming the file."""
-        try:
-            yield self._db
-        except sqlite3.Error as exc:
-            raise StoreError(f"Can't read {self.path}: {exc}.") from exc
-
     def _select(self, where: str, *params: object) -> list[StoredItem]:
         """Load the items matching a WHERE clause, pictures read once each."""
         with self._read() as db:
@@ -478,24 +304,6 @@ class Store:
             blobs = Blobs(db)
             loaded = [_load_item(row, blobs) for row in rows.fetchall()]
             return [_with_chunks(db, stored) for stored in loaded]
-
-    def _now(self) -> float:
-        """Wall-clock time that never repeats or goes back within this process."""
-        # Coarse clocks (Windows) would tie writes made together and scramble the
-        # most-recently-updated order.
-        self._clock = max(time.time(), self._clock + 1e-6)
-        return self._clock
-
-    def _touch(self, db: sqlite3.Connection, conversation_id: str) -> float:
-        """Bump a conversation's updated_at; refuse an unknown conversation."""
-        now = self._now()
-        cursor = db.execute(
-            "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
-        )
-        if cursor.rowcount == 0:
-            raise StoreError(f"There is no conversation {conversation_id!r} in {self.path}.")
-        self._last_touched = conversation_id
-        return now
 
     def _touch_item(self, db: sqlite3.Connection, item_id: int) -> None:
         """Bump the updated_at of a message's conversation; refuse anything but a message."""
@@ -528,41 +336,6 @@ class Store:
         stored = self.get_item(item_id)
         assert stored is not None
         return stored
-
-
-def _short_title(text: str) -> str:
-    """A conversation title from a message: its first line, cut at a word near 60 chars."""
-    line = next((line for line in text.splitlines() if line.strip()), "")
-    line = " ".join(line.split())
-    if len(line) <= _TITLE_LENGTH:
-        return line
-    cut = line[:_TITLE_LENGTH]
-    # Cut at the last space unless that throws away most of the line (one long word).
-    space = cut.rfind(" ")
-    if space >= _TITLE_LENGTH // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,.;:-") + "…"
-
-
-def _like_pattern(word: str) -> str:
-    """A LIKE pattern finding `word` anywhere, its own % and _ taken literally."""
-    escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-def _snippet(text: str, word: str) -> str:
-    """The words around the first `word` in `text`, on one line, cut with ellipses."""
-    flat = " ".join(text.split())
-    at = max(0, flat.casefold().find(word.casefold()))
-    start = max(0, at - _SNIPPET_LENGTH // 5)  # the match near the start: rows are narrow
-    if start:
-        space = flat.find(" ", start, at)  # begin on a whole word when one is near
-        start = space + 1 if space >= 0 else start
-    end = min(len(flat), start + _SNIPPET_LENGTH)
-    if end < len(flat):
-        space = flat.rfind(" ", at + len(word), end)
-        end = space if space > 0 else end
-    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
 
 
 def _chunks(db: sqlite3.Connection, item_id: int) -> str:

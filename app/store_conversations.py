@@ -1,0 +1,204 @@
+"""The list of conversations: create, find, search, rename, delete with Undo.
+
+Builds on `StoreConnection`; `Store` (app/store.py) adds what is inside a
+conversation. A conversation's place in the list is its `updated_at`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from app.store_connection import StoreConnection
+from app.stored_parts import drop_unused_blobs
+
+_TITLE_LENGTH = 60
+_SUMMARY_COLUMNS = "id, title, model, created_at, updated_at"
+_SNIPPET_LENGTH = 80
+
+
+@dataclass(frozen=True)
+class ConversationSummary:
+    """A conversation as the list of conversations shows it."""
+
+    id: str
+    title: str
+    model: str
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A conversation that matches a search, and the words around the first match in it."""
+
+    conversation: ConversationSummary
+    snippet: str = ""  # "" when only the title matched
+
+
+class ConversationList(StoreConnection):
+    """The conversations of one store, as the sidebar lists and searches them."""
+
+    def create_conversation(self, title: str = "", model: str = "") -> str:
+        """Start a new, empty conversation and return its id."""
+        # 128 random bits as hex, as uuid4().hex gave, without uuid's imports (~3 ms).
+        conversation_id = os.urandom(16).hex()
+        now = self._now()
+        with self._write() as db:
+            db.execute(
+                "INSERT INTO conversations (id, title, model, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (conversation_id, title, model, now, now),
+            )
+        self._last_touched = conversation_id
+        return conversation_id
+
+    def list_conversations(self) -> list[ConversationSummary]:
+        """Every conversation (but those deleted, waiting for Undo), most recently updated first."""
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL "
+                "ORDER BY updated_at DESC, rowid DESC"
+            ).fetchall()
+        return [ConversationSummary(*row) for row in rows]
+
+    def get_conversation(self, conversation_id: str) -> ConversationSummary | None:
+        """One conversation's summary, or None when there is none (or it is deleted)."""
+        with self._read() as db:
+            row = db.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE id = ? AND deleted_at IS NULL",
+                (conversation_id,),
+            ).fetchone()
+        return ConversationSummary(*row) if row else None
+
+    def search(self, query: str) -> list[SearchHit]:
+        """Conversations whose title or text has every word of `query`, newest first.
+
+        Plain substring matching (SQL LIKE: case-insensitive for ASCII letters), so
+        a word matches as it is being typed; a word may match the title or any
+        message or notice. A conversation deleted and waiting for Undo is not found.
+        """
+        words = query.split()
+        if not words:
+            return [SearchHit(summary) for summary in self.list_conversations()]
+        patterns = [_like_pattern(word) for word in words]
+        matches_word = (
+            "(c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM items i "
+            "WHERE i.conversation_id = c.id AND i.text LIKE ? ESCAPE '\\'))"
+        )
+        where = " AND ".join([matches_word] * len(patterns))
+        params: list[str] = [pattern for pattern in patterns for _ in range(2)]
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT c.id, c.title, c.model, c.created_at, c.updated_at, "
+                "(SELECT i.text FROM items i WHERE i.conversation_id = c.id "
+                " AND i.text LIKE ? ESCAPE '\\' ORDER BY i.seq LIMIT 1) AS hit "
+                f"FROM conversations c WHERE c.deleted_at IS NULL AND {where} "
+                "ORDER BY c.updated_at DESC, c.rowid DESC",
+                [patterns[0], *params],
+            ).fetchall()
+        hits: list[SearchHit] = []
+        for row in rows:
+            summary = ConversationSummary(*tuple(row)[:5])
+            in_title = words[0].casefold() in summary.title.casefold()
+            snippet = "" if in_title or row["hit"] is None else _snippet(row["hit"], words[0])
+            hits.append(SearchHit(summary, snippet))
+        return hits
+
+    def rename_conversation(self, conversation_id: str, title: str) -> None:
+        """Give a conversation a new title."""
+        with self._write() as db:
+            self._touch(db, conversation_id)
+            db.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id))
+
+    def set_conversation_model(self, conversation_id: str, model: str) -> None:
+        """Remember which model the conversation talks to."""
+        with self._write() as db:
+            self._touch(db, conversation_id)
+            db.execute("UPDATE conversations SET model = ? WHERE id = ?", (model, conversation_id))
+
+    def delete_conversation(self, conversation_id: str) -> None:
+        """Delete a conversation, its items and pictures nothing else uses; no-op if absent."""
+        with self._write() as db:
+            # Items and their picture links go by ON DELETE CASCADE.
+            db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
+            drop_unused_blobs(db)
+
+    # -- deleting with Undo ----------------------------------------------------
+    #
+    # The window deletes in two steps: `trash_conversation` hides a conversation at
+    # once (it is still all there), and `purge_trash` deletes it for good once its
+    # Undo is over. Nothing is lost early: after a crash the trash is still there.
+
+    def trash_conversation(self, conversation_id: str) -> None:
+        """Hide a conversation as deleted, keeping everything until `purge_trash`."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE conversations SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
+                (self._now(), conversation_id),
+            )
+
+    def restore_conversation(self, conversation_id: str) -> None:
+        """Undo `trash_conversation`: the conversation is back as it was."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE conversations SET deleted_at = NULL WHERE id = ?", (conversation_id,)
+            )
+
+    def trashed_conversations(self) -> list[ConversationSummary]:
+        """Conversations deleted and waiting for their Undo to end, most recently deleted first."""
+        with self._read() as db:
+            rows = db.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NOT NULL "
+                "ORDER BY deleted_at DESC"
+            ).fetchall()
+        return [ConversationSummary(*row) for row in rows]
+
+    def purge_trash(self, conversation_ids: Iterable[str] | None = None) -> None:
+        """Delete for good these trashed conversations (every one when None); others stay."""
+        with self._write() as db:
+            if conversation_ids is None:
+                db.execute("DELETE FROM conversations WHERE deleted_at IS NOT NULL")
+            else:
+                # Only while still trashed: an Undo that came first wins.
+                db.executemany(
+                    "DELETE FROM conversations WHERE id = ? AND deleted_at IS NOT NULL",
+                    [(conversation_id,) for conversation_id in conversation_ids],
+                )
+            drop_unused_blobs(db)
+
+
+def short_title(text: str) -> str:
+    """A conversation title from a message: its first line, cut at a word near 60 chars."""
+    line = next((line for line in text.splitlines() if line.strip()), "")
+    line = " ".join(line.split())
+    if len(line) <= _TITLE_LENGTH:
+        return line
+    cut = line[:_TITLE_LENGTH]
+    # Cut at the last space unless that throws away most of the line (one long word).
+    space = cut.rfind(" ")
+    if space >= _TITLE_LENGTH // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:-") + "…"
+
+
+def _like_pattern(word: str) -> str:
+    """A LIKE pattern finding `word` anywhere, its own % and _ taken literally."""
+    escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _snippet(text: str, word: str) -> str:
+    """The words around the first `word` in `text`, on one line, cut with ellipses."""
+    flat = " ".join(text.split())
+    at = max(0, flat.casefold().find(word.casefold()))
+    start = max(0, at - _SNIPPET_LENGTH // 5)  # the match near the start: rows are narrow
+    if start:
+        space = flat.find(" ", start, at)  # begin on a whole word when one is near
+        start = space + 1 if space >= 0 else start
+    end = min(len(flat), start + _SNIPPET_LENGTH)
+    if end < len(flat):
+        space = flat.rfind(" ", at + len(word), end)
+        end = space if space > 0 else end
+    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")
