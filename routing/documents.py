@@ -88,12 +88,14 @@ def pdfs_for_model(messages: tuple[Message, ...], *, reads_pdfs: bool) -> PdfsFo
             if not isinstance(part, PdfPart):
                 parts.append(part)
                 continue
-            pdf = part.pdf
-            fits = (
-                pdf.pages is not None and pdf.pages <= pages_left and pdf.size_bytes <= bytes_left
-            )
-            if reads_pdfs and fits and pdf.pages is not None:
-                pages_left -= pdf.pages
+            pdf, pages = part.pdf, part.pdf.pages  # None pages: unknown, so never sent whole
+            if (
+                reads_pdfs
+                and pages is not None
+                and pages <= pages_left
+                and pdf.size_bytes <= bytes_left
+            ):
+                pages_left -= pages
                 bytes_left -= pdf.size_bytes
                 out.native.append(pdf)
                 parts.append(part)
