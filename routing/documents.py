@@ -10,6 +10,7 @@ turn don't read the same PDF again.
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
@@ -33,21 +34,28 @@ class PdfsForModel:
 
 
 class _Reads:
-    """The text-first reads of recent PDFs, by hash and name."""
+    """The text-first reads of recent PDFs, by hash and name.
+
+    Shared by the turn and the window's attach step (a worker thread), so a lock
+    guards the dict; the read itself runs outside it.
+    """
 
     def __init__(self, size: int = _KEPT_READS) -> None:
         self._size = size
         self._kept: OrderedDict[tuple[str, str], tuple[Part, ...]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def parts(self, pdf: PdfFile) -> tuple[Part, ...]:
         key = (pdf.sha256, pdf.name)
-        if key in self._kept:
-            self._kept.move_to_end(key)
-            return self._kept[key]
+        with self._lock:
+            if key in self._kept:
+                self._kept.move_to_end(key)
+                return self._kept[key]
         found = _read(pdf)
-        self._kept[key] = found
-        if len(self._kept) > self._size:
-            self._kept.popitem(last=False)
+        with self._lock:
+            self._kept[key] = found
+            if len(self._kept) > self._size:
+                self._kept.popitem(last=False)
         return found
 
 
@@ -70,6 +78,12 @@ def _read(pdf: PdfFile) -> tuple[Part, ...]:
     if read.continuation:
         parts.append(TextPart("\n" + read.continuation))
     return tuple(parts)
+
+
+def is_scan(pdf: PdfFile) -> bool:
+    """Whether a model that doesn't take PDFs gets rendered pages of it (slow the first time:
+    it reads the PDF, and keeps the read for the request that follows)."""
+    return any(isinstance(part, PagesPart) for part in _reads.parts(pdf))
 
 
 def pdfs_for_model(messages: tuple[Message, ...], *, reads_pdfs: bool) -> PdfsForModel:

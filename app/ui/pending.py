@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.attachments import AttachmentError, load_attachment
-from vision.pdf import PdfError, PdfFile, PdfNeedsPassword, read_pdf
+from vision.pdf import PdfFile, PdfNeedsPassword
 from vision.pictures import Picture, PictureError, sniff
 
 if TYPE_CHECKING:  # the first paint needn't import routing's models
@@ -199,13 +199,11 @@ def read_file(path: Path, password: str | None = None) -> Picture | AttachedPdf:
 
 
 def attached_pdf(pdf: PdfFile) -> AttachedPdf:
-    """The PDF with whether it is a scan (slow: it reads the PDF)."""
-    try:
-        scan = read_pdf(pdf).candidate is not None
-    except PdfError:  # it opened; a read that fails later is told in the conversation
-        log.warning("reading %s to see whether it is a scan failed", pdf.name, exc_info=True)
-        scan = False
-    return AttachedPdf(pdf, scan)
+    """The PDF with whether it is a scan (slow: it reads the PDF, once for the card and the
+    request that sends it)."""
+    from routing.documents import is_scan
+
+    return AttachedPdf(pdf, is_scan(pdf))
 
 
 def _open(path: Path) -> Picture | AttachedPdf | Path | str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from routing.describing import has_pictures
-from routing.documents import NATIVE_MAX_PAGES, flatten_pages, pdfs_for_model
+from routing.documents import NATIVE_MAX_PAGES, flatten_pages, is_scan, pdfs_for_model
 from routing.transcript import Message, PagesPart, PdfPart, PicturePart, TextPart, user_message
 from tests.pdfs import scanned_pdf, text_pdf
 from vision.pdf import PdfFile, open_pdf
@@ -82,3 +82,13 @@ def test_a_pdf_that_cannot_be_read_any_more_is_a_line_not_a_crash() -> None:
 def test_messages_without_pdfs_are_left_alone() -> None:
     messages = (user_message("hello"),)
     assert pdfs_for_model(messages, reads_pdfs=False).messages is messages
+
+
+def test_is_scan_reads_once_for_the_card_and_the_request_that_follows() -> None:
+    fresh = open_pdf(scanned_pdf(2), name="fresh-scan.pdf")
+    assert is_scan(fresh) and not is_scan(memo())
+    first = pdfs_for_model((user_message("?", pdfs=(fresh,)),), reads_pdfs=False).messages
+    again = pdfs_for_model((user_message("?", pdfs=(fresh,)),), reads_pdfs=False).messages
+    [pages] = [p for p in first[0].parts if isinstance(p, PagesPart)]
+    [same] = [p for p in again[0].parts if isinstance(p, PagesPart)]
+    assert pages is same  # the kept read, not a second rendering

@@ -19,7 +19,6 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
-import app.ui.pending as pending
 from app.store import Store
 from app.tools.read_file import ReadFile
 from app.ui.cards import PdfCard
@@ -28,6 +27,7 @@ from app.ui.model_picker import AUTO
 from app.ui.pdf_notes import PAGES_LOOKED_AT, SENT_AS_PDF, SENT_AS_TEXT, PdfWay, pdf_note
 from app.ui.pending import AttachedPdf
 from app.ui.session import Session
+from routing import documents
 from routing.models import ModelInfo, ProviderConfig
 from routing.transcript import (
     Message,
@@ -44,7 +44,7 @@ from tests.servers.anthropic import FakeAnthropic
 from tests.servers.ollama import FakeOllama, Reply
 from tests.ui.test_attachments import cards, drop, file_urls, pick, picture_file, reading_done
 from tests.ui.test_window import OpenWindow, answers, rows, send, wait_for_models, wait_idle
-from vision.pdf import PdfFile, PdfRead, open_pdf, read_pdf
+from vision.pdf import PdfFile, open_pdf
 
 PASSWORD = "correct horse 7"
 REPORT_PAGES = ["Quarterly report: revenue rose 12 percent.", "Page two: costs held steady."]
@@ -124,11 +124,13 @@ def test_the_attach_dialog_offers_pdfs_and_a_card_shows_pages_size_and_what_is_s
     monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(choose))
     on_ui_thread: list[bool] = []
 
-    def read(pdf: PdfFile) -> PdfRead:  # whether it is a scan: a read, maybe a render
-        on_ui_thread.append(threading.current_thread() is threading.main_thread())
-        return read_pdf(pdf)
+    real_is_scan = documents.is_scan
 
-    monkeypatch.setattr(pending, "read_pdf", read)
+    def is_scan(pdf: PdfFile) -> bool:  # whether it is a scan: a read, maybe a render
+        on_ui_thread.append(threading.current_thread() is threading.main_thread())
+        return real_is_scan(pdf)
+
+    monkeypatch.setattr(documents, "is_scan", is_scan)
     composer = session.window.composer
     qtbot.keyClicks(composer.edit, "my draft")
     composer.attach_button.click()
