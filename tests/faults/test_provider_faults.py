@@ -18,6 +18,7 @@ from app.store import Store
 from routing.errors import (
     CannotConnect,
     MalformedResponse,
+    ProviderError,
     RateLimited,
     ServerError,
     TimedOut,
@@ -45,22 +46,31 @@ def one_line(message: str) -> None:
     assert "{" not in message and "Traceback" not in message
 
 
-async def test_reset_mid_stream_keeps_the_words_that_came(rig: Rig) -> None:
-    first = await rig.good_turn("one")
-    rig.backend.enqueue(rig.backend.dropped("Partial words that never finish."))
-    error = failed_with(await rig.turn("two"), ServerError)
-    assert "cut off" in error.message and "Try again" in error.message
+async def goes_on_after(
+    rig: Rig, first: tuple[str, ...], error: ProviderError, partial: tuple[str, ...] = ()
+) -> None:
+    """The failed turn ("two") says why in one line, the next turn works, and the whole
+    conversation, the `partial` answer included, is there after a reopen."""
     one_line(error.message)
     third = await rig.good_turn("three")
     assert rig.reopened() == [
         ("user", "one", "complete"),
         first,
         ("user", "two", "complete"),
-        ("assistant", "Partial wo", "failed"),  # the two pieces that came
+        *([partial] if partial else []),
         error_notice(error.message),
         ("user", "three", "complete"),
         third,
     ]
+
+
+async def test_reset_mid_stream_keeps_the_words_that_came(rig: Rig) -> None:
+    first = await rig.good_turn("one")
+    rig.backend.enqueue(rig.backend.dropped("Partial words that never finish."))
+    error = failed_with(await rig.turn("two"), ServerError)
+    assert "cut off" in error.message and "Try again" in error.message
+    # The two pieces that came stay, marked failed.
+    await goes_on_after(rig, first, error, ("assistant", "Partial wo", "failed"))
 
 
 async def test_a_500_is_a_server_error_and_the_next_turn_works(rig: Rig) -> None:
@@ -70,16 +80,7 @@ async def test_a_500_is_a_server_error_and_the_next_turn_works(rig: Rig) -> None
     error = failed_with(await rig.turn("two"), ServerError)
     assert rig.backend.chat_count() == before + 1  # a 500 is not retried
     assert "Try again" in error.message
-    one_line(error.message)
-    third = await rig.good_turn("three")
-    assert rig.reopened() == [
-        ("user", "one", "complete"),
-        first,
-        ("user", "two", "complete"),
-        error_notice(error.message),
-        ("user", "three", "complete"),
-        third,
-    ]
+    await goes_on_after(rig, first, error)
 
 
 async def test_broken_json_in_the_stream_is_malformed_and_keeps_the_words(rig: Rig) -> None:
@@ -87,18 +88,8 @@ async def test_broken_json_in_the_stream_is_malformed_and_keeps_the_words(rig: R
     rig.backend.enqueue(rig.backend.broken("Before the junk."))
     error = failed_with(await rig.turn("two"), MalformedResponse)
     assert "format" in error.message
-    one_line(error.message)
     assert "not json at all" in error.detail  # the provider's words, for the log only
-    third = await rig.good_turn("three")
-    assert rig.reopened() == [
-        ("user", "one", "complete"),
-        first,
-        ("user", "two", "complete"),
-        ("assistant", "Before the junk.", "failed"),
-        error_notice(error.message),
-        ("user", "three", "complete"),
-        third,
-    ]
+    await goes_on_after(rig, first, error, ("assistant", "Before the junk.", "failed"))
 
 
 async def test_a_stalled_stream_times_out(backend: Backend, tmp_path: Path) -> None:
@@ -110,16 +101,7 @@ async def test_a_stalled_stream_times_out(backend: Backend, tmp_path: Path) -> N
         error = failed_with(await rig.turn("two"), TimedOut)
         assert time.monotonic() - started < 10 * 0.5  # gave up near the wire's timeout
         assert "stopped answering in time" in error.message
-        one_line(error.message)
-        third = await rig.good_turn("three")
-        assert rig.reopened() == [
-            ("user", "one", "complete"),
-            first,
-            ("user", "two", "complete"),
-            error_notice(error.message),
-            ("user", "three", "complete"),
-            third,
-        ]
+        await goes_on_after(rig, first, error)
     finally:
         await rig.runner.catalogue.aclose()
         rig.store.close()
@@ -163,16 +145,7 @@ async def test_rate_limits_past_the_retries_end_the_turn(rig: Rig) -> None:
     assert "try again" in error.message.lower()
     if rig.backend.shape != "ollama":
         assert error.retry_after == pytest.approx(0.05)
-    one_line(error.message)
-    third = await rig.good_turn("three")
-    assert rig.reopened() == [
-        ("user", "one", "complete"),
-        first,
-        ("user", "two", "complete"),
-        error_notice(error.message),
-        ("user", "three", "complete"),
-        third,
-    ]
+    await goes_on_after(rig, first, error)
 
 
 async def test_a_long_retry_after_is_left_to_the_person(rig: Rig) -> None:
