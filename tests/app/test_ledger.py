@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -37,12 +36,6 @@ def picture(colour: str, label: str) -> Picture:
     buffer = io.BytesIO()
     Image.new("RGB", (4, 4), colour).save(buffer, format="PNG")
     return sniff(buffer.getvalue(), label=label)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    with Store.open(tmp_path) as opened:
-        yield opened
 
 
 @pytest.fixture

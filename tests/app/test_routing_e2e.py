@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import io
 import socket
-from collections.abc import AsyncIterator
 from contextlib import aclosing
-from pathlib import Path
 
-import pytest
 from PIL import Image
 
 from app.ledger import ledger
@@ -27,13 +24,6 @@ def closed_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    opened = Store.open(tmp_path / "data")
-    yield opened
-    opened.close()
 
 
 async def run(runner: TurnRunner, cid: str, text: str, model: str, **kw: object) -> list[TurnEvent]:

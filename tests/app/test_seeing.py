@@ -10,7 +10,7 @@ import io
 import json
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -72,22 +72,6 @@ def png(color: tuple[int, int, int] | str = "blue", size: tuple[int, int] = (8, 
 def picture(label: str, color: tuple[int, int, int] | str = "blue") -> Picture:
     """A small PNG as a labelled picture."""
     return sniff(png(color), label=label)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    """A real SQLite store in the test's folder."""
-    opened = Store.open(tmp_path / "data")
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-async def catalogue(fake_ollama: FakeOllama) -> AsyncIterator[Catalogue]:
-    """The loopback Ollama as the only provider."""
-    made = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
-    yield made
-    await made.aclose()
 
 
 def runner(store: Store, catalogue: Catalogue, **kw: Any) -> TurnRunner:

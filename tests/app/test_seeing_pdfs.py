@@ -38,14 +38,6 @@ async def run(turns: TurnRunner, cid: str, text: str, model: str, pdf: PdfFile) 
 
 
 @pytest.fixture
-async def catalogue(fake_ollama: FakeOllama) -> AsyncIterator[Catalogue]:
-    """The loopback Ollama (blind and seeing models) as the only provider."""
-    made = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
-    yield made
-    await made.aclose()
-
-
-@pytest.fixture
 async def claude() -> AsyncIterator[tuple[FakeAnthropic, Catalogue]]:
     """The loopback Anthropic API as a cloud provider."""
     with FakeAnthropic() as server:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from contextlib import aclosing
 from pathlib import Path
 
@@ -16,7 +15,6 @@ from app.tools.base import text_result
 from app.tools.read_file import ReadFile
 from app.turn import ItemAdded, PartAdded, TurnEnded, TurnEvent, TurnRunner
 from routing.catalogue import Catalogue
-from routing.models import ProviderConfig
 from routing.transcript import Message, Notice, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ToolSpec
 from tests.servers.ollama import FakeOllama, Reply
@@ -55,20 +53,6 @@ class Asker:
         self.asked.append(call.name)
         self.others.append(others)
         return self.answers.pop(0)
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    opened = Store.open(tmp_path / "data")
-    yield opened
-    opened.close()
-
-
-@pytest.fixture
-async def catalogue(fake_ollama: FakeOllama) -> AsyncIterator[Catalogue]:
-    made = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
-    yield made
-    await made.aclose()
 
 
 async def turn(runner: TurnRunner, cid: str, text: str, tools: list) -> list[TurnEvent]:  # type: ignore[type-arg]
