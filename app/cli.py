@@ -15,8 +15,6 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from app import __version__
-
 if TYPE_CHECKING:
     from app.config import Config
     from app.store import Store
@@ -28,13 +26,26 @@ class CommandError(Exception):
     """A failure to report as one line, with a non-zero exit status."""
 
 
+class _VersionAction(argparse.Action):
+    """`--version`: the installed distribution's version, looked up only when asked."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from app.version import installed_version
+
+        print(f"sightline {installed_version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The command line, as `--help` shows it."""
     parser = argparse.ArgumentParser(
         prog="sightline",
         description="A local-first chat client where every model can use pictures.",
     )
-    parser.add_argument("--version", action="version", version=f"sightline {__version__}")
+    parser.add_argument("--version", action=_VersionAction, help="print the version and exit")
     parser.add_argument(
         "--smoke",
         action="store_true",

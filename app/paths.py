@@ -1,9 +1,8 @@
-"""Where Sightline keeps things: config, data, logs, and its own resources."""
+"""Where Sightline keeps the person's things: the config file and the data folder."""
 
 from __future__ import annotations
 
 import os
-import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -28,11 +27,3 @@ def data_dir(environ: Mapping[str, str] = os.environ) -> Path:
     import platformdirs
 
     return platformdirs.user_data_path(APP_NAME)
-
-
-def resources_dir() -> Path:
-    """The bundled `resources/` folder, from source or from a frozen build."""
-    frozen_root = getattr(sys, "_MEIPASS", None)
-    if frozen_root:
-        return Path(frozen_root) / "resources"
-    return Path(__file__).resolve().parent.parent / "resources"

@@ -20,10 +20,10 @@ import anyio.to_thread
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
-from app import __version__
 from app.tools.mcp_config import McpServerConfig
 from app.tools.mcp_errors import CallFailure, McpStartError, start_problem
 from app.tools.mcp_stdio import StderrToLog, stdio_transport
+from app.version import installed_version
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +125,7 @@ class Connection:
                     # probes server/discover, which kills some servers (rmcp-based ones).
                     mode="legacy",
                     cache=None,
-                    client_info=types.Implementation(name="Sightline", version=__version__),
+                    client_info=types.Implementation(name="Sightline", version=installed_version()),
                 )
                 async with client:
                     tools = await _list_tools(client)

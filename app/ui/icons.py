@@ -7,32 +7,29 @@ from functools import cache
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPen, QPixmap
 
-from app.paths import resources_dir
-
-
-def icon_file(name: str) -> str:
-    """The path of an icon in `resources/icons/`, as a string for Qt."""
-    return str(resources_dir() / "icons" / name)
+import resources
+from resources import Badge
 
 
 def app_icon() -> QIcon:
     """The window icon (PNG, so no SVG plugin has to load before the first paint)."""
-    return QIcon(icon_file("sightline.png"))
+    pixmap = QPixmap()
+    pixmap.loadFromData(resources.read_bytes(resources.APP_ICON), "PNG")
+    return QIcon(pixmap)
 
 
 @cache
-def _svg_text(name: str) -> bytes:
-    with open(icon_file(f"{name}.svg"), encoding="utf-8") as handle:
-        return handle.read().encode("utf-8")
+def _svg_text(name: Badge) -> bytes:
+    return resources.read_bytes(f"icons/{name}.svg")
 
 
-def badge_image(name: str, color: QColor, size: int, ratio: float = 1.0) -> QImage:
+def badge_image(name: Badge, color: QColor, size: int, ratio: float = 1.0) -> QImage:
     """An SVG badge (`eye`, `tools`) drawn in `color`, `size` logical pixels square."""
     return _badge_image(name, color.name(QColor.NameFormat.HexArgb), size, round(ratio * 4) / 4)
 
 
 @cache
-def _badge_image(name: str, color: str, size: int, ratio: float) -> QImage:
+def _badge_image(name: Badge, color: str, size: int, ratio: float) -> QImage:
     from PySide6.QtSvg import QSvgRenderer  # only once a badge is first drawn
 
     svg = _svg_text(name).replace(b"currentColor", QColor(color).name().encode())
@@ -49,7 +46,7 @@ def _badge_image(name: str, color: str, size: int, ratio: float) -> QImage:
     return image
 
 
-def struck_badge_image(name: str, color: QColor, size: int, ratio: float = 1.0) -> QImage:
+def struck_badge_image(name: Badge, color: QColor, size: int, ratio: float = 1.0) -> QImage:
     """A badge struck through corner to corner: an eye that can't see."""
     image = badge_image(name, color, size, ratio).copy()
     painter = QPainter(image)  # in logical pixels: the image keeps its pixel ratio
@@ -84,7 +81,7 @@ def badges_icon(sees: bool | None, tools: bool, color: QColor) -> QIcon:
     Unknown sight is a faint eye (the tooltip says "sight unknown"); a model with
     no badge gets a null icon.
     """
-    images = []
+    images: list[tuple[Badge, QColor]] = []
     if sees is not False:
         eye = QColor(color)
         eye.setAlphaF(1.0 if sees else 0.35)

@@ -6,6 +6,7 @@ import json
 import socket
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from PIL import Image
@@ -35,9 +36,11 @@ def closed_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_version(home: SightlineHome) -> None:
+def test_version_is_the_one_in_pyproject(home: SightlineHome) -> None:
+    with open(Path(__file__).resolve().parents[2] / "pyproject.toml", "rb") as handle:
+        version = tomllib.load(handle)["project"]["version"]
     done = sightline(home, "--version")
-    assert done.returncode == 0 and done.stdout.startswith("sightline ")
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"sightline {version}\n", "")
 
 
 def test_models_json(home: SightlineHome) -> None:
