@@ -49,14 +49,37 @@ class TurnSight:
         *,
         chat_is_local: bool,
         budget: TurnBudget | None = None,
+        unreachable: set[str] | None = None,
     ) -> None:
         self.catalogue = catalogue
         self.describer = describer
         self.prefs = prefs
-        self.chat_is_local = chat_is_local  # a local chat's pictures stay on this computer
+        self.chat_is_local = chat_is_local  # a local turn's pictures stay on this computer
         self.budget = budget or TurnBudget()
+        # Providers found unreachable this turn: nobody Sightline picks may be of them.
+        self.unreachable: set[str] = unreachable if unreachable is not None else set()
         self._over_budget_told: set[str] = set()  # pictures the person was told about
         self._pdfs_told: set[tuple[str, str]] = set()  # (model, PDF) pairs already told
+
+    def answered_by(self, model: ModelInfo, *, unreachable: str = "") -> None:
+        """The answering model changed: the rules apply anew for the model that now answers.
+
+        A turn answered on this computer is a local turn, whatever answered before it;
+        `unreachable` names a provider just found unreachable, so nobody is picked from it.
+        """
+        if unreachable:
+            self.unreachable.add(unreachable)
+        self.chat_is_local = self.catalogue.provider(model.provider_id).is_local
+
+    def may_pick(self, candidate: ModelInfo) -> bool:
+        """Whether Sightline may hand this turn to the candidate (takeover): a local turn
+        stays on this computer, the cloud only when Auto may use it, never an unreachable
+        provider."""
+        if candidate.provider_id in self.unreachable:
+            return False
+        if self.catalogue.provider(candidate.provider_id).is_local:
+            return True
+        return not self.chat_is_local and self.prefs.auto_may_use_cloud
 
     def sees(self, model: ModelInfo) -> bool:
         """Whether to send this model pictures (what is known now, refusals included)."""
@@ -135,13 +158,19 @@ class TurnSight:
         missing = [
             p.id
             for p in self.catalogue.providers
-            if p.id not in listed and (p.is_local or not self.chat_is_local)
+            if p.id not in listed
+            and p.id not in self.unreachable
+            and (p.is_local or not self.chat_is_local)
         ]
         # Who looks may be of a provider nobody listed yet this session; a local chat
         # never asks a provider off this computer, not even for its list of models.
         if missing:
             await self.catalogue.refresh(missing)
-        seeing = [m for m in self.catalogue.models() if self.sees(m)]
+        seeing = [
+            m
+            for m in self.catalogue.models()
+            if self.sees(m) and m.provider_id not in self.unreachable
+        ]
         return choose_looker(
             seeing,
             model,
@@ -160,7 +189,7 @@ class TurnSight:
         for candidate in self.catalogue.models():
             if candidate.ref == model.ref or not self.sees(candidate) or not candidate.sees:
                 continue
-            if self.chat_is_local and not candidate.local:
+            if not self.may_pick(candidate):
                 continue
             if needs_tools and candidate.tools is False:
                 continue

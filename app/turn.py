@@ -125,8 +125,9 @@ class TurnRunner:
         # A scanned PDF is pages to look at: the turn needs a model that sees, as for pictures.
         read = pdfs_for_model((message,), reads_pdfs=False).messages
         needs = _Needs(pictures=any(has_pictures(m) for m in read), tools=bool(tools))
+        unreachable: set[str] = set()  # providers this turn found it can't reach
         try:
-            choice = await self._choose(requested_model, needs)
+            choice = await self._choose(requested_model, needs, unreachable)
         except ProviderError as error:
             yield ItemAdded(self._error_notice(conversation_id, error))
             yield TurnEnded(error)
@@ -138,13 +139,14 @@ class TurnRunner:
             self.catalogue,
             self.describer,
             self.prefs,
-            chat_is_local=choice.model.local,
+            chat_is_local=self.catalogue.provider(choice.model.provider_id).is_local,
             budget=TurnBudget(cap=self.turn_budget),
+            unreachable=unreachable,
         )
         async for event in self._steps(conversation_id, choice, needs, tools, sight):
             yield event
 
-    async def _choose(self, requested: str, needs: _Needs) -> Choice:
+    async def _choose(self, requested: str, needs: _Needs, unreachable: set[str]) -> Choice:
         """The person's model if it can be reached; else Auto's pick, or an offline one."""
         if is_auto(requested):
             if not self.catalogue.models():
@@ -158,15 +160,20 @@ class TurnRunner:
         try:
             return Choice(await self.catalogue.resolve(requested), "your choice", False)
         except (CannotConnect, TimedOut) as error:
-            return await self._offline(self._unresolved(requested), needs, error)
+            return await self._offline(self._unresolved(requested), needs, error, unreachable)
 
-    async def _offline(self, lost: ModelInfo, needs: _Needs, error: ProviderError) -> Choice:
+    async def _offline(
+        self, lost: ModelInfo, needs: _Needs, error: ProviderError, unreachable: set[str]
+    ) -> Choice:
         """A model on this computer answers when the chosen one's provider can't be reached."""
-        others = [p.id for p in self.catalogue.providers if p.id != lost.provider_id]
+        unreachable.add(lost.provider_id)
+        # Only providers on this computer are asked: the fallback never goes to the cloud.
+        others = [p.id for p in self.catalogue.providers if p.id not in unreachable and p.is_local]
         await self.catalogue.refresh(others)
+        reachable = [m for m in self.catalogue.models() if m.provider_id not in unreachable]
         try:
             return choose_offline(
-                self.catalogue.models(), lost, has_pictures=needs.pictures, needs_tools=needs.tools
+                reachable, lost, has_pictures=needs.pictures, needs_tools=needs.tools
             )
         except CannotConnect:
             raise error from None
@@ -198,6 +205,7 @@ class TurnRunner:
                 if taking is not None:
                     took_over = True
                     choice, model, offered = taking, taking.model, _offered(taking.model, tools)
+                    sight.answered_by(model)
                     yield ItemAdded(self._routing_notice(conversation_id, taking, "now answers"))
                     disclosure = sight.takeover_disclosure(taking, messages)
                     yield ItemAdded(self.store.add_notice(conversation_id, disclosure))
@@ -216,11 +224,12 @@ class TurnRunner:
                 if unreachable and step.answer is None and not fell_back:
                     fell_back = True
                     try:
-                        choice = await self._offline(model, needs, step.error)
+                        choice = await self._offline(model, needs, step.error, sight.unreachable)
                     except ProviderError:
                         pass
                     else:
                         model, offered = choice.model, _offered(choice.model, tools)
+                        sight.answered_by(model)
                         yield ItemAdded(self._routing_notice(conversation_id, choice))
                         continue
                 yield ItemAdded(self._error_notice(conversation_id, step.error))
