@@ -1,13 +1,12 @@
 """Writing the person's providers back to their config file, keeping everything else.
 
 tomlkit edits the document in place, so the person's comments, order and other
-settings survive. Keys are never written here: they go to the OS keyring.
+settings survive. Keys are never written here: they go to the OS keyring. The
+file is written whole, mode 0600, and a config folder made here is 0700.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -15,6 +14,7 @@ import tomlkit
 from tomlkit.items import AoT, Table
 
 from app.config import ConfigError
+from app.private_files import make_private_folder, write_private
 from routing.models import ProviderConfig
 from routing.presets import preset_for
 
@@ -50,16 +50,14 @@ def save_providers(path: Path, providers: Iterable[ProviderConfig]) -> None:
     if "providers" in document:
         del document["providers"]
     document.append("providers", tables)
-    _write_atomically(path, tomlkit.dumps(document))
+    write_config_text(path, tomlkit.dumps(document))
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_config_text(path: Path, text: str) -> None:
+    """Write a settings file whole (0600; a missing folder made 0700); ConfigError if it can't."""
     # A crash mid-write must never leave the person with half a config file.
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
+        make_private_folder(path.parent)
+        write_private(path, text)
     except OSError as exc:
         raise ConfigError(f"{path}: can't be written: {exc.strerror or exc}") from None

@@ -7,7 +7,9 @@ included, and every picture and PDF once with its facts, SHA-256 and bytes in
 base64, so `read_json` gives back the same messages, notices and bytes.
 
 `snapshot` reads the store (on the store's thread); the writers only touch
-files, so they can run in a worker thread.
+files, so they can run in a worker thread. Every file is created 0600 and written
+whole, and a pictures folder made here is 0700 (app/private_files.py): an export
+holds the conversation, readable by the person only unless they change it.
 """
 
 from __future__ import annotations
@@ -15,13 +17,13 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 from urllib.parse import quote
 
+from app.private_files import make_private_folder, write_private
 from app.store import ConversationSummary, Store
 from routing.transcript import (
     Crossed,
@@ -135,25 +137,15 @@ def write_markdown(exported: Exported, path: Path) -> Path:
     pictures, pdfs = exported.pictures, exported.pdfs
     try:
         if pictures or pdfs:
-            files.mkdir(parents=True, exist_ok=True)
+            make_private_folder(files)
             for sha, picture in pictures.items():
-                (files / _picture_name(sha, picture.mime)).write_bytes(picture.data)
+                write_private(files / _picture_name(sha, picture.mime), picture.data)
             for sha, pdf in pdfs.items():
-                (files / f"{sha}.pdf").write_bytes(pdf.data)
-        _write_whole(path, markdown(exported, files.name))
+                write_private(files / f"{sha}.pdf", pdf.data)
+        write_private(path, markdown(exported, files.name))
     except OSError as exc:
         raise ExportError(f"Can't write {path}: {exc.strerror or exc}.") from None
     return path
-
-
-def _write_whole(path: Path, text: str) -> None:
-    """Write a file whole or not at all: an export replacing an older one never ends half-done."""
-    part = path.with_name(f"{path.name}.part")
-    try:
-        part.write_text(text, encoding="utf-8")
-        os.replace(part, path)
-    finally:
-        part.unlink(missing_ok=True)
 
 
 def markdown(exported: Exported, files_folder: str) -> str:
@@ -241,7 +233,7 @@ def _when(timestamp: float) -> str:
 def write_json(exported: Exported, path: Path) -> Path:
     """Write the conversation as one JSON document; returns the file written."""
     try:
-        _write_whole(path, json.dumps(to_json(exported), ensure_ascii=False, indent=2) + "\n")
+        write_private(path, json.dumps(to_json(exported), ensure_ascii=False, indent=2) + "\n")
     except OSError as exc:
         raise ExportError(f"Can't write {path}: {exc.strerror or exc}.") from None
     return path

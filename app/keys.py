@@ -8,6 +8,11 @@ A provider that needs no key (Ollama, LM Studio, llama.cpp) is looked up in the
 keyring only when Sightline put a key there for it: the data folder keeps the
 ids of those providers (ids only, never a key) in `keyring-providers.json`, so a
 setup of local servers alone never loads the keyring (about 20 ms of every start).
+The index is written whole, mode 0600 (app/private_files.py).
+
+Every secret a provider's settings hold is registered for redaction
+(routing/secrets.py) as the providers are readied: its key, whatever its length,
+the user-info of its address, and that of the proxy variables.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from app.logs import register_secret
+from app.private_files import make_private_folder, write_private
 from routing.models import ProviderConfig
+from routing.secrets import register_proxy_userinfo, register_secret, register_url_userinfo
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +71,8 @@ class KeyStore:
         if changed == indexed and self._index_path.exists():
             return
         try:
-            self._index_path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = self._index_path.with_name(self._index_path.name + ".part")
-            temporary.write_text(json.dumps({"providers": sorted(changed)}), encoding="utf-8")
-            os.replace(temporary, self._index_path)
+            make_private_folder(self._index_path.parent)
+            write_private(self._index_path, json.dumps({"providers": sorted(changed)}))
         except OSError as exc:  # no index: every provider is looked up, as before
             log.info("can't write %s (%s)", self._index_path, type(exc).__name__)
 
@@ -86,6 +90,7 @@ class KeyStore:
 
     def set(self, provider_id: str, key: str) -> bool:
         """Store a key; True when the keyring holds it, False when kept for this session only."""
+        register_secret(key)  # in use from now on, before any provider can echo it
         try:
             import keyring
 
@@ -144,7 +149,9 @@ def with_keys(
     """The providers with their keys filled in: config, else keyring, else environment."""
     filled = []
     unindexed: list[str] = []  # keys found without an index: the index is written from them
+    register_proxy_userinfo(environ)  # a proxy's error may name its address
     for provider in providers:
+        register_url_userinfo(provider.base_url)  # errors and notices name the address
         key = provider.api_key
         if not key and (_needs_key(provider.kind) or keystore.may_hold(provider.id)):
             key = keystore.get(provider.id)
@@ -154,7 +161,7 @@ def with_keys(
             variable = key_variable(provider.kind)
             key = environ.get(variable, "") if variable else ""
         if key:
-            register_secret(key)  # a provider may echo it back in an error we log
+            register_secret(key)  # a provider may echo it back, in any form, in an error
         filled.append(provider.with_key(key) if key else provider)
     # Also starts the index on a first run. With no keyring backend nothing can be in
     # it, so an empty index is as true as any.

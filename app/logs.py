@@ -1,37 +1,48 @@
-"""Sightline's log: one rotating file in the data folder, with secrets kept out."""
+"""Sightline's log: one rotating file in the data folder, private, with secrets kept out.
+
+Every line passes through `routing.secrets.redact` as it is formatted, so a key,
+a password or an MCP server's token never reaches the file in any form. The
+folder is 0700 and every file of the log, rotated copies included, is 0600.
+"""
 
 from __future__ import annotations
 
 import logging
-import re
+from io import TextIOWrapper
 from pathlib import Path
+from typing import cast
 
-# Shapes of API keys and bearer tokens; a key must never reach a log file.
-_SECRET = re.compile(
-    r"(?i)(bearer\s+|x-api-key[\"':\s]+|api[_-]?key[\"'=:\s]+)[^\s\"',}]+"
-    r"|\b(sk|pk|gsk|xai|csk)-[A-Za-z0-9_\-]{8,}|\bAIza[0-9A-Za-z_\-]{20,}"
-)
+from app.paths import open_data_dir
+from app.private_files import make_private_folder, private_opener, tighten
+from routing.secrets import redact
 
-
-_known: set[str] = set()  # the keys in use, whatever their shape
-
-
-def register_secret(value: str) -> None:
-    """Never let this value (an API key in use) reach the log, in any form of message."""
-    if len(value) >= 8:
-        _known.add(value)
-
-
-def redact(text: str) -> str:
-    """The text with every key in use, and anything shaped like a key, replaced."""
-    for secret in _known:
-        text = text.replace(secret, "[redacted]")
-    return _SECRET.sub(lambda m: (m.group(1) or "") + "[redacted]", text)
+LOG_NAME = "sightline.log"
 
 
 class _RedactingFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         return redact(super().format(record))
+
+
+def _rotating_file(path: Path) -> logging.Handler:
+    """The rotating file handler, each file it opens (after a rotation too) made 0600."""
+    from logging.handlers import RotatingFileHandler
+
+    class _PrivateRotatingFile(RotatingFileHandler):
+        def _open(self) -> TextIOWrapper:
+            # A rotation renames the full file (keeping its mode) and opens a new one here.
+            return cast(
+                TextIOWrapper,
+                open(  # the handler owns and closes it
+                    self.baseFilename,
+                    self.mode,
+                    encoding=self.encoding,
+                    errors=self.errors,
+                    opener=private_opener,
+                ),
+            )
+
+    return _PrivateRotatingFile(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
 
 
 class _LogFile(logging.Handler):
@@ -49,12 +60,8 @@ class _LogFile(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         """Write one record (under this handler's lock), rotating as the file fills."""
         if self._file is None:
-            from logging.handlers import RotatingFileHandler
-
             try:
-                self._file = RotatingFileHandler(
-                    self.path, maxBytes=2_000_000, backupCount=3, encoding="utf-8"
-                )
+                self._file = _rotating_file(self.path)
             except OSError:
                 self.handleError(record)
                 return
@@ -76,14 +83,17 @@ class _LogFile(logging.Handler):
 def setup_logging(data_dir: Path, level: int = logging.INFO) -> Path | None:
     """Send log records to `data_dir/logs/sightline.log`; None if the folder can't be written."""
     folder = data_dir / "logs"
+    path = folder / LOG_NAME
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        open_data_dir(data_dir)
+        make_private_folder(folder)
         # Opened (and closed) now, so a file that can't be written means no handler.
-        with open(folder / "sightline.log", "a", encoding="utf-8"):
+        with open(path, "a", encoding="utf-8", opener=private_opener):
             pass
     except OSError:
         return None
-    handler = _LogFile(folder / "sightline.log")
+    tighten(path)  # a log an older release left readable to others
+    handler = _LogFile(path)
     handler.setFormatter(_RedactingFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.setLevel(level)
@@ -91,4 +101,4 @@ def setup_logging(data_dir: Path, level: int = logging.INFO) -> Path | None:
     # httpx logs every request line at INFO; that is noise in a person's log.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     logging.getLogger("httpcore").setLevel(logging.WARNING)
-    return folder / "sightline.log"
+    return path

@@ -23,7 +23,8 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
-from app.store_connection import StoreConnection, StoreError
+from app.paths import open_data_dir
+from app.store_connection import StoreConnection, StoreError, connect
 from app.store_conversations import (
     ConversationList,
     ConversationSummary,
@@ -32,6 +33,7 @@ from app.store_conversations import (
 )
 from app.store_schema import MIGRATIONS
 from app.stored_parts import Blobs, encode_parts, link_blobs
+from routing.secrets import redact
 from routing.transcript import (
     Crossed,
     Message,
@@ -91,7 +93,7 @@ class Store(ConversationList):
     def open(cls, folder: Path) -> Store:
         """Open (creating if needed) the database in `folder` and bring it up to date."""
         try:
-            folder.mkdir(parents=True, exist_ok=True)
+            open_data_dir(folder)  # 0700, and what an older release left open tightened
         except OSError as exc:
             why = "it is a file, not a folder" if folder.is_file() else exc.strerror or exc
             raise StoreError(
@@ -100,12 +102,8 @@ class Store(ConversationList):
         path = folder / cls.DB_NAME
         db: sqlite3.Connection | None = None
         try:
-            # Autocommit: transactions are explicit (see `_write`), so each streamed
-            # chunk is committed exactly when we say.
-            db = sqlite3.connect(path, isolation_level=None)
+            db = connect(path)  # created 0600, autocommit, WAL
             db.row_factory = sqlite3.Row
-            db.execute("PRAGMA busy_timeout = 5000")
-            db.execute("PRAGMA journal_mode = WAL")
             # NORMAL in WAL mode survives a process crash; only power loss may
             # drop the last commits, which is worth many cheap commits per answer.
             db.execute("PRAGMA synchronous = NORMAL")
@@ -190,8 +188,9 @@ class Store(ConversationList):
                 now,
                 kind="notice",
                 notice_kind=notice.kind.value,
-                text=notice.text,
-                details=notice.details,
+                # Redacted here, so the window, exports and the ledger read it clean.
+                text=redact(notice.text),
+                details=redact(notice.details),
                 crossed=json.dumps(asdict(notice.crossed)) if notice.crossed else "",
             )
         return self._must_get(item_id)

@@ -1,7 +1,8 @@
 """The store's connection: transactions, clock, and the error every store failure becomes.
 
 `Store` (app/store.py) builds on this, through `ConversationList`
-(app/store_conversations.py): the three share one SQLite connection.
+(app/store_conversations.py): the three share one SQLite connection, which
+`connect` opens on a database file only the person can read.
 """
 
 from __future__ import annotations
@@ -12,9 +13,42 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from app.private_files import create_private_file, tighten
+
+# The files SQLite keeps beside the database in WAL mode.
+SIDECARS = ("-wal", "-shm")
+
 
 class StoreError(Exception):
     """The store can't be opened, read or written; the message says where and why."""
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open the database at `path` in WAL mode, creating it with mode 0600 when missing.
+
+    sqlite3 would create it with the umask's mode (0644 for most people); made
+    first by us, it is private from its first byte, and SQLite gives the -wal and
+    -shm files it creates the database's mode. Raises sqlite3.Error.
+    """
+    try:
+        create_private_file(path)
+    except OSError as exc:  # what sqlite3 would have said, a moment later
+        raise sqlite3.OperationalError(
+            f"unable to create the file ({exc.strerror or exc})"
+        ) from exc
+    # Autocommit: transactions are explicit (see `_write`), so each streamed
+    # chunk is committed exactly when we say.
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        # Before WAL mode: switching to it takes a lock another process may hold.
+        db.execute("PRAGMA busy_timeout = 5000")
+        db.execute("PRAGMA journal_mode = WAL")
+    except BaseException:
+        db.close()
+        raise
+    for suffix in SIDECARS:  # ones an older release left readable, or a file system's own
+        tighten(path.with_name(path.name + suffix))
+    return db
 
 
 class StoreConnection:

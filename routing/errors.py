@@ -2,10 +2,15 @@
 
 Each wire translates its provider's failures into these once, at its edge.
 `message` is for the person (it says how to fix the problem); `detail` keeps the
-provider's own words for the log and never reaches a model.
+provider's own words for the log and never reaches a model. Both are redacted
+as the error is made (routing/secrets.py): a provider that echoes a key, or an
+address with a password in it, never puts either in front of the person or in a
+file.
 """
 
 from __future__ import annotations
+
+from routing.secrets import redact
 
 
 class ProviderError(Exception):
@@ -14,6 +19,7 @@ class ProviderError(Exception):
     kind = "provider"
 
     def __init__(self, message: str, *, provider_id: str = "", detail: str = "") -> None:
+        message, detail = redact(message), redact(detail)
         super().__init__(message)
         self.message = message
         self.provider_id = provider_id

@@ -2,7 +2,8 @@
 
 A server that can't start raises `McpStartError`, whose message says why and how to
 fix it; a call that produced no MCP result is a `CallFailure`, worded here for the
-error result the model reads.
+error result the model reads. Every text made here is redacted (routing/secrets.py):
+it quotes the server's last output and its settings, which may hold its token.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from mcp import types
 from mcp.shared.exceptions import MCPError
 
 from app.tools.mcp_config import McpServerConfig
+from routing.secrets import redact
 
 # What to install when a usual launcher is missing (the settings' "command").
 _INSTALL_HINTS = dict.fromkeys(("npx", "node", "npm"), "Node.js") | {
@@ -43,7 +45,7 @@ class CallFailure:
 
 def not_started(config: McpServerConfig) -> str:
     """Why a server the settings describe but Sightline can't run was left alone."""
-    return f"The MCP server {config.name} was not started: {config.unsupported}."
+    return redact(f"The MCP server {config.name} was not started: {config.unsupported}.")
 
 
 def _leaves(exc: BaseException) -> list[BaseException]:
@@ -66,6 +68,21 @@ def start_problem(
     `exc` is what ended the start (None: it ended without an answer); `last_output`
     is the last lines the child wrote to stderr.
     """
+    return redact(
+        _start_problem(
+            config, exc, start_timeout=start_timeout, closing=closing, last_output=last_output
+        )
+    )
+
+
+def _start_problem(
+    config: McpServerConfig,
+    exc: BaseException | None,
+    *,
+    start_timeout: float,
+    closing: bool,
+    last_output: Iterable[str],
+) -> str:
     name, command = config.name, config.command
     opening = f"The MCP server {name} could not start"
     if exc is None:
@@ -102,6 +119,10 @@ def start_problem(
 
 def failure_text(failure: CallFailure, *, server: str, tool: str, timeout: float) -> str:
     """The error result's words for a call to `tool` that produced no MCP result."""
+    return redact(_failure_text(failure, server=server, tool=tool, timeout=timeout))
+
+
+def _failure_text(failure: CallFailure, *, server: str, tool: str, timeout: float) -> str:
     who = f"The MCP server {server}"
     if failure.kind == "timeout":
         return f"{who} did not finish {tool} within {timeout:g} s; the call was stopped."

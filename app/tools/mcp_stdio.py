@@ -4,6 +4,12 @@ The child gets the SDK's safe default environment plus its own settings; its std
 lines go to Sightline's log (the last few kept for a start-up problem), never to the
 terminal; and the end of its output is noticed at once, so a child that exited or hung
 up is known to be gone before the next call is sent to it.
+
+Each stderr line is redacted (routing/secrets.py) before it is kept or logged, not
+only by the log's formatter: the kept lines reach the person in a start-up problem,
+and a handler of someone else's (a test's, a debugger's) has no formatter of ours.
+A line is read whole before it is redacted, so a token is never split between two
+pieces, and only its first `LINE_LIMIT` characters are kept.
 """
 
 from __future__ import annotations
@@ -22,8 +28,12 @@ from mcp.client._transport import ReadStream, TransportStreams
 from mcp.shared.message import SessionMessage
 
 from app.tools.mcp_config import McpServerConfig
+from routing.secrets import redact
 
 logger = logging.getLogger(__name__)
+
+LINE_LIMIT = 16384  # characters of one stderr line kept and logged
+_READ_LIMIT = 1 << 20  # bytes of one line read before the rest of it is skipped
 
 
 class StderrToLog:
@@ -43,8 +53,15 @@ class StderrToLog:
 
     def _pump(self, read_fd: int) -> None:
         with open(read_fd, "rb") as pipe:
-            while chunk := pipe.readline(16384):
-                line = chunk.decode("utf-8", "replace").rstrip()
+            while chunk := pipe.readline(_READ_LIMIT):
+                skipped = len(chunk) == _READ_LIMIT and not chunk.endswith(b"\n")
+                while skipped and (more := pipe.readline(_READ_LIMIT)):
+                    if more.endswith(b"\n"):  # the end of a huge line, whose rest is skipped
+                        break
+                # Redacted whole, then cut: a cut can't leave part of a token behind.
+                line = redact(chunk.decode("utf-8", "replace").rstrip())
+                if skipped or len(line) > LINE_LIMIT:
+                    line = line[:LINE_LIMIT] + " [… the rest of the line left out]"
                 if line:
                     self.tail.append(line)
                     logger.info("MCP server %s: %s", self._server, line)

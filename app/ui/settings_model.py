@@ -8,9 +8,7 @@ what to write) lives here, so it is tested without a window.
 from __future__ import annotations
 
 import itertools
-import os
 import re
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -22,6 +20,7 @@ import tomlkit
 from tomlkit.items import AoT, Table
 
 from app.config import ConfigError, ollama_address
+from app.config_file import write_config_text
 from app.keys import KeyStore
 from routing.models import ProviderConfig
 from routing.presets import PRESETS, preset_for
@@ -392,11 +391,4 @@ def save_top_level(path: Path, values: Mapping[str, str | bool | list[str] | Non
             document[key] = value
     for key, table in tables:
         document.append(key, table)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".config-", suffix=".toml")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(tomlkit.dumps(document))
-        os.replace(temporary, path)  # a crash mid-write never leaves half a file
-    except OSError as exc:
-        raise ConfigError(f"{path}: can't be written: {exc.strerror or exc}") from None
+    write_config_text(path, tomlkit.dumps(document))  # whole, 0600

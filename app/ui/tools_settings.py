@@ -8,14 +8,13 @@ file gets `mcp_config`, `auto_may_use_cloud` and `vision_model`.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.config import Config, ConfigError
+from app.config import Config
+from app.config_file import write_config_text
 from app.tools.mcp_config import McpConfigError, McpServerConfig, parse_mcp_servers
 from app.ui.settings_model import save_top_level
 from routing.models import ModelInfo
@@ -138,11 +137,4 @@ def write_tools_settings(
 
 
 def _write_text(path: Path, text: str) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".mcp-", suffix=".json")
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(text if text.endswith("\n") else text + "\n")
-        os.replace(temporary, path)
-    except OSError as exc:
-        raise ConfigError(f"{path}: can't be written: {exc.strerror or exc}") from None
+    write_config_text(path, text if text.endswith("\n") else text + "\n")  # whole, 0600
