@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from app.store import StoredItem
-from routing.models import is_local_url
+from routing.endpoints import on_this_computer
 from routing.transcript import WHOLE_MESSAGE, Message, Notice, NoticeKind
 
 # "<looker> at <host> looked at 2 pictures (a.png, b.png) and described them for <model>, ..."
@@ -264,7 +264,7 @@ def _crossing(
         if endpoint is not None and endpoint.host == host:
             local = endpoint.local  # the person's settings may call a LAN server local
         elif host:
-            local = is_local_url(host)
+            local = on_this_computer(host)
     return Crossing(when, model, host, what, why, local, kind)
 
 

@@ -12,12 +12,19 @@ import logging
 from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, replace
 
+from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, ModelNotFound, ProviderError
 from routing.models import ModelInfo, ProviderConfig, split_ref
 from routing.wires.base import Wire
 from routing.wires.registry import make_wire
 
 log = logging.getLogger(__name__)
+
+
+def _server(provider: ProviderConfig) -> str:
+    """The provider's server by host and port (never its credentials), for messages."""
+    where = endpoint_name(provider.base_url)
+    return f"The server at {where}" if where else provider.id
 
 
 @dataclass(frozen=True)
@@ -91,7 +98,8 @@ class Catalogue:
                 exc
                 if isinstance(exc, ProviderError)
                 else CannotConnect(
-                    f"{provider.base_url} did not list its models within {timeout:g} s.",
+                    f"{_server(provider)} did not list its models within {timeout:g} s. "
+                    "Check it is running, or try again.",
                     provider_id=provider_id,
                 )
             )

@@ -35,6 +35,12 @@ class CannotConnect(ProviderError):
     kind = "connect"
 
 
+class ProxyUnusable(CannotConnect):
+    """A proxy from the environment can't be used: fix or unset its variable."""
+
+    kind = "proxy"
+
+
 class TimedOut(ProviderError):
     """The server stopped answering in time: try again, or pick a lighter model."""
 

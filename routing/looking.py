@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from urllib.parse import urlsplit
 
 from routing.catalogue import Catalogue
+from routing.endpoints import endpoint_name
 from routing.errors import ProviderError
 from routing.models import ModelInfo
 from routing.presets import preset_for
@@ -19,22 +19,8 @@ from vision.prompts import describer_prompt
 log = logging.getLogger(__name__)
 
 
-def host_of(url: str) -> str:
-    """The host (and port, when the address names one) of a provider's URL, for notices.
-
-    Never the path, and never the user name or password an address may carry.
-    """
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    host = parts.hostname or ""
-    if ":" in host:
-        host = f"[{host}]"
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if not host:
-        return url
-    return f"{host}:{port}" if port else host
+# removed once app/turn.py and app/seeing.py use endpoint_name
+host_of = endpoint_name
 
 
 class WireLooker:
@@ -52,7 +38,7 @@ class WireLooker:
     @property
     def host(self) -> str:
         """Where the model runs (host:port), for disclosure notices."""
-        return host_of(self.catalogue.provider(self.model.provider_id).base_url)
+        return endpoint_name(self.catalogue.provider(self.model.provider_id).base_url)
 
     @property
     def local(self) -> bool:

@@ -6,11 +6,9 @@ picker, attachment cards, router and describer all read it.
 
 from __future__ import annotations
 
-import ipaddress
-import socket
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
-from urllib.parse import urlsplit
+
+from routing.endpoints import on_this_computer
 
 
 @dataclass(frozen=True)
@@ -30,7 +28,7 @@ class ProviderConfig:
         """Whether this provider runs on this computer (config overrides the address)."""
         if self.local is not None:
             return self.local
-        return is_local_url(self.base_url)
+        return on_this_computer(self.base_url)
 
     def with_key(self, api_key: str) -> ProviderConfig:
         """The same provider with a key filled in."""
@@ -61,28 +59,3 @@ def split_ref(ref: str) -> tuple[str, str]:
     if not sep or not provider or not model:
         raise ValueError(f"{ref!r} is not PROVIDER:MODEL (for example ollama:llama3.2:3b)")
     return provider, model
-
-
-@lru_cache(maxsize=64)
-def _own_addresses() -> frozenset[str]:
-    addresses: set[str] = set()
-    try:
-        hostname = socket.gethostname()
-        addresses.add(hostname.lower())
-        for info in socket.getaddrinfo(hostname, None):
-            addresses.add(str(info[4][0]))
-    except OSError:
-        pass
-    return frozenset(addresses)
-
-
-def is_local_url(url: str) -> bool:
-    """True when the URL's host is this computer: loopback or one of its own addresses."""
-    host = (urlsplit(url if "://" in url else f"http://{url}").hostname or "").lower()
-    if host in ("localhost", "localhost.localdomain") or host.endswith(".localhost"):
-        return True
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host in _own_addresses()
-    return address.is_loopback or address.is_unspecified or str(address) in _own_addresses()

@@ -9,13 +9,13 @@ cloud provider.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.ui.controller import ModelListing
+from routing.endpoints import endpoint_name
 
 WELCOME = "Welcome to Sightline"
 _READY, _NOT_READY = "#16a34a", "#8a94a0"  # a server with models; one without, or none
@@ -75,7 +75,7 @@ def welcome(listing: ModelListing) -> Welcome | None:
     for provider in listing.providers:
         status = statuses.get(provider.id)
         name = _NAMES.get(provider.id, provider.id)
-        address = urlsplit(provider.base_url).netloc or provider.base_url
+        address = endpoint_name(provider.base_url)
         if status is None or status.error is not None:
             problem = status.error.message if status and status.error else ""
             servers.append(Server(name, address, False, problem=problem))

@@ -40,7 +40,8 @@ from app.ui.settings_model import (
     shown_models,
     url_problem,
 )
-from routing.models import ProviderConfig, is_local_url
+from routing.endpoints import on_this_computer
+from routing.models import ProviderConfig
 
 if TYPE_CHECKING:
     from routing.catalogue import ProviderStatus
@@ -227,7 +228,7 @@ class ProviderForm(QWidget):
         self.key_edit.setPlaceholderText(placeholder)
         self.key_note.setText(note)
         self.clear_key.setVisible(draft.key_source is KeySource.SAVED and not draft.clear_key)
-        local = is_local_url(draft.reach_url(self._environ))
+        local = on_this_computer(draft.reach_url(self._environ))
         self.local.setItemText(0, f"Automatic ({'yes' if local else 'no'}, from its address)")
 
     def focus_field(self, field: str) -> None:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from urllib.parse import urlsplit
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QFont
@@ -43,6 +42,7 @@ from app.ui.settings_model import (
 )
 from app.ui.tools_page import ToolsPage
 from app.ui.tools_settings import mcp_path, read_mcp_text, write_tools_settings
+from routing.endpoints import endpoint_name
 from routing.models import ProviderConfig
 from routing.presets import preset_for
 
@@ -200,7 +200,7 @@ class SettingsDialog(QDialog):
             item.setToolTip(draft.reach_url(self.controller.environ))
             self.list.addItem(item)
         for provider in self.providers.found:
-            where = urlsplit(provider.base_url).netloc
+            where = endpoint_name(provider.base_url)
             item = QListWidgetItem(f"{preset_label(provider.kind)}\n{where} · {FOUND}")
             item.setData(SERIAL, 0)
             item.setToolTip(provider.base_url)
@@ -217,7 +217,7 @@ class SettingsDialog(QDialog):
     def _draft_text(self, draft: ProviderDraft) -> str:
         """Two lines: the name (and kind), then where it is and whether it is off."""
         name = draft.id if draft.id == draft.kind else f"{draft.id} · {draft.label}"
-        where = urlsplit(draft.reach_url(self.controller.environ)).netloc
+        where = endpoint_name(draft.reach_url(self.controller.environ))
         return f"{name}\n{where}" + ("" if draft.enabled else " · off")
 
     def _selected(self, row: int) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 from httpx_sse import EventSource
 
+from routing.endpoints import endpoint_name
 from routing.errors import (
     BadRequest,
     ContextTooLong,
@@ -190,9 +191,10 @@ class StreamState:
 
 
 def _malformed(provider: ProviderConfig, what: str, sample: str) -> MalformedResponse:
+    server = endpoint_name(anthropic_base_url(provider.base_url))
     return MalformedResponse(
-        f"The answer was not in Anthropic's format ({what}). Check that the provider's address "
-        f"points at the Anthropic API (normally {DEFAULT_BASE_URL}).",
+        f"The answer from {server} was not in Anthropic's format ({what}). Check that the "
+        f"provider's address points at the Anthropic API (normally {DEFAULT_BASE_URL}).",
         provider_id=provider.id,
         detail=sample[:500],
     )
@@ -402,7 +404,11 @@ class AnthropicWire:
         self.page_size = MODELS_PAGE_SIZE
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, 10.0))
         self._owns_client = client is None
-        self._client = client or http_client(provider.base_url, local=provider.is_local)
+        self._client = client or http_client(
+            self.base_url,
+            local=replace(provider, base_url=self.base_url).is_local,
+            provider_id=provider.id,
+        )
 
     async def aclose(self) -> None:
         """Close the wire's HTTP client (unless it was handed one)."""

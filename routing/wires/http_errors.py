@@ -15,10 +15,10 @@ import time
 from collections.abc import Awaitable, Callable, Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
 import httpx
 
+from routing.endpoints import endpoint_name, without_credentials
 from routing.errors import (
     BadRequest,
     CannotConnect,
@@ -35,6 +35,7 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import is_context_too_long, is_role_order_error, refuses_pictures
+from routing.wires.client import proxy_for
 from routing.wires.payload import load_json
 
 log = logging.getLogger(__name__)
@@ -162,10 +163,19 @@ def _seconds(wait: float) -> str:
     return "a second" if wait <= 1 else f"{round(wait)} seconds"
 
 
+def _address(provider: ProviderConfig, preset: Preset | None) -> str:
+    return provider.base_url or (preset.base_url if preset else "")
+
+
+def _server(provider: ProviderConfig, preset: Preset | None) -> str:
+    """The server by host and port: the base URL's credentials and path stay out of words."""
+    return f"The server at {endpoint_name(_address(provider, preset))}"
+
+
 def _who(provider: ProviderConfig, preset: Preset | None) -> str:
     if preset is not None and preset.kind != "custom":
         return preset.label
-    return f"The server at {provider.base_url or (preset.base_url if preset else '')}"
+    return _server(provider, preset)
 
 
 def _key_hint(preset: Preset | None) -> str:
@@ -209,6 +219,7 @@ def translate_status(
 ) -> ProviderError:
     """One HTTP failure (or an error inside a 200 stream) as an error of our tree."""
     who = _who(provider, preset)
+    server = _server(provider, preset) if _address(provider, preset) else who
     model_name = model or "this model"
     subject = f"The model {model}" if model else "This model"
     words = parse_error_body(body_text)
@@ -219,15 +230,15 @@ def translate_status(
         if status in (502, 503, 504):
             return Overloaded(f"{who} is unavailable right now (HTTP {status}). Try again.", **kw)
         return MalformedResponse(
-            f"{provider.base_url or who} answered with a web page, not an API: a sign-in page "
-            "of the network (a captive portal) or a wrong address. Sign in to the network, or "
-            "check the provider's base URL.",
+            f"{server} answered with a web page, not an API: a sign-in page of the network "
+            "(a captive portal) or a wrong address. Sign in to the network, or check the "
+            "provider's base URL.",
             **kw,
         )
     text = (words if words is not None else body_text).lower()
     if "unexpected endpoint or method" in text:  # LM Studio's answer to a wrong path, even as 200
         return MalformedResponse(
-            f"{provider.base_url or who} has no such API path. Check the provider's base URL.",
+            f"{server} has no such API path. Check the provider's base URL.",
             **kw,
         )
     if is_role_order_error(text):
@@ -276,8 +287,8 @@ def translate_status(
         )
     if status == 404:
         return MalformedResponse(
-            f"{provider.base_url or who} has no such API path (HTTP 404). Check the provider's "
-            "base URL (for OpenAI-compatible servers it usually ends in /v1).",
+            f"{server} has no such API path (HTTP 404). Check the provider's base URL (for "
+            "OpenAI-compatible servers it usually ends in /v1).",
             **kw,
         )
     if status == 408:
@@ -322,9 +333,28 @@ def translate_transport(
     provider: ProviderConfig, exc: httpx.HTTPError, *, preset: Preset | None = None
 ) -> ProviderError:
     """A failure to talk to the provider at all (refused, timed out, cut off) as our error."""
-    address = provider.base_url or (preset.base_url if preset else "")
+    address = _address(provider, preset)
+    name = endpoint_name(address)
     who = _who(provider, preset)
-    kw: dict[str, Any] = {"provider_id": provider.id, "detail": f"{type(exc).__name__}: {exc}"}
+    # httpx's words may quote the address, user-info and all; the log gets them without.
+    kw: dict[str, Any] = {
+        "provider_id": provider.id,
+        "detail": without_credentials(f"{type(exc).__name__}: {exc}"),
+    }
+    proxy = proxy_for(address, local=provider.is_local)
+    if proxy is not None and isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+        # Through a proxy, the connection that failed is the one to the proxy.
+        return CannotConnect(
+            f"Nothing answered at the proxy in {proxy.variable} ({proxy.name}) on the way to "
+            f"{name}. Start the proxy, or fix or unset {proxy.variable}.",
+            **kw,
+        )
+    if isinstance(exc, httpx.ProxyError):
+        through = f"The proxy in {proxy.variable} ({proxy.name})" if proxy else "The proxy"
+        fix = f"fix or unset {proxy.variable}" if proxy else "check the proxy settings"
+        return CannotConnect(
+            f"{through} could not reach {name}. Check your connection, or {fix}.", **kw
+        )
     start = ""
     if preset is not None and preset.kind == "lmstudio":
         start = " Start LM Studio's server (Developer → Start Server, or `lms server start`)."
@@ -337,9 +367,8 @@ def translate_transport(
         start = " Start the server, or fix the provider's base URL."
     if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
         # A connect timeout means nothing answered: the same next step as a refusal.
-        host = urlsplit(address).netloc or address
         return CannotConnect(
-            f"Nothing answered at {address} ({host}).{start or ' Check your connection.'}", **kw
+            f"Nothing answered at {name}.{start or ' Check your connection.'}", **kw
         )
     if isinstance(exc, httpx.TimeoutException):
         return TimedOut(
@@ -349,7 +378,8 @@ def translate_transport(
         return cut_off(provider, preset, kw["detail"])
     if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
         return CannotConnect(
-            f"{address!r} is not an http:// or https:// address: fix the provider's base URL.",
+            f"The base URL of {name or 'the provider'} is not an http:// or https:// address: "
+            "fix it in the provider's settings.",
             **kw,
         )
     return ServerError(f"Talking to {who} failed. Try again.", **kw)

@@ -19,6 +19,7 @@ import httpx
 
 from routing.addresses import OLLAMA_DEFAULT_URL as DEFAULT_BASE_URL
 from routing.addresses import ollama_base_url
+from routing.endpoints import endpoint_name
 from routing.errors import (
     BadRequest,
     ContextTooLong,
@@ -176,9 +177,10 @@ def build_chat_body(request: ChatRequest) -> dict[str, Any]:
     return body
 
 
-def _malformed(provider_id: str, what: str, sample: str) -> MalformedResponse:
+def _malformed(provider_id: str, what: str, sample: str, *, server: str = "") -> MalformedResponse:
+    source = f"The answer from {server}" if server else "The answer"
     return MalformedResponse(
-        f"The answer was not in Ollama's format ({what}). Check that the provider's address "
+        f"{source} was not in Ollama's format ({what}). Check that the provider's address "
         f"points at Ollama (by default {DEFAULT_BASE_URL}).",
         provider_id=provider_id,
         detail=sample[:500],
@@ -277,9 +279,12 @@ class OllamaWire:
         self.provider = provider
         self.base_url = ollama_base_url(provider.base_url, os.environ)
         self._local = replace(provider, base_url=self.base_url).is_local
+        self._server = endpoint_name(self.base_url)  # in messages: never the address's user-info
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, 10.0))
         self._owns_client = client is None
-        self._client = client or http_client(self.base_url, local=self._local)
+        self._client = client or http_client(
+            self.base_url, local=self._local, provider_id=provider.id
+        )
 
     async def aclose(self) -> None:
         """Close the wire's HTTP client (unless it was handed one)."""
@@ -291,12 +296,19 @@ class OllamaWire:
         tags = await self._request_json("GET", "/api/tags")
         entries = tags.get("models") if isinstance(tags, dict) else None
         if not isinstance(entries, list):
-            raise _malformed(self.provider.id, "no model list", json.dumps(tags))
+            raise _malformed(
+                self.provider.id, "no model list", json.dumps(tags), server=self._server
+            )
         names: list[str] = []
         for entry in entries:
             name = (entry.get("name") or entry.get("model")) if isinstance(entry, dict) else None
             if not isinstance(name, str) or not name:
-                raise _malformed(self.provider.id, "a model without a name", json.dumps(entry))
+                raise _malformed(
+                    self.provider.id,
+                    "a model without a name",
+                    json.dumps(entry),
+                    server=self._server,
+                )
             names.append(name)
         gate = asyncio.Semaphore(SHOW_CONCURRENCY)
 
@@ -360,7 +372,7 @@ class OllamaWire:
             return load_json(line)
         except ValueError:
             what = "a web page" if line.lstrip().startswith("<") else "a line that is not JSON"
-            raise _malformed(self.provider.id, what, line) from None
+            raise _malformed(self.provider.id, what, line, server=self._server) from None
 
     async def _request_json(
         self, method: str, path: str, body: Any = None, *, model: str = ""
@@ -385,7 +397,9 @@ class OllamaWire:
         message = _error_text(text)
         if message is None:
             if text.lstrip().startswith("<") or status < 500:
-                return _malformed(self.provider.id, f"HTTP {status} without an error", text)
+                return _malformed(
+                    self.provider.id, f"HTTP {status} without an error", text, server=self._server
+                )
             return ServerError(
                 f"Ollama failed on its side (HTTP {status}). Try again later.",
                 provider_id=self.provider.id,

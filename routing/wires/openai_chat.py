@@ -409,7 +409,9 @@ class OpenAIChatWire:
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
         self._retry_base = retry_base_delay
         self._owns_client = client is None
-        self._client = client or http_client(self.base_url, local=self._local)
+        self._client = client or http_client(
+            self.base_url, local=self._local, provider_id=provider.id
+        )
 
     async def aclose(self) -> None:
         """Close the wire's HTTP client (unless it was handed one)."""

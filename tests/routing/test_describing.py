@@ -9,7 +9,8 @@ from PIL import Image
 
 from routing.catalogue import Catalogue
 from routing.describing import has_pictures, in_words, without_pictures
-from routing.looking import WireLooker, host_of
+from routing.endpoints import endpoint_name
+from routing.looking import WireLooker
 from routing.transcript import (
     Message,
     PicturePart,
@@ -169,7 +170,7 @@ async def test_the_looker_says_who_and_where(catalogue: Catalogue, fake_ollama: 
     ],
 )
 def test_an_endpoint_is_named_by_host_and_port_only(url: str, host: str) -> None:
-    assert host_of(url) == host
+    assert endpoint_name(url) == host
 
 
 async def test_pictures_past_the_budget_are_listed(

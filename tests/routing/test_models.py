@@ -1,34 +1,10 @@
-"""Locality and model references."""
+"""Locality overridden by the config, and model references (locality itself: test_endpoints)."""
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
-from routing.models import ModelInfo, ProviderConfig, is_local_url, split_ref
-
-
-@pytest.mark.parametrize(
-    "url",
-    [
-        "http://127.0.0.1:11434",
-        "http://localhost:1234",
-        "http://[::1]:8080",
-        "http://127.5.5.5",
-        "http://0.0.0.0:11434",
-        f"http://{socket.gethostname()}:11434",
-    ],
-)
-def test_this_computer_is_local(url: str) -> None:
-    assert is_local_url(url)
-
-
-@pytest.mark.parametrize(
-    "url", ["https://api.openai.com/v1", "http://192.0.2.10:11434", "http://example.com"]
-)
-def test_elsewhere_is_not_local(url: str) -> None:
-    assert not is_local_url(url)
+from routing.models import ModelInfo, ProviderConfig, split_ref
 
 
 def test_config_overrides_locality() -> None:

@@ -1,0 +1,124 @@
+"""Where an endpoint is: on this computer or not, and its name for people.
+
+An endpoint is on this computer exactly when every address its host resolves to
+reaches this machine: loopback (127/8, ::1, and 127/8 written as IPv4-mapped
+IPv6), unspecified (0.0.0.0 and ::, which connect here) or one of the machine's
+own addresses. The host is resolved as the connection will resolve it
+(`getaddrinfo`, which also reads shorthands such as 127.1 and 2130706433), so a
+hosts-file alias of 127.0.0.1 is on this computer and a `.localhost` name pointed
+at the LAN is not. A host that doesn't resolve is not on this computer: the safe
+side, since nothing is kept from the person's view on a wrong "local".
+
+An endpoint is named by host and port only: never the path, and never the user
+name or password an address may carry, since names end up in notices, errors and
+the log.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import re
+import socket
+from collections.abc import Callable, Iterable
+from functools import lru_cache
+from urllib.parse import urlsplit
+
+Resolver = Callable[[str], Iterable[str]]
+"""A host name (or address as written) to every address it resolves to; OSError if none."""
+
+_USERINFO = re.compile(r"(?<=://)[^/?#@\s]*@")
+
+
+def resolve(host: str) -> tuple[str, ...]:
+    """Every address `host` resolves to, as the connection would resolve it."""
+    infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    return tuple(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def _url_host(url: str) -> str:
+    """The host of an address (with or without a scheme), lower case, one trailing dot off."""
+    try:
+        host = urlsplit(url.strip() if "://" in url else f"http://{url.strip()}").hostname
+    except ValueError:  # an unclosed [ or the like: nothing a connection could reach
+        return ""
+    return (host or "").removesuffix(".")
+
+
+def _normalised(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return None
+    # ::ffff:127.0.0.1 is 127.0.0.1 on the wire; ipaddress calls it neither loopback nor v4.
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
+
+
+@lru_cache(maxsize=1)
+def own_addresses() -> frozenset[ipaddress.IPv4Address | ipaddress.IPv6Address]:
+    """This machine's own addresses: those its host name resolves to."""
+    try:
+        resolved = resolve(socket.gethostname())
+    except (OSError, UnicodeError):
+        return frozenset()
+    return frozenset(ip for ip in map(_normalised, resolved) if ip is not None)
+
+
+def reaches_this_computer(address: str) -> bool:
+    """Whether connecting to this IP address reaches this machine."""
+    ip = _normalised(address)
+    if ip is None:
+        return False
+    return ip.is_loopback or ip.is_unspecified or ip in own_addresses()
+
+
+def _host_is_here(host: str, resolver: Resolver) -> bool:
+    if not host:
+        return False
+    try:
+        addresses = tuple(resolver(host))
+    except (OSError, UnicodeError, ValueError):  # unknown name, a label too long, a NUL
+        return False
+    return bool(addresses) and all(reaches_this_computer(a) for a in addresses)
+
+
+@lru_cache(maxsize=256)
+def _host_is_here_cached(host: str) -> bool:
+    # Read on every `ProviderConfig.is_local`, often on the UI thread: resolve once per
+    # host per run (a name that failed stays "not here": the safe side, and no second wait).
+    return _host_is_here(host, resolve)
+
+
+def on_this_computer(url: str, resolver: Resolver | None = None) -> bool:
+    """Whether every address the URL's host resolves to is on this computer.
+
+    `resolver` replaces the system's (tests give a hosts file of their own); the
+    system's answers are cached per host.
+    """
+    host = _url_host(url)
+    if resolver is None:
+        return _host_is_here_cached(host)
+    return _host_is_here(host, resolver)
+
+
+def endpoint_name(url: str) -> str:
+    """An address's host and port (when it names one), for people: never path or user-info."""
+    text = url.strip()
+    rest = text.split("://", 1)[1] if "://" in text else text
+    netloc = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2]
+    try:
+        parts = urlsplit(f"http://{netloc}")
+        host, port = parts.hostname or "", parts.port
+    except ValueError:  # a port that is no number, an unclosed [: as written, up to a colon
+        return netloc if netloc.startswith("[") else netloc.partition(":")[0]
+    if not host:
+        return netloc
+    if ":" in host:
+        host = f"[{host}]"
+    return f"{host}:{port}" if port else host
+
+
+def without_credentials(text: str) -> str:
+    """Text with the user-info of every address in it taken out (for errors' details)."""
+    return _USERINFO.sub("", text)
