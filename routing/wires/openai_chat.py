@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 import httpx
 from httpx_sse import EventSource, aconnect_sse
 
+from routing.endpoints import endpoint_name
 from routing.errors import MalformedResponse, ModelNotFound, ProviderError, ServerError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import PRESETS, Preset, sees_for, tools_for
@@ -454,8 +455,8 @@ class OpenAIChatWire:
             return _entries(listing)
         except MalformedResponse:
             raise MalformedResponse(
-                "The provider's model list was not in the OpenAI format. Check that its base "
-                "URL points at an OpenAI-compatible API.",
+                f"The model list from {endpoint_name(self.base_url)} was not in the OpenAI "
+                "format. Check that the provider's base URL points at an OpenAI-compatible API.",
                 provider_id=self.provider.id,
                 detail=json.dumps(listing)[:500],
             ) from None
@@ -535,8 +536,8 @@ class OpenAIChatWire:
                 self.provider, 200, response.text, {}, had_pictures=False, preset=self.preset
             )
         raise MalformedResponse(
-            "The provider's answer was not JSON. Check that its base URL points at an "
-            "OpenAI-compatible API.",
+            f"The answer from {endpoint_name(self.base_url)} was not JSON. Check that the "
+            "provider's base URL points at an OpenAI-compatible API.",
             provider_id=self.provider.id,
             detail=response.text[:500],
         )
