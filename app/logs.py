@@ -17,6 +17,8 @@ from app.private_files import make_private_folder, private_opener, tighten
 from routing.secrets import redact
 
 LOG_NAME = "sightline.log"
+LOG_BYTES = 2_000_000  # a file this full is rotated
+LOG_COPIES = 3  # rotated copies kept: sightline.log.1 to .3
 
 
 class _RedactingFormatter(logging.Formatter):
@@ -42,7 +44,7 @@ def _rotating_file(path: Path) -> logging.Handler:
                 ),
             )
 
-    return _PrivateRotatingFile(path, maxBytes=2_000_000, backupCount=3, encoding="utf-8")
+    return _PrivateRotatingFile(path, maxBytes=LOG_BYTES, backupCount=LOG_COPIES, encoding="utf-8")
 
 
 class _LogFile(logging.Handler):

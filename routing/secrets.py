@@ -13,6 +13,7 @@ registers what it loads.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import threading
@@ -71,6 +72,10 @@ def register_url_userinfo(url: str) -> None:
         if written:
             register_secret(written)
             register_secret(unquote(written))  # the same value as the server reads it
+    if username or password:
+        # As an HTTP client sends them: `Authorization: Basic base64(user:password)`.
+        pair = f"{unquote(username or '')}:{unquote(password or '')}"
+        register_secret(base64.b64encode(pair.encode()).decode("ascii"))
 
 
 def register_proxy_userinfo(environ: Mapping[str, str]) -> None:

@@ -9,9 +9,10 @@ rest of a Claude Desktop config file, are ignored) and the bare inner object
 Every problem is a `McpConfigError` naming the place (`mcpServers.foo.args[1]`)
 and what is wrong; no input makes this module raise anything else.
 
-Every `env` value is registered as a secret as it is read (routing/secrets.py):
+Every `env` value of a loaded file is registered as a secret (routing/secrets.py):
 servers take their tokens there, and one that prints its token to stderr, or a
 problem that quotes it, must not carry it into the log or in front of the person.
+Text that is only checked (pasted in Settings, not yet saved) registers nothing.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from routing.secrets import register_secret, register_url_userinfo
+from routing.secrets import register_secret
 
 REMOTE_UNSUPPORTED = "remote MCP servers are not supported yet"
 _REMOTE_TYPES = frozenset({"http", "sse", "streamable-http", "streamablehttp", "streamable_http"})
@@ -134,7 +135,6 @@ def _server(name: str, entry: Any, where: str) -> McpServerConfig | None:
     kind = kind.lower()
     if "url" in entry or "serverUrl" in entry or kind in _REMOTE_TYPES:
         url = entry.get("url", entry.get("serverUrl", ""))
-        _register_remote_secrets(url, entry.get("headers"))
         shown = f" ({url})" if isinstance(url, str) and url else ""
         return McpServerConfig(name, "", unsupported=f"{REMOTE_UNSUPPORTED}{shown}")
     if kind != "stdio":
@@ -154,16 +154,6 @@ def _server(name: str, entry: Any, where: str) -> McpServerConfig | None:
         env=_env(entry.get("env"), _where(where, "env")),
         cwd=_cwd(entry.get("cwd"), _where(where, "cwd")),
     )
-
-
-def _register_remote_secrets(url: Any, headers: Any) -> None:
-    """A remote entry's user-info and header values (its tokens) are secrets too."""
-    if isinstance(url, str):
-        register_url_userinfo(url)
-    if isinstance(headers, dict):
-        for value in headers.values():
-            if isinstance(value, str):
-                register_secret(value)
 
 
 def _args(value: Any, where: str) -> tuple[str, ...]:
@@ -189,7 +179,6 @@ def _env(value: Any, where: str) -> Mapping[str, str]:
                 f'{place} must be a string, not a number (write "{item}" in quotes)'
             )
         env[key] = _text(item, place, "an environment variable")
-        register_secret(env[key])  # whatever its length: short ones as whole tokens
     return MappingProxyType(env)
 
 
@@ -269,4 +258,8 @@ def load_mcp_servers(path: Path) -> list[McpServerConfig]:
         raise McpConfigError(
             f"{path}: is not UTF-8 text (byte {exc.start + 1} can't be read); save it as UTF-8"
         ) from None
-    return parse_mcp_servers(text, source=str(path))
+    servers = parse_mcp_servers(text, source=str(path))
+    for server in servers:
+        for value in server.env.values():
+            register_secret(value)  # whatever its length: a short one as a whole token
+    return servers

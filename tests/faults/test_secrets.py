@@ -5,20 +5,36 @@ environment (OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY) and one in the
 config file's `api_key`, against loopback servers that check them. Then every file
 under the data folder, the config folder and a private HOME is searched for every
 key; only the config file the person wrote may hold one (their own).
+
+The last test configures a secret of every shape Sightline is told about (a
+5-character key, a key with `/`, `+` and `=`, a user name and password in a
+`base_url`, a proxy's password, MCP tokens in `env`), makes providers and MCP
+servers echo them back raw, JSON-escaped and URL-encoded, and searches every file
+Sightline wrote, an export, and what each command printed, for every form of each.
 """
 
 from __future__ import annotations
 
+import base64
 import json
+import socket
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import CompletedProcess
+from urllib.parse import quote, quote_plus
 
 import pytest
 
-from tests.faults.cli import sightline
+from app import export
+from app.store import Store
+from tests.faults.cli import ROOT, sightline
 from tests.servers.anthropic import FakeAnthropic
-from tests.servers.openai_chat import FakeOpenAI
+from tests.servers.mcp_server import EXIT_ENV, PRINT_ENV
+from tests.servers.ollama import FakeOllama
+from tests.servers.ollama import Reply as OllamaReply
+from tests.servers.openai_chat import BAD_KEY, FakeOpenAI
 from tests.servers.openai_chat import Reply as OpenAIReply
 
 OPENAI_KEY = "sk-proj-ENVopenai0123456789abcdefXYZ"
@@ -118,3 +134,200 @@ def test_a_key_a_provider_echoes_in_its_error_stays_out_of_the_log(setup: Setup)
     failed = sightline(setup.env, "ask", "--model", "mine:gpt-4o-mini", "hello")
     assert failed.returncode == 1 and CONFIG_KEY not in failed.stderr
     assert files_holding_keys(setup.data) == {}
+
+
+# -- every secret, in every form --------------------------------------------------
+
+SHORT_KEY = "q7Zt4"  # five characters: too short for any shape, and below the old limit
+SLASH_KEY = "sl/ash+key=0a1b2c3d/4e5f"  # JSON writes "/" as "\/"; URLs "%2F", "%2B", "%3D"
+USER = "u5er-alice"
+PASSWORD = "pa/ss:w0rd"  # written %-encoded in the base_url, read decoded by the client
+PROXY_PASSWORD = "Pr0xy/pass-42"
+MCP_TOKEN = "mcp-tøken/ü-0987654321"  # not ASCII: JSON may write it \u00f8 and \u00fc
+CRASHY_TOKEN = "crashy-token-5566778899"
+BASIC = base64.b64encode(f"{USER}:{PASSWORD}".encode()).decode()  # as a client sends them
+SECRETS = (SHORT_KEY, SLASH_KEY, USER, PASSWORD, PROXY_PASSWORD, MCP_TOKEN, CRASHY_TOKEN, BASIC)
+
+
+def forms(secret: str) -> set[str]:
+    """The forms a secret takes in someone else's words: raw, JSON-escaped, URL-encoded."""
+    found = {secret, quote(secret, safe=""), quote_plus(secret)}
+    for ascii_only in (True, False):
+        inside = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
+        found |= {inside, inside.replace("/", "\\/")}
+    return found
+
+
+def leaks(name: str, data: bytes) -> list[str]:
+    """Each form of each secret found in the bytes, with its secret, for the failure message."""
+    return [
+        f"{name}: {form!r} (of {secret!r})"
+        for secret in SECRETS
+        for form in sorted(forms(secret))
+        if form.encode() in data
+    ]
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def mcp_server(env: dict[str, str]) -> dict[str, object]:
+    """The real stdio test server (tests/servers/mcp_server.py) with this `env`."""
+    return {
+        "command": sys.executable,
+        "args": ["-m", "tests.servers.mcp_server"],
+        "cwd": str(ROOT),
+        "env": env,
+    }
+
+
+@dataclass
+class Leaky:
+    """Providers and MCP servers that echo every secret back, and where Sightline keeps things."""
+
+    data: Path
+    env: dict[str, str]
+    openai: FakeOpenAI
+    deepseek: FakeOpenAI
+    mine: FakeOpenAI
+    ollama: FakeOllama
+
+
+@pytest.fixture
+def leaky(tmp_path: Path) -> Iterator[Leaky]:
+    with (
+        FakeOpenAI() as openai,
+        FakeOpenAI(api_key=SLASH_KEY) as deepseek,
+        FakeOpenAI() as mine,
+        FakeOllama() as ollama,
+    ):
+        folder = tmp_path / "config"
+        folder.mkdir()
+        (folder / "mcp.json").write_text(
+            json.dumps(
+                {
+                    "mcpServers": {
+                        # Prints its token, then exits before the handshake.
+                        "leaky": mcp_server(
+                            {"LEAKY_TOKEN": MCP_TOKEN, PRINT_ENV: "LEAKY_TOKEN", EXIT_ENV: "3"}
+                        ),
+                        # Prints its token, starts, and crashes in the middle of a call.
+                        "crashy": mcp_server(
+                            {"CRASHY_TOKEN": CRASHY_TOKEN, PRINT_ENV: "CRASHY_TOKEN"}
+                        ),
+                    }
+                }
+            ),
+            encoding="utf-8",
+        )
+        userinfo = f"{USER}:{quote(PASSWORD, safe='')}"
+        (folder / "config.toml").write_text(
+            'discover_local = false\nmcp_config = "mcp.json"\n\n'
+            f'[[providers]]\nid = "openai"\nkind = "openai"\nbase_url = "{openai.url}"\n\n'
+            f'[[providers]]\nid = "deepseek"\nkind = "deepseek"\nbase_url = "{deepseek.url}"\n\n'
+            f'[[providers]]\nid = "mine"\nkind = "custom"\n'
+            f'base_url = "http://{userinfo}@127.0.0.1:{mine.port}/v1"\n\n'
+            f'[[providers]]\nid = "gone"\nkind = "custom"\n'
+            f'base_url = "http://{userinfo}@127.0.0.1:{closed_port()}/v1"\n\n'
+            f'[[providers]]\nid = "ollama"\nkind = "ollama"\nbase_url = "{ollama.base_url}"\n',
+            encoding="utf-8",
+        )
+        env = {
+            "PATH": "/usr/bin:/bin",
+            "HOME": str(tmp_path / "home"),
+            "SIGHTLINE_CONFIG": str(folder / "config.toml"),
+            "SIGHTLINE_DATA_DIR": str(tmp_path / "data"),
+            "OPENAI_API_KEY": SHORT_KEY,
+            "DEEPSEEK_API_KEY": SLASH_KEY,
+            # Never used here (every server is on loopback, reached directly), but its
+            # password is a secret all the same.
+            "HTTPS_PROXY": f"http://proxy-user:{quote(PROXY_PASSWORD, safe='')}@127.0.0.1:9",
+        }
+        yield Leaky(tmp_path / "data", env, openai, deepseek, mine, ollama)
+
+
+def echo_body() -> str:
+    """An error body in a shape no wire knows, so it is logged as it came: every secret in it."""
+    body = {
+        "fault": {
+            "seen": [SHORT_KEY, SLASH_KEY, USER, PASSWORD, PROXY_PASSWORD, MCP_TOKEN],
+            "retry": "https://retry.example/again?"
+            + "&".join(f"k{n}={quote(s, safe='')}" for n, s in enumerate(SECRETS)),
+            "form": "&".join(f"k{n}={quote_plus(s)}" for n, s in enumerate(SECRETS)),
+            "auth": f"Basic {BASIC}",
+        }
+    }
+    # ensure_ascii's \u escapes, and "/" escaped as "\/", as PHP's json_encode writes it.
+    return json.dumps(body).replace("/", "\\/")
+
+
+def test_no_configured_secret_reaches_a_file_an_export_or_the_terminal_in_any_form(
+    leaky: Leaky, tmp_path: Path
+) -> None:
+    runs: list[CompletedProcess[str]] = []
+
+    def ask(model: str, *extra: str) -> CompletedProcess[str]:
+        done = sightline(leaky.env, "ask", *extra, "--model", model, "hello")
+        runs.append(done)
+        return done
+
+    # The key refused, and echoed raw in the error (as OpenAI's own 401 does).
+    leaky.openai.enqueue(
+        OpenAIReply(status=401, body=json.loads(json.dumps(BAD_KEY).replace("{key}", SHORT_KEY)))
+    )
+    refused = ask("openai:gpt-4o-mini")
+    assert refused.returncode == 1 and "refused the API key" in refused.stderr
+    # Every secret echoed JSON-escaped and URL-encoded in a body no wire knows.
+    leaky.deepseek.enqueue(
+        OpenAIReply(status=400, raw_body=echo_body(), content_type="application/json")
+    )
+    rejected = ask("deepseek:gpt-4o-mini")
+    assert rejected.returncode == 1 and "HTTP 400" in rejected.stderr
+    assert leaky.deepseek.headers[-1]["Authorization"] == f"Bearer {SLASH_KEY}"
+    # An address with a user name and password in it, failing and refusing connections.
+    leaky.mine.enqueue(OpenAIReply(status=500, body={"error": {"message": echo_body()}}))
+    failed = ask("mine:gpt-4o-mini")
+    assert failed.returncode == 1, failed.stderr
+    ask("gone:gpt-4o-mini")  # Sightline picks a model that answers instead
+    listed = sightline(leaky.env, "models")  # and names the provider nothing answered for
+    runs.append(listed)
+    assert "sightline: gone: Nothing answered at" in listed.stderr
+    # MCP servers that print their tokens: one exits at once, one crashes mid-call.
+    leaky.ollama.enqueue(
+        OllamaReply(tool_calls=[{"name": "crashy__crash", "arguments": {}}]),
+        OllamaReply(text="The tool crashed."),
+    )
+    tools = ask("ollama:qwen2.5vl:3b", "--allow-tools")
+    assert tools.returncode == 0, tools.stderr
+    assert "The MCP server leaky is unavailable" in tools.stderr
+    told = leaky.ollama.chat_requests()[-1]["messages"][-1]
+    assert "crashy stopped while running crash" in told["content"]
+
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    with Store.open(leaky.data) as store:
+        chats = store.list_conversations()
+        assert len(chats) == 5  # one per `ask`
+        for chat in chats:
+            exported = export.snapshot(store, chat.id)
+            export.write_markdown(exported, exports / f"{chat.id}.md")
+            export.write_json(exported, exports / f"{chat.id}.json")
+
+    log = (leaky.data / "logs" / "sightline.log").read_text(encoding="utf-8")
+    # What was redacted did reach the log, so the search below had something to miss.
+    assert "HTTP 400" in log and "HTTP 500" in log
+    assert "MCP server crashy: starting with" in log
+    assert log.count("[redacted]") >= len(SECRETS)
+    found = [
+        leak
+        for folder in (leaky.data, exports)
+        for path in sorted(p for p in folder.rglob("*") if p.is_file())
+        for leak in leaks(str(path.relative_to(tmp_path)), path.read_bytes())
+    ]
+    for n, done in enumerate(runs):
+        found += leaks(f"run {n} stdout", done.stdout.encode())
+        found += leaks(f"run {n} stderr", done.stderr.encode())
+    assert found == [], "\n".join(found)

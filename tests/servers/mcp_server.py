@@ -3,8 +3,12 @@
 Run it alone with `python -m tests.servers.mcp_server`; it speaks MCP over its
 stdin and stdout. Set `SIGHTLINE_TEST_MCP_STDERR` to a text and the server writes
 that text to its stderr (one line per `|`-separated piece) when it starts, so a
-test can see where a server's stderr ends up; set `SIGHTLINE_TEST_MCP_STUBBORN=1`
-and it won't stop until it is killed.
+test can see where a server's stderr ends up; set `SIGHTLINE_TEST_MCP_PRINT_ENV` to
+the name of a variable and it prints that variable's value to its stderr when it
+starts, as a server that logs its settings (its token among them) does; set
+`SIGHTLINE_TEST_MCP_EXIT` to a number and it exits with that status right after,
+before any handshake; set `SIGHTLINE_TEST_MCP_STUBBORN=1` and it won't stop until
+it is killed.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from mcp.server.mcpserver import MCPServer
 from PIL import Image
 
 STDERR_ENV = "SIGHTLINE_TEST_MCP_STDERR"
+PRINT_ENV = "SIGHTLINE_TEST_MCP_PRINT_ENV"  # the name of a variable to print to stderr
+EXIT_ENV = "SIGHTLINE_TEST_MCP_EXIT"  # exit with this status once started, before serving
 # Set to 1 and the server ignores SIGTERM and lingers after stdin closes: only a kill stops it.
 STUBBORN_ENV = "SIGHTLINE_TEST_MCP_STUBBORN"
 TINY_SIZE = (36, 36)
@@ -143,6 +149,12 @@ def main() -> None:
     if text := os.environ.get(STDERR_ENV):
         for line in text.split("|"):
             print(line, file=sys.stderr, flush=True)
+    if name := os.environ.get(PRINT_ENV):
+        print(
+            f"starting with {name}={os.environ.get(name, '<unset>')}", file=sys.stderr, flush=True
+        )
+    if status := os.environ.get(EXIT_ENV):
+        sys.exit(int(status))
     stubborn = os.environ.get(STUBBORN_ENV) == "1"
     if stubborn:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
