@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from routing.endpoints import endpoint_name
+
 OLLAMA_DEFAULT_PORT = 11434
 OLLAMA_DEFAULT_URL = f"http://127.0.0.1:{OLLAMA_DEFAULT_PORT}"
 
@@ -30,7 +32,9 @@ def ollama_base_url(configured: str | None, environ: Mapping[str, str]) -> str:
     try:
         port = split.port or port
     except ValueError:
-        raise ValueError(f"{raw!r} has a port that is not a number (try 127.0.0.1:11434)") from None
+        # Named by host only: never the user name or password the address may carry.
+        problem = f"{endpoint_name(raw)!r} has a port that is not a number"
+        raise ValueError(f"{problem} (try 127.0.0.1:11434)") from None
     # A server bound to every interface is reached, from a client, through loopback.
     if host == "0.0.0.0":
         host = "127.0.0.1"

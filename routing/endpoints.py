@@ -106,12 +106,15 @@ def endpoint_name(url: str) -> str:
     """An address's host and port (when it names one), for people: never path or user-info."""
     text = url.strip()
     rest = text.split("://", 1)[1] if "://" in text else text
-    netloc = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2]
+    authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
+    netloc = authority.rpartition("@")[2]
     try:
         parts = urlsplit(f"http://{netloc}")
         host, port = parts.hostname or "", parts.port
-    except ValueError:  # a port that is no number, an unclosed [: as written, up to a colon
-        return netloc if netloc.startswith("[") else netloc.partition(":")[0]
+    except ValueError:  # a port that is no number, an unclosed [: as written
+        if "@" in rest[len(authority) :]:  # a "/" in a password cut the address short
+            return netloc.partition(":")[0]
+        return netloc
     if not host:
         return netloc
     if ":" in host:

@@ -158,7 +158,8 @@ def test_config_overrides_the_address() -> None:
         ("http://[::1]:8080", "[::1]:8080"),
         ("127.0.0.1:11434", "127.0.0.1:11434"),
         ("HTTP://Example.COM/a@b", "example.com"),
-        ("http://user:s3cr3t@host:port/v1", "host"),  # a port that is no number
+        ("http://user:s3cr3t@host:port/v1", "host:port"),  # a port that is no number
+        ("http://user:pa/ss@host:1/v1", "user"),  # a "/" in the password: never "pa"
         ("http://user:s3cr3t@[::1/v1", "[::1"),  # an unclosed bracket
         ("", ""),
     ],
