@@ -8,11 +8,14 @@ test's temporary data folder keeps its window state to itself.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
 from PySide6.QtWidgets import QMainWindow, QSplitter
+
+from app.private_files import create_private_file
 
 FILE_NAME = "window.ini"
 
@@ -38,6 +41,8 @@ class WindowState:
 
     def save(self, window: QMainWindow, splitter: QSplitter, remembered: Remembered) -> None:
         """Remember the window's geometry, the splitter's sizes and the rest."""
+        with contextlib.suppress(OSError):  # made 0600 first: QSettings keeps a file's mode
+            create_private_file(self.path)
         settings = self._settings()
         settings.setValue("window/geometry", window.saveGeometry())
         settings.setValue("window/splitter", splitter.saveState())
