@@ -84,6 +84,10 @@ class _LogFile(logging.Handler):
 
 def setup_logging(data_dir: Path, level: int = logging.INFO) -> Path | None:
     """Send log records to `data_dir/logs/sightline.log`; None if the folder can't be written."""
+    # Python's last-resort handler (warnings on stderr while no handler is set up,
+    # or when the file can't be) prints with a formatter of its own: redact there too.
+    if logging.lastResort is not None:
+        logging.lastResort.setFormatter(_RedactingFormatter())
     folder = data_dir / "logs"
     path = folder / LOG_NAME
     try:

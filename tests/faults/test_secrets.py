@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import json
 import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -331,3 +332,30 @@ def test_no_configured_secret_reaches_a_file_an_export_or_the_terminal_in_any_fo
         found += leaks(f"run {n} stdout", done.stdout.encode())
         found += leaks(f"run {n} stderr", done.stderr.encode())
     assert found == [], "\n".join(found)
+
+
+LAST_RESORT = """
+import logging, sys
+from pathlib import Path
+from app.logs import setup_logging
+from routing.secrets import register_secret
+
+assert setup_logging(Path(sys.argv[1])) is None  # a file, not a folder: no log file
+register_secret(sys.argv[2])
+logging.getLogger("app.turn").warning("refused %s", sys.argv[2])
+"""
+
+
+def test_without_a_log_file_warnings_on_stderr_are_redacted_too(tmp_path: Path) -> None:
+    # Python prints warnings to stderr itself when no handler could be set up.
+    not_a_folder = tmp_path / "data"
+    not_a_folder.write_text("", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", LAST_RESORT, str(not_a_folder), SHORT_KEY],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "refused [redacted]" in done.stderr and SHORT_KEY not in done.stderr
