@@ -20,6 +20,7 @@ from app.tools.base import Tool
 from app.tools.mcp_config import McpServerConfig
 from app.tools.mcp_errors import McpStartError, not_started
 from app.tools.mcp_server import DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT, McpServer
+from routing.secrets import redact
 
 logger = logging.getLogger(__name__)
 
@@ -58,7 +59,8 @@ class McpHub:
             if isinstance(outcome, BaseException):
                 if not isinstance(outcome, McpStartError):
                     logger.error("MCP server %s failed to start", server.name, exc_info=outcome)
-                self.problems[server.name] = str(outcome) or repr(outcome)
+                # Not worded by mcp_errors (which redacts): the person reads it as it is.
+                self.problems[server.name] = redact(str(outcome) or repr(outcome))
                 continue
             try:
                 tools = await server.tools(taken)
