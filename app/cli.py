@@ -15,6 +15,8 @@ from contextlib import aclosing
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from vision.labels import shown_name
+
 if TYPE_CHECKING:
     from app.config import Config
     from app.store import Store
@@ -96,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(_models(config, as_json=args.json))
         return asyncio.run(_ask(config, args))
     except CommandError as exc:
-        print(f"sightline: {exc}", file=sys.stderr)
+        print(f"sightline: {shown_name(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("sightline: stopped", file=sys.stderr)
@@ -194,7 +196,7 @@ def _nothing_ready(config: Config) -> str:
 
 async def _ask(config: Config, args: argparse.Namespace) -> int:
     from app.attachments import AttachmentError, combined, load_attachment
-    from app.tool_step import AllowAll, ToolStep
+    from app.tool_step import AllowAll, DenyAll, ToolStep
     from app.toolbox import Toolbox
     from app.tools.base import Tool
     from app.tools.mcp_config import McpConfigError
@@ -236,13 +238,21 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
                 printer.show_notice(notice)
                 store.add_notice(conversation_id, notice)
         prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model)
-        runner = TurnRunner(store, catalogue, ToolStep(AllowAll()), prefs=prefs)
+        step = (
+            ToolStep(AllowAll())
+            if args.allow_tools
+            else ToolStep(DenyAll(), withheld=toolbox.could_offer)
+        )
+        runner = TurnRunner(store, catalogue, step, prefs=prefs)
         turn = runner.run(
             conversation_id, args.prompt, pictures, args.model, tools=tools, pdfs=pdfs
         )
         async with aclosing(turn) as events:
             async for event in events:
                 printer.show(event)
+                for notice in _not_allowed(event, args.allow_tools):
+                    printer.show_notice(notice)
+                    store.add_notice(conversation_id, notice)
                 if isinstance(event, TurnEnded):
                     ended = event
     finally:
@@ -256,6 +266,25 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
         raise CommandError(message)
     printer.finish(conversation_id)
     return 0
+
+
+def _not_allowed(event: TurnEvent, allowed: bool) -> list[Notice]:
+    """For each call of a tool this run did not allow: which, and how to allow it."""
+    from app.tool_step import NOT_ALLOWED
+    from app.turn import ItemAdded
+    from routing.transcript import Message, Notice, NoticeKind
+
+    if allowed or not isinstance(event, ItemAdded) or not isinstance(event.item.item, Message):
+        return []
+    return [
+        Notice(
+            NoticeKind.INFO,
+            f"The model asked to use the tool {shown_name(result.name)}, which this run does "
+            "not allow; run `sightline ask --allow-tools ...` to let it use tools.",
+        )
+        for result in event.item.item.tool_results
+        if result.is_error and result.text == NOT_ALLOWED.format(name=result.name)
+    ]
 
 
 class _PlainPrinter:
@@ -278,8 +307,9 @@ class _PlainPrinter:
 
     def show_notice(self, notice: Notice) -> None:
         """One notice on stderr."""
-        details = f" ({notice.details})" if notice.details else ""
-        print(f"[{notice.kind}] {notice.text}{details}", file=self.err, flush=True)
+        # One line each, whatever a file's name or a server's words hold.
+        details = f" ({shown_name(notice.details)})" if notice.details else ""
+        print(f"[{notice.kind}] {shown_name(notice.text)}{details}", file=self.err, flush=True)
 
     def finish(self, conversation_id: str) -> None:
         self.out.write("\n")

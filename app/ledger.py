@@ -23,10 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from urllib.parse import urlsplit
 
 from app.store import StoredItem
-from routing.endpoints import on_this_computer
+from routing.endpoints import endpoint_name, on_this_computer
 from routing.transcript import WHOLE_MESSAGE, Message, Notice, NoticeKind
 
 # "<looker> at <host> looked at 2 pictures (a.png, b.png) and described them for <model>, ..."
@@ -120,20 +119,7 @@ def ledger(
 
 def endpoints_of(providers: Iterable[tuple[str, str, bool]]) -> dict[str, Endpoint]:
     """Endpoints from (provider id, base URL, is local) triples."""
-    return {pid: Endpoint(host_of(url), local) for pid, url, local in providers}
-
-
-def host_of(url: str) -> str:
-    """host[:port] of an address (never its path or any user name)."""
-    parts = urlsplit(url if "://" in url else f"http://{url}")
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    host = parts.hostname or url
-    if ":" in host:
-        host = f"[{host}]"
-    return f"{host}:{port}" if port else host
+    return {pid: Endpoint(endpoint_name(url), local) for pid, url, local in providers}
 
 
 def summary(crossings: list[Crossing]) -> str:
@@ -257,7 +243,7 @@ def _crossing(
 ) -> Crossing:
     """A crossing, its host and place filled in from `known` when the notice left them out."""
     endpoint = known.get(_provider_id(model)) if model else None
-    host = host_of(host) if "://" in host else host  # older notices named the whole URL
+    host = endpoint_name(host) if "://" in host else host  # older notices named the whole URL
     if not host and endpoint is not None:
         host = endpoint.host
     if local is None:

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from routing.catalogue import Catalogue
 from routing.describing import has_pictures, in_words
 from routing.documents import NATIVE_MAX_PAGES, PdfsForModel, flatten_pages, pdfs_for_model
-from routing.looking import WireLooker, host_of
+from routing.endpoints import endpoint_name
+from routing.looking import WireLooker
 from routing.models import ModelInfo
 from routing.presets import counts_as_seeing, preset_for
 from routing.router import Choice, RoutingPrefs, choose_looker
@@ -36,6 +37,7 @@ class Shaped:
     messages: tuple[Message, ...]
     notices: tuple[Notice, ...] = ()
     usage: Usage | None = None
+    looked_away: frozenset[str] = frozenset()  # pictures a looker off this computer was sent
 
 
 class TurnSight:
@@ -132,11 +134,12 @@ class TurnSight:
             if result.input_tokens or result.output_tokens
             else None
         )
-        return Shaped(result.messages, tuple(notices), usage)
+        away = frozenset(p.sha256 for p in result.asked if looker is not None and not looker.local)
+        return Shaped(result.messages, tuple(notices), usage, away)
 
     def _pdf_notices(self, model: ModelInfo, pdfs: PdfsForModel) -> tuple[Notice, ...]:
         """Say once per turn which PDFs a model that reads PDFs got as PDFs, and which not."""
-        host = host_of(self.catalogue.provider(model.provider_id).base_url)
+        host = endpoint_name(self.catalogue.provider(model.provider_id).base_url)
         as_pdf = (
             f"goes to {model.ref} at {host} as a PDF: the model reads its text and looks at "
             "its pages itself."
@@ -210,7 +213,7 @@ class TurnSight:
         count = len(sent)
         labels = ", ".join(p.label or "a picture" for p in sent)
         provider = self.catalogue.provider(choice.model.provider_id)
-        host = host_of(provider.base_url)
+        host = endpoint_name(provider.base_url)
         return Notice(
             NoticeKind.DISCLOSURE,
             f"This turn's {count} picture{'s now go' if count != 1 else ' now goes'} "
@@ -242,7 +245,7 @@ class TurnSight:
             details='Clear this in the model picker ("check again") if the model changes.',
             crossed=Crossed(
                 model.ref,
-                host_of(provider.base_url),
+                endpoint_name(provider.base_url),
                 f"{_count(len(sent), 'picture')} of this turn ({labels})"
                 if sent
                 else "This turn's pictures",

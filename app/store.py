@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, cast
@@ -272,6 +273,43 @@ class Store(ConversationList):
                 "INSERT OR IGNORE INTO tool_grants (conversation_id, tool, granted_at) "
                 "VALUES (?, ?, ?)",
                 (conversation_id, tool, time.time()),
+            )
+
+    # -- what left this computer -----------------------------------------------
+
+    def sent_away(self, conversation_id: str) -> set[str]:
+        """The pictures and PDFs (by SHA-256) that have left this computer in this chat."""
+        with self._read() as db:
+            rows = db.execute(
+                "SELECT sha256 FROM sent_away WHERE conversation_id = ?", (conversation_id,)
+            )
+            return {row[0] for row in rows}
+
+    def note_sent_away(self, conversation_id: str, hashes: Iterable[str]) -> None:
+        """Remember that these pictures and PDFs went to an endpoint off this computer."""
+        rows = [(conversation_id, sha, time.time()) for sha in hashes]
+        if rows:
+            with self._write() as db:
+                db.executemany(
+                    "INSERT OR IGNORE INTO sent_away (conversation_id, sha256, sent_at) "
+                    "VALUES (?, ?, ?)",
+                    rows,
+                )
+
+    def earlier_pictures(self, conversation_id: str) -> str:
+        """What the person chose for this chat's earlier pictures ('' when undecided)."""
+        with self._read() as db:
+            row = db.execute(
+                "SELECT earlier_pictures FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+            return str(row[0]) if row else ""
+
+    def set_earlier_pictures(self, conversation_id: str, choice: str) -> None:
+        """Keep the person's choice for this chat's earlier pictures ("send", "withhold")."""
+        with self._write() as db:
+            db.execute(
+                "UPDATE conversations SET earlier_pictures = ? WHERE id = ?",
+                (choice, conversation_id),
             )
 
     # -- what was learned about models -----------------------------------------

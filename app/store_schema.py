@@ -97,4 +97,15 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE items ADD COLUMN crossed TEXT NOT NULL DEFAULT '';
     """,
+    # 8: the pictures and PDFs (by SHA-256) that have left this computer in each chat,
+    # and what the person chose for a chat's earlier ones before they first leave.
+    """
+    CREATE TABLE sent_away (
+        conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+        sha256          TEXT NOT NULL,
+        sent_at         REAL NOT NULL,
+        PRIMARY KEY (conversation_id, sha256)
+    );
+    ALTER TABLE conversations ADD COLUMN earlier_pictures TEXT NOT NULL DEFAULT '';
+    """,
 ]

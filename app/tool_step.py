@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
 from typing import Protocol
 
@@ -20,6 +20,7 @@ from routing.transcript import ToolCall, ToolResult
 log = logging.getLogger(__name__)
 
 DENIED = "The person did not allow this tool call, so it was not run."
+NOT_ALLOWED = "The person did not allow {name} (nor any tool) in this run, so it was not run."
 STOPPED = "Stopped by the person before this tool call finished."
 
 
@@ -77,10 +78,14 @@ class ToolStep:
         approver: Approver,
         always_allowed: frozenset[str] = frozenset(),
         grants: Grants | None = None,
+        withheld: Callable[[str], bool] = lambda name: False,
     ) -> None:
         self.approver = approver
         self.always_allowed = always_allowed  # the person's standing permission (Settings)
         self.grants = grants  # None: permissions last as long as this object
+        # Tools the chat has but the person did not allow in this run (`ask` without
+        # --allow-tools): a call of one is refused as not allowed, not as unknown.
+        self.withheld = withheld
         self._allowed: dict[str, set[str]] = {}  # conversation id -> tool names
 
     def allowed_in(self, conversation_id: str) -> frozenset[str]:
@@ -104,6 +109,9 @@ class ToolStep:
         results: dict[str, ToolResult] = {}
         step_allowed = False  # the person allowed the rest of this step at once
         for index, call in enumerate(calls):  # asked one at a time: one question at once
+            if call.name not in tools and self.withheld(call.name):
+                results[call.id] = error_result(call, NOT_ALLOWED.format(name=call.name))
+                continue
             if call.name not in tools:
                 results[call.id] = error_result(
                     call, f"There is no tool named {call.name!r}. Tools: {', '.join(tools)}."

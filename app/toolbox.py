@@ -18,6 +18,9 @@ def builtin_tools() -> list[Tool]:
     return [ReadFile(), Screenshot()]
 
 
+BUILTIN_NAMES = frozenset(t.spec.name for t in builtin_tools())
+
+
 class Toolbox:
     """Built-in tools plus the tools of the configured MCP servers (started on first use)."""
 
@@ -38,6 +41,13 @@ class Toolbox:
         if self.hub is not None:
             tools += await self.hub.tools()
         return tools
+
+    def could_offer(self, name: str) -> bool:
+        """Whether a call of this name is for one of the chat's tools, offered or not:
+        a built-in one, or a `<server>__<tool>` when MCP servers are configured."""
+        if name in BUILTIN_NAMES:
+            return True
+        return self.hub is not None and "__" in name
 
     @property
     def problems(self) -> dict[str, str]:

@@ -13,6 +13,7 @@ import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
+from app.boundary import EarlierPictures, Kept, carried, kept_here, leaving_notice, without
 from app.seeing import TurnSight
 from app.store import Store, StoredItem
 from app.tool_step import DenyAll, ToolStep, stopped_results
@@ -29,8 +30,8 @@ from app.turn_events import (
 from routing.catalogue import Catalogue
 from routing.describing import has_pictures
 from routing.documents import pdfs_for_model
+from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
-from routing.looking import host_of
 from routing.models import ModelInfo
 from routing.presets import preset_for
 from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
@@ -43,6 +44,7 @@ from routing.transcript import (
     Notice,
     NoticeKind,
     ToolCall,
+    turn_start,
     user_message,
 )
 from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
@@ -261,13 +263,33 @@ class TurnRunner:
         sight: TurnSight,
     ) -> AsyncIterator[TurnEvent]:
         """One request to the model, streamed into the store; the outcome lands in `step`."""
-        preset = preset_for(self.catalogue.provider(model.provider_id).kind)
-        seen = await sight.for_model(model, self.store.messages(conversation_id))
+        provider = self.catalogue.provider(model.provider_id)
+        preset = preset_for(provider.kind)
+        history = self.store.messages(conversation_id)
+        kept: list[Kept] = []
+        if not provider.is_local:
+            # Earlier pictures that stayed on this computer: left out if the person
+            # chose so for this chat, else told about as they leave (below).
+            earlier = history[: turn_start(history)]
+            kept = kept_here(earlier, self.store.sent_away(conversation_id))
+            if kept and self.store.earlier_pictures(conversation_id) == EarlierPictures.WITHHOLD:
+                history, kept = without(history, kept), []
+        seen = await sight.for_model(model, history)
         for notice in seen.notices:
             yield ItemAdded(self.store.add_notice(conversation_id, notice))
+        self.store.note_sent_away(conversation_id, seen.looked_away)
         if seen.usage is not None:
             yield UsageAdded(seen.usage)
         messages = shape_messages(seen.messages, limits_for(preset.max_picture_side))
+        leaving: set[str] = set()
+        if not provider.is_local:
+            # A PDF goes in some form (itself, or Sightline's reading of its text).
+            leaving = carried(messages) | {pdf.sha256 for m in history for pdf in m.pdfs}
+            going = [k for k in kept if k.sha256 in leaving]
+            if going:
+                why = f"{model.ref} answers this chat now and gets the conversation"
+                notice = leaving_notice(going, model.ref, endpoint_name(provider.base_url), why)
+                yield ItemAdded(self.store.add_notice(conversation_id, notice))
         specs = tuple(t.spec for t in tools.values())
         request = ChatRequest(model=model.name, messages=messages, tools=specs)
         status = MessageStatus.FAILED
@@ -293,6 +315,8 @@ class TurnRunner:
                     yield PartAdded(step.answer.id, event.call)
         except ProviderError as error:
             log.warning("%s failed: %s | %s", model.ref, error.kind, error.detail)
+            if not isinstance(error, CannotConnect):  # the request reached the server
+                self.store.note_sent_away(conversation_id, leaving)
             step.error, step.calls = error, []
             if step.answer is not None:
                 self.store.finish_message(step.answer.id, MessageStatus.FAILED)
@@ -300,10 +324,12 @@ class TurnRunner:
                 self._answer_calls(conversation_id, step)
             return
         except (asyncio.CancelledError, GeneratorExit):
+            self.store.note_sent_away(conversation_id, leaving)  # it may have gone: assume so
             if step.answer is not None:
                 self.store.finish_message(step.answer.id, MessageStatus.STOPPED)
                 self._answer_calls(conversation_id, step)
             raise
+        self.store.note_sent_away(conversation_id, leaving)
         if step.answer is None:
             step.answer = self.store.begin_assistant(conversation_id, model.ref)
             yield ItemAdded(step.answer)
@@ -332,7 +358,7 @@ class TurnRunner:
         self, conversation_id: str, choice: Choice, verb: str = "answers"
     ) -> StoredItem:
         provider = self.catalogue.provider(choice.model.provider_id)
-        host = host_of(provider.base_url)
+        host = endpoint_name(provider.base_url)
         text = f"{choice.model.ref} {verb} at {host} ({choice.where()}): {choice.reason}."
         # A model off this computer gets the whole conversation: a crossing for the ledger.
         crossed = (

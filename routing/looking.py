@@ -19,10 +19,6 @@ from vision.prompts import describer_prompt
 log = logging.getLogger(__name__)
 
 
-# removed once app/turn.py and app/seeing.py use endpoint_name
-host_of = endpoint_name
-
-
 class WireLooker:
     """The `Looker` the describer asks: one model, reached through the catalogue's wire."""
 

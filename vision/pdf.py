@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vision.labels import shown_name
 from vision.pictures import Picture, sniff
 
 if TYPE_CHECKING:
@@ -155,7 +156,7 @@ def open_pdf(source: Path | bytes, *, name: str = "", password: str | None = Non
     """Check a PDF opens and keep it (decrypted when a password was needed and given)."""
     import pypdfium2 as pdfium
 
-    name = name or (source.name if isinstance(source, Path) else "the PDF")
+    name = shown_name(name or (source.name if isinstance(source, Path) else "the PDF"))
     data = _load(source, name)
     document = _open(data, name, password)
     try:
@@ -184,7 +185,7 @@ def read_pdf(
     if isinstance(source, PdfFile):
         name, data = name or source.name, source.data
     else:
-        name = name or (source.name if isinstance(source, Path) else "the PDF")
+        name = shown_name(name or (source.name if isinstance(source, Path) else "the PDF"))
         data = _load(source, name)
     first, last = parse_pages(pages)
     document = _open(data, name, password)

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vision.labels import shown_name
+
 if TYPE_CHECKING:  # Pillow loads when a picture is first opened, not with this module
     from PIL import Image
 
@@ -152,13 +154,15 @@ def open_picture(path: Path) -> Picture:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise PictureError(f"{path.name} is {size // (1024 * 1024)} MB, too large to attach.")
+            raise PictureError(
+                f"{shown_name(path.name)} is {size // (1024 * 1024)} MB, too large to attach."
+            )
         data = path.read_bytes()
     except PictureError:
         raise
     except OSError as exc:
-        raise PictureError(f"Can't read {path}: {exc.strerror or exc}.") from None
-    return sniff(data, label=path.name)
+        raise PictureError(f"Can't read {shown_name(str(path))}: {exc.strerror or exc}.") from None
+    return sniff(data, label=shown_name(path.name))
 
 
 # -- getting a picture ready to leave -------------------------------------------

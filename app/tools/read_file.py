@@ -14,6 +14,7 @@ from pathlib import Path
 from app.tools.base import error_result, text_result
 from routing.transcript import PagesPart, PicturePart, ResultPart, TextPart, ToolCall, ToolResult
 from routing.wires.base import ToolSpec
+from vision.labels import shown_name
 from vision.pdf import PdfError, PdfNeedsPassword, read_pdf
 from vision.pictures import PictureError, open_picture
 
@@ -101,7 +102,7 @@ def _picture(call: ToolCall, path: Path) -> ToolResult:
     except PictureError as exc:
         return error_result(call, str(exc))
     kind = picture.mime.removeprefix("image/").upper()
-    words = f"{path.name}: a {kind} picture, {picture.width}×{picture.height} pixels."
+    words = f"{shown_name(path.name)}: a {kind} picture, {picture.width}×{picture.height} pixels."
     return ToolResult(call.id, call.name, (TextPart(words), PicturePart(picture)))
 
 
@@ -159,8 +160,12 @@ def pdf_result(call: ToolCall, path: Path, pages: str | int | None) -> ToolResul
         return error_result(call, str(exc))
     candidate = read.candidate
     if candidate is None:
-        return text_result(call, read.text() or f"{path.name} has no text on those pages.")
-    parts: list[ResultPart] = [PagesPart.from_candidate(path.name, candidate, read.total_pages)]
+        return text_result(
+            call, read.text() or f"{shown_name(path.name)} has no text on those pages."
+        )
+    parts: list[ResultPart] = [
+        PagesPart.from_candidate(shown_name(path.name), candidate, read.total_pages)
+    ]
     if read.continuation:
         parts.append(TextPart(read.continuation))
     return ToolResult(call.id, call.name, tuple(parts))

@@ -30,6 +30,7 @@ from routing.transcript import ToolCall  # loaded by the store: costs nothing he
 if TYPE_CHECKING:
     import asyncio
 
+    from app.boundary import Leaving
     from app.config import Config
     from app.keys import KeyStore
     from app.store import Store
@@ -375,6 +376,19 @@ class Controller(QObject):
         self._turn_task = task
         self.busy_changed.emit(True)
         return True
+
+    def earlier_pictures_leaving(self, model_ref: str) -> Leaving | None:
+        """What of the open chat would first leave this computer if `model_ref` answered."""
+        from app.boundary import would_leave
+
+        if self._catalogue is None:
+            return None
+        return would_leave(self.store, self._catalogue, self._current, model_ref)
+
+    def decide_earlier_pictures(self, choice: str) -> None:
+        """Keep the person's answer for the open chat's earlier pictures ("send"/"withhold")."""
+        if self._current:
+            self.store.set_earlier_pictures(self._current, choice)
 
     def learned_blind(self) -> frozenset[str]:
         """Models that refused pictures (in this or an earlier session)."""

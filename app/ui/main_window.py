@@ -31,6 +31,7 @@ from app.ui.controller import Controller, ModelListing
 from app.ui.conversation_model import ConversationModel
 from app.ui.conversation_view import ConversationView
 from app.ui.first_run import FirstRunPanel, is_first_run, welcome
+from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.ledger_panel import LedgerPanel
 from app.ui.password_prompt import PasswordPrompt
 from app.ui.provider_panel import ProviderPanel, explain
@@ -41,6 +42,7 @@ from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
+    from app.boundary import EarlierPictures
     from app.ui.settings_dialog import SettingsDialog
 
 MARKDOWN_FILTER = "Markdown, pictures in a folder beside it (*.md)"
@@ -81,6 +83,7 @@ class MainWindow(QMainWindow):
         self.ledger = LedgerPanel(self)
         # Asks for a locked PDF's password.
         self.passwords = PasswordPrompt(controller.attaching, self)
+        self.leaving = LeavingPrompt(self)
         # Many items can arrive at once (a turn's notices): the ledger is read once after.
         self._ledger_timer = QTimer(self)
         self._ledger_timer.setSingleShot(True)
@@ -328,8 +331,20 @@ class MainWindow(QMainWindow):
     # -- from the person --------------------------------------------------------
 
     def _send(self, text: str) -> None:
-        if self.controller.send(text, self.picker.current_ref()):
+        ref = self.picker.current_ref()
+        leaving = self.controller.earlier_pictures_leaving(ref)
+        if leaving is not None and (text.strip() or self.controller.attaching.attachments.anything):
+            # Asked once per chat, before the first request that would take them off it.
+            self.leaving.ask(leaving, lambda choice: self._send_after(text, choice))
+            return
+        if self.controller.send(text, ref):
             self.composer.clear()
+
+    def _send_after(self, text: str, choice: EarlierPictures | None) -> None:
+        if choice is None:
+            return  # cancelled: the draft stays where it is
+        self.controller.decide_earlier_pictures(choice)
+        self._send(text)
 
     def open_picture(self, picture: Picture) -> QDialog:
         """Show a picture in its own window (replacing one already open)."""

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from PIL import Image
 
-from app.ledger import WHOLE_MESSAGE, Crossing, Endpoint, endpoints_of, host_of, ledger, summary
+from app.ledger import WHOLE_MESSAGE, Crossing, Endpoint, endpoints_of, ledger, summary
 from app.seeing import TurnSight, _disclosure
 from app.store import Store
 from app.turn import TurnRunner
@@ -204,8 +204,6 @@ def test_endpoints_and_hosts() -> None:
     assert endpoints_of([("o", "http://user:pw@10.0.0.2:8080/v1", False)]) == {
         "o": Endpoint("10.0.0.2:8080", False)
     }
-    assert host_of("https://api.openai.com/v1") == "api.openai.com"
-    assert host_of("http://[::1]:1234") == "[::1]:1234"
     assert Crossing(0, "m:x", "", "w", "y").where == "host not recorded"
     assert Crossing(0, "m:x", "h", "w", "y", local=True).where == "h (on this computer)"
     assert Crossing(0, "m:x", "h", "w", "y", local=False).where == "h (off this computer)"

@@ -14,6 +14,7 @@ a model other than the person's choice has a disclosure notice naming it.
 from __future__ import annotations
 
 import io
+import json
 import socket
 from collections.abc import Iterator
 from contextlib import aclosing
@@ -23,6 +24,8 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from app.boundary import EarlierPictures
+from app.ledger import ledger
 from app.store import Store
 from app.tool_step import AllowAll, ToolStep
 from app.turn import TurnEnded, TurnRunner
@@ -31,7 +34,7 @@ from routing.models import ProviderConfig
 from routing.router import RoutingPrefs
 from routing.transcript import Notice, PicturePart, ToolCall, ToolResult
 from routing.wires.base import ToolSpec
-from tests.pdfs import scanned_pdf
+from tests.pdfs import scanned_pdf, text_pdf
 from tests.servers.ollama import REFUSAL_LLAMA_CPP, FakeModel, FakeOllama
 from tests.servers.ollama import Reply as OllamaReply
 from tests.servers.openai_chat import REFUSALS, ChatModel, FakeOpenAI, Reply
@@ -229,3 +232,99 @@ async def test_no_picture_crosses_unless_the_rules_allow_and_every_crossing_is_t
     for ref, host in crossings:
         if ref != setup.requested:  # the person's own choice is not a crossing to tell
             assert (ref, host) in told, (ref, host, notices)
+
+
+# -- earlier pictures that stayed on this computer, when the chat moves to the cloud ---
+
+
+@pytest.fixture
+def seeing_here_and_there() -> Iterator[tuple[FakeOllama, FakeOpenAI]]:
+    """A local Ollama whose model sees, and a cloud recorder whose model sees."""
+    ollama = FakeOllama(models=[FakeModel("llava:7b", ("completion", "vision"))])
+    cloud = FakeOpenAI([ChatModel("vision-1", sees=True)], flavour="openrouter")
+    ollama.start()
+    cloud.start()
+    yield ollama, cloud
+    ollama.stop()
+    cloud.stop()
+
+
+async def _turn(runner: TurnRunner, cid: str, text: str, model: str, **kw: Any) -> TurnEnded:
+    async with aclosing(runner.run(cid, text, requested_model=model, **kw)) as events:
+        return [e async for e in events if isinstance(e, TurnEnded)][-1]
+
+
+async def test_a_local_chats_earlier_picture_going_to_the_cloud_is_disclosed_once(
+    store: Store, seeing_here_and_there: tuple[FakeOllama, FakeOpenAI]
+) -> None:
+    ollama, cloud = seeing_here_and_there
+    catalogue = Catalogue(
+        [ProviderConfig("ollama", "ollama", ollama.base_url), _cloud("cloud", cloud)]
+    )
+    runner = TurnRunner(store, catalogue)
+    cid = store.create_conversation()
+    picture = sniff(_png("red"), "holiday.png")
+    await _turn(runner, cid, "what is this?", "ollama:llava:7b", pictures=(picture,))
+    assert store.sent_away(cid) == set()  # seen on this computer only
+    first = await _turn(runner, cid, "and now?", "cloud:vision-1")
+    second = await _turn(runner, cid, "once more", "cloud:vision-1")
+    await catalogue.aclose()
+    assert first.error is None and second.error is None
+    told = [
+        n
+        for n in (i.item for i in store.items(cid))
+        if isinstance(n, Notice) and n.crossed is not None
+    ]
+    [notice] = told
+    assert notice.text.startswith(
+        f"1 picture (holiday.png) from earlier in this chat now goes to cloud:vision-1 at "
+        f"127.0.0.1:{cloud.port}, off this computer"
+    )
+    assert ledger(store.items(cid))[0].what == "1 picture (holiday.png) from earlier turns"
+    assert all(_carries_pictures(body) for body in cloud.chat_requests())  # it did go
+    assert store.sent_away(cid) == {picture.sha256}
+
+
+async def test_withheld_earlier_pictures_stay_and_leave_a_line(
+    store: Store, seeing_here_and_there: tuple[FakeOllama, FakeOpenAI]
+) -> None:
+    ollama, cloud = seeing_here_and_there
+    catalogue = Catalogue(
+        [ProviderConfig("ollama", "ollama", ollama.base_url), _cloud("cloud", cloud)]
+    )
+    runner = TurnRunner(store, catalogue)
+    cid = store.create_conversation()
+    report = open_pdf(text_pdf(["Salary review: confidential."]), name="review.pdf")
+    picture = sniff(_png("red"), "holiday.png")
+    ollama.enqueue(OllamaReply(text="Seen."))  # not an echo: the answer stays out of this
+    await _turn(runner, cid, "look", "ollama:llava:7b", pictures=(picture,), pdfs=(report,))
+    store.set_earlier_pictures(cid, EarlierPictures.WITHHOLD)
+    ended = await _turn(runner, cid, "and now?", "cloud:vision-1")
+    await catalogue.aclose()
+    assert ended.error is None
+    [body] = cloud.chat_requests()
+    assert not _carries_pictures(body)
+    sent = json.dumps(body)
+    assert "Salary review" not in sent
+    assert "[A picture (holiday.png) was here; it stays on the person's computer.]" in sent
+    assert "[A PDF (review.pdf) was here; it stays on the person's computer.]" in sent
+    assert not [i for i in store.items(cid) if isinstance(i.item, Notice) and i.item.crossed]
+    assert store.sent_away(cid) == set()
+
+
+async def test_an_earlier_pdf_read_as_text_by_the_cloud_is_disclosed(
+    store: Store, seeing_here_and_there: tuple[FakeOllama, FakeOpenAI]
+) -> None:
+    ollama, cloud = seeing_here_and_there
+    catalogue = Catalogue(
+        [ProviderConfig("ollama", "ollama", ollama.base_url), _cloud("cloud", cloud)]
+    )
+    runner = TurnRunner(store, catalogue)
+    cid = store.create_conversation()
+    report = open_pdf(text_pdf(["Salary review: confidential."]), name="review.pdf")
+    await _turn(runner, cid, "summarise", "ollama:llava:7b", pdfs=(report,))
+    await _turn(runner, cid, "and now?", "cloud:vision-1")
+    await catalogue.aclose()
+    assert "Salary review" in json.dumps(cloud.chat_requests()[0])
+    [notice] = [i.item for i in store.items(cid) if isinstance(i.item, Notice) and i.item.crossed]
+    assert notice.text.startswith("1 PDF (review.pdf) from earlier in this chat now goes to")

@@ -1,0 +1,71 @@
+"""The window's question before a chat's earlier pictures first leave this computer.
+
+A chat whose pictures (or PDFs) were seen only on this computer, now sent to a
+model off it, asks once: send them, send the conversation without them (each
+becomes a line saying it was there), or cancel, which keeps the draft. The answer
+is kept with the chat, so the question is not asked again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QAbstractButton, QMessageBox, QWidget
+
+from app.boundary import EarlierPictures, Leaving
+
+TITLE = "Send earlier pictures off this computer?"
+SEND = "Send them"
+WITHHOLD = "Send without them"
+CANCEL = "Cancel"
+
+
+def question(leaving: Leaving) -> str:
+    """What the dialog says: which pictures, to which model, where."""
+    count = len(leaving.kept)
+    them = "They have" if count != 1 else "It has"
+    return (
+        f"Earlier in this chat: {leaving.labels}. {them} stayed on this computer so far.\n\n"
+        f"{leaving.model_ref} runs at {leaving.host}, off this computer, and would get "
+        f"{'them' if count != 1 else 'it'} with the conversation."
+    )
+
+
+class LeavingPrompt(QObject):
+    """Asks the question in a window-modal dialog and hands the answer to a callback."""
+
+    def __init__(self, window: QWidget) -> None:
+        """Ask over `window`."""
+        super().__init__(window)
+        self._window = window
+        self.dialog: QMessageBox | None = None  # the open question, if any
+
+    def ask(self, leaving: Leaving, answered: Callable[[EarlierPictures | None], None]) -> None:
+        """Open the dialog; `answered` gets SEND, WITHHOLD, or None for Cancel."""
+        if self.dialog is not None:
+            self.dialog.reject()
+        dialog = QMessageBox(self._window)
+        dialog.setIcon(QMessageBox.Icon.Question)
+        dialog.setWindowTitle(TITLE)
+        dialog.setAccessibleName(TITLE)
+        dialog.setText(question(leaving))
+        send = dialog.addButton(SEND, QMessageBox.ButtonRole.AcceptRole)
+        withhold = dialog.addButton(WITHHOLD, QMessageBox.ButtonRole.ActionRole)
+        cancel = dialog.addButton(CANCEL, QMessageBox.ButtonRole.RejectRole)
+        dialog.setDefaultButton(cancel)
+        dialog.setEscapeButton(cancel)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        choices: dict[QAbstractButton, EarlierPictures] = {
+            send: EarlierPictures.SEND,
+            withhold: EarlierPictures.WITHHOLD,
+        }
+
+        def finished(_result: int) -> None:
+            if self.dialog is dialog:
+                self.dialog = None
+            answered(choices.get(dialog.clickedButton()))
+
+        dialog.finished.connect(finished)
+        self.dialog = dialog
+        dialog.open()
