@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from app import paths
 from routing.addresses import ollama_base_url
+from routing.endpoints import without_credentials
 
 if TYPE_CHECKING:  # loaded only for [[providers]] and discovery: see _parse_provider
     from routing.models import ProviderConfig
@@ -195,7 +196,9 @@ def _parse_provider(
     if not base_url:
         base_url = preset_for(kind).base_url
     if not base_url.startswith(("http://", "https://")):
-        raise ConfigError(f"{where}: base_url {base_url!r} must start with http:// or https://.")
+        raise ConfigError(
+            f"{where}: base_url {without_credentials(base_url)!r} must start with http:// or https://."
+        )
     api_key = table.get("api_key", "")
     enabled = table.get("enabled", True)
     local = table.get("local")

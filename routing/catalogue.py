@@ -12,7 +12,7 @@ import logging
 from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, replace
 
-from routing.endpoints import endpoint_name
+from routing.endpoints import endpoint_name, look_up
 from routing.errors import CannotConnect, ModelNotFound, ProviderError
 from routing.models import ModelInfo, ProviderConfig, split_ref
 from routing.wires.base import Wire
@@ -76,11 +76,13 @@ class Catalogue:
     ) -> dict[str, ProviderStatus]:
         """List the providers' models concurrently; a failure keeps the last good list."""
         ids = list(provider_ids) if provider_ids is not None else list(self._providers)
+        await look_up(self._providers[i].base_url for i in ids)
         results = await asyncio.gather(*(self._list(i, timeout) for i in ids))
         return dict(zip(ids, results, strict=True))
 
     async def refresh_each(self, timeout: float = 10.0) -> AsyncGenerator[ProviderStatus, None]:
         """Like `refresh`, but yield each provider's status as soon as it answers."""
+        await look_up(p.base_url for p in self._providers.values())
         tasks = [asyncio.ensure_future(self._list(i, timeout)) for i in self._providers]
         try:
             for next_done in asyncio.as_completed(tasks):

@@ -87,7 +87,40 @@ def _host_is_here(host: str, resolver: Resolver) -> bool:
 def _host_is_here_cached(host: str) -> bool:
     # Read on every `ProviderConfig.is_local`, often on the UI thread: resolve once per
     # host per run (a name that failed stays "not here": the safe side, and no second wait).
-    return _host_is_here(host, resolve)
+    here = _host_is_here(host, resolve)
+    _looked_up.add(host)
+    return here
+
+
+_looked_up: set[str] = set()  # hosts the system resolver has answered for this run
+
+
+def _numeric(host: str) -> tuple[str, ...] | None:
+    """The addresses of a host written as an address (127.1 too), without asking DNS."""
+    try:
+        infos = socket.getaddrinfo(host, None, flags=socket.AI_NUMERICHOST)
+    except (OSError, UnicodeError, ValueError):
+        return None
+    return tuple(str(info[4][0]) for info in infos)
+
+
+def known_locality(url: str) -> bool | None:
+    """`on_this_computer` when it needs no DNS lookup now (an address, or a host already
+    looked up this run); None when it would have to wait on one (the window's form asks)."""
+    host = _url_host(url)
+    numeric = _numeric(host) if host else None
+    if numeric is not None:
+        return bool(numeric) and all(reaches_this_computer(a) for a in numeric)
+    return on_this_computer(url) if host in _looked_up or not host else None
+
+
+async def look_up(urls: Iterable[str]) -> None:
+    """Resolve these endpoints' hosts on worker threads, so reading `is_local` later
+    never waits on DNS on the thread that paints the window."""
+    import asyncio
+
+    hosts = {_url_host(u) for u in urls} - _looked_up
+    await asyncio.gather(*(asyncio.to_thread(_host_is_here_cached, h) for h in hosts if h))
 
 
 def on_this_computer(url: str, resolver: Resolver | None = None) -> bool:

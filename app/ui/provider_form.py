@@ -40,7 +40,7 @@ from app.ui.settings_model import (
     shown_models,
     url_problem,
 )
-from routing.endpoints import on_this_computer
+from routing.endpoints import endpoint_name, known_locality
 from routing.models import ProviderConfig
 
 if TYPE_CHECKING:
@@ -228,8 +228,10 @@ class ProviderForm(QWidget):
         self.key_edit.setPlaceholderText(placeholder)
         self.key_note.setText(note)
         self.clear_key.setVisible(draft.key_source is KeySource.SAVED and not draft.clear_key)
-        local = on_this_computer(draft.reach_url(self._environ))
-        self.local.setItemText(0, f"Automatic ({'yes' if local else 'no'}, from its address)")
+        # Never a DNS lookup per keystroke: a name not looked up yet says "from its address".
+        local = known_locality(draft.reach_url(self._environ))
+        said = "" if local is None else f"{'yes' if local else 'no'}, "
+        self.local.setItemText(0, f"Automatic ({said}from its address)")
 
     def focus_field(self, field: str) -> None:
         """Put the cursor in a field that needs fixing."""
@@ -312,7 +314,7 @@ class ProviderForm(QWidget):
 
     async def _run_test(self, providers: ProviderList, draft: ProviderDraft) -> None:
         url = draft.reach_url(self._environ)
-        self.test_result.setText(f"Connecting to {html.escape(url)}…")
+        self.test_result.setText(f"Connecting to {html.escape(endpoint_name(url))}…")
         try:
             key = await asyncio.to_thread(providers.key_for_test, draft, self._keys)
             name = draft.id or draft.kind

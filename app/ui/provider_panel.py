@@ -9,6 +9,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.ui.controller import ModelListing
+from routing.endpoints import endpoint_name
 
 LOOKING = "Looking for models…"
 NOTHING_READY = "No model is ready"
@@ -39,7 +40,7 @@ def explain(listing: ModelListing) -> Explanation:
         else:
             outcome = "answered, but offers no models"
             empty_ollama = empty_ollama or provider.kind == "ollama"
-        tried.append((f"{provider.base_url} ({provider.id})", outcome))
+        tried.append((f"{endpoint_name(provider.base_url)} ({provider.id})", outcome))
     if not listing.providers:
         tried.append(("No provider", "none is configured, and looking for local ones is off."))
     advice = (

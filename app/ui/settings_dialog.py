@@ -238,7 +238,8 @@ class SettingsDialog(QDialog):
     @staticmethod
     def _found_words(found: ProviderConfig) -> str:
         return (
-            f"{preset_label(found.kind)} answered at {found.base_url}, on this computer. "
+            f"{preset_label(found.kind)} answered at {endpoint_name(found.base_url)}, "
+            "on this computer. "
             "Sightline uses it while it answers; add it to choose its place in the order, "
             "turn it off, or change its settings."
         )

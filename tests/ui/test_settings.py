@@ -421,7 +421,8 @@ def test_a_server_found_on_this_computer_can_be_added(
     assert dialog.list.count() == 1
     assert dialog.list.item(0).text().endswith("found on this computer")
     dialog.list.setCurrentRow(0)
-    assert dialog.stack.currentIndex() == 1 and fake_ollama.base_url in dialog.found_text.text()
+    where = f"127.0.0.1:{fake_ollama.port}"
+    assert dialog.stack.currentIndex() == 1 and where in dialog.found_text.text()
     qtbot.mouseClick(dialog.add_found_button, Qt.MouseButton.LeftButton)
     assert [d.id for d in dialog.providers.drafts] == ["ollama"]
     assert dialog.stack.currentIndex() == 0 and dialog.list.count() == 1

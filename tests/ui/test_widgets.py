@@ -101,7 +101,7 @@ def _provider(port: int = 11434, kind: str = "ollama") -> ProviderConfig:
 
 def test_the_panel_names_each_address_and_what_to_do(tmp_path: Path) -> None:
     provider = _provider(9)
-    error = CannotConnect("Nothing answered at http://127.0.0.1:9.", provider_id="ollama")
+    error = CannotConnect("Nothing answered at 127.0.0.1:9.", provider_id="ollama")
     listing = ModelListing(
         statuses=(ProviderStatus(provider, (), error),),
         providers=(provider,),
@@ -109,9 +109,7 @@ def test_the_panel_names_each_address_and_what_to_do(tmp_path: Path) -> None:
     )
     said = explain(listing)
     assert said.title == NOTHING_READY
-    assert said.tried == (
-        ("http://127.0.0.1:9 (ollama)", "Nothing answered at http://127.0.0.1:9."),
-    )
+    assert said.tried == (("127.0.0.1:9 (ollama)", "Nothing answered at 127.0.0.1:9."),)
     assert "ollama serve" in said.advice and "OLLAMA_HOST" in said.advice
     assert str(tmp_path / "config.toml") in said.advice
 
