@@ -8,9 +8,11 @@ it quotes the server's last output and its settings, which may hold its token.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import ParamSpec
 
 import anyio
 from mcp import types
@@ -18,6 +20,8 @@ from mcp.shared.exceptions import MCPError
 
 from app.tools.mcp_config import McpServerConfig
 from routing.secrets import redact
+
+P = ParamSpec("P")
 
 # What to install when a usual launcher is missing (the settings' "command").
 _INSTALL_HINTS = dict.fromkeys(("npx", "node", "npm"), "Node.js") | {
@@ -55,6 +59,17 @@ def _leaves(exc: BaseException) -> list[BaseException]:
     return [exc]
 
 
+def _redacted(words: Callable[P, str]) -> Callable[P, str]:
+    """The same wording, with every secret in use taken out (a child may print its token)."""
+
+    @functools.wraps(words)
+    def redacted(*args: P.args, **kwargs: P.kwargs) -> str:
+        return redact(words(*args, **kwargs))
+
+    return redacted
+
+
+@_redacted
 def start_problem(
     config: McpServerConfig,
     exc: BaseException | None,
@@ -68,21 +83,6 @@ def start_problem(
     `exc` is what ended the start (None: it ended without an answer); `last_output`
     is the last lines the child wrote to stderr.
     """
-    return redact(
-        _start_problem(
-            config, exc, start_timeout=start_timeout, closing=closing, last_output=last_output
-        )
-    )
-
-
-def _start_problem(
-    config: McpServerConfig,
-    exc: BaseException | None,
-    *,
-    start_timeout: float,
-    closing: bool,
-    last_output: Iterable[str],
-) -> str:
     name, command = config.name, config.command
     opening = f"The MCP server {name} could not start"
     if exc is None:

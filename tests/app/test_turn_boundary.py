@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import json
 import socket
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
@@ -237,94 +237,87 @@ async def test_no_picture_crosses_unless_the_rules_allow_and_every_crossing_is_t
 # -- earlier pictures that stayed on this computer, when the chat moves to the cloud ---
 
 
+@dataclass
+class Moving:
+    """A chat that starts with a seeing model on this computer and moves to one off it."""
+
+    store: Store
+    runner: TurnRunner
+    ollama: FakeOllama
+    cloud: FakeOpenAI
+    cid: str
+
+    async def turn(self, text: str, model: str, **kw: Any) -> TurnEnded:
+        """One turn of this chat."""
+        run = self.runner.run(self.cid, text, requested_model=model, **kw)
+        async with aclosing(run) as events:
+            return [e async for e in events if isinstance(e, TurnEnded)][-1]
+
+    def told(self) -> list[Notice]:
+        """The notices that record a crossing."""
+        items = self.store.items(self.cid)
+        return [i.item for i in items if isinstance(i.item, Notice) and i.item.crossed]
+
+
 @pytest.fixture
-def seeing_here_and_there() -> Iterator[tuple[FakeOllama, FakeOpenAI]]:
-    """A local Ollama whose model sees, and a cloud recorder whose model sees."""
+async def moving(store: Store) -> AsyncIterator[Moving]:
+    """A local Ollama whose model sees, a cloud recorder whose model sees, and a new chat."""
     ollama = FakeOllama(models=[FakeModel("llava:7b", ("completion", "vision"))])
     cloud = FakeOpenAI([ChatModel("vision-1", sees=True)], flavour="openrouter")
-    ollama.start()
-    cloud.start()
-    yield ollama, cloud
-    ollama.stop()
-    cloud.stop()
+    with ollama, cloud:
+        catalogue = Catalogue(
+            [ProviderConfig("ollama", "ollama", ollama.base_url), _cloud("cloud", cloud)]
+        )
+        yield Moving(
+            store, TurnRunner(store, catalogue), ollama, cloud, store.create_conversation()
+        )
+        await catalogue.aclose()
 
 
-async def _turn(runner: TurnRunner, cid: str, text: str, model: str, **kw: Any) -> TurnEnded:
-    async with aclosing(runner.run(cid, text, requested_model=model, **kw)) as events:
-        return [e async for e in events if isinstance(e, TurnEnded)][-1]
+HERE, THERE = "ollama:llava:7b", "cloud:vision-1"
 
 
 async def test_a_local_chats_earlier_picture_going_to_the_cloud_is_disclosed_once(
-    store: Store, seeing_here_and_there: tuple[FakeOllama, FakeOpenAI]
+    moving: Moving,
 ) -> None:
-    ollama, cloud = seeing_here_and_there
-    catalogue = Catalogue(
-        [ProviderConfig("ollama", "ollama", ollama.base_url), _cloud("cloud", cloud)]
-    )
-    runner = TurnRunner(store, catalogue)
-    cid = store.create_conversation()
     picture = sniff(_png("red"), "holiday.png")
-    await _turn(runner, cid, "what is this?", "ollama:llava:7b", pictures=(picture,))
-    assert store.sent_away(cid) == set()  # seen on this computer only
-    first = await _turn(runner, cid, "and now?", "cloud:vision-1")
-    second = await _turn(runner, cid, "once more", "cloud:vision-1")
-    await catalogue.aclose()
+    await moving.turn("what is this?", HERE, pictures=(picture,))
+    assert moving.store.sent_away(moving.cid) == set()  # seen on this computer only
+    first = await moving.turn("and now?", THERE)
+    second = await moving.turn("once more", THERE)
     assert first.error is None and second.error is None
-    told = [
-        n
-        for n in (i.item for i in store.items(cid))
-        if isinstance(n, Notice) and n.crossed is not None
-    ]
-    [notice] = told
+    [notice] = moving.told()
     assert notice.text.startswith(
-        f"1 picture (holiday.png) from earlier in this chat now goes to cloud:vision-1 at "
-        f"127.0.0.1:{cloud.port}, off this computer"
+        f"1 picture (holiday.png) from earlier in this chat now goes to {THERE} at "
+        f"127.0.0.1:{moving.cloud.port}, off this computer"
     )
-    assert ledger(store.items(cid))[0].what == "1 picture (holiday.png) from earlier turns"
-    assert all(_carries_pictures(body) for body in cloud.chat_requests())  # it did go
-    assert store.sent_away(cid) == {picture.sha256}
+    items = moving.store.items(moving.cid)
+    assert ledger(items)[0].what == "1 picture (holiday.png) from earlier turns"
+    assert all(_carries_pictures(body) for body in moving.cloud.chat_requests())  # it did go
+    assert moving.store.sent_away(moving.cid) == {picture.sha256}
 
 
-async def test_withheld_earlier_pictures_stay_and_leave_a_line(
-    store: Store, seeing_here_and_there: tuple[FakeOllama, FakeOpenAI]
-) -> None:
-    ollama, cloud = seeing_here_and_there
-    catalogue = Catalogue(
-        [ProviderConfig("ollama", "ollama", ollama.base_url), _cloud("cloud", cloud)]
-    )
-    runner = TurnRunner(store, catalogue)
-    cid = store.create_conversation()
+async def test_withheld_earlier_pictures_stay_and_leave_a_line(moving: Moving) -> None:
     report = open_pdf(text_pdf(["Salary review: confidential."]), name="review.pdf")
     picture = sniff(_png("red"), "holiday.png")
-    ollama.enqueue(OllamaReply(text="Seen."))  # not an echo: the answer stays out of this
-    await _turn(runner, cid, "look", "ollama:llava:7b", pictures=(picture,), pdfs=(report,))
-    store.set_earlier_pictures(cid, EarlierPictures.WITHHOLD)
-    ended = await _turn(runner, cid, "and now?", "cloud:vision-1")
-    await catalogue.aclose()
+    moving.ollama.enqueue(OllamaReply(text="Seen."))  # not an echo: the answer stays out of this
+    await moving.turn("look", HERE, pictures=(picture,), pdfs=(report,))
+    moving.store.set_earlier_pictures(moving.cid, EarlierPictures.WITHHOLD)
+    ended = await moving.turn("and now?", THERE)
     assert ended.error is None
-    [body] = cloud.chat_requests()
+    [body] = moving.cloud.chat_requests()
     assert not _carries_pictures(body)
     sent = json.dumps(body)
     assert "Salary review" not in sent
     assert "[A picture (holiday.png) was here; it stays on the person's computer.]" in sent
     assert "[A PDF (review.pdf) was here; it stays on the person's computer.]" in sent
-    assert not [i for i in store.items(cid) if isinstance(i.item, Notice) and i.item.crossed]
-    assert store.sent_away(cid) == set()
+    assert moving.told() == [] and moving.store.sent_away(moving.cid) == set()
 
 
-async def test_an_earlier_pdf_read_as_text_by_the_cloud_is_disclosed(
-    store: Store, seeing_here_and_there: tuple[FakeOllama, FakeOpenAI]
-) -> None:
-    ollama, cloud = seeing_here_and_there
-    catalogue = Catalogue(
-        [ProviderConfig("ollama", "ollama", ollama.base_url), _cloud("cloud", cloud)]
-    )
-    runner = TurnRunner(store, catalogue)
-    cid = store.create_conversation()
+async def test_an_earlier_pdf_read_as_text_by_the_cloud_is_disclosed(moving: Moving) -> None:
     report = open_pdf(text_pdf(["Salary review: confidential."]), name="review.pdf")
-    await _turn(runner, cid, "summarise", "ollama:llava:7b", pdfs=(report,))
-    await _turn(runner, cid, "and now?", "cloud:vision-1")
-    await catalogue.aclose()
-    assert "Salary review" in json.dumps(cloud.chat_requests()[0])
-    [notice] = [i.item for i in store.items(cid) if isinstance(i.item, Notice) and i.item.crossed]
+    await moving.turn("summarise", HERE, pdfs=(report,))
+    await moving.turn("and now?", THERE)
+    assert "Salary review" in json.dumps(moving.cloud.chat_requests()[0])
+    [notice] = moving.told()
     assert notice.text.startswith("1 PDF (review.pdf) from earlier in this chat now goes to")

@@ -21,7 +21,6 @@ from app.ui.leaving_prompt import CANCEL, SEND, TITLE, WITHHOLD
 from app.ui.session import Session
 from routing.transcript import Notice
 from tests.conftest import SightlineHome
-from tests.servers.ollama import FakeOllama
 from tests.servers.openai_chat import ChatModel, FakeOpenAI
 
 OpenWindow = Callable[[], Session]
@@ -90,37 +89,37 @@ def _cloud_pictures(cloud: FakeOpenAI) -> int:
     )
 
 
+@pytest.fixture
+def asked(
+    both: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> Callable[[str], Session]:
+    """A chat whose picture a model on this computer saw, sent on to the cloud model:
+    the question is answered with the button of that label."""
+
+    def _ask(label: str) -> Session:
+        session = open_window()
+        _first_turn_here(qtbot, session, tmp_path)
+        session.window.picker.set_current_ref("cloud:vision-1")
+        _send(qtbot, session, "and in the cloud?")
+        _answer(qtbot, session, label)
+        return session
+
+    return _ask
+
+
 def test_cancel_keeps_the_draft_and_sends_nothing(
-    both: SightlineHome,
-    cloud: FakeOpenAI,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    asked: Callable[[str], Session], cloud: FakeOpenAI
 ) -> None:
-    session = open_window()
-    _first_turn_here(qtbot, session, tmp_path)
-    session.window.picker.set_current_ref("cloud:vision-1")
-    _send(qtbot, session, "and in the cloud?")
-    _answer(qtbot, session, CANCEL)
+    session = asked(CANCEL)
     assert session.window.composer.edit.toPlainText() == "and in the cloud?"
     assert cloud.chat_requests() == []
     assert session.controller.store.earlier_pictures(session.controller.current_id) == ""
 
 
 def test_send_them_discloses_and_is_not_asked_again(
-    both: SightlineHome,
-    cloud: FakeOpenAI,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    asked: Callable[[str], Session], cloud: FakeOpenAI, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    _first_turn_here(qtbot, session, tmp_path)
-    session.window.picker.set_current_ref("cloud:vision-1")
-    _send(qtbot, session, "and in the cloud?")
-    _answer(qtbot, session, SEND)
+    session = asked(SEND)
     qtbot.waitUntil(lambda: len(cloud.chat_requests()) == 1, timeout=10_000)
     qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
     assert _cloud_pictures(cloud) == 1
@@ -133,18 +132,9 @@ def test_send_them_discloses_and_is_not_asked_again(
 
 
 def test_send_without_them_leaves_a_line_instead(
-    both: SightlineHome,
-    cloud: FakeOpenAI,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    asked: Callable[[str], Session], cloud: FakeOpenAI, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    _first_turn_here(qtbot, session, tmp_path)
-    session.window.picker.set_current_ref("cloud:vision-1")
-    _send(qtbot, session, "and in the cloud?")
-    _answer(qtbot, session, WITHHOLD)
+    session = asked(WITHHOLD)
     qtbot.waitUntil(lambda: len(cloud.chat_requests()) == 1, timeout=10_000)
     qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
     assert _cloud_pictures(cloud) == 0
