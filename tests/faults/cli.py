@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import resource
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -16,10 +18,22 @@ def command(*args: str) -> list[str]:
     return [sys.executable, "-m", "app", *args]
 
 
+# What a child may map: enough for Sightline's own imports (about 600 MB of address
+# space), so reading or decoding something unbounded fails fast instead of swapping.
+MEMORY_CAP = 1 << 30
+
+
+def _capped(limit: int) -> Callable[[], None]:
+    def apply() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return apply
+
+
 def sightline(
-    env: dict[str, str], *args: str, timeout: float = 60
+    env: dict[str, str], *args: str, timeout: float = 60, memory_cap: int | None = MEMORY_CAP
 ) -> subprocess.CompletedProcess[str]:
-    """Run `sightline ARGS...` to its end."""
+    """Run `sightline ARGS...` to its end, its memory capped (None: not capped)."""
     return subprocess.run(
         command(*args),
         env=env | NO_KEYRING,
@@ -27,4 +41,14 @@ def sightline(
         text=True,
         timeout=timeout,
         cwd=ROOT,
+        preexec_fn=_capped(memory_cap) if memory_cap else None,
     )
+
+
+def one_clear_line(done: subprocess.CompletedProcess[str]) -> str:
+    """The failed run's one line on stderr (asserting there was no traceback)."""
+    assert done.returncode not in (0, -9, -11), (done.returncode, done.stderr[-2000:])
+    assert "Traceback" not in done.stderr and "MemoryError" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("sightline: ")]
+    assert len(lines) == 1, done.stderr
+    return lines[0]
