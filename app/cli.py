@@ -101,6 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"sightline: {shown_name(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
+        if getattr(args, "json", False):  # the stream ends with an event, as every ending does
+            error = {"type": "error", "kind": "stopped", "message": "stopped by the person"}
+            print(json.dumps(error), flush=True)
         print("sightline: stopped", file=sys.stderr)
         return 130
     except BrokenPipeError:
@@ -214,12 +217,20 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
     except AttachmentError as exc:
         raise CommandError(str(exc)) from None
     pictures, pdfs = combined(attached)
+    if not args.prompt.strip():
+        raise CommandError('the prompt is empty: say what to ask, e.g. sightline ask "hello".')
     try:
         toolbox = Toolbox(args.mcp_config or config.mcp_config)
     except McpConfigError as exc:
         raise CommandError(str(exc)) from None
     store = _open_store(config)
     catalogue = _catalogue(config, blind=store.blind_models())
+    try:
+        await _check_model(args.model, catalogue)
+    except CommandError:
+        await catalogue.aclose()
+        store.close()
+        raise
     printer = _JsonPrinter(sys.stdout) if args.json else _PlainPrinter(sys.stdout, sys.stderr)
     ended: TurnEnded | None = None
     try:
@@ -261,6 +272,7 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
         store.close()
     if ended is None or ended.error is not None:
         message = ended.error.message if ended and ended.error else "the turn did not finish"
+        message += _tried(catalogue, ended.error if ended else None)
         if args.json:
             print(json.dumps({"type": "error", "message": message}), flush=True)
         raise CommandError(message)
@@ -285,6 +297,55 @@ def _not_allowed(event: TurnEvent, allowed: bool) -> list[Notice]:
         for result in event.item.item.tool_results
         if result.is_error and result.text == NOT_ALLOWED.format(name=result.name)
     ]
+
+
+def _tried(catalogue: Any, error: object) -> str:
+    """For a turn nothing could answer: the addresses tried, when the error names none."""
+    from routing.endpoints import endpoint_name
+    from routing.errors import CannotConnect
+
+    if not isinstance(error, CannotConnect):
+        return ""
+    tried = [
+        f"{s.provider.id} at {endpoint_name(s.provider.base_url)}"
+        for s in catalogue.statuses()
+        if s.error is not None and endpoint_name(s.provider.base_url) not in str(error)
+    ]
+    return f" Tried: {', '.join(tried)}." if tried else ""
+
+
+async def _check_model(ref: str, catalogue: Any) -> None:
+    """Refuse a --model that names no model, before anything is stored or sent."""
+    from routing.router import is_auto
+
+    if is_auto(ref):
+        return
+    provider, _, name = ref.strip().partition(":")
+    ids = [p.id for p in catalogue.providers]
+    if not provider:
+        raise CommandError(
+            f"--model {ref!r} names no provider: write PROVIDER:MODEL, such as "
+            f"{_example(ids)}:{name or 'MODEL'}."
+        )
+    if provider in ids and not name:
+        raise CommandError(
+            f"--model {ref!r} names the provider but no model: write {provider}:MODEL "
+            "(`sightline models` lists them)."
+        )
+    if provider in ids:
+        return
+    await catalogue.refresh()
+    matches = [m.ref for m in catalogue.models() if m.name == ref.strip()]
+    hint = (
+        f"; did you mean {matches[0]}?"
+        if matches
+        else (f" (providers: {', '.join(ids) or 'none'}; `sightline models` lists their models).")
+    )
+    raise CommandError(f"no provider {provider!r}{hint}")
+
+
+def _example(ids: list[str]) -> str:
+    return ids[0] if ids else "ollama"
 
 
 class _PlainPrinter:
@@ -347,6 +408,7 @@ class _JsonPrinter:
             self._emit(
                 {
                     "type": "usage",
+                    "for": event.source,
                     "input_tokens": usage.input_tokens,
                     "output_tokens": usage.output_tokens,
                 }

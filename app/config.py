@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from app import paths
 from routing.addresses import ollama_base_url
@@ -22,6 +23,7 @@ from routing.endpoints import without_credentials
 if TYPE_CHECKING:  # loaded only for [[providers]] and discovery: see _parse_provider
     from routing.models import ProviderConfig
 
+MAX_CONFIG_BYTES = 4_000_000  # a config is a few KB; this bounds what is read, not taste
 _ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
@@ -76,13 +78,23 @@ def load_config(environ: Mapping[str, str] = os.environ) -> Config:
         if environ.get("SIGHTLINE_CONFIG"):
             raise ConfigError(f"{path}: SIGHTLINE_CONFIG names this file, but it does not exist.")
         return Config(data_dir=data_dir)
+    from vision.files import FileRefused, read_capped
+
     try:
-        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        # utf-8-sig: a byte-order mark (as some Windows editors write) is not a setting.
+        text = read_capped(path, MAX_CONFIG_BYTES, what="config file").decode("utf-8-sig")
+        raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: can't be read: {exc}") from None
-    return parse_config(raw, path, data_dir, environ)
+    except RecursionError:
+        raise ConfigError(
+            f"{path}: tables or lists are nested too deeply to be a Sightline config."
+        ) from None
+    except FileRefused as exc:
+        raise ConfigError(str(exc)) from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start} can't be read).") from None
+    return parse_config(raw, path, data_dir, environ, lines=text.splitlines())
 
 
 def parse_config(
@@ -90,8 +102,13 @@ def parse_config(
     path: Path,
     data_dir: Path,
     environ: Mapping[str, str] = os.environ,
+    *,
+    lines: list[str] | None = None,
 ) -> Config:
-    """Turn a parsed TOML document into a Config, naming the key at fault on error."""
+    """Turn a parsed TOML document into a Config, naming the key at fault on error.
+
+    `lines` (the file's text) lets an error name the line of a provider's base_url.
+    """
     unknown = sorted(set(raw) - _TOP_LEVEL_KEYS)
     if unknown:
         raise ConfigError(
@@ -124,7 +141,9 @@ def parse_config(
         raise ConfigError(f"{path}: providers must be [[providers]] tables.")
     providers: list[ProviderConfig] = []
     for index, table in enumerate(tables):
-        provider = _parse_provider(table, f"{path}: providers[{index + 1}]", environ)
+        line = _base_url_line(lines or [], index)
+        where = f"{path}: providers[{index + 1}]"
+        provider = _parse_provider(table, where, environ, line=line)
         if any(p.id == provider.id for p in providers):
             raise ConfigError(
                 f"{path}: two providers have the id {provider.id!r}; ids must differ."
@@ -156,8 +175,43 @@ def _expanded(value: str, path: Path, key: str) -> Path:
         raise ConfigError(f"{path}: {key}: {exc}.") from None
 
 
+def _base_url_line(lines: list[str], index: int) -> int | None:
+    """The line number of the `index`-th [[providers]] table's base_url, if it has one."""
+    tables = [n for n, line in enumerate(lines) if line.strip().startswith("[[providers]]")]
+    if index >= len(tables):
+        return None
+    end = tables[index + 1] if index + 1 < len(tables) else len(lines)
+    for number in range(tables[index] + 1, end):
+        if lines[number].lstrip().startswith("base_url"):
+            return number + 1
+    return None
+
+
+def checked_base_url(base_url: str) -> str:
+    """Why an address can't be used ("" when it can): Sightline checks it before any request."""
+    if any(c.isspace() or not c.isprintable() for c in base_url):
+        return "it holds a space, a line break or another control character"
+    if not base_url.startswith(("http://", "https://")):
+        return "it must start with http:// or https://"
+    try:
+        parts = urlsplit(base_url)
+        port = parts.port
+    except ValueError as exc:  # an unclosed [, a port that is no number or out of range
+        words = str(exc)
+        if "IPv6" in words:
+            return "an IPv6 host is written in brackets, closed with ] (like http://[::1]:8080)"
+        if "out of range" in words:
+            return "its port must be a number from 1 to 65535"
+        return "its port is not a number"
+    if not parts.hostname:
+        return "it names no host"
+    if port == 0:
+        return "port 0 can't be connected to"
+    return ""
+
+
 def _parse_provider(
-    table: Mapping[str, Any], where: str, environ: Mapping[str, str]
+    table: Mapping[str, Any], where: str, environ: Mapping[str, str], *, line: int | None = None
 ) -> ProviderConfig:
     # Here, not at the top: routing.models (with socket) and routing.presets (~5 ms)
     # then load before the window's first paint only when the file names providers.
@@ -195,9 +249,11 @@ def _parse_provider(
             raise ConfigError(f"{where}: base_url: {exc}") from None
     if not base_url:
         base_url = preset_for(kind).base_url
-    if not base_url.startswith(("http://", "https://")):
+    problem = checked_base_url(base_url)
+    if problem:
+        at = f" (line {line})" if line else ""
         raise ConfigError(
-            f"{where}: base_url {without_credentials(base_url)!r} must start with http:// or https://."
+            f"{where}{at}: base_url {without_credentials(base_url)!r} can't be used: {problem}."
         )
     api_key = table.get("api_key", "")
     enabled = table.get("enabled", True)

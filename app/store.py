@@ -402,27 +402,49 @@ def _with_chunks(db: sqlite3.Connection, stored: StoredItem) -> StoredItem:
 
 
 def _migrate(db: sqlite3.Connection, path: Path) -> None:
-    """Run the migration steps the database hasn't had yet, each atomically."""
-    (version,) = db.execute("PRAGMA user_version").fetchone()
-    if version > len(_MIGRATIONS):
-        raise StoreError(
-            f"{path} was written by a newer Sightline (schema {version}; this one knows "
-            f"{len(_MIGRATIONS)}). Update Sightline or set SIGHTLINE_DATA_DIR to another folder."
-        )
-    for number in range(version + 1, len(_MIGRATIONS) + 1):
+    """Run the migration steps the database hasn't had yet, each atomically.
+
+    Each step reads the version inside its own write transaction: two Sightlines
+    opening a new folder at once then take turns, and the second finds the first's
+    work done instead of repeating it.
+    """
+    while True:
+        db.execute("BEGIN IMMEDIATE")
         try:
+            (version,) = db.execute("PRAGMA user_version").fetchone()
+            if version > len(_MIGRATIONS):
+                raise StoreError(
+                    f"{path} was written by a newer Sightline (schema {version}; this one "
+                    f"knows {len(_MIGRATIONS)}). Update Sightline or set SIGHTLINE_DATA_DIR "
+                    "to another folder."
+                )
+            if version == len(_MIGRATIONS):
+                db.execute("COMMIT")
+                return
+            number = version + 1
             # The version bump is inside the same transaction as the step, so a
             # failed step leaves the database exactly as it was.
-            db.executescript(
-                f"BEGIN IMMEDIATE;\n{_MIGRATIONS[number - 1]}\nPRAGMA user_version = {number};\n"
-                "COMMIT;"
-            )
-        except sqlite3.Error as exc:
+            for statement in _statements(_MIGRATIONS[number - 1]):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {number}")
+            db.execute("COMMIT")
+        except (sqlite3.Error, StoreError) as exc:
             if db.in_transaction:
                 db.execute("ROLLBACK")
-            if _is_not_a_database(exc):
+            if isinstance(exc, StoreError) or _is_not_a_database(exc):
                 raise
             raise StoreError(f"Can't upgrade {path} to schema {number}: {exc}.") from None
+
+
+def _statements(script: str) -> list[str]:
+    """A migration step's SQL statements, one by one (in the caller's transaction)."""
+    statements, start = [], 0
+    for end, char in enumerate(script, start=1):
+        # A ';' ends a statement only where SQLite says so (not inside a string).
+        if char == ";" and sqlite3.complete_statement(script[start:end]):
+            statements.append(script[start:end])
+            start = end
+    return statements
 
 
 def _is_not_a_database(exc: sqlite3.Error) -> bool:

@@ -23,6 +23,24 @@ class StoreError(Exception):
     """The store can't be opened, read or written; the message says where and why."""
 
 
+def _switch_to_wal(db: sqlite3.Connection, wait_s: float = 5.0) -> None:
+    """Put the database in WAL mode, waiting for another Sightline that holds it.
+
+    SQLite answers "database is locked" at once here, without its busy handler,
+    when another connection is switching a new file at the same moment (two first
+    runs together), so the wait is ours.
+    """
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            db.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
 def connect(path: Path) -> sqlite3.Connection:
     """Open the database at `path` in WAL mode, creating it with mode 0600 when missing.
 
@@ -42,7 +60,7 @@ def connect(path: Path) -> sqlite3.Connection:
     try:
         # Before WAL mode: switching to it takes a lock another process may hold.
         db.execute("PRAGMA busy_timeout = 5000")
-        db.execute("PRAGMA journal_mode = WAL")
+        _switch_to_wal(db)
     except BaseException:
         db.close()
         raise

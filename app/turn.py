@@ -279,7 +279,7 @@ class TurnRunner:
             yield ItemAdded(self.store.add_notice(conversation_id, notice))
         self.store.note_sent_away(conversation_id, seen.looked_away)
         if seen.usage is not None:
-            yield UsageAdded(seen.usage)
+            yield UsageAdded(seen.usage, source="describer")
         messages = shape_messages(seen.messages, limits_for(preset.max_picture_side))
         leaving: set[str] = set()
         if not provider.is_local:

@@ -43,9 +43,10 @@ class ItemFinished:
 
 @dataclass(frozen=True)
 class UsageAdded:
-    """Tokens the turn cost so far."""
+    """Tokens the turn cost so far: the answer's, or the describer's (`source`)."""
 
     usage: Usage
+    source: str = "answer"  # "answer", or "describer" for what describing pictures cost
 
 
 @dataclass(frozen=True)

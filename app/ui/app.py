@@ -35,8 +35,26 @@ def process_age_s() -> float | None:
         return None
 
 
+NO_SCREEN = (
+    "no screen was found (neither DISPLAY nor WAYLAND_DISPLAY is set), so the window can't "
+    'open. Without a window, run `sightline ask "your question"`; with a virtual screen, '
+    "`xvfb-run sightline`."
+)
+
+
+def no_screen(environ: dict[str, str] | os._Environ[str] = os.environ) -> bool:
+    """Whether Qt would abort for want of a screen: Linux, no display, no platform chosen."""
+    if not sys.platform.startswith("linux") or environ.get("QT_QPA_PLATFORM"):
+        return False
+    return not (environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+
+
 def run_window(smoke: bool = False) -> int:
     """Open Sightline's window and run until it closes; with `smoke`, exit after the first paint."""
+    if no_screen():
+        # Qt's own message is a page about platform plugins, then an abort.
+        print(f"sightline: {NO_SCREEN}", file=sys.stderr)
+        return 2
     started = time.perf_counter()
     from PySide6.QtWidgets import QApplication
 

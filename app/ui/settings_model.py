@@ -14,12 +14,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 import tomlkit
 from tomlkit.items import AoT, Table
 
-from app.config import ConfigError, ollama_address
+from app.config import ConfigError, checked_base_url, ollama_address
 from app.config_file import write_config_text
 from app.keys import KeyStore
 from routing.models import ProviderConfig
@@ -72,15 +71,8 @@ def url_problem(url: str) -> str:
     """Why a base URL can't be used ('' when it can; empty means the preset's address)."""
     if not url:
         return ""
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https"):
-        return "The address must start with http:// or https://."
-    try:
-        if not parts.hostname or (parts.port is not None and parts.port <= 0):
-            return "The address needs a host, such as http://127.0.0.1:8080/v1."
-    except ValueError:
-        return "The port must be a number."
-    return ""
+    problem = checked_base_url(url)  # the same check as the config file's
+    return f"This address can't be used: {problem}." if problem else ""
 
 
 class KeySource(Enum):
