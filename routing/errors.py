@@ -115,3 +115,9 @@ class MalformedResponse(ProviderError):
     """The answer was not in the provider's format: check the address points at it."""
 
     kind = "malformed"
+
+
+class TooLarge(ProviderError):
+    """The server sent more than Sightline reads (a line, an event, a body): check its address."""
+
+    kind = "too_large"

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
-from httpx_sse import EventSource
 
 from routing.endpoints import endpoint_name
 from routing.errors import (
@@ -35,7 +34,15 @@ from routing.errors import (
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult
+from routing.wires import bounded
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.bounded import (
+    LISTING_CAP,
+    IdleDeadline,
+    fetch,
+    read_error,
+    sse_events,
+)
 from routing.wires.client import http_client
 from routing.wires.http_errors import cut_off, translate_transport
 from routing.wires.payload import load_json, plain_json
@@ -177,10 +184,12 @@ class StreamState:
     stop_reason: str = ""
     finished: bool = False
     yielded: bool = False
+    taken: int = 0  # tool input fragments and usage taken in, which show no event yet
 
     def take_usage(self, usage: Any) -> None:
         """Keep the newest counts (message_delta's are cumulative)."""
         if isinstance(usage, dict):
+            self.taken += 1
             self.usage.update({k: v for k, v in usage.items() if isinstance(v, int)})
 
     @property
@@ -236,6 +245,7 @@ def parse_event(event_name: str, data: str, state: StreamState) -> list[StreamEv
         if block.get("type") == "tool_use" and isinstance(index, int):
             ids = str(block.get("id", "")), str(block.get("name", ""))
             state.tools[index] = _ToolBlock(*ids, given=_obj(block.get("input")))
+            state.taken += 1
         elif block.get("type") == "text" and block.get("text"):
             return [TextDelta(str(block["text"]))]
     elif kind == "content_block_delta":
@@ -248,7 +258,9 @@ def parse_event(event_name: str, data: str, state: StreamState) -> list[StreamEv
             and index in state.tools
         ):
             state.tools[index].parts.append(str(delta.get("partial_json", "")))
-        # thinking_delta and signature_delta are not shown yet
+            state.taken += 1
+        elif delta.get("type") in ("thinking_delta", "signature_delta"):
+            state.taken += 1  # not shown yet, but the model is at work on the answer
     elif kind == "content_block_stop":
         tool = state.tools.pop(index, None) if isinstance(index, int) else None
         if tool is not None:
@@ -395,6 +407,7 @@ class AnthropicWire:
         max_tokens: int = DEFAULT_MAX_TOKENS,
         retry_cap: float = RETRY_CAP,
         backoff: float = 1.0,
+        idle_limit: float | None = None,
     ) -> None:
         self.provider = provider
         self.base_url = anthropic_base_url(provider.base_url)
@@ -403,6 +416,7 @@ class AnthropicWire:
         self.backoff = backoff
         self.page_size = MODELS_PAGE_SIZE
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, 10.0))
+        self._idle_limit = bounded.IDLE_LIMIT if idle_limit is None else idle_limit
         self._owns_client = client is None
         self._client = client or http_client(
             self.base_url,
@@ -456,12 +470,22 @@ class AnthropicWire:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Send the request to /v1/messages and yield its events as they arrive."""
         self._require_key()
+        server = endpoint_name(self.base_url)
+        deadline = IdleDeadline(self._idle_limit, server=server, provider_id=self.provider.id)
+        async with aclosing(deadline.watch(self._attempts(request, deadline))) as events:
+            async for event in events:
+                yield event
+
+    async def _attempts(
+        self, request: ChatRequest, deadline: IdleDeadline
+    ) -> AsyncGenerator[StreamEvent, None]:
+        """The request, tried again after a rate limit or overload before any output."""
         body = build_messages_body(request, self.max_tokens)
         attempt = 0
         while True:
             state = StreamState(self.provider, model=request.model)
             try:
-                async with aclosing(self._stream_once(body, state)) as events:
+                async with aclosing(self._stream_once(body, state, deadline)) as events:
                     async for event in events:
                         state.yielded = True
                         yield event
@@ -481,23 +505,31 @@ class AnthropicWire:
         return wait if wait <= self.retry_cap else None
 
     async def _stream_once(
-        self, body: dict[str, Any], state: StreamState
+        self, body: dict[str, Any], state: StreamState, deadline: IdleDeadline
     ) -> AsyncGenerator[StreamEvent, None]:
         url = f"{self.base_url}/v1/messages"
         headers = self._headers() | {"accept": "text/event-stream"}
+        pid = self.provider.id
         try:
             async with self._client.stream(
                 "POST", url, json=body, headers=headers, timeout=self._timeout
             ) as response:
                 if response.status_code != 200:
-                    raw = (await response.aread()).decode("utf-8", "replace")
-                    raise await self._status_error(response, raw, state.model)
+                    raw = await read_error(response, provider_id=pid)
+                    raise await self._status_error(
+                        response.status_code, response.headers, raw, state.model
+                    )
                 if "text/event-stream" not in response.headers.get("content-type", ""):
-                    raw = (await response.aread()).decode("utf-8", "replace")
+                    # Read for its words only: an error body or a web page, never an answer.
+                    raw = await read_error(response, provider_id=pid)
                     raise self._not_the_api(raw, "an answer that is not an event stream")
-                async with aclosing(EventSource(response).aiter_sse()) as sse_events:
-                    async for sse in sse_events:
-                        for event in parse_event(sse.event, sse.data, state):
+                async with aclosing(sse_events(response, provider_id=pid)) as events:
+                    async for sse in events:
+                        taken = state.taken
+                        parsed = parse_event(sse.event, sse.data, state)
+                        if state.taken != taken:
+                            deadline.progress()
+                        for event in parsed:
                             yield event
                         if state.finished:
                             return
@@ -525,8 +557,13 @@ class AnthropicWire:
         self, path: str, params: dict[str, str], timeout: float | None = None
     ) -> Any:
         try:
-            response = await self._client.get(
+            response = await fetch(
+                self._client,
+                "GET",
                 f"{self.base_url}{path}",
+                cap=LISTING_CAP,
+                what="the model list",
+                provider_id=self.provider.id,
                 params=params,
                 headers=self._headers(),
                 timeout=timeout or self._timeout,
@@ -534,7 +571,9 @@ class AnthropicWire:
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
         if response.status_code != 200:
-            raise await self._status_error(response, response.text, "")
+            raise await self._status_error(
+                response.status_code, response.headers, response.text, ""
+            )
         try:
             return response.json()
         except ValueError:
@@ -548,10 +587,10 @@ class AnthropicWire:
             what = "the address answered with a web page"
         return _malformed(self.provider, what, raw)
 
-    async def _status_error(self, response: httpx.Response, raw: str, model: str) -> ProviderError:
-        error = classify_anthropic_error(
-            response.status_code, raw, response.headers, self.provider, model=model
-        )
+    async def _status_error(
+        self, status: int, headers: Mapping[str, str], raw: str, model: str
+    ) -> ProviderError:
+        error = classify_anthropic_error(status, raw, headers, self.provider, model=model)
         if isinstance(error, ModelNotFound):
             error.available = await self._names_quietly()
         return error
@@ -559,9 +598,10 @@ class AnthropicWire:
     async def _names_quietly(self) -> tuple[str, ...]:
         """The first page of model names, or () when it can't be had quickly."""
         try:
-            page = await self._get_json("/v1/models", {"limit": "1000"}, NAMES_TIMEOUT)
+            async with asyncio.timeout(NAMES_TIMEOUT):  # a trickle of bytes is no quick answer
+                page = await self._get_json("/v1/models", {"limit": "1000"}, NAMES_TIMEOUT)
             return tuple(m["id"] for m in page["data"] if isinstance(m.get("id"), str))
-        except (ProviderError, KeyError, TypeError, AttributeError):
+        except (ProviderError, TimeoutError, KeyError, TypeError, AttributeError):
             return ()
 
     def _cut_off(self, detail: str) -> ServerError:

@@ -48,6 +48,7 @@ class LMStudioWire(OpenAIChatWire):
         client: httpx.AsyncClient | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         retry_base_delay: float = RETRY_BASE,
+        idle_limit: float | None = None,
     ) -> None:
         preset = preset or preset_for("lmstudio")
         self.root = lmstudio_root(provider.base_url, preset)
@@ -57,6 +58,7 @@ class LMStudioWire(OpenAIChatWire):
             client=client,
             timeout=timeout,
             retry_base_delay=retry_base_delay,
+            idle_limit=idle_limit,
         )
         self.base_url = f"{self.root}/v1"  # the OpenAI-compatible half, for chat
 

@@ -10,7 +10,7 @@ import asyncio
 import base64
 import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
@@ -34,7 +34,15 @@ from routing.errors import (
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import preset_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
+from routing.wires import bounded
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.bounded import (
+    LISTING_CAP,
+    IdleDeadline,
+    fetch,
+    ndjson_lines,
+    read_error,
+)
 from routing.wires.client import http_client
 from routing.wires.http_errors import cut_off, translate_transport
 from routing.wires.payload import load_json, plain_json, token_count, tool_result_text
@@ -243,6 +251,13 @@ def parse_chunk(
     return events
 
 
+def _thinking(chunk: Any) -> bool:
+    """Whether a line carries a thinking model's thoughts (`message.thinking`)."""
+    message = chunk.get("message") if isinstance(chunk, dict) else None
+    thinking = message.get("thinking") if isinstance(message, dict) else None
+    return isinstance(thinking, str) and bool(thinking)
+
+
 def _error_text(raw: str) -> str | None:
     """The `error` of an Ollama error body, or None when the body isn't one."""
     try:
@@ -275,12 +290,14 @@ class OllamaWire:
         *,
         client: httpx.AsyncClient | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        idle_limit: float | None = None,
     ) -> None:
         self.provider = provider
         self.base_url = ollama_base_url(provider.base_url, os.environ)
         self._local = replace(provider, base_url=self.base_url).is_local
         self._server = endpoint_name(self.base_url)  # in messages: never the address's user-info
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, 10.0))
+        self._idle_limit = bounded.IDLE_LIMIT if idle_limit is None else idle_limit
         self._owns_client = client is None
         self._client = client or http_client(
             self.base_url, local=self._local, provider_id=provider.id
@@ -293,7 +310,7 @@ class OllamaWire:
 
     async def list_models(self) -> list[ModelInfo]:
         """Every installed model, with sight, tools and context from /api/show."""
-        tags = await self._request_json("GET", "/api/tags")
+        tags = await self._request_json("GET", "/api/tags", what="the model list")
         entries = tags.get("models") if isinstance(tags, dict) else None
         if not isinstance(entries, list):
             raise _malformed(
@@ -321,7 +338,9 @@ class OllamaWire:
     async def _model_info(self, name: str) -> ModelInfo:
         unknown = ModelInfo(provider_id=self.provider.id, name=name, local=self._local)
         try:
-            show = await self._request_json("POST", "/api/show", {"model": name}, model=name)
+            show = await self._request_json(
+                "POST", "/api/show", {"model": name}, model=name, what="a model's details"
+            )
         except ProviderError:
             return unknown  # one unreadable model must not hide the others
         if not isinstance(show, dict):
@@ -336,6 +355,14 @@ class OllamaWire:
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Send the request to /api/chat and yield its events as they arrive."""
+        deadline = IdleDeadline(self._idle_limit, server=self._server, provider_id=self.provider.id)
+        async with aclosing(deadline.watch(self._stream(request, deadline))) as events:
+            async for event in events:
+                yield event
+
+    async def _stream(
+        self, request: ChatRequest, deadline: IdleDeadline
+    ) -> AsyncGenerator[StreamEvent, None]:
         body = build_chat_body(request)
         pid = self.provider.id
         try:
@@ -343,19 +370,19 @@ class OllamaWire:
                 "POST", f"{self.base_url}/api/chat", json=body, timeout=self._timeout
             ) as response:
                 if response.status_code != 200:
-                    raw = await response.aread()
+                    raw = await read_error(response, provider_id=pid)
                     raise await self._status_error(response.status_code, raw, request.model)
                 calls = 0
                 # aclosing: returning at Done must close the line reader now, not at GC.
-                async with aclosing(response.aiter_lines()) as lines:  # type: ignore[type-var]
+                async with aclosing(ndjson_lines(response, provider_id=pid)) as lines:
                     async for line in lines:
                         if not line.strip():
                             continue
+                        chunk = self._decode(line)
+                        if _thinking(chunk):
+                            deadline.progress()  # not shown, but the model is at work
                         for event in parse_chunk(
-                            self._decode(line),
-                            provider_id=pid,
-                            calls_so_far=calls,
-                            model=request.model,
+                            chunk, provider_id=pid, calls_so_far=calls, model=request.model
                         ):
                             calls += isinstance(event, ToolCallEvent)
                             yield event
@@ -375,25 +402,31 @@ class OllamaWire:
             raise _malformed(self.provider.id, what, line, server=self._server) from None
 
     async def _request_json(
-        self, method: str, path: str, body: Any = None, *, model: str = ""
+        self, method: str, path: str, body: Any = None, *, what: str, model: str = ""
     ) -> Any:
         try:
-            response = await self._client.request(
-                method, f"{self.base_url}{path}", json=body, timeout=self._timeout
+            answer = await fetch(
+                self._client,
+                method,
+                f"{self.base_url}{path}",
+                cap=LISTING_CAP,
+                what=what,
+                provider_id=self.provider.id,
+                json=body,
+                timeout=self._timeout,
             )
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
-        if response.status_code != 200:
+        if answer.status_code != 200:
             # Listing the models again inside a listing would only repeat it.
             raise await self._status_error(
-                response.status_code, response.content, model, list_available=False
+                answer.status_code, answer.text, model, list_available=False
             )
-        return self._decode(response.text)
+        return self._decode(answer.text)
 
     async def _status_error(
-        self, status: int, raw: bytes, model: str, *, list_available: bool = True
+        self, status: int, text: str, model: str, *, list_available: bool = True
     ) -> ProviderError:
-        text = raw.decode("utf-8", "replace")
         message = _error_text(text)
         if message is None:
             if text.lstrip().startswith("<") or status < 500:
@@ -413,10 +446,26 @@ class OllamaWire:
     async def _names_quietly(self) -> tuple[str, ...]:
         """The installed models' names, or () when they can't be had quickly."""
         try:
-            response = await self._client.get(f"{self.base_url}/api/tags", timeout=NAMES_TIMEOUT)
-            models = response.json().get("models") or []
+            async with asyncio.timeout(NAMES_TIMEOUT):  # a trickle of bytes is no quick answer
+                answer = await fetch(
+                    self._client,
+                    "GET",
+                    f"{self.base_url}/api/tags",
+                    cap=LISTING_CAP,
+                    what="the model list",
+                    provider_id=self.provider.id,
+                    timeout=NAMES_TIMEOUT,
+                )
+            models = answer.json().get("models") or []
             return tuple(m["name"] for m in models if isinstance(m.get("name"), str))
-        except (httpx.HTTPError, ValueError, AttributeError, TypeError):
+        except (
+            httpx.HTTPError,
+            ProviderError,
+            TimeoutError,
+            ValueError,
+            AttributeError,
+            TypeError,
+        ):
             return ()
 
     def _cut_off(self, detail: str) -> ServerError:

@@ -8,23 +8,34 @@ failure is translated once, by routing/wires/http_errors.py.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, aclosing
 from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from httpx_sse import EventSource, aconnect_sse
 
 from routing.endpoints import endpoint_name
 from routing.errors import MalformedResponse, ModelNotFound, ProviderError, ServerError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import PRESETS, Preset, sees_for, tools_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
+from routing.wires import bounded
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.bounded import (
+    EVENT_CAP,
+    LISTING_CAP,
+    Fetched,
+    IdleDeadline,
+    fetch,
+    read_body,
+    read_error,
+    sse_events,
+)
 from routing.wires.client import http_client
 from routing.wires.http_errors import (
     RETRY_BASE,
@@ -57,6 +68,8 @@ _NOT_CHAT = (
     "davinci",
     "babbage",
 )
+# Where reasoning models stream their thinking (DeepSeek, vLLM; OpenRouter, Ollama's /v1).
+_REASONING_KEYS = ("reasoning_content", "reasoning")
 _CONTEXT_KEYS = ("context_length", "context_window", "max_context_length", "max_model_len")
 
 
@@ -187,6 +200,7 @@ class StreamState:
     emitted: int = 0
     finish_reason: str | None = None
     usage: Usage | None = None
+    taken: int = 0  # tool call fragments and usage taken in, which show no event yet
 
 
 def _malformed(state: StreamState, what: str, sample: str) -> MalformedResponse:
@@ -225,6 +239,7 @@ def _absorb(fragment: Any, state: StreamState) -> None:
     if not isinstance(fragment, dict):
         raise _malformed(state, "a tool call that is not an object", json.dumps(fragment))
     call = state.calls.setdefault(_slot(fragment, state), _PartialCall())
+    state.taken += 1
     if isinstance(fragment.get("id"), str) and fragment["id"] and not call.id:
         call.id = fragment["id"]
     function = fragment.get("function") or {}
@@ -301,6 +316,8 @@ def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
         delta = choice.get("delta") or choice.get("message") or {}
         if not isinstance(delta, dict):
             raise _malformed(state, "a delta that is not an object", json.dumps(obj))
+        if any(isinstance(delta.get(k), str) and delta[k] for k in _REASONING_KEYS):
+            state.taken += 1  # not shown, but the model is at work on the answer
         content = delta.get("content")
         if isinstance(content, list):  # a few servers stream text parts
             content = "".join(
@@ -320,6 +337,7 @@ def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
             events.extend(_flush_calls(state))
     if usage is not None:
         state.usage = usage  # kept for the end: some servers repeat it on every chunk
+        state.taken += 1
     return events
 
 
@@ -401,6 +419,7 @@ class OpenAIChatWire:
         client: httpx.AsyncClient | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         retry_base_delay: float = RETRY_BASE,
+        idle_limit: float | None = None,
     ) -> None:
         self.provider = provider
         # Kinds without a preset of their own (vllm, llamacpp, ...) are servers of your own.
@@ -409,6 +428,7 @@ class OpenAIChatWire:
         self._local = replace(provider, base_url=self.base_url).is_local
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
         self._retry_base = retry_base_delay
+        self._idle_limit = bounded.IDLE_LIMIT if idle_limit is None else idle_limit
         self._owns_client = client is None
         self._client = client or http_client(
             self.base_url, local=self._local, provider_id=provider.id
@@ -487,14 +507,14 @@ class OpenAIChatWire:
     async def _llamacpp_vision(self) -> bool | None:
         """llama.cpp's /props says whether its model sees (a projector is loaded)."""
         root = self.base_url.removesuffix("/v1")
-        props = await self._get_json_quietly(f"{root}/props")
+        props = await self._get_json_quietly(f"{root}/props", "the server's properties")
         modalities = props.get("modalities") if isinstance(props, dict) else None
         vision = modalities.get("vision") if isinstance(modalities, dict) else None
         return vision if isinstance(vision, bool) else None
 
     async def _xai_modalities(self) -> dict[str, bool]:
         """xAI's /language-models lists input_modalities per model (and its aliases)."""
-        listing = await self._get_json_quietly(f"{self.base_url}/language-models")
+        listing = await self._get_json_quietly(f"{self.base_url}/language-models", "the model list")
         out: dict[str, bool] = {}
         for entry in listing.get("models", []) if isinstance(listing, dict) else []:
             sees = _listed_sees(entry) if isinstance(entry, dict) else None
@@ -505,10 +525,19 @@ class OpenAIChatWire:
                     out[name] = sees
         return out
 
-    async def _get(self, url: str, timeout: httpx.Timeout | float | None = None) -> httpx.Response:
+    async def _get(
+        self, url: str, what: str = "the model list", timeout: float | None = None
+    ) -> Fetched:
         try:
-            return await self._client.get(
-                url, headers=self._headers(), timeout=timeout or self._timeout
+            return await fetch(
+                self._client,
+                "GET",
+                url,
+                cap=LISTING_CAP,
+                what=what,
+                provider_id=self.provider.id,
+                headers=self._headers(),
+                timeout=timeout or self._timeout,
             )
         except httpx.HTTPError as exc:
             raise translate_transport(self.provider, exc, preset=self.preset) from exc
@@ -516,7 +545,7 @@ class OpenAIChatWire:
     async def _get_json(self, url: str) -> Any:
         return self._json_of(await self._get(url))
 
-    def _json_of(self, response: httpx.Response) -> Any:
+    def _json_of(self, response: Fetched) -> Any:
         """The JSON of a listing answer, or its failure translated."""
         if response.status_code != 200:
             raise translate_status(
@@ -542,16 +571,17 @@ class OpenAIChatWire:
             detail=response.text[:500],
         )
 
-    async def _get_json_quietly(self, url: str) -> Any:
+    async def _get_json_quietly(self, url: str, what: str) -> Any:
         """A JSON answer, or None when there is none to have quickly (extras never fail a list)."""
         try:
-            response = await self._get(url, timeout=NAMES_TIMEOUT)
+            async with asyncio.timeout(NAMES_TIMEOUT):  # a trickle of bytes is no quick answer
+                response = await self._get(url, what, timeout=NAMES_TIMEOUT)
             return response.json() if response.status_code == 200 else None
-        except (ProviderError, ValueError):
+        except (ProviderError, TimeoutError, ValueError):
             return None
 
     async def _names_quietly(self) -> tuple[str, ...]:
-        listing = await self._get_json_quietly(f"{self.base_url}/models")
+        listing = await self._get_json_quietly(f"{self.base_url}/models", "the model list")
         try:
             return tuple(str(e.get("id")) for e in _entries(listing) if e.get("id"))
         except MalformedResponse:
@@ -562,43 +592,51 @@ class OpenAIChatWire:
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
         """Send the request and yield its events as they arrive."""
         self._require_key()
+        deadline = IdleDeadline(
+            self._idle_limit, server=endpoint_name(self.base_url), provider_id=self.provider.id
+        )
+        async with aclosing(deadline.watch(self._stream(request, deadline))) as events:
+            async for event in events:
+                yield event
+
+    async def _stream(
+        self, request: ChatRequest, deadline: IdleDeadline
+    ) -> AsyncGenerator[StreamEvent, None]:
         body = build_chat_body(request, self.preset)
         state = StreamState(
             self.provider, self.preset, model=request.model, had_pictures=_has_pictures(body)
         )
-        source, stack = await with_retry(
+        response, stack = await with_retry(
             lambda: self._open(body, state), base_delay=self._retry_base
         )
         async with stack:
             try:
-                async for event in self._events(source, state):
+                async for event in self._events(response, state, deadline):
                     yield event
             except httpx.HTTPError as exc:
                 raise translate_transport(self.provider, exc, preset=self.preset) from exc
 
     async def _open(
         self, body: dict[str, Any], state: StreamState
-    ) -> tuple[EventSource, AsyncExitStack]:
-        """Send the request; the open event source, or the translated error before any output."""
+    ) -> tuple[httpx.Response, AsyncExitStack]:
+        """Send the request; the open response, or the translated error before any output."""
         stack = AsyncExitStack()
+        headers = self._headers() | {"Accept": "text/event-stream", "Cache-Control": "no-store"}
         try:
-            source = await stack.enter_async_context(
-                aconnect_sse(
-                    self._client,
-                    "POST",
-                    self.chat_url,
-                    json=body,
-                    headers=self._headers(),
-                    timeout=self._timeout,
+            try:
+                response = await stack.enter_async_context(
+                    self._client.stream(
+                        "POST", self.chat_url, json=body, headers=headers, timeout=self._timeout
+                    )
                 )
-            )
-            response = source.response
-            if response.status_code == 200:
-                return source, stack
-            raw = (await response.aread()).decode("utf-8", "replace")
-        except httpx.HTTPError as exc:
+                if response.status_code == 200:
+                    return response, stack
+                raw = await read_error(response, provider_id=self.provider.id)
+            except httpx.HTTPError as exc:
+                raise translate_transport(self.provider, exc, preset=self.preset) from exc
+        except BaseException:  # a cap passed, a cancel: the response closes either way
             await stack.aclose()
-            raise translate_transport(self.provider, exc, preset=self.preset) from exc
+            raise
         await stack.aclose()
         error = translate_status(
             self.provider,
@@ -613,18 +651,23 @@ class OpenAIChatWire:
             error.available = await self._names_quietly()
         raise error
 
-    async def _events(self, source: EventSource, state: StreamState) -> AsyncIterator[StreamEvent]:
-        response = source.response
+    async def _events(
+        self, response: httpx.Response, state: StreamState, deadline: IdleDeadline
+    ) -> AsyncIterator[StreamEvent]:
+        pid = self.provider.id
         if "text/event-stream" not in response.headers.get("content-type", ""):
-            # A server that ignored "stream" (or a proxy's page): read it whole.
-            text = (await response.aread()).decode("utf-8", "replace")
+            # A server that ignored "stream" (or a proxy's page): read it whole, as one event.
+            text = await read_body(response, EVENT_CAP, "an answer", provider_id=pid)
             for event in self._whole_body(text, state):
                 yield event
             return
         # aclosing: returning at [DONE] must close the SSE reader now, not at GC.
-        async with aclosing(source.aiter_sse()) as messages:
+        async with aclosing(sse_events(response, provider_id=pid)) as messages:
             async for sse in messages:
+                taken = state.taken
                 events, done = self._on_data(sse.data, state)
+                if state.taken != taken:
+                    deadline.progress()
                 for event in events:
                     yield event
                 if done:
