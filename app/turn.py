@@ -11,16 +11,18 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from contextlib import aclosing
+from dataclasses import dataclass, field, replace
 
 from app.boundary import EarlierPictures, Kept, carried, kept_here, leaving_notice, without
 from app.seeing import TurnSight
-from app.store import Store, StoredItem
+from app.store import Store, StoredItem, StoreError
 from app.tool_step import DenyAll, ToolStep, stopped_results
 from app.tools.base import Tool
 from app.turn_events import (
     ItemAdded,
     ItemFinished,
+    NotSaved,
     PartAdded,
     TextAdded,
     TurnEnded,
@@ -48,6 +50,7 @@ from routing.transcript import (
     user_message,
 )
 from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
+from routing.wires.payload import bounded_arguments
 from vision.describer import Describer
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -121,7 +124,35 @@ class TurnRunner:
         tools: Sequence[Tool] = (),
         pdfs: tuple[PdfFile, ...] = (),
     ) -> AsyncGenerator[TurnEvent, None]:
-        """Run one turn, yielding each event once it is stored."""
+        """Run one turn, yielding each event once it is stored.
+
+        When the store can't be written (a full disk), the turn ends there with a
+        `NotSaved` error: what was saved before (the person's message, the answer's
+        words so far) stays, and nothing else is asked of the model.
+        """
+        try:
+            turn = self._run(conversation_id, text, pictures, requested_model, tools, pdfs)
+            async with aclosing(turn) as events:
+                async for event in events:
+                    yield event
+        except StoreError as exc:
+            log.warning("the turn could not be saved: %s", exc)
+            yield TurnEnded(
+                NotSaved(
+                    f"Sightline could not save this turn: {exc} What was saved before stays; "
+                    "free some disk space, then send it again."
+                )
+            )
+
+    async def _run(
+        self,
+        conversation_id: str,
+        text: str,
+        pictures: tuple[Picture, ...],
+        requested_model: str,
+        tools: Sequence[Tool],
+        pdfs: tuple[PdfFile, ...],
+    ) -> AsyncGenerator[TurnEvent, None]:
         message = user_message(text, pictures, pdfs)
         yield ItemAdded(self.store.add_message(conversation_id, message))
         # A scanned PDF is pages to look at: the turn needs a model that sees, as for pictures.
@@ -310,9 +341,11 @@ class TurnRunner:
                     self.store.append_text(step.answer.id, event.text)
                     yield TextAdded(step.answer.id, event.text)
                 elif isinstance(event, ToolCallEvent):
-                    self.store.add_part(step.answer.id, event.call)
-                    step.calls.append(event.call)
-                    yield PartAdded(step.answer.id, event.call)
+                    # Bounded as it comes in, so nothing stored can trip a later turn.
+                    call = replace(event.call, arguments=bounded_arguments(event.call.arguments))
+                    self.store.add_part(step.answer.id, call)
+                    step.calls.append(call)
+                    yield PartAdded(step.answer.id, call)
         except ProviderError as error:
             log.warning("%s failed: %s | %s", model.ref, error.kind, error.detail)
             if not isinstance(error, CannotConnect):  # the request reached the server

@@ -49,11 +49,22 @@ class UsageAdded:
     source: str = "answer"  # "answer", or "describer" for what describing pictures cost
 
 
+class NotSaved(Exception):
+    """The turn could not be written to the store (a full disk, say): it ended there."""
+
+    kind = "storage"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.detail = ""
+
+
 @dataclass(frozen=True)
 class TurnEnded:
     """The turn is over; `error` is set when it failed."""
 
-    error: ProviderError | None = None
+    error: ProviderError | NotSaved | None = None
     model_ref: str = ""
 
 

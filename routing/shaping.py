@@ -12,7 +12,16 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 
-from routing.transcript import Message, Part, PicturePart, ResultPart, TextPart, ToolResult
+from routing.transcript import (
+    Message,
+    Part,
+    PicturePart,
+    ResultPart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
+from routing.wires.payload import bounded_arguments
 from vision.pictures import MAX_SEND_BYTES, Picture, PictureError, PictureTooLarge, clamp
 
 KEEP_TOOL_PICTURES = 3
@@ -104,6 +113,8 @@ def shape_messages(
                 part = _fit(part, limits, cache)
                 if isinstance(part, TextPart):  # a note among the person's own words
                     part = TextPart("\n" + part.text)
+            elif isinstance(part, ToolCall):  # stored before the bound, it must still send
+                part = replace(part, arguments=bounded_arguments(part.arguments))
             parts.append(part)
         shaped.append(replace(message, parts=tuple(reversed(parts))))
     return tuple(reversed(shaped))

@@ -461,6 +461,7 @@ class Controller(QObject):
         import asyncio
 
         from app.turn import ItemAdded, TurnEnded
+        from app.turn_events import NotSaved
 
         try:
             tools = await self._tools()
@@ -481,6 +482,9 @@ class Controller(QObject):
                         # The error notice is in the transcript already; the words and
                         # attachments must not be lost, so they go back to the composer.
                         self._give_back(text, attached)
+                        if isinstance(event.error, NotSaved):  # no notice could be stored
+                            self._feed.finish_streaming_item()
+                            self.problem.emit(event.error.message)
         except asyncio.CancelledError:
             # The turn marked its partial answer STOPPED while unwinding; show that,
             # and the "stopped" results it stored for calls cut short.

@@ -17,6 +17,32 @@ def load_json(text: str | bytes) -> Any:
         raise ValueError("JSON nested too deeply") from None
 
 
+# A tool's arguments are a few levels deep; past this they are a loop or an attack, and
+# every later request would trip over them (Python's recursion limit is about 1,000).
+MAX_NESTING = 64
+TOO_DEEP = (
+    f"(the arguments were nested more than {MAX_NESTING} levels deep, so Sightline left them out)"
+)
+
+
+def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
+    """Whether JSON-like data nests mappings and lists more than `limit` levels (no recursion)."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, Mapping | list | tuple):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, Mapping) else item
+            stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def bounded_arguments(arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A tool call's arguments as Sightline keeps and sends them: within the nesting bound."""
+    return {"_raw": TOO_DEEP} if too_deep(arguments) else arguments
+
+
 def plain_json(value: Any) -> Any:
     """A JSON-ready copy: mappings become dicts and sequences lists."""
     if isinstance(value, Mapping):

@@ -505,3 +505,24 @@ def test_a_data_folder_that_cannot_be_made_stops_the_start_with_one_line(
     )
     assert done.returncode == 1 and done.stdout == ""
     assert "data folder" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_full_disk_mid_answer_keeps_the_draft_and_says_why(
+    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    session.window.picker.set_current_ref("ollama:llama3.2:3b")
+    store = session.controller.store
+    # SQLite's own "database or disk is full", a few pages into the answer.
+    (pages,) = store._db.execute("PRAGMA page_count").fetchone()
+    store._db.execute(f"PRAGMA max_page_count = {pages + 8}")
+    fake_ollama.enqueue(Reply(text="word " * 50_000, chunk_chars=200))
+    send(qtbot, session, "tell me a lot")
+    wait_idle(qtbot, session)
+    assert session.window.composer.edit.toPlainText() == "tell me a lot"
+    message = session.window.statusBar().currentMessage()
+    assert "could not save this turn" in message and "free some disk space" in message
+    store._db.execute("PRAGMA max_page_count = 1073741823")
+    [chat] = store.list_conversations()
+    assert store.messages(chat.id)[0].text == "tell me a lot"
