@@ -2,6 +2,8 @@
 
 A PDF is checked when it is attached (it opens, its password is right) and kept
 whole; what each model gets of it is decided per request (routing/documents.py).
+Only regular files are read, each within its kind's cap (vision/files.py), so a
+device, a pipe, a folder or a file of gigabytes is one clear line.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from vision.files import FileRefused, read_head
 from vision.pdf import PdfError, PdfFile, PdfNeedsPassword, open_pdf
 from vision.pictures import Picture, PictureError, open_picture
 
@@ -25,18 +28,18 @@ class Attachment:
     pdfs: tuple[PdfFile, ...] = ()
 
 
-def is_pdf(path: Path) -> bool:
-    """Whether the file is a PDF (by its first bytes, not its name)."""
-    try:
-        with path.open("rb") as handle:
-            return handle.read(5) == b"%PDF-"
-    except OSError:
-        return False
+def _head(path: Path) -> bytes:
+    """The file's first five bytes; FileRefused (never a wait) for a pipe, device or folder."""
+    return read_head(path, 5, what="picture or PDF")[0]
 
 
 def load_attachment(path: Path, *, password: str | None = None) -> Attachment:
     """Read one attached file; raises AttachmentError (PdfNeedsPassword for a locked PDF)."""
-    if is_pdf(path):
+    try:
+        head = _head(path)
+    except FileRefused as exc:
+        raise AttachmentError(str(exc)) from None
+    if head == b"%PDF-":  # by its first bytes, not its name
         try:
             return Attachment(pdfs=(open_pdf(path, password=password),))
         except PdfNeedsPassword:

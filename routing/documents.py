@@ -10,6 +10,7 @@ turn don't read the same PDF again.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
@@ -22,6 +23,8 @@ from vision.pdf import PdfError, PdfFile, read_pdf
 NATIVE_MAX_PAGES = 100
 NATIVE_MAX_BYTES = 20 * 1024 * 1024
 _KEPT_READS = 16
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -67,7 +70,10 @@ def _read(pdf: PdfFile) -> tuple[Part, ...]:
     try:
         read = read_pdf(pdf)
     except PdfError as exc:  # it opened when attached; a damaged store is still no crash
-        return (TextPart(f"\n\n[Attached {pdf.name}, which could not be read: {exc}]"),)
+        return (_unread(pdf, str(exc)),)
+    except Exception as exc:  # a PDF kept in a chat must never end its every later turn
+        log.exception("reading %s failed", pdf.name)
+        return (_unread(pdf, f"Sightline could not prepare it ({type(exc).__name__})."),)
     heading = TextPart(f"\n\n[Attached {pdf.name}: {read.heading}]\n")
     if read.candidate is None:
         return (TextPart(heading.text + read.text()),)
@@ -78,6 +84,10 @@ def _read(pdf: PdfFile) -> tuple[Part, ...]:
     if read.continuation:
         parts.append(TextPart("\n" + read.continuation))
     return tuple(parts)
+
+
+def _unread(pdf: PdfFile, why: str) -> TextPart:
+    return TextPart(f"\n\n[Attached {pdf.name}, which could not be read: {why}]")
 
 
 def is_scan(pdf: PdfFile) -> bool:

@@ -2,8 +2,10 @@
 
 A path can name a device that never ends (/dev/zero), a FIFO that blocks until a
 writer comes, a folder, or a file of gigabytes. Each gets one clear line instead of
-a hang or an exhausted memory: the file is opened without blocking, checked to be
-a regular file, and read no further than its kind's cap.
+a hang or an exhausted memory: the path is checked to be a regular file before it
+is opened (opening some devices does something), opened without blocking (so a
+FIFO swapped in meanwhile can't wait for a writer), checked again, and read no
+further than its kind's cap.
 """
 
 from __future__ import annotations
@@ -14,12 +16,26 @@ from pathlib import Path
 
 from vision.labels import shown_name
 
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not wait for a writer
-_BINARY = getattr(os, "O_BINARY", 0)
+_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NONBLOCK", 0)  # opening a FIFO must not wait for a writer
+    | getattr(os, "O_NOCTTY", 0)  # a terminal swapped in must not become ours
+    | getattr(os, "O_BINARY", 0)
+)
+_CHUNK = 1 << 20
 
 
 class FileRefused(OSError):
-    """A file that can't be read as asked; the message names it and says why."""
+    """A file that can't be read as asked; the message names it and says why.
+
+    `errno` is the system's, when the system refused (EACCES for permission).
+    """
+
+
+def _failed(name: str, exc: OSError) -> FileRefused:
+    refused = FileRefused(f"Can't read {name}: {exc.strerror or exc}.")
+    refused.errno = exc.errno
+    return refused
 
 
 def _kind(mode: int) -> str:
@@ -39,39 +55,85 @@ def size_words(size: int) -> str:
     if size < 1_000_000:
         return f"{max(1, round(size / 1000))} KB"
     if size < 1_000_000_000:
-        return f"{size / 1_000_000:.1f} MB"
+        return f"{size / 1_000_000:.1f} MB".replace(".0 MB", " MB")
     return f"{size / 1_000_000_000:.1f} GB"
+
+
+def too_large(name: str, size: int, cap: int, what: str) -> str:
+    """The words for something over its cap: "x.pdf is too large (2.0 GB); a PDF may be at most
+    200 MB."."""
+    shown = size_words(size)
+    if shown == size_words(cap):  # 200,000,001 bytes is no "200 MB" to the person reading
+        shown = f"over {shown}"
+    return f"{name} is too large ({shown}); a {what} may be at most {size_words(cap)}."
+
+
+def _refused(name: str, mode: int, what: str) -> FileRefused:
+    return FileRefused(f"{name} is {_kind(mode)}, not a {what} Sightline can read.")
+
+
+def _open_regular(path: Path, name: str, what: str) -> tuple[int, os.stat_result]:
+    """A descriptor of the regular file at `path`, and its facts; FileRefused otherwise."""
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            raise _refused(name, mode, what)
+        fd = os.open(path, _FLAGS)
+    except FileRefused:
+        raise
+    except OSError as exc:
+        raise _failed(name, exc) from None
+    try:
+        info = os.fstat(fd)  # what was opened, which a race may have swapped
+        if not stat.S_ISREG(info.st_mode):
+            raise _refused(name, info.st_mode, what)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd, info
+
+
+def _read_upto(fd: int, limit: int, expected: int) -> bytes:
+    """At most `limit` bytes from `fd`: usually one read of the file's size, so one allocation."""
+    first = os.read(fd, min(limit, max(expected, 0) + 1))
+    if not first or len(first) >= limit:
+        return first
+    chunks, got = [first], len(first)
+    while got < limit:  # short reads, files that grow, and /proc files whose size says 0
+        chunk = os.read(fd, min(_CHUNK, limit - got))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
 
 
 def read_capped(path: Path, cap: int, *, what: str = "file") -> bytes:
     """The bytes of a regular file of at most `cap` bytes; FileRefused for anything else."""
     name = shown_name(str(path))
+    fd, info = _open_regular(path, name, what)
     try:
-        fd = os.open(path, os.O_RDONLY | _NONBLOCK | _BINARY)
-    except OSError as exc:
-        raise FileRefused(f"Can't read {name}: {exc.strerror or exc}.") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise FileRefused(f"{name} is {_kind(info.st_mode)}, not a {what} Sightline can read.")
         if info.st_size > cap:
-            raise FileRefused(
-                f"{name} is {size_words(info.st_size)}; a {what} may be at most {size_words(cap)}."
-            )
-        chunks: list[bytes] = []
-        got = 0
-        while got <= cap:  # a file that grows while it is read stops at the cap too
-            chunk = os.read(fd, min(1 << 20, cap + 1 - got))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
-        if got > cap:
-            raise FileRefused(f"{name} grew past {size_words(cap)} while it was read.")
-        return b"".join(chunks)
+            raise FileRefused(too_large(name, info.st_size, cap, what))
+        data = _read_upto(fd, cap + 1, info.st_size)  # one byte more tells a file that grew
+    except FileRefused:
+        raise
     except OSError as exc:
-        if isinstance(exc, FileRefused):
-            raise
-        raise FileRefused(f"Can't read {name}: {exc.strerror or exc}.") from None
+        raise _failed(name, exc) from None
+    finally:
+        os.close(fd)
+    if len(data) > cap:
+        raise FileRefused(f"{name} grew past {size_words(cap)} while it was read.")
+    return data
+
+
+def read_head(path: Path, count: int, *, what: str = "file") -> tuple[bytes, int]:
+    """The first `count` bytes of a regular file (fewer if it is shorter) and its size."""
+    name = shown_name(str(path))
+    fd, info = _open_regular(path, name, what)
+    try:
+        return _read_upto(fd, count, min(info.st_size, count)), info.st_size
+    except OSError as exc:
+        raise _failed(name, exc) from None
     finally:
         os.close(fd)

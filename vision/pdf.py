@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import hashlib
 import io
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vision.files import FileRefused, read_capped, too_large
 from vision.labels import shown_name
-from vision.pictures import Picture, sniff
+from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from pypdfium2 import PdfDocument
@@ -29,7 +31,14 @@ PAGE_TOKEN_LIMIT = 12_000  # one page above this is read as a picture instead
 TEXT_TOKEN_BUDGET = 12_000  # text of a multi-page read stops near this
 MAX_RENDER_PAGES = 4
 RENDER_DPI = 110  # legible text for a describer at ~1 MB per A4 page
-MAX_PDF_BYTES = 200 * 1024 * 1024
+# A page's pixels, whatever its media box claims (a 14,400 pt page is 484 MP at
+# 110 DPI, 2 GB of pixels): larger pages are rendered smaller. Pictures leave at
+# most 2048 pixels a side, so this still has twice that to spare.
+MAX_RENDER_PIXELS = 16_000_000
+MAX_RENDER_SIDE = 4096
+MIN_RENDER_DPI = 10  # below this a page is refused rather than rendered as a smudge
+MAX_PDF_BYTES = 200_000_000
+MAX_READ_PAGES = 1000  # pages one read extracts at most, so a million blank pages can't stall it
 NEXT_READ_PAGES = 8  # how many pages a continuation hint suggests reading next
 _RANGE = re.compile(r"^\s*([0-9]{1,6})\s*(?:-\s*([0-9]{0,6})\s*)?$")
 _PASSWORD_ERROR = 4  # PDFium's FPDF_ERR_PASSWORD
@@ -193,6 +202,8 @@ def read_pdf(
         return _read(document, name, first, last)
     except pdfium.PdfiumError as exc:
         raise PdfError(f"{name} is damaged: {exc}") from None
+    except MemoryError:
+        raise PdfError(f"{name} is too large to read with the memory there is.") from None
     finally:
         document.close()
 
@@ -235,7 +246,7 @@ def _read(document: PdfDocument, name: str, first: int, last: int | None) -> Pdf
     total = _count_pages(document)
     if first > listed:
         raise PdfError(f"{name} has {listed} pages; there is no page {first}.")
-    end = listed if last is None else min(last, listed)
+    end = min(listed if last is None else last, listed, first + MAX_READ_PAGES - 1)
     read = PdfRead(name, total, first, first - 1)
     budget = TEXT_TOKEN_BUDGET
     for number in range(first, end + 1):
@@ -255,7 +266,7 @@ def _read(document: PdfDocument, name: str, first: int, last: int | None) -> Pdf
                 f"Page {number} of {name} is too large to send as text "
                 f"(about {page.tokens:,} tokens).",
             )
-            read.last = number
+            read.last = read.candidate.last
             return read
         if read.pages and budget - page.tokens < 0:
             break  # the continuation hint tells how to read on
@@ -274,7 +285,7 @@ def _read(document: PdfDocument, name: str, first: int, last: int | None) -> Pdf
             f"No text could be extracted from {page_span(first, shown)} of {name}: it may "
             "be a scan, which only a model that sees can read.",
         )
-        read.last = shown
+        read.last = read.candidate.last
     return read
 
 
@@ -283,25 +294,68 @@ def _load(source: Path | bytes, name: str) -> bytes:
         data = source
     else:
         try:
-            if source.stat().st_size > MAX_PDF_BYTES:
-                raise PdfError(f"{name} is larger than {MAX_PDF_BYTES // (1024 * 1024)} MB.")
-            data = source.read_bytes()
-        except OSError as exc:
-            raise PdfError(f"{name} can't be read: {exc.strerror or exc}.") from None
+            data = read_capped(source, MAX_PDF_BYTES, what="PDF")
+        except FileRefused as exc:
+            raise PdfError(str(exc)) from None
     if not data:
         raise PdfError(f"{name} is empty.")
     if len(data) > MAX_PDF_BYTES:
-        raise PdfError(f"{name} is larger than {MAX_PDF_BYTES // (1024 * 1024)} MB.")
+        raise PdfError(too_large(name, len(data), MAX_PDF_BYTES, "PDF"))
     return data
 
 
 def _render(
     document: PdfDocument, name: str, first: int, last: int, reason: str, error: str
 ) -> VisionCandidate:
-    pictures = []
+    """Pages `first`-`last` as pictures, stopping before a page that can't be rendered.
+
+    When even the first can't, the read fails with the extraction error and why.
+    """
+    pictures: list[Picture] = []
     for number in range(first, last + 1):
-        image = document[number - 1].render(scale=RENDER_DPI / 72).to_pil()
+        picture = _rendered(document, name, number)
+        if isinstance(picture, str):
+            if not pictures:
+                raise PdfError(f"{error} {picture}")
+            error = f"{error} {picture}"
+            break
+        pictures.append(picture)
+    return VisionCandidate(reason, tuple(pictures), first, first + len(pictures) - 1, error)
+
+
+def render_scale(width: float, height: float) -> float | None:
+    """The scale a page of this size in points renders at (1 = 72 DPI); None: too large."""
+    if not (width > 0 and height > 0):  # also NaN
+        return None
+    scale = min(
+        RENDER_DPI / 72,
+        math.sqrt(MAX_RENDER_PIXELS / (width * height)),
+        MAX_RENDER_SIDE / max(width, height),
+    )
+    return scale if scale >= MIN_RENDER_DPI / 72 else None
+
+
+def _rendered(document: PdfDocument, name: str, number: int) -> Picture | str:
+    """Page `number` as a JPEG picture within the pixel budget, or why it can't be one."""
+    import pypdfium2 as pdfium
+
+    try:
+        page = document[number - 1]
+        width, height = page.get_size()
+        scale = render_scale(width, height)
+        if scale is None:
+            return (
+                f"Page {number} can't be shown as a picture either: at {width:,.0f}×"
+                f"{height:,.0f} points it is too large to render at a readable size."
+            )
+        image = page.render(scale=scale, rev_byteorder=True).to_pil()
+        if image.mode != "RGB":
+            image = image.convert("RGB")
         buffer = io.BytesIO()
-        image.convert("RGB").save(buffer, format="JPEG", quality=80)
-        pictures.append(sniff(buffer.getvalue(), label=f"{name}, page {number}"))
-    return VisionCandidate(reason, tuple(pictures), first, last, error)
+        image.save(buffer, format="JPEG", quality=80)
+    except (pdfium.PdfiumError, MemoryError, OSError, ValueError) as exc:
+        return f"Page {number} could not be rendered as a picture ({exc or type(exc).__name__})."
+    data = buffer.getvalue()
+    label = f"{name}, page {number}"
+    sha256 = hashlib.sha256(data).hexdigest()
+    return Picture(data, "image/jpeg", image.width, image.height, sha256, label)

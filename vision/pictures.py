@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import hashlib
 import io
+import logging
 import struct
+import time
 import warnings
 import zlib
 from collections.abc import Iterator
@@ -19,14 +21,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vision.files import FileRefused, read_capped, too_large
 from vision.labels import shown_name
 
 if TYPE_CHECKING:  # Pillow loads when a picture is first opened, not with this module
     from PIL import Image
 
+log = logging.getLogger(__name__)
+
 # Pillow's own guard is a warning at 89 MP; we refuse earlier and always.
 MAX_PIXELS = 64_000_000
-MAX_FILE_BYTES = 50 * 1024 * 1024
+MAX_FILE_BYTES = 50_000_000
+# Opening walks an animation's frames to find one cut short, within these bounds
+# (40 frames of 8000×8000 took 25 s and 800 MB before there were any). Only the
+# first frame is ever sent, so a frame not looked at is never one a model gets.
+WALK_PIXELS = 100_000_000  # decoded over all the frames walked, the first included
+# A frame after the first is held at 4 bytes a pixel, two or three times over while
+# it decodes: past 16 MP (about 200 MB) the walk stops at the first frame.
+WALK_FRAME_PIXELS = 16_000_000
+WALK_SECONDS = 2.0
+WALK_FRAMES = 1000
 
 _MIME_BY_FORMAT = {
     "PNG": "image/png",
@@ -53,6 +67,8 @@ class Picture:
     height: int
     sha256: str
     label: str = ""
+    # What opening it could not check (an animation's later frames); not kept in the store.
+    note: str = field(default="", compare=False)
 
     @property
     def size_bytes(self) -> int:
@@ -78,24 +94,16 @@ def _sniff(data: bytes, label: str) -> Picture:
     if not data:
         raise PictureError(f"{name} is empty (0 bytes); attach the file again.")
     if len(data) > MAX_FILE_BYTES:
-        raise PictureError(
-            f"{name} is {len(data) // (1024 * 1024)} MB; pictures over "
-            f"{MAX_FILE_BYTES // (1024 * 1024)} MB are not accepted."
-        )
+        raise PictureError(too_large(name, len(data), MAX_FILE_BYTES, "picture"))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as image:
                 fmt = image.format or ""
                 width, height = image.size
-                if width * height > MAX_PIXELS:
-                    raise PictureError(
-                        f"{name} is {width}×{height} pixels, too large to open safely."
-                    )
+                _check_pixels(name, width, height)
                 image.load()  # a truncated file fails here, not later in a wire
-                # Walking the frames finds an animation cut short after its first frame.
-                for frame in range(1, min(getattr(image, "n_frames", 1), 1000)):
-                    image.seek(frame)
+                note = _walk_frames(image, name)
     except PictureError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
@@ -104,6 +112,8 @@ def _sniff(data: bytes, label: str) -> Picture:
         raise PictureError(
             f"{name} is not a picture Sightline can read (PNG, JPEG, GIF, WebP, BMP, TIFF)."
         ) from None
+    except MemoryError:
+        raise PictureError(f"{name} is too large to open with the memory there is.") from None
     except Exception as exc:  # Pillow's decoders raise any type on corrupt data
         raise PictureError(f"{name} is damaged or truncated and can't be opened ({exc}).") from None
     mime = _MIME_BY_FORMAT.get(fmt)
@@ -116,7 +126,55 @@ def _sniff(data: bytes, label: str) -> Picture:
         height=height,
         sha256=hashlib.sha256(data).hexdigest(),
         label=label,
+        note=note,
     )
+
+
+def _check_pixels(name: str, width: int, height: int) -> None:
+    """Refuse a frame whose size is a decompression bomb's, before it is decoded."""
+    from PIL import Image
+
+    limit = min(MAX_PIXELS, Image.MAX_IMAGE_PIXELS or MAX_PIXELS)  # Pillow's guard, if stricter
+    if width * height > limit:
+        raise PictureError(f"{name} is {width}×{height} pixels, too large to open safely.")
+
+
+def _walk_frames(image: Image.Image, name: str) -> str:
+    """Decode the frames after the first (the first is loaded) within the walk's bounds.
+
+    Finds an animation damaged past its first frame. Returns "" when every frame
+    was looked at, else a note saying which were not.
+    """
+    too_big = "its frames are too large to check them all"
+    if image.size[0] * image.size[1] > WALK_FRAME_PIXELS:
+        # Seeking on would already turn the first frame into 4 bytes a pixel.
+        return _not_walked(name, 1, too_big) if getattr(image, "is_animated", False) else ""
+    decoded = image.size[0] * image.size[1]
+    deadline = time.monotonic() + WALK_SECONDS
+    for frame in range(1, WALK_FRAMES + 1):
+        try:
+            image.seek(frame)  # reads the frame's header; a cut one fails here
+        except EOFError:
+            return ""
+        pixels = image.size[0] * image.size[1]  # a TIFF's pages each have their own size
+        if frame == WALK_FRAMES:
+            return _not_walked(name, frame, f"it has over {WALK_FRAMES} frames")
+        if pixels > WALK_FRAME_PIXELS or decoded + pixels > WALK_PIXELS:
+            return _not_walked(name, frame, too_big)
+        if time.monotonic() > deadline:
+            return _not_walked(name, frame, f"that would take over {WALK_SECONDS:g} seconds")
+        image.load()
+        decoded += pixels
+    return ""
+
+
+def _not_walked(name: str, checked: int, why: str) -> str:
+    note = (
+        f"{name} was checked only up to frame {checked} ({why}); its later frames were "
+        "not looked at. Models get its first frame."
+    )
+    log.info("%s", note)
+    return note
 
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -150,18 +208,11 @@ def without_broken_png_chunks(data: bytes) -> bytes | None:
 
 
 def open_picture(path: Path) -> Picture:
-    """Read and sniff a picture file; errors name the file."""
+    """Read and sniff a picture file (a regular file within MAX_FILE_BYTES); errors name it."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise PictureError(
-                f"{shown_name(path.name)} is {size // (1024 * 1024)} MB, too large to attach."
-            )
-        data = path.read_bytes()
-    except PictureError:
-        raise
-    except OSError as exc:
-        raise PictureError(f"Can't read {shown_name(str(path))}: {exc.strerror or exc}.") from None
+        data = read_capped(path, MAX_FILE_BYTES, what="picture")
+    except FileRefused as exc:
+        raise PictureError(str(exc)) from None
     return sniff(data, label=shown_name(path.name))
 
 
@@ -189,17 +240,20 @@ def clamp(
 
     A picture that already fits is returned as it is (same bytes, same SHA-256).
     """
+    label = picture.label or "A picture"
     try:
         prepared = _prepared(picture, max_side, max_bytes, sendable)
+        if prepared is None:
+            return picture
+        frame = _shrunk(prepared, max_side)
+        for attempt in _encodings(frame, prefer_jpeg=picture.mime == "image/jpeg"):
+            data, mime = attempt
+            if len(data) <= max_bytes:
+                return _made(data, mime, picture.label)
+    except MemoryError:  # a stored picture must not end a turn, whatever it holds
+        raise PictureError(f"{label} is too large to prepare with the memory there is.") from None
     except Exception as exc:  # Pillow's decoders raise any type on corrupt data
-        raise PictureError(f"{picture.label or 'A picture'} is damaged ({exc}).") from None
-    if prepared is None:
-        return picture
-    frame = _shrunk(prepared, max_side)
-    for attempt in _encodings(frame, prefer_jpeg=picture.mime == "image/jpeg"):
-        data, mime = attempt
-        if len(data) <= max_bytes:
-            return _made(data, mime, picture.label)
+        raise PictureError(f"{label} is damaged ({exc}).") from None
     raise PictureTooLarge(
         f"[{picture.label or 'A picture'} ({picture.width}×{picture.height}) could not be made "
         f"smaller than {max_bytes // 1000} KB to send, so it was left out. Crop it or save "

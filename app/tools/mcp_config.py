@@ -26,8 +26,10 @@ from types import MappingProxyType
 from typing import Any
 
 from routing.secrets import register_secret
+from vision.files import FileRefused, read_capped
 
 REMOTE_UNSUPPORTED = "remote MCP servers are not supported yet"
+MAX_FILE_BYTES = 4_000_000  # a settings file is a few KB; this bounds what is read
 _REMOTE_TYPES = frozenset({"http", "sse", "streamable-http", "streamablehttp", "streamable_http"})
 _PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*\Z")
 _EXAMPLE = '{"mcpServers": {"name": {"command": "npx", "args": ["-y", "package"]}}}'
@@ -249,9 +251,9 @@ def _parse(text: str) -> list[McpServerConfig]:
 def load_mcp_servers(path: Path) -> list[McpServerConfig]:
     """The servers in an `mcpServers` JSON file; errors name the file."""
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise McpConfigError(f"Can't read {path}: {exc.strerror or exc}") from None
+        raw = read_capped(path, MAX_FILE_BYTES, what="JSON file of MCP servers")
+    except FileRefused as exc:  # a device, a pipe, a folder or gigabytes: one line, no wait
+        raise McpConfigError(str(exc)) from None
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

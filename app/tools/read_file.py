@@ -1,19 +1,22 @@
 """`read_file`: the words of a text file, a picture as a picture, a PDF's text.
 
 The model gets a clear result for anything it can't read (a folder, a device, a
-missing or unreadable file) rather than an exception, and never more than a
-bounded amount of text at once.
+pipe, a missing or unreadable file) rather than an exception or a wait, and never
+more than a bounded amount of text at once: only a regular file is opened, without
+blocking, and no more of it is read than can be sent (vision/files.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import stat
 from pathlib import Path
 
 from app.tools.base import error_result, text_result
 from routing.transcript import PagesPart, PicturePart, ResultPart, TextPart, ToolCall, ToolResult
 from routing.wires.base import ToolSpec
+from vision.files import FileRefused, read_head
 from vision.labels import shown_name
 from vision.pdf import PdfError, PdfNeedsPassword, read_pdf
 from vision.pictures import PictureError, open_picture
@@ -79,7 +82,11 @@ class ReadFile:
                 return pdf_result(call, path, pages if isinstance(pages, str | int) else None)
             if suffix in _PICTURE_SUFFIXES or _looks_like_picture(head):
                 return _picture(call, path)
-            return text_result(call, _text(path, info.st_size))
+            return text_result(call, _text(path))
+        except FileRefused as exc:  # no permission, or swapped for a pipe since the check
+            if exc.errno == errno.EACCES:
+                return error_result(call, f"{path} can't be read: permission denied.")
+            return error_result(call, str(exc))
         except PermissionError:
             return error_result(call, f"{path} can't be read: permission denied.")
         except OSError as exc:
@@ -87,8 +94,7 @@ class ReadFile:
 
 
 def _head(path: Path) -> bytes:
-    with path.open("rb") as handle:
-        return handle.read(16)
+    return read_head(path, 16, what="file to read")[0]
 
 
 def _looks_like_picture(head: bytes) -> bool:
@@ -106,9 +112,9 @@ def _picture(call: ToolCall, path: Path) -> ToolResult:
     return ToolResult(call.id, call.name, (TextPart(words), PicturePart(picture)))
 
 
-def _text(path: Path, size: int) -> str:
-    with path.open("rb") as handle:
-        data = handle.read(MAX_TEXT_CHARS * 4)  # enough bytes for the most characters we send
+def _text(path: Path) -> str:
+    # Enough bytes for the most characters sent, however large the file.
+    data, size = read_head(path, MAX_TEXT_CHARS * 4, what="file to read")
     if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
         return f"{path} looks like a binary file ({size} bytes); it has no text to read."
     text = _decode(data)

@@ -152,5 +152,5 @@ def test_a_pdf_too_large_to_keep_is_refused_before_it_is_read(tmp_path: Path) ->
     with huge.open("wb") as handle:  # sparse: no real 200 MB written
         handle.write(b"%PDF-1.7\n")
         handle.truncate(MAX_PDF_BYTES + 1)
-    with pytest.raises(PdfError, match=r"huge\.pdf is larger than 200 MB"):
+    with pytest.raises(PdfError, match=r"huge\.pdf is too large \(over 200 MB\)"):
         open_pdf(huge)
