@@ -15,6 +15,7 @@ import hashlib
 import io
 import math
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +41,10 @@ MIN_RENDER_DPI = 10  # below this a page is refused rather than rendered as a sm
 MAX_PDF_BYTES = 200_000_000
 MAX_READ_PAGES = 1000  # pages one read extracts at most, so a million blank pages can't stall it
 NEXT_READ_PAGES = 8  # how many pages a continuation hint suggests reading next
+# PDFium is not thread-safe: two reads at once corrupt its heap ("double free"). The
+# window reads attachments in worker threads and a step's tool calls run at once, so
+# every use of it, from opening a document to closing it, holds this lock.
+_PDFIUM = threading.RLock()
 _RANGE = re.compile(r"^\s*([0-9]{1,6})\s*(?:-\s*([0-9]{0,6})\s*)?$")
 _PASSWORD_ERROR = 4  # PDFium's FPDF_ERR_PASSWORD
 _REMOVE_SECURITY = 3  # PDFium's FPDF_REMOVE_SECURITY: save a decrypted copy
@@ -167,17 +172,18 @@ def open_pdf(source: Path | bytes, *, name: str = "", password: str | None = Non
 
     name = shown_name(name or (source.name if isinstance(source, Path) else "the PDF"))
     data = _load(source, name)
-    document = _open(data, name, password)
-    try:
-        pages = _count_pages(document)
-        if password is not None:
-            out = io.BytesIO()
-            document.save(out, flags=_REMOVE_SECURITY)
-            data = out.getvalue()
-    except pdfium.PdfiumError as exc:
-        raise PdfError(f"{name} is damaged: {exc}") from None
-    finally:
-        document.close()
+    with _PDFIUM:
+        document = _open(data, name, password)
+        try:
+            pages = _count_pages(document)
+            if password is not None:
+                out = io.BytesIO()
+                document.save(out, flags=_REMOVE_SECURITY)
+                data = out.getvalue()
+        except pdfium.PdfiumError as exc:
+            raise PdfError(f"{name} is damaged: {exc}") from None
+        finally:
+            document.close()
     return PdfFile(data, name, hashlib.sha256(data).hexdigest(), pages)
 
 
@@ -197,15 +203,16 @@ def read_pdf(
         name = shown_name(name or (source.name if isinstance(source, Path) else "the PDF"))
         data = _load(source, name)
     first, last = parse_pages(pages)
-    document = _open(data, name, password)
-    try:
-        return _read(document, name, first, last)
-    except pdfium.PdfiumError as exc:
-        raise PdfError(f"{name} is damaged: {exc}") from None
-    except MemoryError:
-        raise PdfError(f"{name} is too large to read with the memory there is.") from None
-    finally:
-        document.close()
+    with _PDFIUM:
+        document = _open(data, name, password)
+        try:
+            return _read(document, name, first, last)
+        except pdfium.PdfiumError as exc:
+            raise PdfError(f"{name} is damaged: {exc}") from None
+        except MemoryError:
+            raise PdfError(f"{name} is too large to read with the memory there is.") from None
+        finally:
+            document.close()  # its pages and text pages too, while the lock is held
 
 
 def _open(data: bytes, name: str, password: str | None) -> PdfDocument:
