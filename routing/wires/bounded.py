@@ -48,7 +48,9 @@ T = TypeVar("T")
 
 
 def _size(count: int) -> str:
-    return f"{count / MB:g} MB" if count >= MB else f"{count / 1024:g} KB"
+    if count >= MB:
+        return f"{count / MB:g} MB"
+    return f"{count / 1024:.0f} KB" if count >= 1024 else f"{count} bytes"
 
 
 def too_large(response: httpx.Response, what: str, cap: int, provider_id: str) -> TooLarge:
@@ -143,7 +145,7 @@ async def read_body(response: httpx.Response, cap: int, what: str, *, provider_i
 
 async def read_error(response: httpx.Response, *, provider_id: str) -> str:
     """An error answer's body, for its words (within ERROR_BODY_CAP)."""
-    what = f"an error body (HTTP {response.status_code})"
+    what = f"an HTTP {response.status_code} error body"
     return await read_body(response, ERROR_BODY_CAP, what, provider_id=provider_id)
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from tests.servers import hostile
 from tests.servers.loopback import Dropped, LoopbackHandler, LoopbackServer
 
 API_VERSIONS = ("2023-06-01", "2023-01-01")
@@ -80,6 +81,20 @@ class Reply:
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     output_tokens: int = 15
+    hostile: str | None = None  # a mode of tests.servers.hostile, sent with `status`
+
+
+# Anthropic's stream for the hostile answers: message_start, a line of a text delta,
+# its keep-alives (ping events, comments, blank lines).
+HOSTILE_SHAPE = hostile.Shape(
+    "text/event-stream; charset=utf-8",
+    opening=b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1",'
+    b'"type":"message","role":"assistant","content":[],"usage":{"input_tokens":5}}}\n\n',
+    line_start=b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
+    b'"delta":{"type":"text_delta","text":"',
+    keepalive=(b'event: ping\ndata: {"type": "ping"}\n\n', b": keep-alive\n\n", b"\n"),
+    data_line=b"data: " + b"x" * 16384 + b"\n",
+)
 
 
 def error_body(kind: str, message: str) -> dict[str, Any]:
@@ -283,7 +298,7 @@ class _Handler(LoopbackHandler):
             self._json(404, error_body("not_found_error", "Not Found"))
         elif problem := self._auth_problem():
             self._json(*problem)
-        else:
+        elif not self.served_hostile():
             self._json(200, self.server.owner.models_page(parse_qs(url.query)))
 
     def do_POST(self) -> None:
@@ -311,6 +326,10 @@ class _Handler(LoopbackHandler):
                 self.close_connection = True
 
     def _answer(self, model: str, reply: Reply) -> None:
+        if reply.hostile is not None:
+            shape = HOSTILE_SHAPE if reply.status == 200 else hostile.JSON_BODY
+            hostile.serve(self, reply.hostile, shape, reply.status)
+            return
         if reply.raw_body is not None:
             html = reply.raw_body.encode()
             self._send(reply.status, html, "text/html; charset=utf-8", reply.headers)

@@ -112,7 +112,7 @@ class LMStudioHandler(ChatHandler):
             super().do_GET()
             return
         self._record(None)
-        if not self._authorized():
+        if not self._authorized() or self.served_hostile():
             return
         owner: FakeLMStudio = self.owner  # type: ignore[assignment]
         if path == "/api/v1/models" and owner.v1:

@@ -1,6 +1,6 @@
 """What every loopback provider server shares: a threaded HTTP server on 127.0.0.1 that
 can be started, stopped (cutting open connections, as a killed server would) and used
-in a `with` block."""
+in a `with` block, and paths that can be made to answer with hostile bodies."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
+
+from tests.servers import hostile
 
 
 class LoopbackHTTPServer(ThreadingHTTPServer):
@@ -47,6 +49,8 @@ class LoopbackServer:
     def __init__(self, port: int = 0) -> None:
         self.port = port
         self.base_url = ""
+        # path (without the query) -> a mode of tests.servers.hostile its GET or POST gets
+        self.hostile: dict[str, str] = {}
         self._server: LoopbackHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -99,6 +103,14 @@ class LoopbackHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         if self.server.owner.verbose:
             super().log_message(format, *args)
+
+    def served_hostile(self) -> bool:
+        """Answer with the hostile body the owner set for this path, if it set one."""
+        mode = self.server.owner.hostile.get(self.path.split("?")[0])
+        if mode is None:
+            return False
+        hostile.serve(self, mode, hostile.JSON_BODY)
+        return True
 
     def finish(self) -> None:
         with contextlib.suppress(OSError):  # a dropped connection has nothing to flush

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NoReturn
 
+from tests.servers import hostile
 from tests.servers.loopback import Dropped, LoopbackHandler, LoopbackServer
 
 VERSION = "0.12.0"
@@ -66,6 +67,21 @@ class Reply:
     eval_count: int = 7
     raw_body: str | None = None  # sent verbatim as text/html with `status` (a proxy's page)
     raw_lines: list[str] = field(default_factory=list)  # verbatim lines after the text chunks
+    hostile: str | None = None  # a mode of tests.servers.hostile, sent with `status`
+
+
+# Ollama's stream for the hostile answers: a line of it, its keep-alives (blank lines,
+# and chunks with nothing in them).
+HOSTILE_SHAPE = hostile.Shape(
+    "application/x-ndjson",
+    opening=b"",
+    line_start=b'{"model":"m","message":{"role":"assistant","content":"',
+    keepalive=(
+        b"\n",
+        b"\r\n",
+        b'{"model":"m","message":{"role":"assistant","content":""},"done":false}\n',
+    ),
+)
 
 
 DEFAULT_MODELS = (
@@ -223,6 +239,8 @@ class _Handler(LoopbackHandler):
     def do_GET(self) -> None:
         self._record(None)
         owner = self.server.owner
+        if self.served_hostile():
+            return
         if self.path == "/":
             self._text(200, "Ollama is running")
         elif self.path == "/api/version":
@@ -237,6 +255,8 @@ class _Handler(LoopbackHandler):
     def do_POST(self) -> None:
         body, problem = self._read_json()
         self._record(body if isinstance(body, dict) else None)
+        if self.served_hostile():
+            return
         if self.path not in ("/api/show", "/api/chat"):
             self._text(404, "404 page not found")
         elif problem or not isinstance(body, dict):
@@ -298,6 +318,10 @@ class _Handler(LoopbackHandler):
         self._answer(name, reply, stream=body.get("stream", True) is not False)
 
     def _answer(self, name: str, reply: Reply, *, stream: bool) -> None:
+        if reply.hostile is not None:
+            shape = HOSTILE_SHAPE if reply.status == 200 else hostile.JSON_BODY
+            hostile.serve(self, reply.hostile, shape, reply.status)
+            return
         if reply.raw_body is not None:
             self._send(reply.status, reply.raw_body.encode(), "text/html; charset=utf-8")
             return

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.servers import hostile
 from tests.servers.loopback import Dropped, LoopbackHandler, LoopbackServer
 
 FLAVOURS = ("openai", "openrouter", "deepseek", "groq", "mistral", "llamacpp", "lmstudio")
@@ -138,6 +139,19 @@ class Reply:
     done: bool = True  # send data: [DONE]
     prompt_tokens: int = 12
     completion_tokens: int = 7
+    hostile: str | None = None  # a mode of tests.servers.hostile, sent with `status`
+
+
+# The OpenAI shape's stream for the hostile answers: its opening chunk, a line of it,
+# its keep-alives (comments, as OpenRouter sends, blank lines, empty data).
+HOSTILE_SHAPE = hostile.Shape(
+    "text/event-stream; charset=utf-8",
+    opening=b'data: {"object":"chat.completion.chunk","choices":[{"index":0,'
+    b'"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n',
+    line_start=b'data: {"choices":[{"index":0,"delta":{"content":"',
+    keepalive=(b": ping\n\n", b"\n", b"data: \n\n", b": OPENROUTER PROCESSING\n\n"),
+    data_line=b"data: " + b"x" * 16384 + b"\n",
+)
 
 
 DEFAULT_MODELS = (
@@ -300,7 +314,7 @@ class ChatHandler(LoopbackHandler):
 
     def do_GET(self) -> None:
         self._record(None)
-        if not self._authorized():
+        if not self._authorized() or self.served_hostile():
             return
         path = self.path.split("?")[0]
         owner = self.owner
@@ -377,6 +391,10 @@ class ChatHandler(LoopbackHandler):
 
     def answer(self, name: str, reply: Reply, body: dict[str, Any]) -> None:
         """Answer one chat request as `reply` says: an error, a whole body, or a stream."""
+        if reply.hostile is not None:
+            shape = HOSTILE_SHAPE if reply.status == 200 else hostile.JSON_BODY
+            hostile.serve(self, reply.hostile, shape, reply.status)
+            return
         if reply.raw_body is not None:
             self._send(reply.status, reply.raw_body.encode(), reply.content_type, reply.headers)
             return
