@@ -88,13 +88,10 @@ class _Inflater:
                 continue
             self._first = False
             if not out and len(self._z.unconsumed_tail) >= len(data):
-                return  # no progress: nothing more will come of this data
+                return  # no progress (never seen): better than looping forever
             data = self._z.unconsumed_tail
             if out:
                 yield out
-
-    def flush(self) -> bytes:
-        return self._z.flush()
 
 
 def _through(layers: list[_Inflater], data: bytes) -> Iterator[bytes]:
@@ -125,9 +122,7 @@ async def decoded(response: httpx.Response) -> AsyncGenerator[bytes, None]:
         async for raw in response.aiter_raw():
             for piece in _through(layers, raw):
                 yield piece
-        for n, layer in enumerate(layers):
-            for piece in _through(layers[n + 1 :], layer.flush()):
-                yield piece
+        # No flush at the end: all input was inflated, the tail drained, so none is pending.
     except zlib.error as exc:  # what httpx's own decoders raise for a broken body
         raise httpx.DecodingError(f"undecodable body: {exc}", request=response.request) from exc
 

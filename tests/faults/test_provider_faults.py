@@ -22,9 +22,14 @@ from routing.errors import (
     RateLimited,
     ServerError,
     TimedOut,
+    TooLarge,
 )
 from routing.models import ProviderConfig
+from routing.wires.anthropic import AnthropicWire
+from routing.wires.base import Wire
 from routing.wires.http_errors import RETRIES
+from routing.wires.ollama import OllamaWire
+from routing.wires.openai_chat import OpenAIChatWire
 from tests.faults.conftest import (
     Backend,
     Rig,
@@ -33,6 +38,7 @@ from tests.faults.conftest import (
     make_rig,
     short_timeout_wire,
 )
+from tests.servers.hostile import ENDLESS_LINE, GZIP_BOMB, KEEPALIVE_FLOOD
 from tests.servers.ollama import FakeOllama
 
 
@@ -105,6 +111,48 @@ async def test_a_stalled_stream_times_out(backend: Backend, tmp_path: Path) -> N
     finally:
         await rig.runner.catalogue.aclose()
         rig.store.close()
+
+
+def short_idle_wire(provider: ProviderConfig) -> Wire:
+    """The provider's usual wire, but cutting a stream off after 0.5 s without an event."""
+    if provider.kind == "ollama":
+        return OllamaWire(provider, idle_limit=0.5)
+    if provider.kind == "anthropic":
+        return AnthropicWire(provider, idle_limit=0.5)
+    return OpenAIChatWire(provider, idle_limit=0.5)
+
+
+async def test_a_keepalive_flood_times_out_and_the_next_turn_works(
+    backend: Backend, tmp_path: Path
+) -> None:
+    rig = await make_rig(backend, tmp_path / "data", wire_factory=short_idle_wire)
+    try:
+        first = await rig.good_turn("one")
+        backend.enqueue(backend.text("", hostile=KEEPALIVE_FLOOD))
+        error = failed_with(await rig.turn("two"), TimedOut)
+        assert f"came from 127.0.0.1:{backend.server.port} for 0.5 seconds" in error.message
+        await goes_on_after(rig, first, error)
+    finally:
+        await rig.runner.catalogue.aclose()
+        rig.store.close()
+
+
+async def test_an_endless_line_is_too_large_and_the_next_turn_works(rig: Rig) -> None:
+    first = await rig.good_turn("one")
+    rig.backend.enqueue(rig.backend.text("", hostile=ENDLESS_LINE))
+    error = failed_with(await rig.turn("two"), TooLarge)
+    assert "of the stream over 16 MB" in error.message
+    await goes_on_after(rig, first, error)
+
+
+async def test_a_gzip_bomb_error_body_is_too_large_and_the_next_turn_works(rig: Rig) -> None:
+    first = await rig.good_turn("one")
+    rig.backend.enqueue(rig.backend.text("", hostile=GZIP_BOMB, status=502))
+    before = rig.backend.chat_count()
+    error = failed_with(await rig.turn("two"), TooLarge)
+    assert rig.backend.chat_count() == before + 1  # too large is never tried again
+    assert "(an HTTP 502 error body over 1 MB)" in error.message
+    await goes_on_after(rig, first, error)
 
 
 @pytest.mark.slow
