@@ -321,9 +321,10 @@ def translate_status(
 
 def cut_off(provider: ProviderConfig, preset: Preset | None, detail: str) -> ServerError:
     """An answer that stopped before the provider said it was done."""
+    who = _who(provider, preset)
+    who = f"the {who[4:]}" if who.startswith("The ") else who  # mid-sentence
     return ServerError(
-        f"The answer was cut off: the connection to {_who(provider, preset)} dropped before "
-        "it finished. Try again.",
+        f"The answer was cut off: the connection to {who} dropped before it finished. Try again.",
         provider_id=provider.id,
         detail=detail,
     )

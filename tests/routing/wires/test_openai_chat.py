@@ -723,6 +723,21 @@ async def test_stream_ending_early_is_cut_off(wire: OpenAIChatWire, server: Fake
     assert type(error) is ServerError and "cut off" in error.message
 
 
+async def test_a_cut_off_answer_names_a_server_of_your_own_mid_sentence(
+    server: FakeOpenAI,
+) -> None:
+    wire = wire_for("custom", server.url)
+    server.enqueue(Reply(text="Half", finish=False, done=False))
+    try:
+        _, error = await failure(wire, ask())
+    finally:
+        await wire.aclose()
+    assert error.message == (
+        f"The answer was cut off: the connection to the server at 127.0.0.1:{server.port} "
+        "dropped before it finished. Try again."
+    )
+
+
 async def test_error_inside_the_stream_after_text(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
     """OpenRouter's in-stream provider error comes after the words it already sent."""
     server.enqueue(
