@@ -37,9 +37,11 @@ from routing.transcript import Message, ToolCall, ToolResult
 from routing.wires import bounded
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.bounded import (
+    ERROR_BODY_CAP,
     LISTING_CAP,
     IdleDeadline,
     fetch,
+    read_body,
     read_error,
     sse_events,
 )
@@ -520,9 +522,10 @@ class AnthropicWire:
                         response.status_code, response.headers, raw, state.model
                     )
                 if "text/event-stream" not in response.headers.get("content-type", ""):
+                    what = "an answer that is not an event stream"
                     # Read for its words only: an error body or a web page, never an answer.
-                    raw = await read_error(response, provider_id=pid)
-                    raise self._not_the_api(raw, "an answer that is not an event stream")
+                    raw = await read_body(response, ERROR_BODY_CAP, what, provider_id=pid)
+                    raise self._not_the_api(raw, what)
                 async with aclosing(sse_events(response, provider_id=pid)) as events:
                     async for sse in events:
                         taken = state.taken

@@ -8,7 +8,8 @@ the raw bytes, so a 6 MB body that inflates to 6 GB stops at its cap having
 inflated little more than the cap. Past a cap the request fails as `TooLarge`.
 
 A stream is cut off as `TimedOut` once it goes `IDLE_LIMIT` seconds without an
-event: text, a tool call fragment, usage or the end. httpx's read timeout only
+event: text, a tool call fragment, usage, a thinking model's thoughts, or the
+end. httpx's read timeout only
 catches silence; keep-alive lines, SSE comments and empty chunks would keep it
 waiting forever.
 """
@@ -278,7 +279,8 @@ class IdleDeadline:
         self._timer: asyncio.Timeout | None = None
 
     def progress(self) -> None:
-        """Part of the answer came that is no event yet (a tool call fragment, usage)."""
+        """Part of the answer came that shows no event yet: a tool call fragment, usage,
+        a thinking model's thoughts."""
         if self._timer is not None:
             self._timer.reschedule(asyncio.get_running_loop().time() + self.limit)
 
