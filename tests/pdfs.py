@@ -12,9 +12,17 @@ def _escape(text: str) -> str:
 
 
 def text_pdf(
-    pages: list[str], *, font_size: float = 11, width: int = 595, height: int = 842
+    pages: list[str],
+    *,
+    font_size: float = 11,
+    width: float = 595,
+    height: float = 842,
+    sizes: list[tuple[float, float]] | None = None,
 ) -> bytes:
-    """A PDF whose pages carry these texts (lines split on newlines) in Helvetica."""
+    """A PDF whose pages carry these texts (lines split on newlines) in Helvetica.
+
+    Every page is `width`×`height` points, or each its own size from `sizes`.
+    """
     objects: list[bytes] = []
 
     def add(body: str | bytes) -> int:
@@ -24,7 +32,8 @@ def text_pdf(
     font = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
     page_ids = []
     pages_id = len(objects) + 1 + 2 * len(pages)  # reserved below, after the pages
-    for text in pages:
+    for index, text in enumerate(pages):
+        width, height = sizes[index] if sizes else (width, height)
         leading = font_size * 1.2
         lines = [f"BT /F1 {font_size} Tf {leading} TL 20 {height - 30} Td"]
         for line in text.split("\n"):

@@ -7,7 +7,9 @@ only the native file dialog is replaced, since nothing can drive it.
 from __future__ import annotations
 
 import base64
+import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -38,6 +40,7 @@ from app.ui.thumbnails import shown_size, thumbnail
 from routing.models import ModelInfo, ProviderConfig
 from routing.transcript import Message, NoticeKind, PicturePart, TextPart, ToolResult
 from tests.conftest import SightlineHome
+from tests.gifs import animated_gif
 from tests.servers.ollama import FakeOllama, Reply
 from tests.ui.test_window import OpenWindow, answers, rows, send, wait_for_models, wait_idle
 from vision.pictures import MAX_FILE_BYTES, open_picture
@@ -201,6 +204,33 @@ def test_bad_files_are_named_inline_and_not_attached(
     assert not composer.problems.isVisible()
     assert session.controller.attaching.attachments.problems == ()
     assert len(cards(session)) == 1
+
+
+def test_a_device_a_fifo_and_a_huge_gif_are_a_problem_each_or_a_card_and_the_window_goes_on(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    pipe = tmp_path / "pipe.png"
+    os.mkfifo(pipe)  # nobody ever writes: reading it would wait for ever
+    gif = tmp_path / "huge.gif"
+    gif.write_bytes(animated_gif(8000, 8000, 40))  # walking every frame took 25 s, 800 MB
+    composer = session.window.composer
+
+    started = time.monotonic()
+    session.controller.attaching.attach_files([Path("/dev/zero"), pipe, gif])
+    qtbot.waitUntil(lambda: reading_done(session), timeout=15_000)
+    assert time.monotonic() - started < 10
+    problems = composer.problems.problems()
+    assert len(problems) == 2 and composer.problems.isVisible()
+    assert "/dev/zero is a device" in problems[0] and "pipe.png is a pipe (FIFO)" in problems[1]
+    [card] = cards(session)
+    assert (card.picture.label, card.picture.width) == ("huge.gif", 8000)
+    assert "later frames were not looked at" in card.picture.note
+    # The window still answers: the person types, and can still send.
+    qtbot.keyClicks(composer.edit, "still here")
+    assert composer.text() == "still here"
+    assert QApplication.activeModalWidget() is None
 
 
 def test_files_dropped_on_the_composer_or_the_conversation_are_attached(

@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import math
+import threading
 from pathlib import Path
 
 import pytest
 
+import vision.pdf as pdf_module
 from tests.pdfs import dense_page_text, encrypted_pdf, scanned_pdf, text_pdf
 from vision.pdf import (
     MAX_PDF_BYTES,
+    MAX_READ_PAGES,
     MAX_RENDER_PAGES,
+    MAX_RENDER_PIXELS,
+    MAX_RENDER_SIDE,
     PAGE_TOKEN_LIMIT,
     PdfError,
     PdfNeedsPassword,
@@ -154,3 +160,87 @@ def test_a_pdf_too_large_to_keep_is_refused_before_it_is_read(tmp_path: Path) ->
         handle.truncate(MAX_PDF_BYTES + 1)
     with pytest.raises(PdfError, match=r"huge\.pdf is too large \(over 200 MB\)"):
         open_pdf(huge)
+
+
+# -- pages of any size, within a pixel budget --------------------------------------------
+
+
+def test_a_page_of_14400_points_is_rendered_smaller_within_the_budget() -> None:
+    # At 110 DPI this page would be 22,000×22,000 pixels: 484 MP, 2 GB as a bitmap.
+    read = read_pdf(text_pdf([""], width=14_400, height=14_400), name="poster.pdf")
+    assert read.candidate is not None
+    [page] = read.candidate.pictures
+    assert page.width * page.height <= MAX_RENDER_PIXELS
+    assert max(page.width, page.height) <= MAX_RENDER_SIDE
+    assert (page.width, page.height) == (4000, 4000)
+    assert page.mime == "image/jpeg" and page.sha256 == hashlib.sha256(page.data).hexdigest()
+
+
+def test_a_long_strip_is_bounded_by_its_longest_side() -> None:
+    read = read_pdf(text_pdf([""], width=300, height=14_400), name="receipt.pdf")
+    assert read.candidate is not None
+    [page] = read.candidate.pictures
+    assert page.height == MAX_RENDER_SIDE and page.width == math.ceil(
+        300 * MAX_RENDER_SIDE / 14_400
+    )
+
+
+def test_an_ordinary_page_still_renders_at_full_resolution() -> None:
+    read = read_pdf(text_pdf([""]), name="a4.pdf")
+    assert read.candidate is not None
+    [page] = read.candidate.pictures
+    assert (page.width, page.height) == (910, 1287)  # A4 at 110 DPI
+
+
+@pytest.mark.parametrize("size", [(200_000, 200_000), (10, 200_000)])
+def test_a_page_that_cant_be_rendered_readably_is_a_pdf_error_saying_so(
+    size: tuple[int, int],
+) -> None:
+    with pytest.raises(PdfError) as refused:
+        read_pdf(text_pdf([""], width=size[0], height=size[1]), name="report.pdf")
+    words = str(refused.value)
+    assert words.startswith("No text could be extracted from page 1 of report.pdf")
+    assert "Page 1 can't be shown as a picture either" in words
+
+
+def test_rendering_stops_before_the_first_page_it_cant_render() -> None:
+    sizes = [(595.0, 842.0), (595.0, 842.0), (200_000.0, 200_000.0), (595.0, 842.0)]
+    read = read_pdf(text_pdf([""] * 4, sizes=sizes), name="mixed.pdf")
+    assert read.candidate is not None
+    assert (read.candidate.first, read.candidate.last, read.last) == (1, 2, 2)
+    assert len(read.candidate.pictures) == 2
+    assert "Page 3 can't be shown as a picture either" in read.candidate.extraction_error
+    assert 'pages 3-4 were not read. Read them with read_file and pages "3-4"' in (
+        read.continuation
+    )
+
+
+def test_a_page_too_dense_for_text_and_too_large_to_render_is_one_error() -> None:
+    data = text_pdf([dense_page_text(PAGE_TOKEN_LIMIT + 2000)], width=200_000, height=200_000)
+    with pytest.raises(PdfError, match=r"too large to send as text .* can't be shown as a picture"):
+        read_pdf(data, name="dense.pdf")
+
+
+def test_a_read_extracts_at_most_max_read_pages() -> None:
+    read = read_pdf(text_pdf(["x"] * (MAX_READ_PAGES + 5)))
+    assert read.last == MAX_READ_PAGES and read.total_pages == MAX_READ_PAGES + 5
+    assert f"pages {MAX_READ_PAGES + 1}-{MAX_READ_PAGES + 5} were not read" in read.continuation
+
+
+def test_pdfium_is_used_by_one_thread_at_a_time() -> None:
+    # PDFium is not thread-safe: two reads at once crashed the process (a double free)
+    # when a step's read_file calls or the window's attach threads met. Each use holds
+    # the module's lock, so a read waits while another holds it.
+    data = text_pdf(["one"])
+    finished = threading.Event()
+
+    def read() -> None:
+        read_pdf(data)
+        finished.set()
+
+    with pdf_module._PDFIUM:
+        thread = threading.Thread(target=read)
+        thread.start()
+        assert not finished.wait(0.3)
+    assert finished.wait(10)
+    thread.join()

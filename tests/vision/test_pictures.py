@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
+import time
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
-from vision.pictures import PictureError, open_picture, sniff
+import vision.pictures as pictures
+from tests.gifs import animated_gif
+from vision.pictures import WALK_FRAMES, WALK_PIXELS, PictureError, open_picture, sniff
 
 
 def encoded(fmt: str, size: tuple[int, int] = (8, 6), mode: str = "RGB") -> bytes:
@@ -78,3 +82,58 @@ def test_a_png_with_a_broken_optional_chunk_still_opens() -> None:
     broken = good[:33] + chunk + good[33:]  # after the signature and IHDR
     picture = sniff(broken, label="tiny.png")
     assert (picture.mime, picture.width, picture.height) == ("image/png", 6, 6)
+
+
+# -- hostile files and animations ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("kind", "says"), [("zero", "is a device"), ("fifo", "is a pipe")])
+def test_a_device_or_a_fifo_is_refused_at_once(tmp_path: Path, kind: str, says: str) -> None:
+    path = Path("/dev/zero") if kind == "zero" else tmp_path / "pipe.png"
+    if kind == "fifo":
+        os.mkfifo(path)
+    with pytest.raises(PictureError, match=says):
+        open_picture(path)
+
+
+def test_a_file_over_the_cap_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    path = tmp_path / "huge.png"
+    with path.open("wb") as handle:
+        handle.truncate(2 * 10**9)  # sparse
+    with pytest.raises(PictureError, match=r"too large \(2\.0 GB\); a picture may be at most 50"):
+        open_picture(path)
+
+
+def test_a_huge_animation_is_opened_from_its_first_frame_in_moments() -> None:
+    data = animated_gif(8000, 8000, 40)  # walking every frame took 25 s and 800 MB
+    started = time.monotonic()
+    picture = sniff(data, label="huge.gif")
+    assert time.monotonic() - started < 3
+    assert (picture.mime, picture.width, picture.height) == ("image/gif", 8000, 8000)
+    assert picture.note == (
+        "huge.gif was checked only up to frame 1 (its frames are too large to check them "
+        "all); its later frames were not looked at. Models get its first frame."
+    )
+
+
+def test_the_frame_walk_stops_at_its_pixel_budget() -> None:
+    per_frame = 3000 * 3000
+    walked = WALK_PIXELS // per_frame  # 11 frames of 9 MP within 100 MP
+    picture = sniff(animated_gif(3000, 3000, 40), label="big.gif")
+    assert f"checked only up to frame {walked} (its frames are too large" in picture.note
+
+
+def test_the_frame_walk_stops_at_its_frame_count() -> None:
+    picture = sniff(animated_gif(8, 8, WALK_FRAMES + 5), label="long.gif")
+    assert f"up to frame {WALK_FRAMES} (it has over {WALK_FRAMES} frames)" in picture.note
+
+
+def test_the_frame_walk_stops_at_its_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pictures, "WALK_SECONDS", 0.0)  # any walk is over time at once
+    picture = sniff(animated_gif(64, 64, 5), label="slow.gif")
+    assert "up to frame 1 (that would take over 0 seconds)" in picture.note
+
+
+def test_a_small_animation_is_walked_whole_and_a_picture_has_no_note() -> None:
+    assert sniff(animated_gif(200, 100, 30), label="small.gif").note == ""
+    assert sniff(encoded("PNG", (8000, 8000), mode="L"), label="still.png").note == ""
