@@ -11,11 +11,12 @@ import io
 from functools import cache
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from tests.fuzz.strategies import FEW, FUZZ, known_bugs
+from tests.fuzz.strategies import EXAMPLES, FEW, FUZZ, known_bugs
+from tests.pdfs import text_pdf as sized_pdf
 
 pdf = pytest.importorskip("vision.pdf", reason="vision/pdf.py is not built yet")
 
@@ -117,5 +118,54 @@ def test_a_damaged_pdf_is_read_or_a_pdf_error(data: bytes, pages: str | None) ->
     except pdf.PdfError as error:
         assert str(error).strip()
         return
-    assert 1 <= read.first <= read.total_pages
+    assert read.first >= 1
+    assert read.total_pages is None or read.first <= read.total_pages  # None: count unknown
     assert read.pages or read.candidate is not None or read.last < read.first
+
+
+# -- pages of any size ---------------------------------------------------------------------
+
+SIDES = st.floats(min_value=0.01, max_value=1e7, allow_nan=False) | st.sampled_from(
+    [1.0, 72.0, 595.0, 842.0, 14_400.0, 200_000.0]
+)
+# pypdfium2 rounds each side of the bitmap up, so a page may have a pixel more a side.
+SLACK = 2 * 4096 + 1
+
+
+@FUZZ
+@given(SIDES, SIDES)
+@example(14_400.0, 14_400.0)
+@example(200_000.0, 200_000.0)
+@example(10.0, 200_000.0)
+def test_any_page_size_renders_within_the_budget_or_is_refused(width: float, height: float) -> None:
+    scale = pdf.render_scale(width, height)
+    readable = pdf.MIN_RENDER_DPI / 72
+    if scale is None:  # refused only when the budget can't be met at a readable scale
+        fits = min(
+            (pdf.MAX_RENDER_PIXELS / (width * height)) ** 0.5,
+            pdf.MAX_RENDER_SIDE / max(width, height),
+        )
+        assert fits < readable
+        return
+    assert readable <= scale <= pdf.RENDER_DPI / 72
+    assert width * height * scale * scale <= pdf.MAX_RENDER_PIXELS * (1 + 1e-9)
+    assert max(width, height) * scale <= pdf.MAX_RENDER_SIDE * (1 + 1e-9)
+
+
+@settings(max_examples=max(EXAMPLES // 15, 6), deadline=None)  # each renders a real page
+@given(SIDES.filter(lambda side: side >= 1), SIDES.filter(lambda side: side >= 1))
+@example(14_400.0, 14_400.0)
+@example(1.0, 14_400.0)
+def test_a_blank_page_of_any_size_is_rendered_within_the_budget_or_a_pdf_error(
+    width: float, height: float
+) -> None:
+    try:
+        data = sized_pdf([""], width=width, height=height)
+        read = pdf.read_pdf(data, name="page.pdf")
+    except pdf.PdfError as error:
+        assert "Page 1 can't be shown as a picture either" in str(error)
+        return
+    assert read.candidate is not None
+    [page] = read.candidate.pictures
+    assert max(page.width, page.height) <= pdf.MAX_RENDER_SIDE + 1
+    assert page.width * page.height <= pdf.MAX_RENDER_PIXELS + SLACK

@@ -10,15 +10,18 @@ from __future__ import annotations
 import hashlib
 import io
 import struct
+import time
 import zlib
 from functools import cache
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from tests.fuzz.strategies import FEW, FUZZ, known_bugs
+import vision.pictures as pictures
+from tests.fuzz.strategies import EXAMPLES, FEW, FUZZ, known_bugs
+from tests.gifs import animated_gif
 from vision.pictures import Picture, PictureError, PictureTooLarge, clamp, sniff
 
 # Pillow warns about the damage it reads past (corrupt EXIF, say); damage is the point here.
@@ -178,3 +181,36 @@ def fits_or_says_why(picture: Picture, max_side: int, max_bytes: int) -> None:
     assert max(out.width, out.height) <= max_side
     assert out.size_bytes <= max_bytes
     assert sniffed(out.data) is not None  # what leaves is itself a readable picture
+
+
+# -- animations of any size and length ---------------------------------------------------
+
+
+@settings(max_examples=max(EXAMPLES // 15, 6), deadline=None)  # each decodes real frames
+@given(
+    st.integers(min_value=1, max_value=4500),
+    st.integers(min_value=1, max_value=4500),
+    st.integers(min_value=1, max_value=60),
+)
+@example(8000, 8000, 40)
+@example(4000, 4000, 40)
+@example(1, 1, pictures.WALK_FRAMES + 2)
+def test_an_animation_is_walked_within_its_bounds_and_says_what_it_left(
+    width: int, height: int, frames: int
+) -> None:
+    started = time.monotonic()
+    picture = sniffed(animated_gif(width, height, frames))
+    took = time.monotonic() - started
+    assert picture is not None and (picture.width, picture.height) == (width, height)
+    assert took < pictures.WALK_SECONDS + 2  # one frame past the deadline at most
+    pixels = width * height
+    whole = frames == 1 or (
+        frames <= pictures.WALK_FRAMES
+        and pixels <= pictures.WALK_FRAME_PIXELS
+        and frames * pixels <= pictures.WALK_PIXELS
+    )
+    if whole:  # walked to its end, unless this machine took over the time to do it
+        assert picture.note == "" or "seconds" in picture.note
+    else:
+        assert "its later frames were not looked at" in picture.note
+    fits_or_says_why(picture, 2048, 1_000_000)  # what leaves is its first frame, clamped
