@@ -101,7 +101,7 @@ def would_leave(
         return None
     kept = kept_here(store.messages(conversation_id), store.sent_away(conversation_id))
     model = catalogue.find(model_ref)
-    if model is None or model.sees is False or model_ref in catalogue.blind:
+    if model is None or not model.gets_pictures:
         kept = [k for k in kept if k.is_pdf]  # a blind model gets pictures as words, not bytes
     if not kept:
         return None

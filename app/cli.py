@@ -146,7 +146,12 @@ def _catalogue(config: Config, blind: set[str] | None = None) -> Any:
 
 
 async def _models(config: Config, *, as_json: bool) -> int:
-    catalogue = _catalogue(config)
+    store = _open_store(config)  # what was learned (a refusal) is part of each answer
+    try:
+        blind = store.blind_models()
+    finally:
+        store.close()
+    catalogue = _catalogue(config, blind=blind)
     try:
         statuses = await catalogue.refresh()
     finally:
@@ -157,6 +162,7 @@ async def _models(config: Config, *, as_json: bool) -> int:
             "model": m.name,
             "local": m.local,
             "sees": m.sees,
+            "sight_from": str(m.sight_from),
             "tools": m.tools,
             "context_length": m.context_length,
         }

@@ -18,7 +18,6 @@ from routing.documents import NATIVE_MAX_PAGES, PdfsForModel, flatten_pages, pdf
 from routing.endpoints import endpoint_name
 from routing.looking import WireLooker
 from routing.models import ModelInfo
-from routing.presets import counts_as_seeing, preset_for
 from routing.router import Choice, RoutingPrefs, choose_looker
 from routing.transcript import Crossed, Message, Notice, NoticeKind, PagesPart, turn_start
 from routing.wires.base import Usage
@@ -84,17 +83,12 @@ class TurnSight:
         return not self.chat_is_local and self.prefs.auto_may_use_cloud
 
     def sees(self, model: ModelInfo) -> bool:
-        """Whether to send this model pictures (what is known now, refusals included)."""
-        current = self.catalogue.find(model.ref) or model
-        if model.ref in self.catalogue.blind:
-            return False
-        kind = self.catalogue.provider(model.provider_id).kind
-        return counts_as_seeing(preset_for(kind), current.sees)
+        """Whether to send this model pictures (its one answer now, refusals included)."""
+        return self.catalogue.answer(model).gets_pictures
 
     def reads_pdfs(self, model: ModelInfo) -> bool:
         """Whether to send this model attached PDFs as PDFs (it takes them and sees)."""
-        kind = self.catalogue.provider(model.provider_id).kind
-        return preset_for(kind).reads_pdfs and self.sees(model)
+        return self.catalogue.answer(model).reads_pdfs
 
     def with_pdfs(self, model: ModelInfo, messages: tuple[Message, ...]) -> PdfsForModel:
         """The messages with each attached PDF as this model gets it."""
@@ -190,7 +184,7 @@ class TurnSight:
         if self.sees(model) or not any(has_pictures(m) for m in messages[start:]):
             return None
         for candidate in self.catalogue.models():
-            if candidate.ref == model.ref or not self.sees(candidate) or not candidate.sees:
+            if candidate.ref == model.ref or candidate.sees is not True:
                 continue
             if not self.may_pick(candidate):
                 continue

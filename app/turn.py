@@ -35,7 +35,6 @@ from routing.documents import pdfs_for_model
 from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
 from routing.models import ModelInfo
-from routing.presets import preset_for
 from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import (
@@ -295,7 +294,6 @@ class TurnRunner:
     ) -> AsyncIterator[TurnEvent]:
         """One request to the model, streamed into the store; the outcome lands in `step`."""
         provider = self.catalogue.provider(model.provider_id)
-        preset = preset_for(provider.kind)
         history = self.store.messages(conversation_id)
         kept: list[Kept] = []
         if not provider.is_local:
@@ -311,7 +309,8 @@ class TurnRunner:
         self.store.note_sent_away(conversation_id, seen.looked_away)
         if seen.usage is not None:
             yield UsageAdded(seen.usage, source="describer")
-        messages = shape_messages(seen.messages, limits_for(preset.max_picture_side))
+        side = self.catalogue.answer(model).picture_side
+        messages = shape_messages(seen.messages, limits_for(side))
         leaving: set[str] = set()
         if not provider.is_local:
             # A PDF goes in some form (itself, or Sightline's reading of its text).

@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, replace
 
+from routing.capabilities import resolved
 from routing.endpoints import endpoint_name, look_up
 from routing.errors import CannotConnect, ModelNotFound, ProviderError
 from routing.models import ModelInfo, ProviderConfig, split_ref
@@ -54,6 +55,7 @@ class Catalogue:
         self._wire_factory = wire_factory
         self._wires: dict[str, Wire] = {}
         self._status: dict[str, ProviderStatus] = {}
+        self._listed: dict[str, tuple[ModelInfo, ...]] = {}  # each listing as it was said
         self._blind: set[str] = set(blind)  # refs learned not to see (earlier sessions too)
 
     @property
@@ -110,13 +112,24 @@ class Catalogue:
                 log.info("%s: listing failed (%s); keeping the last good list", provider_id, error)
             status = ProviderStatus(provider, previous.models if previous else (), error)
         else:
-            status = ProviderStatus(provider, tuple(self._known_blind(models)))
+            self._listed[provider_id] = tuple(models)
+            status = ProviderStatus(provider, self._resolved(provider_id))
         self._status[provider_id] = status
         return status
 
-    def _known_blind(self, models: Iterable[ModelInfo]) -> Iterable[ModelInfo]:
-        for model in models:
-            yield replace(model, sees=False) if model.ref in self._blind else model
+    def _resolved(self, provider_id: str) -> tuple[ModelInfo, ...]:
+        """The provider's listed models, each with its one answer (routing/capabilities.py)."""
+        kind = self._providers[provider_id].kind
+        return tuple(
+            resolved(m, kind, blind=self._blind) for m in self._listed.get(provider_id, ())
+        )
+
+    def _learned(self, ref: str) -> None:
+        """A lesson about one model changed its answer: resolve its provider's models again."""
+        provider_id, _ = split_ref(ref)
+        status = self._status.get(provider_id)
+        if status and provider_id in self._listed:
+            self._status[provider_id] = replace(status, models=self._resolved(provider_id))
 
     def status(self, provider_id: str) -> ProviderStatus | None:
         """The latest status of one provider."""
@@ -137,6 +150,14 @@ class Catalogue:
         if status is None:
             return None
         return next((m for m in status.models if m.name == name), None)
+
+    def answer(self, model: ModelInfo) -> ModelInfo:
+        """The model's one answer now: as listed and resolved, or resolved on the spot
+        (a model no listing has, such as the one a person named before it was listed)."""
+        found = self.find(model.ref)
+        if found is not None:
+            return found
+        return resolved(model, self._providers[model.provider_id].kind, blind=self._blind)
 
     async def resolve(self, ref: str) -> ModelInfo:
         """The model `provider:model`, listing its provider if needed; errors say what exists."""
@@ -167,16 +188,12 @@ class Catalogue:
     def mark_blind(self, ref: str) -> None:
         """Treat a model as blind from now on (it refused pictures)."""
         self._blind.add(ref)
-        provider_id, _ = split_ref(ref)
-        status = self._status.get(provider_id)
-        if status:
-            self._status[provider_id] = replace(
-                status, models=tuple(self._known_blind(status.models))
-            )
+        self._learned(ref)
 
     def forget_blind(self, ref: str) -> None:
-        """Stop treating a model as blind; its next listing says again whether it sees."""
+        """Stop treating a model as blind: its listing and rule say again whether it sees."""
         self._blind.discard(ref)
+        self._learned(ref)
 
     @property
     def blind(self) -> frozenset[str]:

@@ -8,7 +8,6 @@ from routing.catalogue import Catalogue
 from routing.endpoints import endpoint_name
 from routing.errors import ProviderError
 from routing.models import ModelInfo
-from routing.presets import preset_for
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import user_message
 from routing.wires.base import ChatRequest, TextDelta, Usage
@@ -46,10 +45,8 @@ class WireLooker:
         words = "Describe this picture."
         if focus:
             words += f"\nWhat it came with (for focus; not instructions):\n{focus}"
-        preset = preset_for(self.catalogue.provider(self.model.provider_id).kind)
-        messages = shape_messages(
-            (user_message(words, (picture,)),), limits_for(preset.max_picture_side)
-        )
+        side = self.catalogue.answer(self.model).picture_side
+        messages = shape_messages((user_message(words, (picture,)),), limits_for(side))
         if not messages[0].pictures:  # too big to send even clamped: nothing to look at
             raise DescriptionFailed(
                 f"{self.label}: the picture could not be brought under the limits"

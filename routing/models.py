@@ -1,12 +1,16 @@
 """What Sightline knows of a provider and of each of its models.
 
-Whether a model sees lives here, in `ModelInfo.sees`, and nowhere else: the
-picker, attachment cards, router and describer all read it.
+A wire lists a provider's models with what the listing says outright; the
+catalogue then resolves each model's one answer (`Capabilities.resolve`): whether
+it sees (and where that came from), whether it uses tools, whether it reads PDFs,
+and its picture size limit. The picker, attachment cards, router, describer and
+`sightline models` all read that answer, and nothing works it out again.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 
 from routing.endpoints import on_this_computer
 
@@ -35,9 +39,23 @@ class ProviderConfig:
         return replace(self, api_key=api_key)
 
 
+class SightFrom(StrEnum):
+    """Where a model's answer to "does it see?" came from."""
+
+    LISTING = "listing"  # the provider's own list of models said
+    PRESET = "preset"  # the provider's rule (all of OpenAI's see; a name pattern for Groq)
+    LEARNED = "learned"  # it refused a picture, so it is treated as blind
+    CHECKED = "checked"  # Sightline's sight check asked it about a probe picture
+    UNKNOWN = "unknown"  # nobody says
+
+
 @dataclass(frozen=True)
 class ModelInfo:
-    """One model of one provider, with its abilities said outright (None = unknown)."""
+    """One model of one provider, with its abilities (None = unknown).
+
+    From a wire, `sees` and `tools` are what the listing said; from the catalogue,
+    they are the model's one answer, with `sight_from` saying where sight came from.
+    """
 
     provider_id: str
     name: str
@@ -46,11 +64,21 @@ class ModelInfo:
     local: bool = False
     context_length: int | None = None
     label: str = ""
+    sight_from: SightFrom = SightFrom.UNKNOWN
+    reads_pdfs: bool = False  # takes attached PDFs as PDFs (Claude), not Sightline's reading
+    picture_side: int = 2048  # the longest side of a picture its provider is sent
+    takes_pictures: bool = True  # its provider accepts pictures at all
 
     @property
     def ref(self) -> str:
         """`provider:model`, the form the command line and the store use."""
         return f"{self.provider_id}:{self.name}"
+
+    @property
+    def gets_pictures(self) -> bool:
+        """Whether Sightline sends it pictures as pictures: it sees, or nobody knows and
+        its provider takes pictures (it then may or may not see them)."""
+        return self.takes_pictures if self.sees is None else self.sees
 
 
 def split_ref(ref: str) -> tuple[str, str]:

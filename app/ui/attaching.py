@@ -98,15 +98,12 @@ class Attaching(QObject):
     def sight_of(self, model_ref: str) -> SightNote:
         """What attachment cards say when `model_ref` answers (from the model's info)."""
         listing = self._listing()
-        return sight_note(model_ref, listing.models, listing.providers)
+        return sight_note(model_ref, listing.models)
 
     def pdf_notes(self, model_ref: str) -> dict[str, PdfNote]:
         """What each attached PDF's card says when `model_ref` answers, by SHA-256."""
         listing = self._listing()
-        return {
-            a.sha256: pdf_note(model_ref, a, listing.models, listing.providers)
-            for a in self._pending.pdfs
-        }
+        return {a.sha256: pdf_note(model_ref, a, listing.models) for a in self._pending.pdfs}
 
     # -- for the turn --------------------------------------------------------------
 

@@ -16,7 +16,7 @@ from app.ui.pending import AttachedPdf, byte_words
 from vision.pdf import PdfFile
 
 if TYPE_CHECKING:  # the first paint needn't import routing's models
-    from routing.models import ModelInfo, ProviderConfig
+    from routing.models import ModelInfo
 
 
 def pages_words(pdf: PdfFile) -> str:
@@ -54,7 +54,6 @@ def pdf_note(
     ref: str,
     attached: AttachedPdf,
     models: Sequence[ModelInfo],
-    providers: Sequence[ProviderConfig],
 ) -> PdfNote:
     """What a PDF's card says when `ref` ("auto" or "provider:model") answers.
 
@@ -67,9 +66,8 @@ def pdf_note(
 
     pdf, name = attached.pdf, attached.pdf.name
     model = None if ref == "auto" else next((m for m in models if m.ref == ref), None)
-    kinds = {p.id: p.kind for p in providers}
     too_large = ""
-    if model is not None and _reads_pdfs(model, kinds):
+    if model is not None and model.reads_pdfs:
         fits = (
             pdf.pages is not None
             and pdf.pages <= NATIVE_MAX_PAGES
@@ -86,7 +84,7 @@ def pdf_note(
     if attached.scan:
         if model is None and ref == "auto":
             who = "Auto picks a model that sees to read them."
-        elif model is not None and _sees(model, kinds):
+        elif model is not None and model.gets_pictures:
             who = f"{model.name} sees them."
         else:
             who = "A model that sees reads them, and the chosen model gets its words."
@@ -102,23 +100,3 @@ def pdf_note(
         f"{too_large}Sightline reads {name}'s text and sends that, a budget of pages at "
         "a time; the model is told which pages remain and can ask for them.",
     )
-
-
-def _reads_pdfs(model: ModelInfo, kinds: dict[str, str]) -> bool:
-    from routing.presets import preset_for
-
-    try:
-        preset = preset_for(kinds.get(model.provider_id, ""))
-    except ValueError:  # a provider the listing doesn't name: it gets the text
-        return False
-    return preset.reads_pdfs and _sees(model, kinds)
-
-
-def _sees(model: ModelInfo, kinds: dict[str, str]) -> bool:
-    from routing.presets import counts_as_seeing, preset_for
-
-    try:
-        preset = preset_for(kinds.get(model.provider_id, ""))
-    except ValueError:
-        return model.sees is True
-    return counts_as_seeing(preset, model.sees)

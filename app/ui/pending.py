@@ -20,7 +20,7 @@ from vision.pdf import PdfFile, PdfNeedsPassword
 from vision.pictures import Picture, PictureError, sniff
 
 if TYPE_CHECKING:  # the first paint needn't import routing's models
-    from routing.models import ModelInfo, ProviderConfig
+    from routing.models import ModelInfo
 
 log = logging.getLogger(__name__)
 
@@ -248,13 +248,10 @@ class SightNote:
     tip: str
 
 
-def sight_note(
-    ref: str, models: Sequence[ModelInfo], providers: Sequence[ProviderConfig]
-) -> SightNote:
+def sight_note(ref: str, models: Sequence[ModelInfo]) -> SightNote:
     """What a card says about its picture when `ref` ("auto" or "provider:model") answers."""
-    kinds = {p.id: p.kind for p in providers}
     if ref == "auto":
-        if any(m.local and _counts(m, kinds) for m in models):
+        if any(m.local and m.gets_pictures for m in models):
             return SightNote(
                 Sight.AUTO,
                 "Auto picks one that sees",
@@ -275,7 +272,7 @@ def sight_note(
             f"{ref} isn't offered by a ready provider now, so Sightline can't tell "
             "whether it sees pictures.",
         )
-    if not _counts(model, kinds):
+    if not model.gets_pictures:
         return SightNote(Sight.BLIND, "Model can't see it", BLIND_TIP)
     if model.sees is None:
         return SightNote(
@@ -284,16 +281,6 @@ def sight_note(
             f"{model.name} may or may not see pictures; Sightline sends this one as it is.",
         )
     return SightNote(Sight.SEES, f"{model.name} sees it", f"{model.name} sees pictures.")
-
-
-def _counts(model: ModelInfo, kinds: dict[str, str]) -> bool:
-    from routing.presets import counts_as_seeing, preset_for
-
-    try:
-        preset = preset_for(kinds.get(model.provider_id, ""))
-    except ValueError:  # a provider the listing doesn't name: only its own word counts
-        return model.sees is True
-    return counts_as_seeing(preset, model.sees)
 
 
 def size_words(picture: Picture) -> str:

@@ -53,10 +53,20 @@ def test_models_json(home: SightlineHome) -> None:
         "model": "llava:7b",
         "local": True,
         "sees": True,
+        "sight_from": "listing",
         "tools": False,
         "context_length": rows["llava:7b"]["context_length"],
     }
     assert rows["llama3.2:3b"]["sees"] is False and rows["llama3.2:3b"]["tools"] is True
+
+
+def test_models_json_says_a_model_that_refused_pictures_is_blind(home: SightlineHome) -> None:
+    with Store.open(home.data) as store:
+        store.remember_blind("ollama:llava:7b")  # as a heal after a refusal does
+    done = sightline(home, "models", "--json")
+    assert done.returncode == 0, done.stderr
+    llava = next(r for r in json.loads(done.stdout) if r["model"] == "llava:7b")
+    assert (llava["sees"], llava["sight_from"]) == (False, "learned")
 
 
 def test_models_plain(home: SightlineHome) -> None:

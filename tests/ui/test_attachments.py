@@ -37,7 +37,8 @@ from app.ui.pending import BLIND_TIP, Sight, byte_words, sight_note
 from app.ui.picture_viewer import PictureViewer
 from app.ui.session import Session
 from app.ui.thumbnails import shown_size, thumbnail
-from routing.models import ModelInfo, ProviderConfig
+from routing.capabilities import resolved
+from routing.models import ModelInfo
 from routing.transcript import Message, NoticeKind, PicturePart, TextPart, ToolResult
 from tests.conftest import SightlineHome
 from tests.gifs import animated_gif
@@ -506,23 +507,20 @@ def test_thumbnails_are_upright_sized_to_fit_and_drawn_once(qtbot: QtBot, tmp_pa
 
 
 def test_what_a_card_says_comes_from_the_models_info() -> None:
-    providers = [
-        ProviderConfig("mine", "custom", "http://127.0.0.1:8080/v1"),
-        ProviderConfig("ds", "deepseek", "https://api.deepseek.com"),
-    ]
-    unknown = ModelInfo("mine", "my-model", sees=None, local=True)
-    no_pictures = ModelInfo("ds", "deepseek-chat", sees=None)
-    blind_only = [ModelInfo("mine", "text-only", sees=False, local=True)]
+    # Each model as the catalogue resolves it: its listing's word, else its provider's rule.
+    unknown = resolved(ModelInfo("mine", "my-model", sees=None, local=True), "custom")
+    no_pictures = resolved(ModelInfo("ds", "deepseek-chat", sees=None), "deepseek")
+    blind_only = [resolved(ModelInfo("mine", "text-only", sees=False, local=True), "custom")]
     # Unknown sight where the provider takes pictures counts as seeing: a faint eye.
-    note = sight_note("mine:my-model", [unknown], providers)
+    note = sight_note("mine:my-model", [unknown])
     assert note.sight == Sight.MAYBE and "sends this one as it is" in note.tip
     # Unknown sight at a provider that takes no pictures at all is blind.
-    assert sight_note("ds:deepseek-chat", [no_pictures], providers).sight == Sight.BLIND
+    assert sight_note("ds:deepseek-chat", [no_pictures]).sight == Sight.BLIND
     # A model no ready provider offers now: Sightline can't tell.
-    gone = sight_note("mine:gone", [unknown], providers)
+    gone = sight_note("mine:gone", [unknown])
     assert gone.sight == Sight.UNKNOWN and "mine:gone" in gone.tip
     # Auto with no model here that sees can't promise one.
-    auto = sight_note(AUTO, blind_only, providers)
+    auto = sight_note(AUTO, blind_only)
     assert auto.sight == Sight.BLIND and "Auto" in auto.tip
-    assert sight_note(AUTO, [unknown], providers).sight == Sight.AUTO
+    assert sight_note(AUTO, [unknown]).sight == Sight.AUTO
     assert [byte_words(n) for n in (812, 250_000, 3_565_158)] == ["812 bytes", "244 KB", "3.4 MB"]

@@ -28,7 +28,8 @@ from app.ui.pdf_notes import PAGES_LOOKED_AT, SENT_AS_PDF, SENT_AS_TEXT, PdfWay,
 from app.ui.pending import AttachedPdf
 from app.ui.session import Session
 from routing import documents
-from routing.models import ModelInfo, ProviderConfig
+from routing.capabilities import resolved
+from routing.models import ModelInfo
 from routing.transcript import (
     Message,
     NoticeKind,
@@ -218,31 +219,27 @@ def test_a_scan_says_a_model_that_sees_reads_its_pages(
 
 
 def test_what_a_pdf_card_says_follows_the_provider_and_the_model() -> None:
-    providers = [
-        ProviderConfig("claude", "anthropic", "https://api.anthropic.com"),
-        ProviderConfig("ollama", "ollama", "http://127.0.0.1:11434"),
-    ]
-    sonnet = ModelInfo("claude", "claude-sonnet-4-5", sees=True)
-    llava = ModelInfo("ollama", "llava:7b", sees=True, local=True)
+    sonnet = resolved(ModelInfo("claude", "claude-sonnet-4-5", sees=True), "anthropic")
+    llava = resolved(ModelInfo("ollama", "llava:7b", sees=True, local=True), "ollama")
     models = [sonnet, llava]
     text = AttachedPdf(open_pdf(text_pdf(["Hello"]), name="a.pdf"), scan=False)
     scan = AttachedPdf(open_pdf(scanned_pdf(1), name="s.pdf"), scan=True)
     huge = AttachedPdf(open_pdf(text_pdf(["x"] * 101), name="huge.pdf"), scan=False)
 
     def says(ref: str, attached: AttachedPdf) -> str:
-        return pdf_note(ref, attached, models, providers).words
+        return pdf_note(ref, attached, models).words
 
     # A model whose provider reads PDFs and that sees gets the PDF, scan or not.
     assert says(sonnet.ref, text) == says(sonnet.ref, scan) == SENT_AS_PDF
     # Past the API's limits it gets Sightline's read, and the tooltip says why.
-    too_large = pdf_note(sonnet.ref, huge, models, providers)
+    too_large = pdf_note(sonnet.ref, huge, models)
     assert too_large.words == SENT_AS_TEXT and "100 pages" in too_large.tip
     # Anyone else: the text, or a scan's pages for a model that sees.
     assert says(llava.ref, text) == says(AUTO, text) == SENT_AS_TEXT
     assert says(llava.ref, scan) == says(AUTO, scan) == PAGES_LOOKED_AT
     # A Claude that can't see (said outright) doesn't get PDFs: they carry pages.
-    blind = ModelInfo("claude", "claude-text", sees=False)
-    assert pdf_note(blind.ref, text, [blind], providers).words == SENT_AS_TEXT
+    blind = resolved(ModelInfo("claude", "claude-text", sees=False), "anthropic")
+    assert pdf_note(blind.ref, text, [blind]).words == SENT_AS_TEXT
 
 
 # -- passwords -------------------------------------------------------------------------

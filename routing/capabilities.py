@@ -1,0 +1,54 @@
+"""A model's one answer: what its listing said, its provider's rule, and what was learned.
+
+The catalogue resolves every listed model here, once per listing or lesson, into
+the `ModelInfo` everything else reads: whether it sees (and where that came
+from: the listing, the preset's rule, a refusal learned, a sight check), whether
+it uses tools, whether it takes PDFs as PDFs, and the picture size its provider
+takes. Nothing outside this module combines those facts again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from routing.models import ModelInfo, SightFrom
+from routing.presets import preset_for, sees_for, tools_for
+
+
+def resolved(
+    listed: ModelInfo,
+    kind: str,
+    *,
+    blind: frozenset[str] | set[str] = frozenset(),
+    checked: Mapping[str, bool | None] | None = None,
+) -> ModelInfo:
+    """The model as Sightline treats it, from what its provider's listing said.
+
+    A refusal learned (`blind`) outranks everything; a sight check's verdict
+    (`checked`: True sees, False blind, None unsure) outranks the listing and rule.
+    """
+    preset = preset_for(kind)
+    sees = sees_for(preset, listed.name, listed.sees)
+    sight_from = (
+        SightFrom.LISTING
+        if listed.sees is not None
+        else SightFrom.PRESET
+        if sees is not None
+        else SightFrom.UNKNOWN
+    )
+    verdicts = checked or {}
+    if listed.ref in verdicts:
+        # "unsure" counts as blind: a picture must not go to a model that may drop it.
+        sees, sight_from = verdicts[listed.ref] is True, SightFrom.CHECKED
+    if listed.ref in blind:
+        sees, sight_from = False, SightFrom.LEARNED
+    model = replace(
+        listed,
+        sees=sees,
+        tools=tools_for(preset, listed.name, listed.tools),
+        sight_from=sight_from,
+        picture_side=preset.max_picture_side,
+        takes_pictures=preset.takes_pictures,
+    )
+    return replace(model, reads_pdfs=preset.reads_pdfs and model.gets_pictures)
