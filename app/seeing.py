@@ -13,18 +13,18 @@ import logging
 from dataclasses import dataclass
 
 from routing.catalogue import Catalogue
-from routing.describing import has_pictures, in_words
+from routing.describing.describer import Describer
+from routing.describing.framing import TurnBudget
+from routing.describing.looker import WireLooker
+from routing.describing.request import has_pictures, in_words
 from routing.documents import NATIVE_MAX_PAGES, PdfsForModel, flatten_pages, pdfs_for_model
 from routing.endpoints import endpoint_name
-from routing.looking import WireLooker
 from routing.models import ModelInfo
 from routing.router import Choice, RoutingPrefs, choose_looker
 from routing.transcript import Crossed, Message, Notice, NoticeKind, PagesPart, turn_start
 from routing.wires.base import Usage
-from vision.describer import Describer
 from vision.pdf import page_span
 from vision.pictures import Picture
-from vision.sight import TurnBudget
 
 log = logging.getLogger(__name__)
 

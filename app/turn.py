@@ -30,7 +30,9 @@ from app.turn_events import (
     UsageAdded,
 )
 from routing.catalogue import Catalogue
-from routing.describing import has_pictures
+from routing.describing.describer import Describer
+from routing.describing.framing import TURN_BUDGET, TurnBudget
+from routing.describing.request import has_pictures
 from routing.documents import pdfs_for_model
 from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
@@ -50,10 +52,8 @@ from routing.transcript import (
 )
 from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
 from routing.wires.payload import bounded_arguments
-from vision.describer import Describer
 from vision.pdf import PdfFile
 from vision.pictures import Picture
-from vision.sight import TURN_BUDGET, TurnBudget
 
 __all__ = [
     "ItemAdded",

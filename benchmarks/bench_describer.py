@@ -16,10 +16,10 @@ from PIL import Image
 
 from benchmarks.common import Row
 from routing.catalogue import Catalogue
-from routing.looking import WireLooker
+from routing.describing.describer import Describer
+from routing.describing.looker import WireLooker
 from routing.models import ProviderConfig
 from tests.servers.ollama import FakeOllama, Reply
-from vision.describer import Describer
 from vision.pictures import Picture, sniff
 
 CALLERS = 8

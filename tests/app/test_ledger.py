@@ -15,10 +15,10 @@ from app.seeing import TurnSight, _disclosure
 from app.store import Store
 from app.turn import TurnRunner
 from routing.catalogue import Catalogue
+from routing.describing.describer import Describer
 from routing.models import ModelInfo, ProviderConfig
 from routing.router import Choice, RoutingPrefs
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
-from vision.describer import Describer
 from vision.pictures import Picture, sniff
 
 OLLAMA = ProviderConfig("ollama", "ollama", "http://127.0.0.1:11434")

@@ -26,6 +26,8 @@ from app.tool_step import AllowAll, ToolStep
 from app.tools.read_file import ReadFile
 from app.turn import TurnEnded, TurnEvent, TurnRunner, UsageAdded
 from routing.catalogue import Catalogue
+from routing.describing.describer import Describer
+from routing.describing.framing import TurnBudget, nobody_can_look, over_budget, unavailable
 from routing.errors import PicturesRefused
 from routing.models import ProviderConfig
 from routing.presets import preset_for
@@ -49,10 +51,8 @@ from tests.pdfs import scanned_pdf
 from tests.servers.ollama import DEFAULT_MODELS, REFUSAL_OLD_RUNNER, FakeModel, FakeOllama, Reply
 from tests.servers.openai_chat import ChatModel, FakeOpenAI
 from tests.servers.openai_chat import Reply as OpenAIReply
-from vision.describer import Describer
 from vision.pdf import open_pdf, read_pdf
 from vision.pictures import Picture, sniff
-from vision.sight import TurnBudget, nobody_can_look, over_budget, unavailable
 
 SECRET = "zebra-7731"  # in a provider's error body only: must never reach a model
 LOOKER = "ollama:qwen2.5vl:3b"  # the small seeing model of the loopback Ollama

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from routing.describing.prompt import describer_prompt
 from tests.conftest import SightlineHome
 from tests.pdfs import scanned_pdf
 from tests.servers.ollama import FakeOllama, Reply
-from vision.prompts import describer_prompt
 
 pytestmark = pytest.mark.slow
 

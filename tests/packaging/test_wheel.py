@@ -25,10 +25,10 @@ import pytest
 from PIL import Image
 
 import resources
+from routing.describing.prompt import describer_prompt
 from tests.conftest import SightlineHome
 from tests.pdfs import text_pdf
 from tests.servers.ollama import FakeOllama, Reply
-from vision.prompts import describer_prompt
 
 pytestmark = pytest.mark.slow
 

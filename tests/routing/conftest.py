@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import pytest
 
 from routing.catalogue import Catalogue
-from routing.looking import WireLooker
+from routing.describing.looker import WireLooker
 from routing.models import ProviderConfig
 from tests.servers.ollama import FakeOllama
 

@@ -15,6 +15,16 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field, replace
 
+from routing.describing.describer import Describer, Description, Looker, bounded_focus
+from routing.describing.framing import (
+    TurnBudget,
+    Words,
+    earlier_picture,
+    framed,
+    framed_page,
+    page_focus,
+    words_for,
+)
 from routing.transcript import (
     Message,
     PagesPart,
@@ -24,18 +34,8 @@ from routing.transcript import (
     TextPart,
     ToolResult,
 )
-from vision.describer import Describer, Description, Looker, bounded_focus
 from vision.pdf import page_span
 from vision.pictures import Picture
-from vision.sight import (
-    TurnBudget,
-    Words,
-    earlier_picture,
-    framed,
-    framed_page,
-    page_focus,
-    words_for,
-)
 
 
 @dataclass

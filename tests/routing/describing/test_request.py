@@ -8,9 +8,11 @@ import pytest
 from PIL import Image
 
 from routing.catalogue import Catalogue
-from routing.describing import has_pictures, in_words, without_pictures
+from routing.describing.describer import Describer
+from routing.describing.framing import TurnBudget, earlier_picture, nobody_can_look, over_budget
+from routing.describing.looker import WireLooker
+from routing.describing.request import has_pictures, in_words, without_pictures
 from routing.endpoints import endpoint_name
-from routing.looking import WireLooker
 from routing.transcript import (
     Message,
     PicturePart,
@@ -22,9 +24,7 @@ from routing.transcript import (
 )
 from tests.routing.conftest import LOOKER
 from tests.servers.ollama import FakeOllama, Reply
-from vision.describer import Describer
 from vision.pictures import Picture, sniff
-from vision.sight import TurnBudget, earlier_picture, nobody_can_look, over_budget
 
 
 def picture(number: int, label: str = "") -> Picture:

@@ -14,11 +14,7 @@ import pytest
 from PIL import Image
 
 from routing.catalogue import Catalogue
-from routing.looking import WireLooker
-from routing.models import ProviderConfig
-from routing.shaping import PictureLimits
-from tests.servers.ollama import FakeOllama, Reply
-from vision.describer import (
+from routing.describing.describer import (
     CACHE_SIZE,
     MAX_FOCUS_CHARS,
     Describer,
@@ -26,8 +22,12 @@ from vision.describer import (
     DescriptionFailed,
     bounded_focus,
 )
+from routing.describing.looker import WireLooker
+from routing.describing.prompt import describer_prompt
+from routing.models import ProviderConfig
+from routing.shaping import PictureLimits
+from tests.servers.ollama import FakeOllama, Reply
 from vision.pictures import Picture, sniff
-from vision.prompts import describer_prompt
 
 LOOKER = "ollama:qwen2.5vl:3b"
 
@@ -213,7 +213,9 @@ async def test_a_picture_too_big_to_send_is_not_looked_at(
     looker: WireLooker, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Limits no picture can meet: the looker would only see a note, so it isn't asked.
-    monkeypatch.setattr("routing.looking.limits_for", lambda side: PictureLimits(side, 10))
+    monkeypatch.setattr(
+        "routing.describing.looker.limits_for", lambda side: PictureLimits(side, 10)
+    )
     with pytest.raises(DescriptionFailed):
         await Describer().describe(picture(label="huge.png"), looker)
     assert asked(fake_ollama) == 0

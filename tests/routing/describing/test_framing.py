@@ -11,12 +11,8 @@ import pytest
 from PIL import Image
 
 from routing.catalogue import Catalogue
-from routing.looking import WireLooker
-from routing.models import ProviderConfig
-from tests.servers.ollama import FakeOllama, Reply
-from vision.describer import Describer, Description
-from vision.pictures import Picture, sniff
-from vision.sight import (
+from routing.describing.describer import Describer, Description
+from routing.describing.framing import (
     END_OF_DESCRIPTION,
     TurnBudget,
     Words,
@@ -27,6 +23,10 @@ from vision.sight import (
     unavailable,
     words_for,
 )
+from routing.describing.looker import WireLooker
+from routing.models import ProviderConfig
+from tests.servers.ollama import FakeOllama, Reply
+from vision.pictures import Picture, sniff
 
 SECRET = "zebra-7731 at /srv/models/blob"  # words only a provider's error would carry
 

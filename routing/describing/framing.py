@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from vision.describer import Describer, Description, DescriptionFailed, Looker
+from routing.describing.describer import Describer, Description, DescriptionFailed, Looker
 from vision.pictures import Picture
 
 log = logging.getLogger(__name__)

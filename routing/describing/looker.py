@@ -5,15 +5,15 @@ from __future__ import annotations
 import logging
 
 from routing.catalogue import Catalogue
+from routing.describing.describer import Description, DescriptionFailed
+from routing.describing.prompt import describer_prompt
 from routing.endpoints import endpoint_name
 from routing.errors import ProviderError
 from routing.models import ModelInfo
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import user_message
 from routing.wires.base import ChatRequest, TextDelta, Usage
-from vision.describer import Description, DescriptionFailed
 from vision.pictures import Picture
-from vision.prompts import describer_prompt
 
 log = logging.getLogger(__name__)
 

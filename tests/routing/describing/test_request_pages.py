@@ -14,8 +14,10 @@ import json
 
 import pytest
 
-from routing.describing import has_pictures, in_words, without_pictures
-from routing.looking import WireLooker
+from routing.describing.describer import Describer
+from routing.describing.framing import END_OF_TRANSCRIPTION, TurnBudget
+from routing.describing.looker import WireLooker
+from routing.describing.request import has_pictures, in_words, without_pictures
 from routing.transcript import (
     Message,
     PagesPart,
@@ -26,9 +28,7 @@ from routing.transcript import (
 )
 from tests.pdfs import scanned_pdf
 from tests.servers.ollama import FakeOllama, Reply
-from vision.describer import Describer
 from vision.pdf import read_pdf
-from vision.sight import END_OF_TRANSCRIPTION, TurnBudget
 
 
 def scan_pages(pages: str = "4-8", total: int = 6) -> PagesPart:
