@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field, replace
+
+from cachetools import LRUCache
 
 from routing.transcript import Message, PagesPart, Part, PdfPart, PicturePart, TextPart, ToolResult
 from vision.pdf import PdfError, PdfFile, read_pdf
@@ -45,20 +46,17 @@ class _Reads:
 
     def __init__(self, size: int = _KEPT_READS) -> None:
         self._size = size
-        self._kept: OrderedDict[tuple[str, str], tuple[Part, ...]] = OrderedDict()
+        self._kept: LRUCache[tuple[str, str], tuple[Part, ...]] = LRUCache(maxsize=size)
         self._lock = threading.Lock()
 
     def parts(self, pdf: PdfFile) -> tuple[Part, ...]:
         key = (pdf.sha256, pdf.name)
         with self._lock:
             if key in self._kept:
-                self._kept.move_to_end(key)
                 return self._kept[key]
         found = _read(pdf)
         with self._lock:
             self._kept[key] = found
-            if len(self._kept) > self._size:
-                self._kept.popitem(last=False)
         return found
 
 

@@ -9,8 +9,9 @@ a note that says why.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, replace
+
+from cachetools import LRUCache
 
 from routing.transcript import (
     Message,
@@ -40,13 +41,12 @@ class ClampCache:
 
     def __init__(self, size: int = 128) -> None:
         self._size = size
-        self._kept: OrderedDict[tuple[str, PictureLimits], Picture | str] = OrderedDict()
+        self._kept: LRUCache[tuple[str, PictureLimits], Picture | str] = LRUCache(maxsize=size)
 
     def clamp(self, picture: Picture, limits: PictureLimits) -> Picture | str:
         """The picture within the limits, or the note that replaces it."""
         key = (picture.sha256, limits)
         if key in self._kept:
-            self._kept.move_to_end(key)
             return self._kept[key]
         try:
             result: Picture | str = clamp(
@@ -57,8 +57,6 @@ class ClampCache:
         except PictureError as exc:  # damage that only re-encoding found
             result = f"[{picture.label or 'A picture'} could not be sent: {exc}]"
         self._kept[key] = result
-        if len(self._kept) > self._size:
-            self._kept.popitem(last=False)
         return result
 
 

@@ -8,9 +8,9 @@ plain: colouring them would cost more than it helps reading.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from functools import lru_cache
 
+from cachetools import LRUCache
 from pygments import lex
 from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
@@ -24,7 +24,7 @@ _RUNS = 256  # lexed blocks kept
 
 Run = tuple[str, QTextCharFormat | None]  # words and their format (None: the block's own)
 
-_runs: OrderedDict[tuple[str, str, str], tuple[Run, ...]] = OrderedDict()
+_runs: LRUCache[tuple[str, str, str], tuple[Run, ...]] = LRUCache(maxsize=_RUNS)
 
 # What people write after the fence, mapped to the names Pygments knows.
 _ALIASES = {"py3": "python", "sh": "bash", "shell": "bash", "zsh": "bash", "console": "console"}
@@ -73,7 +73,6 @@ def highlight(code: str, language: str, style_name: str) -> tuple[Run, ...] | No
     key = (code, lexer.name, style_name)
     cached = _runs.get(key)
     if cached is not None:
-        _runs.move_to_end(key)
         return cached
     runs: list[Run] = []
     for token, words in lex(code, lexer):
@@ -89,6 +88,4 @@ def highlight(code: str, language: str, style_name: str) -> tuple[Run, ...] | No
         return None  # the lexer changed the words (line ends, say): show them as written
     result = tuple(runs)
     _runs[key] = result
-    while len(_runs) > _RUNS:
-        _runs.popitem(last=False)
     return result

@@ -11,10 +11,10 @@ one per line below the pictures, in the order the message carries them.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, Literal
 
+from cachetools import LRUCache
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
@@ -92,8 +92,8 @@ class MessageRows:
 
     def __init__(self) -> None:
         """Nothing rendered yet."""
-        self._rendered: OrderedDict[tuple[int, int, tuple[bool, int, int, int], str], Rendered]
-        self._rendered = OrderedDict()
+        self._rendered: LRUCache[tuple[int, int, tuple[bool, int, int, int], str], Rendered]
+        self._rendered = LRUCache(maxsize=_RENDERED)
 
     def clear(self) -> None:
         """Forget rendered words (another font or palette)."""
@@ -139,10 +139,6 @@ class MessageRows:
 
             rendered = render(row.text, option.font, theme)
             self._rendered[key] = rendered
-            while len(self._rendered) > _RENDERED:
-                self._rendered.popitem(last=False)
-        else:
-            self._rendered.move_to_end(key)
         if rendered.document.textWidth() != width:
             rendered.document.setTextWidth(width)  # re-wrapped, not re-read
         return rendered

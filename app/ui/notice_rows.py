@@ -9,10 +9,10 @@ and dark palettes alike.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from cachetools import LRUCache
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import (
     QColor,
@@ -62,7 +62,9 @@ class NoticeRows:
 
     def __init__(self) -> None:
         """Nothing laid out yet."""
-        self._documents: OrderedDict[tuple[str, int, int, int], QTextDocument] = OrderedDict()
+        self._documents: LRUCache[tuple[str, int, int, int], QTextDocument] = LRUCache(
+            maxsize=_DOCUMENTS
+        )
 
     def clear(self) -> None:
         """Forget laid-out words (another font or palette)."""
@@ -72,7 +74,6 @@ class NoticeRows:
         key = (text, width, font.pointSize(), font.weight().value)
         document = self._documents.get(key)
         if document is not None:
-            self._documents.move_to_end(key)
             return document
         document = QTextDocument()
         document.setDocumentMargin(0)
@@ -83,8 +84,6 @@ class NoticeRows:
         document.setPlainText(text)
         document.setTextWidth(width)
         self._documents[key] = document
-        while len(self._documents) > _DOCUMENTS:
-            self._documents.popitem(last=False)
         return document
 
     def estimate(self, option: QStyleOptionViewItem, row: Row, width: int) -> int:

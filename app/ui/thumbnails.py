@@ -8,8 +8,7 @@ without decoding anything.
 
 from __future__ import annotations
 
-from collections import OrderedDict
-
+from cachetools import LRUCache
 from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt
 from PySide6.QtGui import QImage, QImageIOHandler, QImageReader, QPixmap
 
@@ -18,8 +17,8 @@ from vision.pictures import Picture
 _PIXMAPS = 300  # scaled thumbnails kept
 _SIZES = 4096  # header sizes kept (tiny)
 
-_pixmaps: OrderedDict[tuple[str, int, int, float], QPixmap] = OrderedDict()
-_sizes: OrderedDict[str, QSize] = OrderedDict()
+_pixmaps: LRUCache[tuple[str, int, int, float], QPixmap] = LRUCache(maxsize=_PIXMAPS)
+_sizes: LRUCache[str, QSize] = LRUCache(maxsize=_SIZES)
 
 
 def _reader(data: bytes) -> tuple[QImageReader, QBuffer]:
@@ -39,7 +38,6 @@ def shown_size(picture: Picture) -> QSize:
     """The picture's size as shown (after EXIF rotation), read from its header only."""
     size = _sizes.get(picture.sha256)
     if size is not None:
-        _sizes.move_to_end(picture.sha256)
         return size
     reader, _buffer = _reader(picture.data)
     raw = reader.size()
@@ -48,8 +46,6 @@ def shown_size(picture: Picture) -> QSize:
     else:
         size = QSize(max(1, picture.width), max(1, picture.height))
     _sizes[picture.sha256] = size
-    while len(_sizes) > _SIZES:
-        _sizes.popitem(last=False)
     return size
 
 
@@ -86,13 +82,10 @@ def thumbnail(picture: Picture, size: QSize, ratio: float = 1.0) -> QPixmap:
     key = (picture.sha256, size.width(), size.height(), ratio)
     pixmap = _pixmaps.get(key)
     if pixmap is not None:
-        _pixmaps.move_to_end(key)
         return pixmap
     box = QSize(max(1, round(size.width() * ratio)), max(1, round(size.height() * ratio)))
     image = decode(picture.data, box)
     pixmap = QPixmap.fromImage(image) if not image.isNull() else QPixmap()
     pixmap.setDevicePixelRatio(ratio)
     _pixmaps[key] = pixmap
-    while len(_pixmaps) > _PIXMAPS:
-        _pixmaps.popitem(last=False)
     return pixmap

@@ -8,11 +8,11 @@ the message delegate, one function places everything and painting follows it.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
+from cachetools import LRUCache
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import (
     QColor,
@@ -98,7 +98,9 @@ class ToolRows:
 
     def __init__(self) -> None:
         """Nothing laid out yet."""
-        self._documents: OrderedDict[tuple[int, int, str, int, int], QTextDocument] = OrderedDict()
+        self._documents: LRUCache[tuple[int, int, str, int, int], QTextDocument] = LRUCache(
+            maxsize=_DOCUMENTS
+        )
 
     def clear(self) -> None:
         """Forget laid-out documents (another conversation, or other colours)."""
@@ -109,7 +111,6 @@ class ToolRows:
     ) -> QTextDocument:
         document = self._documents.get(key)
         if document is not None:
-            self._documents.move_to_end(key)
             return document
         document = QTextDocument()
         document.setDocumentMargin(0)
@@ -117,8 +118,6 @@ class ToolRows:
         document.setPlainText(text)
         document.setTextWidth(key[3])
         self._documents[key] = document
-        while len(self._documents) > _DOCUMENTS:
-            self._documents.popitem(last=False)
         return document
 
     # -- layout -----------------------------------------------------------------

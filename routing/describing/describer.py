@@ -12,9 +12,10 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Protocol
+
+from cachetools import LRUCache
 
 from vision.pictures import Picture
 
@@ -68,17 +69,14 @@ class Describer:
     def __init__(self, capacity: int = CACHE_SIZE, timeout: float = 120.0) -> None:
         self.capacity = capacity
         self.timeout = timeout
-        self._kept: OrderedDict[str, Description] = OrderedDict()
+        self._kept: LRUCache[str, Description] = LRUCache(maxsize=capacity)
         self._asking: dict[str, asyncio.Task[Description]] = {}
         self._waiting: dict[asyncio.Task[Description], int] = {}  # callers per request
         self.requests = 0  # descriptions actually asked for (not served from memory)
 
     def cached(self, sha256: str) -> Description | None:
         """A description already made for this picture, if still kept."""
-        found = self._kept.get(sha256)
-        if found is not None:
-            self._kept.move_to_end(sha256)
-        return found
+        return self._kept.get(sha256)
 
     async def describe(self, picture: Picture, looker: Looker, focus: str = "") -> Description:
         """The picture in words; a fresh description carries its usage, a kept one none."""
@@ -126,7 +124,4 @@ class Describer:
         if not description.text.strip():
             raise DescriptionFailed(f"{looker.label} gave an empty description")
         self._kept[picture.sha256] = description
-        self._kept.move_to_end(picture.sha256)
-        while len(self._kept) > self.capacity:
-            self._kept.popitem(last=False)
         return description
