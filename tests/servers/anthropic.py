@@ -8,22 +8,22 @@ Shapes and error texts follow Anthropic's streaming and errors docs and the
 
 from __future__ import annotations
 
-import argparse
 import base64
 import binascii
-import contextlib
-import json
 import secrets
-import socket
-import threading
-import time
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 from tests.servers import hostile
-from tests.servers.loopback import Dropped, LoopbackHandler, LoopbackServer
+from tests.servers.loopback import (
+    LoopbackHandler,
+    LoopbackServer,
+    Recorded,
+    ScriptedReply,
+    dumps,
+    pieces,
+)
 
 API_VERSIONS = ("2023-06-01", "2023-01-01")
 DEFAULT_KEY = "sk-ant-test"
@@ -61,39 +61,28 @@ DEFAULT_MODELS = (
 
 
 @dataclass
-class Reply:
-    """How the next POST /v1/messages answers."""
+class Reply(ScriptedReply):
+    """How the next POST /v1/messages answers (tool calls: {"id"?, "name", "input"})."""
 
-    text: str = ""
     chunk_chars: int = 5
-    tool_calls: list[dict] = field(default_factory=list)  # {"id"?, "name", "input"}
     json_chunk_chars: int = 6  # each tool input is split into fragments this long
-    delay: float = 0.0  # seconds before each event
-    status: int = 200
-    body: dict | None = None  # JSON error body sent with `status`
-    raw_body: str | None = None  # sent verbatim as text/html with `status`
-    headers: dict[str, str] = field(default_factory=dict)
     midstream_error: dict | None = None  # {"type", "message"}: an `error` event after the text
-    drop_after: int | None = None  # cut the connection after this many events
     stop_reason: str | None = None  # default: tool_use when tool_calls, else end_turn
     omit_stop: bool = False  # end the body cleanly but never send message_stop
     input_tokens: int = 25
     cache_read_input_tokens: int = 0
     cache_creation_input_tokens: int = 0
     output_tokens: int = 15
-    hostile: str | None = None  # a mode of tests.servers.hostile, sent with `status`
 
 
 # Anthropic's stream for the hostile answers: message_start, a line of a text delta,
 # its keep-alives (ping events, comments, blank lines).
-HOSTILE_SHAPE = hostile.Shape(
-    "text/event-stream; charset=utf-8",
+HOSTILE_SHAPE = hostile.sse(
     opening=b'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1",'
     b'"type":"message","role":"assistant","content":[],"usage":{"input_tokens":5}}}\n\n',
     line_start=b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
     b'"delta":{"type":"text_delta","text":"',
     keepalive=(b'event: ping\ndata: {"type": "ping"}\n\n', b": keep-alive\n\n", b"\n"),
-    data_line=b"data: " + b"x" * 16384 + b"\n",
 )
 
 
@@ -112,17 +101,8 @@ def error_reply(status: int, kind: str, message: str, **headers: str) -> Reply:
     return Reply(status=status, body=error_body(kind, message), headers=named)
 
 
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))
-
-
-def _pieces(text: str, size: int) -> list[str]:
-    size = max(size, 1)
-    return [text[i : i + size] for i in range(0, len(text), size)]
-
-
 def _sse(event: str, data: dict[str, Any]) -> bytes:
-    return f"event: {event}\ndata: {_dumps(data)}\n\n".encode()
+    return f"event: {event}\ndata: {dumps(data)}\n\n".encode()
 
 
 def stream_events(model: str, reply: Reply) -> list[bytes]:
@@ -149,7 +129,7 @@ def stream_events(model: str, reply: Reply) -> list[bytes]:
         start: dict[str, Any] = {"type": "text", "text": ""}
         events.append(_sse("content_block_start", _block_start(index, start)))
         events.append(_sse("ping", {"type": "ping"}))
-        for piece in _pieces(reply.text, reply.chunk_chars):
+        for piece in pieces(reply.text, reply.chunk_chars):
             events.append(_sse("content_block_delta", _delta(index, "text_delta", text=piece)))
         events.append(_sse("content_block_stop", {"type": "content_block_stop", "index": index}))
         index += 1
@@ -165,7 +145,7 @@ def stream_events(model: str, reply: Reply) -> list[bytes]:
             "input": {},
         }
         events.append(_sse("content_block_start", _block_start(index, start)))
-        fragments = ["", *_pieces(_dumps(call.get("input", {})), reply.json_chunk_chars)]
+        fragments = ["", *pieces(dumps(call.get("input", {})), reply.json_chunk_chars)]
         for piece in fragments:  # the API opens every tool input with an empty fragment
             events.append(
                 _sse("content_block_delta", _delta(index, "input_json_delta", partial_json=piece))
@@ -257,30 +237,21 @@ def _check_block(block: Any, m: int, c: int) -> str | None:
 
 
 class _Handler(LoopbackHandler):
-    def _record(self, body: Any) -> None:
-        owner = self.server.owner
-        headers = {k.lower(): v for k, v in self.headers.items()}
-        with owner.lock:
-            owner.requests.append(Recorded(self.command, self.path, headers, body))
+    """The Messages and Models routes, behind the key and version checks."""
 
-    def _send(self, status: int, payload: bytes, content_type: str, headers: dict) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.send_header("request-id", f"req_011C{secrets.token_hex(10)}")
-        for name, value in headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(payload)
+    def extra_headers(self) -> dict[str, str]:
+        return {"request-id": f"req_011C{secrets.token_hex(10)}"}
 
-    def _json(self, status: int, obj: Any, headers: dict | None = None) -> None:
-        self._send(status, _dumps(obj).encode(), "application/json", headers or {})
+    def internal_error(self) -> Any:
+        return error_body("api_error", "Internal server error")
+
+    json_type = "application/json"
 
     def _auth_problem(self) -> tuple[int, dict[str, Any]] | None:
         key = self.headers.get("x-api-key")
         if not key:
             return 401, error_body("authentication_error", "x-api-key header is required")
-        if key != self.server.owner.api_key:
+        if key != self.owner.api_key:
             return 401, error_body("authentication_error", "invalid x-api-key")
         version = self.headers.get("anthropic-version")
         if not version:
@@ -291,76 +262,26 @@ class _Handler(LoopbackHandler):
             )
         return None
 
-    def do_GET(self) -> None:
-        self._record(None)
-        url = urlsplit(self.path)
-        if url.path != "/v1/models":
-            self._json(404, error_body("not_found_error", "Not Found"))
+    def route(self) -> None:
+        wanted = "/v1/models" if self.command == "GET" else "/v1/messages"
+        body = self.body
+        if self.route_path != wanted:
+            self.json(404, error_body("not_found_error", "Not Found"))
         elif problem := self._auth_problem():
-            self._json(*problem)
-        elif not self.served_hostile():
-            self._json(200, self.server.owner.models_page(parse_qs(url.query)))
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        self._record(body)
-        owner = self.server.owner
-        if urlsplit(self.path).path != "/v1/messages":
-            self._json(404, error_body("not_found_error", "Not Found"))
-        elif problem := self._auth_problem():
-            self._json(*problem)
+            self.json(*problem)
+        elif self.command == "GET":
+            self.json(200, self.owner.models_page(parse_qs(self.query)))
         elif not isinstance(body, dict):
-            self._json(400, error_body("invalid_request_error", "There was an issue with the JSON"))
-        elif problem := check_body(body, {m.id for m in owner.models}):
-            self._json(*problem)
+            self.json(400, error_body("invalid_request_error", "There was an issue with the JSON"))
+        elif problem := check_body(body, {m.id for m in self.owner.models}):
+            self.json(*problem)
         else:
-            reply = owner.next_reply() or Reply(text=_echo(body["messages"]))
-            try:
-                self._answer(body["model"], reply)
-            except (Dropped, OSError):
-                self.close_connection = True
-
-    def _answer(self, model: str, reply: Reply) -> None:
-        if reply.hostile is not None:
-            shape = HOSTILE_SHAPE if reply.status == 200 else hostile.JSON_BODY
-            hostile.serve(self, reply.hostile, shape, reply.status)
-            return
-        if reply.raw_body is not None:
-            html = reply.raw_body.encode()
-            self._send(reply.status, html, "text/html; charset=utf-8", reply.headers)
-            return
-        if reply.status != 200:
-            body = reply.body or error_body("api_error", "Internal server error")
-            self._json(reply.status, body, reply.headers)
-            return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Cache-Control", "no-cache")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.send_header("request-id", f"req_011C{secrets.token_hex(10)}")
-        for name, value in reply.headers.items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.flush()
-        for sent, event in enumerate(stream_events(model, reply)):
-            if reply.drop_after is not None and sent >= reply.drop_after:
-                self._drop()
-            time.sleep(reply.delay)
-            self.wfile.write(f"{len(event):x}\r\n".encode() + event + b"\r\n")
-            self.wfile.flush()
-        self.wfile.write(b"0\r\n\r\n")
-
-    def _drop(self) -> None:
-        # Cut the socket mid-body: the client sees an incomplete chunked read.
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
-        raise Dropped
+            reply = self.owner.next_reply() or Reply(text=_echo(body["messages"]))
+            if not self.answered_otherwise(reply, HOSTILE_SHAPE):
+                # Looked up here, so a test can swap the encoder for one that breaks a stream.
+                events = stream_events(body["model"], reply)
+                headers = {"Cache-Control": "no-cache", **reply.headers}
+                self.stream("text/event-stream; charset=utf-8", events, reply, headers)
 
 
 def _echo(messages: list[dict]) -> str:
@@ -378,21 +299,12 @@ def _echo(messages: list[dict]) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Recorded:
-    """One request as the server received it (header names lower-cased)."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-
-
 class FakeAnthropic(LoopbackServer):
     """Anthropic's Messages and Models API on 127.0.0.1, served from a daemon thread."""
 
     handler_class = _Handler
     name = "fake-anthropic"
+    description = "A fake Anthropic Messages API on 127.0.0.1."
 
     def __init__(
         self,
@@ -404,25 +316,21 @@ class FakeAnthropic(LoopbackServer):
         self.models = list(models if models is not None else DEFAULT_MODELS)
         self.api_key = api_key
         super().__init__(port)
-        self.requests: list[Recorded] = []
-        self.verbose = False
-        self.lock = threading.Lock()
-        self._replies: deque[Reply] = deque()
 
-    def enqueue(self, *replies: Reply) -> None:
-        """Make the next /v1/messages calls answer with these replies, in order."""
-        with self.lock:
-            self._replies.extend(replies)
-
-    def next_reply(self) -> Reply | None:
-        """Take the next queued reply, if any."""
-        with self.lock:
-            return self._replies.popleft() if self._replies else None
+    @property
+    def requests(self) -> list[Recorded]:
+        """Every request, in order."""
+        return self.received()
 
     def message_requests(self) -> list[Recorded]:
-        """Every POST /v1/messages, in order."""
-        with self.lock:
-            return [r for r in self.requests if r.method == "POST"]
+        """Every POST (to /v1/messages, or where it went instead), in order."""
+        return self.received(lambda r: r.method == "POST")
+
+    def is_chat(self, request: Recorded) -> bool:
+        path = request.path.partition("?")[0]
+        return (
+            request.method == "POST" and path == "/v1/messages" and isinstance(request.body, dict)
+        )
 
     def models_page(self, query: dict[str, list[str]]) -> dict[str, Any]:
         """One page of GET /v1/models: newest first, `limit` 1-1000 (default 20)."""
@@ -456,25 +364,5 @@ class FakeAnthropic(LoopbackServer):
         }
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Serve until Ctrl+C, printing the base URL first."""
-    parser = argparse.ArgumentParser(description="A fake Anthropic Messages API on 127.0.0.1.")
-    parser.add_argument("--port", type=int, default=0, help="port (0: any free port)")
-    parser.add_argument("--key", default=DEFAULT_KEY, help=f"API key to accept ({DEFAULT_KEY})")
-    parser.add_argument("--verbose", action="store_true", help="log each request")
-    args = parser.parse_args(argv)
-    server = FakeAnthropic(api_key=args.key, port=args.port)
-    server.verbose = args.verbose
-    print(server.start(), flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(FakeAnthropic.main())

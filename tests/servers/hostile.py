@@ -1,19 +1,17 @@
 """Answers that misbehave on purpose: an endless line, a gzip bomb, a keep-alive flood.
 
-Each is written to a loopback handler's connection a piece at a time until the
-client hangs up (or, for the bomb, until it is spent), so no answer is ever whole
-in memory: the gzip bomb is compressed as it is sent.
+`body` gives one a piece at a time; the loopback handler (tests/servers/loopback.py)
+writes the pieces until the client hangs up (or, for the bomb, until it is spent), so
+no answer is ever whole in memory: the gzip bomb is compressed as it is sent.
 """
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import time
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler
 
 ENDLESS_LINE = "endless line"  # one line that never ends
 ENDLESS_EVENT = "endless event"  # SSE: short data lines, never the blank line ending the event
@@ -35,6 +33,12 @@ class Shape:
     line_start: bytes  # an endless line opens like a real one
     keepalive: tuple[bytes, ...]  # the flood sends these in turn
     data_line: bytes = b""  # SSE: one line of an event's data
+
+
+def sse(opening: bytes, line_start: bytes, keepalive: tuple[bytes, ...]) -> Shape:
+    """An event stream's shape: its opening event, how a line starts, its keep-alives."""
+    data_line = b"data: " + b"x" * 16384 + b"\n"
+    return Shape("text/event-stream; charset=utf-8", opening, line_start, keepalive, data_line)
 
 
 # A model list, or an error body: JSON that never gets going.
@@ -62,35 +66,18 @@ def _flood(keepalive: tuple[bytes, ...]) -> Iterator[bytes]:
         yield piece
 
 
-def pieces(mode: str, shape: Shape) -> Iterator[bytes]:
-    """What the body of a hostile answer is, piece by piece (after the shape's opening)."""
+def body(mode: str, shape: Shape) -> Iterator[bytes]:
+    """The body of a hostile answer in `mode`, piece by piece, opening as the shape's stream."""
     if mode == ENDLESS_LINE:
-        return _endless(shape.line_start, b"x" * (64 * 1024))
-    if mode == ENDLESS_EVENT:
+        tail = _endless(shape.line_start, b"x" * (64 * 1024))
+    elif mode == ENDLESS_EVENT:
         if not shape.data_line:
             raise ValueError("an endless event needs a shape with data lines (SSE)")
-        return _endless(shape.data_line, shape.data_line)
-    if mode == GZIP_BOMB:
-        return gzip_bomb()
-    if mode == KEEPALIVE_FLOOD:
-        return _flood(shape.keepalive)
-    raise ValueError(f"mode must be one of {MODES}")
-
-
-def serve(handler: BaseHTTPRequestHandler, mode: str, shape: Shape, status: int = 200) -> None:
-    """Answer the handler's request in `mode` until the client hangs up."""
-    handler.close_connection = True
-    handler.send_response(status)
-    handler.send_header("Content-Type", shape.content_type)
-    handler.send_header("Transfer-Encoding", "chunked")
-    if mode == GZIP_BOMB:
-        handler.send_header("Content-Encoding", "gzip")
-    handler.end_headers()
-    body = pieces(mode, shape)
-    if mode != GZIP_BOMB and shape.opening:
-        body = itertools.chain([shape.opening], body)
-    with contextlib.suppress(OSError):  # the client hung up: what a hostile server waits for
-        for piece in filter(None, body):  # an empty chunk would end the body
-            handler.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
-            handler.wfile.flush()
-        handler.wfile.write(b"0\r\n\r\n")
+        tail = _endless(shape.data_line, shape.data_line)
+    elif mode == GZIP_BOMB:
+        return gzip_bomb()  # compressed from its first byte: no opening
+    elif mode == KEEPALIVE_FLOOD:
+        tail = _flood(shape.keepalive)
+    else:
+        raise ValueError(f"mode must be one of {MODES}")
+    return itertools.chain([shape.opening], tail)

@@ -9,9 +9,8 @@ doesn't know with HTTP 200 and an error body ("Returning 200 anyway"), or 404 he
 from __future__ import annotations
 
 import argparse
-import time
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Self
 
 from tests.servers.openai_chat import ChatHandler, ChatModel, FakeOpenAI
 
@@ -99,34 +98,32 @@ def v0_entry(model: LMModel) -> dict[str, Any]:
 class LMStudioHandler(ChatHandler):
     """LM Studio's REST listings on top of the OpenAI-shape routes."""
 
-    server: Any
+    @property
+    def owner(self) -> FakeLMStudio:
+        return self.server.owner
 
     def not_found(self) -> None:
         """LM Studio's answer to a path it doesn't serve."""
         message = f"Unexpected endpoint or method. ({self.command} {self.path})"
-        self.json_reply(getattr(self.owner, "missing_status", 404), {"error": message})
+        self.json(self.owner.missing_status, {"error": message})
 
-    def do_GET(self) -> None:
-        path = self.path.split("?")[0]
-        if path not in ("/api/v1/models", "/api/v0/models"):
-            super().do_GET()
-            return
-        self._record(None)
-        if not self._authorized() or self.served_hostile():
-            return
-        owner: FakeLMStudio = self.owner  # type: ignore[assignment]
-        if path == "/api/v1/models" and owner.v1:
-            self.json_reply(200, {"models": [v1_entry(m) for m in owner.lm_models]})
-        elif path == "/api/v0/models" and owner.v0:
-            self.json_reply(200, {"object": "list", "data": [v0_entry(m) for m in owner.lm_models]})
-        else:
+    def get(self) -> None:
+        owner = self.owner
+        if self.route_path == "/api/v1/models" and owner.v1:
+            self.json(200, {"models": [v1_entry(m) for m in owner.lm_models]})
+        elif self.route_path == "/api/v0/models" and owner.v0:
+            self.json(200, {"object": "list", "data": [v0_entry(m) for m in owner.lm_models]})
+        elif self.route_path in ("/api/v1/models", "/api/v0/models"):
             self.not_found()
+        else:
+            super().get()
 
 
 class FakeLMStudio(FakeOpenAI):
     """LM Studio's server on 127.0.0.1: REST model lists and OpenAI-shape chat at /v1."""
 
     handler_class = LMStudioHandler
+    description = "A fake LM Studio on 127.0.0.1."
 
     def __init__(
         self,
@@ -147,26 +144,18 @@ class FakeLMStudio(FakeOpenAI):
         self.v0 = v0
         self.missing_status = missing_status
 
+    @property
+    def address(self) -> str:
+        return self.base_url  # the server root: the REST lists are beside /v1
 
-def main(argv: list[str] | None = None) -> int:
-    """Serve until Ctrl+C, printing the server root first."""
-    parser = argparse.ArgumentParser(description="A fake LM Studio on 127.0.0.1.")
-    parser.add_argument("--port", type=int, default=0, help="port (0: any free port)")
-    parser.add_argument("--no-v1", action="store_true", help="answer /api/v1/models as unknown")
-    parser.add_argument("--verbose", action="store_true", help="log each request")
-    args = parser.parse_args(argv)
-    server = FakeLMStudio(v1=not args.no_v1, port=args.port)
-    server.verbose = args.verbose
-    print(server.start(), flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    return 0
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--no-v1", action="store_true", help="answer /api/v1/models as unknown")
+
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace) -> Self:
+        return cls(v1=not args.no_v1, port=args.port)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(FakeLMStudio.main())

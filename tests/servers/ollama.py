@@ -6,22 +6,22 @@ at the address it prints. Shapes and error texts follow Ollama's `server/routes.
 
 from __future__ import annotations
 
-import argparse
 import base64
 import binascii
-import contextlib
 import hashlib
-import json
-import socket
-import threading
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, NoReturn
+from typing import Any
 
 from tests.servers import hostile
-from tests.servers.loopback import Dropped, LoopbackHandler, LoopbackServer
+from tests.servers.loopback import (
+    LoopbackHandler,
+    LoopbackServer,
+    ScriptedReply,
+    dumps,
+    pieces,
+)
 
 VERSION = "0.12.0"
 
@@ -52,22 +52,13 @@ class FakeModel:
 
 
 @dataclass
-class Reply:
-    """How the next /api/chat call answers."""
+class Reply(ScriptedReply):
+    """How the next /api/chat call answers (tool calls: {id?, name, arguments})."""
 
-    text: str = ""
-    chunk_chars: int = 4
-    tool_calls: list[dict] = field(default_factory=list)
-    delay: float = 0.0
-    status: int = 200
-    body: dict | None = None
-    midstream_error: str | None = None
-    drop_after: int | None = None
+    midstream_error: str | None = None  # an error line after the text
     prompt_eval_count: int = 12
     eval_count: int = 7
-    raw_body: str | None = None  # sent verbatim as text/html with `status` (a proxy's page)
     raw_lines: list[str] = field(default_factory=list)  # verbatim lines after the text chunks
-    hostile: str | None = None  # a mode of tests.servers.hostile, sent with `status`
 
 
 # Ollama's stream for the hostile answers: a line of it, its keep-alives (blank lines,
@@ -99,10 +90,6 @@ _FAMILIES: dict[str, tuple[str, list[str], str]] = {
     "gemma3": ("gemma3", ["gemma3"], "268.10M"),
 }
 _MODIFIED_AT = "2025-09-18T10:12:03.482716529Z"
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))  # compact, as Go's encoder writes
 
 
 def _now() -> str:
@@ -188,179 +175,121 @@ def _bad_base64_at(image: object) -> int | None:
 
 
 class _Handler(LoopbackHandler):
-    # -- plumbing --------------------------------------------------------------
-
-    def _record(self, body: dict | None) -> None:
-        with self.server.owner.lock:
-            self.server.owner.requests.append((self.command, self.path, body))
-
-    def _read_json(self) -> tuple[Any, str | None]:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        if not raw:
-            return None, "missing request body"
-        try:
-            return json.loads(raw), None
-        except ValueError as exc:
-            return None, f"invalid character in request body: {exc}"
-
-    def _send(self, status: int, payload: bytes, content_type: str) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def _json(self, status: int, obj: Any) -> None:
-        self._send(status, _dumps(obj).encode(), "application/json; charset=utf-8")
-
-    def _text(self, status: int, text: str) -> None:
-        self._send(status, text.encode(), "text/plain; charset=utf-8")
-
-    def _chunk(self, obj: Any) -> None:
-        line = (obj if isinstance(obj, str) else _dumps(obj)) + "\n"
-        data = line.encode()
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
-
-    def _drop(self) -> NoReturn:
-        # Half-close both ways mid-body: the client sees an incomplete chunked read.
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
-        raise Dropped
-
-    # -- routes ----------------------------------------------------------------
+    """Ollama's routes (matched on the whole path, as Go's mux does)."""
 
     def do_HEAD(self) -> None:
-        self._record(None)
-        self._send(200, b"", "text/plain; charset=utf-8")
+        self.serve()
 
-    def do_GET(self) -> None:
-        self._record(None)
-        owner = self.server.owner
-        if self.served_hostile():
-            return
-        if self.path == "/":
-            self._text(200, "Ollama is running")
-        elif self.path == "/api/version":
-            self._json(200, {"version": VERSION})
-        elif self.path == "/api/tags":
-            self._json(200, {"models": [tags_entry(m) for m in owner.models]})
-        elif self.path in ("/api/show", "/api/chat"):
-            self._text(405, "405 method not allowed")
-        else:
-            self._text(404, "404 page not found")
-
-    def do_POST(self) -> None:
-        body, problem = self._read_json()
-        self._record(body if isinstance(body, dict) else None)
-        if self.served_hostile():
-            return
-        if self.path not in ("/api/show", "/api/chat"):
-            self._text(404, "404 page not found")
-        elif problem or not isinstance(body, dict):
-            self._json(400, {"error": problem or "invalid request body"})
+    def route(self) -> None:
+        if self.command == "HEAD":
+            self.send(200, b"", "text/plain; charset=utf-8")
+        elif self.command == "GET":
+            self._get()
+        elif self.path not in ("/api/show", "/api/chat"):
+            self.text(404, "404 page not found")
+        elif not isinstance(self.body, dict):
+            self.json(400, {"error": self._body_problem()})
         elif self.path == "/api/show":
-            self._show(body)
+            self._show(self.body)
         else:
-            try:
-                self._chat(body)
-            except (Dropped, OSError):
-                self.close_connection = True
+            self._chat(self.body)
+
+    def _body_problem(self) -> str:
+        if not self.raw:
+            return "missing request body"
+        if self.body_problem:
+            return f"invalid character in request body: {self.body_problem}"
+        return "invalid request body"
+
+    def _get(self) -> None:
+        if self.path == "/":
+            self.text(200, "Ollama is running")
+        elif self.path == "/api/version":
+            self.json(200, {"version": VERSION})
+        elif self.path == "/api/tags":
+            self.json(200, {"models": [tags_entry(m) for m in self.owner.models]})
+        elif self.path in ("/api/show", "/api/chat"):
+            self.text(405, "405 method not allowed")
+        else:
+            self.text(404, "404 page not found")
 
     def _show(self, body: dict) -> None:
         name = body.get("model") or body.get("name")
         if not name:
-            self._json(400, {"error": "model is required"})
+            self.json(400, {"error": "model is required"})
             return
-        model = self.server.owner.find(str(name))
+        model = self.owner.find(str(name))
         if model is None:
-            self._json(404, {"error": SHOW_NOT_FOUND.format(name=name)})
+            self.json(404, {"error": SHOW_NOT_FOUND.format(name=name)})
         elif model.show_status != 200:
-            self._json(model.show_status, {"error": "failed to read model metadata"})
+            self.json(model.show_status, {"error": "failed to read model metadata"})
         else:
-            self._json(200, show_body(model))
+            self.json(200, show_body(model))
 
     def _chat(self, body: dict) -> None:
         messages = body.get("messages") or []
         if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
-            self._json(400, {"error": "json: cannot unmarshal messages into []api.Message"})
+            self.json(400, {"error": "json: cannot unmarshal messages into []api.Message"})
             return
         for message in messages:
             content = message.get("content", "")
             if not isinstance(content, str):
                 kind = "array" if isinstance(content, list) else "object"
-                self._json(400, {"error": CONTENT_NOT_STRING.format(kind=kind)})
+                self.json(400, {"error": CONTENT_NOT_STRING.format(kind=kind)})
                 return
             for image in message.get("images") or []:
                 if (at := _bad_base64_at(image)) is not None:
-                    self._json(400, {"error": f"illegal base64 data at input byte {at}"})
+                    self.json(400, {"error": f"illegal base64 data at input byte {at}"})
                     return
         name = str(body.get("model") or "")
         if not name:
-            self._json(400, {"error": "model is required"})
+            self.json(400, {"error": "model is required"})
             return
-        owner = self.server.owner
+        owner = self.owner
         model = owner.find(name)
         if model is None:
-            self._json(404, {"error": CHAT_NOT_FOUND.format(name=name)})
+            self.json(404, {"error": CHAT_NOT_FOUND.format(name=name)})
             return
         reply = owner.next_reply()
         if reply is None:
             if body.get("tools") and "tools" not in model.capabilities:
-                self._json(400, {"error": NO_TOOLS.format(name=model.name)})
+                self.json(400, {"error": NO_TOOLS.format(name=model.name)})
                 return
             if any(m.get("images") for m in messages) and "vision" not in model.capabilities:
-                self._json(500, {"error": REFUSAL_OLD_RUNNER})
+                self.json(500, {"error": REFUSAL_OLD_RUNNER})
                 return
             reply = Reply(text=_echo(messages))
         self._answer(name, reply, stream=body.get("stream", True) is not False)
 
     def _answer(self, name: str, reply: Reply, *, stream: bool) -> None:
-        if reply.hostile is not None:
-            shape = HOSTILE_SHAPE if reply.status == 200 else hostile.JSON_BODY
-            hostile.serve(self, reply.hostile, shape, reply.status)
+        if self.answered_otherwise(reply, HOSTILE_SHAPE):
             return
-        if reply.raw_body is not None:
-            self._send(reply.status, reply.raw_body.encode(), "text/html; charset=utf-8")
-            return
-        if reply.status != 200:
-            error = reply.body if reply.body is not None else {"error": "internal error"}
-            self._json(reply.status, error)
-            return
-        text_chunks = [
-            reply.text[i : i + max(reply.chunk_chars, 1)]
-            for i in range(0, len(reply.text), max(reply.chunk_chars, 1))
-        ]
         calls = [_wire_call(c) for c in reply.tool_calls]
         if not stream:
             if reply.drop_after is not None:
-                self._drop()
+                self.drop()
             time.sleep(reply.delay)
             if reply.midstream_error is not None:
-                self._json(500, {"error": reply.midstream_error})
+                self.json(500, {"error": reply.midstream_error})
                 return
             final = _final_chunk(name, reply)
             final["message"] = _message(reply.text, calls)
-            self._json(200, final)
+            self.json(200, final)
             return
-        lines: list[Any] = [_chunk(name, _message(t)) for t in text_chunks]
+        lines: list[Any] = [
+            _chunk(name, _message(t)) for t in pieces(reply.text, reply.chunk_chars)
+        ]
         if calls:
             lines.append(_chunk(name, _message("", calls)))
         lines += reply.raw_lines
         lines.append({"error": reply.midstream_error} if reply.midstream_error else None)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/x-ndjson")
-        self.send_header("Transfer-Encoding", "chunked")
-        self.end_headers()
-        self.wfile.flush()
-        for sent, line in enumerate(lines):
-            if reply.drop_after is not None and sent >= reply.drop_after:
-                self._drop()
-            time.sleep(reply.delay)
-            self._chunk(line if line is not None else _final_chunk(name, reply))
-        self.wfile.write(b"0\r\n\r\n")
+        ndjson = (_line(line if line is not None else _final_chunk(name, reply)) for line in lines)
+        self.stream("application/x-ndjson", ndjson, reply)
+
+
+def _line(obj: Any) -> bytes:
+    """One NDJSON line: a chunk, or a verbatim line."""
+    return ((obj if isinstance(obj, str) else dumps(obj)) + "\n").encode()
 
 
 def _echo(messages: list[dict]) -> str:
@@ -410,31 +339,22 @@ class FakeOllama(LoopbackServer):
 
     handler_class = _Handler
     name = "fake-ollama"
+    description = "A fake Ollama on 127.0.0.1."
+    chat_path = "/api/chat"
 
     def __init__(self, models: list[FakeModel] | None = None, port: int = 0) -> None:
         self.models: list[FakeModel] = (
             list(models) if models is not None else [FakeModel(**vars(m)) for m in DEFAULT_MODELS]
         )
         super().__init__(port)
-        self.requests: list[tuple[str, str, dict | None]] = []
-        self.verbose = False
-        self.lock = threading.Lock()
-        self._replies: deque[Reply] = deque()
 
-    def chat_requests(self) -> list[dict]:
-        """The parsed bodies of every /api/chat request, in order."""
-        with self.lock:
-            return [b for m, p, b in self.requests if p == "/api/chat" and b is not None]
-
-    def enqueue(self, *replies: Reply) -> None:
-        """Make the next /api/chat calls answer with these replies, in order."""
-        with self.lock:
-            self._replies.extend(replies)
-
-    def next_reply(self) -> Reply | None:
-        """Take the next queued reply, if any."""
-        with self.lock:
-            return self._replies.popleft() if self._replies else None
+    @property
+    def requests(self) -> list[tuple[str, str, dict | None]]:
+        """(method, path, JSON object sent or None) of every request, in order."""
+        return [
+            (r.method, r.path, r.body if isinstance(r.body, dict) else None)
+            for r in self.received()
+        ]
 
     def find(self, name: str) -> FakeModel | None:
         """The installed model by name; a bare name means its `latest` tag, as in Ollama."""
@@ -442,24 +362,5 @@ class FakeOllama(LoopbackServer):
         return next((m for m in self.models if m.name in (name, wanted)), None)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Serve until Ctrl+C, printing the base URL first."""
-    parser = argparse.ArgumentParser(description="A fake Ollama on 127.0.0.1.")
-    parser.add_argument("--port", type=int, default=0, help="port (0: any free port)")
-    parser.add_argument("--verbose", action="store_true", help="log each request")
-    args = parser.parse_args(argv)
-    server = FakeOllama(port=args.port)
-    server.verbose = args.verbose
-    print(server.start(), flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    return 0
-
-
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(FakeOllama.main())

@@ -9,19 +9,22 @@ each `flavour` refuses a picture sent to a blind model in its provider's own wor
 from __future__ import annotations
 
 import argparse
-import contextlib
 import itertools
-import json
-import socket
-import threading
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
-from typing import Any
+from typing import Any, Self
 
 from tests.servers import hostile
-from tests.servers.loopback import Dropped, LoopbackHandler, LoopbackServer
+from tests.servers.loopback import (
+    Headers,
+    LoopbackHandler,
+    LoopbackServer,
+    Recorded,
+    ScriptedReply,
+    dumps,
+    pieces,
+)
 
 FLAVOURS = ("openai", "openrouter", "deepseek", "groq", "mistral", "llamacpp", "lmstudio")
 LISTINGS = ("plain", "openrouter", "mistral")
@@ -118,39 +121,27 @@ class ChatModel:
 
 
 @dataclass
-class Reply:
-    """How the next chat request answers (defaults: an echo of the last user message)."""
+class Reply(ScriptedReply):
+    """How the next chat request answers (defaults: an echo of the last user message).
+    Tool calls: {id?, name, arguments}; `delay` also comes before the answer starts."""
 
-    text: str = ""
-    chunk_chars: int = 4
-    tool_calls: list[dict[str, Any]] = field(default_factory=list)  # {id?, name, arguments}
     args_chunk: int = 7  # characters of arguments per fragment
     interleave: bool = False  # send the calls' fragments alternately, not one call after another
-    delay: float = 0.0
-    status: int = 200
-    body: dict[str, Any] | list[Any] | None = None  # error body for a non-200 status
-    headers: dict[str, str] = field(default_factory=dict)
-    raw_body: str | None = None  # sent verbatim with `content_type` and `status`
-    content_type: str = "text/html; charset=utf-8"
     raw_events: list[str] = field(default_factory=list)  # verbatim `data:` payloads after the text
     midstream_error: dict[str, Any] | None = None  # an OpenRouter-style error chunk, then the end
-    drop_after: int | None = None  # cut the connection after this many events
     finish: bool = True  # send the finish_reason chunk
     done: bool = True  # send data: [DONE]
     prompt_tokens: int = 12
     completion_tokens: int = 7
-    hostile: str | None = None  # a mode of tests.servers.hostile, sent with `status`
 
 
 # The OpenAI shape's stream for the hostile answers: its opening chunk, a line of it,
 # its keep-alives (comments, as OpenRouter sends, blank lines, empty data).
-HOSTILE_SHAPE = hostile.Shape(
-    "text/event-stream; charset=utf-8",
+HOSTILE_SHAPE = hostile.sse(
     opening=b'data: {"object":"chat.completion.chunk","choices":[{"index":0,'
     b'"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n',
     line_start=b'data: {"choices":[{"index":0,"delta":{"content":"',
     keepalive=(b": ping\n\n", b"\n", b"data: \n\n", b": OPENROUTER PROCESSING\n\n"),
-    data_line=b"data: " + b"x" * 16384 + b"\n",
 )
 
 
@@ -159,10 +150,6 @@ DEFAULT_MODELS = (
     ChatModel("text-only-7b", sees=False),
     ChatModel("text-embedding-3-small", sees=False, tools=False, context_length=8191),
 )
-
-
-def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))
 
 
 def _fill(obj: Any, **values: Any) -> Any:
@@ -250,50 +237,21 @@ class ChatHandler(LoopbackHandler):
     def owner(self) -> FakeOpenAI:
         return self.server.owner
 
-    # -- plumbing --------------------------------------------------------------
-
-    def _record(self, body: Any) -> None:
-        with self.owner.lock:
-            self.owner.requests.append((self.command, self.path, body))
-            self.owner.headers.append(dict(self.headers.items()))
-
-    def _send(self, status: int, payload: bytes, content_type: str, headers: Any = ()) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(payload)))
-        for name, value in dict(headers).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(payload)
-
-    def json_reply(self, status: int, obj: Any, headers: Any = ()) -> None:
-        """Answer with a JSON body."""
-        self._send(status, _dumps(obj).encode(), "application/json; charset=utf-8", headers)
-
-    def _event(self, payload: str) -> None:
-        data = f"data: {payload}\n\n".encode()
-        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
-        self.wfile.flush()
-
-    def _drop(self) -> None:
-        # Cut the connection mid-body: the client sees an incomplete chunked read.
-        self.close_connection = True
-        with contextlib.suppress(OSError):
-            self.connection.shutdown(socket.SHUT_RDWR)
-        raise Dropped
+    def internal_error(self) -> Any:
+        return {"error": {"message": "internal error"}}
 
     def not_found(self) -> None:
         """The flavour's answer to a path it doesn't serve."""
         if self.owner.flavour == "llamacpp":
             error = {"code": 404, "message": "File Not Found", "type": "not_found_error"}
-            self.json_reply(404, {"error": error})
+            self.json(404, {"error": error})
         else:
             message = f"Invalid URL ({self.command} {self.path})"
-            self.json_reply(404, {"error": {"message": message, "type": "invalid_request_error"}})
+            self.json(404, {"error": {"message": message, "type": "invalid_request_error"}})
 
-    def route(self) -> str | None:
+    def api_path(self) -> str | None:
         """The path under the API's prefix (/v1, OpenRouter's /api/v1), or None outside it."""
-        path = self.path.split("?")[0]
+        path = self.route_path
         prefix = "/api/v1" if self.owner.flavour == "openrouter" else "/v1"
         if path.startswith(prefix + "/"):
             return path.removeprefix(prefix)
@@ -307,58 +265,40 @@ class ChatHandler(LoopbackHandler):
         given = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
         if given == key:
             return True
-        self.json_reply(401, _fill(BAD_KEY, key=given or "(none)"))
+        self.json(401, _fill(BAD_KEY, key=given or "(none)"))
         return False
 
     # -- routes ----------------------------------------------------------------
 
-    def do_GET(self) -> None:
-        self._record(None)
-        if not self._authorized() or self.served_hostile():
+    def route(self) -> None:
+        if not self._authorized():
             return
-        path = self.path.split("?")[0]
+        if self.command == "GET":
+            self.get()
+        elif self.api_path() != "/chat/completions":
+            self.not_found()
+        elif not isinstance(self.body, dict):
+            message = "We could not parse the JSON body of your request."
+            self.json(400, {"error": {"message": message, "type": "invalid_request_error"}})
+        else:
+            self._chat(self.body)
+
+    def get(self) -> None:
+        """GET's routes: the model lists (and llama.cpp's /props)."""
         owner = self.owner
-        route = self.route()
+        route = self.api_path()
         if route == "/language-models" and owner.language_models:
-            self.json_reply(200, {"models": [language_model(m) for m in owner.models]})
+            self.json(200, {"models": [language_model(m) for m in owner.models]})
         elif route == "/models":
             shape = owner.listing
             data = [listing_entry(m, shape) for m in owner.models]
-            self.json_reply(
+            self.json(
                 200, {"data": data} if shape == "openrouter" else {"object": "list", "data": data}
             )
-        elif path == "/props" and owner.flavour == "llamacpp":
-            self.json_reply(200, owner.props())
+        elif self.route_path == "/props" and owner.flavour == "llamacpp":
+            self.json(200, owner.props())
         else:
             self.not_found()
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length) if length else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        self._record(body)
-        if not self._authorized():
-            return
-        if self.route() != "/chat/completions":
-            self.not_found()
-        elif not isinstance(body, dict):
-            self.json_reply(
-                400,
-                {
-                    "error": {
-                        "message": "We could not parse the JSON body of your request.",
-                        "type": "invalid_request_error",
-                    }
-                },
-            )
-        else:
-            try:
-                self._chat(body)
-            except (Dropped, OSError):
-                self.close_connection = True
 
     def _chat(self, body: dict[str, Any]) -> None:
         owner = self.owner
@@ -366,12 +306,12 @@ class ChatHandler(LoopbackHandler):
         name = str(body.get("model") or "")
         model = owner.find(name)
         if model is None:
-            self.json_reply(404, _fill(NO_MODEL, name=name))
+            self.json(404, _fill(NO_MODEL, name=name))
             return
         reply = owner.next_reply()
         if reply is None:
             if refusal := self._refusal(messages, model):
-                self.json_reply(*refusal)
+                self.json(*refusal)
                 return
             reply = Reply(text=_echo(messages, model))
         self.answer(name, reply, body)
@@ -391,39 +331,16 @@ class ChatHandler(LoopbackHandler):
 
     def answer(self, name: str, reply: Reply, body: dict[str, Any]) -> None:
         """Answer one chat request as `reply` says: an error, a whole body, or a stream."""
-        if reply.hostile is not None:
-            shape = HOSTILE_SHAPE if reply.status == 200 else hostile.JSON_BODY
-            hostile.serve(self, reply.hostile, shape, reply.status)
-            return
-        if reply.raw_body is not None:
-            self._send(reply.status, reply.raw_body.encode(), reply.content_type, reply.headers)
-            return
-        if reply.status != 200:
-            error = (
-                reply.body if reply.body is not None else {"error": {"message": "internal error"}}
-            )
-            self.json_reply(reply.status, error, reply.headers)
+        if self.answered_otherwise(reply, HOSTILE_SHAPE):
             return
         time.sleep(reply.delay)
         chunk = _Chunks(name)
         if body.get("stream") is not True:
-            self.json_reply(200, chunk.whole(reply), reply.headers)
+            self.json(200, chunk.whole(reply), reply.headers)
             return
         usage = bool((body.get("stream_options") or {}).get("include_usage"))
-        events = chunk.stream(reply, usage)
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream; charset=utf-8")
-        self.send_header("Transfer-Encoding", "chunked")
-        for header, value in reply.headers.items():
-            self.send_header(header, value)
-        self.end_headers()
-        self.wfile.flush()
-        for sent, payload in enumerate(events):
-            if reply.drop_after is not None and sent >= reply.drop_after:
-                self._drop()
-            time.sleep(reply.delay)
-            self._event(payload)
-        self.wfile.write(b"0\r\n\r\n")
+        events = (f"data: {payload}\n\n".encode() for payload in chunk.stream(reply, usage))
+        self.stream("text/event-stream; charset=utf-8", events, reply, reply.headers)
 
 
 def _pictures(message: Any) -> int:
@@ -474,12 +391,11 @@ class _Chunks:
     @staticmethod
     def _arguments(call: dict[str, Any]) -> str:
         args = call.get("arguments", {})
-        return args if isinstance(args, str) else _dumps(args)
+        return args if isinstance(args, str) else dumps(args)
 
     def _call_fragments(self, reply: Reply) -> list[dict[str, Any]]:
         per_call: list[list[dict[str, Any]]] = []
         for index, call in enumerate(reply.tool_calls):
-            args, step = self._arguments(call), max(reply.args_chunk, 1)
             first = {
                 "index": index,
                 "id": call.get("id", f"call_fake{index}"),
@@ -487,8 +403,8 @@ class _Chunks:
                 "function": {"name": call["name"], "arguments": ""},
             }
             rest = [
-                {"index": index, "function": {"arguments": args[i : i + step]}}
-                for i in range(0, len(args), step)
+                {"index": index, "function": {"arguments": piece}}
+                for piece in pieces(self._arguments(call), reply.args_chunk)
             ]
             per_call.append([first, *rest])
         if not reply.interleave:
@@ -501,22 +417,21 @@ class _Chunks:
     def stream(self, reply: Reply, usage: bool) -> list[str]:
         """Every `data:` payload of the stream, in order."""
         extra = {"usage": None} if usage else {}
-        step = max(reply.chunk_chars, 1)
         chunks = [self._chunk({"role": "assistant", "content": ""}, **extra)]
         chunks += [
-            self._chunk({"content": reply.text[i : i + step]}, **extra)
-            for i in range(0, len(reply.text), step)
+            self._chunk({"content": piece}, **extra)
+            for piece in pieces(reply.text, reply.chunk_chars)
         ]
         chunks += [self._chunk({"tool_calls": [f]}, **extra) for f in self._call_fragments(reply)]
-        payloads = [_dumps(c) for c in chunks] + list(reply.raw_events)
+        payloads = [dumps(c) for c in chunks] + list(reply.raw_events)
         if reply.midstream_error is not None:
             error_chunk = self._chunk({"content": ""}, "error", error=reply.midstream_error)
-            return [*payloads, _dumps(error_chunk)]
+            return [*payloads, dumps(error_chunk)]
         if reply.finish:
             reason = "tool_calls" if reply.tool_calls else "stop"
-            payloads.append(_dumps(self._chunk({}, reason, **extra)))
+            payloads.append(dumps(self._chunk({}, reason, **extra)))
         if usage:
-            payloads.append(_dumps(self._chunk(None, usage=self._usage(reply))))
+            payloads.append(dumps(self._chunk(None, usage=self._usage(reply))))
         if reply.done:
             payloads.append("[DONE]")
         return payloads
@@ -564,6 +479,7 @@ class FakeOpenAI(LoopbackServer):
 
     handler_class: type[BaseHTTPRequestHandler] = ChatHandler
     name = "fake-openai"
+    description = "A fake OpenAI-shape API on 127.0.0.1."
 
     def __init__(
         self,
@@ -588,40 +504,28 @@ class FakeOpenAI(LoopbackServer):
         self.api_key = api_key
         self.language_models = language_models  # serve xAI's /language-models
         super().__init__(port)
-        self.requests: list[tuple[str, str, Any]] = []
-        self.headers: list[dict[str, str]] = []
-        self.verbose = False
-        self.lock = threading.Lock()
-        self._replies: deque[Reply] = deque()
 
     @property
     def url(self) -> str:
         """The API's base URL: the server root plus /v1 (OpenRouter's is /api/v1)."""
         return self.base_url + ("/api/v1" if self.flavour == "openrouter" else "/v1")
 
-    def chat_requests(self) -> list[dict[str, Any]]:
-        """The parsed bodies of every chat request, in order."""
-        with self.lock:
-            return [
-                b
-                for _, p, b in self.requests
-                if p.endswith("/chat/completions") and isinstance(b, dict)
-            ]
+    @property
+    def address(self) -> str:
+        return self.url
 
-    def paths(self) -> list[str]:
-        """`METHOD path` of every request, in order."""
-        with self.lock:
-            return [f"{m} {p}" for m, p, _ in self.requests]
+    @property
+    def requests(self) -> list[tuple[str, str, Any]]:
+        """(method, path, parsed body) of every request, in order."""
+        return [(r.method, r.path, r.body) for r in self.received()]
 
-    def enqueue(self, *replies: Reply) -> None:
-        """Make the next chat requests answer with these replies, in order."""
-        with self.lock:
-            self._replies.extend(replies)
+    @property
+    def headers(self) -> list[Headers]:
+        """The headers of every request, in order."""
+        return [r.headers for r in self.received()]
 
-    def next_reply(self) -> Reply | None:
-        """Take the next queued reply, if any."""
-        with self.lock:
-            return self._replies.popleft() if self._replies else None
+    def is_chat(self, request: Recorded) -> bool:
+        return request.path.endswith("/chat/completions") and isinstance(request.body, dict)
 
     def find(self, name: str) -> ChatModel | None:
         """The model by name."""
@@ -643,28 +547,15 @@ class FakeOpenAI(LoopbackServer):
             "build_info": "b6000-fake",
         }
 
+    @classmethod
+    def add_arguments(cls, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--flavour", choices=FLAVOURS, default="openai")
+        parser.add_argument("--listing", choices=LISTINGS, default=None)
 
-def main(argv: list[str] | None = None) -> int:
-    """Serve until Ctrl+C, printing the API's base URL first."""
-    parser = argparse.ArgumentParser(description="A fake OpenAI-shape API on 127.0.0.1.")
-    parser.add_argument("--port", type=int, default=0, help="port (0: any free port)")
-    parser.add_argument("--flavour", choices=FLAVOURS, default="openai")
-    parser.add_argument("--listing", choices=LISTINGS, default=None)
-    parser.add_argument("--verbose", action="store_true", help="log each request")
-    args = parser.parse_args(argv)
-    server = FakeOpenAI(flavour=args.flavour, listing=args.listing, port=args.port)
-    server.verbose = args.verbose
-    server.start()
-    print(server.url, flush=True)
-    try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-    return 0
+    @classmethod
+    def from_arguments(cls, args: argparse.Namespace) -> Self:
+        return cls(flavour=args.flavour, listing=args.listing, port=args.port)
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    raise SystemExit(FakeOpenAI.main())

@@ -1,21 +1,14 @@
-"""The fake OpenAI-shape and LM Studio servers answer in the real shapes, and run on their own."""
+"""The fake OpenAI-shape server answers in the real shapes of each flavour."""
 
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
-from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.servers.lmstudio import FakeLMStudio
 from tests.servers.openai_chat import REFUSALS, ChatModel, FakeOpenAI, Reply
 
-ROOT = Path(__file__).resolve().parents[2]
 PICTURE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
 
 
@@ -117,49 +110,3 @@ def test_key_and_unknown_model() -> None:
         )
     assert bad.status_code == 401 and bad.json()["error"]["code"] == "invalid_api_key"
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "model_not_found"
-
-
-def test_lmstudio_listings_and_unknown_paths() -> None:
-    """/api/v1 and /api/v0 listings; an unknown path is LM Studio's 200 'Unexpected endpoint'."""
-    with FakeLMStudio(v1=False) as server:
-        v1 = httpx.get(f"{server.base_url}/api/v1/models")
-        v0 = httpx.get(f"{server.base_url}/api/v0/models").json()
-    assert v1.status_code == 200
-    assert v1.json() == {"error": "Unexpected endpoint or method. (GET /api/v1/models)"}
-    assert [m["type"] for m in v0["data"]] == ["vlm", "llm", "embeddings"]
-    with FakeLMStudio(v1=True, missing_status=404) as server:
-        models = httpx.get(f"{server.base_url}/api/v1/models").json()["models"]
-        assert httpx.get(f"{server.base_url}/nowhere").status_code == 404
-    assert models[0]["capabilities"] == {"vision": True, "trained_for_tool_use": False}
-    assert models[1]["loaded_instances"][0]["config"]["context_length"] == 4096
-
-
-def free_port() -> int:
-    """A port nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@pytest.mark.parametrize(
-    ("module", "suffix"), [("tests.servers.openai_chat", "/v1"), ("tests.servers.lmstudio", "")]
-)
-def test_servers_run_standalone(module: str, suffix: str) -> None:
-    """`python -m tests.servers.X --port N` prints its address and serves until stopped."""
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", module, "--port", str(port)],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        url = process.stdout.readline().strip()
-        assert url == f"http://127.0.0.1:{port}{suffix}"
-        root = url.removesuffix("/v1")
-        assert httpx.get(f"{root}/v1/models").status_code == 200
-    finally:
-        process.terminate()
-        process.wait(timeout=10)

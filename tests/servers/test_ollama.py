@@ -1,13 +1,8 @@
-"""The fake Ollama answers in Ollama's real shapes, and runs on its own."""
+"""The fake Ollama answers in Ollama's real shapes."""
 
 from __future__ import annotations
 
 import json
-import signal
-import socket
-import subprocess
-import sys
-from pathlib import Path
 
 import httpx
 
@@ -17,8 +12,6 @@ from tests.servers.ollama import (
     FakeOllama,
     Reply,
 )
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_root_version_and_tags_shape(fake_ollama: FakeOllama) -> None:
@@ -124,32 +117,3 @@ def test_enqueued_replies_come_in_order(fake_ollama: FakeOllama) -> None:
     assert first.json()["message"]["content"] == "one"
     assert second.status_code == 503 and second.json() == {"error": "busy"}
     assert third.json()["message"]["content"] == "You said: q"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def test_runs_standalone() -> None:
-    """`python -m tests.servers.ollama --port N` prints its URL and serves until Ctrl+C."""
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "tests.servers.ollama", "--port", str(port)],
-        cwd=ROOT,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        url = process.stdout.readline().strip()
-        assert url == f"http://127.0.0.1:{port}"
-        assert httpx.get(f"{url}/").text == "Ollama is running"
-        assert len(httpx.get(f"{url}/api/tags").json()["models"]) == 4
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
