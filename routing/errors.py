@@ -54,7 +54,11 @@ class KeyProblem(ProviderError):
 
 
 class RateLimited(ProviderError):
-    """Too many requests: wait `retry_after` seconds (when the provider said)."""
+    """Too many requests: wait `retry_after` seconds (when the provider said) and try again.
+
+    Every wire tries once or twice more by itself before any word of the answer is
+    shown (routing/wires/retry.py), unless the wait asked is long or it is a quota.
+    """
 
     kind = "rate_limit"
 
@@ -68,6 +72,27 @@ class RateLimited(ProviderError):
     ) -> None:
         super().__init__(message, provider_id=provider_id, detail=detail)
         self.retry_after = retry_after
+
+
+class QuotaExhausted(RateLimited):
+    """Out of credit or quota: add credit or raise the limit (waiting won't help: never retried)."""
+
+
+class ServerError(ProviderError):
+    """The provider failed on its side: try again later."""
+
+    kind = "server"
+
+
+class Overloaded(RateLimited, ServerError):
+    """The provider is busy for everyone right now (a 503, Anthropic's 529): wait a moment.
+
+    A rate limit on the provider's side, so both a `RateLimited` (retried the same
+    way, honouring `retry_after`) and a `ServerError`. Every wire raises this one type
+    for it, whatever status or words its provider uses.
+    """
+
+    kind = "overloaded"
 
 
 class ContextTooLong(ProviderError):
@@ -103,12 +128,6 @@ class BadRequest(ProviderError):
     """The provider rejected the request's shape: a Sightline bug to report."""
 
     kind = "request"
-
-
-class ServerError(ProviderError):
-    """The provider failed on its side: try again later."""
-
-    kind = "server"
 
 
 class MalformedResponse(ProviderError):

@@ -1,8 +1,11 @@
 """One table of the providers people connect, and the rules that say which models see.
 
 A preset holds what Sightline knows of a provider before asking it anything: its
-address, where its key usually lives, and a rule for sight and tools when its model
-list says nothing. The sources behind each rule are in docs/providers.md.
+address, where its key usually lives, a rule for sight and tools when its model
+list says nothing, and its quirks: what the generic wire of its API shape does
+differently for it (a header, a request bridge, where else its listing says who
+sees), so no wire asks which provider it talks to. The sources behind each rule
+are in docs/providers.md.
 """
 
 from __future__ import annotations
@@ -29,11 +32,18 @@ class Preset:
     sight: Rule = None
     takes_pictures: bool = True  # whether the provider accepts pictures at all
     tools: Rule = None
-    include_usage: bool = False  # send stream_options.include_usage
-    bridge_tool_then_user: bool = False  # Mistral: an assistant turn between tool and user
     local_default: bool = False
     max_picture_side: int = 2048  # longest side sent; providers downscale beyond what they use
     reads_pdfs: bool = False  # takes a PDF itself (a document block), pages as pictures and text
+    # Quirks: what differs in how the generic wire talks to it (routing/wires/).
+    include_usage: bool = False  # send stream_options.include_usage
+    bridge_tool_then_user: bool = False  # Mistral: an assistant turn between tool and user
+    api_under_v1: bool = False  # an address without a path serves the API under /v1
+    named_by_address: bool = False  # its errors name it by host and port, not by `label`
+    headers: tuple[tuple[str, str], ...] = ()  # sent with every request
+    sight_from_props: bool = False  # llama.cpp's /props says whether its model sees
+    sight_from_language_models: bool = False  # /language-models lists input modalities (xAI)
+    start_hint: str = ""  # how to start it, when nothing answers at its address
 
 
 def _names(pattern: str) -> re.Pattern[str]:
@@ -65,6 +75,7 @@ _TABLE: tuple[Preset, ...] = (
         "https://openrouter.ai/api/v1",
         "OPENROUTER_API_KEY",
         include_usage=True,  # its listing says sight and tools per model
+        headers=(("X-Title", "Sightline"),),  # its app attribution, optional
     ),
     Preset(
         "gemini",
@@ -104,6 +115,7 @@ _TABLE: tuple[Preset, ...] = (
         sight=XAI_SIGHT,
         tools="all",
         include_usage=True,
+        sight_from_language_models=True,
     ),
     Preset(
         "deepseek",
@@ -170,6 +182,10 @@ _TABLE: tuple[Preset, ...] = (
         needs_key=False,
         include_usage=True,
         local_default=True,
+        # llama.cpp, vLLM and the like: given as http://host:port, named by it.
+        api_under_v1=True,
+        named_by_address=True,
+        sight_from_props=True,
     ),
     Preset(
         "lmstudio",
@@ -179,6 +195,7 @@ _TABLE: tuple[Preset, ...] = (
         needs_key=False,
         include_usage=True,
         local_default=True,
+        start_hint="Start LM Studio's server (Developer → Start Server, or `lms server start`).",
     ),
     Preset(
         "anthropic",
@@ -198,6 +215,10 @@ _TABLE: tuple[Preset, ...] = (
         "http://127.0.0.1:11434",
         needs_key=False,
         local_default=True,
+        start_hint=(
+            "Is Ollama running? Start it with `ollama serve`, or set OLLAMA_HOST or the "
+            "provider's base_url."
+        ),
     ),
 )
 

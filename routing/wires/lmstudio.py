@@ -9,13 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import httpx
-
 from routing.errors import MalformedResponse
 from routing.models import ModelInfo, ProviderConfig
-from routing.presets import Preset, preset_for, sees_for, tools_for
-from routing.wires.http_errors import RETRY_BASE
-from routing.wires.openai_chat import DEFAULT_TIMEOUT, OpenAIChatWire
+from routing.presets import Preset, preset_for
+from routing.wires.openai_chat import OpenAIChatWire
 
 
 def lmstudio_root(configured: str, preset: Preset) -> str:
@@ -40,29 +37,21 @@ def _positive(value: Any) -> int | None:
 class LMStudioWire(OpenAIChatWire):
     """LM Studio: models from its REST API, chat over its OpenAI-compatible /v1."""
 
-    def __init__(
-        self,
-        provider: ProviderConfig,
-        *,
-        preset: Preset | None = None,
-        client: httpx.AsyncClient | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        retry_base_delay: float = RETRY_BASE,
-        idle_limit: float | None = None,
-    ) -> None:
-        preset = preset or preset_for("lmstudio")
-        self.root = lmstudio_root(provider.base_url, preset)
-        super().__init__(
-            provider,
-            preset=preset,
-            client=client,
-            timeout=timeout,
-            retry_base_delay=retry_base_delay,
-            idle_limit=idle_limit,
-        )
-        self.base_url = f"{self.root}/v1"  # the OpenAI-compatible half, for chat
+    @classmethod
+    def preset_of(cls, provider: ProviderConfig) -> Preset:
+        """LM Studio's preset, whatever the provider's kind."""
+        return preset_for("lmstudio")
 
-    async def list_models(self) -> list[ModelInfo]:
+    def locate(self, configured: str) -> str:
+        """The OpenAI-compatible half, for chat: the server root's /v1."""
+        return f"{lmstudio_root(configured, self.preset)}/v1"
+
+    @property
+    def root(self) -> str:
+        """The server root, where the REST API is."""
+        return self.base_url.removesuffix("/v1")
+
+    async def read_models(self) -> list[ModelInfo]:
         """Every LLM LM Studio has (not embeddings), with sight from its own capabilities."""
         v1 = await self._rest_json("/api/v1/models")
         if isinstance(v1, dict) and isinstance(v1.get("models"), list):
@@ -70,27 +59,17 @@ class LMStudioWire(OpenAIChatWire):
         v0 = await self._rest_json("/api/v0/models")
         if isinstance(v0, dict) and isinstance(v0.get("data"), list):
             return self._from_v0(v0["data"])
-        return await super().list_models()  # older than 0.3.6: names only
+        return await super().read_models()  # older than 0.3.6: names only
 
     async def _rest_json(self, path: str) -> Any:
         """The JSON of a REST listing, or None when this LM Studio has no such endpoint."""
-        response = await self._get(f"{self.root}{path}")
-        if response.status_code in (400, 404, 405):
+        answer = await self.read(f"{self.root}{path}")
+        if answer.status_code in (400, 404, 405):
             return None
         try:
-            return self._json_of(response)
+            return self.json_of(answer)
         except MalformedResponse:
             return None  # some versions answer an unknown path with a non-JSON page
-
-    def _info(self, name: str, sees: bool | None, tools: bool | None, **extra: Any) -> ModelInfo:
-        return ModelInfo(
-            provider_id=self.provider.id,
-            name=name,
-            sees=sees_for(self.preset, name, sees),
-            tools=tools_for(self.preset, name, tools),
-            local=self._local,
-            **extra,
-        )
 
     def _from_v1(self, entries: list[Any]) -> list[ModelInfo]:
         infos = []
@@ -105,7 +84,7 @@ class LMStudioWire(OpenAIChatWire):
             vision, tools = caps.get("vision"), caps.get("trained_for_tool_use")
             label = entry.get("display_name")
             infos.append(
-                self._info(
+                self.info(
                     name,
                     vision if isinstance(vision, bool) else None,
                     tools if isinstance(tools, bool) else None,
@@ -126,7 +105,7 @@ class LMStudioWire(OpenAIChatWire):
             caps = entry.get("capabilities")
             tools = "tool_use" in caps if isinstance(caps, list) else None
             infos.append(
-                self._info(
+                self.info(
                     name,
                     kind == "vlm",
                     tools,

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from routing.transcript import ToolResult
+from routing.transcript import Message, ToolResult
+from routing.wires.base import ToolSpec
+from vision.pictures import Picture
 
 
 def load_json(text: str | bytes) -> Any:
@@ -65,3 +67,39 @@ def tool_result_text(result: ToolResult) -> str:
     if result.is_error and not text.lower().startswith("error"):
         text = f"Error: {text}" if text else "Error"
     return text
+
+
+def function_tools(tools: Iterable[ToolSpec]) -> list[dict[str, Any]]:
+    """Tools as the OpenAI chat shape and Ollama take them: functions with a JSON Schema."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": t.name,
+                "description": t.description,
+                "parameters": plain_json(t.parameters),
+            },
+        }
+        for t in tools
+    ]
+
+
+ToolPictures = list[tuple[ToolResult, Picture]]
+
+
+def with_tool_pictures(
+    messages: Iterable[Message],
+    bodies: Callable[[Message], Iterable[dict[str, Any]]],
+    pictures_message: Callable[[ToolPictures], dict[str, Any]],
+) -> Iterator[dict[str, Any]]:
+    """Each message's bodies in order, a step's tool pictures as one message after its tool
+    messages (for shapes whose tool messages carry words only)."""
+    pending: ToolPictures = []
+    for message in messages:
+        if message.role != "tool" and pending:
+            yield pictures_message(pending)
+            pending = []
+        yield from bodies(message)
+        pending.extend((r, p) for r in message.tool_results for p in r.pictures)
+    if pending:
+        yield pictures_message(pending)

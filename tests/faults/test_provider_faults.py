@@ -27,9 +27,9 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.wires.anthropic import AnthropicWire
 from routing.wires.base import Wire
-from routing.wires.http_errors import RETRIES
 from routing.wires.ollama import OllamaWire
 from routing.wires.openai_chat import OpenAIChatWire
+from routing.wires.retry import RETRIES
 from tests.faults.conftest import (
     Backend,
     Rig,
@@ -173,7 +173,7 @@ async def test_a_huge_answer_streams_into_the_store(rig: Rig) -> None:
 
 async def test_one_rate_limit_is_waited_out(rig: Rig) -> None:
     if rig.backend.shape == "ollama":
-        pytest.skip("Ollama's wire does not retry (and its 429 carries no retry-after)")
+        pytest.skip("Ollama's 429 carries no retry-after")
     rig.backend.enqueue(rig.backend.rate_limited("0.2"), rig.backend.text("Made it."))
     started = time.monotonic()
     events = await rig.turn("one")
@@ -184,12 +184,11 @@ async def test_one_rate_limit_is_waited_out(rig: Rig) -> None:
 
 
 async def test_rate_limits_past_the_retries_end_the_turn(rig: Rig) -> None:
-    retries = 0 if rig.backend.shape == "ollama" else RETRIES
     first = await rig.good_turn("one")
     before = rig.backend.chat_count()
-    rig.backend.enqueue(*(rig.backend.rate_limited("0.05") for _ in range(retries + 1)))
+    rig.backend.enqueue(*(rig.backend.rate_limited("0.05") for _ in range(RETRIES + 1)))
     error = failed_with(await rig.turn("two"), RateLimited)
-    assert rig.backend.chat_count() - before == retries + 1  # bounded: no endless retry
+    assert rig.backend.chat_count() - before == RETRIES + 1  # bounded: no endless retry
     assert "try again" in error.message.lower()
     if rig.backend.shape != "ollama":
         assert error.retry_after == pytest.approx(0.05)

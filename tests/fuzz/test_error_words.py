@@ -18,13 +18,10 @@ from routing import refusals
 from routing.errors import ProviderError
 from routing.models import ProviderConfig
 from routing.presets import PRESETS, Preset
-from routing.wires import anthropic, ollama
-from routing.wires.http_errors import (
-    error_words,
-    parse_error_body,
-    retry_after_seconds,
-    translate_status,
-)
+from routing.refusals import ANTHROPIC_WORDS, OLLAMA_WORDS, OPENAI_WORDS, Words
+from routing.wires import anthropic_errors, ollama_errors
+from routing.wires.openai_errors import error_words, parse_error_body, translate_status
+from routing.wires.retry import retry_after_seconds
 from tests.fuzz.strategies import FUZZ, JSON, JUNK_TEXT, dumps, known_bugs, shaped
 
 PROVIDER = ProviderConfig("fuzz", "custom", "http://127.0.0.1:9/v1")
@@ -106,39 +103,54 @@ def is_ours(error: object, provider_id: str = "fuzz") -> None:
 # -- the refusal classifier ----------------------------------------------------------
 
 
+SHAPES = st.sampled_from([OPENAI_WORDS, OLLAMA_WORDS, ANTHROPIC_WORDS])
+
+
 @FUZZ
-@given(STATUSES, TEXTS | JUNK_TEXT, st.booleans())
-def test_the_classifier_reads_any_text(status: int, text: str, had_pictures: bool) -> None:
-    assert isinstance(refusals.refuses_pictures(status, text, had_pictures), bool)
-    assert isinstance(refusals.is_context_too_long(text), bool)
-    assert isinstance(refusals.is_role_order_error(text), bool)
+@given(STATUSES, TEXTS | JUNK_TEXT, st.booleans(), SHAPES)
+def test_the_classifier_reads_any_text(
+    status: int, text: str, had_pictures: bool, words: Words
+) -> None:
+    assert isinstance(refusals.refuses_pictures(status, text, had_pictures, words), bool)
+    assert isinstance(refusals.is_context_too_long(text, words), bool)
+    assert isinstance(refusals.is_role_order_error(text, words), bool)
+
+
+def _without_policy(text: str) -> bool:
+    return "data policy" not in " ".join(text.lower().split())
 
 
 @FUZZ
 @given(
     STATUSES,
-    st.sampled_from(refusals._REFUSALS),
-    TEXTS.filter(lambda t: "data policy" not in " ".join(t.lower().split())),
-    TEXTS.filter(lambda t: "data policy" not in " ".join(t.lower().split())),
+    SHAPES.flatmap(lambda words: st.tuples(st.just(words), st.sampled_from(words.pictures))),
+    TEXTS.filter(_without_policy),
+    TEXTS.filter(_without_policy),
     st.booleans(),
 )
 def test_a_refusal_is_found_wherever_it_sits_and_however_it_is_cased(
-    status: int, marker: str, before: str, after: str, had_pictures: bool
+    status: int, marker: tuple[Words, str], before: str, after: str, had_pictures: bool
 ) -> None:
+    words, said = marker
     # Spaces around the marker, since the words either side may run into it.
-    shouted = f"{before} {marker.upper().replace(' ', '  ')} {after}"
-    assert refusals.refuses_pictures(status, shouted, had_pictures)
+    shouted = f"{before} {said.upper().replace(' ', '  ')} {after}"
+    assert refusals.refuses_pictures(status, shouted, had_pictures, words)
 
 
 @FUZZ
-@given(st.sampled_from(refusals._CONTEXT), TEXTS, TEXTS)
+@given(
+    SHAPES.flatmap(lambda words: st.tuples(st.just(words), st.sampled_from(words.context))),
+    TEXTS,
+    TEXTS,
+)
 def test_an_overlong_conversation_is_found_wherever_it_sits(
-    marker: str, before: str, after: str
+    marker: tuple[Words, str], before: str, after: str
 ) -> None:
-    assert refusals.is_context_too_long(f"{before}\n{marker.title()}\t{after}")
+    words, said = marker
+    assert refusals.is_context_too_long(f"{before}\n{said.title()}\t{after}", words)
 
 
-# -- translate_status and the wires' own classifiers ---------------------------------
+# -- translate_status and the other shapes' classifiers -------------------------------
 
 
 @TRANSLATION_BUGS
@@ -237,7 +249,7 @@ def test_error_words_reads_any_parsed_body(body: object) -> None:
 def test_ollamas_classifier_turns_anything_into_our_error(
     status: int, message: str, model: str
 ) -> None:
-    is_ours(ollama.classify_error(status, message, "fuzz", model=model))
+    is_ours(ollama_errors.classify_error(status, message, "fuzz", model=model))
 
 
 ANTHROPIC_BUGS = known_bugs(
@@ -255,7 +267,7 @@ def test_anthropics_classifier_turns_anything_into_our_error(
     status: int, body: str, headers: dict[str, str], model: str
 ) -> None:
     provider = ProviderConfig("fuzz", "anthropic", "http://127.0.0.1:9")
-    error = anthropic.classify_anthropic_error(status, body, headers, provider, model=model)
+    error = anthropic_errors.classify_anthropic_error(status, body, headers, provider, model=model)
     is_ours(error)
     wait = getattr(error, "retry_after", None)
     assert wait is None or (math.isfinite(wait) and wait >= 0)
@@ -267,7 +279,7 @@ def test_guard_anthropics_classifier_without_the_known_bugs(
     status: int, body: str, headers: dict[str, str]
 ) -> None:
     provider = ProviderConfig("fuzz", "anthropic", "http://127.0.0.1:9")
-    is_ours(anthropic.classify_anthropic_error(status, body, headers, provider))
+    is_ours(anthropic_errors.classify_anthropic_error(status, body, headers, provider))
 
 
 @ANTHROPIC_BUGS
@@ -277,5 +289,5 @@ def test_guard_anthropics_classifier_without_the_known_bugs(
     ids=["year-99999", "nan"],
 )
 def test_anthropic_retry_after_known_crashes(headers: dict[str, str]) -> None:
-    wait = anthropic.parse_retry_after(headers)
+    wait = retry_after_seconds(headers)
     assert wait is None or (math.isfinite(wait) and wait >= 0)

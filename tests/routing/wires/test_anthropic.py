@@ -35,11 +35,8 @@ from routing.wires.anthropic import (
     SKIPPED_PICTURE,
     AnthropicWire,
     StreamState,
-    anthropic_base_url,
     build_messages_body,
-    classify_anthropic_error,
     parse_event,
-    parse_retry_after,
 )
 from routing.wires.base import (
     ChatRequest,
@@ -103,7 +100,7 @@ def fake() -> Iterator[FakeAnthropic]:
 @pytest.fixture
 async def wire(fake: FakeAnthropic) -> AsyncIterator[AnthropicWire]:
     """A wire to the fake server that retries without waiting."""
-    w = AnthropicWire(provider(fake.base_url), backoff=0.0)
+    w = AnthropicWire(provider(fake.base_url), retry_base_delay=0.0)
     yield w
     await w.aclose()
 
@@ -673,33 +670,6 @@ async def test_slow_server_times_out(fake: FakeAnthropic) -> None:
     finally:
         await wire.aclose()
     assert isinstance(error, TimedOut)
-
-
-# -- small pieces ------------------------------------------------------------------------
-
-
-def test_classify_without_an_anthropic_body() -> None:
-    """Non-model 404s point at the address; plain-text 5xx are server errors."""
-    config = provider("https://api.anthropic.com")
-    not_found = json.dumps({"type": "error", "error": {"type": "not_found_error", "message": "x"}})
-    assert isinstance(classify_anthropic_error(404, not_found, {}, config), MalformedResponse)
-    assert isinstance(classify_anthropic_error(503, "upstream reset", {}, config), ServerError)
-    assert isinstance(classify_anthropic_error(400, "plain words", {}, config), MalformedResponse)
-    billing = json.dumps(
-        {"type": "error", "error": {"type": "invalid_request_error", "message": "Your credit "
-         "balance is too low to access the Anthropic API."}}
-    )  # fmt: skip
-    assert isinstance(classify_anthropic_error(400, billing, {}, config), KeyProblem)
-
-
-def test_retry_after_forms_and_base_url() -> None:
-    """retry-after-ms, seconds and dates are read; `/v1` and slashes are trimmed."""
-    assert parse_retry_after({"retry-after-ms": "1500", "retry-after": "9"}) == 1.5
-    assert parse_retry_after({"Retry-After": "7"}) == 7.0
-    assert parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}) == 0.0
-    assert parse_retry_after({}) is None
-    assert anthropic_base_url("https://api.anthropic.com/v1/") == "https://api.anthropic.com"
-    assert anthropic_base_url("") == "https://api.anthropic.com"
 
 
 # -- the server itself -----------------------------------------------------------------------

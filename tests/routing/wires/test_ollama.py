@@ -18,7 +18,6 @@ from routing.errors import (
     MalformedResponse,
     ModelNotFound,
     PicturesRefused,
-    ProviderError,
     ServerError,
     TimedOut,
 )
@@ -41,10 +40,8 @@ from routing.wires.base import (
     ToolSpec,
     Usage,
 )
-from routing.wires.ollama import OllamaWire, classify_error, parse_chunk
+from routing.wires.ollama import OllamaWire, parse_chunk
 from tests.servers.ollama import (
-    REFUSAL_CLOUD,
-    REFUSAL_LLAMA_CPP,
     REFUSAL_OLD_RUNNER,
     FakeModel,
     FakeOllama,
@@ -403,27 +400,6 @@ async def test_other_statuses(wire: OllamaWire, fake_ollama: FakeOllama) -> None
     with pytest.raises(BadRequest) as caught:  # real Ollama: 400 "... does not support tools"
         await collect(wire, ask("hi", model="gemma3:270m", tools=(spec,)))
     assert "tools" in caught.value.message
-
-
-@pytest.mark.parametrize(
-    ("status", "text", "kind"),
-    [
-        (500, REFUSAL_OLD_RUNNER, PicturesRefused),
-        (400, REFUSAL_CLOUD, PicturesRefused),
-        (500, REFUSAL_LLAMA_CPP, PicturesRefused),
-        (200, REFUSAL_OLD_RUNNER, PicturesRefused),
-        (400, "the request exceeds the available context size, try increasing it", ContextTooLong),
-        (404, "model 'x' not found", ModelNotFound),
-        (500, "context canceled", ServerError),
-        (400, "invalid options", BadRequest),
-        (200, "unexpected EOF", ServerError),
-    ],
-)
-def test_classify_error(status: int, text: str, kind: type[ProviderError]) -> None:
-    """The pure classifier: texts first, then the status."""
-    error = classify_error(status, text, "ollama", model="m:1b")
-    assert type(error) is kind
-    assert text in error.detail and error.provider_id == "ollama"
 
 
 # -- the address -----------------------------------------------------------------------

@@ -11,10 +11,8 @@ import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from email.utils import formatdate
 from typing import Any
 
-import httpx
 import pytest
 from PIL import Image
 
@@ -25,8 +23,10 @@ from routing.errors import (
     KeyProblem,
     MalformedResponse,
     ModelNotFound,
+    Overloaded,
     PicturesRefused,
     ProviderError,
+    QuotaExhausted,
     RateLimited,
     ServerError,
     TimedOut,
@@ -42,14 +42,6 @@ from routing.wires.base import (
     ToolCallEvent,
     ToolSpec,
     Usage,
-)
-from routing.wires.http_errors import (
-    Overloaded,
-    QuotaExhausted,
-    error_words,
-    retry_after_seconds,
-    translate_transport,
-    with_retry,
 )
 from routing.wires.openai_chat import (
     OpenAIChatWire,
@@ -845,98 +837,3 @@ async def test_real_llama_cpp_server(llama_server: str) -> None:
     await wire.aclose()
     assert isinstance(events[-1], Done)
     assert text_of(events).strip()
-
-
-# -- the shared translation, piece by piece ---------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("body", "words"),
-    [
-        ({"error": {"message": "m", "type": "t", "code": "c"}}, "m [t, c]"),
-        ({"error": "plain words"}, "plain words"),
-        (
-            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
-            "Overloaded [overloaded_error]",
-        ),
-        (
-            {"object": "error", "message": "Unexpected role", "type": "x", "code": "3230"},
-            "Unexpected role [x, 3230]",
-        ),
-        ([{"error": {"code": 400, "message": "gemini says"}}], "gemini says [400]"),
-        (
-            {"error": {"message": "Provider returned error", "metadata": {"raw": "deep words"}}},
-            "Provider returned error (upstream: deep words)",
-        ),
-        ({"detail": "fastapi says"}, "fastapi says"),
-        ({"choices": []}, None),
-    ],
-)
-def test_error_words_from_every_shape(body: Any, words: str | None) -> None:
-    """OpenAI, Ollama/LM Studio, Anthropic, Mistral, Gemini, OpenRouter and FastAPI bodies."""
-    assert error_words(body) == words
-
-
-def test_retry_after_in_every_form() -> None:
-    """Seconds, milliseconds, an HTTP date, reset durations, and the words of the message."""
-    assert retry_after_seconds({"Retry-After": "3"}) == 3
-    assert retry_after_seconds({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
-    soon = formatdate(time.time() + 30, usegmt=True)
-    assert 25 <= (retry_after_seconds({"retry-after": soon}) or 0) <= 31
-    assert retry_after_seconds({"x-ratelimit-reset-requests": "6m0s"}) == 360
-    assert retry_after_seconds({"x-ratelimit-reset-tokens": "20ms"}) == pytest.approx(0.02)
-    assert retry_after_seconds({}, "rate limit reached. please try again in 1.5s.") == 1.5
-    assert retry_after_seconds({}, "please retry in 41.4s") == pytest.approx(41.4)
-    assert retry_after_seconds({}, "try again in 2m") == 120
-    assert retry_after_seconds({}, "slow down") is None
-
-
-def test_transport_failures() -> None:
-    """Refused or unanswered: CannotConnect; slow: TimedOut; cut: ServerError."""
-    provider = ProviderConfig(id="p", kind="custom", base_url="http://127.0.0.1:9/v1")
-    request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
-    cases = [
-        (httpx.ConnectError("refused", request=request), CannotConnect),
-        (httpx.ConnectTimeout("no answer", request=request), CannotConnect),
-        (httpx.ReadTimeout("slow", request=request), TimedOut),
-        (httpx.RemoteProtocolError("incomplete chunked read", request=request), ServerError),
-        (httpx.UnsupportedProtocol("ftp", request=request), CannotConnect),
-    ]
-    for exc, kind in cases:
-        error = translate_transport(provider, exc, preset=preset_for("custom"))
-        assert type(error) is kind, exc
-        assert error.provider_id == "p" and type(exc).__name__ in error.detail
-
-
-async def test_with_retry_waits_as_asked_then_backs_off() -> None:
-    """retry_after when said (up to the cap), else exponential; at most two retries."""
-    waits: list[float] = []
-
-    async def sleep(seconds: float) -> None:
-        waits.append(seconds)
-
-    failures = [RateLimited("busy", retry_after=0.5), Overloaded("down")]
-
-    async def attempt() -> str:
-        if failures:
-            raise failures.pop(0)
-        return "ok"
-
-    assert await with_retry(attempt, sleep=sleep, base_delay=1.0) == "ok"
-    assert waits == [0.5, 2.0]
-
-    async def always_busy() -> str:
-        raise RateLimited("busy")
-
-    waits.clear()
-    with pytest.raises(RateLimited):
-        await with_retry(always_busy, sleep=sleep, base_delay=1.0, cap=1.5)
-    assert waits == [1.0, 1.5]
-
-    async def bad_request() -> str:
-        raise BadRequest("no")
-
-    waits.clear()
-    with pytest.raises(BadRequest):
-        await with_retry(bad_request, sleep=sleep)
-    assert waits == []

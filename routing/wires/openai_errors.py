@@ -1,0 +1,189 @@
+"""The OpenAI-compatible shape's failures as our errors, for every server that speaks it.
+
+OpenAI, OpenRouter, Mistral, Groq, Gemini's compatibility endpoint, LM Studio,
+llama.cpp and the rest each put their words in a body of their own; `error_words`
+finds them, and `translate_status` reads them with the shape's `Words` (in
+routing/refusals.py) before the status, since providers refuse pictures with 400,
+404, 422 and 500 alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from routing.errors import (
+    BadRequest,
+    ContextTooLong,
+    KeyProblem,
+    MalformedResponse,
+    ModelNotFound,
+    Overloaded,
+    PicturesRefused,
+    ProviderError,
+    QuotaExhausted,
+    RateLimited,
+    ServerError,
+    TimedOut,
+)
+from routing.models import ProviderConfig
+from routing.presets import Preset
+from routing.refusals import OPENAI_WORDS as WORDS
+from routing.refusals import is_context_too_long, is_role_order_error, refuses_pictures, says
+from routing.wires.http_errors import address, key_hint, looks_like_html, server, who
+from routing.wires.payload import load_json
+from routing.wires.retry import retry_after_seconds
+
+
+def error_words(body: Any) -> str | None:
+    """The provider's message from a parsed error body, with its type and code, or None."""
+    if isinstance(body, list):  # Gemini's compatibility endpoint wraps errors in a list
+        # One level only: a list inside a list is no provider's error shape.
+        return next(
+            (w for item in body if isinstance(item, dict) and (w := error_words(item))), None
+        )
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    if isinstance(error, str) and error:  # Ollama, LM Studio, xAI
+        return error
+    if isinstance(error, dict):  # OpenAI, Anthropic, OpenRouter, llama.cpp
+        return _with_labels(error) or None
+    if body.get("object") == "error" or isinstance(body.get("message"), str):
+        return _with_labels(body) or None  # Mistral, vLLM
+    detail = body.get("detail")  # FastAPI servers (llama-cpp-python's validation errors)
+    if detail:
+        return detail if isinstance(detail, str) else str(detail)[:1000]
+    return None
+
+
+def _with_labels(error: Mapping[str, Any]) -> str:
+    words = str(error.get("message") or "")
+    labels = [str(error[k]) for k in ("type", "code") if error.get(k) not in (None, "")]
+    metadata = error.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("raw"):  # OpenRouter: the upstream's words
+        words += f" (upstream: {str(metadata['raw'])[:1000]})"
+    return words + (f" [{', '.join(labels)}]" if labels else "")
+
+
+def parse_error_body(text: str) -> str | None:
+    """The provider's message from a raw error body, or None when it isn't JSON we know."""
+    try:
+        return error_words(load_json(text))
+    except ValueError:
+        return None
+
+
+def _seconds(wait: float) -> str:
+    return "a second" if wait <= 1 else f"{round(wait)} seconds"
+
+
+def translate_status(
+    provider: ProviderConfig,
+    status: int,
+    body_text: str,
+    headers: Mapping[str, str],
+    *,
+    had_pictures: bool,
+    preset: Preset | None,
+    model: str = "",
+) -> ProviderError:
+    """One HTTP failure (or an error inside a 200 stream) as an error of our tree."""
+    name = who(provider, preset)
+    at = server(provider, preset) if address(provider, preset) else name
+    model_name = model or "this model"
+    subject = f"The model {model}" if model else "This model"
+    words = parse_error_body(body_text)
+    where = f"HTTP {status}" if status >= 400 else "in the stream"
+    detail = f"{where}: {(words if words is not None else body_text)[:2000]}"
+    kw: dict[str, Any] = {"provider_id": provider.id, "detail": detail}
+    if words is None and looks_like_html(body_text):
+        if status in (502, 503, 504):
+            return Overloaded(f"{name} is unavailable right now (HTTP {status}). Try again.", **kw)
+        return MalformedResponse(
+            f"{at} answered with a web page, not an API: a sign-in page of the network "
+            "(a captive portal) or a wrong address. Sign in to the network, or check the "
+            "provider's base URL.",
+            **kw,
+        )
+    text = (words if words is not None else body_text).lower()
+    if says(text, WORDS.no_such_path):  # LM Studio's answer to a wrong path, even as 200
+        return MalformedResponse(f"{at} has no such API path. Check the provider's base URL.", **kw)
+    if is_role_order_error(text, WORDS):
+        return BadRequest(
+            f"{name} refused the order of the messages. This is a Sightline bug: please report "
+            "it with the details.",
+            **kw,
+        )
+    if refuses_pictures(status, text, had_pictures, WORDS):
+        return PicturesRefused(
+            f"{subject} can't take pictures, so {name} refused the message. Describe the "
+            "pictures in words, or pick a model that sees.",
+            **kw,
+        )
+    if is_context_too_long(text, WORDS):
+        return ContextTooLong(
+            f"The conversation no longer fits {model_name}'s context. Start a new chat, or "
+            "remove earlier messages or pictures.",
+            **kw,
+        )
+    if status in (401, 403):
+        return KeyProblem(f"{name} refused the API key (HTTP {status}): {key_hint(preset)}.", **kw)
+    if status == 402 or (status == 429 and says(text, WORDS.no_credit)):
+        return QuotaExhausted(
+            f"{name} says the account is out of credit or quota. Add credit or raise the "
+            "limit in the provider's console, or pick another provider.",
+            retry_after=None,
+            **kw,
+        )
+    overloaded = says(text, WORDS.overloaded)
+    if status in (429, 529) or (status < 400 and (says(text, WORDS.rate_limit) or overloaded)):
+        wait = retry_after_seconds(headers, text)
+        after = (
+            f" Wait {_seconds(wait)} and try again." if wait else " Wait a moment and try again."
+        )
+        if status == 529 or overloaded:
+            return Overloaded(f"{name} is overloaded.{after}", retry_after=wait, **kw)
+        return RateLimited(f"{name} is limiting requests.{after}", retry_after=wait, **kw)
+    if says(text, WORDS.data_policy):  # OpenRouter's 404 when privacy settings exclude them all
+        return ModelNotFound(
+            f"OpenRouter has no endpoint for {model_name} that your data policy allows. Change "
+            "it at openrouter.ai/settings/privacy, or pick another model.",
+            **kw,
+        )
+    if 400 <= status < 500 and says(text, WORDS.no_model):
+        return ModelNotFound(
+            f"{name} has no model called {model or 'that'}. Pick one of its models.", **kw
+        )
+    if status == 404:
+        return MalformedResponse(
+            f"{at} has no such API path (HTTP 404). Check the provider's base URL (for "
+            "OpenAI-compatible servers it usually ends in /v1).",
+            **kw,
+        )
+    if status == 408:
+        return TimedOut(f"{name} gave up waiting for the request (HTTP 408). Try again.", **kw)
+    if status == 503 or overloaded:
+        return Overloaded(f"{name} is overloaded right now. Try again in a moment.", **kw)
+    if status >= 500 or status < 400:
+        return ServerError(
+            f"{name} failed while answering{f' (HTTP {status})' if status >= 500 else ''}. "
+            "Try again later.",
+            **kw,
+        )
+    if status == 413 or says(text, WORDS.too_large):
+        return BadRequest(
+            f"The request is too large for {name} (HTTP {status}). Send fewer or smaller "
+            "pictures, or start a new chat.",
+            **kw,
+        )
+    if says(text, WORDS.no_tools):
+        return BadRequest(
+            f"{subject} can't use tools. Pick a model that can, or turn tools off for this chat.",
+            **kw,
+        )
+    return BadRequest(
+        f"{name} rejected the request (HTTP {status}). This is a Sightline bug: please report "
+        "it with the details.",
+        **kw,
+    )

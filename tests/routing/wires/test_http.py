@@ -1,0 +1,138 @@
+"""The funnel every HTTP wire's requests pass: one retry, one Overloaded, for every shape.
+
+Against each shape's loopback server: a busy server is the same `Overloaded` from
+every wire; a rate limit or an overload is asked again before any part of the
+answer came (Ollama's too, and one inside a 200 stream), never after.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from routing.errors import Overloaded, ProviderError, RateLimited, ServerError
+from routing.models import ProviderConfig
+from routing.transcript import user_message
+from routing.wires.anthropic import AnthropicWire
+from routing.wires.base import ChatRequest, TextDelta
+from routing.wires.http import HttpWire
+from routing.wires.ollama import OllamaWire
+from routing.wires.openai_chat import OpenAIChatWire
+from routing.wires.retry import RETRIES
+from tests.servers import anthropic, ollama, openai_chat
+
+
+@dataclass
+class Shape:
+    """One shape's server, a wire to it that retries without waiting, and its replies."""
+
+    name: str
+    server: Any
+    wire: HttpWire
+    model: str
+
+    def busy(self) -> object:
+        """The shape's way of saying it is overloaded."""
+        if self.name == "ollama":
+            return ollama.Reply(status=503, body={"error": "server busy, please try again."})
+        if self.name == "openai":
+            body = {"error": {"message": "The server is overloaded", "type": "server_error"}}
+            return openai_chat.Reply(status=503, body=body)
+        return anthropic.error_reply(529, "overloaded_error", "Overloaded")
+
+    def limited(self) -> object:
+        """A 429."""
+        if self.name == "ollama":
+            return ollama.Reply(status=429, body={"error": "too many requests"})
+        if self.name == "openai":
+            body = {"error": {"message": "Rate limit reached for requests", "type": "requests"}}
+            return openai_chat.Reply(status=429, body=body)
+        return anthropic.error_reply(429, "rate_limit_error", "Number of request tokens")
+
+    def text(self, text: str, **fields: Any) -> object:
+        module = {"ollama": ollama, "openai": openai_chat, "anthropic": anthropic}[self.name]
+        return module.Reply(text=text, **fields)
+
+    def asked(self) -> int:
+        if self.name == "anthropic":
+            return len(self.server.message_requests())
+        return len(self.server.chat_requests())
+
+
+@pytest.fixture(params=["ollama", "openai", "anthropic"])
+def shape(request: pytest.FixtureRequest) -> Iterator[Shape]:
+    name: str = request.param
+    if name == "ollama":
+        with ollama.FakeOllama() as server:
+            provider = ProviderConfig("o", "ollama", server.base_url)
+            yield Shape(name, server, OllamaWire(provider, retry_base_delay=0), "llama3.2:3b")
+    elif name == "openai":
+        with openai_chat.FakeOpenAI() as server:
+            provider = ProviderConfig("m", "custom", server.url)
+            yield Shape(name, server, OpenAIChatWire(provider, retry_base_delay=0), "gpt-4o-mini")
+    else:
+        with anthropic.FakeAnthropic() as server:
+            provider = ProviderConfig("c", "anthropic", server.base_url, anthropic.DEFAULT_KEY)
+            wire = AnthropicWire(provider, retry_base_delay=0)
+            yield Shape(name, server, wire, "claude-haiku-4-5-20251001")
+
+
+async def answer(shape: Shape) -> tuple[str, ProviderError | None]:
+    """The words the wire yielded for one question, and the error it ended with."""
+    words: list[str] = []
+    request = ChatRequest(shape.model, (user_message("hi"),))
+    try:
+        async for event in shape.wire.stream(request):
+            if isinstance(event, TextDelta):
+                words.append(event.text)
+    except ProviderError as error:
+        return "".join(words), error
+    finally:
+        await shape.wire.aclose()
+    return "".join(words), None
+
+
+async def test_a_busy_server_is_asked_again_then_answers(shape: Shape) -> None:
+    shape.server.enqueue(shape.busy(), shape.limited(), shape.text("made it"))
+    assert await answer(shape) == ("made it", None)
+    assert shape.asked() == 3
+
+
+async def test_a_busy_server_is_the_one_overloaded_type_of_every_wire(shape: Shape) -> None:
+    shape.server.enqueue(*(shape.busy() for _ in range(RETRIES + 1)), shape.text("too late"))
+    _, error = await answer(shape)
+    assert type(error) is Overloaded
+    assert isinstance(error, RateLimited) and isinstance(error, ServerError)
+    assert shape.asked() == RETRIES + 1  # bounded
+
+
+async def test_never_asked_again_once_words_were_shown(shape: Shape) -> None:
+    if shape.name == "ollama":
+        pytest.skip("an error line inside Ollama's stream carries no status: never a rate limit")
+    error_event: Any = (
+        {"code": 429, "message": "Rate limit reached"}
+        if shape.name == "openai"
+        else {"type": "overloaded_error", "message": "Overloaded"}
+    )
+    shape.server.enqueue(shape.text("partial", midstream_error=error_event), shape.text("never"))
+    words, error = await answer(shape)
+    assert words == "partial" and isinstance(error, RateLimited)
+    assert shape.asked() == 1
+
+
+async def test_a_rate_limit_inside_the_stream_before_any_word_is_asked_again(
+    shape: Shape,
+) -> None:
+    if shape.name == "ollama":
+        pytest.skip("an error line inside Ollama's stream carries no status: never a rate limit")
+    error_event: Any = (
+        {"code": 429, "message": "Rate limit reached"}
+        if shape.name == "openai"
+        else {"type": "rate_limit_error", "message": "Rate limited"}
+    )
+    shape.server.enqueue(shape.text("", midstream_error=error_event), shape.text("second try"))
+    assert await answer(shape) == ("second try", None)
+    assert shape.asked() == 2
