@@ -91,7 +91,7 @@ def would_leave(
 
     if not conversation_id or is_auto(model_ref):
         return None
-    if store.earlier_pictures(conversation_id) != EarlierPictures.UNDECIDED:
+    if store.crossings.earlier_pictures(conversation_id) != EarlierPictures.UNDECIDED:
         return None
     provider_id, _, _ = model_ref.partition(":")
     if provider_id not in {p.id for p in catalogue.providers}:
@@ -99,7 +99,7 @@ def would_leave(
     provider = catalogue.provider(provider_id)
     if provider.is_local:
         return None
-    kept = kept_here(store.messages(conversation_id), store.sent_away(conversation_id))
+    kept = kept_here(store.messages(conversation_id), store.crossings.sent_away(conversation_id))
     model = catalogue.find(model_ref)
     if model is None or not model.gets_pictures:
         kept = [k for k in kept if k.is_pdf]  # a blind model gets pictures as words, not bytes

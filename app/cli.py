@@ -148,7 +148,7 @@ def _catalogue(config: Config, blind: set[str] | None = None) -> Any:
 async def _models(config: Config, *, as_json: bool) -> int:
     store = _open_store(config)  # what was learned (a refusal) is part of each answer
     try:
-        blind = store.blind_models()
+        blind = store.learned.blind()
     finally:
         store.close()
     catalogue = _catalogue(config, blind=blind)
@@ -230,7 +230,7 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
     except McpConfigError as exc:
         raise CommandError(str(exc)) from None
     store = _open_store(config)
-    catalogue = _catalogue(config, blind=store.blind_models())
+    catalogue = _catalogue(config, blind=store.learned.blind())
     try:
         await _check_model(args.model, catalogue)
     except CommandError:
@@ -242,8 +242,8 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
     try:
         conversation_id = args.conversation
         if conversation_id is None:
-            conversation_id = store.create_conversation(model=args.model)
-        elif store.get_conversation(conversation_id) is None:
+            conversation_id = store.conversations.create(model=args.model)
+        elif store.conversations.get(conversation_id) is None:
             raise CommandError(f"there is no conversation {conversation_id!r}.")
         tools: list[Tool] = []
         if args.allow_tools:

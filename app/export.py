@@ -107,7 +107,7 @@ class Exported:
 
 def snapshot(store: Store, conversation_id: str) -> Exported:
     """Read a conversation for export; ExportError when there is no such conversation."""
-    summary = store.get_conversation(conversation_id)
+    summary = store.conversations.get(conversation_id)
     if summary is None:
         raise ExportError(f"There is no conversation {conversation_id!r} to export.")
     entries = tuple(Entry(s.created_at, s.item) for s in store.items(conversation_id))

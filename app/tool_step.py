@@ -61,11 +61,11 @@ class DenyAll:
 class Grants(Protocol):
     """Where "allow in this chat" is kept (the store), so it outlives the session."""
 
-    def granted_tools(self, conversation_id: str) -> set[str]:
+    def granted(self, conversation_id: str) -> set[str]:
         """The tools the person allowed for this whole conversation."""
         ...
 
-    def grant_tool(self, conversation_id: str, tool: str) -> None:
+    def grant(self, conversation_id: str, tool: str) -> None:
         """Remember that the person allowed this tool for the whole conversation."""
         ...
 
@@ -94,7 +94,7 @@ class ToolStep:
 
     def _granted(self, conversation_id: str) -> set[str]:
         if conversation_id not in self._allowed:
-            kept = self.grants.granted_tools(conversation_id) if self.grants else set()
+            kept = self.grants.granted(conversation_id) if self.grants else set()
             self._allowed[conversation_id] = set(kept)
         return self._allowed[conversation_id]
 
@@ -143,7 +143,7 @@ class ToolStep:
         if answer == Approval.CONVERSATION:
             self._granted(conversation_id).add(call.name)
             if self.grants is not None:
-                self.grants.grant_tool(conversation_id, call.name)
+                self.grants.grant(conversation_id, call.name)
         return answer
 
     async def _run_one(self, tool: Tool, call: ToolCall) -> ToolResult:

@@ -164,7 +164,7 @@ class TurnRunner:
             yield ItemAdded(self._error_notice(conversation_id, error))
             yield TurnEnded(error)
             return
-        self.store.set_conversation_model(conversation_id, requested_model or "auto")
+        self.store.conversations.set_model(conversation_id, requested_model or "auto")
         if choice.by_sightline:
             yield ItemAdded(self._routing_notice(conversation_id, choice))
         sight = TurnSight(
@@ -247,7 +247,7 @@ class TurnRunner:
             if isinstance(step.error, PicturesRefused) and step.answer is None and not healed:
                 # Refused before a word was shown: learn it, put pictures into words, ask again.
                 healed = True
-                self.store.remember_blind(model.ref)
+                self.store.learned.remember_blind(model.ref)
                 healed_notice = sight.heal(model, self.store.messages(conversation_id))
                 yield ItemAdded(self.store.add_notice(conversation_id, healed_notice))
                 continue
@@ -300,13 +300,17 @@ class TurnRunner:
             # Earlier pictures that stayed on this computer: left out if the person
             # chose so for this chat, else told about as they leave (below).
             earlier = history[: turn_start(history)]
-            kept = kept_here(earlier, self.store.sent_away(conversation_id))
-            if kept and self.store.earlier_pictures(conversation_id) == EarlierPictures.WITHHOLD:
+            kept = kept_here(earlier, self.store.crossings.sent_away(conversation_id))
+            if (
+                kept
+                and self.store.crossings.earlier_pictures(conversation_id)
+                == EarlierPictures.WITHHOLD
+            ):
                 history, kept = without(history, kept), []
         seen = await sight.for_model(model, history)
         for notice in seen.notices:
             yield ItemAdded(self.store.add_notice(conversation_id, notice))
-        self.store.note_sent_away(conversation_id, seen.looked_away)
+        self.store.crossings.note_sent_away(conversation_id, seen.looked_away)
         if seen.usage is not None:
             yield UsageAdded(seen.usage, source="describer")
         side = self.catalogue.answer(model).picture_side
@@ -348,7 +352,7 @@ class TurnRunner:
         except ProviderError as error:
             log.warning("%s failed: %s | %s", model.ref, error.kind, error.detail)
             if not isinstance(error, CannotConnect):  # the request reached the server
-                self.store.note_sent_away(conversation_id, leaving)
+                self.store.crossings.note_sent_away(conversation_id, leaving)
             step.error, step.calls = error, []
             if step.answer is not None:
                 self.store.finish_message(step.answer.id, MessageStatus.FAILED)
@@ -356,12 +360,13 @@ class TurnRunner:
                 self._answer_calls(conversation_id, step)
             return
         except (asyncio.CancelledError, GeneratorExit):
-            self.store.note_sent_away(conversation_id, leaving)  # it may have gone: assume so
+            # it may have gone: assume so
+            self.store.crossings.note_sent_away(conversation_id, leaving)
             if step.answer is not None:
                 self.store.finish_message(step.answer.id, MessageStatus.STOPPED)
                 self._answer_calls(conversation_id, step)
             raise
-        self.store.note_sent_away(conversation_id, leaving)
+        self.store.crossings.note_sent_away(conversation_id, leaving)
         if step.answer is None:
             step.answer = self.store.begin_assistant(conversation_id, model.ref)
             yield ItemAdded(step.answer)

@@ -37,7 +37,7 @@ def long_chat(folder: Path) -> str:
     """A chat of MESSAGES messages, written as turns would write them; returns its id."""
     rng = random.Random(11)
     with Store.open(folder) as store:
-        conversation = store.create_conversation()
+        conversation = store.conversations.create()
         for n in range(MESSAGES // 2):
             store.add_message(conversation, user_message(f"Question {n}: {_words(rng, 30)}?"))
             answer = f"Answer {n}.\n\n{_words(rng, 250)}\n\n```python\nprint({n})\n```\n"
@@ -52,7 +52,7 @@ def long_chat(folder: Path) -> str:
 
 def append_seconds(store: Store, size: int) -> float:
     """The median time of one token appended to a message already `size` characters long."""
-    conversation = store.create_conversation()
+    conversation = store.conversations.create()
     item = store.begin_assistant(conversation, "ollama:llama3.2:3b")
     if size:
         store.append_text(item.id, "x" * size)  # one delta that big: the same rows to pass
@@ -137,7 +137,7 @@ def run() -> list[Row]:
 
 def _fold_seconds(store: Store) -> float:
     """How long ending a 1 MB answer streamed as 20,000 deltas takes (folding them)."""
-    conversation = store.create_conversation()
+    conversation = store.conversations.create()
     item = store.begin_assistant(conversation, "ollama:llama3.2:3b")
     for _ in range(20_000):
         store.append_text(item.id, "x" * 50)

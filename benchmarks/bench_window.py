@@ -65,7 +65,7 @@ def fill(folder: Path, count: int, seed: int = 7) -> str:
 
     rng = random.Random(seed)
     with Store.open(folder) as store:
-        conversation = store.create_conversation(title="Long", model="ollama:llama3.2:3b")
+        conversation = store.conversations.create(title="Long", model="ollama:llama3.2:3b")
         for n in range(count):
             if n % 2 == 0:
                 text = _sentence(rng, rng.randrange(4, 20)) + "?"

@@ -4,7 +4,7 @@ No widgets here: the sidebar, the undo bar and the ledger panel show what this
 reports. It shares the controller's store and runs on the same (UI) thread.
 
 Deleting keeps nothing from the person and loses nothing early: a deleted
-conversation is hidden at once (`Store.trash_conversation`) and deleted for good
+conversation is hidden at once (`Store.conversations.trash`) and deleted for good
 only when its Undo is over — after `UNDO_MS`, or when Sightline closes, whichever
 comes first. If Sightline crashes during the Undo, the conversation is still in
 the file, and the next start offers its Undo again before deleting it.
@@ -86,8 +86,8 @@ class Chats(QObject):
         """The conversations to show: every one, or those matching the search."""
         if not self._query.strip():
             self._snippets = {}
-            return self.store.list_conversations()
-        hits = self.store.search(self._query)
+            return self.store.conversations.list()
+        hits = self.store.conversations.search(self._query)
         self._snippets = {hit.conversation.id: hit.snippet for hit in hits}
         return [hit.conversation for hit in hits]
 
@@ -101,7 +101,7 @@ class Chats(QObject):
         """A conversation's title ("" when untitled, unknown or deleted)."""
         if self._closed or not conversation_id:
             return ""
-        summary = self.store.get_conversation(conversation_id)
+        summary = self.store.conversations.get(conversation_id)
         return summary.title if summary is not None else ""
 
     @property
@@ -111,16 +111,16 @@ class Chats(QObject):
 
     def has_any(self) -> bool:
         """Whether there is any conversation at all, even one waiting for its Undo."""
-        return self._closed or bool(self._pending or self.store.list_conversations())
+        return self._closed or bool(self._pending or self.store.conversations.list())
 
     def rename(self, conversation_id: str, title: str) -> None:
         """Give a conversation a new title; a blank one changes nothing."""
         title = " ".join(title.split())
         if self._closed:
             return
-        summary = self.store.get_conversation(conversation_id)
+        summary = self.store.conversations.get(conversation_id)
         if title and summary is not None and title != summary.title:
-            self.store.rename_conversation(conversation_id, title)
+            self.store.conversations.rename(conversation_id, title)
             self.refresh()
 
     # -- deleting with Undo -----------------------------------------------------------
@@ -134,10 +134,10 @@ class Chats(QObject):
         """Hide a conversation as deleted; it goes for good once its Undo is over."""
         if self._closed:
             return
-        summary = self.store.get_conversation(conversation_id)
+        summary = self.store.conversations.get(conversation_id)
         if summary is None:
             return
-        self.store.trash_conversation(conversation_id)
+        self.store.conversations.trash(conversation_id)
         self._pending[conversation_id] = summary.title or UNTITLED
         self._timer.start(UNDO_MS)  # each deletion gets the whole time to be undone
         self.deleted_changed.emit(self.deleted)
@@ -151,7 +151,7 @@ class Chats(QObject):
         ids = list(self._pending)
         self._pending = {}
         for conversation_id in ids:
-            self.store.restore_conversation(conversation_id)
+            self.store.conversations.restore(conversation_id)
         self.deleted_changed.emit(None)
         self.refresh()
         self.restored.emit(ids[-1])
@@ -166,7 +166,7 @@ class Chats(QObject):
 
     def offer_left_over(self) -> None:
         """Offer Undo again for deletions a crash interrupted (called once, at start)."""
-        left = self.store.trashed_conversations()
+        left = self.store.conversations.trashed()
         if left:
             self._pending = {s.id: s.title or UNTITLED for s in reversed(left)}
             self._timer.start(UNDO_MS)
@@ -185,7 +185,7 @@ class Chats(QObject):
 
     def _purge(self, ids: Iterable[str] | None) -> None:
         try:
-            self.store.purge_trash(ids)
+            self.store.conversations.purge(ids)
         except StoreError as exc:  # kept in the trash: the next start tries again
             log.warning("deleting for good failed: %s", exc)
 

@@ -197,10 +197,10 @@ class Controller(QObject):
                 # rather than flashing empty (only providers still in use).
                 kept = {p.id for p in providers}
                 self._carried = {s.provider.id: s for s in old.statuses() if s.provider.id in kept}
-            self._catalogue = Catalogue(providers, blind=self.store.blind_models())
+            self._catalogue = Catalogue(providers, blind=self.store.learned.blind())
             prefs = RoutingPrefs(self.config.auto_may_use_cloud, self.config.vision_model)
             if self._tool_step is None:
-                self._tool_step = ToolStep(self, grants=self.store)  # kept per chat
+                self._tool_step = ToolStep(self, grants=self.store.grants)  # kept per chat
             self._tool_step.always_allowed = frozenset(self.config.always_allow_tools)
             self._runner = TurnRunner(self.store, self._catalogue, self._tool_step, prefs=prefs)
             listing = self._listing_task
@@ -316,7 +316,7 @@ class Controller(QObject):
         """Open a saved conversation with its messages and its model."""
         if conversation_id == self._current:
             return
-        summary = self.store.get_conversation(conversation_id)
+        summary = self.store.conversations.get(conversation_id)
         if summary is None:
             self.chats.refresh()
             return
@@ -360,7 +360,7 @@ class Controller(QObject):
         if waiting.reading:
             return False  # a file is still being read: it belongs with this message
         if not self._current:
-            self._current = self.store.create_conversation(model=model_ref)
+            self._current = self.store.conversations.create(model=model_ref)
             self.conversation_loaded.emit(self._current, [], model_ref)
             self.chats.refresh()
         self._turn_conversation = self._current
@@ -388,17 +388,17 @@ class Controller(QObject):
     def decide_earlier_pictures(self, choice: str) -> None:
         """Keep the person's answer for the open chat's earlier pictures ("send"/"withhold")."""
         if self._current:
-            self.store.set_earlier_pictures(self._current, choice)
+            self.store.crossings.set_earlier_pictures(self._current, choice)
 
     def learned_blind(self) -> frozenset[str]:
         """Models that refused pictures (in this or an earlier session)."""
         if self._catalogue is not None:
             return self._catalogue.blind
-        return frozenset(self.store.blind_models())
+        return frozenset(self.store.learned.blind())
 
     def check_again(self, ref: str) -> None:
         """Forget that a model refused pictures; its listing says again whether it sees."""
-        self.store.forget_blind(ref)
+        self.store.learned.forget_blind(ref)
         if self._catalogue is not None:
             self._catalogue.forget_blind(ref)
         self.refresh_models()

@@ -62,7 +62,7 @@ def test_models_json(home: SightlineHome) -> None:
 
 def test_models_json_says_a_model_that_refused_pictures_is_blind(home: SightlineHome) -> None:
     with Store.open(home.data) as store:
-        store.remember_blind("ollama:llava:7b")  # as a heal after a refusal does
+        store.learned.remember_blind("ollama:llava:7b")  # as a heal after a refusal does
     done = sightline(home, "models", "--json")
     assert done.returncode == 0, done.stderr
     llava = next(r for r in json.loads(done.stdout) if r["model"] == "llava:7b")
@@ -83,7 +83,7 @@ def test_ask_plain_prints_the_answer_and_stores_it(
     assert done.stdout == "You said: Hello there\n"
     assert done.stderr == ""  # no notices: the person chose the model
     store = Store.open(home.data)
-    [conversation] = store.list_conversations()
+    [conversation] = store.conversations.list()
     user, answer = store.messages(conversation.id)
     assert (user.text, answer.text, answer.status) == (
         "Hello there",

@@ -44,7 +44,7 @@ RED, PHOTO = picture("red", "red [1].png"), picture("blue", "photo.jpg", "JPEG")
 def chat(tmp_path: Path) -> Iterator[tuple[Store, str]]:
     """A conversation with words, pictures (one used twice), a tool step and notices."""
     with Store.open(tmp_path / "data") as store:
-        chat = store.create_conversation(model="ollama:llama3.2:3b")
+        chat = store.conversations.create(model="ollama:llama3.2:3b")
         store.add_message(chat, user_message("What is in these?", (RED, PHOTO)))
         store.add_notice(
             chat,
@@ -118,7 +118,7 @@ def test_json_round_trip_keeps_messages_notices_and_picture_bytes(
 
     back = read_json(path)
     stored = store.items(conversation)
-    assert back.conversation == store.get_conversation(conversation)
+    assert back.conversation == store.conversations.get(conversation)
     assert [e.item for e in back.entries] == [s.item for s in stored]  # labels included
     assert [e.created_at for e in back.entries] == [s.created_at for s in stored]
     first = back.entries[0].item
@@ -157,7 +157,7 @@ def test_markdown_writes_pictures_beside_it_and_links_them(
 
 def test_a_chat_without_pictures_makes_no_folder(tmp_path: Path) -> None:
     with Store.open(tmp_path / "data") as store:
-        chat = store.create_conversation()
+        chat = store.conversations.create()
         store.add_message(chat, user_message("Just words"))
         write(snapshot(store, chat), tmp_path / "words.md")
         assert not (tmp_path / "words_files").exists()
@@ -189,7 +189,7 @@ def test_pdfs_and_rendered_pages_export_and_read_back(tmp_path: Path) -> None:
     assert read.candidate is not None
     pages = PagesPart.from_candidate("scan.pdf", read.candidate, read.total_pages)
     with Store.open(tmp_path / "data") as store:
-        conversation = store.create_conversation()
+        conversation = store.conversations.create()
         store.add_message(conversation, user_message("When?", pdfs=(memo,)))
         store.add_message(conversation, Message("tool", (ToolResult("c", "read_file", (pages,)),)))
         exported = snapshot(store, conversation)

@@ -47,7 +47,7 @@ def sight() -> TurnSight:
 def test_a_looker_disclosure_names_model_host_pictures_and_why(
     store: Store, sight: TurnSight
 ) -> None:
-    chat = store.create_conversation()
+    chat = store.conversations.create()
     pictures = [picture("red", "cat.png"), picture("blue", "report.pdf, page 2")]
     store.add_message(chat, user_message("What is this?", tuple(pictures)))
     looker = SimpleNamespace(label=GPT.ref, host="api.openai.com", local=False)
@@ -65,7 +65,7 @@ def test_a_looker_disclosure_names_model_host_pictures_and_why(
 
 
 def test_the_ledger_lists_a_notices_facts_whatever_its_words_say(store: Store) -> None:
-    chat = store.create_conversation()
+    chat = store.conversations.create()
     looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True)
     notice = _disclosure(looker, LLAMA, [picture("red", "a.png")], [], "it sees", failed=0)  # type: ignore[arg-type]
     reworded = replace(notice, text="Wording from a later version that no pattern knows.")
@@ -80,7 +80,7 @@ def test_the_ledger_lists_a_notices_facts_whatever_its_words_say(store: Store) -
 
 
 def test_a_failed_description_still_crossed(store: Store) -> None:
-    chat = store.create_conversation()
+    chat = store.conversations.create()
     sent = [picture("red", "a.png"), picture("green", "b.png")]
     looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True)
     notice = _disclosure(looker, LLAMA, sent, [], "it sees", failed=2)  # type: ignore[arg-type]
@@ -93,7 +93,7 @@ def test_a_failed_description_still_crossed(store: Store) -> None:
 
 
 def test_a_disclosure_in_old_words_is_still_read(store: Store) -> None:
-    chat = store.create_conversation()
+    chat = store.conversations.create()
     store.add_notice(
         chat,
         Notice(
@@ -110,7 +110,7 @@ def test_a_disclosure_in_old_words_is_still_read(store: Store) -> None:
 def test_a_takeover_disclosure_and_its_routing_notice(
     store: Store, sight: TurnSight, tmp_path: Path
 ) -> None:
-    chat = store.create_conversation()
+    chat = store.conversations.create()
     store.add_message(chat, user_message("Look", (picture("red", "shot.png"),)))
     choice = Choice(GPT, "llama can't see this turn's pictures; gpt sees them", True)
     runner = TurnRunner(store, Catalogue([OLLAMA, OPENAI]))
@@ -133,7 +133,7 @@ def test_a_takeover_disclosure_and_its_routing_notice(
 
 
 def test_routing_to_this_computer_is_not_a_crossing(store: Store) -> None:
-    chat = store.create_conversation()
+    chat = store.conversations.create()
     store.add_message(chat, user_message("Hi"))
     runner = TurnRunner(store, Catalogue([OLLAMA]))
     runner._routing_notice(chat, Choice(LLAMA, "it runs on this computer", True))
@@ -143,7 +143,7 @@ def test_routing_to_this_computer_is_not_a_crossing(store: Store) -> None:
 
 
 def test_a_heal_names_the_turns_pictures(store: Store, sight: TurnSight) -> None:
-    chat = store.create_conversation()
+    chat = store.conversations.create()
     store.add_message(chat, user_message("Old turn", (picture("blue", "old.png"),)))
     store.add_message(chat, user_message("New turn", (picture("red", "new.png"),)))
     store.add_notice(chat, sight.heal(GPT, store.messages(chat)))
@@ -155,7 +155,7 @@ def test_a_heal_names_the_turns_pictures(store: Store, sight: TurnSight) -> None
 
 
 def test_a_cloud_model_the_person_chose_is_listed_once_per_turn(store: Store) -> None:
-    chat = store.create_conversation(model=GPT.ref)
+    chat = store.conversations.create(model=GPT.ref)
     for words in ("one", "two"):
         store.add_message(chat, user_message(words))
         store.add_message(chat, Message("assistant", (TextPart("..."),), model=GPT.ref))
@@ -171,7 +171,7 @@ def test_a_cloud_model_the_person_chose_is_listed_once_per_turn(store: Store) ->
 
 
 def test_older_and_unknown_wordings_are_still_listed(store: Store) -> None:
-    chat = store.create_conversation()
+    chat = store.conversations.create()
     store.add_notice(
         chat,
         Notice(
@@ -210,7 +210,7 @@ def test_endpoints_and_hosts() -> None:
 
 
 def test_a_routing_notice_without_facts_is_read_in_either_wording(store: Store) -> None:
-    chat = store.create_conversation()
+    chat = store.conversations.create()
     for text in (
         f"{GPT.ref} answers at api.openai.com (in the cloud): it sees.",
         f"{GPT.ref} now answers (in the cloud) at api.openai.com: it sees.",

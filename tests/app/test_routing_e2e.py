@@ -44,7 +44,7 @@ async def test_cloud_down_a_local_model_answers_with_a_notice(
     local = ProviderConfig("ollama", "ollama", fake_ollama.base_url)
     catalogue = Catalogue([cloud, local])
     runner = TurnRunner(store, catalogue)
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(runner, cid, "hello", "oa:gpt-4o")
     await catalogue.aclose()
     assert isinstance(events[-1], TurnEnded) and events[-1].error is None
@@ -62,7 +62,7 @@ async def test_provider_that_stops_answering_mid_chat_falls_back(
     cloud = ProviderConfig("oa", "custom", server.url, local=False)
     catalogue = Catalogue([cloud, ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
     runner = TurnRunner(store, catalogue)
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await run(runner, cid, "first", "oa:gpt-4o-mini")  # listed and answered
     server.stop()  # then the connection goes
     events = await run(runner, cid, "second", "oa:gpt-4o-mini")
@@ -79,7 +79,7 @@ async def test_nothing_reachable_is_the_turns_error(store: Store) -> None:
     down = ProviderConfig("ollama", "ollama", f"http://127.0.0.1:{closed_port()}")
     catalogue = Catalogue([cloud, down])
     runner = TurnRunner(store, catalogue)
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(runner, cid, "hello", "oa:gpt-4o")
     await catalogue.aclose()
     ended = events[-1]
@@ -97,7 +97,7 @@ async def test_auto_with_a_picture_and_tools_picks_the_local_model_that_has_both
     picture = sniff(buffer.getvalue(), "leaf.png")
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
     runner = TurnRunner(store, catalogue)
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await run(runner, cid, "what is it", "auto", pictures=(picture,), tools=[ReadFile()])
     await catalogue.aclose()
     [notice] = notices(store, cid)

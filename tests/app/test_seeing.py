@@ -136,7 +136,7 @@ async def test_the_chat_providers_small_seeing_model_looks(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.enqueue(Reply(text="A blue dot."), Reply(text="It is blue."))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(
         runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),)
     )
@@ -152,7 +152,7 @@ async def test_a_vision_model_named_in_settings_looks_first(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:
     turns = runner(store, catalogue, prefs=RoutingPrefs(vision_model="ollama:llava:7b"))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await run(turns, cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),))
     assert [b["model"] for b in fake_ollama.chat_requests()] == ["llava:7b", "gemma3:270m"]
     [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
@@ -175,7 +175,7 @@ async def test_other_providers_look_in_the_persons_order(
             ProviderConfig(name, "ollama", servers[name].base_url) for name in ("home", *order)
         ]
         catalogue = Catalogue(configs)
-        cid = store.create_conversation()
+        cid = store.conversations.create()
         events = await run(
             runner(store, catalogue), cid, "what?", "home:gemma3:270m", (picture("dot.png"),)
         )
@@ -202,7 +202,7 @@ async def test_a_local_chat_never_sends_anything_to_the_cloud(store: Store, tmp_
                 ProviderConfig("ollama", "ollama", local.base_url),
             ]
         )
-        cid = store.create_conversation()
+        cid = store.conversations.create()
         events = await run(
             runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("shot.png"),)
         )
@@ -223,7 +223,7 @@ async def test_a_cloud_chat_may_use_its_providers_seeing_model(store: Store) -> 
             [ProviderConfig("or", "openrouter", cloud.url, "sk-or-test", local=False)]
         )
         cloud.enqueue(OpenAIReply(text="A chart of sales."), OpenAIReply(text="Sales rose."))
-        cid = store.create_conversation()
+        cid = store.conversations.create()
         events = await run(
             runner(store, catalogue), cid, "what?", "or:text-only-7b", (picture("chart.png"),)
         )
@@ -241,7 +241,7 @@ async def test_the_chats_own_model_never_looks(
     # llava is listed as seeing and named in Settings, but refuses: it must not then look.
     fake_ollama.enqueue(Reply(status=500, body={"error": REFUSAL_OLD_RUNNER}))
     turns = runner(store, catalogue, prefs=RoutingPrefs(vision_model="ollama:llava:7b"))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(turns, cid, "what?", "ollama:llava:7b", (picture("dot.png"),))
     assert ended(events).error is None
     assert [b["model"] for b in fake_ollama.chat_requests()] == [
@@ -267,7 +267,7 @@ async def test_a_model_of_unknown_sight_that_refuses_is_healed_once(
 ) -> None:
     store = Store.open(tmp_path / "data")
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(
         runner(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
     )
@@ -281,11 +281,11 @@ async def test_a_model_of_unknown_sight_that_refuses_is_healed_once(
     assert '[Description of "dot.png"' in last_user(retried)["content"]
     [heal] = notices(store, cid, NoticeKind.HEAL)
     assert "ollama:mystery:1b refused the pictures" in heal.text
-    assert store.blind_models() == {"ollama:mystery:1b"}
+    assert store.learned.blind() == {"ollama:mystery:1b"}
     assert store.messages(cid)[-1].status == "complete"
     store.close()
     with Store.open(tmp_path / "data") as reopened:  # learned for good, not for one run
-        assert reopened.blind_models() == {"ollama:mystery:1b"}
+        assert reopened.learned.blind() == {"ollama:mystery:1b"}
 
 
 @pytest.mark.parametrize("flavour", ["openai", "llamacpp"])
@@ -302,7 +302,7 @@ async def test_an_openai_shape_refusal_is_healed_once(
                 ProviderConfig("ollama", "ollama", fake_ollama.base_url),
             ]
         )
-        cid = store.create_conversation()
+        cid = store.conversations.create()
         events = await run(
             runner(store, catalogue), cid, "what?", "mine:mystery-7b", (picture("dot.png"),)
         )
@@ -313,7 +313,7 @@ async def test_an_openai_shape_refusal_is_healed_once(
     assert '[Description of "dot.png"' in text_of(last_user(retried))
     assert [b["model"] for b in fake_ollama.chat_requests()] == ["qwen2.5vl:3b"]
     assert len(notices(store, cid, NoticeKind.HEAL)) == 1
-    assert store.blind_models() == {"mine:mystery-7b"}
+    assert store.learned.blind() == {"mine:mystery-7b"}
 
 
 async def test_a_second_refusal_is_the_turns_error(
@@ -322,7 +322,7 @@ async def test_a_second_refusal_is_the_turns_error(
     refusal = Reply(status=500, body={"error": REFUSAL_OLD_RUNNER})
     mystery_ollama.enqueue(refusal, Reply(text="A blue dot."), refusal)
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(
         runner(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
     )
@@ -340,7 +340,7 @@ async def test_a_refusal_after_words_were_shown_is_an_error_not_a_retry(
 ) -> None:
     mystery_ollama.enqueue(Reply(text="Let me see", midstream_error=REFUSAL_OLD_RUNNER))
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(
         runner(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
     )
@@ -349,7 +349,7 @@ async def test_a_refusal_after_words_were_shown_is_an_error_not_a_retry(
     assert len(mystery_ollama.chat_requests()) == 1
     assert notices(store, cid, NoticeKind.HEAL) == []
     assert [n.kind for n in notices(store, cid)] == [NoticeKind.ERROR]
-    assert store.blind_models() == set()
+    assert store.learned.blind() == set()
     assert store.messages(cid)[-1].text == "Let me see"
 
 
@@ -362,7 +362,7 @@ async def test_auto_hands_the_turn_to_a_model_that_sees_a_tool_picture(
     chart = tmp_path / "chart.png"
     chart.write_bytes(png("orange", (12, 8)))
     fake_ollama.enqueue(read_file_call(chart), Reply(text="An orange chart."))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(
         runner(store, catalogue), cid, "what is in chart.png?", "auto", tools=[ReadFile()]
     )
@@ -391,7 +391,7 @@ async def test_an_explicit_choice_keeps_its_model_and_the_picture_is_described(
     fake_ollama.enqueue(
         read_file_call(chart), Reply(text="An orange rectangle."), Reply(text="Orange.")
     )
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(
         runner(store, catalogue), cid, "chart?", "ollama:llama3.2:3b", tools=[ReadFile()]
     )
@@ -456,7 +456,7 @@ async def test_one_budget_spans_the_requests_of_a_turn(
         Reply(text="Three red tiles."),
     )
     attached = (picture("1.png", (40, 0, 0)), picture("2.png", (80, 0, 0)))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(
         runner(store, catalogue, turn_budget=2),
         cid,
@@ -483,7 +483,7 @@ async def test_one_budget_spans_the_requests_of_a_turn(
 async def test_the_disclosure_says_who_looked_where_and_at_what(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     attached = (picture("a.png", "red"), picture("b.png", "green"))
     await run(runner(store, catalogue), cid, "compare", "ollama:gemma3:270m", attached)
     [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
@@ -502,7 +502,7 @@ async def test_a_failed_look_is_disclosed_and_its_error_stays_out(
     fake_ollama.enqueue(
         Reply(status=500, body={"error": f"llama runner crashed: {SECRET} /srv/blob"})
     )
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(
         runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),)
     )
@@ -524,7 +524,7 @@ async def test_the_lookers_tokens_count_for_the_turn(
         Reply(text="A blue dot.", prompt_eval_count=300, eval_count=40),
         Reply(text="Blue.", prompt_eval_count=25, eval_count=3),
     )
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(
         runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),)
     )

@@ -57,7 +57,7 @@ async def test_claude_gets_the_pdf_itself_and_the_chat_says_so(
 ) -> None:
     server, catalogue = claude
     memo = open_pdf(text_pdf(["Meeting moved to Friday"]), name="memo.pdf")
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(runner(store, catalogue), cid, "When is it?", CLAUDE, memo)
     assert ended(events).error is None
     [request] = server.message_requests()
@@ -87,7 +87,7 @@ async def test_a_pdf_over_claudes_limit_goes_as_its_reading(
     long = open_pdf(
         text_pdf([f"section {n}" for n in range(NATIVE_MAX_PAGES + 1)]), name="long.pdf"
     )
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await run(runner(store, catalogue), cid, "Summarise", CLAUDE, long)
     [request] = server.message_requests()
     sent = json.dumps(request.body)
@@ -104,7 +104,7 @@ async def test_a_scan_is_transcribed_for_a_model_that_cant_see(
         *(Reply(text=f"Page {n}: item {n} approved.") for n in range(1, 5)),
         Reply(text="Items 1-4 were approved."),
     )
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(runner(store, catalogue), cid, "What passed?", "ollama:gemma3:270m", scan())
     assert ended(events).error is None
     *looks, answered = fake_ollama.chat_requests()
@@ -130,7 +130,7 @@ async def test_when_nobody_can_read_the_scan_the_model_gets_the_extraction_error
         *[Reply(status=500, body={"error": "model runner crashed"})] * 4,
         Reply(text="I could not read it."),
     )
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await run(runner(store, catalogue), cid, "What passed?", "ollama:gemma3:270m", scan())
     answered = fake_ollama.chat_requests()[-1]
     words = last_user(answered)["content"]
@@ -146,7 +146,7 @@ async def test_when_nobody_can_read_the_scan_the_model_gets_the_extraction_error
 async def test_auto_picks_a_model_that_sees_for_a_scan(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await run(runner(store, catalogue), cid, "What is it?", "auto", scan(2))
     assert ended(events).error is None
     [answered] = fake_ollama.chat_requests()
@@ -161,7 +161,7 @@ async def test_a_text_pdf_needs_no_model_that_sees(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:
     memo = open_pdf(text_pdf(["Meeting moved to Friday"]), name="memo.pdf")
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await run(runner(store, catalogue), cid, "When?", "ollama:gemma3:270m", memo)
     [answered] = fake_ollama.chat_requests()
     assert "--- page 1 ---\nMeeting moved to Friday" in last_user(answered)["content"]

@@ -71,7 +71,7 @@ async def test_a_picture_from_read_file_reaches_the_model_in_its_shape(
     fake_ollama.enqueue(call_reply(("read_file", {"path": str(tmp_path / "chart.png")})))
     fake_ollama.enqueue(Reply(text="An orange chart."))
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await turn(runner, cid, "what is in chart.png?", [ReadFile()])
     assert isinstance(events[-1], TurnEnded) and events[-1].error is None
     roles = [m.role for m in store.messages(cid)]
@@ -92,7 +92,7 @@ async def test_a_denied_call_tells_the_model(
 ) -> None:
     fake_ollama.enqueue(call_reply(("read_file", {"path": "/etc/hostname"})), Reply(text="ok"))
     runner = TurnRunner(store, catalogue, ToolStep(DenyAll()))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await turn(runner, cid, "read it", [ReadFile()])
     [result] = store.messages(cid)[2].tool_results
     assert result.is_error and result.text == DENIED
@@ -107,7 +107,7 @@ async def test_allowed_for_the_conversation_is_asked_once(
     fake_ollama.enqueue(call_reply(read), call_reply(read), Reply(text="done"))
     asker = Asker(Approval.CONVERSATION)
     runner = TurnRunner(store, catalogue, ToolStep(asker))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await turn(runner, cid, "read twice", [ReadFile()])
     assert asker.asked == ["read_file"]
     texts = [r.text for m in store.messages(cid) for r in m.tool_results]
@@ -120,24 +120,27 @@ async def test_allowed_in_this_chat_holds_after_a_restart_and_only_in_that_chat(
     (tmp_path / "a.txt").write_text("A")
     read = ("read_file", {"path": str(tmp_path / "a.txt")})
     with Store.open(tmp_path / "data") as store:
-        cid, other = store.create_conversation(), store.create_conversation()
+        cid, other = store.conversations.create(), store.conversations.create()
         fake_ollama.enqueue(call_reply(read), Reply(text="done"))
         first = Asker(Approval.CONVERSATION)
         await turn(
-            TurnRunner(store, catalogue, ToolStep(first, grants=store)), cid, "go", [ReadFile()]
+            TurnRunner(store, catalogue, ToolStep(first, grants=store.grants)),
+            cid,
+            "go",
+            [ReadFile()],
         )
         assert first.asked == ["read_file"]
     with Store.open(tmp_path / "data") as store:  # a new session: a new ToolStep
         later = Asker(Approval.ONCE)
-        runner = TurnRunner(store, catalogue, ToolStep(later, grants=store))
+        runner = TurnRunner(store, catalogue, ToolStep(later, grants=store.grants))
         fake_ollama.enqueue(call_reply(read), Reply(text="done"))
         await turn(runner, cid, "again", [ReadFile()])
         assert later.asked == []  # remembered for that chat
         fake_ollama.enqueue(call_reply(read), Reply(text="done"))
         await turn(runner, other, "here too?", [ReadFile()])
         assert later.asked == ["read_file"]  # another chat asks
-        store.delete_conversation(cid)
-        assert store.granted_tools(cid) == set()
+        store.conversations.delete(cid)
+        assert store.grants.granted(cid) == set()
 
 
 async def test_allow_all_runs_the_rest_of_the_step_without_asking_again(
@@ -149,7 +152,7 @@ async def test_allow_all_runs_the_rest_of_the_step_without_asking_again(
     fake_ollama.enqueue(call_reply(*reads), call_reply(reads[0]), Reply(text="done"))
     asker = Asker(Approval.STEP, Approval.DENY)
     runner = TurnRunner(store, catalogue, ToolStep(asker))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await turn(runner, cid, "read all three", [ReadFile()])
     # Asked once for the step of three (naming the two others); the next step asks again.
     assert asker.asked == ["read_file", "read_file"] and asker.others == [2, 0]
@@ -163,7 +166,7 @@ async def test_calls_of_one_step_run_at_once(
     first, second = Waiter("first"), Waiter("second")
     fake_ollama.enqueue(call_reply(("first", {}), ("second", {})), Reply(text="both"))
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     task = asyncio.create_task(turn(runner, cid, "go", [first, second]))
     # Both start before either is released: they run concurrently.
     await asyncio.wait_for(asyncio.gather(first.started.wait(), second.started.wait()), 10)
@@ -180,7 +183,7 @@ async def test_stop_cancels_running_tools_and_every_call_keeps_an_answer(
     slow = Waiter("slow")
     fake_ollama.enqueue(call_reply(("slow", {})))
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     task = asyncio.create_task(turn(runner, cid, "go", [slow]))
     await asyncio.wait_for(slow.started.wait(), 10)
     task.cancel()
@@ -202,7 +205,7 @@ async def test_steps_are_bounded(
     read = ("read_file", {"path": str(tmp_path / "a.txt")})
     fake_ollama.enqueue(*[call_reply(read) for _ in range(5)])
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()), max_tool_steps=2)
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await turn(runner, cid, "loop forever", [ReadFile()])
     assert len(fake_ollama.chat_requests()) == 3
     notice = store.items(cid)[-1].item
@@ -215,7 +218,7 @@ async def test_unknown_tool_and_a_model_without_tools(
 ) -> None:
     fake_ollama.enqueue(call_reply(("nonexistent", {})), Reply(text="sorry"))
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await turn(runner, cid, "go", [ReadFile()])
     calls = [e.part for e in events if isinstance(e, PartAdded)]
     assert [c.name for c in calls] == ["nonexistent"]  # type: ignore[union-attr]
@@ -235,7 +238,7 @@ async def test_tool_results_are_reported_as_items(
     (tmp_path / "a.txt").write_text("A")
     fake_ollama.enqueue(call_reply(("read_file", {"path": str(tmp_path / "a.txt")})))
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     events = await turn(runner, cid, "go", [ReadFile()])
     tool_items = [
         e.item.item
@@ -254,7 +257,7 @@ async def test_tools_allowed_in_settings_are_not_asked_about(
     fake_ollama.enqueue(call_reply(("read_file", {"path": str(tmp_path / "a.txt")})))
     asker = Asker()  # would fail if asked: it has no answers
     runner = TurnRunner(store, catalogue, ToolStep(asker, frozenset({"read_file"})))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     await turn(runner, cid, "read it", [ReadFile()])
     assert asker.asked == []
     assert [r.text for m in store.messages(cid) for r in m.tool_results] == ["A"]

@@ -44,7 +44,7 @@ def png() -> bytes:
 async def test_explicit_model_streams_and_stores(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
-    cid = runner.store.create_conversation()
+    cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="Hello there, friend."))
     events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
     streamed = "".join(e.text for e in events if isinstance(e, TextAdded))
@@ -65,7 +65,7 @@ async def test_explicit_model_streams_and_stores(
 async def test_history_is_sent_on_the_next_turn(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
-    cid = runner.store.create_conversation()
+    cid = runner.store.conversations.create()
     await collect(runner.run(cid, "first", requested_model="ollama:llama3.2:3b"))
     await collect(runner.run(cid, "second", requested_model="ollama:llama3.2:3b"))
     last = fake_ollama.chat_requests()[-1]
@@ -79,7 +79,7 @@ async def test_history_is_sent_on_the_next_turn(
 async def test_auto_picks_a_local_model_that_sees_for_a_picture(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
-    cid = runner.store.create_conversation()
+    cid = runner.store.conversations.create()
     picture = sniff(png(), label="dot.png")
     events = await collect(runner.run(cid, "what is this?", (picture,), "auto"))
     notices = [
@@ -90,11 +90,11 @@ async def test_auto_picks_a_local_model_that_sees_for_a_picture(
     sent = fake_ollama.chat_requests()[-1]
     assert sent["model"] == "llava:7b"
     assert len(sent["messages"][-1]["images"]) == 1
-    assert runner.store.get_conversation(cid).model == "auto"  # type: ignore[union-attr]
+    assert runner.store.conversations.get(cid).model == "auto"  # type: ignore[union-attr]
 
 
 async def test_unknown_model_lists_what_exists(runner: TurnRunner) -> None:
-    cid = runner.store.create_conversation()
+    cid = runner.store.conversations.create()
     events = await collect(runner.run(cid, "hi", requested_model="ollama:nope:1b"))
     ended = events[-1]
     assert isinstance(ended, TurnEnded) and isinstance(ended.error, ModelNotFound)
@@ -106,7 +106,7 @@ async def test_unknown_model_lists_what_exists(runner: TurnRunner) -> None:
 async def test_provider_failure_mid_answer_keeps_what_came(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
-    cid = runner.store.create_conversation()
+    cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="Partial words here", midstream_error="runner crashed"))
     events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
     ended = events[-1]
@@ -120,7 +120,7 @@ async def test_provider_failure_mid_answer_keeps_what_came(
 async def test_a_blind_models_picture_is_described_not_sent(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
-    cid = runner.store.create_conversation()
+    cid = runner.store.conversations.create()
     picture = sniff(png(), label="dot.png")
     fake_ollama.enqueue(Reply(text="A small blue square."), Reply(text="It is blue."))
     events = await collect(runner.run(cid, "look", (picture,), "ollama:gemma3:270m"))
@@ -137,7 +137,7 @@ async def test_a_blind_models_picture_is_described_not_sent(
 
 
 async def test_stop_keeps_the_partial_answer(runner: TurnRunner, fake_ollama: FakeOllama) -> None:
-    cid = runner.store.create_conversation()
+    cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="one two three four five six seven", delay=0.05))
     seen: list[str] = []
     got_text = asyncio.Event()
@@ -163,7 +163,7 @@ async def test_stop_keeps_the_partial_answer(runner: TurnRunner, fake_ollama: Fa
 
 
 async def test_finished_event_closes_the_answer(runner: TurnRunner) -> None:
-    cid = runner.store.create_conversation()
+    cid = runner.store.conversations.create()
     events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
     finished = [e for e in events if isinstance(e, ItemFinished)]
     assert [f.status for f in finished] == [MessageStatus.COMPLETE]

@@ -205,7 +205,7 @@ async def test_no_picture_crosses_unless_the_rules_allow_and_every_crossing_is_t
         ToolStep(AllowAll()),
         prefs=RoutingPrefs(auto_may_use_cloud=allow_cloud, vision_model=VISION_IN_THE_CLOUD),
     )
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     run = runner.run(cid, "what is this?", setup.pictures, setup.requested, setup.tools, setup.pdfs)
     async with aclosing(run) as events:
         ended = [e async for e in events if isinstance(e, TurnEnded)][-1]
@@ -269,7 +269,7 @@ async def moving(store: Store) -> AsyncIterator[Moving]:
             [ProviderConfig("ollama", "ollama", ollama.base_url), _cloud("cloud", cloud)]
         )
         yield Moving(
-            store, TurnRunner(store, catalogue), ollama, cloud, store.create_conversation()
+            store, TurnRunner(store, catalogue), ollama, cloud, store.conversations.create()
         )
         await catalogue.aclose()
 
@@ -282,7 +282,7 @@ async def test_a_local_chats_earlier_picture_going_to_the_cloud_is_disclosed_onc
 ) -> None:
     picture = sniff(_png("red"), "holiday.png")
     await moving.turn("what is this?", HERE, pictures=(picture,))
-    assert moving.store.sent_away(moving.cid) == set()  # seen on this computer only
+    assert moving.store.crossings.sent_away(moving.cid) == set()  # seen on this computer only
     first = await moving.turn("and now?", THERE)
     second = await moving.turn("once more", THERE)
     assert first.error is None and second.error is None
@@ -294,7 +294,7 @@ async def test_a_local_chats_earlier_picture_going_to_the_cloud_is_disclosed_onc
     items = moving.store.items(moving.cid)
     assert ledger(items)[0].what == "1 picture (holiday.png) from earlier turns"
     assert all(_carries_pictures(body) for body in moving.cloud.chat_requests())  # it did go
-    assert moving.store.sent_away(moving.cid) == {picture.sha256}
+    assert moving.store.crossings.sent_away(moving.cid) == {picture.sha256}
 
 
 async def test_withheld_earlier_pictures_stay_and_leave_a_line(moving: Moving) -> None:
@@ -302,7 +302,7 @@ async def test_withheld_earlier_pictures_stay_and_leave_a_line(moving: Moving) -
     picture = sniff(_png("red"), "holiday.png")
     moving.ollama.enqueue(OllamaReply(text="Seen."))  # not an echo: the answer stays out of this
     await moving.turn("look", HERE, pictures=(picture,), pdfs=(report,))
-    moving.store.set_earlier_pictures(moving.cid, EarlierPictures.WITHHOLD)
+    moving.store.crossings.set_earlier_pictures(moving.cid, EarlierPictures.WITHHOLD)
     ended = await moving.turn("and now?", THERE)
     assert ended.error is None
     [body] = moving.cloud.chat_requests()
@@ -311,7 +311,7 @@ async def test_withheld_earlier_pictures_stay_and_leave_a_line(moving: Moving) -
     assert "Salary review" not in sent
     assert "[A picture (holiday.png) was here; it stays on the person's computer.]" in sent
     assert "[A PDF (review.pdf) was here; it stays on the person's computer.]" in sent
-    assert moving.told() == [] and moving.store.sent_away(moving.cid) == set()
+    assert moving.told() == [] and moving.store.crossings.sent_away(moving.cid) == set()
 
 
 async def test_an_earlier_pdf_read_as_text_by_the_cloud_is_disclosed(moving: Moving) -> None:

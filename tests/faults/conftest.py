@@ -233,7 +233,7 @@ async def make_rig(
         else Catalogue([backend.provider])
     )
     runner = TurnRunner(store, catalogue)
-    return Rig(backend, folder, store, runner, store.create_conversation())
+    return Rig(backend, folder, store, runner, store.conversations.create())
 
 
 @pytest.fixture

@@ -89,7 +89,7 @@ def test_a_mislabelled_picture_is_read_by_its_bytes(
     assert done.returncode == 0, done.stderr
     assert done.stdout == "You said: what is it? (I see 1 pictures)\n"
     with Store.open(home.data) as store:
-        [conversation] = store.list_conversations()
+        [conversation] = store.conversations.list()
         [user, _answer] = store.messages(conversation.id)
     assert user.pictures[0].mime == "image/jpeg"
 

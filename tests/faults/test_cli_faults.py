@@ -17,7 +17,7 @@ MODEL = "ollama:llama3.2:3b"
 
 def transcript(home: SightlineHome) -> list[tuple[str, ...]]:
     with Store.open(home.data) as store:
-        [conversation] = store.list_conversations()
+        [conversation] = store.conversations.list()
         return [describe(item) for item in store.items(conversation.id)]
 
 
@@ -31,7 +31,7 @@ def test_a_dropped_answer_is_one_line_and_the_next_ask_continues(
     [line] = done.stderr.splitlines()
     assert line.startswith("sightline: The answer was cut off") and "Try again" in line
     with Store.open(home.data) as store:
-        [conversation] = store.list_conversations()
+        [conversation] = store.conversations.list()
     again = sightline(
         home.env(), "ask", "--conversation", conversation.id, "--model", MODEL, "Again"
     )

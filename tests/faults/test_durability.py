@@ -60,7 +60,7 @@ def test_kill_9_mid_answer_keeps_the_transcript_and_marks_the_answer_interrupted
     first = sightline(home.env(), "ask", "--json", "--model", MODEL, "Before the crash")
     assert first.returncode == 0, first.stderr
     with Store.open(home.data) as store:
-        [conversation] = store.list_conversations()
+        [conversation] = store.conversations.list()
 
     fake_ollama.enqueue(Reply(text=LONG, chunk_chars=8, delay=0.01))  # about 25 s in all
     args = ("ask", "--conversation", conversation.id, "--model", MODEL, "Tell me a long story")

@@ -41,7 +41,7 @@ def test_a_model_written_wrong_is_one_line_and_nothing_is_sent(
     assert said in one_clear_line(done)
     assert fake_ollama.chat_requests() == []
     with Store.open(home.data) as store:
-        assert store.list_conversations() == []  # refused before anything was kept
+        assert store.conversations.list() == []  # refused before anything was kept
 
 
 @pytest.mark.parametrize("prompt", ["", "   ", "\n\t"])
@@ -90,7 +90,7 @@ def test_ctrl_c_ends_the_json_stream_with_a_stopped_error(
     assert lines[-1] == {"type": "error", "kind": "stopped", "message": "stopped by the person"}
     assert child.returncode == 130 and "Traceback" not in err
     with Store.open(home.data) as store:
-        [chat] = store.list_conversations()
+        [chat] = store.conversations.list()
         statuses = [getattr(i.item, "status", None) for i in store.items(chat.id)]
     assert [str(s) for s in statuses[:2]] == ["complete", "stopped"]
 
@@ -124,7 +124,7 @@ def test_two_first_runs_at_once_both_keep_their_message(
         for done in runs:
             assert done.returncode == 0, done.stderr
         with Store.open(tmp_path / f"fresh-{round_number}") as store:
-            texts = sorted(store.messages(c.id)[0].text for c in store.list_conversations())
+            texts = sorted(store.messages(c.id)[0].text for c in store.conversations.list())
         assert texts == ["one", "two"]
 
 

@@ -62,13 +62,13 @@ def sparse_pdf(path: Path) -> Path:
 
 def transcript(home: SightlineHome) -> list[tuple[str, ...]]:
     with Store.open(home.data) as store:
-        [conversation] = store.list_conversations()
+        [conversation] = store.conversations.list()
         return [describe(item) for item in store.items(conversation.id)]
 
 
 def conversation_id(home: SightlineHome) -> str:
     with Store.open(home.data) as store:
-        [conversation] = store.list_conversations()
+        [conversation] = store.conversations.list()
         return conversation.id
 
 

@@ -52,7 +52,7 @@ class Setup:
 
     def transcript(self) -> list[tuple[str, ...]]:
         with Store.open(self.home.data) as store:
-            [conversation] = store.list_conversations()
+            [conversation] = store.conversations.list()
             return [describe(item) for item in store.items(conversation.id)]
 
     def kept_the_message(self, message: str) -> None:

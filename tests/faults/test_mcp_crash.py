@@ -64,7 +64,7 @@ async def test_a_crash_mid_call_is_a_tool_error_and_the_next_call_restarts_the_s
     store = Store.open(folder)
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
-    cid = store.create_conversation()
+    cid = store.conversations.create()
     try:
         fake_ollama.enqueue(calls(("test__crash", {})), Reply(text="The tool crashed."))
         assert ended(await run_turn(runner, cid, "crash it", hub)).error is None

@@ -34,7 +34,7 @@ def _nested(depth: int) -> dict[str, Any]:
 
 def _only_chat(home: SightlineHome) -> str:
     with Store.open(home.data) as store:
-        [chat] = store.list_conversations()
+        [chat] = store.conversations.list()
         return chat.id
 
 
@@ -59,7 +59,7 @@ def test_a_conversation_poisoned_before_the_bound_still_answers(
 ) -> None:
     # Stored as an older Sightline would have stored it: the call as the model sent it.
     with Store.open(home.data) as store:
-        chat = store.create_conversation()
+        chat = store.conversations.create()
         store.add_message(chat, Message("user", ()))
         call = ToolCall("c1", "read_file", _nested(600))
         store.add_message(chat, Message("assistant", (call,), model=MODEL))

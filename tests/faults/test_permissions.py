@@ -39,7 +39,7 @@ from app.store import Store
 
 data = Path(sys.argv[1])
 with Store.open(data) as store:
-    (chat,) = store.list_conversations()
+    (chat,) = store.conversations.list()
     exported = export.snapshot(store, chat.id)
     export.write_markdown(exported, Path(sys.argv[2]) / "chat.md")
     export.write_json(exported, Path(sys.argv[2]) / "chat.json")

@@ -310,7 +310,7 @@ def test_no_configured_secret_reaches_a_file_an_export_or_the_terminal_in_any_fo
     exports = tmp_path / "exports"
     exports.mkdir()
     with Store.open(leaky.data) as store:
-        chats = store.list_conversations()
+        chats = store.conversations.list()
         assert len(chats) == 5  # one per `ask`
         for chat in chats:
             exported = export.snapshot(store, chat.id)

@@ -456,7 +456,7 @@ def test_a_saved_chat_shows_its_pictures_and_a_tools_with_its_name(
     wide = open_picture(picture_file(tmp_path / "wide.png", (2000, 500)))
     tall = open_picture(picture_file(tmp_path / "tall.png", (300, 900), shade=4))
     with Store.open(home.data) as store:
-        chat = store.create_conversation(title="Pictures", model="ollama:llava:7b")
+        chat = store.conversations.create(title="Pictures", model="ollama:llava:7b")
         store.add_message(
             chat, Message(role="user", parts=(TextPart("Two pictures"), PicturePart(wide)))
         )

@@ -39,7 +39,7 @@ def seed(home: SightlineHome) -> dict[str, str]:
             ("Trip to Lisbon", "Take tram 28 through Alfama."),
             ("Bike gears", "A 34/50 crank is gentle on hills."),
         ]:
-            conversation = store.create_conversation(model="ollama:llama3.2:3b")
+            conversation = store.conversations.create(model="ollama:llama3.2:3b")
             store.add_message(conversation, user_message(title))
             store.add_message(
                 conversation,
@@ -56,7 +56,7 @@ def titles(session: Session) -> list[str]:
 
 def stored_title(session: Session, conversation_id: str) -> str:
     """A conversation's title as the store has it."""
-    summary = session.store.get_conversation(conversation_id)
+    summary = session.store.conversations.get(conversation_id)
     assert summary is not None
     return summary.title
 
@@ -186,7 +186,7 @@ def test_delete_then_undo_brings_the_chat_back(
     assert session.controller.current_id == ""  # the open chat went with it
     bar = sidebar.undo_bar
     assert bar.isVisible() and bar.label.text() == "“Trip to Lisbon” deleted"
-    assert session.store.get_conversation(doomed) is None
+    assert session.store.conversations.get(doomed) is None
     assert len(session.store.items(doomed)) == 2  # nothing is gone yet
 
     qtbot.mouseClick(bar.button, Qt.MouseButton.LeftButton)
@@ -194,7 +194,7 @@ def test_delete_then_undo_brings_the_chat_back(
     assert not bar.isVisible()
     assert session.controller.current_id == doomed  # back where the person was
     assert [r["text"] for r in rows(session)] == ["Trip to Lisbon", "Take tram 28 through Alfama."]
-    assert session.store.trashed_conversations() == []
+    assert session.store.conversations.trashed() == []
 
     # Ctrl+Z (outside a text box) undoes a delete too; in the composer it stays the text's.
     activate(qtbot, session)
@@ -224,7 +224,7 @@ def test_delete_without_undo_removes_it_from_the_store(
     qtbot.waitUntil(lambda: sidebar.undo_bar.label.text() == "2 conversations deleted")
     qtbot.waitUntil(lambda: not sidebar.undo_bar.isVisible(), timeout=5000)
     assert titles(session) == ["Trip to Lisbon"]
-    assert session.store.trashed_conversations() == []
+    assert session.store.conversations.trashed() == []
     assert session.store.items(ids["Bike gears"]) == []
     assert session.store.items(ids["Sourdough starter"]) == []
 
@@ -235,7 +235,7 @@ def test_closing_during_the_undo_deletes_and_a_crash_offers_it_again(
     ids = seed(home)
     # As if a crash came during an Undo: the chat is in the trash, still whole.
     with Store.open(home.data) as store:
-        store.trash_conversation(ids["Bike gears"])
+        store.conversations.trash(ids["Bike gears"])
     session = open_window()
     bar = session.window.sidebar.undo_bar
     assert bar.isVisible() and bar.label.text() == "“Bike gears” deleted"
@@ -249,8 +249,8 @@ def test_closing_during_the_undo_deletes_and_a_crash_offers_it_again(
     close_session(session, run)
     with Store.open(home.data) as store:
         assert store.items(ids["Sourdough starter"]) == []
-        assert store.trashed_conversations() == []
-        assert {c.id for c in store.list_conversations()} == {
+        assert store.conversations.trashed() == []
+        assert {c.id for c in store.conversations.list()} == {
             ids["Bike gears"],
             ids["Trip to Lisbon"],
         }
@@ -342,7 +342,7 @@ def test_export_markdown_and_json_from_the_window(
     Image.new("RGB", (5, 5), "red").save(buffer, format="PNG")
     picture = sniff(buffer.getvalue(), label="red.png")
     with Store.open(home.data) as store:
-        chat = store.create_conversation(model="ollama:llama3.2:3b")
+        chat = store.conversations.create(model="ollama:llama3.2:3b")
         store.add_message(chat, user_message("What colour?", (picture,)))
         store.add_notice(chat, Notice(NoticeKind.ROUTING, "ollama:llava:7b answers (x): y."))
         store.add_message(chat, Message("assistant", (TextPart("Red."),), model="ollama:llava:7b"))
@@ -388,7 +388,7 @@ def test_the_ledger_panel_lists_where_the_data_went(
     buffer = io.BytesIO()
     Image.new("RGB", (5, 5), "blue").save(buffer, format="PNG")
     with Store.open(home.data) as store:
-        chat = store.create_conversation(model="auto")
+        chat = store.conversations.create(model="auto")
         store.add_message(chat, user_message("Look", (sniff(buffer.getvalue(), label="a.png"),)))
         store.add_notice(
             chat,
@@ -466,7 +466,7 @@ def test_size_splitter_ledger_and_last_chat_come_back_next_time(
 
     # A last chat deleted since simply opens a new chat; the closed ledger stays closed.
     with Store.open(home.data) as store:
-        store.delete_conversation(ids["Trip to Lisbon"])
+        store.conversations.delete(ids["Trip to Lisbon"])
     third = open_window()
     assert third.controller.current_id == ""
     assert third.window.ledger.isHidden()

@@ -23,7 +23,7 @@ def test_a_model_remembered_blind_can_be_checked_again(
     home: SightlineHome, open_window: Callable[[], Session], qtbot: QtBot
 ) -> None:
     with Store.open(home.data) as store:  # an earlier session learned it refuses pictures
-        store.remember_blind(REF)
+        store.learned.remember_blind(REF)
     session = open_window()
     wait_for_models(qtbot, session)
     assert sees(session, REF) is False  # shown as a model that can't see
@@ -34,5 +34,5 @@ def test_a_model_remembered_blind_can_be_checked_again(
     assert not button.isHidden()
     button.click()
     qtbot.waitUntil(lambda: sees(session, REF) is True, timeout=10_000)
-    assert session.controller.store.blind_models() == set()
+    assert session.controller.store.learned.blind() == set()
     qtbot.waitUntil(button.isHidden)

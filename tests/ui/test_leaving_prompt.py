@@ -113,7 +113,7 @@ def test_cancel_keeps_the_draft_and_sends_nothing(
     session = asked(CANCEL)
     assert session.window.composer.edit.toPlainText() == "and in the cloud?"
     assert cloud.chat_requests() == []
-    assert session.controller.store.earlier_pictures(session.controller.current_id) == ""
+    assert session.controller.store.crossings.earlier_pictures(session.controller.current_id) == ""
 
 
 def test_send_them_discloses_and_is_not_asked_again(

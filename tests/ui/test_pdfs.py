@@ -477,7 +477,7 @@ def test_a_saved_chat_shows_its_pdf_and_a_read_scans_pages_like_tool_pictures(
     result = run(ReadFile(tmp_path).run(call))
     assert any(isinstance(p, PagesPart) for p in result.parts)  # the real read of a scan
     with Store.open(home.data) as store:
-        chat = store.create_conversation(title="A scan", model="ollama:qwen2.5vl:3b")
+        chat = store.conversations.create(title="A scan", model="ollama:qwen2.5vl:3b")
         attached = open_pdf(scan)
         store.add_message(
             chat, Message(role="user", parts=(TextPart("Read it"), PdfPart(attached)))

@@ -202,7 +202,7 @@ def test_allow_in_this_chat_is_not_asked_again_there_but_is_in_a_new_chat(
     first_chat = session.controller.current_id
     assert session.controller.allowed_tools(first_chat) == {"read_file"}
     # Kept with the chat, so the next start of Sightline doesn't ask again either.
-    assert session.controller.store.granted_tools(first_chat) == {"read_file"}
+    assert session.controller.store.grants.granted(first_chat) == {"read_file"}
 
     fake_ollama.enqueue(read_call(notes), Reply(text="Second."))
     send(qtbot, session, "Read it again")

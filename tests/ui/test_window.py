@@ -358,7 +358,7 @@ def test_new_chat_and_delete(home: SightlineHome, open_window: OpenWindow, qtbot
     qtbot.keyClick(sidebar.list, Qt.Key.Key_Delete)
     qtbot.waitUntil(lambda: sidebar.model.rowCount() == 1, timeout=5000)
     assert sidebar.undo_bar.isVisible()
-    assert [c.id for c in session.store.list_conversations()] == [second]
+    assert [c.id for c in session.store.conversations.list()] == [second]
     assert session.controller.current_id == "" and rows(session) == []
 
 
@@ -406,7 +406,7 @@ def test_a_long_chat_opens_at_its_end(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     with Store.open(home.data) as store:
-        conversation = store.create_conversation(title="A long chat", model="ollama:llama3.2:3b")
+        conversation = store.conversations.create(title="A long chat", model="ollama:llama3.2:3b")
         for n in range(2000):
             role = "user" if n % 2 == 0 else "assistant"
             words = f"Message **{n}**" + (" with a few more words to wrap" * (n % 5))
@@ -431,7 +431,7 @@ def test_the_view_follows_the_answer_unless_the_person_scrolled_up(
     home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     with Store.open(home.data) as store:
-        conversation = store.create_conversation(model="ollama:llama3.2:3b")
+        conversation = store.conversations.create(model="ollama:llama3.2:3b")
         for n in range(60):
             store.add_message(conversation, Message(role="user", parts=(TextPart(f"Old {n}"),)))
     session = open_window()
@@ -515,14 +515,14 @@ def test_a_full_disk_mid_answer_keeps_the_draft_and_says_why(
     session.window.picker.set_current_ref("ollama:llama3.2:3b")
     store = session.controller.store
     # SQLite's own "database or disk is full", a few pages into the answer.
-    (pages,) = store._db.execute("PRAGMA page_count").fetchone()
-    store._db.execute(f"PRAGMA max_page_count = {pages + 8}")
+    (pages,) = store._connection.db.execute("PRAGMA page_count").fetchone()
+    store._connection.db.execute(f"PRAGMA max_page_count = {pages + 8}")
     fake_ollama.enqueue(Reply(text="word " * 50_000, chunk_chars=200))
     send(qtbot, session, "tell me a lot")
     wait_idle(qtbot, session)
     assert session.window.composer.edit.toPlainText() == "tell me a lot"
     message = session.window.statusBar().currentMessage()
     assert "could not save this turn" in message and "free some disk space" in message
-    store._db.execute("PRAGMA max_page_count = 1073741823")
-    [chat] = store.list_conversations()
+    store._connection.db.execute("PRAGMA max_page_count = 1073741823")
+    [chat] = store.conversations.list()
     assert store.messages(chat.id)[0].text == "tell me a lot"

@@ -1,11 +1,16 @@
 """The store's schema: the steps that take a database from each version to the next.
 
 Each step takes the database from version i to i + 1 and runs in one transaction
-with the `user_version` bump (`app.store`). Never edit a shipped step: a later
+with the `user_version` bump (`migrate`). Never edit a shipped step: a later
 change (a new column, a new table) is a new step appended at the end.
 """
 
 from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from app.store.connection import StoreError, is_not_a_database
 
 MIGRATIONS: list[str] = [
     # 1: conversations, items (messages and notices), pictures stored once.
@@ -109,3 +114,53 @@ MIGRATIONS: list[str] = [
     ALTER TABLE conversations ADD COLUMN earlier_pictures TEXT NOT NULL DEFAULT '';
     """,
 ]
+
+# What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.
+SCHEMA_VERSION: int = len(MIGRATIONS)
+
+
+def migrate(db: sqlite3.Connection, path: Path) -> None:
+    """Run the migration steps the database hasn't had yet, each atomically.
+
+    Each step reads the version inside its own write transaction: two Sightlines
+    opening a new folder at once then take turns, and the second finds the first's
+    work done instead of repeating it.
+    """
+    while True:
+        steps = MIGRATIONS
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            (version,) = db.execute("PRAGMA user_version").fetchone()
+            if version > len(steps):
+                raise StoreError(
+                    f"{path} was written by a newer Sightline (schema {version}; this one "
+                    f"knows {len(steps)}). Update Sightline or set SIGHTLINE_DATA_DIR "
+                    "to another folder."
+                )
+            if version == len(steps):
+                db.execute("COMMIT")
+                return
+            number = version + 1
+            # The version bump is inside the same transaction as the step, so a
+            # failed step leaves the database exactly as it was.
+            for statement in _statements(steps[number - 1]):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {number}")
+            db.execute("COMMIT")
+        except (sqlite3.Error, StoreError) as exc:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            if isinstance(exc, StoreError) or is_not_a_database(exc):
+                raise
+            raise StoreError(f"Can't upgrade {path} to schema {number}: {exc}.") from None
+
+
+def _statements(script: str) -> list[str]:
+    """A migration step's SQL statements, one by one (in the caller's transaction)."""
+    statements, start = [], 0
+    for end, char in enumerate(script, start=1):
+        # A ';' ends a statement only where SQLite says so (not inside a string).
+        if char == ";" and sqlite3.complete_statement(script[start:end]):
+            statements.append(script[start:end])
+            start = end
+    return statements

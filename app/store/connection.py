@@ -1,22 +1,24 @@
-"""The store's connection: transactions, clock, and the error every store failure becomes.
+"""The store's connection: opening the file privately, transactions, the clock, StoreError.
 
-`Store` (app/store.py) builds on this, through `ConversationList`
-(app/store_conversations.py): the three share one SQLite connection, which
-`connect` opens on a database file only the person can read.
+Every part of the store (`app.store`) shares one `Connection`, opened once by
+`Store.open`; SQLite failures become a `StoreError` that names the file.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from app.paths import open_data_dir
 from app.private_files import create_private_file, tighten
 
 # The files SQLite keeps beside the database in WAL mode.
 SIDECARS = ("-wal", "-shm")
+
+_FIX_FOLDER = "Set SIGHTLINE_DATA_DIR to a folder you can write."
 
 
 class StoreError(Exception):
@@ -54,8 +56,8 @@ def connect(path: Path) -> sqlite3.Connection:
         raise sqlite3.OperationalError(
             f"unable to create the file ({exc.strerror or exc})"
         ) from exc
-    # Autocommit: transactions are explicit (see `_write`), so each streamed
-    # chunk is committed exactly when we say.
+    # Autocommit: transactions are explicit (see `Connection.write`), so each
+    # streamed chunk is committed exactly when we say.
     db = sqlite3.connect(path, isolation_level=None)
     try:
         # Before WAL mode: switching to it takes a lock another process may hold.
@@ -69,63 +71,114 @@ def connect(path: Path) -> sqlite3.Connection:
     return db
 
 
-class StoreConnection:
+def is_not_a_database(exc: sqlite3.Error) -> bool:
+    """Whether SQLite says the file isn't a database or is damaged."""
+    # SQLITE_CORRUPT = 11, SQLITE_NOTADB = 26; the low byte is the primary code.
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (11, 26)
+
+
+def _open_error(path: Path, exc: sqlite3.Error) -> StoreError:
+    """Say in plain words why the database at `path` couldn't be opened."""
+    if is_not_a_database(exc):
+        return StoreError(
+            f"{path} is not a Sightline database or is damaged ({exc}). "
+            f"Move it aside, or set SIGHTLINE_DATA_DIR to another folder."
+        )
+    return StoreError(f"Can't write Sightline's data file {path}: {exc}. {_FIX_FOLDER}")
+
+
+class Connection:
     """One SQLite connection, written in explicit transactions; use from one thread."""
 
     def __init__(self, path: Path, db: sqlite3.Connection) -> None:
-        """Wrap an open, migrated connection."""
+        """Wrap an open, migrated connection; use `Connection.open` instead."""
         self.path = path
-        self._db = db
+        self.db = db
         self._clock = 0.0
-        self._last_touched = ""  # the conversation this store last made the most recent
+        self.last_touched = ""  # the conversation this store last made the most recent
+
+    @classmethod
+    def open(cls, path: Path, prepare: Callable[[sqlite3.Connection, Path], None]) -> Connection:
+        """Open (creating if needed) the database at `path`, its folder private, then
+        `prepare` it (migrate, recover) before anything else uses it."""
+        folder = path.parent
+        try:
+            open_data_dir(folder)  # 0700, and what an older release left open tightened
+        except OSError as exc:
+            why = "it is a file, not a folder" if folder.is_file() else exc.strerror or exc
+            raise StoreError(
+                f"Can't create Sightline's data folder {folder}: {why}. {_FIX_FOLDER}"
+            ) from None
+        db: sqlite3.Connection | None = None
+        try:
+            db = connect(path)  # created 0600, autocommit, WAL
+            db.row_factory = sqlite3.Row
+            # NORMAL in WAL mode survives a process crash; only power loss may
+            # drop the last commits, which is worth many cheap commits per answer.
+            db.execute("PRAGMA synchronous = NORMAL")
+            db.execute("PRAGMA foreign_keys = ON")
+            prepare(db, path)
+        except StoreError:
+            if db is not None:
+                db.close()
+            raise
+        except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
+            raise _open_error(path, exc) from None
+        return cls(path, db)
+
+    def close(self) -> None:
+        """Close the database; the store can't be used afterwards."""
+        self.db.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[sqlite3.Connection]:
         """One transaction, committed on success and rolled back on any error."""
         try:
             # IMMEDIATE takes the write lock up front, so busy_timeout applies
             # instead of failing half-way through the transaction.
-            self._db.execute("BEGIN IMMEDIATE")
+            self.db.execute("BEGIN IMMEDIATE")
             try:
-                yield self._db
+                yield self.db
             except BaseException:
-                if self._db.in_transaction:
-                    self._db.execute("ROLLBACK")
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
                 raise
-            self._db.execute("COMMIT")
+            self.db.execute("COMMIT")
         except sqlite3.Error as exc:
             raise StoreError(f"Can't save to {self.path}: {exc}.") from exc
 
     @contextmanager
-    def _write_one(self) -> Iterator[sqlite3.Connection]:
+    def write_one(self) -> Iterator[sqlite3.Connection]:
         """One statement, which SQLite commits as its own transaction."""
         try:
-            yield self._db
+            yield self.db
         except sqlite3.Error as exc:
             raise StoreError(f"Can't save to {self.path}: {exc}.") from exc
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def read(self) -> Iterator[sqlite3.Connection]:
         """Run reads, turning SQLite failures into a StoreError naming the file."""
         try:
-            yield self._db
+            yield self.db
         except sqlite3.Error as exc:
             raise StoreError(f"Can't read {self.path}: {exc}.") from exc
 
-    def _now(self) -> float:
+    def now(self) -> float:
         """Wall-clock time that never repeats or goes back within this process."""
         # Coarse clocks (Windows) would tie writes made together and scramble the
         # most-recently-updated order.
         self._clock = max(time.time(), self._clock + 1e-6)
         return self._clock
 
-    def _touch(self, db: sqlite3.Connection, conversation_id: str) -> float:
+    def touch(self, db: sqlite3.Connection, conversation_id: str) -> float:
         """Bump a conversation's updated_at; refuse an unknown conversation."""
-        now = self._now()
+        now = self.now()
         cursor = db.execute(
             "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
         )
         if cursor.rowcount == 0:
             raise StoreError(f"There is no conversation {conversation_id!r} in {self.path}.")
-        self._last_touched = conversation_id
+        self.last_touched = conversation_id
         return now

@@ -1,17 +1,18 @@
-"""The list of conversations: create, find, search, rename, delete with Undo.
+"""The list of conversations: create, list, find, search, rename, delete with Undo.
 
-Builds on `StoreConnection`; `Store` (app/store.py) adds what is inside a
-conversation. A conversation's place in the list is its `updated_at`.
+`Store.conversations`; what is inside a conversation is `app.store.items`. A
+conversation's place in the list is its `updated_at`.
 """
 
 from __future__ import annotations
 
+import builtins
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.store_connection import StoreConnection
-from app.stored_parts import drop_unused_blobs
+from app.store.connection import Connection
+from app.store.parts import drop_unused_blobs
 
 _TITLE_LENGTH = 60
 _SUMMARY_COLUMNS = "id, title, model, created_at, updated_at"
@@ -37,42 +38,48 @@ class SearchHit:
     snippet: str = ""  # "" when only the title matched
 
 
-class ConversationList(StoreConnection):
+class Conversations:
     """The conversations of one store, as the sidebar lists and searches them."""
 
-    def create_conversation(self, title: str = "", model: str = "") -> str:
+    def __init__(self, connection: Connection) -> None:
+        """The conversations kept in this connection's database."""
+        self._connection = connection
+
+    def create(self, title: str = "", model: str = "") -> str:
         """Start a new, empty conversation and return its id."""
         # 128 random bits as hex, as uuid4().hex gave, without uuid's imports (~3 ms).
         conversation_id = os.urandom(16).hex()
-        now = self._now()
-        with self._write() as db:
+        now = self._connection.now()
+        with self._connection.write() as db:
             db.execute(
                 "INSERT INTO conversations (id, title, model, created_at, updated_at) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (conversation_id, title, model, now, now),
             )
-        self._last_touched = conversation_id
+        self._connection.last_touched = conversation_id
         return conversation_id
 
-    def list_conversations(self) -> list[ConversationSummary]:
+    def list(self) -> list[ConversationSummary]:
         """Every conversation (but those deleted, waiting for Undo), most recently updated first."""
-        with self._read() as db:
+        with self._connection.read() as db:
             rows = db.execute(
                 f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL "
                 "ORDER BY updated_at DESC, rowid DESC"
             ).fetchall()
         return [ConversationSummary(*row) for row in rows]
 
-    def get_conversation(self, conversation_id: str) -> ConversationSummary | None:
+    def get(self, conversation_id: str) -> ConversationSummary | None:
         """One conversation's summary, or None when there is none (or it is deleted)."""
-        with self._read() as db:
+        with self._connection.read() as db:
             row = db.execute(
                 f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE id = ? AND deleted_at IS NULL",
                 (conversation_id,),
             ).fetchone()
         return ConversationSummary(*row) if row else None
 
-    def search(self, query: str) -> list[SearchHit]:
+    # Annotations below say `builtins.list`: in this class `list` is the method above.
+
+    def search(self, query: str) -> builtins.list[SearchHit]:
         """Conversations whose title or text has every word of `query`, newest first.
 
         Plain substring matching (SQL LIKE: case-insensitive for ASCII letters), so
@@ -81,7 +88,7 @@ class ConversationList(StoreConnection):
         """
         words = query.split()
         if not words:
-            return [SearchHit(summary) for summary in self.list_conversations()]
+            return [SearchHit(summary) for summary in self.list()]
         patterns = [_like_pattern(word) for word in words]
         matches_word = (
             "(c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM items i "
@@ -89,7 +96,7 @@ class ConversationList(StoreConnection):
         )
         where = " AND ".join([matches_word] * len(patterns))
         params: list[str] = [pattern for pattern in patterns for _ in range(2)]
-        with self._read() as db:
+        with self._connection.read() as db:
             rows = db.execute(
                 f"SELECT c.id, c.title, c.model, c.created_at, c.updated_at, "
                 "(SELECT i.text FROM items i WHERE i.conversation_id = c.id "
@@ -106,58 +113,58 @@ class ConversationList(StoreConnection):
             hits.append(SearchHit(summary, snippet))
         return hits
 
-    def rename_conversation(self, conversation_id: str, title: str) -> None:
+    def rename(self, conversation_id: str, title: str) -> None:
         """Give a conversation a new title."""
-        with self._write() as db:
-            self._touch(db, conversation_id)
+        with self._connection.write() as db:
+            self._connection.touch(db, conversation_id)
             db.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id))
 
-    def set_conversation_model(self, conversation_id: str, model: str) -> None:
+    def set_model(self, conversation_id: str, model: str) -> None:
         """Remember which model the conversation talks to."""
-        with self._write() as db:
-            self._touch(db, conversation_id)
+        with self._connection.write() as db:
+            self._connection.touch(db, conversation_id)
             db.execute("UPDATE conversations SET model = ? WHERE id = ?", (model, conversation_id))
 
-    def delete_conversation(self, conversation_id: str) -> None:
+    def delete(self, conversation_id: str) -> None:
         """Delete a conversation, its items and pictures nothing else uses; no-op if absent."""
-        with self._write() as db:
+        with self._connection.write() as db:
             # Items and their picture links go by ON DELETE CASCADE.
             db.execute("DELETE FROM conversations WHERE id = ?", (conversation_id,))
             drop_unused_blobs(db)
 
     # -- deleting with Undo ----------------------------------------------------
     #
-    # The window deletes in two steps: `trash_conversation` hides a conversation at
-    # once (it is still all there), and `purge_trash` deletes it for good once its
-    # Undo is over. Nothing is lost early: after a crash the trash is still there.
+    # The window deletes in two steps: `trash` hides a conversation at once (it is
+    # still all there), and `purge` deletes it for good once its Undo is over.
+    # Nothing is lost early: after a crash the trash is still there.
 
-    def trash_conversation(self, conversation_id: str) -> None:
-        """Hide a conversation as deleted, keeping everything until `purge_trash`."""
-        with self._write() as db:
+    def trash(self, conversation_id: str) -> None:
+        """Hide a conversation as deleted, keeping everything until `purge`."""
+        with self._connection.write() as db:
             db.execute(
                 "UPDATE conversations SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL",
-                (self._now(), conversation_id),
+                (self._connection.now(), conversation_id),
             )
 
-    def restore_conversation(self, conversation_id: str) -> None:
-        """Undo `trash_conversation`: the conversation is back as it was."""
-        with self._write() as db:
+    def restore(self, conversation_id: str) -> None:
+        """Undo `trash`: the conversation is back as it was."""
+        with self._connection.write() as db:
             db.execute(
                 "UPDATE conversations SET deleted_at = NULL WHERE id = ?", (conversation_id,)
             )
 
-    def trashed_conversations(self) -> list[ConversationSummary]:
+    def trashed(self) -> builtins.list[ConversationSummary]:
         """Conversations deleted and waiting for their Undo to end, most recently deleted first."""
-        with self._read() as db:
+        with self._connection.read() as db:
             rows = db.execute(
                 f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NOT NULL "
                 "ORDER BY deleted_at DESC"
             ).fetchall()
         return [ConversationSummary(*row) for row in rows]
 
-    def purge_trash(self, conversation_ids: Iterable[str] | None = None) -> None:
+    def purge(self, conversation_ids: Iterable[str] | None = None) -> None:
         """Delete for good these trashed conversations (every one when None); others stay."""
-        with self._write() as db:
+        with self._connection.write() as db:
             if conversation_ids is None:
                 db.execute("DELETE FROM conversations WHERE deleted_at IS NOT NULL")
             else:

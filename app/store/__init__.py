@@ -1,0 +1,70 @@
+"""Sightline's store: conversations, what is in them, and what it keeps beside them,
+in one SQLite file.
+
+`Store` is the items of its conversations (`app.store.items`: messages and
+notices, a streaming answer's deltas, pictures), the way the turn and the window
+use it most, with each other concept beside them as an attribute sharing the one
+connection: `conversations` (the list), `grants` (tools allowed per chat),
+`learned` (models learned blind) and `crossings` (what left this computer).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from app.store.connection import Connection, StoreError
+from app.store.conversations import Conversations, ConversationSummary, SearchHit
+from app.store.crossings import Crossings
+from app.store.grants import Grants
+from app.store.items import Items, StoredItem, recover
+from app.store.learned import Learned
+from app.store.schema import SCHEMA_VERSION, migrate
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "ConversationSummary",
+    "SearchHit",
+    "Store",
+    "StoreError",
+    "StoredItem",
+]
+
+
+class Store(Items):
+    """Sightline's database: the items of its conversations, and the rest as parts; use
+    from one thread."""
+
+    DB_NAME = "sightline.db"
+
+    def __init__(self, connection: Connection) -> None:
+        """Compose the parts over an open, migrated connection; use `Store.open` instead."""
+        super().__init__(connection)
+        self.path = connection.path
+        self.conversations = Conversations(connection)
+        self.grants = Grants(connection)
+        self.learned = Learned(connection)
+        self.crossings = Crossings(connection)
+
+    @classmethod
+    def open(cls, folder: Path) -> Store:
+        """Open (creating if needed) the database in `folder` and bring it up to date."""
+        return cls(Connection.open(folder / cls.DB_NAME, prepare=_prepare))
+
+    def close(self) -> None:
+        """Close the database; the store can't be used afterwards."""
+        self._connection.close()
+
+    def __enter__(self) -> Store:
+        """Use the store in a `with` block that closes it."""
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        """Close the store at the end of a `with` block."""
+        self.close()
+
+
+def _prepare(db: sqlite3.Connection, path: Path) -> None:
+    """A database just opened: up to date, and nothing left streaming."""
+    migrate(db, path)
+    recover(db)

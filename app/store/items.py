@@ -1,0 +1,279 @@
+"""What is inside a conversation: its messages and notices, in order, in SQLite.
+
+Everything is written the moment it happens (each streamed chunk is its own
+commit), so a crash mid-answer loses nothing before it; on the next open a
+message still marked STREAMING is marked INTERRUPTED instead (`recover`).
+
+A message's words live in one `text` column; a streaming answer's deltas are one
+row each in `item_chunks` until it ends, when they are folded into that column,
+so an append is one small insert however long the answer grows. Its other parts
+(pictures, tool calls, tool results) are JSON in order (`app.store.parts`), and
+pictures themselves are stored once by SHA-256 however many messages use them.
+On load a message is its text part first (when non-empty), then the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import asdict, dataclass, replace
+from typing import Any, cast
+
+from app.store.connection import Connection, StoreError
+from app.store.conversations import short_title
+from app.store.parts import Blobs, encode_parts, link_blobs
+from routing.secrets import redact
+from routing.transcript import (
+    Crossed,
+    Message,
+    MessageStatus,
+    Notice,
+    NoticeKind,
+    Part,
+    Role,
+    TextPart,
+)
+from vision.pictures import Picture
+
+_ITEM_COLUMNS = (
+    "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
+    "notice_kind, details, crossed"
+)
+
+
+@dataclass(frozen=True)
+class StoredItem:
+    """A message or notice with its place in the conversation."""
+
+    id: int
+    conversation_id: str
+    seq: int
+    created_at: float
+    item: Message | Notice
+
+
+class Items:
+    """The messages and notices of every conversation in one store; use from one thread."""
+
+    def __init__(self, connection: Connection) -> None:
+        """The items kept in this connection's database."""
+        self._connection = connection
+        self._streaming: dict[int, str] = {}  # messages begun here, not yet finished: chat
+
+    def items(self, conversation_id: str) -> list[StoredItem]:
+        """The conversation's messages and notices, in order."""
+        return self._select("conversation_id = ? ORDER BY seq", conversation_id)
+
+    def messages(self, conversation_id: str) -> tuple[Message, ...]:
+        """The conversation's messages only, in order: what a wire gets."""
+        rows = self._select(
+            "conversation_id = ? AND kind = 'message' ORDER BY seq", conversation_id
+        )
+        return tuple(cast(Message, stored.item) for stored in rows)
+
+    def add_message(self, conversation_id: str, message: Message) -> StoredItem:
+        """Store a whole message at the end of the conversation."""
+        encoded = encode_parts(message.parts)
+        with self._connection.write() as db:
+            now = self._connection.touch(db, conversation_id)
+            item_id = self._insert_item(
+                db,
+                conversation_id,
+                now,
+                kind="message",
+                role=message.role,
+                status=message.status.value,
+                model=message.model,
+                text=encoded.text,
+                parts=json.dumps(encoded.parts, ensure_ascii=False),
+            )
+            link_blobs(db, item_id, encoded)
+            if message.role == "user" and encoded.text.strip():
+                # The first words a person writes name an untitled conversation.
+                db.execute(
+                    "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
+                    (short_title(encoded.text), conversation_id),
+                )
+        return self._must_get(item_id)
+
+    def add_notice(self, conversation_id: str, notice: Notice) -> StoredItem:
+        """Store a notice at the end of the conversation."""
+        with self._connection.write() as db:
+            now = self._connection.touch(db, conversation_id)
+            item_id = self._insert_item(
+                db,
+                conversation_id,
+                now,
+                kind="notice",
+                notice_kind=notice.kind.value,
+                # Redacted here, so the window, exports and the ledger read it clean.
+                text=redact(notice.text),
+                details=redact(notice.details),
+                crossed=json.dumps(asdict(notice.crossed)) if notice.crossed else "",
+            )
+        return self._must_get(item_id)
+
+    def begin_assistant(self, conversation_id: str, model: str) -> StoredItem:
+        """Store an empty assistant message that is about to stream in."""
+        begun = self.add_message(
+            conversation_id,
+            Message(role="assistant", model=model, status=MessageStatus.STREAMING),
+        )
+        self._streaming[begun.id] = conversation_id
+        return begun
+
+    def append_text(self, item_id: int, text: str) -> None:
+        """Append streamed words to a message, committed at once (a chunk until it ends)."""
+        conversation_id = self._streaming.get(item_id)
+        if conversation_id is None:  # not begun here: check it is a message, the slow way
+            with self._connection.write() as db:
+                self._touch_item(db, item_id)
+                db.execute("INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text))
+            return
+        # The hot path of a streaming answer: one INSERT, committed on its own (autocommit
+        # makes a single statement its own transaction). The conversation is touched only
+        # when another one became the most recent since, which keeps it on top all the same.
+        with self._connection.write_one() as db:
+            db.execute("INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text))
+        if self._connection.last_touched != conversation_id:
+            with self._connection.write() as db:
+                self._connection.touch(db, conversation_id)
+
+    def add_part(self, item_id: int, part: Part) -> None:
+        """Add a part to a message; a TextPart joins the message's text."""
+        if isinstance(part, TextPart):
+            self.append_text(item_id, part.text)
+            return
+        encoded = encode_parts((part,))
+        with self._connection.write() as db:
+            self._touch_item(db, item_id)
+            row = db.execute("SELECT parts FROM items WHERE id = ?", (item_id,)).fetchone()
+            parts = json.loads(row["parts"]) + encoded.parts
+            db.execute(
+                "UPDATE items SET parts = ? WHERE id = ?",
+                (json.dumps(parts, ensure_ascii=False), item_id),
+            )
+            link_blobs(db, item_id, encoded)
+
+    def finish_message(self, item_id: int, status: MessageStatus) -> None:
+        """Record how a streamed message ended, its streamed words now one text."""
+        with self._connection.write() as db:
+            self._touch_item(db, item_id)
+            _fold_chunks(db, item_id)
+            db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
+        self._streaming.pop(item_id, None)
+
+    def get_item(self, item_id: int) -> StoredItem | None:
+        """One stored message or notice, or None when there is no such item."""
+        found = self._select("id = ?", item_id)
+        return found[0] if found else None
+
+    def picture(self, sha256: str) -> Picture | None:
+        """A stored picture by its SHA-256, or None when it isn't stored."""
+        with self._connection.read() as db:
+            return Blobs(db).picture(sha256)
+
+    # -- internals -----------------------------------------------------------
+
+    def _select(self, where: str, *params: object) -> list[StoredItem]:
+        """Load the items matching a WHERE clause, pictures read once each."""
+        with self._connection.read() as db:
+            rows = db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
+            blobs = Blobs(db)
+            loaded = [_load_item(row, blobs) for row in rows.fetchall()]
+            return [_with_chunks(db, stored) for stored in loaded]
+
+    def _touch_item(self, db: sqlite3.Connection, item_id: int) -> None:
+        """Bump the updated_at of a message's conversation; refuse anything but a message."""
+        row = db.execute(
+            "SELECT conversation_id FROM items WHERE id = ? AND kind = 'message'", (item_id,)
+        ).fetchone()
+        if row is None:
+            raise StoreError(f"There is no message {item_id} in {self._connection.path}.")
+        self._connection.touch(db, row["conversation_id"])
+
+    def _insert_item(
+        self, db: sqlite3.Connection, conversation_id: str, now: float, **columns: Any
+    ) -> int:
+        """Insert an item after the conversation's last one and return its id."""
+        (seq,) = db.execute(
+            "SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE conversation_id = ?",
+            (conversation_id,),
+        ).fetchone()
+        columns |= {"conversation_id": conversation_id, "seq": seq, "created_at": now}
+        names = ", ".join(columns)
+        marks = ", ".join("?" * len(columns))
+        cursor = db.execute(
+            f"INSERT INTO items ({names}) VALUES ({marks})", tuple(columns.values())
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def _must_get(self, item_id: int) -> StoredItem:
+        """An item just written, read back the way it will load later."""
+        stored = self.get_item(item_id)
+        assert stored is not None
+        return stored
+
+
+def _chunks(db: sqlite3.Connection, item_id: int) -> str:
+    rows = db.execute("SELECT text FROM item_chunks WHERE item_id = ? ORDER BY id", (item_id,))
+    return "".join(row[0] for row in rows)
+
+
+def _fold_chunks(db: sqlite3.Connection, item_id: int) -> None:
+    """Move a message's streamed chunks into its text (inside the caller's transaction)."""
+    streamed = _chunks(db, item_id)
+    if streamed:
+        db.execute("UPDATE items SET text = text || ? WHERE id = ?", (streamed, item_id))
+    db.execute("DELETE FROM item_chunks WHERE item_id = ?", (item_id,))
+
+
+def _with_chunks(db: sqlite3.Connection, stored: StoredItem) -> StoredItem:
+    """A message still streaming, with the words streamed so far."""
+    item = stored.item
+    if not isinstance(item, Message) or item.status != MessageStatus.STREAMING:
+        return stored
+    streamed = _chunks(db, stored.id)
+    if not streamed:
+        return stored
+    text = item.text + streamed
+    parts = (TextPart(text), *(p for p in item.parts if not isinstance(p, TextPart)))
+    return replace(stored, item=replace(item, parts=parts))
+
+
+def recover(db: sqlite3.Connection) -> None:
+    """After a start nothing is streaming: fold the deltas of any answer a crash cut
+    short into its text, and mark it INTERRUPTED (inside one transaction)."""
+    db.execute("BEGIN IMMEDIATE")
+    for (item_id,) in db.execute("SELECT DISTINCT item_id FROM item_chunks").fetchall():
+        _fold_chunks(db, item_id)
+    db.execute(
+        "UPDATE items SET status = ? WHERE kind = 'message' AND status = ?",
+        (MessageStatus.INTERRUPTED.value, MessageStatus.STREAMING.value),
+    )
+    db.execute("COMMIT")
+
+
+def _load_item(row: sqlite3.Row, blobs: Blobs) -> StoredItem:
+    """A row of `items` as the message or notice it stores."""
+    item: Message | Notice
+    if row["kind"] == "notice":
+        crossed = Crossed(**json.loads(row["crossed"])) if row["crossed"] else None
+        item = Notice(NoticeKind(row["notice_kind"]), row["text"], row["details"], crossed)
+    else:
+        parts: list[Part] = [TextPart(row["text"])] if row["text"] else []
+        parts.extend(blobs.decode(data) for data in json.loads(row["parts"]))
+        item = Message(
+            role=cast(Role, row["role"]),
+            parts=tuple(parts),
+            model=row["model"],
+            status=MessageStatus(row["status"]),
+        )
+    return StoredItem(
+        id=row["id"],
+        conversation_id=row["conversation_id"],
+        seq=row["seq"],
+        created_at=row["created_at"],
+        item=item,
+    )

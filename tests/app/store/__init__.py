@@ -1,0 +1,1 @@
+"""Tests of the store, one file per module of app/store."""

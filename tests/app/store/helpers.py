@@ -1,0 +1,32 @@
+"""What the store's tests share: real small pictures, rows counted beside the store."""
+
+from __future__ import annotations
+
+import io
+import sqlite3
+from pathlib import Path
+
+from PIL import Image
+
+from app.store import Store
+from vision.pictures import Picture, sniff
+
+
+def make_picture(color: str, size: tuple[int, int] = (8, 6), fmt: str = "PNG") -> Picture:
+    """A small real picture made with Pillow."""
+    buffer = io.BytesIO()
+    Image.new("RGB", size, color).save(buffer, format=fmt)
+    return sniff(buffer.getvalue(), label=f"{color}.{fmt.lower()}")
+
+
+def title(store: Store, conversation_id: str) -> str:
+    """A conversation's title; the conversation must exist."""
+    summary = store.conversations.get(conversation_id)
+    assert summary is not None
+    return summary.title
+
+
+def count(path: Path, table: str) -> int:
+    """Rows in a table, read with a separate connection."""
+    with sqlite3.connect(path) as db:
+        return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])

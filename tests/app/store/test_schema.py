@@ -1,0 +1,86 @@
+"""The migration steps: each once, atomically, in order; a newer database refused."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.store import SCHEMA_VERSION, Store, StoreError, schema
+from routing.transcript import user_message
+from tests.app.store.helpers import count
+from tests.pdfs import text_pdf
+from vision.pdf import open_pdf
+
+
+def test_hand_made_empty_database_is_migrated(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with sqlite3.connect(folder / Store.DB_NAME) as db:
+        db.execute("CREATE TABLE unrelated (x)")
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 0
+    with Store.open(folder) as store:
+        conversation = store.conversations.create()
+        store.add_message(conversation, user_message("works"))
+    assert count(folder / Store.DB_NAME, "items") == 1
+
+
+def test_reopening_a_current_database_runs_no_step_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "data"
+    with Store.open(folder) as store:
+        conversation = store.conversations.create("kept")
+    # A later version appends a step; it runs once on the old database, never again.
+    step = "CREATE TABLE runs (n INTEGER); INSERT INTO runs VALUES (1);"
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, step])
+    for _ in range(3):
+        with Store.open(folder) as store:
+            assert store.conversations.get(conversation) is not None
+    db_path = folder / Store.DB_NAME
+    assert count(db_path, "runs") == 1
+    with sqlite3.connect(db_path) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION + 1
+
+
+def test_failed_step_leaves_the_database_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "data"
+    Store.open(folder).close()
+    bad = "CREATE TABLE half (x); INSERT INTO no_such_table VALUES (1);"
+    monkeypatch.setattr(schema, "MIGRATIONS", [*schema.MIGRATIONS, bad])
+    with pytest.raises(StoreError, match=f"Can't upgrade .*{Store.DB_NAME} to schema"):
+        Store.open(folder)
+    with sqlite3.connect(folder / Store.DB_NAME) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    assert "half" not in tables
+
+
+def test_database_from_a_newer_sightline_is_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    Store.open(folder).close()
+    with sqlite3.connect(folder / Store.DB_NAME) as db:
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match="newer Sightline"):
+        Store.open(folder)
+
+
+def test_a_database_from_before_pdfs_gains_them_and_keeps_its_chats(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with sqlite3.connect(folder / Store.DB_NAME) as db:  # as schema 3 left it
+        for number, step in enumerate(schema.MIGRATIONS[:3], start=1):
+            db.executescript(step)
+            db.execute(f"PRAGMA user_version = {number}")
+        db.execute("INSERT INTO conversations (id, created_at, updated_at) VALUES ('c', 1, 1)")
+        db.execute(
+            "INSERT INTO items (conversation_id, seq, created_at, kind, role, status, text) "
+            "VALUES ('c', 1, 1, 'message', 'user', 'complete', 'older words')"
+        )
+    with Store.open(folder) as store:
+        assert store.messages("c")[0].text == "older words"
+        store.add_message("c", user_message("now a PDF", pdfs=(open_pdf(text_pdf(["x"])),)))
+        assert store.messages("c")[1].pdfs[0].pages == 1
