@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from routing.errors import MalformedResponse, ModelNotFound, ProviderError
 from routing.models import ModelInfo, ProviderConfig
-from routing.presets import PRESETS, Preset, sees_for, tools_for
+from routing.presets import PRESETS, Preset
 from routing.wires.http import HttpWire
 from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_errors import translate_status
@@ -203,12 +203,12 @@ class OpenAICompatWire(HttpWire):
         return list(infos.values())
 
     def info(self, name: str, sees: bool | None, tools: bool | None, **extra: Any) -> ModelInfo:
-        """One listed model, with the preset's rule where the listing is mute."""
+        """One listed model, as the listing says (the catalogue applies the preset's rule)."""
         return ModelInfo(
             provider_id=self.provider.id,
             name=name,
-            sees=sees_for(self.preset, name, sees),
-            tools=tools_for(self.preset, name, tools),
+            sees=sees,
+            tools=tools,
             local=self._local,
             **extra,
         )

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from routing.capabilities import resolved
 from routing.errors import (
     BadRequest,
     CannotConnect,
@@ -31,7 +32,7 @@ from routing.errors import (
     ServerError,
     TimedOut,
 )
-from routing.models import ProviderConfig
+from routing.models import ProviderConfig, SightFrom
 from routing.presets import preset_for
 from routing.transcript import Message, TextPart, ToolCall, ToolResult, user_message
 from routing.wires.base import (
@@ -391,39 +392,21 @@ def test_parse_chunk_is_pure() -> None:
 # -- models -----------------------------------------------------------------------
 
 
-async def test_openai_listing_uses_the_rule_and_skips_non_chat(
+async def test_openai_listing_says_no_sight_and_skips_non_chat(
     wire: OpenAIChatWire, server: FakeOpenAI
 ) -> None:
-    """OpenAI lists no sight: every model sees by the preset; embeddings are left out."""
+    """OpenAI lists no sight (the catalogue applies the preset's rule); embeddings are left out."""
     models = await wire.list_models()
     assert [(m.name, m.sees, m.tools, m.local) for m in models] == [
-        ("gpt-4o-mini", True, True, True),
-        ("text-only-7b", True, True, True),
+        ("gpt-4o-mini", None, None, True),
+        ("text-only-7b", None, None, True),
     ]
     assert server.paths() == ["GET /v1/models"]
-
-
-@pytest.mark.parametrize(
-    ("kind", "names", "sees"),
-    [
-        (
-            "groq",
-            ["meta-llama/llama-4-scout-17b-16e-instruct", "llama-3.3-70b-versatile"],
-            [True, False],
-        ),
-        ("deepseek", ["deepseek-chat", "deepseek-reasoner"], [False, False]),
-        ("xai", ["grok-2-vision-1212", "grok-3-mini"], [True, False]),
-    ],
-)
-async def test_listing_falls_back_to_the_preset_rule(
-    kind: str, names: list[str], sees: list[bool]
-) -> None:
-    """Groq, DeepSeek, xAI (without /language-models): the name rule decides."""
-    with FakeOpenAI(models=[ChatModel(n) for n in names]) as server:
-        wire = wire_for(kind, server.url)
-        models = await wire.list_models()
-        await wire.aclose()
-    assert [(m.name, m.sees) for m in models] == list(zip(names, sees, strict=True))
+    resolved_models = [resolved(m, "openai") for m in models]
+    assert [(m.sees, m.tools, m.sight_from) for m in resolved_models] == [
+        (True, True, SightFrom.PRESET),
+        (True, True, SightFrom.PRESET),
+    ]
 
 
 async def test_xai_language_models_say_who_sees() -> None:
