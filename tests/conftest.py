@@ -1,15 +1,18 @@
-"""Fixtures shared by every test package: a loopback Ollama and an isolated Sightline."""
+"""Fixtures shared by every test package: a loopback Ollama, a catalogue of it alone, and
+an isolated Sightline."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
+from routing.catalogue import Catalogue
+from routing.models import ProviderConfig
 from tests.servers.ollama import FakeOllama
 
 # Qt tests never need a display; set before any test imports PySide6.
@@ -27,6 +30,22 @@ def fake_ollama() -> Iterator[FakeOllama]:
     """A real HTTP server on loopback speaking Ollama's API."""
     with FakeOllama() as server:
         yield server
+
+
+@pytest.fixture
+async def catalogue(fake_ollama: FakeOllama) -> AsyncIterator[Catalogue]:
+    """The loopback Ollama (blind and seeing models) as the only provider, not listed yet:
+    a turn lists it (or `listed_catalogue`)."""
+    made = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
+    yield made
+    await made.aclose()
+
+
+@pytest.fixture
+async def listed_catalogue(catalogue: Catalogue) -> Catalogue:
+    """The same catalogue, its models listed."""
+    await catalogue.refresh()
+    return catalogue
 
 
 @dataclass

@@ -15,18 +15,15 @@ from app.store import Store
 from app.turn import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent, TurnRunner
 from routing.catalogue import Catalogue
 from routing.errors import ModelNotFound, ServerError
-from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind
 from tests.servers.ollama import FakeOllama, Reply
 from vision.pictures import sniff
 
 
 @pytest.fixture
-async def runner(tmp_path: Path, fake_ollama: FakeOllama) -> AsyncIterator[TurnRunner]:
+async def runner(tmp_path: Path, catalogue: Catalogue) -> AsyncIterator[TurnRunner]:
     store = Store.open(tmp_path / "data")
-    catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
     yield TurnRunner(store, catalogue)
-    await catalogue.aclose()
     store.close()
 
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import AsyncIterator
 from dataclasses import replace
 
 import pytest
 from PIL import Image
 
-from routing.catalogue import Catalogue
 from routing.describing.describer import Describer, Description
 from routing.describing.framing import (
     END_OF_DESCRIPTION,
@@ -24,7 +22,6 @@ from routing.describing.framing import (
     words_for,
 )
 from routing.describing.looker import WireLooker
-from routing.models import ProviderConfig
 from tests.servers.ollama import FakeOllama, Reply
 from vision.pictures import Picture, sniff
 
@@ -36,17 +33,6 @@ def picture(number: int = 0, label: str = "") -> Picture:
     buffer = io.BytesIO()
     Image.new("RGB", (6, 4), (number % 256, 40, 90)).save(buffer, format="PNG")
     return sniff(buffer.getvalue(), label=label or f"p{number}.png")
-
-
-@pytest.fixture
-async def looker(fake_ollama: FakeOllama) -> AsyncIterator[WireLooker]:
-    """The loopback Ollama's small seeing model, as the describer asks it."""
-    catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
-    await catalogue.refresh()
-    model = catalogue.find("ollama:qwen2.5vl:3b")
-    assert model is not None
-    yield WireLooker(catalogue, model)
-    await catalogue.aclose()
 
 
 class Held:

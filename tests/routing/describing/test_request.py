@@ -7,7 +7,6 @@ import io
 import pytest
 from PIL import Image
 
-from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.describing.framing import TurnBudget, earlier_picture, nobody_can_look, over_budget
 from routing.describing.looker import WireLooker
@@ -151,10 +150,7 @@ def test_the_last_guard_leaves_no_picture() -> None:
     assert result.text == "read 5x5 pixels\n" + earlier_picture(picture(3))
 
 
-async def test_the_looker_says_who_and_where(catalogue: Catalogue, fake_ollama: FakeOllama) -> None:
-    model = catalogue.find(LOOKER)
-    assert model is not None
-    looker = WireLooker(catalogue, model)
+async def test_the_looker_says_who_and_where(looker: WireLooker, fake_ollama: FakeOllama) -> None:
     assert looker.label == LOOKER
     assert looker.host == f"127.0.0.1:{fake_ollama.port}"
 
