@@ -6,7 +6,6 @@ tool ends the process in the middle of the call.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from pathlib import Path
@@ -15,27 +14,15 @@ import pytest
 
 from app.store import Store
 from app.tool_step import AllowAll, ToolStep
-from app.tools.mcp import McpHub
-from app.tools.mcp_config import McpServerConfig
+from app.tools.mcp.hub import McpHub
 from app.turn import TurnEvent, TurnRunner
 from routing.catalogue import Catalogue
-from routing.models import ProviderConfig
 from tests.faults.conftest import describe, ended
+from tests.servers.mcp_server import settings
 from tests.servers.ollama import FakeOllama, Reply
 
-ROOT = Path(__file__).resolve().parents[2]
 MODEL = "ollama:qwen2.5vl:3b"  # uses tools
 CRASHED = "The MCP server test stopped while running crash"
-
-
-def test_server() -> McpServerConfig:
-    """The settings of the real stdio test server, run by this Python."""
-    return McpServerConfig(
-        "test", sys.executable, ("-m", "tests.servers.mcp_server"), {}, str(ROOT)
-    )
-
-
-test_server.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
 
 
 def calls(*pairs: tuple[str, dict[str, object]]) -> Reply:
@@ -44,7 +31,7 @@ def calls(*pairs: tuple[str, dict[str, object]]) -> Reply:
 
 @pytest.fixture
 async def hub() -> AsyncIterator[McpHub]:
-    made = McpHub([test_server()], timeout=20)
+    made = McpHub([settings()], timeout=20)
     try:
         yield made
     finally:
@@ -58,11 +45,10 @@ async def run_turn(runner: TurnRunner, cid: str, text: str, hub: McpHub) -> list
 
 
 async def test_a_crash_mid_call_is_a_tool_error_and_the_next_call_restarts_the_server(
-    hub: McpHub, fake_ollama: FakeOllama, tmp_path: Path
+    hub: McpHub, fake_ollama: FakeOllama, catalogue: Catalogue, tmp_path: Path
 ) -> None:
     folder = tmp_path / "data"
     store = Store.open(folder)
-    catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
     cid = store.conversations.create()
     try:
@@ -75,7 +61,6 @@ async def test_a_crash_mid_call_is_a_tool_error_and_the_next_call_restarts_the_s
         fake_ollama.enqueue(calls(("test__echo", {"text": "still here"})), Reply(text="Fine."))
         assert ended(await run_turn(runner, cid, "echo", hub)).error is None
     finally:
-        await catalogue.aclose()
         store.close()
 
     with Store.open(folder) as reopened:

@@ -8,7 +8,8 @@ the name of a variable and it prints that variable's value to its stderr when it
 starts, as a server that logs its settings (its token among them) does; set
 `SIGHTLINE_TEST_MCP_EXIT` to a number and it exits with that status right after,
 before any handshake; set `SIGHTLINE_TEST_MCP_STUBBORN=1` and it won't stop until
-it is killed.
+it is killed; set `SIGHTLINE_TEST_MCP_STARTED` to a file's path and it writes its
+pid there as it starts serving, so a test can see that it was started, and when.
 """
 
 from __future__ import annotations
@@ -20,19 +21,38 @@ import random
 import signal
 import sys
 import time
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import anyio
 from mcp import types
 from mcp.server.mcpserver import MCPServer
 from PIL import Image
 
+if TYPE_CHECKING:
+    from app.tools.mcp.config import McpServerConfig
+
 STDERR_ENV = "SIGHTLINE_TEST_MCP_STDERR"
 PRINT_ENV = "SIGHTLINE_TEST_MCP_PRINT_ENV"  # the name of a variable to print to stderr
 EXIT_ENV = "SIGHTLINE_TEST_MCP_EXIT"  # exit with this status once started, before serving
 # Set to 1 and the server ignores SIGTERM and lingers after stdin closes: only a kill stops it.
 STUBBORN_ENV = "SIGHTLINE_TEST_MCP_STUBBORN"
+STARTED_ENV = "SIGHTLINE_TEST_MCP_STARTED"  # a file to write the pid to once serving
 TINY_SIZE = (36, 36)
+ROOT = Path(__file__).resolve().parents[2]
+ARGS = ("-m", "tests.servers.mcp_server")  # run by this Python, from the checkout
+
+
+def settings(name: str = "test", **env: str) -> McpServerConfig:
+    """This server as one of Sightline's MCP settings, with `env` set for its child."""
+    from app.tools.mcp.config import McpServerConfig  # here: the server itself needs no app
+
+    return McpServerConfig(name, sys.executable, ARGS, env, str(ROOT))
+
+
+def entry(**env: str) -> dict[str, Any]:
+    """This server as an entry of an `mcpServers` file, with `env` set for its child."""
+    return {"command": sys.executable, "args": list(ARGS), **({"env": env} if env else {})}
 
 
 def tiny_png() -> bytes:
@@ -158,6 +178,8 @@ def main() -> None:
     stubborn = os.environ.get(STUBBORN_ENV) == "1"
     if stubborn:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if marker := os.environ.get(STARTED_ENV):
+        Path(marker).write_text(str(os.getpid()), encoding="utf-8")
     build().run("stdio")
     if stubborn:
         time.sleep(600)

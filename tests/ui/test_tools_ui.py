@@ -21,7 +21,7 @@ from pytestqt.qtbot import QtBot
 
 from app.config import load_config
 from app.tool_step import DENIED, STOPPED
-from app.tools.mcp_config import load_mcp_servers
+from app.tools.mcp.config import load_mcp_servers
 from app.ui.approval_card import ApprovalCard
 from app.ui.conversation_model import Role
 from app.ui.painting import MARGIN_X, MARGIN_Y
@@ -463,25 +463,32 @@ def test_the_window_offers_the_mcp_servers_tools(
 
 
 def test_mcp_servers_can_start_with_the_window(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
 ) -> None:
-    import sys
+    import os
 
-    servers = tmp_path / "mcp.json"
-    server = {"command": sys.executable, "args": ["-m", "tests.servers.mcp_server"]}
-    servers.write_text(json.dumps({"mcpServers": {"pics": server}}))
+    from tests.servers.mcp_server import STARTED_ENV, entry
+
+    servers, markers = tmp_path / "mcp.json", [tmp_path / "pics.pid", tmp_path / "more.pid"]
+    entries = {marker.stem: entry(**{STARTED_ENV: str(marker)}) for marker in markers}
+    servers.write_text(json.dumps({"mcpServers": entries}))
     setting = f'mcp_config = "{servers}"\nmcp_start_at_launch = true\n'
     home.config.write_text(setting + home.config.read_text())
     session = open_window()
-    # Started after the first paint, without any turn asking for tools.
-    qtbot.waitUntil(
-        lambda: (
-            session.controller._toolbox is not None
-            and session.controller._toolbox.hub is not None
-            and all(s.started for s in session.controller._toolbox.hub.servers.values())
-        ),
-        timeout=20_000,
-    )
+    # Both children run and have shaken hands, though no turn has asked for a tool.
+    qtbot.waitUntil(lambda: all(marker.exists() for marker in markers), timeout=20_000)
+    toolbox = session.controller._toolbox
+    assert toolbox is not None and toolbox.hub is not None
+    hub = toolbox.hub
+    qtbot.waitUntil(lambda: all(s.started for s in hub.servers.values()), timeout=20_000)
+    assert sorted(hub.servers) == ["more", "pics"]
+    for marker in markers:
+        os.kill(int(marker.read_text(encoding="utf-8")), 0)  # alive (ProcessLookupError if not)
+    assert fake_ollama.chat_requests() == []
 
 
 def test_a_tool_allowed_in_settings_runs_without_asking(

@@ -4,31 +4,19 @@ from __future__ import annotations
 
 import asyncio
 import os
-import sys
 import time
 from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
-from app.tools.mcp_config import McpServerConfig
-from app.tools.mcp_server import McpServer
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def test_server(name: str = "test", **env: str) -> McpServerConfig:
-    """The settings of the real test server, run by this Python."""
-    return McpServerConfig(name, sys.executable, ("-m", "tests.servers.mcp_server"), env, str(ROOT))
-
-
-test_server.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
+from app.tools.mcp.server import McpServer
+from tests.servers.mcp_server import settings
 
 
 @pytest.fixture
 async def server() -> AsyncIterator[McpServer]:
     """A started test server, with a short call timeout so hangs end fast."""
-    mcp = McpServer(test_server(), timeout=20)
+    mcp = McpServer(settings(), timeout=20)
     await mcp.ensure_started()
     try:
         yield mcp

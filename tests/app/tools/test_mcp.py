@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from app.tools.mcp import McpHub
-from app.tools.mcp_config import parse_mcp_servers
+from app.tools.mcp.config import parse_mcp_servers
+from app.tools.mcp.hub import McpHub
 from routing.transcript import ToolCall
-from tests.app.tools.conftest import test_server
+from tests.servers.mcp_server import settings
 
 
 async def test_hub_leaves_out_servers_that_fail_and_keeps_their_problems() -> None:
@@ -13,7 +13,7 @@ async def test_hub_leaves_out_servers_that_fail_and_keeps_their_problems() -> No
         '{"mcpServers": {"gone": {"command": "sightline-no-such-program"},'
         ' "remote": {"url": "https://mcp.example.com/mcp"}}}'
     )
-    hub = McpHub([*configs, test_server()])
+    hub = McpHub([*configs, settings()])
     try:
         tools = await hub.tools()
         names = {tool.spec.name for tool in tools}
@@ -27,7 +27,7 @@ async def test_hub_leaves_out_servers_that_fail_and_keeps_their_problems() -> No
 
 
 async def test_hub_names_never_clash_between_servers() -> None:
-    hub = McpHub([test_server("my server"), test_server("my_server")])
+    hub = McpHub([settings("my server"), settings("my_server")])
     try:
         names = [tool.spec.name for tool in await hub.tools()]
         assert len(names) == len(set(names))

@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from app.tools.mcp_config import McpServerConfig
-from app.tools.mcp_errors import McpStartError
-from app.tools.mcp_server import McpServer
-from tests.app.tools.conftest import gone, pid_of, test_server
-from tests.servers.mcp_server import STUBBORN_ENV
+from app.tools.mcp.config import McpServerConfig
+from app.tools.mcp.errors import McpStartError
+from app.tools.mcp.server import McpServer
+from tests.app.tools.conftest import gone, pid_of
+from tests.servers.mcp_server import STUBBORN_ENV, settings
 
 
 async def test_calls_run_side_by_side(server: McpServer) -> None:
@@ -23,7 +23,7 @@ async def test_calls_run_side_by_side(server: McpServer) -> None:
 
 
 async def test_a_hanging_call_times_out() -> None:
-    mcp = McpServer(test_server(), timeout=0.5)
+    mcp = McpServer(settings(), timeout=0.5)
     try:
         before = await pid_of(mcp)
         started = time.monotonic()
@@ -61,7 +61,7 @@ async def test_a_server_that_never_answers_times_out_starting() -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGTERM can't be ignored on Windows")
 async def test_close_kills_a_server_that_will_not_stop() -> None:
-    mcp = McpServer(test_server(**{STUBBORN_ENV: "1"}))
+    mcp = McpServer(settings(**{STUBBORN_ENV: "1"}))
     pid = await pid_of(mcp)
     started = time.monotonic()
     await mcp.close()
@@ -70,7 +70,7 @@ async def test_close_kills_a_server_that_will_not_stop() -> None:
 
 
 async def test_close_during_a_call_ends_the_call_with_an_error() -> None:
-    mcp = McpServer(test_server())
+    mcp = McpServer(settings())
     pid = await pid_of(mcp)
     task = asyncio.create_task(mcp.call("sleep", {"seconds": 30}))
     await asyncio.sleep(0.3)

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from app.tools.mcp_config import McpServerConfig
-from app.tools.mcp_server import McpServer
-from tests.app.tools.conftest import gone, pid_of, test_server, wait_until_gone
+from app.tools.mcp.config import McpServerConfig
+from app.tools.mcp.server import McpServer
+from tests.app.tools.conftest import gone, pid_of, wait_until_gone
+from tests.servers.mcp_server import settings
 
 
 async def test_bad_arguments_and_unknown_tools_are_error_results(server: McpServer) -> None:
@@ -63,7 +64,7 @@ async def test_cancelling_a_start_propagates_at_once_and_leaves_no_child(tmp_pat
 
 
 async def test_close_leaves_no_child_behind() -> None:
-    mcp = McpServer(test_server())
+    mcp = McpServer(settings())
     pid = await pid_of(mcp)
     assert not gone(pid)
     await mcp.close()
