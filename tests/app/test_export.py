@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
@@ -13,6 +14,7 @@ from PIL import Image
 
 from app.export import ExportError, markdown, read_json, snapshot, write, write_json
 from app.store import Store
+from app.store.schema import MIGRATIONS
 from routing.transcript import (
     Crossed,
     Message,
@@ -206,10 +208,70 @@ def test_pdfs_and_rendered_pages_export_and_read_back(tmp_path: Path) -> None:
     assert text.count("![scan.pdf, page") == 2
 
 
-def test_an_export_from_before_pdfs_still_reads(chat: tuple[Store, str], tmp_path: Path) -> None:
-    store, conversation = chat
+MEMO = read_pdf(text_pdf(["Friday at ten"]), name="memo.pdf")
+SCAN = read_pdf(scanned_pdf(2), name="scan.pdf")
+
+
+@pytest.fixture
+def chat_from_before_pdfs(tmp_path: Path) -> Iterator[tuple[Store, str]]:
+    """A chat as schema 3 kept it, before PDFs were kept whole (migration 4): an attached
+    PDF was then its words in the person's message (a header, its text) and, for a scan,
+    its rendered pages as the message's pictures."""
+    assert SCAN.candidate is not None
+    pages = SCAN.candidate.pictures
+    words = (
+        "When is it?\n\n[Attached memo.pdf: pages 1-1 of 1]\n"
+        f"{MEMO.text()}\n\n[Attached scan.pdf: pages 1-2 of 2]\n{SCAN.candidate.extraction_error}"
+    )
+    refs = [{"type": "picture", "sha256": p.sha256, "label": p.label} for p in pages]
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with sqlite3.connect(folder / Store.DB_NAME) as db:
+        for number, step in enumerate(MIGRATIONS[:3], start=1):
+            db.executescript(step)
+            db.execute(f"PRAGMA user_version = {number}")
+        db.execute(
+            "INSERT INTO conversations (id, title, model, created_at, updated_at) "
+            "VALUES ('old', 'When is it?', 'ollama:llava:7b', 1, 2)"
+        )
+        item = db.execute(
+            "INSERT INTO items (conversation_id, seq, created_at, kind, role, status, text, parts)"
+            " VALUES ('old', 1, 1, 'message', 'user', 'complete', ?, ?)",
+            (words, json.dumps(refs)),
+        ).lastrowid
+        for page in pages:
+            db.execute(
+                "INSERT OR IGNORE INTO pictures (sha256, mime, width, height, data) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (page.sha256, page.mime, page.width, page.height, page.data),
+            )
+            db.execute("INSERT INTO item_pictures VALUES (?, ?)", (item, page.sha256))
+        db.execute(
+            "INSERT INTO items (conversation_id, seq, created_at, kind, role, status, model, text)"
+            " VALUES ('old', 2, 2, 'message', 'assistant', 'complete', ?, 'Friday.')",
+            ("ollama:llava:7b",),
+        )
+    with Store.open(folder) as store:  # brought up to date on opening
+        yield store, "old"
+
+
+def test_an_export_from_before_pdfs_still_reads(
+    chat_from_before_pdfs: tuple[Store, str], tmp_path: Path
+) -> None:
+    store, conversation = chat_from_before_pdfs
     path = write(snapshot(store, conversation), tmp_path / "old.json")
     data = json.loads(path.read_text(encoding="utf-8"))
-    del data["pdfs"]
+    assert data.pop("pdfs") == []  # nothing kept as a PDF: an export of then had no such key
     path.write_text(json.dumps(data), encoding="utf-8")
-    assert len(read_json(path).entries) == len(store.items(conversation))
+
+    back = read_json(path)
+    assert [e.item for e in back.entries] == [s.item for s in store.items(conversation)]
+    question = back.entries[0].item
+    assert isinstance(question, Message) and question.pdfs == ()
+    assert f"[Attached memo.pdf: pages 1-1 of 1]\n{MEMO.text()}" in question.text
+    assert "Friday at ten" in question.text
+    assert "[Attached scan.pdf: pages 1-2 of 2]" in question.text
+    assert SCAN.candidate is not None
+    pages = SCAN.candidate.pictures
+    assert [p.data for p in question.pictures] == [p.data for p in pages]  # byte for byte
+    assert [p.label for p in question.pictures] == [p.label for p in pages]

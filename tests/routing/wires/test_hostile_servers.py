@@ -111,9 +111,9 @@ async def test_an_endless_line_is_too_large_within_its_cap(served: Served) -> No
     assert "sent more than Sightline accepts" in error.message and "over 16 MB" in error.message
 
 
+# NDJSON has no events made of lines (an endless line is its case): SSE shapes only.
+@pytest.mark.parametrize("served", ["openai", "anthropic"], indirect=True)
 async def test_an_event_that_never_ends_is_too_large(served: Served) -> None:
-    if served.shape == "ollama":
-        pytest.skip("NDJSON has no events made of lines: an endless line is its case")
     with peak_memory(3 * EVENT_CAP):
         error = await served.error(hostile=ENDLESS_EVENT)
     assert isinstance(error, TooLarge) and "an event of the stream over 16 MB" in error.message
