@@ -1,4 +1,5 @@
-"""The `qloop` fixture really runs asyncio while pytest-qt waits."""
+"""The qasync loop of `app.ui.qt_asyncio` (as the `qloop` fixture runs it) really runs asyncio
+while pytest-qt waits."""
 
 from __future__ import annotations
 
