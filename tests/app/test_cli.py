@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import subprocess
 import sys
 import tomllib
@@ -14,6 +13,7 @@ from PIL import Image
 from app.store import Store
 from routing.transcript import MessageStatus
 from tests.conftest import SightlineHome, write_config
+from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama, Reply
 
 
@@ -28,12 +28,6 @@ def sightline(
         timeout=60,
         cwd=Path(__file__).resolve().parents[2],
     )
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def test_version_is_the_one_in_pyproject(home: SightlineHome) -> None:

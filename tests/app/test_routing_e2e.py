@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import socket
 from contextlib import aclosing
 
 from PIL import Image
@@ -15,15 +14,10 @@ from routing.catalogue import Catalogue
 from routing.errors import CannotConnect
 from routing.models import ProviderConfig
 from routing.transcript import Notice, NoticeKind
+from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama
 from tests.servers.openai_chat import FakeOpenAI
 from vision.pictures import sniff
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 async def run(runner: TurnRunner, cid: str, text: str, model: str, **kw: object) -> list[TurnEvent]:
@@ -88,18 +82,16 @@ async def test_nothing_reachable_is_the_turns_error(store: Store) -> None:
 
 
 async def test_auto_with_a_picture_and_tools_picks_the_local_model_that_has_both(
-    store: Store, fake_ollama: FakeOllama
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:
     from app.tools.read_file import ReadFile
 
     buffer = io.BytesIO()
     Image.new("RGB", (6, 6), "green").save(buffer, format="PNG")
     picture = sniff(buffer.getvalue(), "leaf.png")
-    catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
     runner = TurnRunner(store, catalogue)
     cid = store.conversations.create()
     await run(runner, cid, "what is it", "auto", pictures=(picture,), tools=[ReadFile()])
-    await catalogue.aclose()
     [notice] = notices(store, cid)
     assert notice.text.startswith(
         f"ollama:qwen2.5vl:3b answers at 127.0.0.1:{fake_ollama.port} (on this computer): "

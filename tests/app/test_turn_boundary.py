@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import json
-import socket
 from collections.abc import AsyncIterator, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from routing.router import RoutingPrefs
 from routing.transcript import Notice, PicturePart, ToolCall, ToolResult
 from routing.wires.base import ToolSpec
 from tests.pdfs import scanned_pdf, text_pdf
+from tests.servers.loopback import closed_port
 from tests.servers.ollama import REFUSAL_LLAMA_CPP, FakeModel, FakeOllama
 from tests.servers.ollama import Reply as OllamaReply
 from tests.servers.openai_chat import REFUSALS, ChatModel, FakeOpenAI, Reply
@@ -49,12 +49,6 @@ def _png(color: str) -> bytes:
     buffer = io.BytesIO()
     Image.new("RGB", (24, 16), color).save(buffer, format="PNG")
     return buffer.getvalue()
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class Snapshot:

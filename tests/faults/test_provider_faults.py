@@ -8,7 +8,6 @@ against each provider shape: Ollama's NDJSON, the OpenAI shape's SSE, Anthropic'
 
 from __future__ import annotations
 
-import socket
 import time
 from pathlib import Path
 
@@ -39,6 +38,7 @@ from tests.faults.conftest import (
     short_timeout_wire,
 )
 from tests.servers.hostile import ENDLESS_LINE, GZIP_BOMB, KEEPALIVE_FLOOD
+from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama
 
 
@@ -170,10 +170,12 @@ async def test_a_huge_answer_streams_into_the_store(rig: Rig) -> None:
 
 # -- rate limits ---------------------------------------------------------------------
 
+# Ollama's 429 carries no retry-after: what it asks for is tested on the other shapes.
+RETRY_AFTER_SHAPES = pytest.mark.parametrize("backend", ["openai", "anthropic"], indirect=True)
 
+
+@RETRY_AFTER_SHAPES
 async def test_one_rate_limit_is_waited_out(rig: Rig) -> None:
-    if rig.backend.shape == "ollama":
-        pytest.skip("Ollama's 429 carries no retry-after")
     rig.backend.enqueue(rig.backend.rate_limited("0.2"), rig.backend.text("Made it."))
     started = time.monotonic()
     events = await rig.turn("one")
@@ -195,9 +197,8 @@ async def test_rate_limits_past_the_retries_end_the_turn(rig: Rig) -> None:
     await goes_on_after(rig, first, error)
 
 
+@RETRY_AFTER_SHAPES
 async def test_a_long_retry_after_is_left_to_the_person(rig: Rig) -> None:
-    if rig.backend.shape == "ollama":
-        pytest.skip("Ollama's 429 carries no retry-after")
     rig.backend.enqueue(rig.backend.rate_limited("3600"))
     started = time.monotonic()
     error = failed_with(await rig.turn("one"), RateLimited)
@@ -211,14 +212,8 @@ async def test_a_long_retry_after_is_left_to_the_person(rig: Rig) -> None:
 # -- nothing listening ---------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 async def test_connection_refused_then_the_server_comes_back(tmp_path: Path) -> None:
-    port = free_port()
+    port = closed_port()
     provider = ProviderConfig("ollama", "ollama", f"http://127.0.0.1:{port}")
     backend = Backend("ollama", None, provider, "ollama:llama3.2:3b")
     rig = await make_rig(backend, tmp_path / "data")

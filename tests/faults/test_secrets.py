@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import json
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -32,6 +31,7 @@ from app import export
 from app.store import Store
 from tests.faults.cli import ROOT, sightline
 from tests.servers.anthropic import FakeAnthropic
+from tests.servers.loopback import closed_port
 from tests.servers.mcp_server import EXIT_ENV, PRINT_ENV
 from tests.servers.ollama import FakeOllama
 from tests.servers.ollama import Reply as OllamaReply
@@ -167,12 +167,6 @@ def leaks(name: str, data: bytes) -> list[str]:
         for form in sorted(forms(secret))
         if form.encode() in data
     ]
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def mcp_server(env: dict[str, str]) -> dict[str, object]:

@@ -15,15 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
-from tests.servers import hostile
-from tests.servers.loopback import (
-    LoopbackHandler,
-    LoopbackServer,
-    Recorded,
-    ScriptedReply,
-    dumps,
-    pieces,
-)
+from tests.servers import hostile, loopback
+from tests.servers.loopback import LoopbackHandler, LoopbackServer, ScriptedReply, dumps, pieces
 
 API_VERSIONS = ("2023-06-01", "2023-01-01")
 DEFAULT_KEY = "sk-ant-test"
@@ -318,15 +311,15 @@ class FakeAnthropic(LoopbackServer):
         super().__init__(port)
 
     @property
-    def requests(self) -> list[Recorded]:
+    def requests(self) -> list[loopback.Recorded]:
         """Every request, in order."""
         return self.received()
 
-    def message_requests(self) -> list[Recorded]:
+    def message_requests(self) -> list[loopback.Recorded]:
         """Every POST (to /v1/messages, or where it went instead), in order."""
         return self.received(lambda r: r.method == "POST")
 
-    def is_chat(self, request: Recorded) -> bool:
+    def is_chat(self, request: loopback.Recorded) -> bool:
         path = request.path.partition("?")[0]
         return (
             request.method == "POST" and path == "/v1/messages" and isinstance(request.body, dict)

@@ -18,7 +18,6 @@ once. Setting the running loop ourselves is the same thing qasync does inside
 from __future__ import annotations
 
 import asyncio
-import socket
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
@@ -94,13 +93,6 @@ def close_session(session: Session, run: Callable[[Awaitable[None]], None]) -> N
     run(session.aclose())
     session.window.close()
     session.window.deleteLater()
-
-
-def free_port() -> int:
-    """A loopback port nothing listens on (it was free a moment ago)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture(autouse=True)

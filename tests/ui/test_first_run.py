@@ -14,8 +14,8 @@ from app.ui.first_run import WELCOME
 from app.ui.session import Session
 from routing.models import ProviderConfig
 from tests.conftest import SightlineHome
+from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama
-from tests.ui.conftest import free_port
 from tests.ui.test_window import answers, send, wait_idle
 
 OpenWindow = Callable[[], Session]
@@ -28,9 +28,9 @@ def servers(home: SightlineHome, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     missing = tmp_path / "nowhere" / "config.toml"
     monkeypatch.setattr(paths, "config_file", lambda environ=None: missing)
     addresses = {
-        "ollama": f"http://127.0.0.1:{free_port()}",
-        "lmstudio": f"http://127.0.0.1:{free_port()}",
-        "llamacpp": f"http://127.0.0.1:{free_port()}/v1",
+        "ollama": f"http://127.0.0.1:{closed_port()}",
+        "lmstudio": f"http://127.0.0.1:{closed_port()}",
+        "llamacpp": f"http://127.0.0.1:{closed_port()}/v1",
     }
 
     def candidates(environ: Mapping[str, str] | None = None) -> list[ProviderConfig]:

@@ -20,8 +20,9 @@ from app.ui.provider_panel import LOOKING, NOTHING_READY
 from app.ui.session import Session
 from routing.transcript import Message, MessageStatus, NoticeKind, TextPart
 from tests.conftest import SightlineHome, write_config
+from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.conftest import close_session, free_port
+from tests.ui.conftest import close_session
 
 OpenWindow = Callable[[], Session]
 Run = Callable[[Awaitable[None]], None]
@@ -302,7 +303,7 @@ def test_a_conversation_from_the_command_line_shows_after_a_restart(
 def test_no_provider_says_what_was_tried_and_try_again_recovers(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    port = free_port()
+    port = closed_port()
     address = f"http://127.0.0.1:{port}"
     write_config(home.config, address)
     session = open_window()

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import io
-import socket
-from collections.abc import AsyncIterator
 
 import pytest
 from PIL import Image
@@ -26,6 +24,7 @@ from routing.describing.looker import WireLooker
 from routing.describing.prompt import describer_prompt
 from routing.models import ProviderConfig
 from routing.shaping import PictureLimits
+from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama, Reply
 from vision.pictures import Picture, sniff
 
@@ -37,17 +36,6 @@ def picture(number: int = 0, label: str = "") -> Picture:
     buffer = io.BytesIO()
     Image.new("RGB", (4, 4), (number % 256, number // 256, 7)).save(buffer, format="PNG")
     return sniff(buffer.getvalue(), label=label or f"p{number}.png")
-
-
-@pytest.fixture
-async def looker(fake_ollama: FakeOllama) -> AsyncIterator[WireLooker]:
-    """The loopback Ollama's small seeing model, as the describer asks it."""
-    catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
-    await catalogue.refresh()
-    model = catalogue.find(LOOKER)
-    assert model is not None and model.sees
-    yield WireLooker(catalogue, model)
-    await catalogue.aclose()
 
 
 def asked(server: FakeOllama) -> int:
@@ -171,10 +159,7 @@ async def test_a_slow_looker_times_out(looker: WireLooker, fake_ollama: FakeOlla
 
 
 async def test_an_unreachable_looker_fails_plainly(looker: WireLooker) -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        closed = s.getsockname()[1]
-    nowhere = Catalogue([ProviderConfig("ollama", "ollama", f"http://127.0.0.1:{closed}")])
+    nowhere = Catalogue([ProviderConfig("ollama", "ollama", f"http://127.0.0.1:{closed_port()}")])
     with pytest.raises(DescriptionFailed, match="connect"):
         await Describer().describe(picture(), WireLooker(nowhere, looker.model))
     await nowhere.aclose()
