@@ -208,7 +208,7 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
     from app.tool_step import AllowAll, DenyAll, ToolStep
     from app.toolbox import Toolbox
     from app.tools.base import Tool
-    from app.tools.mcp_config import McpConfigError
+    from app.tools.mcp.config import McpConfigError
     from app.turn import TurnEnded, TurnRunner
     from routing.router import RoutingPrefs
     from routing.transcript import Notice, NoticeKind

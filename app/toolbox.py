@@ -10,7 +10,7 @@ from app.tools.read_file import ReadFile
 from app.tools.screenshot import Screenshot
 
 if TYPE_CHECKING:
-    from app.tools.mcp import McpHub
+    from app.tools.mcp.hub import McpHub
 
 
 def builtin_tools() -> list[Tool]:
@@ -26,12 +26,12 @@ class Toolbox:
 
     def __init__(self, mcp_config: Path | None = None) -> None:
         """Read the `mcpServers` file now (a bad file raises McpConfigError); start nothing."""
-        from app.tools.mcp_config import load_mcp_servers
+        from app.tools.mcp.config import load_mcp_servers
 
         servers = load_mcp_servers(mcp_config) if mcp_config else []
         self.hub: McpHub | None = None
         if servers:  # the MCP SDK takes half a second to import: only when it is needed
-            from app.tools.mcp import McpHub
+            from app.tools.mcp.hub import McpHub
 
             self.hub = McpHub(servers)
 

@@ -413,7 +413,7 @@ class Controller(QObject):
     async def _tools(self) -> list[Tool]:
         """Every tool a turn offers; the one place they are gathered (MCP servers start here)."""
         from app.toolbox import Toolbox, builtin_tools
-        from app.tools.mcp_config import McpConfigError
+        from app.tools.mcp.config import McpConfigError
 
         if self._toolbox is None:
             try:

@@ -17,7 +17,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from app.config import Config, ConfigError, parse_config
-from app.tools.mcp_config import McpConfigError, McpServerConfig, parse_mcp_servers
+from app.tools.mcp.config import McpConfigError, McpServerConfig, parse_mcp_servers
 from routing.presets import KINDS
 from tests.fuzz.strategies import FUZZ, JSON, known_bugs, shaped
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.tools.mcp_config import (
+from app.tools.mcp.config import (
     REMOTE_UNSUPPORTED,
     McpConfigError,
     McpServerConfig,

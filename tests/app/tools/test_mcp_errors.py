@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.tools.mcp_config import McpServerConfig
-from app.tools.mcp_errors import McpStartError
-from app.tools.mcp_server import McpServer
+from app.tools.mcp.config import McpServerConfig
+from app.tools.mcp.errors import McpStartError
+from app.tools.mcp.server import McpServer
 
 
 async def test_a_missing_command_is_an_error_result_naming_it() -> None:

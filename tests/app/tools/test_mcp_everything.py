@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from app.tools.mcp_config import McpServerConfig
-from app.tools.mcp_server import McpServer
+from app.tools.mcp.config import McpServerConfig
+from app.tools.mcp.server import McpServer
 from routing.transcript import PicturePart, TextPart, ToolCall
 
 BINARY = os.environ.get("SIGHTLINE_MCP_EVERYTHING", "")

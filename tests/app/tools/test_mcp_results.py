@@ -10,8 +10,8 @@ import zlib
 from mcp import types
 from PIL import Image
 
-from app.tools.mcp_results import tool_result_from_mcp
-from app.tools.mcp_server import McpServer
+from app.tools.mcp.results import tool_result_from_mcp
+from app.tools.mcp.server import McpServer
 from routing.transcript import PicturePart, TextPart, ToolCall
 from tests.servers.mcp_server import TINY_SIZE, tiny_png
 

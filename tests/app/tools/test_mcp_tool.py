@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from app.tools.base import Tool
-from app.tools.mcp_server import McpServer
-from app.tools.mcp_tool import MAX_NAME, McpTool, offered_name
+from app.tools.mcp.server import McpServer
+from app.tools.mcp.tool import MAX_NAME, McpTool, offered_name
 from routing.transcript import TextPart, ToolCall
 
 TEST_TOOLS = {"echo", "tiny_image", "broken_image", "fail", "crash", "sleep"}

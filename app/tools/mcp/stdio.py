@@ -27,7 +27,7 @@ from mcp import StdioServerParameters, stdio_client
 from mcp.client._transport import ReadStream, TransportStreams
 from mcp.shared.message import SessionMessage
 
-from app.tools.mcp_config import McpServerConfig
+from app.tools.mcp.config import McpServerConfig
 from routing.secrets import redact
 
 logger = logging.getLogger(__name__)

@@ -1,9 +1,9 @@
 """One stdio MCP server of the settings: started on first use, started again after it stops.
 
-Each run of its child process is a `Connection` (`app/tools/mcp_connection.py`). Whatever
+Each run of its child process is a `Connection` (`app/tools/mcp/connection.py`). Whatever
 goes wrong (a missing command, a crash mid-call, a hang, a malformed answer) comes back
 as an error result the model and the person can read, and the next call starts the
-server again. Pictures a tool returns become `PicturePart`s (`app/tools/mcp_results.py`).
+server again. Pictures a tool returns become `PicturePart`s (`app/tools/mcp/results.py`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any
 from mcp import types
 
 from app.tools.base import error_result
-from app.tools.mcp_config import McpServerConfig
-from app.tools.mcp_connection import Connection
-from app.tools.mcp_errors import CallFailure, McpStartError, failure_text, not_started
-from app.tools.mcp_results import tool_result_from_mcp
-from app.tools.mcp_tool import McpTool, offered_name, tool_spec
+from app.tools.mcp.config import McpServerConfig
+from app.tools.mcp.connection import Connection
+from app.tools.mcp.errors import CallFailure, McpStartError, failure_text, not_started
+from app.tools.mcp.results import tool_result_from_mcp
+from app.tools.mcp.tool import McpTool, offered_name, tool_spec
 from routing.transcript import ToolCall, ToolResult
 
 DEFAULT_TIMEOUT = 120.0

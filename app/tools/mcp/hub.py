@@ -1,11 +1,5 @@
 """The MCP servers of the settings, together: what the toolbox starts, asks for tools, and stops.
 
-The pieces, each in its own module: the `mcpServers` JSON (`mcp_config`), one server
-started on first use (`mcp_server`), one run of its child and the task that owns its
-session (`mcp_connection`), the child's pipes (`mcp_stdio`), a server's tool as
-Sightline's `Tool` (`mcp_tool`), results as words and pictures (`mcp_results`), and
-what goes wrong in words (`mcp_errors`).
-
 Importing this imports the MCP SDK (half a second), so `app/toolbox.py` imports it
 only when there are servers.
 """
@@ -17,9 +11,9 @@ import logging
 from collections.abc import Iterable
 
 from app.tools.base import Tool
-from app.tools.mcp_config import McpServerConfig
-from app.tools.mcp_errors import McpStartError, not_started
-from app.tools.mcp_server import DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT, McpServer
+from app.tools.mcp.config import McpServerConfig
+from app.tools.mcp.errors import McpStartError, not_started
+from app.tools.mcp.server import DEFAULT_START_TIMEOUT, DEFAULT_TIMEOUT, McpServer
 from routing.secrets import redact
 
 logger = logging.getLogger(__name__)
@@ -59,7 +53,7 @@ class McpHub:
             if isinstance(outcome, BaseException):
                 if not isinstance(outcome, McpStartError):
                     logger.error("MCP server %s failed to start", server.name, exc_info=outcome)
-                # Not worded by mcp_errors (which redacts): the person reads it as it is.
+                # Not worded by app.tools.mcp.errors (which redacts): the person reads it as it is.
                 self.problems[server.name] = redact(str(outcome) or repr(outcome))
                 continue
             try:

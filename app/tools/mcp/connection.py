@@ -20,9 +20,9 @@ import anyio.to_thread
 from mcp import Client, types
 from mcp.shared.exceptions import MCPError
 
-from app.tools.mcp_config import McpServerConfig
-from app.tools.mcp_errors import CallFailure, McpStartError, start_problem
-from app.tools.mcp_stdio import StderrToLog, stdio_transport
+from app.tools.mcp.config import McpServerConfig
+from app.tools.mcp.errors import CallFailure, McpStartError, start_problem
+from app.tools.mcp.stdio import StderrToLog, stdio_transport
 from app.version import installed_version
 
 logger = logging.getLogger(__name__)

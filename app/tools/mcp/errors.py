@@ -18,7 +18,7 @@ import anyio
 from mcp import types
 from mcp.shared.exceptions import MCPError
 
-from app.tools.mcp_config import McpServerConfig
+from app.tools.mcp.config import McpServerConfig
 from routing.secrets import redact
 
 P = ParamSpec("P")

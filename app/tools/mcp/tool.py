@@ -1,7 +1,7 @@
 """One tool of an MCP server as a Sightline `Tool`: the name and spec models see, and its run.
 
 The turn loop runs an `McpTool` like any built-in tool; the call goes to its server
-(`app/tools/mcp_server.py`), and every failure comes back as an error result.
+(`app/tools/mcp/server.py`), and every failure comes back as an error result.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from routing.transcript import ToolCall, ToolResult
 from routing.wires.base import ToolSpec
 
 if TYPE_CHECKING:
-    from app.tools.mcp_server import McpServer
+    from app.tools.mcp.server import McpServer
 
 MAX_NAME = 64  # the longest tool name OpenAI, Anthropic and Gemini all accept
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
