@@ -11,7 +11,7 @@ import pytest
 from app.tools.mcp.config import McpServerConfig
 from app.tools.mcp.errors import McpStartError
 from app.tools.mcp.server import McpServer
-from tests.app.tools.conftest import gone, pid_of
+from tests.app.tools.mcp.conftest import gone, pid_of
 from tests.servers.mcp_server import STUBBORN_ENV, settings
 
 

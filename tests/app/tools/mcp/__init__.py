@@ -1,0 +1,1 @@
+"""Tests of MCP, one file per module of app/tools/mcp."""
