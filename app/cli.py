@@ -20,7 +20,7 @@ from vision.labels import shown_name
 if TYPE_CHECKING:
     from app.config import Config
     from app.store import Store
-    from app.turn import TurnEvent
+    from app.turn.events import TurnEvent
     from routing.transcript import Notice
 
 
@@ -205,11 +205,12 @@ def _nothing_ready(config: Config) -> str:
 
 async def _ask(config: Config, args: argparse.Namespace) -> int:
     from app.attachments import AttachmentError, combined, load_attachment
-    from app.tool_step import AllowAll, DenyAll, ToolStep
     from app.toolbox import Toolbox
     from app.tools.base import Tool
     from app.tools.mcp.config import McpConfigError
-    from app.turn import TurnEnded, TurnRunner
+    from app.turn.events import TurnEnded
+    from app.turn.runner import TurnRunner
+    from app.turn.tool_step import AllowAll, DenyAll, ToolStep
     from routing.router import RoutingPrefs
     from routing.transcript import Notice, NoticeKind
     from vision.pdf import PdfNeedsPassword
@@ -288,8 +289,8 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
 
 def _not_allowed(event: TurnEvent, allowed: bool) -> list[Notice]:
     """For each call of a tool this run did not allow: which, and how to allow it."""
-    from app.tool_step import NOT_ALLOWED
-    from app.turn import ItemAdded
+    from app.turn.events import ItemAdded
+    from app.turn.tool_step import NOT_ALLOWED
     from routing.transcript import Message, Notice, NoticeKind
 
     if allowed or not isinstance(event, ItemAdded) or not isinstance(event.item.item, Message):
@@ -361,7 +362,7 @@ class _PlainPrinter:
         self.out, self.err = out, err
 
     def show(self, event: TurnEvent) -> None:
-        from app.turn import ItemAdded, TextAdded
+        from app.turn.events import ItemAdded, TextAdded
         from routing.transcript import Notice, NoticeKind
 
         if isinstance(event, TextAdded):
@@ -394,7 +395,7 @@ class _JsonPrinter:
         self.out.flush()
 
     def show(self, event: TurnEvent) -> None:
-        from app.turn import ItemAdded, PartAdded, TextAdded, UsageAdded
+        from app.turn.events import ItemAdded, PartAdded, TextAdded, UsageAdded
         from routing.transcript import Message, Notice, NoticeKind, ToolCall
 
         if isinstance(event, PartAdded) and isinstance(event.part, ToolCall):

@@ -1,5 +1,5 @@
 """What left this computer, per chat: the pictures and PDFs that have gone to an
-endpoint off it, and the person's choice for a chat's earlier ones (`app.boundary`)."""
+endpoint off it, and the person's choice for a chat's earlier ones (`app.turn.boundary`)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from app.store.connection import Connection
 
 
 class Grants:
-    """The tools allowed per chat (`Store.grants`): what `app.tool_step` asks before a call."""
+    """The tools allowed per chat (`Store.grants`): what `app.turn.tool_step` asks before a call."""
 
     def __init__(self, connection: Connection) -> None:
         """The grants kept in this connection's database."""

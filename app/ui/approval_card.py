@@ -24,7 +24,7 @@ from app.ui.icons import badge_image, icon_of
 from app.ui.painting import blend, code_font
 from app.ui.tool_words import pretty_arguments
 
-# app.tool_step.Approval's values
+# app.turn.tool_step.Approval's values
 ONCE, STEP, CONVERSATION, DENY = "once", "step", "conversation", "deny"
 _ICON = QSize(18, 18)
 AMBER = "#d97706"  # asking: the colour of "wait", not of an error

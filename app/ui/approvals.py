@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from app.ui.questions import Questions
 from routing.transcript import ToolCall
 
-if TYPE_CHECKING:  # app.tool_step imports asyncio, which loads after the first paint
-    from app.tool_step import Approval
+if TYPE_CHECKING:  # app.turn.tool_step imports asyncio, which loads after the first paint
+    from app.turn.tool_step import Approval
 
 
 @dataclass(frozen=True)

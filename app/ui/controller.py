@@ -30,14 +30,14 @@ from routing.transcript import ToolCall  # loaded by the store: costs nothing he
 if TYPE_CHECKING:
     import asyncio
 
-    from app.boundary import Leaving
     from app.config import Config
     from app.keys import KeyStore
     from app.store import Store
-    from app.tool_step import Approval, ToolStep
     from app.toolbox import Toolbox
     from app.tools.base import Tool
-    from app.turn import TurnRunner
+    from app.turn.boundary import Leaving
+    from app.turn.runner import TurnRunner
+    from app.turn.tool_step import Approval, ToolStep
     from routing.catalogue import Catalogue, ProviderStatus
     from routing.models import ProviderConfig
 
@@ -180,8 +180,8 @@ class Controller(QObject):
 
         from app.config import effective_providers
         from app.keys import with_keys
-        from app.tool_step import ToolStep
-        from app.turn import TurnRunner
+        from app.turn.runner import TurnRunner
+        from app.turn.tool_step import ToolStep
         from routing.catalogue import Catalogue
         from routing.router import RoutingPrefs
 
@@ -379,7 +379,7 @@ class Controller(QObject):
 
     def earlier_pictures_leaving(self, model_ref: str) -> Leaving | None:
         """What of the open chat would first leave this computer if `model_ref` answered."""
-        from app.boundary import would_leave
+        from app.turn.boundary import would_leave
 
         if self._catalogue is None:
             return None
@@ -437,7 +437,7 @@ class Controller(QObject):
 
     def answer_approval(self, request: ApprovalRequest, answer: str) -> None:
         """The person's answer to a waiting call: "once", "step", "conversation" or "deny"."""
-        from app.tool_step import Approval
+        from app.turn.tool_step import Approval
 
         self._approvals.answer(request.serial, Approval(answer))
 
@@ -460,8 +460,7 @@ class Controller(QObject):
     ) -> None:
         import asyncio
 
-        from app.turn import ItemAdded, TurnEnded
-        from app.turn_events import NotSaved
+        from app.turn.events import ItemAdded, NotSaved, TurnEnded
 
         try:
             tools = await self._tools()

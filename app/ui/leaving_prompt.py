@@ -13,7 +13,7 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QAbstractButton, QMessageBox, QWidget
 
-from app.boundary import EarlierPictures, Leaving
+from app.turn.boundary import EarlierPictures, Leaving
 
 TITLE = "Send earlier pictures off this computer?"
 SEND = "Send them"

@@ -42,7 +42,7 @@ from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
-    from app.boundary import EarlierPictures
+    from app.turn.boundary import EarlierPictures
     from app.ui.settings_dialog import SettingsDialog
 
 MARKDOWN_FILTER = "Markdown, pictures in a folder beside it (*.md)"

@@ -30,8 +30,8 @@ class Outcome(StrEnum):
 
 def outcome_of(result: ToolResult) -> Outcome:
     """Whether a call ran, failed, was not allowed, or was cut short by Stop."""
-    # Here, not at the top: app.tool_step imports asyncio, which loads after the first paint.
-    from app.tool_step import DENIED, STOPPED
+    # Here, not at the top: app.turn.tool_step imports asyncio, which loads after the first paint.
+    from app.turn.tool_step import DENIED, STOPPED
 
     if not result.is_error:
         return Outcome.OK

@@ -17,7 +17,7 @@ from routing.transcript import Message, ToolCall  # loaded by the store: costs n
 
 if TYPE_CHECKING:
     from app.store import Store, StoredItem
-    from app.turn import TurnEvent
+    from app.turn.events import TurnEvent
 
 
 class TurnFeed(QObject):
@@ -49,7 +49,7 @@ class TurnFeed(QObject):
 
     def forward(self, conversation_id: str, event: TurnEvent) -> None:
         """Tell the window about one event of the turn in `conversation_id`."""
-        from app.turn import ItemAdded, ItemFinished, PartAdded, TextAdded
+        from app.turn.events import ItemAdded, ItemFinished, PartAdded, TextAdded
 
         if isinstance(event, ItemAdded):
             item = event.item.item

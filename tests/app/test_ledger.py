@@ -11,9 +11,9 @@ import pytest
 from PIL import Image
 
 from app.ledger import WHOLE_MESSAGE, Crossing, Endpoint, endpoints_of, ledger, summary
-from app.seeing import TurnSight, _disclosure
 from app.store import Store
-from app.turn import TurnRunner
+from app.turn.runner import TurnRunner
+from app.turn.sight import TurnSight, _disclosure
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.models import ModelInfo, ProviderConfig

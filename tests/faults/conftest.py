@@ -16,7 +16,8 @@ from typing import Any, TypeVar
 import pytest
 
 from app.store import Store, StoredItem
-from app.turn import TurnEnded, TurnEvent, TurnRunner
+from app.turn.events import TurnEnded, TurnEvent
+from app.turn.runner import TurnRunner
 from routing.catalogue import Catalogue
 from routing.errors import ProviderError
 from routing.models import ProviderConfig

@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from app.store import Store
-from app.tool_step import AllowAll, ToolStep
 from app.tools.mcp.hub import McpHub
-from app.turn import TurnEvent, TurnRunner
+from app.turn.events import TurnEvent
+from app.turn.runner import TurnRunner
+from app.turn.tool_step import AllowAll, ToolStep
 from routing.catalogue import Catalogue
 from tests.faults.conftest import describe, ended
 from tests.servers.mcp_server import settings

@@ -336,7 +336,7 @@ from routing.secrets import register_secret
 
 assert setup_logging(Path(sys.argv[1])) is None  # a file, not a folder: no log file
 register_secret(sys.argv[2])
-logging.getLogger("app.turn").warning("refused %s", sys.argv[2])
+logging.getLogger("app.turn.runner").warning("refused %s", sys.argv[2])
 """
 
 

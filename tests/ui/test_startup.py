@@ -47,8 +47,8 @@ sys.exit(status)
 NEVER_BEFORE_PAINT = {
     "asyncio": "the asyncio loop (qasync) starts after the first paint",
     "qasync": "the asyncio loop (qasync) starts after the first paint",
-    "app.turn": "turns, tools and the network side start after the first paint",
-    "app.tool_step": "turns, tools and the network side start after the first paint",
+    "app.turn.runner": "turns, tools and the network side start after the first paint",
+    "app.turn.tool_step": "turns, tools and the network side start after the first paint",
     "app.keys": "keys are read when the controller connects, after the first paint",
     "keyring": "keys are read when the controller connects, after the first paint",
     "routing.wires.base": "wires load when models are listed",

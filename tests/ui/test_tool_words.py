@@ -7,8 +7,8 @@ import tomllib
 from pathlib import Path
 
 from app.config import Config, load_config
-from app.tool_step import DENIED, STOPPED
 from app.tools.base import error_result, text_result
+from app.turn.tool_step import DENIED, STOPPED
 from app.ui.settings_model import save_top_level
 from app.ui.tool_words import (
     Outcome,

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.config import load_config
-from app.tool_step import DENIED, STOPPED
 from app.tools.mcp.config import load_mcp_servers
+from app.turn.tool_step import DENIED, STOPPED
 from app.ui.approval_card import ApprovalCard
 from app.ui.conversation_model import Role
 from app.ui.painting import MARGIN_X, MARGIN_Y

@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 
 from app.store import Store
-from app.turn import TurnEvent, TurnRunner
+from app.turn.events import TurnEvent
+from app.turn.runner import TurnRunner
 from routing.catalogue import Catalogue
 from routing.documents import NATIVE_MAX_PAGES
 from routing.models import ProviderConfig
 from routing.transcript import NoticeKind
-from tests.app.test_seeing import ended, last_user, notices, runner
+from tests.app.turn.test_sight import ended, last_user, notices, runner
 from tests.pdfs import scanned_pdf, text_pdf
 from tests.servers.anthropic import DEFAULT_KEY, FakeAnthropic
 from tests.servers.ollama import FakeOllama, Reply

@@ -12,7 +12,8 @@ import pytest
 from PIL import Image
 
 from app.store import Store
-from app.turn import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent, TurnRunner
+from app.turn.events import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent
+from app.turn.runner import TurnRunner
 from routing.catalogue import Catalogue
 from routing.errors import ModelNotFound, ServerError
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind

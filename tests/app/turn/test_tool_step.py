@@ -10,10 +10,11 @@ import pytest
 from PIL import Image
 
 from app.store import Store
-from app.tool_step import DENIED, STOPPED, AllowAll, Approval, DenyAll, ToolStep
 from app.tools.base import text_result
 from app.tools.read_file import ReadFile
-from app.turn import ItemAdded, PartAdded, TurnEnded, TurnEvent, TurnRunner
+from app.turn.events import ItemAdded, PartAdded, TurnEnded, TurnEvent
+from app.turn.runner import TurnRunner
+from app.turn.tool_step import DENIED, STOPPED, AllowAll, Approval, DenyAll, ToolStep
 from routing.catalogue import Catalogue
 from routing.transcript import Message, Notice, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ToolSpec

@@ -9,7 +9,8 @@ from PIL import Image
 
 from app.ledger import ledger
 from app.store import Store
-from app.turn import TurnEnded, TurnEvent, TurnRunner
+from app.turn.events import TurnEnded, TurnEvent
+from app.turn.runner import TurnRunner
 from routing.catalogue import Catalogue
 from routing.errors import CannotConnect
 from routing.models import ProviderConfig

@@ -14,12 +14,10 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 
-from app.boundary import EarlierPictures, Kept, carried, kept_here, leaving_notice, without
-from app.seeing import TurnSight
 from app.store import Store, StoredItem, StoreError
-from app.tool_step import DenyAll, ToolStep, stopped_results
 from app.tools.base import Tool
-from app.turn_events import (
+from app.turn.boundary import EarlierPictures, Kept, carried, kept_here, leaving_notice, without
+from app.turn.events import (
     ItemAdded,
     ItemFinished,
     NotSaved,
@@ -29,6 +27,8 @@ from app.turn_events import (
     TurnEvent,
     UsageAdded,
 )
+from app.turn.sight import TurnSight
+from app.turn.tool_step import DenyAll, ToolStep, stopped_results
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET, TurnBudget
@@ -55,16 +55,7 @@ from routing.wires.payload import bounded_arguments
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
-__all__ = [
-    "ItemAdded",
-    "ItemFinished",
-    "PartAdded",
-    "TextAdded",
-    "TurnEnded",
-    "TurnEvent",
-    "TurnRunner",
-    "UsageAdded",
-]
+__all__ = ["TurnRunner"]
 
 log = logging.getLogger(__name__)
 

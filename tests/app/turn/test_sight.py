@@ -20,11 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from app.seeing import TurnSight
 from app.store import Store
-from app.tool_step import AllowAll, ToolStep
 from app.tools.read_file import ReadFile
-from app.turn import TurnEnded, TurnEvent, TurnRunner, UsageAdded
+from app.turn.events import TurnEnded, TurnEvent, UsageAdded
+from app.turn.runner import TurnRunner
+from app.turn.sight import TurnSight
+from app.turn.tool_step import AllowAll, ToolStep
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.describing.framing import TurnBudget, nobody_can_look, over_budget, unavailable
@@ -547,7 +548,7 @@ def test_ask_json_prints_the_disclosure(
         capture_output=True,
         text=True,
         timeout=60,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=Path(__file__).resolve().parents[3],
     )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]

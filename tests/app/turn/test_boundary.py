@@ -23,11 +23,12 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from app.boundary import EarlierPictures
 from app.ledger import ledger
 from app.store import Store
-from app.tool_step import AllowAll, ToolStep
-from app.turn import TurnEnded, TurnRunner
+from app.turn.boundary import EarlierPictures
+from app.turn.events import TurnEnded
+from app.turn.runner import TurnRunner
+from app.turn.tool_step import AllowAll, ToolStep
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.router import RoutingPrefs
