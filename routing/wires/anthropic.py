@@ -30,7 +30,7 @@ from routing.wires.anthropic_errors import (
 )
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.bounded import ERROR_BODY_CAP, IdleDeadline, read_body, sse_events
-from routing.wires.http import HttpWire
+from routing.wires.http import ErrorAnswer, HttpWire
 from routing.wires.payload import load_json, plain_json
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -295,17 +295,11 @@ class AnthropicWire(HttpWire):
                     return
         raise self.cut_off("the stream ended without message_stop")
 
-    def classify(
-        self,
-        status: int,
-        text: str,
-        headers: Mapping[str, str],
-        *,
-        model: str = "",
-        had_pictures: bool = False,
-    ) -> ProviderError:
+    def classify(self, answer: ErrorAnswer) -> ProviderError:
         """Anthropic's error type first, then the status and its words."""
-        return classify_anthropic_error(status, text, headers, self.provider, model=model)
+        return classify_anthropic_error(
+            answer.status, answer.text, answer.headers, self.provider, model=answer.model
+        )
 
     def not_json(self, text: str) -> ProviderError:
         """A 200 listing answer that is not JSON."""

@@ -17,7 +17,7 @@ import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from contextlib import aclosing
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
@@ -39,6 +39,17 @@ DEFAULT_TIMEOUT = 300.0
 CONNECT_TIMEOUT = 10.0
 # Extras (another listing, the names for a ModelNotFound) never hold anything up.
 NAMES_TIMEOUT = 3.0
+
+
+@dataclass(frozen=True)
+class ErrorAnswer:
+    """A provider's answer that is an error: its status, words and headers, and what was asked."""
+
+    status: int
+    text: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    model: str = ""
+    had_pictures: bool = False
 
 
 class HttpWire(ABC):
@@ -120,15 +131,7 @@ class HttpWire(ABC):
         part that shows no event yet. Raise `self.cut_off(...)` when it ends unfinished."""
 
     @abstractmethod
-    def classify(
-        self,
-        status: int,
-        text: str,
-        headers: Mapping[str, str],
-        *,
-        model: str = "",
-        had_pictures: bool = False,
-    ) -> ProviderError:
+    def classify(self, answer: ErrorAnswer) -> ProviderError:
         """An error answer (its status, body and headers) as an error of our tree."""
 
     @abstractmethod
@@ -202,7 +205,7 @@ class HttpWire(ABC):
         if failed is not None:  # classified once the answer is closed
             status, text, headers = failed
             pictures = self.carries_pictures(body)
-            error = self.classify(status, text, headers, model=request.model, had_pictures=pictures)
+            error = self.classify(ErrorAnswer(status, text, headers, request.model, pictures))
             if isinstance(error, ModelNotFound) and self.names_help(error):
                 error.available = await self.model_names()
             raise error
@@ -230,7 +233,7 @@ class HttpWire(ABC):
         """The JSON of a listing answer, or its failure as our error."""
         if answer.status_code != 200:
             # Never the provider's names here: listing them inside a listing only repeats it.
-            raise self.classify(answer.status_code, answer.text, answer.headers, model=model)
+            raise self.classify(ErrorAnswer(answer.status_code, answer.text, answer.headers, model))
         try:
             return answer.json()
         except ValueError:

@@ -26,7 +26,7 @@ from routing.presets import Preset, preset_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.bounded import IdleDeadline, ndjson_lines
-from routing.wires.http import HttpWire
+from routing.wires.http import ErrorAnswer, HttpWire
 from routing.wires.ollama_errors import classify_answer, classify_error, malformed, not_ollama
 from routing.wires.payload import (
     ToolPictures,
@@ -206,18 +206,15 @@ class OllamaWire(HttpWire):
                         return
         raise self.cut_off("the stream ended before Ollama said it was done")
 
-    def classify(
-        self,
-        status: int,
-        text: str,
-        headers: Mapping[str, str],
-        *,
-        model: str = "",
-        had_pictures: bool = False,
-    ) -> ProviderError:
+    def classify(self, answer: ErrorAnswer) -> ProviderError:
         """Ollama's `error` words, or what the status says when the body has none."""
         return classify_answer(
-            status, text, headers, self.provider.id, model=model, server=self.server
+            answer.status,
+            answer.text,
+            answer.headers,
+            self.provider.id,
+            model=answer.model,
+            server=self.server,
         )
 
     def not_json(self, text: str) -> ProviderError:

@@ -25,6 +25,7 @@ from routing.presets import Preset
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.bounded import EVENT_CAP, IdleDeadline, read_body, sse_events
+from routing.wires.http import ErrorAnswer
 from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.openai_errors import translate_status
@@ -367,7 +368,7 @@ class OpenAIChatWire(OpenAICompatWire):
             obj = load_json(text)
         except ValueError:
             if looks_like_html(text):
-                raise self.classify(200, text, {}) from None
+                raise self.classify(ErrorAnswer(200, text)) from None
             raise _malformed(state, "an answer that is neither SSE nor JSON", text) from None
         return parse_chunk(obj, state) + finish_stream(state)
 

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from routing.errors import MalformedResponse, ModelNotFound, ProviderError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import PRESETS, Preset
-from routing.wires.http import HttpWire
+from routing.wires.http import ErrorAnswer, HttpWire
 from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_errors import translate_status
 
@@ -113,30 +113,22 @@ class OpenAICompatWire(HttpWire):
             headers["Authorization"] = f"Bearer {self.provider.api_key}"
         return headers | dict(self.preset.headers)
 
-    def classify(
-        self,
-        status: int,
-        text: str,
-        headers: Mapping[str, str],
-        *,
-        model: str = "",
-        had_pictures: bool = False,
-    ) -> ProviderError:
+    def classify(self, answer: ErrorAnswer) -> ProviderError:
         """The shape's words first, then the status (routing/wires/openai_errors.py)."""
         return translate_status(
             self.located,
-            status,
-            text,
-            headers,
-            had_pictures=had_pictures,
+            answer.status,
+            answer.text,
+            answer.headers,
+            had_pictures=answer.had_pictures,
             preset=self.preset,
-            model=model,
+            model=answer.model,
         )
 
     def not_json(self, text: str) -> ProviderError:
         """A captive portal's page says so; anything else is not the API."""
         if looks_like_html(text):
-            return self.classify(200, text, {})
+            return self.classify(ErrorAnswer(200, text))
         return MalformedResponse(
             f"The answer from {self.server} was not JSON. Check that the provider's base URL "
             "points at an OpenAI-compatible API.",
