@@ -67,6 +67,7 @@ NEVER_BEFORE_PAINT = {
     "uuid": "ids are made with the first conversation",
     "html": "rich text is escaped when it is first shown",
     "PIL": "Pillow loads with the first picture",
+    "mcp": "the MCP SDK loads when a chat first uses an MCP server",
 }
 
 
