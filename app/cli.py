@@ -1,4 +1,4 @@
-"""The `sightline` command: the window, `ask`, `models`, `--version` and `--smoke`.
+"""The `sightline` command: the window, `ask`, `models`, `check-sight`, `--version`, `--smoke`.
 
 Heavy modules (Qt, httpx, Pillow, even asyncio) are imported inside the command
 that needs them, so `sightline --version` and the window's first paint stay quick.
@@ -80,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--json", action="store_true", help="print one JSON object per event")
     models = commands.add_parser("models", help="list the models of every ready provider")
     models.add_argument("--json", action="store_true", help="print a JSON array")
+    check = commands.add_parser(
+        "check-sight", help="ask a model about a probe picture: does it really see?"
+    )
+    check.add_argument("model", help="PROVIDER:MODEL")
+    check.add_argument("--json", action="store_true", help="print the verdict as JSON")
     return parser
 
 
@@ -96,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         config = _load_config()
         if args.command == "models":
             return asyncio.run(_models(config, as_json=args.json))
+        if args.command == "check-sight":
+            return asyncio.run(_check_sight(config, args.model, as_json=args.json))
         return asyncio.run(_ask(config, args))
     except CommandError as exc:
         print(f"sightline: {shown_name(str(exc))}", file=sys.stderr)
@@ -134,7 +141,7 @@ def _open_store(config: Config) -> Store:
         raise CommandError(str(exc)) from None
 
 
-def _catalogue(config: Config, blind: set[str] | None = None) -> Any:
+def _catalogue(config: Config, store: Store | None = None) -> Any:
     from app.config import effective_providers
     from app.keys import KeyStore, with_keys
     from routing.catalogue import Catalogue
@@ -142,16 +149,18 @@ def _catalogue(config: Config, blind: set[str] | None = None) -> Any:
     providers = with_keys(
         effective_providers(config, os.environ), KeyStore(config.data_dir), os.environ
     )
-    return Catalogue(providers, blind=blind or ())
+    if store is None:
+        return Catalogue(providers)
+    # What was learned (a refusal, a sight check) is part of each model's answer.
+    return Catalogue(providers, blind=store.learned.blind(), checked=store.learned.checks())
 
 
 async def _models(config: Config, *, as_json: bool) -> int:
-    store = _open_store(config)  # what was learned (a refusal) is part of each answer
+    store = _open_store(config)
     try:
-        blind = store.learned.blind()
+        catalogue = _catalogue(config, store)
     finally:
         store.close()
-    catalogue = _catalogue(config, blind=blind)
     try:
         statuses = await catalogue.refresh()
     finally:
@@ -180,6 +189,38 @@ async def _models(config: Config, *, as_json: bool) -> int:
             print(f"{row['provider']}:{row['model']}\t{_where(row)}\t{_abilities(row)}")
     if not rows:
         raise CommandError(_nothing_ready(config))
+    return 0
+
+
+async def _check_sight(config: Config, ref: str, *, as_json: bool) -> int:
+    """`sightline check-sight PROVIDER:MODEL`: the verdict, printed and kept."""
+    from routing.errors import ProviderError
+    from routing.sight_check import check_sight
+
+    store = _open_store(config)
+    catalogue = _catalogue(config, store)
+    try:
+        await _check_model(ref, catalogue, auto_allowed=False)
+        try:
+            model = await catalogue.resolve(ref.strip())
+        except ProviderError as exc:
+            raise CommandError(exc.message) from None
+        result = await check_sight(catalogue, model)
+        endpoint, name = catalogue.learn_sight(model, result.verdict)
+        store.learned.remember_check(endpoint, name, result.verdict, result.answer)
+    finally:
+        await catalogue.aclose()
+        store.close()
+    if as_json:
+        line = {"model": model.ref, "sight": str(result.verdict), "answer": result.answer}
+        print(json.dumps(line))
+    else:
+        words = {
+            "sees": "sees pictures",
+            "blind": "doesn't see pictures",
+            "unsure": "gave no clear answer: treated as a model that can't see",
+        }[result.verdict]
+        print(f"{model.ref} {words}. It answered: {shown_name(result.answer) or '(nothing)'}")
     return 0
 
 
@@ -231,7 +272,7 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
     except McpConfigError as exc:
         raise CommandError(str(exc)) from None
     store = _open_store(config)
-    catalogue = _catalogue(config, blind=store.learned.blind())
+    catalogue = _catalogue(config, store)
     try:
         await _check_model(args.model, catalogue)
     except CommandError:
@@ -255,7 +296,7 @@ async def _ask(config: Config, args: argparse.Namespace) -> int:
                 )
                 printer.show_notice(notice)
                 store.add_notice(conversation_id, notice)
-        prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model)
+        prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model, config.check_sight)
         step = (
             ToolStep(AllowAll())
             if args.allow_tools
@@ -321,12 +362,14 @@ def _tried(catalogue: Any, error: object) -> str:
     return f" Tried: {', '.join(tried)}." if tried else ""
 
 
-async def _check_model(ref: str, catalogue: Any) -> None:
+async def _check_model(ref: str, catalogue: Any, *, auto_allowed: bool = True) -> None:
     """Refuse a --model that names no model, before anything is stored or sent."""
     from routing.router import is_auto
 
     if is_auto(ref):
-        return
+        if auto_allowed:
+            return
+        raise CommandError("name the model to check as PROVIDER:MODEL (`sightline models`).")
     provider, _, name = ref.strip().partition(":")
     ids = [p.id for p in catalogue.providers]
     if not provider:

@@ -31,6 +31,7 @@ _TOP_LEVEL_KEYS = frozenset(
     {
         "discover_local",
         "auto_may_use_cloud",
+        "check_sight",
         "vision_model",
         "mcp_config",
         "mcp_start_at_launch",
@@ -53,6 +54,7 @@ class Config:
     providers: tuple[ProviderConfig, ...] = ()
     discover_local: bool = True
     auto_may_use_cloud: bool = False  # Auto stays on this computer unless the person allows
+    check_sight: bool = True  # a model of unknown sight is checked before its first picture
     vision_model: str = ""  # PROVIDER:MODEL that describes pictures for blind models
     mcp_config: Path | None = None  # a file holding the `mcpServers` JSON
     mcp_start_at_launch: bool = False  # start MCP servers with the window, not on first use
@@ -121,6 +123,9 @@ def parse_config(
     auto_cloud = raw.get("auto_may_use_cloud", False)
     if not isinstance(auto_cloud, bool):
         raise ConfigError(f"{path}: auto_may_use_cloud must be true or false.")
+    check_sight = raw.get("check_sight", True)
+    if not isinstance(check_sight, bool):
+        raise ConfigError(f"{path}: check_sight must be true or false.")
     vision_model = raw.get("vision_model", "")
     if not isinstance(vision_model, str) or (vision_model and ":" not in vision_model):
         raise ConfigError(f'{path}: vision_model must be "PROVIDER:MODEL" in quotes.')
@@ -158,6 +163,7 @@ def parse_config(
         providers=tuple(providers),
         discover_local=discover,
         auto_may_use_cloud=auto_cloud,
+        check_sight=check_sight,
         vision_model=vision_model,
         mcp_config=mcp_config,
         mcp_start_at_launch=at_launch,

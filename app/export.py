@@ -62,6 +62,7 @@ _NOTICE_WORDS = {
     NoticeKind.BUDGET: "Budget",
     NoticeKind.ERROR: "Error",
     NoticeKind.INFO: "Note",
+    NoticeKind.SIGHT: "Sight check",
 }
 
 

@@ -1,6 +1,7 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
-NAME picks modules (startup, ask, store, pictures, describer, pdf); none runs all.
+NAME picks modules (startup, ask, store, pictures, describer, pdf, window, sight); none
+runs all.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from benchmarks import (
     bench_describer,
     bench_pdf,
     bench_pictures,
+    bench_sight_check,
     bench_startup,
     bench_store,
     bench_window,
@@ -28,6 +30,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "describer": bench_describer.run,
     "pdf": bench_pdf.run,
     "window": bench_window.run,
+    "sight": bench_sight_check.run,
 }
 
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncGenerator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from routing.capabilities import resolved
-from routing.endpoints import endpoint_name, look_up
+from routing.endpoints import endpoint_key, endpoint_name, look_up
 from routing.errors import CannotConnect, ModelNotFound, ProviderError
-from routing.models import ModelInfo, ProviderConfig, split_ref
+from routing.models import ModelInfo, ProviderConfig, Verdict, split_ref
 from routing.wires.base import Wire
 from routing.wires.registry import make_wire
 
@@ -50,6 +50,7 @@ class Catalogue:
         providers: Iterable[ProviderConfig],
         wire_factory: Callable[[ProviderConfig], Wire] = make_wire,
         blind: Iterable[str] = (),
+        checked: Mapping[tuple[str, str], str] | None = None,
     ) -> None:
         self._providers = {p.id: p for p in providers}
         self._wire_factory = wire_factory
@@ -57,6 +58,10 @@ class Catalogue:
         self._status: dict[str, ProviderStatus] = {}
         self._listed: dict[str, tuple[ModelInfo, ...]] = {}  # each listing as it was said
         self._blind: set[str] = set(blind)  # refs learned not to see (earlier sessions too)
+        # Sight checks' verdicts by (endpoint, model name), this session's and earlier ones.
+        self._checked: dict[tuple[str, str], Verdict] = {
+            key: Verdict(verdict) for key, verdict in (checked or {}).items()
+        }
 
     @property
     def providers(self) -> list[ProviderConfig]:
@@ -119,10 +124,31 @@ class Catalogue:
 
     def _resolved(self, provider_id: str) -> tuple[ModelInfo, ...]:
         """The provider's listed models, each with its one answer (routing/capabilities.py)."""
-        kind = self._providers[provider_id].kind
+        provider = self._providers[provider_id]
         return tuple(
-            resolved(m, kind, blind=self._blind) for m in self._listed.get(provider_id, ())
+            resolved(m, provider.kind, blind=self._blind, checked=self._checks_of(provider))
+            for m in self._listed.get(provider_id, ())
         )
+
+    def _checks_of(self, provider: ProviderConfig) -> dict[str, bool | None]:
+        """The provider's models' check verdicts by ref: True sees, False blind, None unsure."""
+        key = endpoint_key(provider.base_url)
+        found: dict[str, bool | None] = {}
+        for (endpoint, name), verdict in self._checked.items():
+            if endpoint == key:
+                found[f"{provider.id}:{name}"] = {
+                    Verdict.SEES: True,
+                    Verdict.BLIND: False,
+                    Verdict.UNSURE: None,
+                }[verdict]
+        return found
+
+    def learn_sight(self, model: ModelInfo, verdict: Verdict) -> tuple[str, str]:
+        """A sight check's verdict becomes the model's sight; returns its (endpoint, name) key."""
+        key = (endpoint_key(self._providers[model.provider_id].base_url), model.name)
+        self._checked[key] = verdict
+        self._learned(model.ref)
+        return key
 
     def _learned(self, ref: str) -> None:
         """A lesson about one model changed its answer: resolve its provider's models again."""
@@ -157,7 +183,8 @@ class Catalogue:
         found = self.find(model.ref)
         if found is not None:
             return found
-        return resolved(model, self._providers[model.provider_id].kind, blind=self._blind)
+        provider = self._providers[model.provider_id]
+        return resolved(model, provider.kind, blind=self._blind, checked=self._checks_of(provider))
 
     async def resolve(self, ref: str) -> ModelInfo:
         """The model `provider:model`, listing its provider if needed; errors say what exists."""

@@ -155,6 +155,11 @@ def endpoint_name(url: str) -> str:
     return f"{host}:{port}" if port else host
 
 
+def endpoint_key(url: str) -> str:
+    """An endpoint as what is learned about its models is kept by: the address, no user-info."""
+    return without_credentials(url.strip()).rstrip("/")
+
+
 def without_credentials(text: str) -> str:
     """Text with the user-info of every address in it taken out (for errors' details)."""
     return _USERINFO.sub("", text)

@@ -49,6 +49,14 @@ class SightFrom(StrEnum):
     UNKNOWN = "unknown"  # nobody says
 
 
+class Verdict(StrEnum):
+    """What a sight check found: the model sees the probe, is blind to it, or nobody can say."""
+
+    SEES = "sees"
+    BLIND = "blind"
+    UNSURE = "unsure"
+
+
 @dataclass(frozen=True)
 class ModelInfo:
     """One model of one provider, with its abilities (None = unknown).

@@ -29,6 +29,7 @@ class RoutingPrefs:
 
     auto_may_use_cloud: bool = False
     vision_model: str = ""  # PROVIDER:MODEL; naming it authorizes sending it pictures
+    check_sight: bool = True  # check a model of unknown sight before its first picture
 
 
 @dataclass(frozen=True)

@@ -184,6 +184,7 @@ class NoticeKind(StrEnum):
     BUDGET = "budget"
     ERROR = "error"
     INFO = "info"
+    SIGHT = "sight"  # a sight check was made, and what it found
 
 
 # What a crossing sent when a model off this computer answers: everything so far.

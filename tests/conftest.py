@@ -13,6 +13,7 @@ from hypothesis import settings
 
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
+from tests.servers.llama_cpp import llama_cpp_server
 from tests.servers.ollama import FakeOllama
 
 # Qt tests never need a display; set before any test imports PySide6.
@@ -82,3 +83,10 @@ def home(tmp_path: Path, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("SIGHTLINE_DATA_DIR", str(home.data))
     monkeypatch.delenv("OLLAMA_HOST", raising=False)
     return home
+
+
+@pytest.fixture
+def llama_server() -> Iterator[str]:
+    """A real llama.cpp server with a small text-only model (skips when not installed)."""
+    with llama_cpp_server() as url:
+        yield url

@@ -1,5 +1,5 @@
 """What Sightline learned about models by using them, kept across restarts: those that
-refused pictures (blind)."""
+refused pictures (blind), and what a sight check found, per endpoint and model."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from app.store.connection import Connection
 
 
 class Learned:
-    """Models learned blind (`Store.learned`), by their `provider:model` ref."""
+    """Models learned blind (by their `provider:model` ref) and sight checks' verdicts
+    (by endpoint and model name, so a renamed provider keeps them) (`Store.learned`)."""
 
     def __init__(self, connection: Connection) -> None:
         """What was learned, kept in this connection's database."""
@@ -32,3 +33,18 @@ class Learned:
         """Every model remembered as not seeing."""
         with self._connection.read() as db:
             return {row[0] for row in db.execute("SELECT ref FROM blind_models")}
+
+    def remember_check(self, endpoint: str, model: str, verdict: str, answer: str) -> None:
+        """Keep a sight check's verdict ("sees", "blind", "unsure") and the model's words."""
+        with self._connection.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO sight_checks (endpoint, model, verdict, answer, "
+                "checked_at) VALUES (?, ?, ?, ?, ?)",
+                (endpoint, model, verdict, answer[:2000], time.time()),
+            )
+
+    def checks(self) -> dict[tuple[str, str], str]:
+        """Every sight check's verdict, by (endpoint, model name)."""
+        with self._connection.read() as db:
+            rows = db.execute("SELECT endpoint, model, verdict FROM sight_checks")
+            return {(endpoint, model): verdict for endpoint, model, verdict in rows}

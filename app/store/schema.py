@@ -113,6 +113,17 @@ MIGRATIONS: list[str] = [
     );
     ALTER TABLE conversations ADD COLUMN earlier_pictures TEXT NOT NULL DEFAULT '';
     """,
+    # 9: sight checks: what a probe picture showed a model of one endpoint, and when.
+    """
+    CREATE TABLE sight_checks (
+        endpoint   TEXT NOT NULL,
+        model      TEXT NOT NULL,
+        verdict    TEXT NOT NULL CHECK (verdict IN ('sees', 'blind', 'unsure')),
+        answer     TEXT NOT NULL DEFAULT '',
+        checked_at REAL NOT NULL,
+        PRIMARY KEY (endpoint, model)
+    );
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.

@@ -165,6 +165,9 @@ class TurnRunner:
             chat_is_local=self.catalogue.provider(choice.model.provider_id).is_local,
             budget=TurnBudget(cap=self.turn_budget),
             unreachable=unreachable,
+            remember_check=lambda key, result: self.store.learned.remember_check(
+                *key, result.verdict, result.answer
+            ),
         )
         async for event in self._steps(conversation_id, choice, needs, tools, sight):
             yield event

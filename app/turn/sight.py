@@ -10,6 +10,7 @@ pictures, so attachments, PDF pages and tool pictures all draw from one cap.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from routing.catalogue import Catalogue
@@ -19,8 +20,9 @@ from routing.describing.looker import WireLooker
 from routing.describing.request import has_pictures, in_words
 from routing.documents import NATIVE_MAX_PAGES, PdfsForModel, flatten_pages, pdfs_for_model
 from routing.endpoints import endpoint_name
-from routing.models import ModelInfo
+from routing.models import ModelInfo, SightFrom, Verdict
 from routing.router import Choice, RoutingPrefs, choose_looker
+from routing.sight_check import CheckResult, check_sight
 from routing.transcript import Crossed, Message, Notice, NoticeKind, PagesPart, turn_start
 from routing.wires.base import Usage
 from vision.pdf import page_span
@@ -51,6 +53,7 @@ class TurnSight:
         chat_is_local: bool,
         budget: TurnBudget | None = None,
         unreachable: set[str] | None = None,
+        remember_check: Callable[[tuple[str, str], CheckResult], None] | None = None,
     ) -> None:
         self.catalogue = catalogue
         self.describer = describer
@@ -61,6 +64,8 @@ class TurnSight:
         self.unreachable: set[str] = unreachable if unreachable is not None else set()
         self._over_budget_told: set[str] = set()  # pictures the person was told about
         self._pdfs_told: set[tuple[str, str]] = set()  # (model, PDF) pairs already told
+        # Where a sight check's verdict is kept (the store), by (endpoint, model name).
+        self._remember_check = remember_check or (lambda key, result: None)
 
     def answered_by(self, model: ModelInfo, *, unreachable: str = "") -> None:
         """The answering model changed: the rules apply anew for the model that now answers.
@@ -96,8 +101,9 @@ class TurnSight:
 
     async def for_model(self, model: ModelInfo, messages: tuple[Message, ...]) -> Shaped:
         """The messages as this model may get them: as they are if it sees, else in words."""
+        checked = await self._check_if_unknown(model, messages)
         pdfs = self.with_pdfs(model, messages)
-        pdf_notices = self._pdf_notices(model, pdfs)
+        pdf_notices = checked + self._pdf_notices(model, pdfs)
         messages = pdfs.messages
         if self.sees(model) or not any(has_pictures(m) for m in messages):
             return Shaped(flatten_pages(messages), pdf_notices)
@@ -130,6 +136,22 @@ class TurnSight:
         )
         away = frozenset(p.sha256 for p in result.asked if looker is not None and not looker.local)
         return Shaped(result.messages, tuple(notices), usage, away)
+
+    async def _check_if_unknown(
+        self, model: ModelInfo, messages: tuple[Message, ...]
+    ) -> tuple[Notice, ...]:
+        """Before the first picture goes to a model nobody says sees: the sight check."""
+        answer = self.catalogue.answer(model)
+        if (
+            not self.prefs.check_sight
+            or answer.sight_from != SightFrom.UNKNOWN
+            or not answer.takes_pictures
+            or not any(has_pictures(m) for m in self.with_pdfs(model, messages).messages)
+        ):
+            return ()
+        result = await check_sight(self.catalogue, model)
+        self._remember_check(self.catalogue.learn_sight(model, result.verdict), result)
+        return (sight_notice(model, result),)
 
     def _pdf_notices(self, model: ModelInfo, pdfs: PdfsForModel) -> tuple[Notice, ...]:
         """Say once per turn which PDFs a model that reads PDFs got as PDFs, and which not."""
@@ -248,6 +270,28 @@ class TurnSight:
                 provider.is_local,
             ),
         )
+
+
+def sight_notice(model: ModelInfo, result: CheckResult) -> Notice:
+    """What a sight check found, and what the turn does about it."""
+    asked = "Sightline checked whether it sees with a small probe picture"
+    if result.verdict == Verdict.SEES:
+        text = (
+            f"{model.ref} sees pictures: it described the probe picture correctly, so it gets them."
+        )
+    elif result.verdict == Verdict.BLIND:
+        text = (
+            f"{model.ref} doesn't see pictures: its server took the probe picture, but the model "
+            "didn't see it. Pictures go to it in words."
+        )
+    else:
+        text = (
+            f"Sightline can't tell whether {model.ref} sees pictures (no clear answer to the "
+            "probe picture), so it is treated as a model that can't see: pictures go to it in "
+            "words. Check sight again from the model picker."
+        )
+    said = result.answer.strip() or "(nothing)"
+    return Notice(NoticeKind.SIGHT, text, details=f"{asked}; it answered: {said[:300]}")
 
 
 def _count(count: int, noun: str) -> str:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from app.turn.runner import TurnRunner
     from app.turn.tool_step import Approval, ToolStep
     from routing.catalogue import Catalogue, ProviderStatus
-    from routing.models import ProviderConfig
+    from routing.models import ModelInfo, ProviderConfig
 
 log = logging.getLogger(__name__)
 
@@ -197,8 +197,12 @@ class Controller(QObject):
                 # rather than flashing empty (only providers still in use).
                 kept = {p.id for p in providers}
                 self._carried = {s.provider.id: s for s in old.statuses() if s.provider.id in kept}
-            self._catalogue = Catalogue(providers, blind=self.store.learned.blind())
-            prefs = RoutingPrefs(self.config.auto_may_use_cloud, self.config.vision_model)
+            self._catalogue = Catalogue(
+                providers, blind=self.store.learned.blind(), checked=self.store.learned.checks()
+            )
+            prefs = RoutingPrefs(
+                self.config.auto_may_use_cloud, self.config.vision_model, self.config.check_sight
+            )
             if self._tool_step is None:
                 self._tool_step = ToolStep(self, grants=self.store.grants)  # kept per chat
             self._tool_step.always_allowed = frozenset(self.config.always_allow_tools)
@@ -402,6 +406,26 @@ class Controller(QObject):
         if self._catalogue is not None:
             self._catalogue.forget_blind(ref)
         self.refresh_models()
+
+    def check_sight(self, ref: str) -> None:
+        """Ask the model about a probe picture; its verdict becomes its sight (and is kept)."""
+        if self._catalogue is not None and (model := self._catalogue.find(ref)) is not None:
+            self._chore(self._check_sight(self._catalogue, model))
+
+    async def _check_sight(self, catalogue: Catalogue, model: ModelInfo) -> None:
+        from routing.sight_check import check_sight
+
+        self.problem.emit(f"Checking whether {model.ref} sees pictures…")
+        result = await check_sight(catalogue, model)
+        endpoint, name = catalogue.learn_sight(model, result.verdict)
+        self.store.learned.remember_check(endpoint, name, result.verdict, result.answer)
+        words = {
+            "sees": "sees pictures",
+            "blind": "doesn't see pictures: they go to it in words",
+            "unsure": "gave no clear answer, so it is treated as a model that can't see",
+        }[result.verdict]
+        self.problem.emit(f"Sight check: {model.ref} {words}.")
+        self._publish(catalogue, listing=False)
 
     def stop(self) -> None:
         """Stop the running turn; the words so far stay, marked stopped."""

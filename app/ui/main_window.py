@@ -192,6 +192,9 @@ class MainWindow(QMainWindow):
         self.composer.problems_dismissed.connect(c.attaching.dismiss_problems)
         self.picker.currentIndexChanged.connect(self._show_attachments)
         self.picker.currentIndexChanged.connect(self._show_check_again)
+        self.top.check_sight_button.clicked.connect(
+            lambda: c.check_sight(self.picker.current_ref())
+        )
         self.top.check_again_button.clicked.connect(
             lambda: c.check_again(self.picker.current_ref())
         )
@@ -243,8 +246,15 @@ class MainWindow(QMainWindow):
 
     def _show_check_again(self, *_args: object) -> None:
         # Only a model learned blind (it refused pictures) can be checked again.
-        learned = self.picker.current_ref() in self.controller.learned_blind()
+        ref = self.picker.current_ref()
+        learned = ref in self.controller.learned_blind()
         self.top.check_again_button.setVisible(learned)
+        # A model nobody says sees (or one checked before) can be checked on demand.
+        model = next((m for m in self.picker.models() if m.ref == ref), None)
+        # SightFrom's values as text: routing.models loads only after the first paint.
+        unsaid = bool(model) and str(getattr(model, "sight_from", "")) in ("unknown", "checked")
+        takes = model is not None and model.takes_pictures
+        self.top.check_sight_button.setVisible(unsaid and takes and not learned)
 
     def _show_attachments(self, *_args: object) -> None:
         a, ref = self.controller.attaching, self.picker.current_ref()

@@ -26,6 +26,7 @@ NOTICE_LABELS: dict[str, str] = {
     NoticeKind.BUDGET: "Budget",
     NoticeKind.ERROR: "Error",
     NoticeKind.INFO: "Note",
+    NoticeKind.SIGHT: "Sight check",
 }
 _NOTICE_LIGHT = {
     NoticeKind.ROUTING: "#2f6fdb",
@@ -34,6 +35,7 @@ _NOTICE_LIGHT = {
     NoticeKind.BUDGET: "#c26a05",
     NoticeKind.ERROR: "#d42020",
     NoticeKind.INFO: "#64707d",
+    NoticeKind.SIGHT: "#0b7285",
 }
 _NOTICE_DARK = {
     NoticeKind.ROUTING: "#6ea8ff",
@@ -42,6 +44,7 @@ _NOTICE_DARK = {
     NoticeKind.BUDGET: "#f5a742",
     NoticeKind.ERROR: "#ff6b6b",
     NoticeKind.INFO: "#a3adb8",
+    NoticeKind.SIGHT: "#66c7d6",
 }
 STATUS_LABELS: dict[str, str] = {
     MessageStatus.STREAMING: "answering…",

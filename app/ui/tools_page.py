@@ -110,6 +110,16 @@ class ToolsPage(QWidget):
         )
         self.cloud_box.setAccessibleName("Auto may use cloud models")
         self.cloud_box.setChecked(config.auto_may_use_cloud)
+        self.sight_box = QCheckBox(
+            "Check a model's sight before its first picture when nobody says whether it sees",
+            self,
+        )
+        self.sight_box.setAccessibleName("Check sight automatically")
+        self.sight_box.setToolTip(
+            "Sightline asks such a model about a small probe picture first, so a server that "
+            "takes pictures and ignores them is caught. Off: pictures go to it as they are."
+        )
+        self.sight_box.setChecked(config.check_sight)
         self.vision_combo = QComboBox(self)
         self.vision_combo.setAccessibleName("Vision model")
         self.vision_combo.view().setAccessibleName("Vision model choices")
@@ -156,6 +166,7 @@ class ToolsPage(QWidget):
         routing = QGroupBox("Routing", self)
         routing_layout = QVBoxLayout(routing)
         routing_layout.addWidget(self.cloud_box)
+        routing_layout.addWidget(self.sight_box)
         vision_row = QHBoxLayout()
         vision_label = QLabel("&Vision model:", routing)
         vision_label.setBuddy(self.vision_combo)
@@ -216,6 +227,7 @@ class ToolsPage(QWidget):
         return ToolsSettings(
             mcp_text=self.mcp_edit.toPlainText(),
             auto_may_use_cloud=self.cloud_box.isChecked(),
+            check_sight=self.sight_box.isChecked(),
             vision_model=str(self.vision_combo.currentData() or ""),
             always_allow=tuple(n for n, box in self.always_boxes.items() if box.isChecked()),
         )

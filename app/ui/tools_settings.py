@@ -111,6 +111,7 @@ class ToolsSettings:
     auto_may_use_cloud: bool
     vision_model: str
     always_allow: tuple[str, ...] = ()
+    check_sight: bool = True
 
 
 def write_tools_settings(
@@ -127,6 +128,8 @@ def write_tools_settings(
         values["always_allow_tools"] = list(settings.always_allow) or None
     if settings.auto_may_use_cloud != config.auto_may_use_cloud:
         values["auto_may_use_cloud"] = settings.auto_may_use_cloud
+    if settings.check_sight != config.check_sight:
+        values["check_sight"] = settings.check_sight
     if settings.vision_model != config.vision_model:
         values["vision_model"] = settings.vision_model or None
     if config.mcp_config is None and mcp_changed and has_servers:

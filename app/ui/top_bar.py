@@ -45,6 +45,14 @@ class TopBar(QWidget):
             self,
         )
         self.check_again_button.hide()
+        self.check_sight_button = _button(
+            "Check sight",
+            "Check whether this model sees",
+            "Nobody says whether this model sees pictures. Sightline can ask it about a "
+            "small probe picture and go by its answer.",
+            self,
+        )
+        self.check_sight_button.hide()
         self.export_button = _button(
             "Export…", "Export conversation", "Save this chat as Markdown or JSON (Ctrl+S)", self
         )
@@ -59,6 +67,7 @@ class TopBar(QWidget):
         layout.addWidget(self.model_label)
         layout.addWidget(self.picker)
         layout.addWidget(self.check_again_button)
+        layout.addWidget(self.check_sight_button)
         layout.addSpacing(4)
         layout.addWidget(self.ledger_button)
         layout.addWidget(self.export_button)

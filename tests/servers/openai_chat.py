@@ -25,7 +25,9 @@ from tests.servers.loopback import (
     dumps,
     pieces,
 )
+from tests.servers.seeing import looks_at_data_url
 
+PICTURE_MODES = ("refuse", "ignore", "read")
 FLAVOURS = ("openai", "openrouter", "deepseek", "groq", "mistral", "llamacpp", "lmstudio")
 LISTINGS = ("plain", "openrouter", "mistral")
 CREATED = 1_735_689_600
@@ -309,8 +311,10 @@ class ChatHandler(LoopbackHandler):
             self.json(404, _fill(NO_MODEL, name=name))
             return
         reply = owner.next_reply()
+        if reply is None and owner.pictures == "read" and (seen := _looked_at(messages)):
+            reply = Reply(text=seen)
         if reply is None:
-            if refusal := self._refusal(messages, model):
+            if owner.pictures == "refuse" and (refusal := self._refusal(messages, model)):
                 self.json(*refusal)
                 return
             reply = Reply(text=_echo(messages, model))
@@ -348,6 +352,18 @@ def _pictures(message: Any) -> int:
     if not isinstance(content, list):
         return 0
     return sum(1 for p in content if isinstance(p, dict) and p.get("type") == "image_url")
+
+
+def _looked_at(messages: list[Any]) -> str:
+    """What a model that really looks sees in the last user message's first picture."""
+    last = next(
+        (m for m in reversed(messages) if isinstance(m, dict) and m.get("role") == "user"), {}
+    )
+    content = last.get("content")
+    for part in content if isinstance(content, list) else ():
+        if isinstance(part, dict) and part.get("type") == "image_url":
+            return looks_at_data_url(str(part.get("image_url", {}).get("url", "")))
+    return ""
 
 
 def _echo(messages: list[Any], model: ChatModel) -> str:
@@ -489,8 +505,11 @@ class FakeOpenAI(LoopbackServer):
         listing: str | None = None,
         api_key: str | None = None,
         language_models: bool = False,
+        pictures: str = "refuse",
         port: int = 0,
     ) -> None:
+        if pictures not in PICTURE_MODES:
+            raise ValueError(f"pictures must be one of {PICTURE_MODES}")
         if flavour not in FLAVOURS:
             raise ValueError(f"flavour must be one of {FLAVOURS}")
         self.models = (
@@ -503,6 +522,9 @@ class FakeOpenAI(LoopbackServer):
             raise ValueError(f"listing must be one of {LISTINGS}")
         self.api_key = api_key
         self.language_models = language_models  # serve xAI's /language-models
+        # What a blind model's server does with pictures: refuse them (as each flavour
+        # words it), take them with a 200 and ignore them, or really look ("read").
+        self.pictures = pictures
         super().__init__(port)
 
     @property

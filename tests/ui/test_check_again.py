@@ -36,3 +36,28 @@ def test_a_model_remembered_blind_can_be_checked_again(
     qtbot.waitUntil(lambda: sees(session, REF) is True, timeout=10_000)
     assert session.controller.store.learned.blind() == set()
     qtbot.waitUntil(button.isHidden)
+
+
+def test_check_sight_asks_a_model_nobody_says_sees(
+    home: SightlineHome, open_window: Callable[[], Session], qtbot: QtBot
+) -> None:
+    from tests.servers.openai_chat import ChatModel, FakeOpenAI
+
+    with FakeOpenAI([ChatModel("my-model")], pictures="read") as server:
+        with open(home.config, "a", encoding="utf-8") as config:
+            config.write(
+                f'\n[[providers]]\nid = "mine"\nkind = "custom"\nbase_url = "{server.url}"\n'
+            )
+        session = open_window()
+        qtbot.waitUntil(lambda: len(session.window.picker.models()) == 5, timeout=10_000)
+        button = session.window.top.check_sight_button
+        pick(session, "ollama:llava:7b")  # its listing says: nothing to check
+        assert button.isHidden()
+        pick(session, "mine:my-model")
+        assert not button.isHidden() and sees(session, "mine:my-model") is None
+        button.click()
+        qtbot.waitUntil(lambda: sees(session, "mine:my-model") is True, timeout=10_000)
+        message = session.window.statusBar().currentMessage()
+        assert message == "Sight check: mine:my-model sees pictures."
+        with Store.open(home.data) as store:
+            assert list(store.learned.checks().values()) == ["sees"]

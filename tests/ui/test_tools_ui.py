@@ -366,20 +366,23 @@ def test_the_routing_choices_persist(
     assert combo.itemText(0) == AUTOMATIC and combo.currentData() == ""
     assert choices == ["", "ollama:llava:7b", "ollama:qwen2.5vl:3b"]  # only models that see
     assert not page.cloud_box.isChecked()
+    assert page.sight_box.isChecked()  # sight checks are on unless turned off
     page.cloud_box.setChecked(True)
+    page.sight_box.setChecked(False)
     combo.setCurrentIndex(combo.findData("ollama:llava:7b"))
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: session.window.settings_dialog is None)
 
     config = load_config()
     assert config.auto_may_use_cloud is True
+    assert config.check_sight is False
     assert config.vision_model == "ollama:llava:7b"
     assert config.mcp_config is None  # nothing pasted: no MCP file
     assert not (home.config.parent / "mcp.json").exists()
     assert session.controller.config.vision_model == "ollama:llava:7b"
 
     again = open_settings(qtbot, session).tools_page
-    assert again.cloud_box.isChecked()
+    assert again.cloud_box.isChecked() and not again.sight_box.isChecked()
     assert again.vision_combo.currentData() == "ollama:llava:7b"
     again.vision_combo.setCurrentIndex(0)  # back to automatic: the key goes
     qtbot.mouseClick(session.window.settings_dialog.save_button, Qt.MouseButton.LeftButton)

