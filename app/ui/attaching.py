@@ -98,7 +98,7 @@ class Attaching(QObject):
     def sight_of(self, model_ref: str) -> SightNote:
         """What attachment cards say when `model_ref` answers (from the model's info)."""
         listing = self._listing()
-        return sight_note(model_ref, listing.models)
+        return sight_note(model_ref, listing.models, check_sight=listing.check_sight)
 
     def pdf_notes(self, model_ref: str) -> dict[str, PdfNote]:
         """What each attached PDF's card says when `model_ref` answers, by SHA-256."""

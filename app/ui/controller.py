@@ -306,6 +306,7 @@ class Controller(QObject):
             providers=tuple(catalogue.providers),
             listing=listing,
             config_path=self._config_path(),
+            check_sight=self.config.check_sight,
         )
         self.models_changed.emit(self._listing)
 

@@ -22,6 +22,7 @@ class ModelListing:
     providers: tuple[ProviderConfig, ...] = ()
     listing: bool = False
     config_path: Path = field(default_factory=paths.config_file)
+    check_sight: bool = True  # a model nobody says sees is checked before its first picture
 
     @property
     def nothing_ready(self) -> bool:

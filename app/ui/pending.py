@@ -248,7 +248,7 @@ class SightNote:
     tip: str
 
 
-def sight_note(ref: str, models: Sequence[ModelInfo]) -> SightNote:
+def sight_note(ref: str, models: Sequence[ModelInfo], *, check_sight: bool = True) -> SightNote:
     """What a card says about its picture when `ref` ("auto" or "provider:model") answers."""
     if ref == "auto":
         if any(m.local and m.gets_pictures for m in models):
@@ -274,10 +274,18 @@ def sight_note(ref: str, models: Sequence[ModelInfo]) -> SightNote:
         )
     if not model.gets_pictures:
         return SightNote(Sight.BLIND, "Model can't see it", BLIND_TIP)
+    if model.sees is None and check_sight:
+        return SightNote(
+            Sight.MAYBE,
+            "Sight checked first",
+            f"Nobody says whether {model.name} sees pictures, so before this one goes "
+            "Sightline asks it about a small probe picture, then sends this one as a picture "
+            "or in words as the answer shows.",
+        )
     if model.sees is None:
         return SightNote(
             Sight.MAYBE,
-            "Sent as a picture",
+            "Sight unknown",
             f"{model.name} may or may not see pictures; Sightline sends this one as it is.",
         )
     return SightNote(Sight.SEES, f"{model.name} sees it", f"{model.name} sees pictures.")

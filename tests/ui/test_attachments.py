@@ -513,7 +513,11 @@ def test_what_a_card_says_comes_from_the_models_info() -> None:
     blind_only = [resolved(ModelInfo("mine", "text-only", sees=False, local=True), "custom")]
     # Unknown sight where the provider takes pictures counts as seeing: a faint eye.
     note = sight_note("mine:my-model", [unknown])
-    assert note.sight == Sight.MAYBE and "sends this one as it is" in note.tip
+    assert note.sight == Sight.MAYBE and note.words == "Sight checked first"
+    assert "probe picture" in note.tip
+    # With the automatic check off, the card says its sight is unknown.
+    unchecked = sight_note("mine:my-model", [unknown], check_sight=False)
+    assert unchecked.words == "Sight unknown" and "sends this one as it is" in unchecked.tip
     # Unknown sight at a provider that takes no pictures at all is blind.
     assert sight_note("ds:deepseek-chat", [no_pictures]).sight == Sight.BLIND
     # A model no ready provider offers now: Sightline can't tell.
