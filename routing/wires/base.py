@@ -28,7 +28,11 @@ class ChatRequest:
     model: str
     messages: tuple[Message, ...]
     tools: tuple[ToolSpec, ...] = ()
-    system: str = ""
+    system: str = ""  # the person's system prompt (or the describer's), in the API's own place
+    # The chat's parameters; None leaves each to the server (nothing is sent).
+    temperature: float | None = None
+    max_tokens: int | None = None  # the longest answer, in tokens
+    context_length: int | None = None  # the context window to load (Ollama's num_ctx)
 
 
 @dataclass(frozen=True)
