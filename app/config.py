@@ -33,6 +33,7 @@ _TOP_LEVEL_KEYS = frozenset(
         "auto_may_use_cloud",
         "check_sight",
         "vision_model",
+        "system_prompt",
         "mcp_config",
         "mcp_start_at_launch",
         "always_allow_tools",
@@ -56,6 +57,7 @@ class Config:
     auto_may_use_cloud: bool = False  # Auto stays on this computer unless the person allows
     check_sight: bool = True  # a model of unknown sight is checked before its first picture
     vision_model: str = ""  # PROVIDER:MODEL that describes pictures for blind models
+    system_prompt: str = ""  # what a new chat tells its model first; "" for nothing
     mcp_config: Path | None = None  # a file holding the `mcpServers` JSON
     mcp_start_at_launch: bool = False  # start MCP servers with the window, not on first use
     always_allow_tools: tuple[str, ...] = ()  # tools that run without asking the person
@@ -129,6 +131,9 @@ def parse_config(
     vision_model = raw.get("vision_model", "")
     if not isinstance(vision_model, str) or (vision_model and ":" not in vision_model):
         raise ConfigError(f'{path}: vision_model must be "PROVIDER:MODEL" in quotes.')
+    system_prompt = raw.get("system_prompt", "")
+    if not isinstance(system_prompt, str):
+        raise ConfigError(f"{path}: system_prompt must be text in quotes.")
     mcp = raw.get("mcp_config")
     if mcp is not None and not isinstance(mcp, str):
         raise ConfigError(f"{path}: mcp_config must be the path of a JSON file, in quotes.")
@@ -165,6 +170,7 @@ def parse_config(
         auto_may_use_cloud=auto_cloud,
         check_sight=check_sight,
         vision_model=vision_model,
+        system_prompt=system_prompt,
         mcp_config=mcp_config,
         mcp_start_at_launch=at_launch,
         always_allow_tools=tuple(always),

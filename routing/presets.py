@@ -37,6 +37,9 @@ class Preset:
     reads_pdfs: bool = False  # takes a PDF itself (a document block), pages as pictures and text
     # Quirks: what differs in how the generic wire talks to it (routing/wires/).
     include_usage: bool = False  # send stream_options.include_usage
+    # The answer-length field: OpenAI's own API names it max_completion_tokens (its
+    # reasoning models refuse max_tokens); the servers that copy its shape read max_tokens.
+    answer_length_key: str = "max_tokens"
     bridge_tool_then_user: bool = False  # Mistral: an assistant turn between tool and user
     api_under_v1: bool = False  # an address without a path serves the API under /v1
     named_by_address: bool = False  # its errors name it by host and port, not by `label`
@@ -67,6 +70,7 @@ _TABLE: tuple[Preset, ...] = (
         sight="all",
         tools="all",
         include_usage=True,
+        answer_length_key="max_completion_tokens",
     ),
     Preset(
         "openrouter",

@@ -5,7 +5,8 @@ in one SQLite file.
 notices, a streaming answer's deltas, pictures), the way the turn and the window
 use it most, with each other concept beside them as an attribute sharing the one
 connection: `conversations` (the list), `grants` (tools allowed per chat),
-`learned` (models learned blind) and `crossings` (what left this computer).
+`learned` (models learned blind), `crossings` (what left this computer) and
+`branches` (versions: regenerated answers, edited messages; delete with Undo).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+from app.store.branches import Branches
 from app.store.connection import Connection, StoreError
 from app.store.conversations import Conversations, ConversationSummary, SearchHit
 from app.store.crossings import Crossings
@@ -45,6 +47,7 @@ class Store(Items):
         self.grants = Grants(connection)
         self.learned = Learned(connection)
         self.crossings = Crossings(connection)
+        self.branches = Branches(connection)
 
     @classmethod
     def open(cls, folder: Path) -> Store:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from app.store.connection import Connection
 from app.store.parts import drop_unused_blobs
+from routing.chat_settings import ChatSettings
 
 _TITLE_LENGTH = 60
 _SUMMARY_COLUMNS = "id, title, model, created_at, updated_at"
@@ -118,6 +119,22 @@ class Conversations:
         with self._connection.write() as db:
             self._connection.touch(db, conversation_id)
             db.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id))
+
+    def settings(self, conversation_id: str) -> ChatSettings:
+        """The chat's own system prompt and parameters (each None where it has none)."""
+        with self._connection.read() as db:
+            row = db.execute(
+                "SELECT settings FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        return ChatSettings.from_json(row[0]) if row else ChatSettings()
+
+    def set_settings(self, conversation_id: str, settings: ChatSettings) -> None:
+        """Keep the chat's own system prompt and parameters (already checked)."""
+        with self._connection.write() as db:
+            db.execute(
+                "UPDATE conversations SET settings = ? WHERE id = ?",
+                (settings.to_json(), conversation_id),
+            )
 
     def set_model(self, conversation_id: str, model: str) -> None:
         """Remember which model the conversation talks to."""

@@ -19,6 +19,7 @@ import sqlite3
 from dataclasses import asdict, dataclass, replace
 from typing import Any, cast
 
+from app.store.branches import mend_rewinds, shown_branch
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
 from app.store.parts import Blobs, encode_parts, link_blobs
@@ -37,7 +38,7 @@ from vision.pictures import Picture
 
 _ITEM_COLUMNS = (
     "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
-    "notice_kind, details, crossed"
+    "notice_kind, details, crossed, parent_id, deleted_at"
 )
 
 
@@ -50,6 +51,11 @@ class StoredItem:
     seq: int
     created_at: float
     item: Message | Notice
+    parent_id: int | None = None  # the item it follows in its branch (None: the first)
+    # Every version at this place (this item and its siblings), oldest first; () when
+    # there is only this one.
+    versions: tuple[int, ...] = ()
+    deleted: bool = False  # deleted, waiting for its Undo to end
 
 
 class Items:
@@ -61,15 +67,24 @@ class Items:
         self._streaming: dict[int, str] = {}  # messages begun here, not yet finished: chat
 
     def items(self, conversation_id: str) -> list[StoredItem]:
-        """The conversation's messages and notices, in order."""
-        return self._select("conversation_id = ? ORDER BY seq", conversation_id)
+        """The conversation's messages and notices as shown: the branch to its leaf, in order."""
+        every = self._select("conversation_id = ? ORDER BY seq", conversation_id)
+        return shown_branch(every, self._leaf(conversation_id))
 
     def messages(self, conversation_id: str) -> tuple[Message, ...]:
-        """The conversation's messages only, in order: what a wire gets."""
-        rows = self._select(
-            "conversation_id = ? AND kind = 'message' ORDER BY seq", conversation_id
+        """The conversation's messages only, in order, as shown: what a wire gets."""
+        return tuple(
+            stored.item
+            for stored in self.items(conversation_id)
+            if isinstance(stored.item, Message)
         )
-        return tuple(cast(Message, stored.item) for stored in rows)
+
+    def _leaf(self, conversation_id: str) -> int | None:
+        with self._connection.read() as db:
+            row = db.execute(
+                "SELECT leaf_id FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        return row[0] if row else None
 
     def add_message(self, conversation_id: str, message: Message) -> StoredItem:
         """Store a whole message at the end of the conversation."""
@@ -195,18 +210,29 @@ class Items:
     def _insert_item(
         self, db: sqlite3.Connection, conversation_id: str, now: float, **columns: Any
     ) -> int:
-        """Insert an item after the conversation's last one and return its id."""
+        """Insert an item after the conversation's leaf (it becomes the leaf); its id."""
         (seq,) = db.execute(
             "SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE conversation_id = ?",
             (conversation_id,),
         ).fetchone()
-        columns |= {"conversation_id": conversation_id, "seq": seq, "created_at": now}
+        (leaf,) = db.execute(
+            "SELECT leaf_id FROM conversations WHERE id = ?", (conversation_id,)
+        ).fetchone() or (None,)
+        columns |= {
+            "conversation_id": conversation_id,
+            "seq": seq,
+            "created_at": now,
+            "parent_id": leaf,
+        }
         names = ", ".join(columns)
         marks = ", ".join("?" * len(columns))
         cursor = db.execute(
             f"INSERT INTO items ({names}) VALUES ({marks})", tuple(columns.values())
         )
         assert cursor.lastrowid is not None
+        db.execute(
+            "UPDATE conversations SET leaf_id = ? WHERE id = ?", (cursor.lastrowid, conversation_id)
+        )
         return cursor.lastrowid
 
     def _must_get(self, item_id: int) -> StoredItem:
@@ -244,7 +270,8 @@ def _with_chunks(db: sqlite3.Connection, stored: StoredItem) -> StoredItem:
 
 def recover(db: sqlite3.Connection) -> None:
     """After a start nothing is streaming: fold the deltas of any answer a crash cut
-    short into its text, and mark it INTERRUPTED (inside one transaction)."""
+    short into its text, and mark it INTERRUPTED; a regenerate cut off before its first
+    item shows the earlier answer again (inside one transaction)."""
     db.execute("BEGIN IMMEDIATE")
     for (item_id,) in db.execute("SELECT DISTINCT item_id FROM item_chunks").fetchall():
         _fold_chunks(db, item_id)
@@ -252,6 +279,7 @@ def recover(db: sqlite3.Connection) -> None:
         "UPDATE items SET status = ? WHERE kind = 'message' AND status = ?",
         (MessageStatus.INTERRUPTED.value, MessageStatus.STREAMING.value),
     )
+    mend_rewinds(db)
     db.execute("COMMIT")
 
 
@@ -276,4 +304,6 @@ def _load_item(row: sqlite3.Row, blobs: Blobs) -> StoredItem:
         seq=row["seq"],
         created_at=row["created_at"],
         item=item,
+        parent_id=row["parent_id"],
+        deleted=row["deleted_at"] is not None,
     )

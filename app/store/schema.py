@@ -124,6 +124,25 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (endpoint, model)
     );
     """,
+    # 10: versions. Each item follows a parent (NULL: the first), so a regenerated answer
+    # or an edited message is a sibling of the one it replaces; a conversation shows the
+    # branch that ends at its leaf. Items deleted wait for Undo; each chat keeps its own
+    # system prompt and parameters (routing/chat_settings.py's JSON; '': none set).
+    """
+    ALTER TABLE items ADD COLUMN parent_id INTEGER;
+    ALTER TABLE items ADD COLUMN deleted_at REAL;
+    ALTER TABLE conversations ADD COLUMN leaf_id INTEGER;
+    ALTER TABLE conversations ADD COLUMN settings TEXT NOT NULL DEFAULT '';
+    UPDATE items SET parent_id = (
+        SELECT before.id FROM items AS before
+        WHERE before.conversation_id = items.conversation_id AND before.seq < items.seq
+        ORDER BY before.seq DESC LIMIT 1
+    );
+    UPDATE conversations SET leaf_id = (
+        SELECT id FROM items WHERE conversation_id = conversations.id ORDER BY seq DESC LIMIT 1
+    );
+    CREATE INDEX items_by_parent ON items(parent_id);
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.

@@ -49,10 +49,10 @@ class UsageAdded:
     source: str = "answer"  # "answer", or "describer" for what describing pictures cost
 
 
-class NotSaved(Exception):
-    """The turn could not be written to the store (a full disk, say): it ended there."""
+class TurnProblem(Exception):
+    """A turn that ended for a reason of Sightline's own, not the provider's."""
 
-    kind = "storage"
+    kind = "turn"
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
@@ -60,11 +60,23 @@ class NotSaved(Exception):
         self.detail = ""
 
 
+class NotSaved(TurnProblem):
+    """The turn could not be written to the store (a full disk, say): it ended there."""
+
+    kind = "storage"
+
+
+class NothingToAnswer(TurnProblem):
+    """Asked to answer again where the person has said nothing yet."""
+
+    kind = "nothing_to_answer"
+
+
 @dataclass(frozen=True)
 class TurnEnded:
     """The turn is over; `error` is set when it failed."""
 
-    error: ProviderError | NotSaved | None = None
+    error: ProviderError | TurnProblem | None = None
     model_ref: str = ""
 
 

@@ -15,11 +15,13 @@ from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 
 from app.store import Store, StoredItem, StoreError
+from app.store.branches import asked_in
 from app.tools.base import Tool
 from app.turn.boundary import EarlierPictures, Kept, carried, kept_here, leaving_notice, without
 from app.turn.events import (
     ItemAdded,
     ItemFinished,
+    NothingToAnswer,
     NotSaved,
     PartAdded,
     TextAdded,
@@ -30,6 +32,7 @@ from app.turn.events import (
 from app.turn.sight import TurnSight
 from app.turn.tool_step import DenyAll, ToolStep, stopped_results
 from routing.catalogue import Catalogue
+from routing.chat_settings import ChatSettings
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET, TurnBudget
 from routing.describing.request import has_pictures
@@ -96,6 +99,7 @@ class TurnRunner:
         prefs: RoutingPrefs | None = None,
         describer: Describer | None = None,
         turn_budget: int = TURN_BUDGET,
+        defaults: ChatSettings | None = None,
     ) -> None:
         self.store = store
         self.catalogue = catalogue
@@ -104,6 +108,7 @@ class TurnRunner:
         self.prefs = prefs or RoutingPrefs()
         self.describer = describer or Describer()  # shared by turns: descriptions are kept
         self.turn_budget = turn_budget  # described pictures per turn, all kinds together
+        self.defaults = defaults or ChatSettings()  # Settings' system prompt, for every chat
 
     async def run(
         self,
@@ -113,15 +118,50 @@ class TurnRunner:
         requested_model: str = "auto",
         tools: Sequence[Tool] = (),
         pdfs: tuple[PdfFile, ...] = (),
+        settings: ChatSettings | None = None,
     ) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding each event once it is stored.
 
-        When the store can't be written (a full disk), the turn ends there with a
-        `NotSaved` error: what was saved before (the person's message, the answer's
-        words so far) stays, and nothing else is asked of the model.
+        `settings` override the chat's own for this turn only. When the store can't be
+        written (a full disk), the turn ends there with a `NotSaved` error: what was
+        saved before (the person's message, the answer's words so far) stays, and
+        nothing else is asked of the model.
         """
+        message = user_message(text, pictures, pdfs)
+        turn = self._run(conversation_id, message, requested_model, tools, settings)
+        async for event in self._saved(turn):
+            yield event
+
+    async def regenerate(
+        self,
+        conversation_id: str,
+        item_id: int | None = None,
+        requested_model: str = "auto",
+        tools: Sequence[Tool] = (),
+        settings: ChatSettings | None = None,
+    ) -> AsyncGenerator[TurnEvent, None]:
+        """Answer a turn again: the one `item_id` belongs to (the latest when None).
+
+        The new answer follows the same message of the person, beside the earlier
+        answers as another version, and only what came before it is sent. A failed or
+        stopped turn is retried this way, without a second copy of the message.
+        """
+        branch = self.store.items(conversation_id)
+        asked = asked_in(branch, item_id)
+        if asked is None:
+            yield TurnEnded(NothingToAnswer("There is no message of yours to answer again."))
+            return
+        self.store.branches.rewind(conversation_id, asked.id)
+        assert isinstance(asked.item, Message)
+        turn = self._answer(conversation_id, asked.item, requested_model, tools, settings)
+        async for event in self._saved(turn):
+            yield event
+
+    async def _saved(
+        self, turn: AsyncGenerator[TurnEvent, None]
+    ) -> AsyncGenerator[TurnEvent, None]:
+        """The turn's events; a store that can't be written ends it with `NotSaved`."""
         try:
-            turn = self._run(conversation_id, text, pictures, requested_model, tools, pdfs)
             async with aclosing(turn) as events:
                 async for event in events:
                     yield event
@@ -137,14 +177,27 @@ class TurnRunner:
     async def _run(
         self,
         conversation_id: str,
-        text: str,
-        pictures: tuple[Picture, ...],
+        message: Message,
         requested_model: str,
         tools: Sequence[Tool],
-        pdfs: tuple[PdfFile, ...],
+        settings: ChatSettings | None,
     ) -> AsyncGenerator[TurnEvent, None]:
-        message = user_message(text, pictures, pdfs)
         yield ItemAdded(self.store.add_message(conversation_id, message))
+        async for event in self._answer(conversation_id, message, requested_model, tools, settings):
+            yield event
+
+    async def _answer(
+        self,
+        conversation_id: str,
+        message: Message,
+        requested_model: str,
+        tools: Sequence[Tool],
+        settings: ChatSettings | None,
+    ) -> AsyncGenerator[TurnEvent, None]:
+        """Everything after the person's message: choose, ask, run tools, until answered."""
+        # This turn's settings, over the chat's own, over Settings' defaults.
+        own = self.store.conversations.settings(conversation_id)
+        chosen = (settings or ChatSettings()).over(own).over(self.defaults)
         # A scanned PDF is pages to look at: the turn needs a model that sees, as for pictures.
         read = pdfs_for_model((message,), reads_pdfs=False).messages
         needs = _Needs(pictures=any(has_pictures(m) for m in read), tools=bool(tools))
@@ -169,7 +222,7 @@ class TurnRunner:
                 *key, result.verdict, result.answer
             ),
         )
-        async for event in self._steps(conversation_id, choice, needs, tools, sight):
+        async for event in self._steps(conversation_id, choice, needs, tools, sight, chosen):
             yield event
 
     async def _choose(self, requested: str, needs: _Needs, unreachable: set[str]) -> Choice:
@@ -216,6 +269,7 @@ class TurnRunner:
         needs: _Needs,
         tools: Sequence[Tool],
         sight: TurnSight,
+        settings: ChatSettings,
     ) -> AsyncIterator[TurnEvent]:
         """Ask, run the tools it calls, ask again, until it answers or the steps run out."""
         model = choice.model
@@ -236,7 +290,8 @@ class TurnRunner:
                     disclosure = sight.takeover_disclosure(taking, messages)
                     yield ItemAdded(self.store.add_notice(conversation_id, disclosure))
             step = _Step()
-            async for event in self._request(conversation_id, model, offered, step, sight):
+            turn = self._request(conversation_id, model, offered, step, sight, settings)
+            async for event in turn:
                 yield event
             if isinstance(step.error, PicturesRefused) and step.answer is None and not healed:
                 # Refused before a word was shown: learn it, put pictures into words, ask again.
@@ -285,6 +340,7 @@ class TurnRunner:
         tools: dict[str, Tool],
         step: _Step,
         sight: TurnSight,
+        settings: ChatSettings,
     ) -> AsyncIterator[TurnEvent]:
         """One request to the model, streamed into the store; the outcome lands in `step`."""
         provider = self.catalogue.provider(model.provider_id)
@@ -319,7 +375,15 @@ class TurnRunner:
                 notice = leaving_notice(going, model.ref, endpoint_name(provider.base_url), why)
                 yield ItemAdded(self.store.add_notice(conversation_id, notice))
         specs = tuple(t.spec for t in tools.values())
-        request = ChatRequest(model=model.name, messages=messages, tools=specs)
+        request = ChatRequest(
+            model=model.name,
+            messages=messages,
+            tools=specs,
+            system=settings.system_prompt or "",
+            temperature=settings.temperature,
+            max_tokens=settings.max_tokens,
+            context_length=settings.context_length,
+        )
         status = MessageStatus.FAILED
         try:
             async for event in self.catalogue.wire(model.provider_id).stream(request):

@@ -90,6 +90,9 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
     return results + blocks
 
 
+ANTHROPIC_MAX_TEMPERATURE = 1.0
+
+
 def build_messages_body(
     request: ChatRequest, max_tokens: int = DEFAULT_MAX_TOKENS
 ) -> dict[str, Any]:
@@ -114,9 +117,14 @@ def build_messages_body(
         blocks.sort(key=lambda b: b["type"] != "tool_result")
         single_text = len(blocks) == 1 and blocks[0]["type"] == "text"
         messages.append({"role": role, "content": blocks[0]["text"] if single_text else blocks})
-    body: dict[str, Any] = {"model": request.model, "max_tokens": max_tokens}
+    # max_tokens is required here: the chat's own, else Sightline's default.
+    answer_length = request.max_tokens if request.max_tokens is not None else max_tokens
+    body: dict[str, Any] = {"model": request.model, "max_tokens": answer_length}
     if system:
         body["system"] = "\n\n".join(system)
+    if request.temperature is not None:
+        # Anthropic's scale ends at 1 (it refuses more); its 1 is as varied as it goes.
+        body["temperature"] = min(request.temperature, ANTHROPIC_MAX_TEMPERATURE)
     body["messages"] = messages
     if request.tools:
         body["tools"] = [

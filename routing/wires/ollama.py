@@ -80,6 +80,15 @@ def build_chat_body(request: ChatRequest) -> dict[str, Any]:
     body: dict[str, Any] = {"model": request.model, "messages": [*system, *messages]}
     if request.tools:
         body["tools"] = function_tools(request.tools)
+    # Ollama's names for the chat's parameters; one left unset is the model's own default.
+    chosen = {
+        "temperature": request.temperature,
+        "num_predict": request.max_tokens,
+        "num_ctx": request.context_length,
+    }
+    options = {name: value for name, value in chosen.items() if value is not None}
+    if options:
+        body["options"] = options
     body["stream"] = True
     return body
 

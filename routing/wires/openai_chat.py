@@ -108,6 +108,10 @@ def build_chat_body(request: ChatRequest, preset: Preset) -> dict[str, Any]:
             messages.append({"role": "assistant", "content": ""})
         messages.append(body)
     chat: dict[str, Any] = {"model": request.model, "messages": messages, "stream": True}
+    if request.temperature is not None:
+        chat["temperature"] = request.temperature
+    if request.max_tokens is not None:
+        chat[preset.answer_length_key] = request.max_tokens
     if request.tools:
         chat["tools"] = function_tools(request.tools)
     if preset.include_usage:

@@ -150,6 +150,29 @@ async def test_headers_system_and_text_only_string(
     assert events[-2:] == [Usage(25, 15), Done("end_turn")]
 
 
+async def test_the_chats_parameters_in_anthropics_shape(
+    fake: FakeAnthropic, wire: AnthropicWire
+) -> None:
+    """The chat's answer length replaces the default; temperature on Anthropic's 0-1 scale."""
+    request = ChatRequest(
+        MODEL, (user_message("Hello"),), system="Be brief.", temperature=0.4, max_tokens=500
+    )
+    await collect(wire, request)
+    warmer = ChatRequest(MODEL, (user_message("Hello"),), temperature=1.7)
+    await collect(wire, warmer)
+    first, second = fake.message_requests()
+    assert first.body == {
+        "model": MODEL,
+        "max_tokens": 500,
+        "system": "Be brief.",
+        "temperature": 0.4,
+        "messages": [{"role": "user", "content": "Hello"}],
+        "stream": True,
+    }
+    assert second.body["temperature"] == 1.0  # its most varied, never a refused request
+    assert second.body["max_tokens"] == 8192
+
+
 async def test_alternation_merges_neighbours_and_folds_system_messages(
     fake: FakeAnthropic, wire: AnthropicWire
 ) -> None:

@@ -117,6 +117,38 @@ async def test_text_only_request_is_plain_strings(
     assert events[-2:] == [Usage(input_tokens=12, output_tokens=7), Done("stop")]
 
 
+async def test_the_chats_parameters_go_as_options(
+    wire: OllamaWire, fake_ollama: FakeOllama
+) -> None:
+    """Temperature, answer length and context length in Ollama's own names, nothing else."""
+    request = ChatRequest(
+        "llama3.2:3b",
+        (user_message("hi"),),
+        system="You are terse.",
+        temperature=0.3,
+        max_tokens=256,
+        context_length=8192,
+    )
+    await collect(wire, request)
+    assert fake_ollama.chat_requests() == [
+        {
+            "model": "llama3.2:3b",
+            "messages": [
+                {"role": "system", "content": "You are terse."},
+                {"role": "user", "content": "hi"},
+            ],
+            "options": {"temperature": 0.3, "num_predict": 256, "num_ctx": 8192},
+            "stream": True,
+        }
+    ]
+
+
+async def test_only_the_parameters_set_are_sent(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
+    await collect(wire, ChatRequest("llama3.2:3b", (user_message("hi"),), temperature=0.0))
+    (sent,) = fake_ollama.chat_requests()
+    assert sent["options"] == {"temperature": 0.0}
+
+
 async def test_pictures_go_as_raw_base64(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
     """A message's pictures become `images`, base64 without a data: prefix."""
     red, blue = png("red"), png("blue")

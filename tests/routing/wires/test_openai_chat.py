@@ -159,6 +159,36 @@ async def test_text_only_request_is_plain_strings(wire: OpenAIChatWire, server: 
     assert server.paths() == ["POST /v1/chat/completions"]
 
 
+@pytest.mark.parametrize(
+    ("kind", "length_key"), [("openai", "max_completion_tokens"), ("custom", "max_tokens")]
+)
+async def test_the_chats_parameters_in_the_openai_shape(
+    server: FakeOpenAI, kind: str, length_key: str
+) -> None:
+    """Temperature and answer length as the API names them; no context length (not its)."""
+    wire = wire_for(kind, server.url)
+    try:
+        await collect(
+            wire,
+            ask("hello", system="Be brief.", temperature=1.2, max_tokens=300, context_length=4096),
+        )
+    finally:
+        await wire.aclose()
+    (sent,) = server.chat_requests()
+    assert sent["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert sent["temperature"] == 1.2
+    assert sent[length_key] == 300
+    assert "num_ctx" not in sent and "context_length" not in sent
+    other = "max_tokens" if length_key == "max_completion_tokens" else "max_completion_tokens"
+    assert other not in sent
+
+
+async def test_no_parameters_are_sent_unless_set(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
+    await collect(wire, ask("hello"))
+    (sent,) = server.chat_requests()
+    assert not {"temperature", "max_tokens", "max_completion_tokens"} & set(sent)
+
+
 async def test_pictures_go_as_image_url_data_urls(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
     """Words first, then each picture as a base64 data URL with its real type."""
     red, blue = png("red"), png("blue")

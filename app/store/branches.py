@@ -1,0 +1,190 @@
+"""Versions of a conversation: every item follows a parent, and a chat shows one branch.
+
+A regenerated answer, or a message edited and sent again, is a sibling of the one it
+replaces: it follows the same parent. A conversation keeps its *leaf*, the newest item
+of the branch it shows; the branch is the walk from the leaf back to the first item.
+Showing another version moves the leaf to the newest item under that version, so the
+branch the person sees is the one later turns build on. Deleting marks items (their
+place in the tree stays until the Undo is over); purging gives their children their
+parent, so what came after a deleted message stays in the chat.
+"""
+
+from __future__ import annotations
+
+import builtins
+import sqlite3
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from app.store.connection import Connection
+from app.store.parts import drop_unused_blobs
+
+if TYPE_CHECKING:
+    from app.store.items import StoredItem
+
+
+def shown_branch(every: Sequence[StoredItem], leaf: int | None) -> list[StoredItem]:
+    """The items on the branch that ends at `leaf`, oldest first, with their versions.
+
+    Deleted items are walked through (their children still follow them) but not shown.
+    """
+    by_id = {stored.id: stored for stored in every}
+    children: dict[int | None, list[int]] = defaultdict(list)
+    for stored in every:
+        if not stored.deleted:
+            children[stored.parent_id].append(stored.id)
+    path: list[StoredItem] = []
+    at = leaf if leaf in by_id else None
+    seen: set[int] = set()
+    while at is not None and at not in seen:  # `seen`: a damaged file can't loop forever
+        seen.add(at)
+        path.append(by_id[at])
+        at = by_id[at].parent_id if by_id[at].parent_id in by_id else None
+    path.reverse()
+    shown = []
+    for stored in path:
+        if stored.deleted:
+            continue
+        versions = tuple(children[stored.parent_id])
+        shown.append(replace(stored, versions=versions if len(versions) > 1 else ()))
+    return shown
+
+
+def response_of(branch: Sequence[StoredItem], item_id: int) -> list[int]:
+    """The ids of one turn's answer: what follows its person's message on the branch,
+    up to the next message of the person (tool-picture messages belong to the answer)."""
+    ids = [s.id for s in branch]
+    at = ids.index(item_id)
+    if _starts_turn(branch[at]):
+        at += 1
+    else:  # from inside the answer: back to its first item
+        while at > 0 and not _starts_turn(branch[at - 1]):
+            at -= 1
+    found = []
+    for stored in branch[at:]:
+        if _starts_turn(stored):
+            break
+        found.append(stored.id)
+    return found
+
+
+def asked_in(branch: Sequence[StoredItem], item_id: int | None = None) -> StoredItem | None:
+    """The person's message that began the turn `item_id` is part of (the latest turn's
+    when None); None when the person has said nothing before it."""
+    end = (
+        len(branch)
+        if item_id is None
+        else next((i + 1 for i, s in enumerate(branch) if s.id == item_id), 0)
+    )
+    return next((s for s in reversed(branch[:end]) if _starts_turn(s)), None)
+
+
+def _starts_turn(stored: StoredItem) -> bool:
+    from routing.transcript import Message, starts_turn
+
+    return isinstance(stored.item, Message) and starts_turn(stored.item)
+
+
+def mend_rewinds(db: sqlite3.Connection) -> None:
+    """After a start: a chat whose leaf has items below it was rewound for an answer
+    that a crash cut off before its first item; it shows its newest branch again.
+    (Inside the caller's transaction.)"""
+    rows = db.execute(
+        "SELECT c.id, c.leaf_id FROM conversations AS c WHERE EXISTS ("
+        "SELECT 1 FROM items WHERE parent_id = c.leaf_id AND deleted_at IS NULL)"
+    ).fetchall()
+    for conversation_id, leaf in rows:
+        _show_newest_below(db, conversation_id, leaf)
+
+
+def _show_newest_below(db: sqlite3.Connection, conversation_id: str, item_id: int) -> None:
+    """Make the newest (highest id) live item anywhere under `item_id` the leaf."""
+    rows = db.execute(
+        "SELECT id, parent_id FROM items WHERE conversation_id = ? AND deleted_at IS NULL",
+        (conversation_id,),
+    ).fetchall()
+    children: dict[int, list[int]] = defaultdict(list)
+    for child, parent in rows:
+        children[parent].append(child)
+    leaf, below = item_id, [item_id]
+    while below:
+        at = below.pop()
+        leaf = max(leaf, at)
+        below.extend(children.get(at, ()))
+    db.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (leaf, conversation_id))
+
+
+class Branches:
+    """Moving between versions, and deleting with Undo (`Store.branches`)."""
+
+    def __init__(self, connection: Connection) -> None:
+        """The branches kept in this connection's database."""
+        self._connection = connection
+
+    def rewind(self, conversation_id: str, item_id: int | None) -> None:
+        """Make `item_id` the leaf (None: before the first item), so what is added next
+        follows it: the new answer or message becomes another version of what did."""
+        with self._connection.write() as db:
+            db.execute(
+                "UPDATE conversations SET leaf_id = ? WHERE id = ?", (item_id, conversation_id)
+            )
+
+    def show_version(self, item_id: int) -> None:
+        """Show the branch through this version: its newest item below it becomes the leaf."""
+        with self._connection.write() as db:
+            row = db.execute(
+                "SELECT conversation_id FROM items WHERE id = ?", (item_id,)
+            ).fetchone()
+            if row is not None:
+                _show_newest_below(db, row[0], item_id)
+
+    def delete(self, item_ids: Iterable[int]) -> None:
+        """Hide these items at once; they stay restorable until `purge`."""
+        ids = [(self._connection.now(), i) for i in item_ids]
+        with self._connection.write() as db:
+            db.executemany("UPDATE items SET deleted_at = ? WHERE id = ?", ids)
+
+    def restore(self, item_ids: Iterable[int]) -> None:
+        """Undo a delete."""
+        with self._connection.write() as db:
+            db.executemany(
+                "UPDATE items SET deleted_at = NULL WHERE id = ?", [(i,) for i in item_ids]
+            )
+
+    def purge(self, item_ids: Iterable[int] | None = None) -> None:
+        """Remove deleted items for good (these, or every one); their children move up."""
+        with self._connection.write() as db:
+            if item_ids is None:
+                rows = db.execute(
+                    "SELECT id, parent_id FROM items WHERE deleted_at IS NOT NULL ORDER BY id"
+                ).fetchall()
+            else:
+                wanted = sorted(set(item_ids))
+                rows = [
+                    row
+                    for i in wanted
+                    for row in db.execute(
+                        "SELECT id, parent_id FROM items WHERE id = ? AND deleted_at IS NOT NULL",
+                        (i,),
+                    ).fetchall()
+                ]
+            for item_id, _ in rows:  # oldest first, so a chain of them collapses
+                (parent,) = db.execute(
+                    "SELECT parent_id FROM items WHERE id = ?", (item_id,)
+                ).fetchone()
+                db.execute("UPDATE items SET parent_id = ? WHERE parent_id = ?", (parent, item_id))
+                db.execute(
+                    "UPDATE conversations SET leaf_id = ? WHERE leaf_id = ?", (parent, item_id)
+                )
+                db.execute("DELETE FROM items WHERE id = ?", (item_id,))
+            if rows:
+                drop_unused_blobs(db)
+
+    def deleted(self) -> builtins.list[int]:
+        """Items deleted and waiting for their Undo to end (a crash re-offers nothing: purge)."""
+        with self._connection.read() as db:
+            return [
+                row[0] for row in db.execute("SELECT id FROM items WHERE deleted_at IS NOT NULL")
+            ]

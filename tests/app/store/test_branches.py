@@ -1,0 +1,192 @@
+"""Versions in the real store: regenerated answers, edited messages, delete with Undo."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from app.store import Store
+from app.store.branches import asked_in, response_of, shown_branch
+from routing.transcript import Message, MessageStatus, Notice, NoticeKind, user_message
+
+RELEASE_DB = Path(__file__).parent / "data" / "release-schema-9.db"
+
+
+def answer(store: Store, cid: str, text: str) -> int:
+    stored = store.begin_assistant(cid, "ollama:llama3.2:3b")
+    store.append_text(stored.id, text)
+    store.finish_message(stored.id, MessageStatus.COMPLETE)
+    return stored.id
+
+
+def texts(store: Store, cid: str) -> list[str]:
+    return [s.item.text for s in store.items(cid)]
+
+
+def test_a_regenerated_answer_is_a_version_and_later_turns_build_on_the_shown_one(
+    store: Store,
+) -> None:
+    cid = store.conversations.create()
+    asked = store.add_message(cid, user_message("name a colour"))
+    first = answer(store, cid, "red")
+    store.add_message(cid, user_message("why?"))
+    answer(store, cid, "because")
+    store.branches.rewind(cid, asked.id)
+    assert texts(store, cid) == ["name a colour"]  # what a regenerate sends: nothing later
+    second = answer(store, cid, "blue")
+    assert texts(store, cid) == ["name a colour", "blue"]
+    shown = store.items(cid)[1]
+    assert shown.versions == (first, second)
+    store.add_message(cid, user_message("and another?"))
+    assert texts(store, cid) == ["name a colour", "blue", "and another?"]
+    store.branches.show_version(first)  # back to the first branch, at its newest item
+    assert texts(store, cid) == ["name a colour", "red", "why?", "because"]
+    store.branches.show_version(second)
+    assert texts(store, cid) == ["name a colour", "blue", "and another?"]
+    assert [m.text for m in store.messages(cid)] == ["name a colour", "blue", "and another?"]
+
+
+def test_an_edited_message_forks_the_conversation_at_it(store: Store) -> None:
+    cid = store.conversations.create()
+    store.add_message(cid, user_message("hello"))
+    answer(store, cid, "hi")
+    edited = store.add_message(cid, user_message("what is 2+2"))
+    answer(store, cid, "4")
+    store.branches.rewind(cid, edited.parent_id)
+    store.add_message(cid, user_message("what is 3+3"))
+    answer(store, cid, "6")
+    assert texts(store, cid) == ["hello", "hi", "what is 3+3", "6"]
+    message = store.items(cid)[2]
+    assert len(message.versions) == 2 and message.versions[0] == edited.id
+    store.branches.show_version(edited.id)
+    assert texts(store, cid) == ["hello", "hi", "what is 2+2", "4"]
+
+
+def test_the_first_message_can_be_edited_too(store: Store) -> None:
+    cid = store.conversations.create()
+    first = store.add_message(cid, user_message("hullo"))
+    assert first.parent_id is None
+    store.branches.rewind(cid, None)
+    store.add_message(cid, user_message("hello"))
+    assert texts(store, cid) == ["hello"]
+    assert len(store.items(cid)[0].versions) == 2
+
+
+def test_delete_hides_a_turn_until_undo_and_purge_keeps_what_followed(store: Store) -> None:
+    cid = store.conversations.create()
+    store.add_message(cid, user_message("one"))
+    answer(store, cid, "1")
+    two = store.add_message(cid, user_message("two"))
+    answer(store, cid, "2")
+    store.add_message(cid, user_message("three"))
+    answer(store, cid, "3")
+    branch = store.items(cid)
+    gone = [two.id, *response_of(branch, two.id)]
+    store.branches.delete(gone)
+    assert texts(store, cid) == ["one", "1", "three", "3"]
+    assert sorted(store.branches.deleted()) == sorted(gone)
+    store.branches.restore(gone)
+    assert texts(store, cid) == ["one", "1", "two", "2", "three", "3"]
+    store.branches.delete(gone)
+    store.branches.purge(gone)
+    assert texts(store, cid) == ["one", "1", "three", "3"]
+    assert store.branches.deleted() == []
+    store.add_message(cid, user_message("four"))  # the leaf survived the purge
+    assert texts(store, cid)[-1] == "four"
+
+
+def test_deleting_the_newest_answer_alone_lets_the_next_message_follow_the_question(
+    store: Store,
+) -> None:
+    cid = store.conversations.create()
+    store.add_message(cid, user_message("one"))
+    last = answer(store, cid, "1")
+    store.branches.delete(response_of(store.items(cid), last))
+    store.branches.purge()
+    store.add_message(cid, user_message("again"))
+    assert texts(store, cid) == ["one", "again"]
+
+
+def test_response_of_a_turn_includes_its_notices_and_tool_steps(store: Store) -> None:
+    from routing.transcript import TextPart, ToolCall, ToolResult
+
+    cid = store.conversations.create()
+    asked = store.add_message(cid, user_message("read it"))
+    store.add_notice(cid, Notice(NoticeKind.ROUTING, "routed"))
+    call = store.begin_assistant(cid, "m")
+    store.add_part(call.id, ToolCall("c1", "read_file", {}))
+    store.finish_message(call.id, MessageStatus.COMPLETE)
+    store.add_message(cid, Message("tool", (ToolResult("c1", "read_file", (TextPart("x"),)),)))
+    last = answer(store, cid, "done")
+    store.add_message(cid, user_message("next"))
+    branch = store.items(cid)
+    ids = [s.id for s in branch]
+    assert response_of(branch, asked.id) == ids[1:5]
+    assert response_of(branch, last) == ids[1:5]  # from inside the answer, the same
+    assert asked_in(branch, last) == branch[0]
+    assert asked_in(branch) == branch[-1]
+
+
+def test_asked_in_finds_nothing_before_the_person_speaks(store: Store) -> None:
+    cid = store.conversations.create()
+    store.add_notice(cid, Notice(NoticeKind.INFO, "a note"))
+    assert asked_in(store.items(cid)) is None
+
+
+def test_a_crash_between_rewind_and_the_new_answer_shows_the_earlier_answer(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "data"
+    with Store.open(folder) as store:
+        cid = store.conversations.create()
+        asked = store.add_message(cid, user_message("q"))
+        answer(store, cid, "the earlier answer")
+        store.branches.rewind(cid, asked.id)  # a regenerate starts, and the process dies
+    with Store.open(folder) as store:
+        assert texts(store, cid) == ["q", "the earlier answer"]
+
+
+def test_a_branch_that_loops_in_a_damaged_file_still_opens(store: Store) -> None:
+    cid = store.conversations.create()
+    a = store.add_message(cid, user_message("a"))
+    b = store.add_message(cid, user_message("b"))
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE items SET parent_id = ? WHERE id = ?", (b.id, a.id))
+    assert texts(store, cid) == ["a", "b"]
+
+
+def test_shown_branch_of_nothing_is_empty() -> None:
+    assert shown_branch([], None) == []
+
+
+def test_a_database_made_by_the_release_before_versions_reads_as_one_branch(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    shutil.copy(RELEASE_DB, folder / Store.DB_NAME)
+    with Store.open(folder) as store:
+        chats = {c.title: c.id for c in store.conversations.list()}
+        tool_chat = chats["Two turns and a tool"]
+        items = store.items(tool_chat)
+        assert [type(s.item).__name__ for s in items] == [
+            "Message",
+            "Notice",
+            "Message",
+            "Message",
+            "Message",
+            "Message",
+            "Message",
+        ]
+        assert items[0].item.pictures[0].label == "red.png"
+        assert items[-1].item.text == "It says: buy milk."
+        assert all(s.versions == () for s in items)
+        assert [s.parent_id for s in items[1:]] == [s.id for s in items[:-1]]
+        failed = store.items(chats["A failed turn"])
+        assert failed[0].item.text == "hello?"
+        # A regenerate in the old chat: a second version beside the release's answer.
+        store.branches.rewind(tool_chat, items[3].id)
+        answer(store, tool_chat, "Another answer.")
+        assert len(store.items(tool_chat)[4].versions) == 2
+        assert store.conversations.settings(tool_chat).is_empty
