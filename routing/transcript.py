@@ -117,7 +117,19 @@ class ToolResult:
         return _pictures(self.parts)
 
 
-Part = TextPart | PicturePart | PagesPart | PdfPart | ToolCall | ToolResult
+@dataclass(frozen=True)
+class CarriedPart:
+    """What a wire must send back, as the model gave it, on later requests: OpenAI's
+    reasoning items, Gemini's thought signatures. Opaque JSON of one API shape: never
+    shown to the person, ignored by every other wire, and sent back only to the model
+    that made it (another model can't read it, and some refuse it)."""
+
+    shape: str  # the wire shape that made it and alone reads it ("responses", "gemini")
+    source: str  # the `provider:model` that made it
+    data: Mapping[str, Any] = field(default_factory=dict)  # JSON, as the wire needs it back
+
+
+Part = TextPart | PicturePart | PagesPart | PdfPart | ToolCall | ToolResult | CarriedPart
 
 
 def _pictures(parts: tuple[Part, ...]) -> tuple[Picture, ...]:
@@ -173,6 +185,14 @@ class Message:
     def tool_results(self) -> tuple[ToolResult, ...]:
         """The tool results this message carries."""
         return tuple(p for p in self.parts if isinstance(p, ToolResult))
+
+    def carried(self, shape: str, source: str) -> tuple[CarriedPart, ...]:
+        """What a wire of `shape` carries on this message for `source` (provider:model)."""
+        return tuple(
+            p
+            for p in self.parts
+            if isinstance(p, CarriedPart) and p.shape == shape and p.source == source
+        )
 
 
 class NoticeKind(StrEnum):

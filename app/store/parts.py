@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from routing.transcript import (
+    CarriedPart,
     PagesPart,
     Part,
     PdfPart,
@@ -64,6 +65,16 @@ def encode_parts(parts: tuple[Part, ...]) -> Encoded:
             pdf = part.pdf
             out.parts.append({"type": "pdf", "sha256": pdf.sha256, "name": pdf.name})
             out.pdfs.append(pdf)
+        elif isinstance(part, CarriedPart):
+            # A wire's opaque items (reasoning, thought signatures), kept for its next request.
+            out.parts.append(
+                {
+                    "type": "carried",
+                    "shape": part.shape,
+                    "source": part.source,
+                    "data": dict(part.data),
+                }
+            )
         else:
             out.parts.append(_encode_piece(part, out))
     out.text = "".join(text)
@@ -155,6 +166,8 @@ class Blobs:
             )
         if kind == "pdf":
             return PdfPart(self.pdf(data["sha256"], data["name"]))
+        if kind == "carried":
+            return CarriedPart(str(data["shape"]), str(data["source"]), dict(data["data"]))
         return self._decode_piece(data)
 
     def _decode_piece(self, data: dict[str, Any]) -> ResultPart:

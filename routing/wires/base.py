@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from routing.models import ModelInfo, ProviderConfig
-from routing.transcript import Message, ToolCall
+from routing.transcript import CarriedPart, Message, ToolCall
 
 
 @dataclass(frozen=True)
@@ -64,7 +64,15 @@ class Done:
     reason: str = "stop"
 
 
-StreamEvent = TextDelta | ToolCallEvent | Usage | Done
+@dataclass(frozen=True)
+class Carried:
+    """Something the wire needs on the answer to send it back later (a reasoning item, a
+    thought signature): kept with the answer's message, never shown."""
+
+    part: CarriedPart
+
+
+StreamEvent = TextDelta | ToolCallEvent | Usage | Done | Carried
 
 
 class Wire(Protocol):
