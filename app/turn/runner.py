@@ -53,7 +53,7 @@ from routing.transcript import (
     turn_start,
     user_message,
 )
-from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, Usage
+from routing.wires.base import Carried, ChatRequest, Done, TextDelta, ToolCallEvent, Usage
 from routing.wires.payload import bounded_arguments
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -407,6 +407,10 @@ class TurnRunner:
                     self.store.add_part(step.answer.id, call)
                     step.calls.append(call)
                     yield PartAdded(step.answer.id, call)
+                elif isinstance(event, Carried):
+                    # What the wire must send back later (reasoning, thought signatures):
+                    # kept with the answer, never shown.
+                    self.store.add_part(step.answer.id, event.part)
         except ProviderError as error:
             log.warning("%s failed: %s | %s", model.ref, error.kind, error.detail)
             if not isinstance(error, CannotConnect):  # the request reached the server
