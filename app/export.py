@@ -3,8 +3,11 @@
 Markdown is for reading: each picture and attached PDF is written once, by its
 SHA-256, into a folder beside the file (`<name>_files/<sha256>.<ext>`) and
 linked from the text. JSON is for keeping: every item in order, notices
-included, and every picture and PDF once with its facts, SHA-256 and bytes in
-base64, so `read_json` gives back the same messages, notices and bytes.
+included, every version of a regenerated answer or an edited message (each item
+names the one it follows, and the versions shown are marked), and every picture
+and PDF once with its facts, SHA-256 and bytes in base64, so `read_json` gives
+back the same messages, notices, versions and bytes. Markdown shows the branch
+shown.
 
 `snapshot` reads the store (on the store's thread); the writers only touch
 files, so they can run in a worker thread. Every file is created 0600 and written
@@ -26,6 +29,7 @@ from urllib.parse import quote
 from app.private_files import make_private_folder, write_private
 from app.store import ConversationSummary, Store
 from routing.transcript import (
+    CarriedPart,
     Crossed,
     Message,
     MessageStatus,
@@ -45,7 +49,9 @@ from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 FORMAT = "sightline.conversation"
-VERSION = 1
+VERSION = 2  # 2: items carry their id, the id they follow, and whether they are shown
+_READABLE = (1, 2)
+MAX_IMPORT_BYTES = 1 << 30  # a chat of many pictures is hundreds of MB; past this, not ours
 _EXTENSIONS = {
     "image/png": "png",
     "image/jpeg": "jpg",
@@ -76,6 +82,9 @@ class Entry:
 
     created_at: float
     item: Message | Notice
+    id: int = 0  # its number in this export
+    parent: int | None = None  # the entry it follows (None: the first)
+    shown: bool = True  # on the branch the chat shows
 
 
 @dataclass(frozen=True)
@@ -83,7 +92,12 @@ class Exported:
     """A conversation as it is exported: its summary and every item, in order."""
 
     conversation: ConversationSummary
-    entries: tuple[Entry, ...]
+    entries: tuple[Entry, ...]  # every version, in the order they were made
+
+    @property
+    def shown(self) -> tuple[Entry, ...]:
+        """The entries on the branch the chat shows, in order."""
+        return tuple(entry for entry in self.entries if entry.shown)
 
     @property
     def pictures(self) -> dict[str, Picture]:
@@ -111,7 +125,24 @@ def snapshot(store: Store, conversation_id: str) -> Exported:
     summary = store.conversations.get(conversation_id)
     if summary is None:
         raise ExportError(f"There is no conversation {conversation_id!r} to export.")
-    entries = tuple(Entry(s.created_at, s.item) for s in store.items(conversation_id))
+    shown = {s.id for s in store.items(conversation_id)}
+    every = store.every_item(conversation_id)
+    parents = {s.id: s.parent_id for s in every}
+    deleted = {s.id for s in every if s.deleted}
+
+    def kept_parent(item_id: int | None) -> int | None:
+        # What follows a deleted item (waiting for Undo) follows what it followed.
+        seen: set[int] = set()
+        while item_id in deleted and item_id not in seen:
+            seen.add(item_id)
+            item_id = parents.get(item_id)
+        return item_id
+
+    entries = tuple(
+        Entry(s.created_at, s.item, s.id, kept_parent(s.parent_id), s.id in shown)
+        for s in every
+        if not s.deleted
+    )
     return Exported(summary, entries)
 
 
@@ -159,7 +190,7 @@ def markdown(exported: Exported, files_folder: str) -> str:
         f"Model: {summary.model or 'auto'}. Started {_when(summary.created_at)}.*",
         "",
     ]
-    for entry in exported.entries:
+    for entry in exported.shown:
         if isinstance(entry.item, Notice):
             lines += _notice_lines(entry.item)
         else:
@@ -189,6 +220,8 @@ def _part_lines(part: Part, folder: str) -> list[str]:
         return [f"[{name}]({quote(f'{folder}/{part.pdf.sha256}.pdf')})", ""]
     if isinstance(part, PagesPart):
         return [part.lead_in, "", *(_picture_link(p, folder) for p in part.pictures), ""]
+    if isinstance(part, CarriedPart):
+        return []  # a wire's own items, not for reading
     if isinstance(part, ToolCall):
         arguments = json.dumps(dict(part.arguments), ensure_ascii=False, indent=2)
         return [f"**Tool call** `{part.name}` ({part.id}):", "", "```json", arguments, "```", ""]
@@ -277,8 +310,9 @@ def to_json(exported: Exported) -> dict[str, Any]:
 
 def _entry_json(entry: Entry) -> dict[str, Any]:
     item = entry.item
+    place = {"id": entry.id, "parent": entry.parent, "shown": entry.shown}
     if isinstance(item, Notice):
-        return {
+        return place | {
             "type": "notice",
             "created_at": entry.created_at,
             "kind": item.kind.value,
@@ -286,7 +320,7 @@ def _entry_json(entry: Entry) -> dict[str, Any]:
             "details": item.details,
             "crossed": asdict(item.crossed) if item.crossed else None,
         }
-    return {
+    return place | {
         "type": "message",
         "created_at": entry.created_at,
         "role": item.role,
@@ -319,6 +353,13 @@ def _part_json(part: Part) -> dict[str, Any]:
             "name": part.name,
             "arguments": dict(part.arguments),
         }
+    if isinstance(part, CarriedPart):  # kept, so an imported chat goes on as it would have
+        return {
+            "type": "carried",
+            "shape": part.shape,
+            "source": part.source,
+            "data": dict(part.data),
+        }
     return {
         "type": "tool_result",
         "call_id": part.call_id,
@@ -330,11 +371,17 @@ def _part_json(part: Part) -> dict[str, Any]:
 
 def read_json(path: Path) -> Exported:
     """Read a JSON export back; ExportError names the file and what is wrong."""
+    from vision.files import FileRefused, read_capped
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_capped(path, MAX_IMPORT_BYTES, what="export").decode("utf-8"))
         return from_json(data)
+    except FileRefused as exc:
+        raise ExportError(str(exc)) from None
     except OSError as exc:
         raise ExportError(f"Can't read {path}: {exc.strerror or exc}.") from None
+    except RecursionError:
+        raise ExportError(f"{path} is not a Sightline export: it is nested too deeply.") from None
     except (ValueError, KeyError, TypeError) as exc:
         raise ExportError(f"{path} is not a Sightline export: {exc}") from None
 
@@ -343,8 +390,8 @@ def from_json(data: dict[str, Any]) -> Exported:
     """An export from its JSON data; pictures are checked against their SHA-256."""
     if data.get("format") != FORMAT:
         raise ValueError(f"format is {data.get('format')!r}, not {FORMAT!r}")
-    if data.get("version") != VERSION:
-        raise ValueError(f"version {data.get('version')!r} is not {VERSION}")
+    if data.get("version") not in _READABLE:
+        raise ValueError(f"version {data.get('version')!r} is not one of {_READABLE}")
     pictures: dict[str, Picture] = {}
     for raw in data["pictures"]:
         blob = base64.b64decode(raw["data"], validate=True)
@@ -371,7 +418,9 @@ def from_json(data: dict[str, Any]) -> Exported:
         float(conversation["updated_at"]),
     )
     blobs = _Blobs(pictures, pdfs)
-    entries = tuple(_entry_from(raw, blobs) for raw in data["items"])
+    entries = tuple(
+        _entry_from(raw, blobs, number) for number, raw in enumerate(data["items"], start=1)
+    )
     return Exported(summary, entries)
 
 
@@ -381,7 +430,7 @@ class _Blobs:
     pdfs: dict[str, PdfFile]
 
 
-def _entry_from(raw: dict[str, Any], blobs: _Blobs) -> Entry:
+def _entry_from(raw: dict[str, Any], blobs: _Blobs, number: int) -> Entry:
     item: Message | Notice
     if raw["type"] == "notice":
         crossed = raw.get("crossed")  # older exports have none
@@ -400,7 +449,16 @@ def _entry_from(raw: dict[str, Any], blobs: _Blobs) -> Entry:
         )
     else:
         raise ValueError(f"unknown item type {raw['type']!r}")
-    return Entry(float(raw["created_at"]), item)
+    # Version 1 had one branch: each item follows the one before it.
+    parent = raw.get("parent", number - 1 if number > 1 else None)
+    entry_id = int(raw.get("id", number))
+    return Entry(
+        float(raw["created_at"]),
+        item,
+        entry_id,
+        None if parent is None else int(parent),
+        bool(raw.get("shown", True)),
+    )
 
 
 def _part_from(raw: dict[str, Any], blobs: _Blobs) -> Part:
@@ -424,6 +482,8 @@ def _part_from(raw: dict[str, Any], blobs: _Blobs) -> Part:
         )
     if kind == "tool_call":
         return ToolCall(raw["id"], raw["name"], raw.get("arguments", {}))
+    if kind == "carried":
+        return CarriedPart(str(raw["shape"]), str(raw["source"]), dict(raw["data"]))
     if kind == "tool_result":
         parts = tuple(_part_from(sub, blobs) for sub in raw["parts"])
         if any(not isinstance(p, TextPart | PicturePart | PagesPart) for p in parts):

@@ -71,6 +71,11 @@ class Items:
         every = self._select("conversation_id = ? ORDER BY seq", conversation_id)
         return shown_branch(every, self._leaf(conversation_id))
 
+    def every_item(self, conversation_id: str) -> list[StoredItem]:
+        """Every version of every item, in the order they were made (those deleted, waiting
+        for their Undo, marked `deleted`)."""
+        return self._select("conversation_id = ? ORDER BY seq", conversation_id)
+
     def messages(self, conversation_id: str) -> tuple[Message, ...]:
         """The conversation's messages only, in order, as shown: what a wire gets."""
         return tuple(

@@ -12,7 +12,16 @@ from urllib.parse import unquote
 import pytest
 from PIL import Image
 
-from app.export import ExportError, markdown, read_json, snapshot, write, write_json
+from app.export import (
+    ExportError,
+    from_json,
+    markdown,
+    read_json,
+    snapshot,
+    to_json,
+    write,
+    write_json,
+)
 from app.store import Store
 from app.store.schema import MIGRATIONS
 from routing.transcript import (
@@ -104,7 +113,7 @@ def test_json_round_trip_keeps_messages_notices_and_picture_bytes(
     exported = snapshot(store, conversation)
     path = write(exported, tmp_path / "chat.json")
     data = json.loads(path.read_text(encoding="utf-8"))
-    assert data["format"] == "sightline.conversation" and data["version"] == 1
+    assert data["format"] == "sightline.conversation" and data["version"] == 2
     assert [i["type"] for i in data["items"]] == [
         "message",
         "notice",
@@ -275,3 +284,17 @@ def test_an_export_from_before_pdfs_still_reads(
     pages = SCAN.candidate.pictures
     assert [p.data for p in question.pictures] == [p.data for p in pages]  # byte for byte
     assert [p.label for p in question.pictures] == [p.label for p in pages]
+
+
+def test_an_export_of_the_first_format_reads_as_one_branch(
+    chat: tuple[Store, str], tmp_path: Path
+) -> None:
+    store, conversation = chat
+    data = to_json(snapshot(store, conversation))
+    data["version"] = 1
+    for item in data["items"]:
+        del item["id"], item["parent"], item["shown"]
+    back = from_json(data)
+    assert [e.item for e in back.entries] == [s.item for s in store.items(conversation)]
+    assert [e.parent for e in back.entries] == [None, *range(1, len(back.entries))]
+    assert all(e.shown for e in back.entries)

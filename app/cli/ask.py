@@ -1,0 +1,178 @@
+"""`sightline ask`: one turn without a window, printed as it streams."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from app.cli.common import CommandError, catalogue_for, check_model, open_store
+from app.cli.printers import JsonPrinter, PlainPrinter
+from vision.labels import shown_name
+
+if TYPE_CHECKING:
+    from app.config import Config
+    from app.turn.events import TurnEvent
+    from routing.chat_settings import ChatSettings
+    from routing.transcript import Notice
+
+
+async def ask(config: Config, args: argparse.Namespace) -> int:
+    from app.attachments import AttachmentError, combined, load_attachment
+    from app.toolbox import Toolbox
+    from app.tools.base import Tool
+    from app.tools.mcp.config import McpConfigError
+    from app.turn.events import TurnEnded
+    from app.turn.runner import TurnRunner
+    from app.turn.tool_step import AllowAll, DenyAll, ToolStep
+    from routing.chat_settings import ChatSettings
+    from routing.router import RoutingPrefs
+    from routing.transcript import Notice, NoticeKind
+    from vision.pdf import PdfNeedsPassword
+
+    try:
+        attached = [load_attachment(path) for path in args.attach]
+    except PdfNeedsPassword as exc:
+        raise CommandError(
+            f"{exc} `sightline ask` can't ask for it: attach it in the window, which does."
+        ) from None
+    except AttachmentError as exc:
+        raise CommandError(str(exc)) from None
+    pictures, pdfs = combined(attached)
+    settings = _settings(args)
+    _check_regenerate(args, attached=bool(attached))
+    if not args.regenerate and not args.prompt.strip():
+        raise CommandError('the prompt is empty: say what to ask, e.g. sightline ask "hello".')
+    requested = "auto" if args.model is None else args.model
+    try:
+        toolbox = Toolbox(args.mcp_config or config.mcp_config)
+    except McpConfigError as exc:
+        raise CommandError(str(exc)) from None
+    store = open_store(config)
+    catalogue = catalogue_for(config, store)
+    try:
+        await check_model(requested, catalogue)
+    except CommandError:
+        await catalogue.aclose()
+        store.close()
+        raise
+    printer = JsonPrinter(sys.stdout) if args.json else PlainPrinter(sys.stdout, sys.stderr)
+    ended: TurnEnded | None = None
+    try:
+        conversation_id = args.conversation
+        if conversation_id is None:
+            conversation_id = store.conversations.create(model=requested)
+            # A new chat keeps what it was started with; an existing one is only overridden.
+            store.conversations.set_settings(conversation_id, settings)
+            settings = ChatSettings()
+        else:
+            summary = store.conversations.get(conversation_id)
+            if summary is None:
+                raise CommandError(f"there is no conversation {conversation_id!r}.")
+            if args.regenerate and args.model is None:
+                requested = summary.model or "auto"  # the model the chat was using
+        tools: list[Tool] = []
+        if args.allow_tools:
+            tools = await toolbox.tools()
+            for name, problem in toolbox.problems.items():
+                notice = Notice(
+                    NoticeKind.ERROR, f"The MCP server {name} is unavailable: {problem}"
+                )
+                printer.show_notice(notice)
+                store.add_notice(conversation_id, notice)
+        prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model, config.check_sight)
+        step = (
+            ToolStep(AllowAll())
+            if args.allow_tools
+            else ToolStep(DenyAll(), withheld=toolbox.could_offer)
+        )
+        defaults = ChatSettings(system_prompt=config.system_prompt or None)
+        runner = TurnRunner(store, catalogue, step, prefs=prefs, defaults=defaults)
+        if args.regenerate:
+            turn = runner.regenerate(conversation_id, None, requested, tools, settings)
+        else:
+            turn = runner.run(
+                conversation_id, args.prompt, pictures, requested, tools, pdfs, settings
+            )
+        async with aclosing(turn) as events:
+            async for event in events:
+                printer.show(event)
+                for notice in _not_allowed(event, args.allow_tools):
+                    printer.show_notice(notice)
+                    store.add_notice(conversation_id, notice)
+                if isinstance(event, TurnEnded):
+                    ended = event
+    finally:
+        await toolbox.aclose()
+        await catalogue.aclose()
+        store.close()
+    if ended is None or ended.error is not None:
+        message = ended.error.message if ended and ended.error else "the turn did not finish"
+        message += _tried(catalogue, ended.error if ended else None)
+        if args.json:
+            print(json.dumps({"type": "error", "message": message}), flush=True)
+        raise CommandError(message)
+    printer.finish(conversation_id)
+    return 0
+
+
+def _not_allowed(event: TurnEvent, allowed: bool) -> list[Notice]:
+    """For each call of a tool this run did not allow: which, and how to allow it."""
+    from app.turn.events import ItemAdded
+    from app.turn.tool_step import NOT_ALLOWED
+    from routing.transcript import Message, Notice, NoticeKind
+
+    if allowed or not isinstance(event, ItemAdded) or not isinstance(event.item.item, Message):
+        return []
+    return [
+        Notice(
+            NoticeKind.INFO,
+            f"The model asked to use the tool {shown_name(result.name)}, which this run does "
+            "not allow; run `sightline ask --allow-tools ...` to let it use tools.",
+        )
+        for result in event.item.item.tool_results
+        if result.is_error and result.text == NOT_ALLOWED.format(name=result.name)
+    ]
+
+
+def _tried(catalogue: Any, error: object) -> str:
+    """For a turn nothing could answer: the addresses tried, when the error names none."""
+    from routing.endpoints import endpoint_name
+    from routing.errors import CannotConnect
+
+    if not isinstance(error, CannotConnect):
+        return ""
+    tried = [
+        f"{s.provider.id} at {endpoint_name(s.provider.base_url)}"
+        for s in catalogue.statuses()
+        if s.error is not None and endpoint_name(s.provider.base_url) not in str(error)
+    ]
+    return f" Tried: {', '.join(tried)}." if tried else ""
+
+
+def _settings(args: argparse.Namespace) -> ChatSettings:
+    """The --system, --temperature and --max-tokens given, checked."""
+    from routing.chat_settings import SettingsInvalid, checked
+
+    try:
+        return checked(args.system, args.temperature, args.max_tokens)
+    except SettingsInvalid as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _check_regenerate(args: argparse.Namespace, *, attached: bool) -> None:
+    """--regenerate answers a chat's last message again: it needs the chat, and no new words."""
+    if not args.regenerate:
+        return
+    if args.conversation is None:
+        raise CommandError(
+            "--regenerate answers a conversation's last message again: add --conversation ID "
+            "(`sightline chats` lists them)."
+        )
+    if args.prompt.strip() or attached:
+        raise CommandError(
+            "--regenerate sends no new message: leave out the prompt and --attach "
+            "(to say something new, leave out --regenerate)."
+        )

@@ -1,0 +1,94 @@
+"""`sightline chats`, `export` and `import`: the conversations, read back and brought in
+without a window, so a chat made headless can be read headless."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from app.cli.common import CommandError, open_store
+from vision.labels import shown_name
+
+if TYPE_CHECKING:
+    from app.config import Config
+    from app.store import Store
+
+
+def run(config: Config, args: argparse.Namespace) -> int:
+    """Run `chats`, `export` or `import`."""
+    store = open_store(config)
+    try:
+        if args.command == "chats":
+            return _chats(store, as_json=args.json)
+        if args.command == "export":
+            return _export(store, args.conversation, args.format, args.output)
+        return _import(store, args.file)
+    finally:
+        store.close()
+
+
+def _chats(store: Store, *, as_json: bool) -> int:
+    rows: list[dict[str, Any]] = [
+        {
+            "id": chat.id,
+            "title": chat.title,
+            "updated": chat.updated_at,
+            "model": chat.model or "auto",
+        }
+        for chat in store.conversations.list()
+    ]
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    for row in rows:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["updated"]))
+        title = shown_name(row["title"]) or "New chat"
+        print(f"{row['id']}\t{when}\t{shown_name(row['model'])}\t{title}")
+    if not rows:
+        print("sightline: no conversations yet; start one with sightline ask", file=sys.stderr)
+    return 0
+
+
+def _export(store: Store, conversation_id: str, form: str, output: Path | None) -> int:
+    from app.export import ExportError, markdown, snapshot, to_json, write_json, write_markdown
+
+    try:
+        exported = snapshot(store, conversation_id)
+    except ExportError as exc:
+        raise CommandError(f"{exc} `sightline chats` lists them.") from None
+    if output is not None:
+        writer = write_json if form == "json" else write_markdown
+        try:
+            written = writer(exported, output)
+        except ExportError as exc:
+            raise CommandError(str(exc)) from None
+        print(f"sightline: wrote {written}", file=sys.stderr)
+        return 0
+    if form == "json":
+        print(json.dumps(to_json(exported), ensure_ascii=False, indent=2))
+        return 0
+    sys.stdout.write(markdown(exported, "pictures"))
+    if exported.pictures or exported.pdfs:
+        print(
+            "sightline: the pictures and PDFs are linked, not printed: "
+            "use -o FILE to write them beside the file.",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _import(store: Store, path: Path) -> int:
+    from app.export import ExportError, read_json
+    from app.importer import add_to_store
+
+    try:
+        exported = read_json(path)
+    except ExportError as exc:
+        raise CommandError(str(exc)) from None
+    conversation_id = add_to_store(store, exported)
+    print(conversation_id)
+    return 0

@@ -1,0 +1,85 @@
+"""What every command shares: its one-line failure, the config, the store, the catalogue."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.config import Config
+    from app.store import Store
+
+
+class CommandError(Exception):
+    """A failure to report as one line, with a non-zero exit status."""
+
+
+def load_settings() -> Config:
+    from app.config import ConfigError, load_config
+    from app.logs import setup_logging
+
+    try:
+        config = load_config()
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
+    setup_logging(config.data_dir)
+    return config
+
+
+def open_store(config: Config) -> Store:
+    from app.store import Store, StoreError
+
+    try:
+        return Store.open(config.data_dir)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def catalogue_for(config: Config, store: Store | None = None) -> Any:
+    from app.config import effective_providers
+    from app.keys import KeyStore, with_keys
+    from routing.catalogue import Catalogue
+
+    providers = with_keys(
+        effective_providers(config, os.environ), KeyStore(config.data_dir), os.environ
+    )
+    if store is None:
+        return Catalogue(providers)
+    # What was learned (a refusal, a sight check) is part of each model's answer.
+    return Catalogue(providers, blind=store.learned.blind(), checked=store.learned.checks())
+
+
+async def check_model(ref: str, catalogue: Any, *, auto_allowed: bool = True) -> None:
+    """Refuse a --model that names no model, before anything is stored or sent."""
+    from routing.router import is_auto
+
+    if is_auto(ref):
+        if auto_allowed:
+            return
+        raise CommandError("name the model to check as PROVIDER:MODEL (`sightline models`).")
+    provider, _, name = ref.strip().partition(":")
+    ids = [p.id for p in catalogue.providers]
+    if not provider:
+        raise CommandError(
+            f"--model {ref!r} names no provider: write PROVIDER:MODEL, such as "
+            f"{_example(ids)}:{name or 'MODEL'}."
+        )
+    if provider in ids and not name:
+        raise CommandError(
+            f"--model {ref!r} names the provider but no model: write {provider}:MODEL "
+            "(`sightline models` lists them)."
+        )
+    if provider in ids:
+        return
+    await catalogue.refresh()
+    matches = [m.ref for m in catalogue.models() if m.name == ref.strip()]
+    hint = (
+        f"; did you mean {matches[0]}?"
+        if matches
+        else (f" (providers: {', '.join(ids) or 'none'}; `sightline models` lists their models).")
+    )
+    raise CommandError(f"no provider {provider!r}{hint}")
+
+
+def _example(ids: list[str]) -> str:
+    return ids[0] if ids else "ollama"

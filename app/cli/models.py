@@ -1,0 +1,103 @@
+"""`sightline models` and `sightline check-sight`: what is ready, and whether a model sees."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from app.cli.common import CommandError, catalogue_for, check_model, open_store
+from vision.labels import shown_name
+
+if TYPE_CHECKING:
+    from app.config import Config
+
+
+async def list_models(config: Config, *, as_json: bool) -> int:
+    store = open_store(config)
+    try:
+        catalogue = catalogue_for(config, store)
+    finally:
+        store.close()
+    try:
+        statuses = await catalogue.refresh()
+    finally:
+        await catalogue.aclose()
+    rows = [
+        {
+            "provider": m.provider_id,
+            "model": m.name,
+            "local": m.local,
+            "sees": m.sees,
+            "sight_from": str(m.sight_from),
+            "tools": m.tools,
+            "context_length": m.context_length,
+        }
+        for m in catalogue.models()
+    ]
+    problems = [
+        s for s in statuses.values() if s.error and not (s.provider.discovered and not s.models)
+    ]
+    for status in problems:
+        print(f"sightline: {status.provider.id}: {status.error}", file=sys.stderr)
+    if as_json:
+        print(json.dumps(rows, indent=2))
+    elif rows:
+        for row in rows:
+            print(f"{row['provider']}:{row['model']}\t{_where(row)}\t{_abilities(row)}")
+    if not rows:
+        raise CommandError(nothing_ready(config))
+    return 0
+
+
+async def check_sight(config: Config, ref: str, *, as_json: bool) -> int:
+    """`sightline check-sight PROVIDER:MODEL`: the verdict, printed and kept."""
+    from routing.errors import ProviderError
+    from routing.sight_check import check_sight
+
+    store = open_store(config)
+    catalogue = catalogue_for(config, store)
+    try:
+        await check_model(ref, catalogue, auto_allowed=False)
+        try:
+            model = await catalogue.resolve(ref.strip())
+        except ProviderError as exc:
+            raise CommandError(exc.message) from None
+        result = await check_sight(catalogue, model)
+        endpoint, name = catalogue.learn_sight(model, result.verdict)
+        store.learned.remember_check(endpoint, name, result.verdict, result.answer)
+    finally:
+        await catalogue.aclose()
+        store.close()
+    if as_json:
+        line = {"model": model.ref, "sight": str(result.verdict), "answer": result.answer}
+        print(json.dumps(line))
+    else:
+        words = {
+            "sees": "sees pictures",
+            "blind": "doesn't see pictures",
+            "unsure": "gave no clear answer: treated as a model that can't see",
+        }[result.verdict]
+        print(f"{model.ref} {words}. It answered: {shown_name(result.answer) or '(nothing)'}")
+    return 0
+
+
+def _where(row: dict[str, Any]) -> str:
+    return "local" if row["local"] else "cloud"
+
+
+def _abilities(row: dict[str, Any]) -> str:
+    sees = {True: "sees", False: "blind", None: "sight unknown"}[row["sees"]]
+    tools = {True: "tools", False: "no tools", None: "tools unknown"}[row["tools"]]
+    return f"{sees}, {tools}"
+
+
+def nothing_ready(config: Config) -> str:
+    from app.config import ollama_address
+
+    where = config.source or "no config file"
+    return (
+        f"no provider is ready. Is Ollama running at {ollama_address(os.environ)}? Start it with "
+        f"`ollama serve`, or set OLLAMA_HOST, or add a provider to the config ({where})."
+    )

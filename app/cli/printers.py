@@ -1,0 +1,105 @@
+"""How `ask` prints a turn: the answer on stdout and notices on stderr, or JSON lines."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, TextIO
+
+from vision.labels import shown_name
+
+if TYPE_CHECKING:
+    from app.turn.events import TurnEvent
+    from routing.transcript import Notice
+
+
+class PlainPrinter:
+    """The answer on stdout as it streams; notices on stderr."""
+
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out, self.err = out, err
+
+    def show(self, event: TurnEvent) -> None:
+        from app.turn.events import ItemAdded, TextAdded
+        from routing.transcript import Notice, NoticeKind
+
+        if isinstance(event, TextAdded):
+            self.out.write(event.text)
+            self.out.flush()
+        elif isinstance(event, ItemAdded) and isinstance(event.item.item, Notice):
+            notice = event.item.item
+            if notice.kind != NoticeKind.ERROR:  # an error ends as the one-line exit message
+                self.show_notice(notice)
+
+    def show_notice(self, notice: Notice) -> None:
+        """One notice on stderr."""
+        # One line each, whatever a file's name or a server's words hold.
+        details = f" ({shown_name(notice.details)})" if notice.details else ""
+        print(f"[{notice.kind}] {shown_name(notice.text)}{details}", file=self.err, flush=True)
+
+    def finish(self, conversation_id: str) -> None:
+        self.out.write("\n")
+        self.out.flush()
+
+
+class JsonPrinter:
+    """One JSON object per line, each with a `type`."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+
+    def _emit(self, obj: dict[str, Any]) -> None:
+        self.out.write(json.dumps(obj) + "\n")
+        self.out.flush()
+
+    def show(self, event: TurnEvent) -> None:
+        from app.turn.events import ItemAdded, PartAdded, TextAdded, UsageAdded
+        from routing.transcript import Message, Notice, NoticeKind, ToolCall
+
+        if isinstance(event, PartAdded) and isinstance(event.part, ToolCall):
+            call = event.part
+            self._emit(
+                {
+                    "type": "tool_call",
+                    "id": call.id,
+                    "name": call.name,
+                    "arguments": dict(call.arguments),
+                }
+            )
+        elif isinstance(event, TextAdded):
+            self._emit({"type": "text", "text": event.text})
+        elif isinstance(event, UsageAdded):
+            usage = event.usage
+            self._emit(
+                {
+                    "type": "usage",
+                    "for": event.source,
+                    "input_tokens": usage.input_tokens,
+                    "output_tokens": usage.output_tokens,
+                }
+            )
+        elif isinstance(event, ItemAdded):
+            item = event.item.item
+            if isinstance(item, Notice) and item.kind != NoticeKind.ERROR:
+                self.show_notice(item)
+            elif isinstance(item, Message):
+                for result in item.tool_results:
+                    self._emit(
+                        {
+                            "type": "tool_result",
+                            "id": result.call_id,
+                            "name": result.name,
+                            "text": result.text,
+                            "is_error": result.is_error,
+                            "pictures": len(result.pictures),
+                        }
+                    )
+
+    def show_notice(self, notice: Notice) -> None:
+        """One notice as a JSON line."""
+        line = {"type": "notice", "kind": str(notice.kind), "text": notice.text}
+        if notice.details:
+            line["details"] = notice.details
+        self._emit(line)
+
+    def finish(self, conversation_id: str) -> None:
+        self._emit({"type": "done", "conversation": conversation_id})

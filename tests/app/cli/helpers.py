@@ -1,0 +1,22 @@
+"""What the command's tests share: `sightline` run as a whole process, as a person runs it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SightlineHome
+
+
+def sightline(
+    home: SightlineHome, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app", *args],
+        env=env or home.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[3],
+    )
