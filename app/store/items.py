@@ -241,10 +241,20 @@ class Items:
         return cursor.lastrowid
 
     def _must_get(self, item_id: int) -> StoredItem:
-        """An item just written, read back the way it will load later."""
+        """An item just written, read back the way it will load later: with its versions
+        (a new answer beside the earlier ones)."""
         stored = self.get_item(item_id)
         assert stored is not None
-        return stored
+        with self._connection.read() as db:
+            siblings = tuple(
+                row[0]
+                for row in db.execute(
+                    "SELECT id FROM items WHERE conversation_id = ? AND parent_id IS ? "
+                    "AND deleted_at IS NULL ORDER BY seq",
+                    (stored.conversation_id, stored.parent_id),
+                )
+            )
+        return replace(stored, versions=siblings) if len(siblings) > 1 else stored
 
 
 def _chunks(db: sqlite3.Connection, item_id: int) -> str:

@@ -23,12 +23,14 @@ from app.ui.chats import Chats
 from app.ui.listing import ModelListing  # where other modules have always imported it from
 from app.ui.pending import Attachments
 from app.ui.turn_feed import TurnFeed
+from app.ui.versions import Versions
 from routing.transcript import ToolCall  # loaded by the store: costs nothing here
 
 # asyncio (~25 ms) is imported by the methods that use it: they all run after the
 # window's first paint, which comes before asyncio loads (app/ui/app.py).
 if TYPE_CHECKING:
     import asyncio
+    from collections.abc import AsyncGenerator, Callable, Sequence
 
     from app.config import Config
     from app.keys import KeyStore
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
     from app.toolbox import Toolbox
     from app.tools.base import Tool
     from app.turn.boundary import Leaving
+    from app.turn.events import TurnEvent
     from app.turn.runner import TurnRunner
     from app.turn.tool_step import Approval, ToolStep
     from routing.catalogue import Catalogue, ProviderStatus
@@ -105,6 +108,8 @@ class Controller(QObject):
         self._feed.text_added.connect(self.text_added)
         self._feed.item_finished.connect(self.item_finished)
         self._feed.call_added.connect(self.call_added)
+        # Versions of the open chat, deleting messages with Undo, the chat's own settings.
+        self.versions = Versions(store, self._reload, self)
 
     # -- state -----------------------------------------------------------------
 
@@ -206,7 +211,12 @@ class Controller(QObject):
             if self._tool_step is None:
                 self._tool_step = ToolStep(self, grants=self.store.grants)  # kept per chat
             self._tool_step.always_allowed = frozenset(self.config.always_allow_tools)
-            self._runner = TurnRunner(self.store, self._catalogue, self._tool_step, prefs=prefs)
+            from routing.chat_settings import ChatSettings
+
+            defaults = ChatSettings(system_prompt=self.config.system_prompt or None)
+            self._runner = TurnRunner(
+                self.store, self._catalogue, self._tool_step, prefs=prefs, defaults=defaults
+            )
             listing = self._listing_task
             if listing is not None and not listing.done():
                 listing.cancel()  # it lists the old providers
@@ -315,7 +325,15 @@ class Controller(QObject):
     def new_conversation(self) -> None:
         """Open an empty chat; it is stored once the person sends something."""
         self._current = ""
+        self.versions.new_chat()
         self.conversation_loaded.emit("", [], "")
+
+    def _reload(self, conversation_id: str) -> None:
+        """Show the open chat again (another version, a delete): the branch it shows now."""
+        if conversation_id and conversation_id == self._current:
+            summary = self.store.conversations.get(conversation_id)
+            model = summary.model if summary and summary.model else AUTO
+            self.conversation_loaded.emit(conversation_id, self.store.items(conversation_id), model)
 
     def select_conversation(self, conversation_id: str) -> None:
         """Open a saved conversation with its messages and its model."""
@@ -353,10 +371,12 @@ class Controller(QObject):
 
     # -- turns -----------------------------------------------------------------
 
-    def send(self, text: str, model_ref: str) -> bool:
-        """Start a turn with the person's words and attachments; False when none started."""
-        import asyncio  # after the first paint (see the imports)
+    def send(self, text: str, model_ref: str, replacing: int | None = None) -> bool:
+        """Start a turn with the person's words and attachments; False when none started.
 
+        With `replacing` (a message of the person's being edited), the chat forks
+        there: the new message is another version of it, and the old branch stays.
+        """
         waiting = self.attaching.attachments
         if not (text.strip() or waiting.anything):
             return False
@@ -366,20 +386,79 @@ class Controller(QObject):
             return False  # a file is still being read: it belongs with this message
         if not self._current:
             self._current = self.store.conversations.create(model=model_ref)
+            self.versions.chat_created(self._current)
             self.conversation_loaded.emit(self._current, [], model_ref)
             self.chats.refresh()
-        self._turn_conversation = self._current
-        self._feed.begin()
+        elif replacing is not None:
+            edited = self.store.get_item(replacing)
+            if edited is not None and edited.conversation_id == self._current:
+                self.store.branches.rewind(self._current, edited.parent_id)
+                self._reload(self._current)
         attached = self.attaching.take()
         text = text if text.strip() else ""  # attachments alone: no blank words with them
-        task = asyncio.ensure_future(
-            self._run_turn(self._runner, self._current, text, attached, model_ref)
-        )
+        runner, conversation_id = self._runner, self._current
+
+        def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
+            pdfs = tuple(a.pdf for a in attached.pdfs)
+            return runner.run(conversation_id, text, attached.pictures, model_ref, tools, pdfs)
+
+        self._begin_turn(turn, text, attached)
+        return True
+
+    def regenerate(self, item_id: int, model_ref: str) -> bool:
+        """Answer the turn `item_id` belongs to again (a retry, for a failed one), as a
+        new version beside the earlier answers; False when it can't now."""
+        if self.busy or self._runner is None or not self._current:
+            return False
+        asked = self.versions.asked(self._current, item_id)
+        if asked is None:
+            return False
+        # Shown at once without the earlier answer; the runner rewinds to the same place.
+        self.store.branches.rewind(self._current, asked.id)
+        self._reload(self._current)
+        runner, conversation_id = self._runner, self._current
+
+        def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
+            return runner.regenerate(conversation_id, asked.id, model_ref, tools)
+
+        from app.ui.pending import Attachments
+
+        self._begin_turn(turn, "", Attachments())
+        return True
+
+    def _begin_turn(
+        self,
+        turn: Callable[[Sequence[Tool]], AsyncGenerator[TurnEvent, None]],
+        text: str,
+        attached: Attachments,
+    ) -> None:
+        import asyncio  # after the first paint (see the imports)
+
+        self._turn_conversation = self._current
+        self._feed.begin()
+        task = asyncio.ensure_future(self._run_turn(self._current, turn, text, attached))
         # A done callback, not a `finally`: a task cancelled before its first step
         # never enters the coroutine's body, and "busy" must still end.
         task.add_done_callback(self._turn_done)
         self._turn_task = task
         self.busy_changed.emit(True)
+
+    def busy_here(self) -> bool:
+        """Whether the open chat's turn is running (its messages can't change meanwhile)."""
+        return self.busy and self._turn_conversation == self._current
+
+    def show_version(self, item_id: int) -> bool:
+        """Show another version of a message or an answer; False while the chat answers."""
+        if self.busy_here() or not self._current:
+            return False
+        self.versions.show_version(self._current, item_id)
+        return True
+
+    def delete_item(self, item_id: int) -> bool:
+        """Delete a message with its answer, or an answer, with Undo; False while busy."""
+        if self.busy_here() or not self._current:
+            return False
+        self.versions.delete(self._current, item_id)
         return True
 
     def earlier_pictures_leaving(self, model_ref: str) -> Leaving | None:
@@ -477,37 +556,36 @@ class Controller(QObject):
 
     async def _run_turn(
         self,
-        runner: TurnRunner,
         conversation_id: str,
+        turn: Callable[[Sequence[Tool]], AsyncGenerator[TurnEvent, None]],
         text: str,
         attached: Attachments,
-        model_ref: str,
     ) -> None:
         import asyncio
 
         from app.turn.events import ItemAdded, NotSaved, TurnEnded
 
+        saved = False  # the person's message is in the store (a Retry reuses it)
         try:
             tools = await self._tools()
-            turn = runner.run(
-                conversation_id,
-                text,
-                attached.pictures,
-                requested_model=model_ref,
-                tools=tools,
-                pdfs=tuple(a.pdf for a in attached.pdfs),
-            )
-            async with contextlib.aclosing(turn) as events:
+            async with contextlib.aclosing(turn(tools)) as events:
                 async for event in events:
                     self._feed.forward(conversation_id, event)
-                    if isinstance(event, ItemAdded) and event.item.seq == 1:
-                        self.chats.refresh()  # the first words title the chat
+                    if isinstance(event, ItemAdded):
+                        saved = True
+                        if event.item.parent_id is None:
+                            self.chats.refresh()  # the first words title the chat
                     if isinstance(event, TurnEnded) and event.error is not None:
-                        # The error notice is in the transcript already; the words and
-                        # attachments must not be lost, so they go back to the composer.
-                        self._give_back(text, attached)
+                        # The error notice is in the transcript, and the message with
+                        # it, for Retry; words that could not be saved go back.
                         if isinstance(event.error, NotSaved):  # no notice could be stored
+                            # Nothing more can be saved until there is room: the words
+                            # wait in the composer for then, whatever was saved before.
+                            self._give_back(text, attached)
                             self._feed.finish_streaming_item()
+                            self.problem.emit(event.error.message)
+                        elif not saved:
+                            self._give_back(text, attached)
                             self.problem.emit(event.error.message)
         except asyncio.CancelledError:
             # The turn marked its partial answer STOPPED while unwinding; show that,
@@ -517,7 +595,8 @@ class Controller(QObject):
         except Exception as exc:  # a store or programming error: keep the window alive
             log.exception("the turn failed")
             self._feed.finish_streaming_item()
-            self._give_back(text, attached)
+            if not saved:
+                self._give_back(text, attached)
             self.problem.emit(f"The answer could not be finished: {exc}")
 
     def _give_back(self, text: str, attached: Attachments) -> None:

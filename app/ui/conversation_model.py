@@ -23,7 +23,7 @@ from PySide6.QtCore import (
 from app.store import StoredItem
 from app.ui.pdf_notes import pages_words
 from app.ui.tool_words import pretty_arguments, result_summary, shown_text
-from routing.transcript import Message, MessageStatus, Notice, ToolCall
+from routing.transcript import Message, MessageStatus, Notice, ToolCall, starts_turn
 
 _Index = QModelIndex | QPersistentModelIndex
 _COALESCE_MS = 33  # about 30 relayouts a second while streaming is plenty to read
@@ -80,6 +80,10 @@ class Row:
     # A tool row's calls, one per result (None when not found), for its arguments.
     result_calls: tuple[ToolCall | None, ...] = ()
     expanded: bool = False
+    # The versions this row switches between ("‹ 2 / 3 ›"), and which is shown: an
+    # answer's, or the person's message's own. () when there is one version.
+    switch: tuple[int, ...] = ()
+    switch_at: int = 0
 
     @classmethod
     def of(cls, stored: StoredItem) -> Row:
@@ -127,14 +131,26 @@ class Row:
     @property
     def shape(self) -> int:
         """A hash of everything that changes the row's height."""
-        return hash((self.text, self.status, len(self.tool_calls), self.expanded))
+        return hash((self.text, self.status, len(self.tool_calls), self.expanded, self.switch))
+
+    @property
+    def version_words(self) -> str:
+        """ " (version 2 of 3)" for a row with versions, else ""."""
+        if not self.switch:
+            return ""
+        return f" (version {self.switch_at + 1} of {len(self.switch)})"
+
+    def version_beside(self, step: int) -> int | None:
+        """The version `step` away (-1 the one before, +1 the one after), if there is one."""
+        at = self.switch_at + step
+        return self.switch[at] if self.switch and 0 <= at < len(self.switch) else None
 
     @property
     def accessible_text(self) -> str:
         """What a screen reader says for the row."""
         message, notice = self.message, self.notice
         if notice is not None:
-            said = f"{self.author} notice: {notice.text}"
+            said = f"{self.author} notice{self.version_words}: {notice.text}"
             if not notice.details:
                 return said
             if self.expanded:
@@ -150,7 +166,7 @@ class Row:
                 arguments = f" with {pretty_arguments(call.arguments)}" if call else ""
                 parts.append(f"{result_summary(result)}{arguments}. {shown_text(result.text)}")
             return "Tool result (expanded): " + "\n".join(parts)
-        return f"{self.author}: {self.text}{self.picture_words}"
+        return f"{self.author}{self.version_words}: {self.text}{self.picture_words}"
 
     @property
     def author(self) -> str:
@@ -246,6 +262,7 @@ class ConversationModel(QAbstractListModel):
         self._calls = {}
         self._rows = [self._row(stored) for stored in items]
         self._by_id = {row.stored.id: i for i, row in enumerate(self._rows)}
+        place_switches(self._rows, 0)
         self.endResetModel()
 
     def add_item(self, stored: StoredItem) -> None:
@@ -257,6 +274,9 @@ class ConversationModel(QAbstractListModel):
         self._rows.append(self._row(stored))
         self._by_id[stored.id] = position
         self.endInsertRows()
+        # A new answer may take its response's versions from the notice before it.
+        for changed in place_switches(self._rows, _latest_turn(self._rows)):
+            self._changed(changed)
 
     def append_text(self, item_id: int, text: str) -> None:
         """Add streamed words to a row; ignored for a row this conversation doesn't have."""
@@ -274,7 +294,8 @@ class ConversationModel(QAbstractListModel):
         if position is None:
             return
         row = self._row(stored)
-        row.expanded = self._rows[position].expanded
+        before = self._rows[position]
+        row.expanded, row.switch, row.switch_at = before.expanded, before.switch, before.switch_at
         self._rows[position] = row
         self._dirty.discard(position)
         self._changed(position)
@@ -322,3 +343,43 @@ class ConversationModel(QAbstractListModel):
     def _changed(self, position: int) -> None:
         index = self.index(position, 0)
         self.dataChanged.emit(index, index)
+
+
+def _starts_turn(row: Row) -> bool:
+    message = row.message
+    return message is not None and starts_turn(message)
+
+
+def _latest_turn(rows: list[Row]) -> int:
+    """The position of the latest message of the person (0 when there is none)."""
+    return next((i for i in range(len(rows) - 1, -1, -1) if _starts_turn(rows[i])), 0)
+
+
+def place_switches(rows: list[Row], start: int) -> list[int]:
+    """Put each version switch from `start` on where people look for it; the rows changed.
+
+    A person's edited message switches on itself. An answer given again switches on
+    its first answer, even when a notice (routing, say) came first in the response.
+    """
+    changed = []
+    holder: Row | None = None  # the row of the response's first item, while versions wait
+    for position in range(start, len(rows)):
+        row = rows[position]
+        wanted = row.stored.versions
+        at = wanted.index(row.stored.id) if wanted else 0
+        if _starts_turn(row):
+            holder = None
+        elif row.notice is not None and wanted:
+            holder = row  # the notice keeps them unless an answer follows
+        elif holder is not None and row.message is not None and row.message.role == "assistant":
+            wanted, at = holder.switch or holder.stored.versions, holder.switch_at
+            if not holder.switch:
+                at = holder.stored.versions.index(holder.stored.id)
+            if holder.switch:
+                holder.switch, holder.switch_at = (), 0
+                changed.append(rows.index(holder))
+            holder = None
+        if (row.switch, row.switch_at) != (wanted, at):
+            row.switch, row.switch_at = wanted, at
+            changed.append(position)
+    return changed

@@ -12,6 +12,7 @@ dark), rows are drawn again in the new theme.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
@@ -49,6 +50,7 @@ from PySide6.QtWidgets import (
 from app.ui.conversation_model import ConversationModel, Row
 from app.ui.lazy_list import LazyListView
 from app.ui.message_delegate import MESSAGE, MessageDelegate
+from app.ui.painting import NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.theme import Theme
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -76,6 +78,8 @@ class ConversationView(LazyListView):
 
     picture_clicked = Signal(object)  # the Picture whose thumbnail was clicked
     pdf_clicked = Signal(object)  # the PdfFile whose tile was clicked
+    # A Requested (app/ui/message_actions.py): answer again, edit, delete, another version.
+    action_requested = Signal(object)
 
     def __init__(self, model: ConversationModel, parent: QWidget | None = None) -> None:
         """A view over `model`."""
@@ -95,6 +99,8 @@ class ConversationView(LazyListView):
         self._copied.setInterval(_COPIED_MS)
         self._copied.timeout.connect(self._forget_copied)
         self.placeholder = "Send a message to start the conversation."
+        # The models a "… with" submenu offers, (ref, label) pairs: the window's picker's.
+        self.models_for_menu: Callable[[], list[tuple[str, str]]] = list
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):  # Qt 6.5+: the system went light or dark
             hints.colorSchemeChanged.connect(self._restyle)
@@ -225,6 +231,17 @@ class ConversationView(LazyListView):
         self._delegate.buttons.copied = None
         self.viewport().update()
 
+    def _row_button(self, row: Row, block: int) -> None:
+        """A version arrow leads to that version; Retry answers the failed turn again."""
+        from app.ui.message_actions import Requested
+
+        if block == RETRY_BUTTON:
+            self.action_requested.emit(Requested("regenerate", row.item_id))
+            return
+        beside = row.version_beside(-1 if block == PREVIOUS else +1)
+        if beside is not None:
+            self.action_requested.emit(Requested("version", beside))
+
     # -- the mouse --------------------------------------------------------------
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
@@ -252,7 +269,9 @@ class ConversationView(LazyListView):
         point = event.position().toPoint()
         if pressed.kind == "copy" and self._button_at(point) == (pressed.row, pressed.block):
             index = self.model().index(pressed.row, 0)
-            if pressed.block == MESSAGE:
+            if pressed.block in (PREVIOUS, NEXT, RETRY_BUTTON):
+                self._row_button(self._row(index), pressed.block)
+            elif pressed.block == MESSAGE:
                 self.copy_row(index)
             else:
                 self.copy_code(index, pressed.block)
@@ -321,6 +340,9 @@ class ConversationView(LazyListView):
             menu.addAction(f"Open {name}", partial(self.picture_clicked.emit, picture))
         for _rect, pdf in self.documents(index):
             menu.addAction(f"Open {pdf.name or 'the PDF'}", partial(self.pdf_clicked.emit, pdf))
+        from app.ui.message_actions import add_actions  # with the first menu, not at start
+
+        add_actions(menu, row, self.models_for_menu(), self.action_requested.emit)
         return menu
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
@@ -361,6 +383,12 @@ class ConversationView(LazyListView):
         shift = event.modifiers() & Qt.KeyboardModifier.ShiftModifier
         if event.key() == Qt.Key.Key_Menu or (event.key() == Qt.Key.Key_F10 and shift):
             self.open_menu()  # where the platform doesn't turn these keys into a menu event
+            return
+        alt = event.modifiers() & Qt.KeyboardModifier.AltModifier
+        if alt and event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right) and index.isValid():
+            # Alt+Left / Alt+Right: the version before or after, as the arrows do.
+            block = PREVIOUS if event.key() == Qt.Key.Key_Left else NEXT
+            self._row_button(self._row(index), block)
             return
         keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
         if event.key() in keys and index.isValid() and self._row(index).expandable:

@@ -6,6 +6,7 @@ It only wires widgets to the controller: every decision is the controller's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,10 +27,12 @@ from app.store import ConversationSummary, StoredItem
 from app.ui.approval_card import ApprovalCard
 from app.ui.approvals import ApprovalRequest
 from app.ui.attachments import AttachmentDrops
+from app.ui.chat_actions import ChatActions
 from app.ui.composer import Composer
 from app.ui.controller import Controller, ModelListing
 from app.ui.conversation_model import ConversationModel
 from app.ui.conversation_view import ConversationView
+from app.ui.editing_bar import EditingBar
 from app.ui.first_run import FirstRunPanel, is_first_run, welcome
 from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.ledger_panel import LedgerPanel
@@ -37,6 +40,7 @@ from app.ui.password_prompt import PasswordPrompt
 from app.ui.provider_panel import ProviderPanel, explain
 from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
 from app.ui.top_bar import TopBar
+from app.ui.undo_bar import UndoBar
 from app.ui.window_state import Remembered, WindowState
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -80,6 +84,8 @@ class MainWindow(QMainWindow):
         self.view = ConversationView(self.conversation, self)
         self.approval = ApprovalCard(self)
         self.composer = Composer(self)
+        self.editing_bar = EditingBar(self)
+        self.message_undo = UndoBar(self, "message")
         self.ledger = LedgerPanel(self)
         # Asks for a locked PDF's password.
         self.passwords = PasswordPrompt(controller.attaching, self)
@@ -89,6 +95,7 @@ class MainWindow(QMainWindow):
         self._ledger_timer.setSingleShot(True)
         self._ledger_timer.setInterval(30)
         self._build_layout()
+        self.chat_actions = ChatActions(self)  # before `_connect`: Ctrl+Z asks it first
         self._connect()
         self._shortcuts()
         self._arrange()
@@ -120,6 +127,11 @@ class MainWindow(QMainWindow):
         approval_row.setContentsMargins(16, 6, 16, 0)
         approval_row.addWidget(self.approval)
         column.addLayout(approval_row)
+        for bar in (self.message_undo, self.editing_bar):
+            bar_row = QHBoxLayout()  # the bars line up with the composer's box too
+            bar_row.setContentsMargins(16, 6, 16, 0)
+            bar_row.addWidget(bar)
+            column.addLayout(bar_row)
         column.addWidget(self.composer)
         self._column = column
 
@@ -210,7 +222,7 @@ class MainWindow(QMainWindow):
         self.welcome.retry_requested.connect(c.refresh_models)
         self.welcome.cloud_requested.connect(self.add_cloud_provider)
         self.top.settings_button.clicked.connect(self.open_settings)
-        self.top.export_button.clicked.connect(self.export_conversation)
+        self.top.export_action.triggered.connect(self.export_conversation)
         self.top.ledger_button.toggled.connect(self.show_ledger)
         self.ledger.close_requested.connect(lambda: self.show_ledger(False))
         self._ledger_timer.timeout.connect(self._refresh_ledger)
@@ -227,7 +239,7 @@ class MainWindow(QMainWindow):
             (QKeySequence.StandardKey.Save, self.export_conversation),
             (QKeySequence("Ctrl+Shift+L"), lambda: self.show_ledger(self.ledger.isHidden())),
             # Text boxes keep their own Ctrl+Z (they claim it first); elsewhere it undoes a delete.
-            (QKeySequence.StandardKey.Undo, c.chats.undo),
+            (QKeySequence.StandardKey.Undo, self.undo),
         )
         for key, action in keys:
             shortcut = QShortcut(key, self)
@@ -340,21 +352,42 @@ class MainWindow(QMainWindow):
 
     # -- from the person --------------------------------------------------------
 
+    def undo(self) -> None:
+        """Ctrl+Z: bring back the message deleted last, else the chat deleted last."""
+        if not self.controller.versions.undo():
+            self.controller.chats.undo()
+
     def _send(self, text: str) -> None:
         ref = self.picker.current_ref()
-        leaving = self.controller.earlier_pictures_leaving(ref)
-        if leaving is not None and (text.strip() or self.controller.attaching.attachments.anything):
-            # Asked once per chat, before the first request that would take them off it.
-            self.leaving.ask(leaving, lambda choice: self._send_after(text, choice))
-            return
-        if self.controller.send(text, ref):
-            self.composer.clear()
+        anything = bool(text.strip()) or self.controller.attaching.attachments.anything
+        editing = self.chat_actions.editing
 
-    def _send_after(self, text: str, choice: EarlierPictures | None) -> None:
+        def send() -> bool:
+            if not self.controller.send(text, ref, replacing=editing):
+                return False
+            self.composer.clear()
+            if editing is not None:
+                self.chat_actions.sent()
+            return True
+
+        self.send_checked(ref, send, anything=anything)
+
+    def send_checked(self, ref: str, send: Callable[[], bool], *, anything: bool) -> None:
+        """Send (a message, or an answer asked again), once the person has said whether the
+        chat's earlier pictures may leave this computer for `ref`, if they would."""
+        leaving = self.controller.earlier_pictures_leaving(ref)
+        if leaving is not None and anything:
+            # Asked once per chat, before the first request that would take them off it.
+            self.leaving.ask(leaving, lambda choice: self._send_after(choice, send))
+            return
+        if not send() and self.controller.busy:
+            self.statusBar().showMessage("Wait for the answer to finish, or Stop it, first.", 8000)
+
+    def _send_after(self, choice: EarlierPictures | None, send: Callable[[], bool]) -> None:
         if choice is None:
             return  # cancelled: the draft stays where it is
         self.controller.decide_earlier_pictures(choice)
-        self._send(text)
+        send()
 
     def open_picture(self, picture: Picture) -> QDialog:
         """Show a picture in its own window (replacing one already open)."""

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.ui.conversation_model import ConversationModel, Row
-from app.ui.painting import MESSAGE, THUMB, ButtonState, blend
+from app.ui.painting import MESSAGE, RETRY_BUTTON, THUMB, ButtonState, blend
 from app.ui.theme import Theme, theme_for
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -101,7 +101,7 @@ class MessageDelegate(QStyledItemDelegate):
         if layout.KIND == "tool":
             self._tools.paint(painter, option, row, layout, theme)
         elif layout.KIND == "notice":
-            self._notices.paint(painter, option, row, layout, theme)
+            self._notices.paint(painter, option, row, layout, theme, self.buttons)
         else:
             self._messages.paint(painter, option, row, layout, theme, self.buttons)
         if option.state & QStyle.StateFlag.State_HasFocus:  # where the keyboard is
@@ -160,11 +160,19 @@ class MessageDelegate(QStyledItemDelegate):
 
     def buttons_at(self, option: QStyleOptionViewItem, index: _Index) -> dict[int, QRect]:
         """Where a row's copy buttons are (view coordinates), by block number or MESSAGE."""
-        layout = self._layout(option, _row(index), option.rect.width())
-        if layout.KIND != "message":
+        row = _row(index)
+        layout = self._layout(option, row, option.rect.width())
+        if layout.KIND == "tool":
             return {}
         origin = option.rect.topLeft()
-        found = {box.block.number: box.button.translated(origin) for box in layout.code}
+        found: dict[int, QRect] = {}
+        if layout.switch is not None:  # the version arrows, on a message or a notice
+            found |= {b: rect.translated(origin) for b, rect in layout.switch.buttons(row).items()}
+        if layout.KIND == "notice":
+            if layout.retry.isValid():
+                found[RETRY_BUTTON] = layout.retry.translated(origin)
+            return found
+        found |= {box.block.number: box.button.translated(origin) for box in layout.code}
         if layout.copy.isValid():
             found[MESSAGE] = layout.copy.translated(origin)
         return found

@@ -42,6 +42,7 @@ from app.ui.painting import (
     small_font,
 )
 from app.ui.pdf_notes import pages_words
+from app.ui.switch import Switch, paint_switch, place_switch
 from app.ui.theme import STATUS_LABELS, Theme, theme_for
 from app.ui.thumbnails import fit, shown_size
 from app.ui.tool_words import call_line
@@ -75,6 +76,7 @@ class MessageLayout:
     thumbnails: list[tuple[QRect, Picture, str]] = field(default_factory=list)  # with a caption
     lines: list[tuple[QRect, str]] = field(default_factory=list)
     documents: list[tuple[QRect, PdfFile]] = field(default_factory=list)  # the PDFs' tiles
+    switch: Switch | None = None  # "‹ 2 / 3 ›" when the row has versions
 
 
 @dataclass
@@ -184,12 +186,18 @@ class MessageRows:
             tag_width = small.horizontalAdvance(tag) + 14
             tag_x = author_x - tag_width - 8 if is_user else author_x + author_width + 8
             layout.tag = QRect(tag_x, y, tag_width, small.height())
+        if row.switch:
+            # After the author (and its tag) on an answer; before them on a bubble.
+            beside = layout.tag if layout.tag.isValid() else layout.author
+            x = beside.left() - 8 if is_user else beside.right() + 8
+            layout.switch = place_switch(small, row, x, y, leftwards=is_user)
         if has_words:
             copy_width = small.horizontalAdvance(COPIED) + 12
             # Opposite the author: the right end of an answer, the left end of a bubble.
             copy_x = card_x if is_user else card_x + card_width - copy_width
             layout.copy = QRect(copy_x, y - 2, copy_width, small.height() + 4)
-            if layout.copy.intersects(layout.tag) or layout.copy.intersects(layout.author):
+            taken = [layout.tag, layout.author, layout.switch.rect if layout.switch else QRect()]
+            if any(layout.copy.intersects(rect) for rect in taken):
                 layout.copy = QRect()  # a narrow bubble: the menu and Ctrl+C still copy
         y += small.height() + 4
 
@@ -267,6 +275,9 @@ class MessageRows:
         tag = STATUS_LABELS.get(row.status or "")
         if tag is not None and layout.tag.isValid():
             paint_pill(painter, layout.tag, tag, theme.status(row.status or ""), theme.base)
+        if layout.switch is not None:
+            painter.setFont(small)
+            paint_switch(painter, layout.switch, row, theme, theme.base, buttons)
         # A person's own words rarely need copying: their button shows on hover or selection.
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         if not is_user or buttons.hovered_row == row.item_id or selected:

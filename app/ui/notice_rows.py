@@ -30,15 +30,20 @@ from app.ui.painting import (
     MARGIN_X,
     MARGIN_Y,
     PAD,
+    RETRY_BUTTON,
+    ButtonState,
     draw_document,
     label_font,
+    paint_button,
     paint_pill,
     small_font,
 )
+from app.ui.switch import Switch, paint_switch, place_switch
 from app.ui.theme import NOTICE_LABELS, Theme, blend
 from routing.transcript import NoticeKind
 
 MORE, LESS = "Details", "Hide details"
+RETRY = "Retry"
 _DOCUMENTS = 200  # laid-out notice texts kept
 
 
@@ -55,6 +60,8 @@ class NoticeLayout:
     toggle: QRect = field(default_factory=QRect)  # "Details" / "Hide details"; empty without
     details_at: QPoint = field(default_factory=QPoint)
     details: QTextDocument | None = None  # only while opened
+    switch: Switch | None = None  # "‹ 2 / 3 ›" when the response it begins has versions
+    retry: QRect = field(default_factory=QRect)  # an error's "Retry"; empty on other kinds
 
 
 class NoticeRows:
@@ -108,11 +115,26 @@ class NoticeRows:
             words = QFontMetrics(small)
             toggle_width = max(words.horizontalAdvance(MORE), words.horizontalAdvance(LESS)) + 18
         right = card.right() - PAD - (toggle_width + 8 if toggle_width else 0)
-        document = self._document(notice.text, option.font, max(80, right - text_x))
         line = QFontMetrics(option.font).height()
         pad_y = PAD - 3
         y = card.y() + pad_y
-        layout = NoticeLayout(card=card, document=document, body=QPoint(text_x, y))
+        buttons = QFontMetrics(small)
+        retry = QRect()
+        if notice.kind == NoticeKind.ERROR:  # a failed turn is answered again from here
+            width = buttons.horizontalAdvance(RETRY) + 16
+            retry = QRect(right - width, y + (line - buttons.height() - 4) // 2, width, 0)
+            retry.setHeight(buttons.height() + 4)
+            right = retry.left() - 8
+        switch = None
+        if row.switch:
+            switch = place_switch(
+                buttons, row, right, y + (line - buttons.height()) // 2, leftwards=True
+            )
+            right = switch.rect.left() - 8
+        document = self._document(notice.text, option.font, max(80, right - text_x))
+        layout = NoticeLayout(
+            card=card, document=document, body=QPoint(text_x, y), switch=switch, retry=retry
+        )
         # The label and the toggle sit on the first line of words, centred on it.
         layout.label = QRect(
             QPoint(card.x() + PAD + 4, y + (line - label_size.height()) // 2), label_size
@@ -137,6 +159,7 @@ class NoticeRows:
         row: Row,
         layout: NoticeLayout,
         theme: Theme,
+        buttons: ButtonState,
     ) -> None:
         """Draw a notice laid out by `layout`."""
         notice = row.notice
@@ -156,6 +179,15 @@ class NoticeRows:
             draw_document(painter, layout.document, layout.body, color, theme.link)
         if layout.details is not None:
             draw_document(painter, layout.details, layout.details_at, theme.faded, theme.link)
+        ground = blend(theme.base, accent, 0.1 if theme.dark else 0.07)
+        if layout.switch is not None or layout.retry.isValid():
+            painter.setFont(small_font(option.font, 0.9, QFont.Weight.Normal))
+        if layout.switch is not None:
+            paint_switch(painter, layout.switch, row, theme, ground, buttons)
+        if layout.retry.isValid():
+            hovered = buttons.hovered == (row.item_id, RETRY_BUTTON)
+            wash = blend(ground, theme.text, 0.14 if hovered else 0.07)
+            paint_button(painter, layout.retry, RETRY, theme.text, wash)
         if layout.toggle.isValid():
             small = small_font(option.font, 0.9, QFont.Weight.Normal)
             painter.setFont(small)

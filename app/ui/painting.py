@@ -33,6 +33,9 @@ PDF_RED = QColor("#c6362f")
 # The copy buttons' state lives here, not in message_rows, so the delegate and the view
 # can start without loading the kinds of row (they load with the first row).
 MESSAGE = -1  # the "block" number of a message's own copy button
+# The other buttons of a row, numbered beside it: the version switch's arrows, and an
+# error's Retry.
+PREVIOUS, NEXT, RETRY_BUTTON = -2, -3, -4
 
 __all__ = [  # blend lives with the theme; painting code has long found it here
     "CODE_HEADER",
@@ -41,8 +44,11 @@ __all__ = [  # blend lives with the theme; painting code has long found it here
     "MARGIN_X",
     "MARGIN_Y",
     "MESSAGE",
+    "NEXT",
     "PAD",
     "PDF_RED",
+    "PREVIOUS",
+    "RETRY_BUTTON",
     "THUMB",
     "ButtonState",
     "blend",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QWidget
 
 from app.ui.edits import TitleEdit
 from app.ui.ledger_panel import TITLE as LEDGER_TITLE
@@ -18,7 +18,7 @@ def _button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
 
 
 class TopBar(QWidget):
-    """Title | Model [picker] | Data ledger | Export… | Settings…; reports, decides nothing."""
+    """Title | Model [picker] | Data ledger | Chat ▾ | Settings…; reports, decides nothing."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """The bar for a new chat."""
@@ -53,9 +53,20 @@ class TopBar(QWidget):
             self,
         )
         self.check_sight_button.hide()
-        self.export_button = _button(
-            "Export…", "Export conversation", "Save this chat as Markdown or JSON (Ctrl+S)", self
+        # What is done to the open chat as a whole: its own settings, and export. One
+        # button with a menu, so the bar still fits an 800-pixel-wide window.
+        self.chat_button = _button(
+            "Chat", "This chat", "This chat's system prompt and parameters, and export", self
         )
+        self.chat_menu = QMenu(self.chat_button)
+        self.chat_menu.setAccessibleName("This chat")
+        self.chat_settings_action = self.chat_menu.addAction("Chat settings…")
+        self.chat_settings_action.setToolTip(
+            "This chat's system prompt, temperature and answer length"
+        )
+        self.export_action = self.chat_menu.addAction("Export…")
+        self.export_action.setToolTip("Save this chat as Markdown or JSON (Ctrl+S)")
+        self.chat_button.setMenu(self.chat_menu)
         self.settings_button = _button(
             "Settings…", "Settings", "Providers, tools and the data folder (Ctrl+,)", self
         )
@@ -70,10 +81,10 @@ class TopBar(QWidget):
         layout.addWidget(self.check_sight_button)
         layout.addSpacing(4)
         layout.addWidget(self.ledger_button)
-        layout.addWidget(self.export_button)
+        layout.addWidget(self.chat_button)
         layout.addWidget(self.settings_button)
 
     def show_title(self, title: str, chat: str) -> None:
         """Show the open chat's title; only a saved chat (an id) can be renamed or exported."""
         self.title.show_title(title, chat)
-        self.export_button.setEnabled(bool(chat))
+        self.export_action.setEnabled(bool(chat))

@@ -33,6 +33,7 @@ from app.ui.conversation_model import ConversationModel
 from app.ui.conversation_view import ConversationView
 from app.ui.message_delegate import THUMB
 from app.ui.model_picker import AUTO, PickerRole
+from app.ui.painting import RETRY_BUTTON
 from app.ui.pending import BLIND_TIP, Sight, byte_words, sight_note
 from app.ui.picture_viewer import PictureViewer
 from app.ui.session import Session
@@ -43,7 +44,15 @@ from routing.transcript import Message, NoticeKind, PicturePart, TextPart, ToolR
 from tests.conftest import SightlineHome
 from tests.gifs import animated_gif
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.test_window import OpenWindow, answers, rows, send, wait_for_models, wait_idle
+from tests.ui.test_window import (
+    OpenWindow,
+    answers,
+    click_row_button,
+    rows,
+    send,
+    wait_for_models,
+    wait_idle,
+)
 from vision.pictures import MAX_FILE_BYTES, open_picture
 
 # -- helpers -------------------------------------------------------------------------
@@ -413,7 +422,7 @@ def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
     assert fake_ollama.chat_requests()[-1]["messages"][-1]["content"] == ""
 
 
-def test_a_failed_turn_gives_back_the_words_and_the_pictures(
+def test_a_failed_turn_keeps_its_message_and_retry_sends_it_again_with_its_pictures(
     home: SightlineHome,
     fake_ollama: FakeOllama,
     open_window: OpenWindow,
@@ -426,7 +435,6 @@ def test_a_failed_turn_gives_back_the_words_and_the_pictures(
     session.controller.attaching.attach_files([picture_file(tmp_path / "photo.png")])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
     attached = cards(session)[0].picture
-    assert cards(session)[0].sight == Sight.SEES
 
     # The server fails the request (a blind model's refusal is healed now, so a
     # plain server error is what fails a turn).
@@ -434,17 +442,20 @@ def test_a_failed_turn_gives_back_the_words_and_the_pictures(
     send(qtbot, session, "Describe this")
     qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
     wait_idle(qtbot, session)
-    assert session.window.composer.text() == "Describe this"
-    qtbot.waitUntil(lambda: len(cards(session)) == 1)
-    assert cards(session)[0].picture.sha256 == attached.sha256
-    assert cards(session)[0].sight == Sight.SEES  # still marked for the chosen model
+    # The message is kept in the chat, pictures and all: nothing waits in the composer
+    # to be sent a second time.
+    assert session.window.composer.text() == "" and cards(session) == []
+    [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
 
-    # Sent again, the same message now goes through.
-    session.window.composer.edit.setFocus()
-    qtbot.keyClick(session.window.composer.edit, Qt.Key.Key_Return)
+    # Retry on the notice sends the same message, once.
+    click_row_button(qtbot, session, int(failed["id"]), RETRY_BUTTON)
     qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
     assert answers(session)[-1]["text"] == "You said: Describe this (I see 1 pictures)"
-    assert cards(session) == []
+    assert [r["text"] for r in rows(session) if r["role"] == "user"] == ["Describe this"]
+    assert len(fake_ollama.chat_requests()[-1]["messages"][-1]["images"]) == 1
+    assert attached.sha256 in {
+        p.sha256 for m in session.store.messages(session.controller.current_id) for p in m.pictures
+    }
 
 
 # -- the conversation's pictures ----------------------------------------------------------

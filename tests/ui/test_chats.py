@@ -348,11 +348,11 @@ def test_export_markdown_and_json_from_the_window(
         store.add_message(chat, Message("assistant", (TextPart("Red."),), model="ollama:llava:7b"))
     session = open_window()
     window = session.window
-    assert not window.top.export_button.isEnabled()  # a new chat has nothing to export
+    assert not window.top.export_action.isEnabled()  # a new chat has nothing to export
     select(qtbot, session, chat)
-    assert window.top.export_button.isEnabled()
+    assert window.top.export_action.isEnabled()
 
-    qtbot.mouseClick(window.top.export_button, Qt.MouseButton.LeftButton)
+    window.top.export_action.trigger()  # Chat ▸ Export…
     dialog = window.export_dialog
     assert isinstance(dialog, QFileDialog) and dialog.isVisible()
     assert dialog.selectedFiles()[0].endswith("What colour.md")  # named after the chat

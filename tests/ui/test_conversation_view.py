@@ -147,10 +147,12 @@ def test_copying_is_reachable_from_the_keyboard(qtbot: QtBot, clipboard: Callabl
     menu = view.menu
     assert menu is not None and menu.isVisible()
     actions = {action.text(): action for action in menu.actions()}
-    assert list(actions) == [
+    assert [words for words in actions if words] == [
         "Copy message",
         "Copy code block 1 (python)",
         "Copy code block 2 (bash)",
+        "Regenerate",
+        "Delete answer",
     ]
     actions["Copy code block 2 (bash)"].trigger()
     assert clipboard() == "wc -l notes.txt"

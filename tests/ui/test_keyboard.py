@@ -64,7 +64,7 @@ def test_tab_reaches_every_control_and_each_is_named(
         window.sidebar.list,
         window.picker,
         window.top.ledger_button,
-        window.top.export_button,
+        window.top.chat_button,
         window.top.settings_button,
         window.view,
         window.composer.edit,

@@ -434,7 +434,7 @@ def test_claude_gets_the_pdf_itself(
         assert "report.pdf" in str(answers(session)[0]["text"])
 
 
-def test_a_failed_turn_gives_back_the_words_and_the_pdfs(
+def test_a_failed_turn_keeps_its_pdf_for_retry(
     home: SightlineHome,
     fake_ollama: FakeOllama,
     open_window: OpenWindow,
@@ -448,17 +448,18 @@ def test_a_failed_turn_gives_back_the_words_and_the_pdfs(
         [report(tmp_path), picture_file(tmp_path / "chart.png")]
     )
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1 and len(cards(session)) == 1)
-    attached = pdf_cards(session)[0].attached
 
     fake_ollama.enqueue(Reply(status=500, body={"error": "the runner crashed"}))
     send(qtbot, session, "Read this")
     qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
     wait_idle(qtbot, session)
-    assert session.window.composer.text() == "Read this"
-    qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1)
-    assert pdf_cards(session)[0].attached == attached  # scan or not, as it was
-    assert len(cards(session)) == 1
-    assert pdf_cards(session)[0].note_label.text() == SENT_AS_TEXT
+    assert session.window.composer.text() == "" and pdf_cards(session) == []
+    [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
+    session.controller.regenerate(int(failed["id"]), "ollama:llava:7b")
+    qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
+    sent = fake_ollama.chat_requests()[-1]["messages"][-1]
+    assert "report.pdf" in sent["content"] and len(sent["images"]) == 1
+    assert [r["text"] for r in rows(session) if r["role"] == "user"] == ["Read this"]
 
 
 # -- the conversation ----------------------------------------------------------------

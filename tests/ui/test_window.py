@@ -68,6 +68,19 @@ def wait_idle(qtbot: QtBot, session: Session) -> None:
     qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
 
 
+def click_row_button(qtbot: QtBot, session: Session, item_id: int, block: int) -> None:
+    """Click one of a row's buttons (a version arrow, Retry) where it is drawn."""
+    view = session.window.view
+    row = session.window.conversation.row_of(item_id)
+    assert row is not None
+    index = session.window.conversation.index(row, 0)
+    view.scrollTo(index)
+    qtbot.waitUntil(lambda: block in view.copy_buttons(index))
+    point = view.copy_buttons(index)[block].center()
+    qtbot.mouseMove(view.viewport(), point)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
 # -- 1 ---------------------------------------------------------------------------
 
 
@@ -224,7 +237,7 @@ def test_stop_keeps_the_partial_answer(
 # -- 4 ---------------------------------------------------------------------------
 
 
-def test_a_provider_error_becomes_a_notice_and_the_draft_comes_back(
+def test_a_provider_error_becomes_a_notice_and_the_message_stays_for_retry(
     home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     session = open_window()
@@ -236,20 +249,21 @@ def test_a_provider_error_becomes_a_notice_and_the_draft_comes_back(
         lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)), timeout=10_000
     )
     wait_idle(qtbot, session)
-    assert session.window.composer.text() == "This will fail"
+    # The message is in the chat, for Retry: not in the composer, to be sent twice.
+    assert session.window.composer.text() == ""
+    assert [r["text"] for r in rows(session) if r["role"] == "user"] == ["This will fail"]
     error = next(r for r in rows(session) if r["notice"] == NoticeKind.ERROR)
     assert error["text"]
     assert session.window.composer.button.text() == "Send"
 
-    # An unknown model (a 404 from the provider's list) is the same: notice, draft back.
-    session.window.composer.clear()
+    # An unknown model (a 404 from the provider's list) is the same: notice, message kept.
     session.window.picker.set_current_ref("ollama:no-such-model:1b")
     send(qtbot, session, "Anyone there?")
     qtbot.waitUntil(
         lambda: sum(r["notice"] == NoticeKind.ERROR for r in rows(session)) == 2, timeout=10_000
     )
     wait_idle(qtbot, session)
-    assert session.window.composer.text() == "Anyone there?"
+    assert session.window.composer.text() == ""
     assert "no-such-model" in str(rows(session)[-1]["text"])
 
     # The window keeps working.
