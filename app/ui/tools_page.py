@@ -127,6 +127,14 @@ class ToolsPage(QWidget):
             self.vision_combo.addItem(label, ref)
         self.vision_combo.setCurrentIndex(max(0, self.vision_combo.findData(config.vision_model)))
 
+        self.prompt_edit = QPlainTextEdit(config.system_prompt, self)
+        self.prompt_edit.setAccessibleName("System prompt for every chat")
+        self.prompt_edit.setPlaceholderText(
+            "What every chat tells its model first (empty: nothing); a chat can have its own"
+        )
+        self.prompt_edit.setTabChangesFocus(True)
+        self.prompt_edit.setFixedHeight(64)
+
         self.data_edit = QLineEdit(str(config.data_dir), self)
         self.data_edit.setAccessibleName("Data folder")
         self.data_edit.setReadOnly(True)
@@ -176,6 +184,22 @@ class ToolsPage(QWidget):
         routing_layout.addLayout(vision_row)
         routing_layout.addWidget(_note(VISION_WORDS, routing, "About the vision model"))
 
+        chats = QGroupBox("Chats", self)
+        chats_layout = QVBoxLayout(chats)
+        prompt_label = QLabel("&System prompt for every chat:", chats)
+        prompt_label.setBuddy(self.prompt_edit)
+        prompt_label.setAccessibleName("System prompt label")
+        chats_layout.addWidget(prompt_label)
+        chats_layout.addWidget(self.prompt_edit)
+        chats_layout.addWidget(
+            _note(
+                "A chat's own prompt (Chat ▸ Chat settings…) takes its place there. It goes "
+                "only to the model that answers, with the conversation.",
+                chats,
+                "About the system prompt",
+            )
+        )
+
         data = QGroupBox("Data", self)
         data_row = QHBoxLayout(data)
         data_label = QLabel("Conversations are kept in", data)
@@ -191,6 +215,7 @@ class ToolsPage(QWidget):
         column.addWidget(mcp, 1)  # the JSON box takes whatever room there is
         column.addWidget(approval)
         column.addWidget(routing)
+        column.addWidget(chats)
         column.addWidget(data)
 
     # -- the person's actions ---------------------------------------------------------
@@ -228,6 +253,7 @@ class ToolsPage(QWidget):
             mcp_text=self.mcp_edit.toPlainText(),
             auto_may_use_cloud=self.cloud_box.isChecked(),
             check_sight=self.sight_box.isChecked(),
+            system_prompt=self.prompt_edit.toPlainText(),
             vision_model=str(self.vision_combo.currentData() or ""),
             always_allow=tuple(n for n, box in self.always_boxes.items() if box.isChecked()),
         )

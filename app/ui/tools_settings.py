@@ -112,6 +112,7 @@ class ToolsSettings:
     vision_model: str
     always_allow: tuple[str, ...] = ()
     check_sight: bool = True
+    system_prompt: str = ""  # every chat's, unless a chat has its own
 
 
 def write_tools_settings(
@@ -130,6 +131,8 @@ def write_tools_settings(
         values["auto_may_use_cloud"] = settings.auto_may_use_cloud
     if settings.check_sight != config.check_sight:
         values["check_sight"] = settings.check_sight
+    if settings.system_prompt.strip() != config.system_prompt.strip():
+        values["system_prompt"] = settings.system_prompt.strip() or None
     if settings.vision_model != config.vision_model:
         values["vision_model"] = settings.vision_model or None
     if config.mcp_config is None and mcp_changed and has_servers:

@@ -84,6 +84,7 @@ def test_providers_are_read_with_their_fields(tmp_path: Path) -> None:
         ('[[providers]]\nkind = "ollama"\nenabled = "yes"\n', "enabled must be true or false"),
         ('[[providers]]\nkind = "ollama"\nbase_url = "ftp://x"\n', "must start with http"),
         ("discover_local = 1\n", "discover_local must be true or false"),
+        ("system_prompt = 3\n", "system_prompt must be text in quotes"),
         ('providers = "ollama"\n', r"providers must be \[\[providers\]\] tables"),
     ],
 )

@@ -103,3 +103,41 @@ def test_kill_9_mid_answer_keeps_the_transcript_and_marks_the_answer_interrupted
             "You said: And?",
             "complete",
         )
+
+
+def test_kill_9_mid_regenerate_keeps_the_earlier_answer_as_a_version(
+    home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    first = sightline(home.env(), "ask", "--json", "--model", MODEL, "Tell me a story")
+    assert first.returncode == 0, first.stderr
+    with Store.open(home.data) as store:
+        [conversation] = store.conversations.list()
+
+    fake_ollama.enqueue(Reply(text=LONG, chunk_chars=8, delay=0.01))
+    args = ("ask", "--conversation", conversation.id, "--regenerate", "--model", MODEL)
+    process = subprocess.Popen(
+        command(*args),
+        env=home.env() | NO_KEYRING,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        seen = wait_for_words(home.data / Store.DB_NAME, 80, seconds=30)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+    assert process.returncode == -signal.SIGKILL
+
+    with Store.open(home.data) as store:
+        shown = store.items(conversation.id)
+        assert describe(shown[0]) == ("user", "Tell me a story", "complete")
+        role, text, status = describe(shown[1])
+        assert (role, status) == ("assistant", "interrupted") and text.startswith(seen)
+        # The earlier answer is the other version, whole.
+        [earlier] = [v for v in shown[1].versions if v != shown[1].id]
+        store.branches.show_version(earlier)
+        assert [describe(s) for s in store.items(conversation.id)] == [
+            ("user", "Tell me a story", "complete"),
+            ("assistant", "You said: Tell me a story", "complete"),
+        ]

@@ -391,6 +391,31 @@ def test_the_routing_choices_persist(
     assert load_config().vision_model == ""
 
 
+def test_the_default_system_prompt_is_saved_and_sent_with_every_chat(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    dialog = open_settings(qtbot, session)
+    dialog.tools_page.prompt_edit.setPlainText("Answer in French.\nBriefly.")
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: session.window.settings_dialog is None)
+    assert load_config().system_prompt == "Answer in French.\nBriefly."
+    session.window.picker.set_current_ref("ollama:llama3.2:3b")
+    send(qtbot, session, "hello")
+    qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
+    assert fake_ollama.chat_requests()[-1]["messages"][0] == {
+        "role": "system",
+        "content": "Answer in French.\nBriefly.",
+    }
+    assert open_settings(qtbot, session).tools_page.prompt_edit.toPlainText() == (
+        "Answer in French.\nBriefly."
+    )
+
+
 def test_the_data_folder_is_shown_and_opens(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
