@@ -186,3 +186,22 @@ def test_a_pdf_is_read_from_the_installed_copy(
     [answer] = fake_ollama.chat_requests()
     sent = answer["messages"][-1]["content"]
     assert "Quarterly figures: 42 crates." in sent and "Second page." in sent
+
+
+def test_a_chat_made_headless_is_answered_again_and_read_back_from_the_installed_copy(
+    built: Built, home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue(Reply(text="Red."), Reply(text="Blue."))
+    first = run(
+        built, home, "ask", "--model", "ollama:llama3.2:3b", "--system", "Be brief.", "a colour?"
+    )
+    assert first.returncode == 0, first.stderr
+    [chat] = json.loads(run(built, home, "chats", "--json").stdout)
+    again = run(built, home, "ask", "--conversation", chat["id"], "--regenerate")
+    assert (again.returncode, again.stdout) == (0, "Blue.\n"), again.stderr
+    exported = json.loads(run(built, home, "export", chat["id"], "--format", "json").stdout)
+    assert [i["shown"] for i in exported["items"]] == [True, False, True]
+    assert all(
+        r["messages"][0] == {"role": "system", "content": "Be brief."}
+        for r in fake_ollama.chat_requests()
+    )
