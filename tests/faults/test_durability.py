@@ -54,6 +54,24 @@ def wait_for_words(database: Path, chars: int, seconds: float) -> str:
         time.sleep(0.02)
 
 
+def killed_mid_answer(home: SightlineHome, *args: str) -> str:
+    """Run `sightline` with `args`, kill -9 it once some of its answer is on disk; what was."""
+    process = subprocess.Popen(
+        command(*args),
+        env=home.env() | NO_KEYRING,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        seen = wait_for_words(home.data / Store.DB_NAME, 80, seconds=30)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait(timeout=10)
+    assert process.returncode == -signal.SIGKILL
+    return seen
+
+
 def test_kill_9_mid_answer_keeps_the_transcript_and_marks_the_answer_interrupted(
     home: SightlineHome, fake_ollama: FakeOllama
 ) -> None:
@@ -64,20 +82,7 @@ def test_kill_9_mid_answer_keeps_the_transcript_and_marks_the_answer_interrupted
 
     fake_ollama.enqueue(Reply(text=LONG, chunk_chars=8, delay=0.01))  # about 25 s in all
     args = ("ask", "--conversation", conversation.id, "--model", MODEL, "Tell me a long story")
-    process = subprocess.Popen(
-        command(*args),
-        env=home.env() | NO_KEYRING,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    database = home.data / Store.DB_NAME
-    try:
-        seen = wait_for_words(database, 80, seconds=30)
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-    assert process.returncode == -signal.SIGKILL
+    seen = killed_mid_answer(home, *args)
 
     with Store.open(home.data) as store:
         items = [describe(item) for item in store.items(conversation.id)]
@@ -115,19 +120,7 @@ def test_kill_9_mid_regenerate_keeps_the_earlier_answer_as_a_version(
 
     fake_ollama.enqueue(Reply(text=LONG, chunk_chars=8, delay=0.01))
     args = ("ask", "--conversation", conversation.id, "--regenerate", "--model", MODEL)
-    process = subprocess.Popen(
-        command(*args),
-        env=home.env() | NO_KEYRING,
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        seen = wait_for_words(home.data / Store.DB_NAME, 80, seconds=30)
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=10)
-    assert process.returncode == -signal.SIGKILL
+    seen = killed_mid_answer(home, *args)
 
     with Store.open(home.data) as store:
         shown = store.items(conversation.id)
