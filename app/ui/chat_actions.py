@@ -60,9 +60,14 @@ class ChatActions(QObject):
             self.edit(requested.item_id)
         else:
             ref = requested.model_ref or self.window.picker.current_ref()
-            self.window.send_checked(
-                ref, lambda: c.regenerate(requested.item_id, ref), anything=True
-            )
+
+            def regenerate() -> bool:
+                started = c.regenerate(requested.item_id, ref)
+                if started:
+                    self.window.view.jump_to_latest()  # the new answer comes into view
+                return started
+
+            self.window.send_checked(ref, regenerate, anything=True)
 
     # -- editing -------------------------------------------------------------------
 

@@ -37,12 +37,14 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QPalette,
+    QResizeEvent,
 )
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QApplication,
     QFrame,
     QMenu,
+    QPushButton,
     QStyleOptionViewItem,
     QWidget,
 )
@@ -99,11 +101,47 @@ class ConversationView(LazyListView):
         self._copied.setInterval(_COPIED_MS)
         self._copied.timeout.connect(self._forget_copied)
         self.placeholder = "Send a message to start the conversation."
+        # Scrolled up while the chat goes on: one click (or Ctrl+End) back to the newest.
+        self.jump_button = QPushButton("Jump to latest ↓", self.viewport())
+        self.jump_button.setAccessibleName("Jump to latest")
+        self.jump_button.setToolTip("Show the newest message (Ctrl+End)")
+        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump_button.clicked.connect(self.jump_to_latest)
+        self.jump_button.hide()
+        self.following_changed.connect(self._show_jump)
+        model.rowsInserted.connect(self._show_jump)
         # The models a "… with" submenu offers, (ref, label) pairs: the window's picker's.
         self.models_for_menu: Callable[[], list[tuple[str, str]]] = list
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):  # Qt 6.5+: the system went light or dark
             hints.colorSchemeChanged.connect(self._restyle)
+
+    # -- the end of the chat ----------------------------------------------------
+
+    def jump_to_latest(self) -> None:
+        """Show the newest message and follow the chat again."""
+        self.follow_end()
+        self._show_jump()
+
+    def _show_jump(self, *_args: object) -> None:
+        model = self.model()
+        wanted = not self.follows_bottom() and model is not None and model.rowCount() > 0
+        if wanted:
+            self._place_jump()
+        self.jump_button.setVisible(wanted)
+
+    def _place_jump(self) -> None:
+        size = self.jump_button.sizeHint()
+        area = self.viewport().rect()
+        self.jump_button.resize(size)
+        self.jump_button.move(
+            area.center().x() - size.width() // 2, area.bottom() - size.height() - 12
+        )
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """Keep the jump button at the bottom middle."""
+        super().resizeEvent(event)
+        self._place_jump()
 
     # -- theme ------------------------------------------------------------------
 

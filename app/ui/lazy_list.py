@@ -24,6 +24,7 @@ from PySide6.QtCore import (
     QRect,
     Qt,
     QTimer,
+    Signal,
 )
 from PySide6.QtGui import (
     QAccessible,
@@ -44,6 +45,8 @@ _IDLE_BUDGET_S = 0.006  # measuring while idle stops after this long, to keep in
 
 class LazyListView(QListView):
     """Rows measured when shown: the delegate's `estimate_rows` first, its `sizeHint` then."""
+
+    following_changed = Signal(bool)  # the view follows the end again, or stopped to
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """An empty view that follows the end of its rows."""
@@ -78,8 +81,19 @@ class LazyListView(QListView):
         """How many rows have their real height (the rest are estimates)."""
         return len(self._rows) - self._rows.unmeasured
 
+    def follow_end(self) -> None:
+        """Show the end, and follow it again as rows and words arrive."""
+        self._set_follow(True)
+        self._set_range(self.verticalScrollBar().maximum())
+        self._settle()
+
+    def _set_follow(self, follow: bool) -> None:
+        if follow != self._follow:
+            self._follow = follow
+            self.following_changed.emit(follow)
+
     def _value_changed(self, value: int) -> None:
-        self._follow = value >= self.verticalScrollBar().maximum() - _BOTTOM_SLACK
+        self._set_follow(value >= self.verticalScrollBar().maximum() - _BOTTOM_SLACK)
 
     # -- geometry -----------------------------------------------------------------
 
@@ -212,7 +226,7 @@ class LazyListView(QListView):
     def reset(self) -> None:
         """Another set of rows: guess them all, show the end."""
         QListView.reset(self)
-        self._follow = True
+        self._set_follow(True)
         self._rebuild()
         self._settle()
 
@@ -296,7 +310,7 @@ class LazyListView(QListView):
             return
         self._follow = False
         self._set_range(value)
-        self._follow = self.at_bottom()
+        self._set_follow(self.at_bottom())
         self._settle()
 
     def moveCursor(

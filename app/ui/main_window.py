@@ -238,6 +238,7 @@ class MainWindow(QMainWindow):
             (QKeySequence(Qt.Key.Key_F2), self.rename_current),
             (QKeySequence.StandardKey.Save, self.export_conversation),
             (QKeySequence("Ctrl+Shift+L"), lambda: self.show_ledger(self.ledger.isHidden())),
+            (QKeySequence("Ctrl+End"), self.view.jump_to_latest),
             # Text boxes keep their own Ctrl+Z (they claim it first); elsewhere it undoes a delete.
             (QKeySequence.StandardKey.Undo, self.undo),
         )
@@ -366,6 +367,7 @@ class MainWindow(QMainWindow):
             if not self.controller.send(text, ref, replacing=editing):
                 return False
             self.composer.clear()
+            self.view.jump_to_latest()  # what was sent is always in view
             if editing is not None:
                 self.chat_actions.sent()
             return True
