@@ -107,7 +107,7 @@ def choose_auto(
     hint = (
         "or allow Auto to use the cloud in Settings"
         if any(not m.local for m in models)
-        else "or choose a model with --model PROVIDER:MODEL"
+        else "or choose a model yourself instead of Auto"
     )
     raise CannotConnect(
         "No model on this computer is ready. Start Ollama (`ollama serve`) or LM Studio and "

@@ -29,6 +29,7 @@ from app.turn.events import (
     TurnEvent,
     UsageAdded,
 )
+from app.turn.remedies import details_of
 from app.turn.sight import TurnSight
 from app.turn.tool_step import DenyAll, ToolStep, stopped_results
 from routing.catalogue import Catalogue
@@ -471,5 +472,5 @@ class TurnRunner:
         return self.store.add_notice(conversation_id, notice)
 
     def _error_notice(self, conversation_id: str, error: ProviderError) -> StoredItem:
-        notice = Notice(NoticeKind.ERROR, error.message, details=f"kind: {error.kind}")
+        notice = Notice(NoticeKind.ERROR, error.message, details=details_of(error))
         return self.store.add_notice(conversation_id, notice)

@@ -43,10 +43,16 @@ def explain(listing: ModelListing) -> Explanation:
         tried.append((f"{endpoint_name(provider.base_url)} ({provider.id})", outcome))
     if not listing.providers:
         tried.append(("No provider", "none is configured, and looking for local ones is off."))
-    advice = (
-        "Start Ollama with `ollama serve`, or set OLLAMA_HOST, or add a provider in "
-        f"Provider settings (saved to {listing.config_path})."
+    # What a provider's own error already said (how to start Ollama, say) is not said again.
+    said = " ".join(outcome for _, outcome in tried)
+    steps = (
+        []
+        if "ollama serve" in said
+        else ["Start Ollama with `ollama serve` (or set OLLAMA_HOST to where it runs)"]
     )
+    steps.append(f"add a provider in Settings ▸ Providers (saved to {listing.config_path})")
+    advice = " or ".join(steps) + "."
+    advice = advice[0].upper() + advice[1:]
     if empty_ollama:
         advice = "Download a model with `ollama pull llama3.2`, then try again. " + advice
     return Explanation(NOTHING_READY, tuple(tried), advice)

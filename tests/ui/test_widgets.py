@@ -114,6 +114,23 @@ def test_the_panel_names_each_address_and_what_to_do(tmp_path: Path) -> None:
     assert str(tmp_path / "config.toml") in said.advice
 
 
+def test_the_panel_does_not_say_twice_what_the_error_said(tmp_path: Path) -> None:
+    provider = _provider()
+    error = CannotConnect(
+        "Can't reach Ollama at localhost:11434. Start it with `ollama serve`.",
+        provider_id="ollama",
+    )
+    listing = ModelListing(
+        statuses=(ProviderStatus(provider, (), error),),
+        providers=(provider,),
+        config_path=tmp_path / "config.toml",
+    )
+    said = explain(listing)
+    everything = " ".join(outcome for _, outcome in said.tried) + " " + said.advice
+    assert everything.count("ollama serve") == 1
+    assert said.advice.startswith("Add a provider in Settings ▸ Providers")
+
+
 def test_an_empty_ollama_is_told_to_pull_a_model(tmp_path: Path) -> None:
     provider = _provider()
     listing = ModelListing(

@@ -166,3 +166,34 @@ async def test_finished_event_closes_the_answer(runner: TurnRunner) -> None:
     finished = [e for e in events if isinstance(e, ItemFinished)]
     assert [f.status for f in finished] == [MessageStatus.COMPLETE]
     assert all(isinstance(i.item, Message) for i in runner.store.items(cid))
+
+
+async def test_an_error_notice_gives_the_providers_words_and_what_to_do(
+    runner: TurnRunner, fake_ollama: FakeOllama
+) -> None:
+    cid = runner.store.conversations.create()
+    fake_ollama.enqueue(Reply(status=500, body={"error": "CUDA error: out of memory"}))
+    await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
+    notice = runner.store.items(cid)[-1].item
+    assert isinstance(notice, Notice) and notice.kind == NoticeKind.ERROR
+    assert "The provider said: " in notice.details and "out of memory" in notice.details
+    assert "What to do: Press Retry" in notice.details
+    assert "--" not in notice.text + notice.details  # the window's words, not a command's
+
+
+async def test_auto_with_nothing_ready_speaks_of_the_window_and_the_command_alike(
+    tmp_path: Path,
+) -> None:
+    from routing.models import ProviderConfig
+
+    store = Store.open(tmp_path / "data")
+    offline = Catalogue([ProviderConfig("ollama", "ollama", "http://127.0.0.1:9")])
+    try:
+        cid = store.conversations.create()
+        events = await collect(TurnRunner(store, offline).run(cid, "hi"))
+    finally:
+        await offline.aclose()
+        store.close()
+    ended = events[-1]
+    assert isinstance(ended, TurnEnded) and ended.error is not None
+    assert "--model" not in ended.error.message
