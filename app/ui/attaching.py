@@ -98,7 +98,16 @@ class Attaching(QObject):
     def sight_of(self, model_ref: str) -> SightNote:
         """What attachment cards say when `model_ref` answers (from the model's info)."""
         listing = self._listing()
-        return sight_note(model_ref, listing.models, check_sight=listing.check_sight)
+        from routing.endpoints import endpoint_name
+
+        hosts = {p.id: endpoint_name(p.base_url) for p in listing.providers}
+        return sight_note(
+            model_ref,
+            listing.models,
+            check_sight=listing.check_sight,
+            vision_model=listing.vision_model,
+            hosts=hosts,
+        )
 
     def pdf_notes(self, model_ref: str) -> dict[str, PdfNote]:
         """What each attached PDF's card says when `model_ref` answers, by SHA-256."""

@@ -17,7 +17,7 @@ from app.ui.pending import AttachedPdf, Sight, SightNote, size_words
 from app.ui.thumbnails import fit, shown_size, thumbnail
 from vision.pictures import Picture
 
-CARD = QSize(276, 64)
+CARD = QSize(330, 64)  # room for "Described by qwen2.5vl:3b on this computer"
 PDF_CARD = QSize(304, 64)  # wider: "Pages read by a model that sees" should fit unelided
 THUMB = QSize(48, 48)
 DOCUMENT = QSize(36, 46)  # a PDF's page mark, inside the thumbnail's square
@@ -173,8 +173,9 @@ class PictureCard(Card):
         self.size_label.setStyleSheet(f"color: {blend(base, text, 0.62).name()}")
         self.sight_label.setStyleSheet(f"color: {color.name()}")
         self.sight_label.setText(
+            # Elided in the middle: a long model name gives way, "on this computer" stays.
             self.sight_label.fontMetrics().elidedText(
-                note.words, Qt.TextElideMode.ElideRight, self.words_width() - MARK - 4
+                note.words, Qt.TextElideMode.ElideMiddle, self.words_width() - MARK - 4
             )
         )
         for widget in (self.mark, self.sight_label):

@@ -317,6 +317,7 @@ class Controller(QObject):
             listing=listing,
             config_path=self._config_path(),
             check_sight=self.config.check_sight,
+            vision_model=self.config.vision_model,
         )
         self.models_changed.emit(self._listing)
 

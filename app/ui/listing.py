@@ -23,6 +23,7 @@ class ModelListing:
     listing: bool = False
     config_path: Path = field(default_factory=paths.config_file)
     check_sight: bool = True  # a model nobody says sees is checked before its first picture
+    vision_model: str = ""  # the configured describer, which a blind model's cards name
 
     @property
     def nothing_ready(self) -> bool:

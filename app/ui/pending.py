@@ -9,7 +9,7 @@ read here: it comes back as `Read.locked`, for the window to ask its password.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -248,8 +248,19 @@ class SightNote:
     tip: str
 
 
-def sight_note(ref: str, models: Sequence[ModelInfo], *, check_sight: bool = True) -> SightNote:
-    """What a card says about its picture when `ref` ("auto" or "provider:model") answers."""
+def sight_note(
+    ref: str,
+    models: Sequence[ModelInfo],
+    *,
+    check_sight: bool = True,
+    vision_model: str = "",
+    hosts: Mapping[str, str] | None = None,
+) -> SightNote:
+    """What a card says about its picture when `ref` ("auto" or "provider:model") answers.
+
+    For a model that can't see, it says who will look instead, as the turn will choose
+    (`vision_model` is the configured describer; `hosts` names each provider's host).
+    """
     if ref == "auto":
         if any(m.local and m.gets_pictures for m in models):
             return SightNote(
@@ -273,7 +284,7 @@ def sight_note(ref: str, models: Sequence[ModelInfo], *, check_sight: bool = Tru
             "whether it sees pictures.",
         )
     if not model.gets_pictures:
-        return SightNote(Sight.BLIND, "Model can't see it", BLIND_TIP)
+        return _described(model, models, vision_model, hosts or {})
     if model.sees is None and check_sight:
         return SightNote(
             Sight.MAYBE,
@@ -303,3 +314,30 @@ def byte_words(count: int) -> str:
     if count < 1024 * 1024:
         return f"{max(1, round(count / 1024))} KB"
     return f"{count / (1024 * 1024):.1f} MB"
+
+
+def _described(
+    model: ModelInfo, models: Sequence[ModelInfo], vision_model: str, hosts: Mapping[str, str]
+) -> SightNote:
+    """A blind model's card: who will put the picture into words for it, or that nobody may."""
+    from routing.router import choose_looker
+
+    looker = choose_looker(models, model, configured=vision_model)
+    if looker is None:
+        return SightNote(
+            Sight.BLIND,
+            "No model can look: it will be noted",
+            f"{model.name} can't see pictures, and no model that sees may look at this one "
+            f"for it, so {model.name} is told a picture is here. {BLIND_TIP}.",
+        )
+    seer = looker.model
+    if seer.local:
+        words = f"Described by {seer.name} on this computer"
+    else:
+        words = f"{seer.name} at {hosts.get(seer.provider_id, 'its provider')} will describe it"
+    return SightNote(
+        Sight.BLIND,
+        words,
+        f"{model.name} can't see pictures: {seer.ref} looks at this one and {model.name} "
+        f"gets its words. {BLIND_TIP}.",
+    )

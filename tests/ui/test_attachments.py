@@ -340,8 +340,11 @@ def test_the_sight_marker_follows_the_picker(
     pick(session, "ollama:llama3.2:3b")
     card = cards(session)[0]
     assert card.sight == Sight.BLIND
-    assert card.sight_label.text() == "Model can't see it"
-    assert card.mark.toolTip() == BLIND_TIP == card.toolTip()
+    # It says who will look at the picture for it: a model that sees, on this computer.
+    # (A long name gives way in the middle; where it happens always shows.)
+    assert card.sight_label.text().startswith("Described by")
+    assert card.sight_label.text().endswith("on this computer")
+    assert BLIND_TIP in card.mark.toolTip() and card.mark.toolTip() == card.toolTip()
     assert "pick one with an eye, or Auto picks one for you" in card.accessibleDescription()
 
     pick(session, AUTO)
@@ -538,4 +541,18 @@ def test_what_a_card_says_comes_from_the_models_info() -> None:
     auto = sight_note(AUTO, blind_only)
     assert auto.sight == Sight.BLIND and "Auto" in auto.tip
     assert sight_note(AUTO, [unknown]).sight == Sight.AUTO
+    # A blind model's card names who describes for it, and where; or that nobody may.
+    sees_here = resolved(ModelInfo("ollama", "llava:7b", sees=True, local=True), "ollama")
+    sees_away = resolved(ModelInfo("oa", "gpt-4o", sees=True, local=False), "openai")
+    blind = resolved(ModelInfo("ollama", "llama3.2:3b", sees=False, local=True), "ollama")
+    here = sight_note("ollama:llama3.2:3b", [blind, sees_here, sees_away])
+    assert (here.sight, here.words) == (Sight.BLIND, "Described by llava:7b on this computer")
+    cloud_blind = resolved(ModelInfo("ds", "deepseek-chat", sees=None), "deepseek")
+    away = sight_note(
+        "ds:deepseek-chat", [cloud_blind, sees_away], hosts={"oa": "api.openai.com:443"}
+    )
+    assert away.words == "gpt-4o at api.openai.com:443 will describe it"
+    # A local chat's picture never goes to the cloud to be described: nobody may look.
+    alone = sight_note("ollama:llama3.2:3b", [blind, sees_away])
+    assert alone.words == "No model can look: it will be noted"
     assert [byte_words(n) for n in (812, 250_000, 3_565_158)] == ["812 bytes", "244 KB", "3.4 MB"]
