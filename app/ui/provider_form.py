@@ -42,6 +42,7 @@ from app.ui.settings_model import (
 )
 from routing.endpoints import endpoint_name, known_locality
 from routing.models import ProviderConfig
+from routing.presets import preset_for
 
 if TYPE_CHECKING:
     from routing.catalogue import ProviderStatus
@@ -317,6 +318,14 @@ class ProviderForm(QWidget):
         self.test_result.setText(f"Connecting to {html.escape(endpoint_name(url))}…")
         try:
             key = await asyncio.to_thread(providers.key_for_test, draft, self._keys)
+            preset = preset_for(draft.kind)
+            if preset.needs_key and not key:
+                # The person is at the key's field: say so, not where keys are set.
+                also = f" (or set {preset.key_env})" if preset.key_env else ""
+                self.test_result.setText(
+                    html.escape(f"Enter the API key above{also}, then test again.")
+                )
+                return
             name = draft.id or draft.kind
             provider = ProviderConfig(name, draft.kind, url, key, local=draft.local)
             status = await list_provider(provider)

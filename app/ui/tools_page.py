@@ -40,8 +40,8 @@ MCP_PLACEHOLDER = """{
 APPROVAL_WORDS = (
     "Sightline asks before every tool call. <b>Allow once</b> runs that one call; "
     "<b>Allow in this chat</b> lets the same tool run again in that conversation "
-    "without asking, until Sightline closes. <b>Don't allow</b> tells the model the "
-    "call was not run."
+    "without asking, and is kept with the conversation (after a restart too). "
+    "<b>Don't allow</b> tells the model the call was not run."
 )
 VISION_WORDS = (
     "Naming a vision model allows Sightline to send it the pictures of chats whose "

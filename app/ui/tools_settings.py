@@ -8,6 +8,7 @@ file gets `mcp_config`, `auto_may_use_cloud` and `vision_model`.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -48,13 +49,35 @@ class McpCheck:
         if not self.servers:
             return "The JSON is fine, but it names no server that is turned on."
         count = len(self.servers)
+        stuck = sum(missing_command(s) is not None for s in self.servers if not s.unsupported)
         lines = [f"Found {count} server{'s' * (count != 1)}:"]
+        if stuck:
+            lines = [
+                f"Found {count} server{'s' * (count != 1)}; {stuck} can't start here "
+                f"(its command isn't installed):"
+            ]
         for server in self.servers:
             if server.unsupported:
                 lines.append(f"• {server.name}: {server.unsupported}")
+            elif (missing := missing_command(server)) is not None:
+                lines.append(f"• {server.name}: {missing}")
             else:
                 lines.append(f"• {server.name}: {shown_command(server)}")
         return "\n".join(lines)
+
+
+def missing_command(server: McpServerConfig) -> str | None:
+    """Why a server's command can't start here (it isn't installed), or None when it can."""
+    import shutil
+
+    command = server.command
+    path = server.env.get("PATH") if server.env else None
+    if shutil.which(command, path=path or os.environ.get("PATH")) is not None:
+        return None
+    return (
+        f"the command {command!r} was not found on this computer; install it, or write "
+        "its full path"
+    )
 
 
 def shown_command(server: McpServerConfig, limit: int = 90) -> str:

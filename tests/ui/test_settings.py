@@ -528,3 +528,15 @@ def test_a_slow_keyring_never_holds_up_the_window(
     finally:
         slow.release.set()
     wait_for_models(qtbot, session)
+
+
+def test_test_connection_without_a_key_says_to_enter_it_above(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, no_keyring: None
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    dialog = open_settings(qtbot, session)
+    add(dialog, "Anthropic")
+    said = check_connection(qtbot, dialog)
+    assert "Enter the API key above" in said and "ANTHROPIC_API_KEY" in said
+    assert "Settings" not in said  # the person is there already

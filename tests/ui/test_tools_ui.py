@@ -7,6 +7,7 @@ asks for `read_file`, and the person answers on the card like they would.
 from __future__ import annotations
 
 import json
+import shutil
 import tomllib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -337,7 +338,10 @@ def test_the_tools_page_checks_and_saves_mcp_servers(
     result = page.mcp_result.text()
     assert result.startswith("Found 2 servers")
     assert "filesystem: npx -y @modelcontextprotocol/server-filesystem /home/me/notes" in result
-    assert "clock: uvx mcp-server-time" in result
+    if shutil.which("uvx"):
+        assert "clock: uvx mcp-server-time" in result
+    else:  # said as it is: this computer can't start it
+        assert "clock: the command 'uvx' was not found on this computer" in result
 
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: session.window.settings_dialog is None)
@@ -389,6 +393,27 @@ def test_the_routing_choices_persist(
     qtbot.waitUntil(lambda: session.window.settings_dialog is None)
     assert "vision_model" not in tomllib.loads(home.config.read_text(encoding="utf-8"))
     assert load_config().vision_model == ""
+
+
+def test_check_says_when_a_servers_command_is_not_installed(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session = open_window()
+    wait_for_models(qtbot, session)
+    page = open_settings(qtbot, session).tools_page
+    page.mcp_edit.setPlainText(
+        '{"mcpServers": {"gone": {"command": "no-such-mcp-server-here", "args": []}}}'
+    )
+    said = page.check().words()
+    assert "can't start here" in said
+    assert "'no-such-mcp-server-here' was not found on this computer" in said
+
+
+def test_the_approval_words_say_allow_in_this_chat_is_kept() -> None:
+    from app.ui.tools_page import APPROVAL_WORDS
+
+    assert "until Sightline closes" not in APPROVAL_WORDS
+    assert "after a restart too" in APPROVAL_WORDS
 
 
 def test_the_default_system_prompt_is_saved_and_sent_with_every_chat(
