@@ -2,6 +2,8 @@
 
 Run it alone with `python -m tests.servers.ollama --port 11434` and point Sightline
 at the address it prints. Shapes and error texts follow Ollama's `server/routes.go`.
+It pulls models from a small library (tests/servers/ollama_library.py), streaming
+Ollama's progress lines, and deletes them.
 """
 
 from __future__ import annotations
@@ -10,17 +12,31 @@ import base64
 import binascii
 import hashlib
 import time
+from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from tests.servers import hostile
 from tests.servers.loopback import (
+    Dropped,
     LoopbackHandler,
     LoopbackServer,
     ScriptedReply,
     dumps,
     pieces,
+)
+from tests.servers.ollama_library import (
+    DELETE_INVALID,
+    INVALID_NAME,
+    LIBRARY,
+    LibraryModel,
+    PullReply,
+    PullRun,
+    pull_lines,
+    scripted,
+    valid_name,
 )
 
 VERSION = "0.12.0"
@@ -180,19 +196,33 @@ class _Handler(LoopbackHandler):
     def do_HEAD(self) -> None:
         self.serve()
 
+    def do_DELETE(self) -> None:
+        self.serve()
+
     def route(self) -> None:
         if self.command == "HEAD":
             self.send(200, b"", "text/plain; charset=utf-8")
         elif self.command == "GET":
             self._get()
-        elif self.path not in ("/api/show", "/api/chat"):
-            self.text(404, "404 page not found")
+        elif self.command == "DELETE":
+            self._delete_route()
+        elif self.path not in _POST_ROUTES:
+            self._no_route()
         elif not isinstance(self.body, dict):
             self.json(400, {"error": self._body_problem()})
         elif self.path == "/api/show":
             self._show(self.body)
+        elif self.path == "/api/pull":
+            self._pull(self.body)
         else:
             self._chat(self.body)
+
+    def _no_route(self) -> None:
+        """A path Ollama serves for another method (405), or not at all (404)."""
+        if self.path in (*_POST_ROUTES, "/api/delete", "/api/tags", "/api/version"):
+            self.text(405, "405 method not allowed")
+        else:
+            self.text(404, "404 page not found")
 
     def _body_problem(self) -> str:
         if not self.raw:
@@ -208,7 +238,7 @@ class _Handler(LoopbackHandler):
             self.json(200, {"version": VERSION})
         elif self.path == "/api/tags":
             self.json(200, {"models": [tags_entry(m) for m in self.owner.models]})
-        elif self.path in ("/api/show", "/api/chat"):
+        elif self.path in (*_POST_ROUTES, "/api/delete"):
             self.text(405, "405 method not allowed")
         else:
             self.text(404, "404 page not found")
@@ -225,6 +255,53 @@ class _Handler(LoopbackHandler):
             self.json(model.show_status, {"error": "failed to read model metadata"})
         else:
             self.json(200, show_body(model))
+
+    def _pull(self, body: dict) -> None:
+        name = str(body.get("model") or body.get("name") or "").strip()
+        if not valid_name(name):
+            self.json(400, {"error": INVALID_NAME})
+            return
+        owner = self.owner
+        reply = owner.next_pull()
+        if self.answered_otherwise(reply, HOSTILE_SHAPE):
+            return
+        model = owner.in_library(name)
+        run = owner.start_pull(name)
+        finished = False
+
+        def lines() -> Iterator[bytes]:
+            nonlocal finished
+            for line in scripted(pull_lines(model, reply), reply, name):
+                run.lines_sent += 1
+                finished = line.get("status") == "success"
+                yield _line(line)
+
+        try:  # streamed whatever `stream` says: Sightline always asks for the progress
+            self.stream("application/x-ndjson", lines(), reply)
+        except Dropped:
+            run.end("dropped")
+            raise
+        except OSError:  # the client hung up: Ollama cancels the pull's context then
+            run.end("client gone")
+            raise
+        if finished and model is not None:
+            owner.install(model)
+        run.end("success" if finished else "error")
+
+    def _delete_route(self) -> None:
+        if self.path != "/api/delete":
+            self._no_route()
+            return
+        if not isinstance(self.body, dict):
+            self.json(400, {"error": self._body_problem()})
+            return
+        name = str(self.body.get("model") or self.body.get("name") or "")
+        if not valid_name(name):
+            self.json(400, {"error": DELETE_INVALID.format(name=name)})
+        elif not self.owner.uninstall(name):
+            self.json(404, {"error": SHOW_NOT_FOUND.format(name=name)})
+        else:
+            self.send(200, b"", "text/plain; charset=utf-8")  # Go writes nothing: a bare 200
 
     def _chat(self, body: dict) -> None:
         messages = body.get("messages") or []
@@ -287,6 +364,9 @@ class _Handler(LoopbackHandler):
         self.stream("application/x-ndjson", ndjson, reply)
 
 
+_POST_ROUTES = ("/api/show", "/api/chat", "/api/pull")
+
+
 def _line(obj: Any) -> bytes:
     """One NDJSON line: a chunk, or a verbatim line."""
     return ((obj if isinstance(obj, str) else dumps(obj)) + "\n").encode()
@@ -347,6 +427,10 @@ class FakeOllama(LoopbackServer):
             list(models) if models is not None else [FakeModel(**vars(m)) for m in DEFAULT_MODELS]
         )
         super().__init__(port)
+        # What it can pull, by name; a test may add to it or take from it.
+        self.library: dict[str, LibraryModel] = {m.name: m for m in LIBRARY}
+        self.pulls: list[PullRun] = []
+        self._pull_replies: deque[PullReply] = deque()
 
     @property
     def requests(self) -> list[tuple[str, str, dict | None]]:
@@ -359,7 +443,47 @@ class FakeOllama(LoopbackServer):
     def find(self, name: str) -> FakeModel | None:
         """The installed model by name; a bare name means its `latest` tag, as in Ollama."""
         wanted = name if ":" in name else f"{name}:latest"
-        return next((m for m in self.models if m.name in (name, wanted)), None)
+        with self.lock:
+            return next((m for m in self.models if m.name in (name, wanted)), None)
+
+    # -- pulling and deleting -------------------------------------------------------
+
+    def enqueue_pull(self, *replies: PullReply) -> None:
+        """Make the next pulls answer with these replies, in order (else a quick success)."""
+        with self.lock:
+            self._pull_replies.extend(replies)
+
+    def next_pull(self) -> PullReply:
+        """The next queued pull reply, or the default one."""
+        with self.lock:
+            return self._pull_replies.popleft() if self._pull_replies else PullReply()
+
+    def in_library(self, name: str) -> LibraryModel | None:
+        """The library's model by name (a bare name means its `latest` tag)."""
+        wanted = name if ":" in name.rpartition("/")[2] else f"{name}:latest"
+        return self.library.get(wanted)
+
+    def start_pull(self, name: str) -> PullRun:
+        """Record a pull that is starting."""
+        run = PullRun(name)
+        with self.lock:
+            self.pulls.append(run)
+        return run
+
+    def install(self, model: LibraryModel) -> None:
+        """A pulled model joins the installed ones (once), under its library name."""
+        with self.lock:
+            if not any(m.name == model.name for m in self.models):
+                self.models.append(FakeModel(model.name, model.capabilities, model.context_length))
+
+    def uninstall(self, name: str) -> bool:
+        """Remove an installed model; False when there is none by that name."""
+        wanted = name if ":" in name else f"{name}:latest"
+        with self.lock:
+            found = [m for m in self.models if m.name in (name, wanted)]
+            for model in found:
+                self.models.remove(model)
+        return bool(found)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,307 @@
+"""Pulling and deleting Ollama's models (routing/ollama_models.py) against the loopback Ollama."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import aclosing
+
+import httpx
+import pytest
+
+from routing.errors import CannotConnect, MalformedResponse, ModelNotFound, ServerError, TooLarge
+from routing.ollama_models import (
+    LINE_CAP,
+    SPEED_WINDOW,
+    VISION_MODELS,
+    PullProgress,
+    PullTracker,
+    delete,
+    listed_name,
+    pull,
+    pull_failure,
+)
+from routing.secrets import MARK
+from tests.servers import hostile
+from tests.servers.loopback import closed_port
+from tests.servers.ollama import FakeOllama
+from tests.servers.ollama_library import PULL_NOT_FOUND, PullReply, PullRun
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def pulled(server: FakeOllama, name: str) -> list[PullProgress]:
+    """Every progress of one pull, read to its end."""
+    async with aclosing(pull(server.base_url, name)) as progress:
+        return [p async for p in progress]
+
+
+def tags(server: FakeOllama) -> list[str]:
+    """The names GET /api/tags lists."""
+    return [m["name"] for m in httpx.get(f"{server.base_url}/api/tags").json()["models"]]
+
+
+def only_run(server: FakeOllama) -> PullRun:
+    """The one pull the server saw."""
+    assert len(server.pulls) == 1
+    return server.pulls[0]
+
+
+# -- the progress of one pull ------------------------------------------------------------
+
+
+def test_progress_adds_up_the_layers_and_measures_percent() -> None:
+    tracker = PullTracker(clock=Clock())
+    assert tracker.step({"status": "pulling manifest"}) == PullProgress("pulling manifest")
+    first = tracker.step({"status": "pulling aaaa", "digest": "sha256:a", "total": 1000})
+    assert (first.completed, first.total, first.percent) == (0, 1000, 0.0)
+    half = tracker.step(
+        {"status": "pulling aaaa", "digest": "sha256:a", "total": 1000, "completed": 500}
+    )
+    assert half.percent == 50.0 and half.digest == "sha256:a"
+    # A small second layer joins the total; the first stays counted.
+    other = tracker.step(
+        {"status": "pulling bbbb", "digest": "sha256:b", "total": 1000, "completed": 250}
+    )
+    assert (other.completed, other.total, other.percent) == (750, 2000, 37.5)
+    verifying = tracker.step({"status": "verifying sha256 digest"})
+    assert verifying.completed == 750 and verifying.bytes_per_second is None
+    assert not verifying.done and tracker.step({"status": "success"}).done
+
+
+def test_progress_ignores_numbers_that_are_not_numbers_and_never_passes_the_total() -> None:
+    tracker = PullTracker(clock=Clock())
+    tracker.step({"status": "pulling a", "digest": "sha256:a", "total": 100, "completed": 40})
+    odd = tracker.step(
+        {"status": "pulling a", "digest": "sha256:a", "total": "lots", "completed": True}
+    )
+    assert (odd.completed, odd.total) == (40, 100)
+    over = tracker.step({"status": "pulling a", "digest": "sha256:a", "completed": 250})
+    assert (over.completed, over.percent) == (100, 100.0)
+
+
+def test_speed_is_measured_over_the_last_few_seconds() -> None:
+    clock = Clock()
+    tracker = PullTracker(clock=clock)
+
+    def at(seconds: float, completed: int) -> float | None:
+        clock.now = 100.0 + seconds
+        line = {"status": "pulling a", "digest": "sha256:a", "total": 10**9, "completed": completed}
+        return tracker.step(line).bytes_per_second
+
+    assert at(0, 0) is None  # nothing to measure from yet
+    assert at(1, 10_000_000) == pytest.approx(10_000_000)
+    assert at(2, 20_000_000) == pytest.approx(10_000_000)
+    # Faster now: after the window has passed, only the recent pace counts.
+    at(3, 50_000_000)
+    at(4, 80_000_000)
+    at(5, 110_000_000)
+    # From the sample at the window's start (4 s, 80 MB): 150 MB in 5 s.
+    assert at(SPEED_WINDOW + 4, 230_000_000) == pytest.approx(30_000_000)
+    # A long quiet spell measures from the last sample before it, not from nothing.
+    assert at(30, 230_000_000) == pytest.approx(0.0)
+
+
+# -- pulling from the loopback Ollama ----------------------------------------------------
+
+
+async def test_a_pull_streams_its_progress_to_success_and_the_model_is_listed(
+    fake_ollama: FakeOllama,
+) -> None:
+    assert "moondream:1.8b" not in tags(fake_ollama)
+    progress = await pulled(fake_ollama, "moondream:1.8b")
+    assert progress[0].status == "pulling manifest"
+    assert progress[-1].done and progress[-1].percent == 100.0
+    assert progress[-1].total == 1_700_000_000  # the library's size, as Ollama reports it
+    assert [p.status for p in progress[-3:]] == [
+        "verifying sha256 digest",
+        "writing manifest",
+        "success",
+    ]
+    counted = [p.completed for p in progress]
+    assert counted == sorted(counted) and len(set(counted)) > 4  # it moves, never back
+    assert any(p.status.startswith("pulling ") and p.digest.startswith("sha256:") for p in progress)
+    request = fake_ollama.received(lambda r: r.path == "/api/pull")
+    assert [r.body for r in request] == [{"model": "moondream:1.8b", "stream": True}]
+    assert only_run(fake_ollama).outcome == "success"
+    assert "moondream:1.8b" in tags(fake_ollama)
+
+
+async def test_a_pull_goes_direct_whatever_proxy_the_environment_sets(
+    fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    nowhere = f"http://127.0.0.1:{closed_port()}"
+    for variable in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(variable, nowhere)
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    assert (await pulled(fake_ollama, "llava:7b"))[-1].done
+
+
+async def test_an_empty_address_means_ollama_host(
+    fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OLLAMA_HOST", fake_ollama.base_url)
+    async with aclosing(pull("", "gemma3:4b")) as progress:
+        assert [p async for p in progress][-1].done
+
+
+async def test_an_error_line_midway_names_the_model(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_pull(PullReply(error_after=4))
+    seen: list[PullProgress] = []
+    with pytest.raises(CannotConnect) as caught:
+        async with aclosing(pull(fake_ollama.base_url, "gemma3:4b")) as progress:
+            async for step in progress:
+                seen.append(step)
+    assert len(seen) == 4 and seen[-1].completed > 0
+    assert "gemma3:4b" in caught.value.message and "online" in caught.value.message
+    assert "no such host" in caught.value.detail  # Ollama's words kept for the log
+    assert only_run(fake_ollama).outcome == "error"
+    assert "gemma3:4b" not in tags(fake_ollama)
+
+
+async def test_a_dropped_connection_says_the_pull_stopped(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_pull(PullReply(drop_after=3))
+    with pytest.raises(ServerError) as caught:
+        await pulled(fake_ollama, "llava:7b")
+    assert "Pulling llava:7b stopped" in caught.value.message
+    assert "Pull it again" in caught.value.message
+    assert only_run(fake_ollama).outcome == "dropped"
+
+
+async def test_an_unknown_name_says_so_and_suggests_checking_it(fake_ollama: FakeOllama) -> None:
+    with pytest.raises(ModelNotFound) as caught:
+        await pulled(fake_ollama, "qwen2.5vl:300b")
+    message = caught.value.message
+    assert "no model called qwen2.5vl:300b" in message and "Check the name" in message
+    assert caught.value.detail.endswith(PULL_NOT_FOUND)
+
+
+async def test_a_name_that_is_no_name_is_refused_before_any_progress(
+    fake_ollama: FakeOllama,
+) -> None:
+    with pytest.raises(ModelNotFound) as caught:
+        await pulled(fake_ollama, "two words")
+    assert "“two words” is not a model name" in caught.value.message
+    assert caught.value.detail == "HTTP 400: invalid model name"
+    with pytest.raises(ModelNotFound, match="Type the name"):
+        await pulled(fake_ollama, "  ")
+    assert fake_ollama.pulls == []
+
+
+async def test_nothing_listening_says_to_start_ollama() -> None:
+    with pytest.raises(CannotConnect) as caught:
+        async with aclosing(pull(f"http://127.0.0.1:{closed_port()}", "llava:7b")) as progress:
+            async for _ in progress:
+                pass
+    assert "Is Ollama running?" in caught.value.message and "llava:7b" in caught.value.message
+
+
+async def test_cancelling_the_reader_closes_the_connection(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_pull(PullReply(delay=0.05, steps=400))  # twenty seconds if let be
+    first = asyncio.Event()
+
+    async def read() -> None:
+        async with aclosing(pull(fake_ollama.base_url, "qwen2.5vl:3b")) as progress:
+            async for step in progress:
+                if step.completed:
+                    first.set()
+
+    task = asyncio.create_task(read())
+    await asyncio.wait_for(first.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    run = only_run(fake_ollama)
+    # The server learns at its next write that nobody reads: Ollama stops the pull then.
+    assert await asyncio.to_thread(run.ended.wait, 5)
+    assert run.outcome == "client gone" and run.lines_sent < 100
+    assert "qwen2.5vl:3b" in tags(fake_ollama)  # it was installed already, and stays
+    assert len([m for m in tags(fake_ollama) if m == "qwen2.5vl:3b"]) == 1
+
+
+# -- caps ----------------------------------------------------------------------------
+
+
+async def test_a_line_longer_than_any_progress_stops_at_its_cap(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_pull(PullReply(hostile=hostile.ENDLESS_LINE))
+    with pytest.raises(TooLarge) as caught:
+        await pulled(fake_ollama, "llava:7b")
+    assert f"more than {LINE_CAP} decoded bytes" in caught.value.detail
+
+
+async def test_a_gzip_bomb_inflates_no_further_than_a_line(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_pull(PullReply(hostile=hostile.GZIP_BOMB))
+    with pytest.raises(TooLarge):
+        await pulled(fake_ollama, "llava:7b")
+
+
+async def test_an_endless_error_body_stops_at_its_cap(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_pull(PullReply(hostile=hostile.ENDLESS_LINE, status=500))
+    with pytest.raises(TooLarge, match="error body"):
+        await pulled(fake_ollama, "llava:7b")
+
+
+async def test_a_web_page_instead_of_ollama_says_to_check_the_address(
+    fake_ollama: FakeOllama,
+) -> None:
+    fake_ollama.enqueue_pull(PullReply(status=502, raw_body="<html>Bad gateway</html>"))
+    with pytest.raises(MalformedResponse, match="points at Ollama"):
+        await pulled(fake_ollama, "llava:7b")
+
+
+def test_ollamas_words_are_redacted_and_kept_short() -> None:
+    words = "registry said: Bearer abcdefghijklmnopqrstuvwxyz0123 " + "x" * 2000
+    error = pull_failure(words, "llava:7b")
+    assert MARK in error.message and "abcdefghijklmnop" not in error.message + error.detail
+    assert len(error.message) < 500 and error.detail.endswith("x" * 2000)
+    full = pull_failure("write /root/.ollama: no space left on device", "gemma3:4b")
+    assert "ran out of disk space while pulling gemma3:4b" in full.message
+
+
+# -- deleting ------------------------------------------------------------------------
+
+
+async def test_delete_removes_an_installed_model(fake_ollama: FakeOllama) -> None:
+    await delete(fake_ollama.base_url, "llava:7b")
+    assert "llava:7b" not in tags(fake_ollama)
+    request = fake_ollama.received(lambda r: r.path == "/api/delete")
+    assert [(r.method, r.body) for r in request] == [("DELETE", {"model": "llava:7b"})]
+
+
+async def test_delete_of_a_model_not_installed_says_so(fake_ollama: FakeOllama) -> None:
+    with pytest.raises(ModelNotFound) as caught:
+        await delete(fake_ollama.base_url, "moondream:1.8b")
+    assert "moondream:1.8b is not installed" in caught.value.message
+    assert "model 'moondream:1.8b' not found" in caught.value.detail
+
+
+# -- names and the offer -------------------------------------------------------------
+
+
+def test_a_bare_name_is_listed_with_its_latest_tag() -> None:
+    assert listed_name("moondream") == "moondream:latest"
+    assert listed_name(" llava:7b ") == "llava:7b"
+    assert listed_name("hf.co/user/model") == "hf.co/user/model:latest"
+    assert listed_name("localhost:5000/m") == "localhost:5000/m:latest"
+
+
+def test_the_vision_models_offered_are_small_and_in_the_loopback_library() -> None:
+    library = FakeOllama().library
+    assert [name for name, _ in VISION_MODELS] == [
+        "qwen2.5vl:3b",
+        "gemma3:4b",
+        "granite3.2-vision:2b",
+        "moondream:1.8b",
+        "llava:7b",
+    ]
+    for name, size in VISION_MODELS:
+        assert 1_000_000_000 < size < 5_000_000_000
+        assert "vision" in library[name].capabilities and library[name].size == size
