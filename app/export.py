@@ -4,10 +4,10 @@ Markdown is for reading: each picture and attached PDF is written once, by its
 SHA-256, into a folder beside the file (`<name>_files/<sha256>.<ext>`) and
 linked from the text. JSON is for keeping: every item in order, notices
 included, every version of a regenerated answer or an edited message (each item
-names the one it follows, and the versions shown are marked), and every picture
-and PDF once with its facts, SHA-256 and bytes in base64, so `read_json` gives
-back the same messages, notices, versions and bytes. Markdown shows the branch
-shown.
+names the one it follows, and the versions shown are marked; an answer carries
+its stats), and every picture and PDF once with its facts, SHA-256 and bytes in
+base64, so `read_json` gives back the same messages, notices, versions, stats and
+bytes. Markdown shows the branch shown, each answer's stats in a quiet line.
 
 `snapshot` reads the store (on the store's thread); the writers only touch
 files, so they can run in a worker thread. Every file is created 0600 and written
@@ -28,6 +28,7 @@ from urllib.parse import quote
 
 from app.private_files import make_private_folder, write_private
 from app.store import ConversationSummary, Store
+from routing.answer_stats import AnswerStats, stats_words
 from routing.transcript import (
     CarriedPart,
     Crossed,
@@ -205,6 +206,9 @@ def _message_lines(entry: Entry, folder: str) -> list[str]:
     )
     status = "" if message.status == MessageStatus.COMPLETE else f" ({message.status.value})"
     lines = [f"## {author} · {_when(entry.created_at)}{status}", ""]
+    said = stats_words(message.stats) if message.stats is not None else ""
+    if said and message.role == "assistant":
+        lines += [f"*{said}*", ""]  # quiet, as the window shows it under the answer
     for part in message.parts:
         lines += _part_lines(part, folder)
     return lines
@@ -320,7 +324,7 @@ def _entry_json(entry: Entry) -> dict[str, Any]:
             "details": item.details,
             "crossed": asdict(item.crossed) if item.crossed else None,
         }
-    return place | {
+    message: dict[str, Any] = place | {
         "type": "message",
         "created_at": entry.created_at,
         "role": item.role,
@@ -328,6 +332,13 @@ def _entry_json(entry: Entry) -> dict[str, Any]:
         "status": item.status.value,
         "parts": [_part_json(part) for part in item.parts],
     }
+    if item.stats is not None and item.stats.known:
+        # What was measured, and the speed it gives for whoever reads the file (not read back:
+        # it follows from the rest).
+        rate = item.stats.tokens_per_second
+        speed = {} if rate is None else {"tokens_per_second": round(rate, 1)}
+        message["stats"] = item.stats.to_json() | speed
+    return message
 
 
 def _part_json(part: Part) -> dict[str, Any]:
@@ -446,6 +457,7 @@ def _entry_from(raw: dict[str, Any], blobs: _Blobs, number: int) -> Entry:
             parts=tuple(_part_from(part, blobs) for part in raw["parts"]),
             model=raw.get("model", ""),
             status=MessageStatus(raw.get("status", MessageStatus.COMPLETE.value)),
+            stats=AnswerStats.from_json(raw.get("stats")),  # older exports have none
         )
     else:
         raise ValueError(f"unknown item type {raw['type']!r}")

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
 
+from routing.answer_stats import AnswerStats
 from vision.pdf import PdfFile, VisionCandidate, page_span
 from vision.pictures import Picture
 
@@ -160,6 +161,10 @@ class Message:
     parts: tuple[Part, ...] = ()
     model: str = ""
     status: MessageStatus = MessageStatus.COMPLETE
+    # How an answer came (tokens, time to its first word, speed), when measured. Not
+    # part of what the message says, so two messages saying the same are equal
+    # however fast each came; no wire sends it.
+    stats: AnswerStats | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:

@@ -23,6 +23,7 @@ from app.store.branches import mend_rewinds, shown_branch
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
 from app.store.parts import Blobs, encode_parts, link_blobs
+from routing.answer_stats import AnswerStats
 from routing.secrets import redact
 from routing.transcript import (
     Crossed,
@@ -38,7 +39,7 @@ from vision.pictures import Picture
 
 _ITEM_COLUMNS = (
     "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
-    "notice_kind, details, crossed, parent_id, deleted_at"
+    "notice_kind, details, crossed, parent_id, deleted_at, stats"
 )
 
 
@@ -106,6 +107,7 @@ class Items:
                 model=message.model,
                 text=encoded.text,
                 parts=json.dumps(encoded.parts, ensure_ascii=False),
+                stats=_stats_json(message.stats),  # an imported answer keeps its stats
             )
             link_blobs(db, item_id, encoded)
             if message.role == "user" and encoded.text.strip():
@@ -175,12 +177,17 @@ class Items:
             )
             link_blobs(db, item_id, encoded)
 
-    def finish_message(self, item_id: int, status: MessageStatus) -> None:
-        """Record how a streamed message ended, its streamed words now one text."""
+    def finish_message(
+        self, item_id: int, status: MessageStatus, stats: AnswerStats | None = None
+    ) -> None:
+        """Record how a streamed message ended, its streamed words now one text, and its
+        stats when they were measured (None leaves the stats as they were)."""
         with self._connection.write() as db:
             self._touch_item(db, item_id)
             _fold_chunks(db, item_id)
             db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
+            if stats is not None:
+                db.execute("UPDATE items SET stats = ? WHERE id = ?", (_stats_json(stats), item_id))
         self._streaming.pop(item_id, None)
 
     def get_item(self, item_id: int) -> StoredItem | None:
@@ -298,6 +305,23 @@ def recover(db: sqlite3.Connection) -> None:
     db.execute("COMMIT")
 
 
+def _stats_json(stats: AnswerStats | None) -> str | None:
+    """An answer's stats as the `stats` column keeps them (NULL: none, or nothing known)."""
+    if stats is None or not stats.known:
+        return None
+    return json.dumps(stats.to_json())
+
+
+def _stats_from(column: str | None) -> AnswerStats | None:
+    """The `stats` column read back; one that can't be read is no stats, not a broken chat."""
+    if not column:
+        return None
+    try:
+        return AnswerStats.from_json(json.loads(column))
+    except ValueError:  # not JSON (json.JSONDecodeError is a ValueError)
+        return None
+
+
 def _load_item(row: sqlite3.Row, blobs: Blobs) -> StoredItem:
     """A row of `items` as the message or notice it stores."""
     item: Message | Notice
@@ -312,6 +336,7 @@ def _load_item(row: sqlite3.Row, blobs: Blobs) -> StoredItem:
             parts=tuple(parts),
             model=row["model"],
             status=MessageStatus(row["status"]),
+            stats=_stats_from(row["stats"]),
         )
     return StoredItem(
         id=row["id"],

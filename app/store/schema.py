@@ -143,6 +143,11 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX items_by_parent ON items(parent_id);
     """,
+    # 11: an answer's stats (routing/answer_stats.py's JSON: tokens its provider counted,
+    # time to its first word, how long it streamed); NULL when none were measured.
+    """
+    ALTER TABLE items ADD COLUMN stats TEXT;
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.

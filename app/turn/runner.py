@@ -31,6 +31,7 @@ from app.turn.events import (
 )
 from app.turn.remedies import details_of
 from app.turn.sight import TurnSight
+from app.turn.stats import AnswerClock
 from app.turn.tool_step import DenyAll, ToolStep, stopped_results
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
@@ -386,8 +387,12 @@ class TurnRunner:
             context_length=settings.context_length,
         )
         status = MessageStatus.FAILED
+        # Started here, after the describer, stopped with the stream: its time to the
+        # first word and speed are the model's, not describing's or a tool's.
+        clock = AnswerClock()
         try:
             async for event in self.catalogue.wire(model.provider_id).stream(request):
+                clock.saw(event)
                 if isinstance(event, Usage):
                     yield UsageAdded(event)
                     continue
@@ -418,7 +423,7 @@ class TurnRunner:
                 self.store.crossings.note_sent_away(conversation_id, leaving)
             step.error, step.calls = error, []
             if step.answer is not None:
-                self.store.finish_message(step.answer.id, MessageStatus.FAILED)
+                self.store.finish_message(step.answer.id, MessageStatus.FAILED, clock.stats())
                 yield ItemFinished(step.answer.id, MessageStatus.FAILED)
                 self._answer_calls(conversation_id, step)
             return
@@ -426,14 +431,14 @@ class TurnRunner:
             # it may have gone: assume so
             self.store.crossings.note_sent_away(conversation_id, leaving)
             if step.answer is not None:
-                self.store.finish_message(step.answer.id, MessageStatus.STOPPED)
+                self.store.finish_message(step.answer.id, MessageStatus.STOPPED, clock.stats())
                 self._answer_calls(conversation_id, step)
             raise
         self.store.crossings.note_sent_away(conversation_id, leaving)
         if step.answer is None:
             step.answer = self.store.begin_assistant(conversation_id, model.ref)
             yield ItemAdded(step.answer)
-        self.store.finish_message(step.answer.id, status)
+        self.store.finish_message(step.answer.id, status, clock.stats())
         yield ItemFinished(step.answer.id, status)
 
     def _answer_calls(self, conversation_id: str, step: _Step) -> None:

@@ -23,6 +23,7 @@ from PySide6.QtCore import (
 from app.store import StoredItem
 from app.ui.pdf_notes import pages_words
 from app.ui.tool_words import pretty_arguments, result_summary, shown_text
+from routing.answer_stats import stats_words
 from routing.transcript import Message, MessageStatus, Notice, ToolCall, starts_turn
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -166,7 +167,20 @@ class Row:
                 arguments = f" with {pretty_arguments(call.arguments)}" if call else ""
                 parts.append(f"{result_summary(result)}{arguments}. {shown_text(result.text)}")
             return "Tool result (expanded): " + "\n".join(parts)
-        return f"{self.author}{self.version_words}: {self.text}{self.picture_words}"
+        said = f"{self.author}{self.version_words}: {self.text}{self.picture_words}"
+        return f"{said}{self._spoken_stats}"
+
+    @property
+    def _spoken_stats(self) -> str:
+        """A finished answer's stats, as its quiet line under the card shows them, in words
+        for a screen reader on a line of their own ("(12 tokens in, 148 out, …)"), or ""."""
+        message = self.message
+        if message is None or message.role != "assistant" or message.stats is None:
+            return ""
+        if self.status == MessageStatus.STREAMING:
+            return ""
+        spoken = stats_words(message.stats, spoken=True)
+        return f"\n({spoken})" if spoken else ""
 
     @property
     def author(self) -> str:

@@ -6,7 +6,9 @@ author line has a "Copy" for the whole message (a person's own shows on hover).
 Rendered Markdown is kept per row, keyed by the row's words, the font and the
 theme, and only re-wrapped when just the width changes. A PDF the person
 attached is a compact tile (a drawn document mark, its name, pages and size),
-one per line below the pictures, in the order the message carries them.
+one per line below the pictures, in the order the message carries them. A
+finished answer's stats (tokens, time to its first word, speed) are one small
+faded line under its card.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ from app.ui.switch import Switch, paint_switch, place_switch
 from app.ui.theme import STATUS_LABELS, Theme, theme_for
 from app.ui.thumbnails import fit, shown_size
 from app.ui.tool_words import call_line
-from routing.transcript import TextPart
+from routing.answer_stats import stats_words
+from routing.transcript import MessageStatus, TextPart
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
@@ -58,6 +61,7 @@ COPY, COPIED = "Copy", "Copied"
 _RENDERED = 300  # rendered messages kept (heights are kept by the delegate for every row)
 TILE_WIDTH = 320  # a PDF tile's widest: a long name is elided, the tile stays compact
 TILE_PAD = 8  # a PDF tile's edge to its mark and words
+STATS_GAP = 3  # the card's bottom to its stats line: close, so the line reads as the card's
 
 
 @dataclass
@@ -77,6 +81,7 @@ class MessageLayout:
     lines: list[tuple[QRect, str]] = field(default_factory=list)
     documents: list[tuple[QRect, PdfFile]] = field(default_factory=list)  # the PDFs' tiles
     switch: Switch | None = None  # "‹ 2 / 3 ›" when the row has versions
+    stats: tuple[QRect, str] | None = None  # a finished answer's stats line, as drawn
 
 
 @dataclass
@@ -128,6 +133,7 @@ class MessageRows:
                 height += THUMB.height() + GAP if message.pictures else 0
                 height += len(message.tool_calls) * (line + GAP)
                 height += len(message.pdfs) * (_tile_height(option) + GAP)
+            height += _stats_height(option) if stats_text(row) else 0
             guesses.append(height + len(row.streamed_calls) * (line + GAP))
         return guesses
 
@@ -235,6 +241,13 @@ class MessageRows:
             y += QFontMetrics(option.font).height()
         y += PAD
         layout.card = QRect(card_x, card_top, card_width, y - card_top)
+        said = stats_text(row)
+        if said:
+            metrics = QFontMetrics(stats_font(option.font))
+            y += STATS_GAP
+            shown = metrics.elidedText(said, Qt.TextElideMode.ElideRight, card_width - 8)
+            layout.stats = (QRect(card_x + 4, y, card_width - 8, metrics.height()), shown)
+            y += metrics.height()
         layout.height = y + MARGIN_Y
         return layout
 
@@ -315,6 +328,31 @@ class MessageRows:
                 painter.drawText(below, Qt.AlignmentFlag.AlignLeft, elided)
         for rect, pdf in layout.documents:
             _paint_tile(painter, option, rect, pdf, theme, is_user)
+        if layout.stats is not None:
+            rect, said = layout.stats
+            painter.setFont(stats_font(option.font))
+            painter.setPen(theme.faded)
+            painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, said)
+
+
+def stats_text(row: Row) -> str:
+    """The stats line under a finished answer ("" for none: the person's messages, an
+    answer still streaming, or one nothing was measured for)."""
+    message = row.message
+    if message is None or message.role != "assistant" or message.stats is None:
+        return ""
+    if row.status == MessageStatus.STREAMING:
+        return ""
+    return stats_words(message.stats)
+
+
+def stats_font(font: QFont) -> QFont:
+    """The stats line's font: smaller and lighter than the author line's."""
+    return small_font(font, 0.82, QFont.Weight.Normal)
+
+
+def _stats_height(option: QStyleOptionViewItem) -> int:
+    return STATS_GAP + QFontMetrics(stats_font(option.font)).height()
 
 
 def _tile_fonts(option: QStyleOptionViewItem) -> tuple[QFont, QFont]:

@@ -24,6 +24,7 @@ from app.export import (
 )
 from app.store import Store
 from app.store.schema import MIGRATIONS
+from routing.answer_stats import AnswerStats
 from routing.transcript import (
     Crossed,
     Message,
@@ -298,3 +299,67 @@ def test_an_export_of_the_first_format_reads_as_one_branch(
     assert [e.item for e in back.entries] == [s.item for s in store.items(conversation)]
     assert [e.parent for e in back.entries] == [None, *range(1, len(back.entries))]
     assert all(e.shown for e in back.entries)
+
+
+STATS = AnswerStats(12, 148, first_token_seconds=0.43, streaming_seconds=4.2)
+
+
+@pytest.fixture
+def measured(tmp_path: Path) -> Iterator[tuple[Store, str]]:
+    """A chat whose answer was measured, and one from before stats (none)."""
+    with Store.open(tmp_path / "data") as store:
+        chat = store.conversations.create(model="ollama:llama3.2:3b")
+        store.add_message(chat, user_message("Hi?"))
+        answer = store.begin_assistant(chat, "ollama:llama3.2:3b")
+        store.append_text(answer.id, "Hello.")
+        store.finish_message(answer.id, MessageStatus.COMPLETE, STATS)
+        store.add_message(chat, user_message("Again?"))
+        store.add_message(chat, Message("assistant", (TextPart("Older."),), model="m"))
+        yield store, chat
+
+
+def test_json_carries_an_answers_stats_and_reads_them_back_equal(
+    measured: tuple[Store, str], tmp_path: Path
+) -> None:
+    store, conversation = measured
+    path = write(snapshot(store, conversation), tmp_path / "chat.json")
+    items = json.loads(path.read_text(encoding="utf-8"))["items"]
+    assert items[1]["stats"] == {
+        "input_tokens": 12,
+        "output_tokens": 148,
+        "first_token_seconds": 0.43,
+        "streaming_seconds": 4.2,
+        "tokens_per_second": 35.2,  # for whoever reads the file; it follows from the rest
+    }
+    assert ["stats" in item for item in items] == [False, True, False, False]
+    back = read_json(path)
+    stats = [e.item.stats for e in back.entries if isinstance(e.item, Message)]
+    assert stats == [None, STATS, None, None]
+
+
+def test_an_export_without_stats_reads_in_either_format(
+    measured: tuple[Store, str], tmp_path: Path
+) -> None:
+    store, conversation = measured
+    for version in (1, 2):
+        data = to_json(snapshot(store, conversation))
+        data["version"] = version
+        for item in data["items"]:
+            item.pop("stats", None)
+        back = from_json(data)
+        assert [e.item for e in back.entries] == [s.item for s in store.items(conversation)]
+        assert all(isinstance(e.item, Message) and e.item.stats is None for e in back.entries)
+
+
+def test_markdown_says_an_answers_stats_quietly_under_its_heading(
+    measured: tuple[Store, str],
+) -> None:
+    store, conversation = measured
+    lines = markdown(snapshot(store, conversation), "files").splitlines()
+    heading = next(i for i, line in enumerate(lines) if line.startswith("## ollama:llama3.2:3b"))
+    assert lines[heading + 1 : heading + 4] == [
+        "",
+        "*12 → 148 tokens · first word 0.4 s · 35 tok/s*",
+        "",
+    ]
+    assert sum("tok/s" in line for line in lines) == 1  # the older answer has none

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.store import Store, StoreError
+from routing.answer_stats import AnswerStats
 from routing.transcript import (
     Message,
     MessageStatus,
@@ -226,3 +228,66 @@ def test_writes_to_unknown_ids_raise_store_error(store: Store) -> None:
     with pytest.raises(StoreError, match=f"no message {notice.id}"):
         store.finish_message(notice.id, MessageStatus.COMPLETE)
     assert count(store.path, "items") == 1
+
+
+# -- an answer's stats ---------------------------------------------------------------
+
+
+def test_an_answers_stats_are_kept_with_it_across_a_reopen(tmp_path: Path) -> None:
+    stats = AnswerStats(12, 148, first_token_seconds=0.412, streaming_seconds=4.2)
+    with Store.open(tmp_path / "data") as store:
+        conversation = store.conversations.create()
+        store.add_message(conversation, user_message("hi"))
+        measured = store.begin_assistant(conversation, "ollama:llama3.2:3b")
+        store.append_text(measured.id, "Hello.")
+        store.finish_message(measured.id, MessageStatus.COMPLETE, stats)
+        unmeasured = store.begin_assistant(conversation, "ollama:llama3.2:3b")
+        store.finish_message(unmeasured.id, MessageStatus.STOPPED)
+    with Store.open(tmp_path / "data") as store:
+        _user, first, second = store.messages(conversation)
+    assert first.stats == stats and first.text == "Hello."
+    assert second.stats is None
+
+
+def test_a_whole_message_keeps_its_stats_as_an_import_adds_it(store: Store) -> None:
+    conversation = store.conversations.create()
+    stats = AnswerStats(output_tokens=9, first_token_seconds=1.5)
+    answer = Message("assistant", (TextPart("Imported."),), model="m", stats=stats)
+    stored = store.add_message(conversation, answer)
+    assert isinstance(stored.item, Message) and stored.item.stats == stats
+    assert store.messages(conversation)[0].stats == stats
+    # Stats say how it came, not what it says: the same words are the same message.
+    assert stored.item == Message("assistant", (TextPart("Imported."),), model="m")
+
+
+def test_nothing_measured_is_stored_as_no_stats(tmp_path: Path) -> None:
+    with Store.open(tmp_path / "data") as store:
+        conversation = store.conversations.create()
+        begun = store.begin_assistant(conversation, "m")
+        store.finish_message(begun.id, MessageStatus.COMPLETE, AnswerStats())
+    with sqlite3.connect(tmp_path / "data" / Store.DB_NAME) as db:
+        assert db.execute("SELECT stats FROM items").fetchall() == [(None,)]
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        "not json",
+        "[1, 2]",
+        '{"input_tokens": "12", "output_tokens": -3}',
+        '{"first_token_seconds": true}',
+    ],
+)
+def test_stats_that_cant_be_read_are_no_stats_not_a_broken_chat(
+    tmp_path: Path, column: str
+) -> None:
+    with Store.open(tmp_path / "data") as store:
+        conversation = store.conversations.create()
+        begun = store.begin_assistant(conversation, "m")
+        store.append_text(begun.id, "Still here.")
+        store.finish_message(begun.id, MessageStatus.COMPLETE, AnswerStats(1, 2))
+    with sqlite3.connect(tmp_path / "data" / Store.DB_NAME) as db:
+        db.execute("UPDATE items SET stats = ?", (column,))
+    with Store.open(tmp_path / "data") as store:
+        [answer] = store.messages(conversation)
+    assert (answer.text, answer.stats) == ("Still here.", None)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.store import SCHEMA_VERSION, Store, StoreError, schema
-from routing.transcript import user_message
+from routing.answer_stats import AnswerStats
+from routing.transcript import MessageStatus, user_message
 from tests.app.store.helpers import count
 from tests.pdfs import text_pdf
 from vision.pdf import open_pdf
@@ -84,3 +85,29 @@ def test_a_database_from_before_pdfs_gains_them_and_keeps_its_chats(tmp_path: Pa
         assert store.messages("c")[0].text == "older words"
         store.add_message("c", user_message("now a PDF", pdfs=(open_pdf(text_pdf(["x"])),)))
         assert store.messages("c")[1].pdfs[0].pages == 1
+
+
+def test_a_database_from_before_stats_opens_and_its_answers_have_none(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    folder.mkdir()
+    with sqlite3.connect(folder / Store.DB_NAME) as db:  # as schema 10 left it
+        for number, step in enumerate(schema.MIGRATIONS[:10], start=1):
+            db.executescript(step)
+            db.execute(f"PRAGMA user_version = {number}")
+        db.execute("INSERT INTO conversations (id, created_at, updated_at) VALUES ('c', 1, 1)")
+        db.execute(
+            "INSERT INTO items (conversation_id, seq, created_at, kind, role, status, text) "
+            "VALUES ('c', 1, 1, 'message', 'user', 'complete', 'a question'),"
+            " ('c', 2, 2, 'message', 'assistant', 'complete', 'an answer from before')"
+        )
+        db.execute("UPDATE items SET parent_id = id - 1 WHERE id > 1")
+        db.execute("UPDATE conversations SET leaf_id = 2")
+    with Store.open(folder) as store:
+        _question, answer = store.messages("c")
+        assert (answer.text, answer.stats) == ("an answer from before", None)
+        # A new answer in the old chat is measured like any other.
+        begun = store.begin_assistant("c", "m")
+        store.finish_message(begun.id, MessageStatus.COMPLETE, AnswerStats(3, 5))
+        assert store.messages("c")[-1].stats == AnswerStats(3, 5)
+    with sqlite3.connect(folder / Store.DB_NAME) as db:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
