@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.store import ConversationSummary, StoredItem
+from app.ui.appearance import Appearance, ThemeChoice
 from app.ui.approval_card import ApprovalCard
 from app.ui.approvals import ApprovalRequest
 from app.ui.attachments import AttachmentDrops
@@ -71,6 +72,13 @@ class MainWindow(QMainWindow):
         self.viewer: QDialog | None = None
         self.export_dialog: QFileDialog | None = None
         self.state = WindowState(controller.store.path.parent)
+        # The theme chosen in Settings ▸ Appearance, put back before the first paint.
+        application = QApplication.instance()
+        assert isinstance(application, QApplication)
+        self.appearance = Appearance(application, controller.store.path.parent)
+        remembered_theme = self.appearance.remembered()
+        if remembered_theme != ThemeChoice.SYSTEM:
+            self.appearance.apply(remembered_theme, remember=False)
         self._ledger_width = _LEDGER_WIDTH  # the width the person last gave the ledger
 
         self.sidebar = Sidebar(self)

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.config import ConfigError
+from app.ui.appearance_page import AppearancePage
 from app.ui.controller import Controller, ModelListing
 from app.ui.provider_form import ERROR_STYLE, ProviderForm
 from app.ui.settings_model import (
@@ -170,6 +171,9 @@ class SettingsDialog(QDialog):
         self.tabs.setAccessibleName("Settings pages")
         self.tabs.addTab(page, "&Providers")
         self.tabs.addTab(self.tools_page, "&Tools")
+        self.tabs.addTab(self.tools_page.privacy_page, "Privacy && &routing")
+        self.appearance_page = AppearancePage(getattr(self.parent(), "appearance", None), self)
+        self.tabs.addTab(self.appearance_page, "&Appearance")
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)

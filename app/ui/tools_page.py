@@ -214,9 +214,17 @@ class ToolsPage(QWidget):
         column.setSpacing(10)
         column.addWidget(mcp, 1)  # the JSON box takes whatever room there is
         column.addWidget(approval)
-        column.addWidget(routing)
         column.addWidget(chats)
-        column.addWidget(data)
+        # Where pictures and chats may go, and where they are kept: a tab of their own
+        # (Settings ▸ Privacy & routing), still saved with this page.
+        self.privacy_page = QWidget(self)
+        self.privacy_page.setAccessibleName("Privacy and routing")
+        privacy = QVBoxLayout(self.privacy_page)
+        privacy.setContentsMargins(4, 4, 4, 4)
+        privacy.setSpacing(10)
+        privacy.addWidget(routing)
+        privacy.addWidget(data)
+        privacy.addStretch(1)
 
     # -- the person's actions ---------------------------------------------------------
 
