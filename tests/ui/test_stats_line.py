@@ -1,18 +1,27 @@
-"""An answer's stats: a small faded line under its card, measured in its height, read out."""
+"""An answer's stats: a small faded line under its card, measured in its height, read out.
+
+The last test streams an answer from the loopback Ollama through the real window; the
+others drive a view over a model of stored items directly.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QImage
 from pytestqt.qtbot import QtBot
 
 from app.store import StoredItem
-from app.ui.conversation_model import ConversationModel
+from app.ui.conversation_model import ConversationModel, Role
 from app.ui.conversation_view import ConversationView
 from app.ui.message_rows import STATS_GAP, MessageLayout, MessageRows, stats_font
+from app.ui.session import Session
 from app.ui.theme import theme_for
 from routing.answer_stats import AnswerStats
 from routing.transcript import Message, MessageStatus, TextPart, user_message
+from tests.conftest import SightlineHome
+from tests.servers.ollama import FakeOllama, Reply
 
 STATS = AnswerStats(12, 148, first_token_seconds=0.43, streaming_seconds=4.2)
 LINE = "12 → 148 tokens · first word 0.4 s · 35 tok/s"
@@ -108,6 +117,34 @@ def test_a_screen_reader_hears_the_stats_in_words(qtbot: QtBot) -> None:
         f"{WORDS}\n(12 tokens in, 148 out, first word after 0.4 seconds, 35 tokens a second)"
     )
     assert model.index(1, 0).data(Qt.ItemDataRole.AccessibleTextRole).endswith("\n(9 tokens out)")
+
+
+def test_an_answer_streamed_in_the_window_gets_its_line_when_it_ends(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: Callable[[], Session],
+    qtbot: QtBot,
+) -> None:
+    session = open_window()
+    qtbot.waitUntil(lambda: len(session.window.picker.models()) == 4, timeout=10_000)
+    fake_ollama.enqueue(Reply(text="Blue, mostly.", delay=0.03, prompt_eval_count=9, eval_count=5))
+    edit = session.window.composer.edit
+    edit.setFocus()
+    qtbot.keyClicks(edit, "Why is the sky blue?")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
+    view, model = session.window.view, session.window.conversation
+    [row] = [
+        r
+        for r in range(model.rowCount())
+        if model.index(r, 0).data(Role.MESSAGE_ROLE) == "assistant"
+    ]
+    laid = layout_of(view, model, row)
+    assert laid.stats is not None
+    assert laid.stats[1].startswith("9 → 5 tokens · first word 0.")
+    assert height_of(view, model, row) == laid.height
+    said = model.index(row, 0).data(Qt.ItemDataRole.AccessibleTextRole)
+    assert "(9 tokens in, 5 out, first word after" in said
 
 
 def _inked(image: QImage, rect: QRect, colour: QColor) -> int:
