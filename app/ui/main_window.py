@@ -37,6 +37,7 @@ from app.ui.editing_bar import EditingBar
 from app.ui.first_run import FirstRunPanel, is_first_run, welcome
 from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.ledger_panel import LedgerPanel
+from app.ui.menu_bar import MenuBar
 from app.ui.password_prompt import PasswordPrompt
 from app.ui.provider_panel import ProviderPanel, explain
 from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
@@ -104,6 +105,7 @@ class MainWindow(QMainWindow):
         self._ledger_timer.setInterval(30)
         self._build_layout()
         self.chat_actions = ChatActions(self)  # before `_connect`: Ctrl+Z asks it first
+        self.menus = MenuBar(self)
         self._connect()
         self._shortcuts()
         self._arrange()
@@ -238,14 +240,10 @@ class MainWindow(QMainWindow):
     def _shortcuts(self) -> None:
         c = self.controller
         keys = (
-            (QKeySequence.StandardKey.New, c.new_conversation),
+            # New chat, Settings, Find, Export, the ledger and zoom are the menu bar's.
             (QKeySequence(Qt.Key.Key_Escape), c.stop),
-            (QKeySequence("Ctrl+,"), self.open_settings),
             (QKeySequence("Ctrl+K"), self.open_model_picker),
-            (QKeySequence.StandardKey.Find, self.sidebar.focus_search),
             (QKeySequence(Qt.Key.Key_F2), self.rename_current),
-            (QKeySequence.StandardKey.Save, self.export_conversation),
-            (QKeySequence("Ctrl+Shift+L"), lambda: self.show_ledger(self.ledger.isHidden())),
             (QKeySequence("Ctrl+End"), self.view.jump_to_latest),
             # Text boxes keep their own Ctrl+Z (they claim it first); elsewhere it undoes a delete.
             (QKeySequence.StandardKey.Undo, self.undo),

@@ -66,8 +66,16 @@ def test_a_long_result_is_cut_for_the_row_saying_how_much() -> None:
 
 def test_check_finds_servers_or_where_the_json_breaks() -> None:
     assert check_mcp("  ").empty and check_mcp("").ok
-    found = check_mcp('{"mcpServers": {"a b": {"command": "my tool", "args": ["x y"]}}}')
-    assert found.words() == 'Found 1 server:\n• a b: "my tool" "x y"'
+    found = check_mcp(
+        '{"mcpServers": {"a b": {"command": "python3", "args": ["x y"]}, '
+        '"c": {"command": "my tool"}}}'
+    )
+    assert found.words() == (
+        "Found 2 servers; 1 can't start here (its command isn't installed):\n"
+        '• a b: python3 "x y"\n'
+        "• c: the command 'my tool' was not found on this computer; install it, or write "
+        "its full path"
+    )
     broken = check_mcp('{\n  "mcpServers": {\n    "a": {"command": "x"\n}')
     assert not broken.ok and broken.position is not None and broken.position[0] == 4
     wrong = check_mcp('{"mcpServers": {"a": {"command": 3}}}')

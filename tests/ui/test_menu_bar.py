@@ -1,0 +1,117 @@
+"""The menu bar: File, Edit, View, Help; each entry does what the window's own controls do,
+and the usual shortcuts reach them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
+
+from app.ui.appearance import ThemeChoice
+from app.ui.theme import is_dark
+from app.version import installed_version
+from tests.conftest import SightlineHome
+from tests.servers.ollama import FakeOllama
+from tests.ui.test_window import OpenWindow, answers, send, wait_for_models, wait_idle
+
+
+@pytest.fixture
+def system_palette_back(qapp: QApplication) -> Iterator[None]:
+    style, palette = qapp.style().name(), qapp.palette()
+    yield
+    qapp.setStyle(style)
+    qapp.setPalette(palette)
+
+
+def test_the_menus_and_their_entries(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session = open_window()
+    bar = session.window.menuBar()
+    menus = {a.text().replace("&", ""): a.menu() for a in bar.actions()}
+    assert list(menus) == ["File", "Edit", "View", "Help"]
+    words = {
+        name: [a.text().replace("&", "") for a in menu.actions() if a.text()]
+        for name, menu in menus.items()
+    }
+    assert words["File"] == ["New chat", "Attach files…", "Export chat…", "Settings…", "Quit"]
+    assert words["Edit"] == ["Copy message", "Find chats", "Chat settings…"]
+    assert words["View"] == ["Data ledger", "Theme", "Zoom in", "Zoom out", "Actual size"]
+    assert words["Help"] == ["About Sightline", "Open the log folder"]
+    menus_ = session.window.menus
+    shortcuts = {
+        "new": menus_.new_chat.shortcut().toString(),
+        "quit": menus_.quit.shortcut().toString(),
+        "find": menus_.find.shortcut().toString(),
+        "settings": menus_.settings.shortcut().toString(),
+        "zoom in": menus_.zoom_in.shortcut().toString(),
+        "zoom out": menus_.zoom_out.shortcut().toString(),
+    }
+    assert shortcuts == {
+        "new": "Ctrl+N",
+        "quit": "Ctrl+Q",
+        "find": "Ctrl+F",
+        "settings": "Ctrl+,",
+        "zoom in": "Ctrl+=",
+        "zoom out": "Ctrl+-",
+    }
+
+
+def test_entries_do_what_the_window_does(
+    home: SightlineHome,
+    fake_ollama: FakeOllama,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    system_palette_back: None,
+) -> None:
+    session = open_window()
+    window, menus = session.window, session.window.menus
+    wait_for_models(qtbot, session)
+    window.picker.set_current_ref("ollama:llama3.2:3b")
+    send(qtbot, session, "hello")
+    qtbot.waitUntil(lambda: bool(answers(session)))
+    wait_idle(qtbot, session)
+
+    # View: the ledger, the theme, the conversation's text size.
+    menus.ledger.trigger()
+    assert window.ledger.isVisible() and menus.ledger.isChecked()
+    menus.ledger.trigger()
+    assert not window.ledger.isVisible() and not menus.ledger.isChecked()
+    menus.themes[ThemeChoice.DARK].trigger()
+    assert is_dark(QApplication.palette()) and menus.themes[ThemeChoice.DARK].isChecked()
+    menus.themes[ThemeChoice.SYSTEM].trigger()
+    size = window.view.font().pointSizeF()
+    window.view.setFocus()
+    qtbot.keyClick(window.view, Qt.Key.Key_Equal, Qt.KeyboardModifier.ControlModifier)
+    assert window.view.font().pointSizeF() == pytest.approx(size * 1.1)
+    assert window.composer.edit.font().pointSizeF() != window.view.font().pointSizeF()
+    qtbot.keyClick(window.view, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window.view, Qt.Key.Key_Minus, Qt.KeyboardModifier.ControlModifier)
+    assert window.view.font().pointSizeF() == pytest.approx(size * 0.9)
+    menus.zoom_reset.trigger()
+    assert window.view.font().pointSizeF() == pytest.approx(size)
+
+    # Edit: copy the current message; find.
+    window.view.setCurrentIndex(window.conversation.index(1, 0))
+    menus.copy.trigger()
+    assert QApplication.clipboard().text() == "You said: hello"
+    menus.find.trigger()
+    assert window.sidebar.search.hasFocus()
+
+    # File: export, settings, new chat.
+    menus.export.trigger()
+    assert window.export_dialog is not None
+    window.export_dialog.reject()
+    menus.settings.trigger()
+    qtbot.waitUntil(lambda: window.settings_dialog is not None)
+    window.settings_dialog.reject()
+    menus.new_chat.trigger()
+    assert session.controller.current_id == ""
+
+    # Help: About names the version.
+    box = menus.show_about()
+    assert installed_version() in box.text()
+    box.close()
