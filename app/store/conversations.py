@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -193,10 +194,26 @@ class Conversations:
             drop_unused_blobs(db)
 
 
+def plain_words(line: str) -> str:
+    """A line of Markdown as the words it shows: no marks of headings, lists, quotes,
+    emphasis, code or links (a fence line has none), on one line."""
+    line = _FENCE.sub("", line.strip())
+    line = _LEAD.sub("", line)
+    line = _IMAGE_OR_LINK.sub(r"\1", line)
+    line = _MARKS.sub("", line)
+    return " ".join(line.split())
+
+
+_FENCE = re.compile(r"^(```|~~~).*$")
+_LEAD = re.compile(r"^(?:>\s*)*(?:#{1,6}\s+|[-*+]\s+(?:\[[ xX]\]\s+)?|\d+[.)]\s+)?")
+_IMAGE_OR_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKS = re.compile(r"(\*\*|__|\*|~~|`|(?<!\w)_|_(?!\w))")
+
+
 def short_title(text: str) -> str:
-    """A conversation title from a message: its first line, cut at a word near 60 chars."""
-    line = next((line for line in text.splitlines() if line.strip()), "")
-    line = " ".join(line.split())
+    """A conversation title from a message: its first line of words, cut at a word near
+    60 characters."""
+    line = next((plain for line in text.splitlines() if (plain := plain_words(line))), "")
     if len(line) <= _TITLE_LENGTH:
         return line
     cut = line[:_TITLE_LENGTH]

@@ -50,6 +50,7 @@ from app.ui.undo_bar import UndoBar
 
 _Index = QModelIndex | QPersistentModelIndex
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
+WHEN_ROLE = Qt.ItemDataRole.UserRole + 3  # when it was last used, in a few characters
 SNIPPET_ROLE = Qt.ItemDataRole.UserRole + 2  # where a search matched inside; "" if the title
 UNTITLED = "New chat"
 SEARCH_DELAY_MS = 150  # typing quickly searches once, after the last key
@@ -57,6 +58,28 @@ SEARCH_DELAY_MS = 150  # typing quickly searches once, after the last key
 
 def _when(timestamp: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(timestamp))
+
+
+def short_when(timestamp: float, now: float | None = None) -> str:
+    """When a chat was last used, in a few characters: "14:02", "Yesterday", "Mon",
+    "12 Nov", "Nov 2025"."""
+    moment, today = (
+        time.localtime(timestamp),
+        time.localtime(now if now is not None else time.time()),
+    )
+    days = (
+        time.mktime((today.tm_year, today.tm_mon, today.tm_mday, 0, 0, 0, 0, 0, -1))
+        - time.mktime((moment.tm_year, moment.tm_mon, moment.tm_mday, 0, 0, 0, 0, 0, -1))
+    ) // 86_400
+    if days <= 0:
+        return time.strftime("%H:%M", moment)
+    if days == 1:
+        return "Yesterday"
+    if days < 7:
+        return time.strftime("%a", moment)
+    if moment.tm_year == today.tm_year:
+        return f"{moment.tm_mday} {time.strftime('%b', moment)}"
+    return time.strftime("%b %Y", moment)
 
 
 class ConversationListModel(QAbstractListModel):
@@ -83,8 +106,10 @@ class ConversationListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return summary.title or UNTITLED  # a snippet is drawn under it by _Rows
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            title = summary.title or UNTITLED
+            title = f"{summary.title or UNTITLED}, last used {_when(summary.updated_at)}"
             return f"{title}, matches: {snippet}" if snippet else title
+        if role == WHEN_ROLE:
+            return short_when(summary.updated_at)
         if role == Qt.ItemDataRole.EditRole:
             return summary.title
         if role == ID_ROLE:
@@ -146,34 +171,53 @@ class _Rows(QStyledItemDelegate):
         return size
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
-        """The row as the style draws it, the snippet in a smaller, quieter line below."""
+        """The row as the style draws it with its title elided before when it was last used
+        (so two chats of one title tell apart), and the snippet in a quieter line below."""
         snippet = str(index.data(SNIPPET_ROLE) or "")
-        if not snippet:
-            super().paint(painter, option, index)
-            return
+        when = str(index.data(WHEN_ROLE) or "")
         shown = QStyleOptionViewItem(option)
         self.initStyleOption(shown, index)
         font = _snippet_font(shown.font)
-        lower = QFontMetrics(font).lineSpacing()
-        shown.displayAlignment = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+        small = QFontMetrics(font)
+        lower = small.lineSpacing()
         widget = shown.widget
         style = widget.style() if widget is not None else QApplication.style()
-        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, shown, painter, widget)
         text = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, shown, widget)
-        # The style insets a row's text by the focus frame's margin: the snippet lines up.
-        inset = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
-        line = QRect(text.left() + inset, text.bottom() - lower + 1, text.width() - inset, lower)
+        when_width = small.horizontalAdvance(when) + 10 if when else 0
+        title = shown.text
+        shown.text = QFontMetrics(shown.font).elidedText(
+            title, Qt.TextElideMode.ElideRight, max(20, text.width() - when_width - 6)
+        )
+        if snippet:
+            shown.displayAlignment = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, shown, painter, widget)
         selected = bool(shown.state & QStyle.StateFlag.State_Selected)
         role = (
             QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.PlaceholderText
         )
+        # The style insets a row's text by the focus frame's margin: the lines line up.
+        inset = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
         painter.save()
         painter.setFont(font)
         painter.setPen(shown.palette.color(role))
-        words = QFontMetrics(font).elidedText(snippet, Qt.TextElideMode.ElideRight, line.width())
-        painter.drawText(
-            line, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), words
-        )
+        if when:
+            top = QRect(
+                text.left(),
+                text.top(),
+                text.width() - inset,
+                text.height() - (lower if snippet else 0),
+            )
+            painter.drawText(
+                top, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when
+            )
+        if snippet:
+            line = QRect(
+                text.left() + inset, text.bottom() - lower + 1, text.width() - inset, lower
+            )
+            words = small.elidedText(snippet, Qt.TextElideMode.ElideRight, line.width())
+            painter.drawText(
+                line, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), words
+            )
         painter.restore()
 
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem, index: _Index) -> QWidget:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import sqlite3
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -490,3 +492,41 @@ def test_the_ledger_follows_a_turn_as_it_happens(
     assert "Sent: 1 picture (chart.png)" in row
     assert "ollama:llama3.2:3b, which can't see" in row
     assert "nothing left it" in window.ledger.summary.text()
+
+
+def test_the_list_says_when_each_chat_was_last_used_so_twins_tell_apart(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    from app.ui.sidebar import WHEN_ROLE, short_when
+
+    with Store.open(home.data) as store:
+        older = store.conversations.create("Same title")
+        newer = store.conversations.create("Same title")
+        with sqlite3.connect(store.path) as db:  # last used a week and a day apart
+            db.execute(
+                "UPDATE conversations SET updated_at = ? WHERE id = ?", (1_700_000_000, older)
+            )
+    session = open_window()
+    model = session.window.sidebar.model
+    whens = {
+        model.index(r, 0).data(ID_ROLE): model.index(r, 0).data(WHEN_ROLE)
+        for r in range(model.rowCount())
+    }
+    assert whens[older] != whens[newer]
+    assert whens[older] == short_when(1_700_000_000)
+    spoken = model.index(model.row_of(older), 0).data(Qt.ItemDataRole.AccessibleTextRole)
+    assert spoken.startswith("Same title, last used 2023-11-")
+    # Drawn: the title elided before the time, never over it.
+    session.window.sidebar.list.viewport().repaint()
+
+
+def test_short_when_reads_like_a_chat_list() -> None:
+    from app.ui.sidebar import short_when
+
+    now = time.mktime((2026, 12, 1, 15, 0, 0, 0, 0, -1))
+    at = lambda *day: time.mktime((*day, 0, 0, -1))  # noqa: E731
+    assert short_when(at(2026, 12, 1, 9, 5, 0), now) == "09:05"
+    assert short_when(at(2026, 11, 30, 23, 0, 0), now) == "Yesterday"
+    assert short_when(at(2026, 11, 27, 12, 0, 0), now) == "Fri"
+    assert short_when(at(2026, 3, 12, 12, 0, 0), now) == "12 Mar"
+    assert short_when(at(2025, 3, 12, 12, 0, 0), now) == "Mar 2025"

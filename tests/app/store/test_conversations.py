@@ -204,3 +204,19 @@ def test_the_trash_survives_a_crash(tmp_path: Path) -> None:
         again.conversations.purge()
         assert again.conversations.trashed() == []
     store.close()
+
+
+def test_a_title_is_the_plain_words_of_the_first_message(store: Store) -> None:
+    from app.store.conversations import short_title
+
+    assert short_title("# **Fix** the `parser` bug\nmore") == "Fix the parser bug"
+    assert short_title("> - [ ] see [the docs](http://x) and ![a chart](c.png)") == (
+        "see the docs and a chart"
+    )
+    assert short_title("```python\nprint(1)\n```") == "print(1)"
+    assert short_title("1. _first_ step, snake_case_name kept") == (
+        "first step, snake_case_name kept"
+    )
+    cid = store.conversations.create()
+    store.add_message(cid, user_message("## Plan a *trip*\n\nto Lisbon"))
+    assert title(store, cid) == "Plan a trip"
