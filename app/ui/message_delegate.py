@@ -35,6 +35,9 @@ __all__ = ["MESSAGE", "THUMB", "MessageDelegate", "blend"]  # THUMB, blend: read
 
 _Index = QModelIndex | QPersistentModelIndex
 _HEIGHTS = 100_000  # rows whose heights are kept (a few bytes each) before starting afresh
+# The widest the conversation is laid out: lines of about 90 characters read comfortably;
+# a wider window centres the column.
+MAX_COLUMN = 960
 
 
 class MessageDelegate(QStyledItemDelegate):
@@ -80,7 +83,7 @@ class MessageDelegate(QStyledItemDelegate):
         cached = self._heights.get(row.item_id)
         if cached is not None and cached[:2] == (shape, width):
             return QSize(width, cached[2])
-        height = self._layout(option, row, width).height
+        height = self._layout(option, row, column_width(width)).height
         if len(self._heights) >= _HEIGHTS:
             self._heights.clear()
         self._heights[row.item_id] = (shape, width, height)
@@ -89,15 +92,17 @@ class MessageDelegate(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         """Draw one row inside `option.rect`."""
         row = _row(index)
-        layout = self._layout(option, row, option.rect.width())
+        layout = self._layout(option, row, column_width(option.rect.width()))
         theme = theme_for(option.palette)
         painter.save()
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.translate(option.rect.topLeft())
+        origin = column_origin(option)
+        painter.translate(origin)
         if option.state & QStyle.StateFlag.State_Selected:
             highlight = QColor(theme.highlight)
             highlight.setAlphaF(0.16)
-            painter.fillRect(QRect(0, 0, option.rect.width(), layout.height), highlight)
+            across = QRect(option.rect.left() - origin.x(), 0, option.rect.width(), layout.height)
+            painter.fillRect(across, highlight)
         if layout.KIND == "tool":
             self._tools.paint(painter, option, row, layout, theme)
         elif layout.KIND == "notice":
@@ -118,7 +123,7 @@ class MessageDelegate(QStyledItemDelegate):
         """Cheap guesses of rows' heights, for rows not laid out yet (a long chat opening)."""
         if not rows:
             return []  # an empty chat: the kinds of row needn't load
-        width = self._width(option)
+        width = column_width(self._width(option))
         guesses = self._messages.estimate(option, model, rows, width)
         for position, guess in zip(rows, guesses, strict=True):
             if guess is None:  # a notice (estimated) or tool results (one line each: laid out)
@@ -149,22 +154,22 @@ class MessageDelegate(QStyledItemDelegate):
 
     def html(self, option: QStyleOptionViewItem, index: _Index) -> str:
         """The row's words as rendered, as HTML (coloured code shows as styled spans)."""
-        layout = self._layout(option, _row(index), option.rect.width())
+        layout = self._layout(option, _row(index), column_width(option.rect.width()))
         rendered = layout.rendered if layout.KIND == "message" else None
         return rendered.document.toHtml() if rendered is not None else ""
 
     def code_blocks(self, option: QStyleOptionViewItem, index: _Index) -> list[CodeBlock]:
         """A message's code blocks, in order (each with its exact code)."""
-        layout = self._layout(option, _row(index), option.rect.width())
+        layout = self._layout(option, _row(index), column_width(option.rect.width()))
         return [box.block for box in layout.code] if layout.KIND == "message" else []
 
     def buttons_at(self, option: QStyleOptionViewItem, index: _Index) -> dict[int, QRect]:
         """Where a row's copy buttons are (view coordinates), by block number or MESSAGE."""
         row = _row(index)
-        layout = self._layout(option, row, option.rect.width())
+        layout = self._layout(option, row, column_width(option.rect.width()))
         if layout.KIND == "tool":
             return {}
-        origin = option.rect.topLeft()
+        origin = column_origin(option)
         found: dict[int, QRect] = {}
         if layout.switch is not None:  # the version arrows, on a message or a notice
             found |= {b: rect.translated(origin) for b, rect in layout.switch.buttons(row).items()}
@@ -186,18 +191,18 @@ class MessageDelegate(QStyledItemDelegate):
         self, option: QStyleOptionViewItem, index: _Index
     ) -> list[tuple[QRect, Picture]]:
         """Where a row's pictures are drawn, in the row's `option.rect` coordinates."""
-        layout = self._layout(option, _row(index), option.rect.width())
+        layout = self._layout(option, _row(index), column_width(option.rect.width()))
         if layout.KIND == "notice":
             return []
-        origin = option.rect.topLeft()
+        origin = column_origin(option)
         return [(rect.translated(origin), picture) for rect, picture, _ in layout.thumbnails]
 
     def documents(self, option: QStyleOptionViewItem, index: _Index) -> list[tuple[QRect, PdfFile]]:
         """Where a message's PDF tiles are drawn, in the row's `option.rect` coordinates."""
-        layout = self._layout(option, _row(index), option.rect.width())
+        layout = self._layout(option, _row(index), column_width(option.rect.width()))
         if layout.KIND != "message":
             return []
-        origin = option.rect.topLeft()
+        origin = column_origin(option)
         return [(rect.translated(origin), pdf) for rect, pdf in layout.documents]
 
     def pdf_at(self, option: QStyleOptionViewItem, index: _Index, point: QPoint) -> PdfFile | None:
@@ -206,7 +211,7 @@ class MessageDelegate(QStyledItemDelegate):
 
     def texts(self, option: QStyleOptionViewItem, index: _Index) -> list[str]:
         """The words a row draws as text blocks, in order (a tool row's only once opened)."""
-        layout = self._layout(option, _row(index), option.rect.width())
+        layout = self._layout(option, _row(index), column_width(option.rect.width()))
         if layout.KIND == "tool":
             return [document.toPlainText() for _at, document, _tint in layout.documents]
         if layout.KIND == "notice":
@@ -219,8 +224,8 @@ class MessageDelegate(QStyledItemDelegate):
         row = _row(index)
         if not row.expandable:
             return False
-        layout = self._layout(option, row, option.rect.width())
-        local = point - option.rect.topLeft()
+        layout = self._layout(option, row, column_width(option.rect.width()))
+        local = point - column_origin(option)
         if layout.KIND == "tool":
             return any(header.rect.contains(local) for header in layout.headers)
         return layout.card.contains(local)
@@ -262,6 +267,17 @@ class _Kinds:
         self.messages.clear()
         self.tools.clear()
         self.notices.clear()
+
+
+def column_width(width: int) -> int:
+    """The width rows are laid out at: the view's, up to a comfortable reading column."""
+    return min(width, MAX_COLUMN)
+
+
+def column_origin(option: QStyleOptionViewItem) -> QPoint:
+    """Where a row's column starts: centred in a view wider than the column."""
+    spare = option.rect.width() - column_width(option.rect.width())
+    return option.rect.topLeft() + QPoint(max(0, spare) // 2, 0)
 
 
 def _row(index: _Index) -> Row:

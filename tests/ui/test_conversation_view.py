@@ -344,3 +344,23 @@ def test_a_long_chat_lays_out_only_what_it_shows(
     qtbot.keyClick(view, Qt.Key.Key_End)
     qtbot.waitUntil(view.at_bottom)
     assert view.follows_bottom()
+
+
+def test_on_a_wide_window_the_conversation_is_a_centred_column(qtbot: QtBot) -> None:
+    from PySide6.QtCore import QRect
+
+    from app.ui.message_delegate import MAX_COLUMN
+
+    view = _view(qtbot, [_answer_message("A short answer to read.")])
+    index = view.model().index(0, 0)
+    delegate = view.itemDelegate()
+    # The offscreen screen is narrow: the rows are asked at a wide window's width.
+    option = view.row_option(0)
+    option.rect = QRect(0, 0, 2400, option.rect.height())
+    copy = delegate.buttons_at(option, index)[MESSAGE]
+    middle = 1200
+    assert middle - MAX_COLUMN // 2 <= copy.left() and copy.right() <= middle + MAX_COLUMN // 2
+    assert copy.right() > middle + MAX_COLUMN // 2 - 60  # at the column's right edge
+    # At the view's own (narrow) width the column is the whole width, as before.
+    narrow = view.copy_buttons(index)[MESSAGE]
+    assert narrow.right() > view.viewport().width() - 60
