@@ -119,6 +119,9 @@ def read_answer(answer: str, probe: Probe) -> Verdict:
     return Verdict.UNSURE
 
 
+ANSWER_TOKENS = 48  # "Three blue squares." and then some: what the reading needs
+
+
 async def check_sight(
     catalogue: Catalogue, model: ModelInfo, probe: Probe | None = None
 ) -> CheckResult:
@@ -126,7 +129,8 @@ async def check_sight(
     probe = probe or make_probe()
     side = catalogue.answer(model).picture_side
     messages = shape_messages((user_message(QUESTION, (probe.picture,)),), limits_for(side))
-    request = ChatRequest(model.name, messages)
+    # The answer is a few words; a model that rambles is cut off rather than waited for.
+    request = ChatRequest(model.name, messages, max_tokens=ANSWER_TOKENS, temperature=0.0)
     words: list[str] = []
     try:
         async with asyncio.timeout(CHECK_TIMEOUT):
