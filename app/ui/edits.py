@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QFocusEvent, QKeyEvent, QMouseEvent
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 
@@ -71,6 +71,30 @@ class TitleEdit(EscapeEdit):
     def editing(self) -> bool:
         """Whether the person is typing a new title."""
         return not self.isReadOnly()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        """Shown (not edited), a title too long for its room ends in "…", its whole words in
+        the tooltip; editing, the box scrolls as any text box does."""
+        if self.editing:
+            super().paintEvent(event)
+            return
+        painter = QPainter(self)
+        painter.setFont(self.font())
+        painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
+        room = self.contentsRect().adjusted(2, 0, -2, 0)
+        shown = self.fontMetrics().elidedText(
+            self.text(), Qt.TextElideMode.ElideRight, room.width()
+        )
+        painter.drawText(
+            room, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), shown
+        )
+        painter.end()
+        elided = shown != self.text()
+        tip = (
+            self.text() if elided else ("Double-click or press F2 to rename" if self._chat else "")
+        )
+        if self.toolTip() != tip:
+            self.setToolTip(tip)
 
     def show_title(self, text: str, chat: str) -> None:
         """Show a chat's title; a chat not yet saved ("" id: nothing sent) can't be renamed."""

@@ -347,6 +347,8 @@ class MainWindow(QMainWindow):
         # Not from the (maybe searched) list: the open chat may be filtered out of it.
         title = self.controller.chats.title(current) or UNTITLED
         self.top.show_title(title, current)
+        # The window's own title names the chat too: a taskbar, or a narrow bar, still says it.
+        self.setWindowTitle(f"{title} — Sightline" if current else "Sightline")
 
     def _refresh_ledger(self) -> None:
         if self.ledger.isHidden():

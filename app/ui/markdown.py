@@ -25,7 +25,9 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextDocument,
     QTextFormat,
+    QTextFrameFormat,
     QTextOption,
+    QTextTable,
 )
 
 from app.ui.painting import CODE_HEADER, CODE_PAD
@@ -198,7 +200,44 @@ def _render(text: str, fences: list[Fence], font: QFont, theme: Theme) -> Render
         elif "`" in text:
             _shade_inline(block, theme)
         block = block.next()
+    if "|" in text:
+        _shape_tables(document, theme)
     return Rendered(document, starts)
+
+
+def _shape_tables(document: QTextDocument, theme: Theme) -> None:
+    """Tables that line up: hairline rules, room in every cell, each row's cells centred
+    on one line, the header row in bold on a faint ground."""
+    root = document.rootFrame()
+    tables = [frame for frame in root.childFrames() if isinstance(frame, QTextTable)]
+    for table in tables:
+        shape = table.format()
+        shape.setBorder(1)
+        shape.setBorderBrush(theme.border)
+        shape.setBorderStyle(QTextFrameFormat.BorderStyle.BorderStyle_Solid)
+        shape.setBorderCollapse(True)
+        shape.setCellSpacing(0)
+        shape.setCellPadding(5)
+        shape.setTopMargin(_GAP)
+        shape.setBottomMargin(_GAP)
+        table.setFormat(shape)
+        for row in range(table.rows()):
+            for column in range(table.columns()):
+                cell = table.cellAt(row, column)
+                # Qt's reader opens a table straight after a code block with an empty
+                # line in its first cell, which pushes that cell's words down: gone.
+                cursor = QTextCursor(document)
+                cursor.setPosition(cell.firstPosition())
+                if (
+                    not cursor.block().text()
+                    and cursor.block().next().position() < cell.lastPosition()
+                ):
+                    cursor.deleteChar()
+                cell_format = cell.format()
+                cell_format.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignMiddle)
+                if row == 0:
+                    cell_format.setBackground(theme.inline_code)
+                cell.setFormat(cell_format)
 
 
 def _shade_inline(block: QTextBlock, theme: Theme) -> None:

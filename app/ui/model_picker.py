@@ -79,7 +79,7 @@ class ModelPicker(QComboBox):
         self.setToolTip("Which model answers")
         # A steady width: the top bar must not jump as models arrive or change.
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.setMinimumContentsLength(24)
+        self.setMinimumContentsLength(16)  # a narrow window keeps room for the title
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.setMaxVisibleItems(20)
         self._items = QStandardItemModel(self)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QWidget
 
 from app.ui.edits import TitleEdit
 from app.ui.ledger_panel import TITLE as LEDGER_TITLE
 from app.ui.model_picker import ModelPicker
 from app.ui.sidebar import UNTITLED
+
+NARROW = 720  # below this width the bar drops the word "Model"
 
 
 def _button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
@@ -83,6 +86,12 @@ class TopBar(QWidget):
         layout.addWidget(self.ledger_button)
         layout.addWidget(self.chat_button)
         layout.addWidget(self.settings_button)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """In a narrow window the word "Model" gives its room to the title (the picker
+        still says what it is to a screen reader)."""
+        super().resizeEvent(event)
+        self.model_label.setVisible(event.size().width() >= NARROW)
 
     def show_title(self, title: str, chat: str) -> None:
         """Show the open chat's title; only a saved chat (an id) can be renamed or exported."""

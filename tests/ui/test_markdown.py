@@ -97,3 +97,26 @@ def test_row_heights_sum_lazily_and_find_rows() -> None:
 
 def _font() -> QFont:
     return QGuiApplication.font()
+
+
+def test_a_table_lines_up_even_straight_after_a_code_block(qtbot: QtBot) -> None:
+    from PySide6.QtGui import QTextCharFormat, QTextTable
+
+    text = "```python\nx = 1\n```\n\n| approach | lines |\n| --- | ---: |\n| loop | 5 |\n"
+    rendered = render(text, _font(), theme_for(_light()))
+    rendered.document.setTextWidth(500)
+    [table] = [f for f in rendered.document.rootFrame().childFrames() if isinstance(f, QTextTable)]
+    first = table.cellAt(0, 0)
+    # Qt's reader gives this cell an empty first line; the words are on the first now.
+    assert first.firstCursorPosition().block().text() == "approach"
+    layout = rendered.document.documentLayout()
+    tops = [
+        layout.blockBoundingRect(table.cellAt(0, c).firstCursorPosition().block()).top()
+        for c in range(table.columns())
+    ]
+    assert tops[0] == tops[1]  # one row, one line: the header's cells side by side
+    shape = table.format()
+    assert shape.border() == 1 and shape.cellPadding() == 5
+    aligned = table.cellAt(1, 1).format().verticalAlignment()
+    assert aligned == QTextCharFormat.VerticalAlignment.AlignMiddle
+    assert [b.code for b in rendered.code_blocks()] == ["x = 1"]
