@@ -41,7 +41,7 @@ _TOP_LEVEL_KEYS = frozenset(
         "providers",
     }
 )
-_PROVIDER_KEYS = frozenset({"id", "kind", "base_url", "api_key", "enabled", "local"})
+_PROVIDER_KEYS = frozenset({"id", "kind", "base_url", "api_key", "enabled", "local", "api"})
 
 
 class ConfigError(ValueError):
@@ -230,7 +230,7 @@ def _parse_provider(
     # The kinds are the presets', not `routing.wires.registry.known_kinds()`: the
     # registry would load the wire contract and the transcript too (~10 ms).
     from routing.models import ProviderConfig
-    from routing.presets import KINDS, preset_for
+    from routing.presets import KINDS, api_problem, base_url_for, preset_for
 
     unknown = sorted(set(table) - _PROVIDER_KEYS)
     if unknown:
@@ -251,6 +251,12 @@ def _parse_provider(
         raise ConfigError(
             f"{where}: id {provider_id!r} must be letters, digits, '.', '_' or '-' (no colon)."
         )
+    # Which endpoint of an OpenAI-shape provider (the Responses API or chat completions).
+    api = table.get("api", "")
+    if not isinstance(api, str):
+        raise ConfigError(f'{where}: api must be "responses" or "chat", in quotes.')
+    if problem := api_problem(preset_for(kind), api):
+        raise ConfigError(f"{where}: {problem}.")
     base_url = table.get("base_url", "")
     if not isinstance(base_url, str):
         raise ConfigError(f"{where}: base_url must be a URL in quotes.")
@@ -260,7 +266,7 @@ def _parse_provider(
         except ValueError as exc:
             raise ConfigError(f"{where}: base_url: {exc}") from None
     if not base_url:
-        base_url = preset_for(kind).base_url
+        base_url = base_url_for(preset_for(kind), api)
     problem = checked_base_url(base_url)
     if problem:
         at = f" (line {line})" if line else ""
@@ -283,6 +289,7 @@ def _parse_provider(
         api_key=api_key,
         enabled=enabled,
         local=local,
+        api=api,
     )
 
 

@@ -51,4 +51,6 @@ def resolved(
         picture_side=preset.max_picture_side,
         takes_pictures=preset.takes_pictures,
     )
-    return replace(model, reads_pdfs=preset.reads_pdfs and model.gets_pictures)
+    # The preset says it (Claude), or the listing's wire does (Gemini's API, OpenAI's Responses).
+    reads = preset.reads_pdfs or listed.reads_pdfs
+    return replace(model, reads_pdfs=reads and model.gets_pictures)

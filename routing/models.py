@@ -26,6 +26,7 @@ class ProviderConfig:
     enabled: bool = True
     local: bool | None = None  # None: decide from the address
     discovered: bool = False
+    api: str = ""  # an OpenAI-shape provider's endpoint: "responses" or "chat"; "": its preset's
 
     @property
     def is_local(self) -> bool:

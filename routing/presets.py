@@ -16,7 +16,9 @@ from typing import Literal
 
 # "all": every model; "none": no model; a pattern: models whose name matches; None: unknown.
 Rule = Literal["all", "none"] | re.Pattern[str] | None
-WireName = Literal["openai_chat", "anthropic", "lmstudio", "ollama"]
+WireName = Literal["openai_chat", "responses", "gemini", "anthropic", "lmstudio", "ollama"]
+# What a provider's `api` may name: the OpenAI shape's two endpoints ("" for its preset's own).
+APIS = ("responses", "chat")
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,9 @@ class Preset:
     sight_from_props: bool = False  # llama.cpp's /props says whether its model sees
     sight_from_language_models: bool = False  # /language-models lists input modalities (xAI)
     start_hint: str = ""  # how to start it, when nothing answers at its address
+    # Its OpenAI chat-completions endpoint, when its own API lives elsewhere (Gemini's).
+    chat_base_url: str = ""
+    pdfs_as_files: bool = False  # its Responses API reads PDFs (input_file): OpenAI's does
 
 
 def _names(pattern: str) -> re.Pattern[str]:
@@ -64,13 +69,14 @@ _TABLE: tuple[Preset, ...] = (
     Preset(
         "openai",
         "OpenAI",
-        "openai_chat",
+        "responses",  # its newer models are built around it; api = "chat" for the older shape
         "https://api.openai.com/v1",
         "OPENAI_API_KEY",
         sight="all",
         tools="all",
         include_usage=True,
         answer_length_key="max_completion_tokens",
+        pdfs_as_files=True,
     ),
     Preset(
         "openrouter",
@@ -84,12 +90,13 @@ _TABLE: tuple[Preset, ...] = (
     Preset(
         "gemini",
         "Gemini",
-        "openai_chat",
-        "https://generativelanguage.googleapis.com/v1beta/openai",
+        "gemini",  # its own API: thought signatures, tool pictures; api = "chat" for the other
+        "https://generativelanguage.googleapis.com/v1beta",
         "GEMINI_API_KEY",
         sight="all",
         tools="all",
         include_usage=True,
+        chat_base_url="https://generativelanguage.googleapis.com/v1beta/openai",
     ),
     Preset(
         "mistral",
@@ -236,6 +243,39 @@ def preset_for(kind: str) -> Preset:
         return PRESETS[kind]
     except KeyError:
         raise ValueError(f"no provider kind {kind!r}; the kinds are: {', '.join(KINDS)}") from None
+
+
+def api_problem(preset: Preset, api: str) -> str:
+    """Why a provider of this preset can't be spoken to through `api` ("" when it can)."""
+    if api not in ("", *APIS):
+        return f'api must be "responses" or "chat", not {api!r}'
+    if not api or preset.wire in ("openai_chat", "responses"):
+        return ""  # every OpenAI-shape server may serve either endpoint
+    if api == "chat" and preset.wire in ("gemini", "lmstudio"):
+        return ""
+    if preset.wire == "gemini":
+        return (
+            'Gemini has no Responses API: leave api out for its own API, or set api = "chat" '
+            "for its OpenAI-compatible endpoint"
+        )
+    return f"{preset.label} has one API of its own: leave api out"
+
+
+def wire_for(preset: Preset, api: str = "") -> WireName:
+    """The wire a provider of this preset speaks through: its preset's, or the one `api`
+    names; ValueError (from `api_problem`) when the preset has no such API."""
+    if problem := api_problem(preset, api):
+        raise ValueError(problem)
+    if not api:
+        return preset.wire
+    if api == "responses":
+        return "responses"
+    return "lmstudio" if preset.wire == "lmstudio" else "openai_chat"
+
+
+def base_url_for(preset: Preset, api: str = "") -> str:
+    """The address a provider of this preset has when its config gives none."""
+    return preset.chat_base_url if api == "chat" and preset.chat_base_url else preset.base_url
 
 
 def _apply(rule: Rule, model_name: str) -> bool | None:

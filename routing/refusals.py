@@ -10,7 +10,7 @@ it means; matching ignores case and runs of whitespace. Sources: docs/providers.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,9 @@ class Words:
     no_such_path: tuple[str, ...] = ()  # a wrong API path, whatever the status
     rate_limit: tuple[str, ...] = ()  # too many requests (inside a stream)
     overloaded: tuple[str, ...] = ()  # busy for everyone right now
+    # Pictures inside a tool's output refused (not pictures as such): send them the other way.
+    tool_pictures: tuple[str, ...] = ()
+    unsupported_option: tuple[str, ...] = ()  # an optional field the model refuses (left out)
 
 
 OPENAI_WORDS = Words(
@@ -141,6 +144,59 @@ ANTHROPIC_WORDS = Words(
     ),
     context=("prompt is too long", "input length and `max_tokens` exceed context limit"),
     no_credit=("credit balance",),
+)
+
+
+# The Responses API: OpenAI's words, plus its image error codes (`error.code` of a 400 or
+# of `response.failed`; the classifier reads those codes, and the words here too).
+IMAGE_ERROR_CODES = (
+    "invalid_image",
+    "invalid_image_format",
+    "invalid_base64_image",
+    "invalid_image_url",
+    "image_too_large",
+    "image_too_small",
+    "image_parse_error",
+    "image_content_policy_violation",
+    "invalid_image_mode",
+    "image_file_too_large",
+    "unsupported_image_media_type",
+    "empty_image_file",
+    "failed_to_download_image",
+    "image_file_not_found",
+)
+RESPONSES_WORDS = replace(
+    OPENAI_WORDS,
+    # Servers whose /v1/responses takes a tool's output as a string only (unverified per
+    # server: the words of Go's, pydantic's, zod's and serde's validation errors).
+    tool_pictures=(
+        "cannot unmarshal array into go struct field",
+        "input should be a valid string",
+        "expected string, received array",
+        "output must be a string",
+        "invalid type: sequence, expected a string",
+        "function_call_output",
+    ),
+    # OpenAI, for a model without reasoning: include reasoning.encrypted_content refused.
+    unsupported_option=("encrypted content is not supported",),
+)
+
+# Gemini's own API: `error.message` of its `{"error": {code, status, message}}` body.
+GEMINI_WORDS = Words(
+    pictures=(
+        "provided image is not valid",
+        "unable to process input image",
+        "image input modality is not enabled",
+        "does not support image input",
+    ),
+    context=("exceeds the maximum number of tokens",),
+    context_pairs=(("input token count", "exceeds the maximum number of tokens"),),
+    no_model=("is not found for api version", "is not supported for generatecontent"),
+    too_large=("request payload size exceeds the limit",),
+    no_credit=("prepayment credits are depleted", "billing account"),
+    overloaded=("overloaded",),
+    # Models before Gemini 3 take a tool's pictures only as parts after its response.
+    tool_pictures=("multimodal function responses are not supported",),
 )
 
 

@@ -1,0 +1,190 @@
+"""Gemini's failures as our errors: its `{"error": {code, status, message, details}}` body.
+
+The words that mean a refused picture, an overlong conversation or a request too
+large are `GEMINI_WORDS` in routing/refusals.py; a 429's `RetryInfo` says how long
+to wait, and a `QuotaFailure` naming a daily quota means waiting won't help. The
+refusal of pictures inside a function response is the wire's to learn from
+(routing/wires/gemini.py): `refuses_tool_pictures`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from routing.errors import (
+    BadRequest,
+    ContextTooLong,
+    KeyProblem,
+    MalformedResponse,
+    ModelNotFound,
+    Overloaded,
+    PicturesRefused,
+    ProviderError,
+    QuotaExhausted,
+    RateLimited,
+    ServerError,
+    TimedOut,
+)
+from routing.models import ProviderConfig
+from routing.presets import Preset
+from routing.refusals import GEMINI_WORDS as WORDS
+from routing.refusals import is_context_too_long, refuses_pictures, says
+from routing.wires.http_errors import key_hint, looks_like_html, server
+from routing.wires.payload import load_json
+from routing.wires.retry import retry_after_seconds
+
+NAME = "Gemini"
+
+
+@dataclass(frozen=True)
+class GeminiError:
+    """The fields of one error body ("" and () where it has none)."""
+
+    code: int = 0
+    status: str = ""  # INVALID_ARGUMENT, RESOURCE_EXHAUSTED, ...
+    message: str = ""
+    details: tuple[Mapping[str, Any], ...] = field(default_factory=tuple)
+
+    def reason(self) -> str:
+        """The ErrorInfo reason (API_KEY_INVALID, ...), or ""."""
+        return next((str(d.get("reason") or "") for d in self.details if "reason" in d), "")
+
+    def retry_delay(self) -> float | None:
+        """RetryInfo's retryDelay ("37s") in seconds, or None."""
+        delay = next((d.get("retryDelay") for d in self.details if "retryDelay" in d), None)
+        if not isinstance(delay, str) or not delay.endswith("s"):
+            return None
+        try:  # a protobuf Duration in JSON: seconds with an "s"
+            seconds = float(delay[:-1])
+        except ValueError:
+            return None
+        return seconds if 0 <= seconds < float("inf") else None
+
+    def daily_quota(self) -> bool:
+        """Whether a QuotaFailure names a daily quota (waiting a minute won't help)."""
+        for detail in self.details:
+            for violation in detail.get("violations") or []:
+                if isinstance(violation, dict) and "PerDay" in str(violation.get("quotaId", "")):
+                    return True
+        return False
+
+
+def error_fields(body_text: str) -> GeminiError | None:
+    """The error in a body (or in the first of a list of them), or None when it has none."""
+    try:
+        body = load_json(body_text)
+    except ValueError:
+        return None
+    if isinstance(body, list) and body:  # errors of a stream answered whole come as a list
+        body = body[0]
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return None
+    code = error.get("code")
+    details = tuple(d for d in error.get("details") or [] if isinstance(d, dict))
+    return GeminiError(
+        code if isinstance(code, int) else 0,
+        str(error.get("status") or ""),
+        str(error.get("message") or ""),
+        details,
+    )
+
+
+def refuses_tool_pictures(error: ProviderError) -> bool:
+    """Whether a refusal says this model takes no pictures inside a function response."""
+    return says(error.detail, WORDS.tool_pictures)
+
+
+def _quota_or_limit(
+    fields: GeminiError, headers: Mapping[str, str], kw: dict[str, Any]
+) -> RateLimited:
+    text = fields.message.lower()
+    if fields.daily_quota() or says(text, WORDS.no_credit):
+        return QuotaExhausted(
+            f"{NAME} says this key's quota is used up for now (its daily limit, or billing). "
+            "Raise the limit in Google AI Studio, wait until it resets, or pick another provider.",
+            retry_after=None,
+            **kw,
+        )
+    wait = fields.retry_delay() or retry_after_seconds(headers, fields.message)
+    after = f"Wait {round(wait)} seconds and try again." if wait else "Wait a moment and try again."
+    return RateLimited(f"{NAME} is limiting requests for this key. {after}", retry_after=wait, **kw)
+
+
+def classify_gemini(
+    provider: ProviderConfig,
+    preset: Preset | None,
+    status: int,
+    body_text: str,
+    headers: Mapping[str, str],
+    *,
+    had_pictures: bool = False,
+    model: str = "",
+) -> ProviderError:
+    """One Gemini failure (an HTTP error, or status 200 for one inside the stream) as ours."""
+    fields = error_fields(body_text)
+    where = f"HTTP {status}" if status != 200 else "in the stream"
+    kw: dict[str, Any] = {"provider_id": provider.id, "detail": f"{where}: {body_text[:2000]}"}
+    if fields is None:
+        if status in (502, 503, 504):
+            return Overloaded(f"{NAME} is unavailable right now (HTTP {status}). Try again.", **kw)
+        what = "a web page" if looks_like_html(body_text) else "an answer that is not Gemini's"
+        return MalformedResponse(
+            f"{server(provider, preset)} answered with {what}: a sign-in page of the network "
+            "or a wrong address. Sign in to the network, or check the provider's base URL.",
+            **kw,
+        )
+    if status == 200 and 400 <= fields.code < 600:
+        status = fields.code  # an error inside the stream carries its HTTP code
+    text, kind, subject = fields.message.lower(), fields.status, f"The model {model or ''}".strip()
+    if says(text, WORDS.tool_pictures):
+        return BadRequest(f"{subject} takes no pictures inside a tool's answer.", **kw)
+    if status == 413 or says(text, WORDS.too_large):
+        return BadRequest(
+            f"The request is too large for {NAME} (its limit is about 20 MB of pictures and "
+            "PDFs in one request). Send fewer or smaller pictures, or start a new chat.",
+            **kw,
+        )
+    if refuses_pictures(status, text, had_pictures, WORDS):
+        return PicturesRefused(
+            f"{NAME} could not use a picture in this message (it may be damaged or in a format "
+            "it does not take). Describe it in words, or attach it again as PNG or JPEG.",
+            **kw,
+        )
+    if is_context_too_long(text, WORDS):
+        return ContextTooLong(
+            f"The conversation no longer fits {model or 'the model'}'s context. Start a new "
+            "chat, or remove earlier messages or pictures.",
+            **kw,
+        )
+    bad_key = fields.reason() == "API_KEY_INVALID" or "api key not valid" in text
+    if status in (401, 403) or bad_key or kind in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
+        return KeyProblem(f"{NAME} refused the API key (HTTP {status}): {key_hint(preset)}.", **kw)
+    if status == 429 or kind == "RESOURCE_EXHAUSTED":
+        return _quota_or_limit(fields, headers, kw)
+    if status == 404 or kind == "NOT_FOUND":
+        if says(text, WORDS.no_model) or "models/" in text:
+            return ModelNotFound(
+                f"{NAME} has no model called {model or 'that'}. Pick one of its models.", **kw
+            )
+        return MalformedResponse(
+            f"{server(provider, preset)} has no such API path (HTTP 404). Check the provider's "
+            "base URL (Gemini's is https://generativelanguage.googleapis.com/v1beta).",
+            **kw,
+        )
+    if status == 503 or kind == "UNAVAILABLE" or says(text, WORDS.overloaded):
+        wait = retry_after_seconds(headers)
+        return Overloaded(
+            f"{NAME} is overloaded right now. Try again in a moment.", retry_after=wait, **kw
+        )
+    if status == 504 or kind == "DEADLINE_EXCEEDED":
+        return TimedOut(f"{NAME} gave up answering in time (HTTP {status}). Try again.", **kw)
+    if status >= 500 or status == 200:
+        return ServerError(f"{NAME} failed while answering ({where}). Try again later.", **kw)
+    return BadRequest(
+        f"{NAME} rejected the request (HTTP {status}, {kind or 'no status'}). This is a "
+        "Sightline bug: please report it with the details.",
+        **kw,
+    )
