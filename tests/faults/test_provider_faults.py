@@ -3,13 +3,17 @@
 Each test runs a good turn, then the fault, then another good turn, through
 `TurnRunner` into a real SQLite file, and reads the file again with a fresh
 `Store` to check the whole transcript (SPEC §10; issue #11). Every fault is tried
-against each provider shape: Ollama's NDJSON, the OpenAI shape's SSE, Anthropic's SSE.
+against each provider shape: Ollama's NDJSON, the OpenAI shape's SSE, Anthropic's SSE,
+the Responses API's named events and Gemini's SSE.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,20 +30,99 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.wires.anthropic import AnthropicWire
 from routing.wires.base import Wire
+from routing.wires.gemini import GeminiWire
 from routing.wires.ollama import OllamaWire
 from routing.wires.openai_chat import OpenAIChatWire
+from routing.wires.responses import ResponsesWire
 from routing.wires.retry import RETRIES
+from tests.faults import conftest as faults
 from tests.faults.conftest import (
     Backend,
     Rig,
     ended,
     failed_with,
     make_rig,
-    short_timeout_wire,
 )
+from tests.servers import gemini as gemini_server
+from tests.servers import openai_responses as responses_server
 from tests.servers.hostile import ENDLESS_LINE, GZIP_BOMB, KEEPALIVE_FLOOD
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama
+
+# The two shapes beside the suite's own three (tests/faults/conftest.py): the wires
+# each has, and its server's module.
+WIRES: dict[str, type[ResponsesWire] | type[GeminiWire]] = {
+    "openai": ResponsesWire,
+    "gemini": GeminiWire,
+}
+MORE_SHAPES = ("responses", "gemini")
+RESPONSES_KEY = "sk-faults"
+
+
+@dataclass
+class MoreBackend(Backend):
+    """The Responses or Gemini server, failing in each way in its own shape."""
+
+    def dropped(self, text: str) -> object:
+        # Before the words: created, in_progress, the message added, its part added.
+        before = 4 if self.shape == "responses" else 0
+        return self._reply(text=text, chunk_chars=5, drop_after=before + 2)
+
+    def failing(self) -> object:
+        if self.shape == "responses":
+            error = {"message": "The server had an error.", "type": "server_error", "code": None}
+            return responses_server.Reply(status=500, body={"error": error})
+        return gemini_server.error_reply(500, "INTERNAL", "An internal error has occurred.")
+
+    def rate_limited(self, retry_after: str) -> object:
+        if self.shape == "responses":
+            return responses_server.error_reply(
+                429,
+                "Rate limit reached for requests",
+                "rate_limit_exceeded",
+                retry_after=retry_after,
+            )
+        return gemini_server.error_reply(
+            429,
+            "RESOURCE_EXHAUSTED",
+            "You exceeded your current quota, please check your plan and billing details.",
+            gemini_server.retry_info(f"{retry_after}s"),
+        )
+
+    def broken(self, text: str) -> object:
+        return self._reply(text=text, chunk_chars=len(text), raw_events=["{not json at all"])
+
+    def _reply(self, **fields: Any) -> object:
+        module = responses_server if self.shape == "responses" else gemini_server
+        return module.Reply(**fields)
+
+
+def _more_backend(shape: str) -> Iterator[Backend]:
+    if shape == "responses":
+        with responses_server.FakeResponses(api_key=RESPONSES_KEY) as responses:
+            provider = ProviderConfig("oa", "openai", responses.url, api_key=RESPONSES_KEY)
+            yield MoreBackend(shape, responses, provider, "oa:gpt-5-mini")
+    else:
+        with gemini_server.FakeGemini() as gemini:
+            key = gemini_server.DEFAULT_KEY
+            provider = ProviderConfig("gem", "gemini", gemini.base_url, api_key=key)
+            yield MoreBackend(shape, gemini, provider, "gem:gemini-2.5-flash")
+
+
+@pytest.fixture(params=(*faults.SHAPES, *MORE_SHAPES))
+def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Backend]:
+    """Every shape in turn: the suite's three (its fixture's own), then Responses and Gemini."""
+    if request.param in MORE_SHAPES:
+        yield from _more_backend(request.param)
+    else:
+        yield from faults.backend.__wrapped__(request, monkeypatch)
+
+
+def short_timeout_wire(provider: ProviderConfig) -> Wire:
+    """The provider's usual wire, giving up after the suite's stall timeout without a byte."""
+    if provider.kind in WIRES:
+        return WIRES[provider.kind](provider, timeout=faults.STALL_TIMEOUT)
+    return faults.short_timeout_wire(provider)
 
 
 def error_notice(message: str) -> tuple[str, ...]:
@@ -119,6 +202,8 @@ def short_idle_wire(provider: ProviderConfig) -> Wire:
         return OllamaWire(provider, idle_limit=0.5)
     if provider.kind == "anthropic":
         return AnthropicWire(provider, idle_limit=0.5)
+    if provider.kind in WIRES:
+        return WIRES[provider.kind](provider, idle_limit=0.5)
     return OpenAIChatWire(provider, idle_limit=0.5)
 
 
@@ -171,7 +256,9 @@ async def test_a_huge_answer_streams_into_the_store(rig: Rig) -> None:
 # -- rate limits ---------------------------------------------------------------------
 
 # Ollama's 429 carries no retry-after: what it asks for is tested on the other shapes.
-RETRY_AFTER_SHAPES = pytest.mark.parametrize("backend", ["openai", "anthropic"], indirect=True)
+RETRY_AFTER_SHAPES = pytest.mark.parametrize(
+    "backend", ["openai", "anthropic", *MORE_SHAPES], indirect=True
+)
 
 
 @RETRY_AFTER_SHAPES

@@ -2,8 +2,9 @@
 
 An endless line or event, a gzip bomb (as an error body, a stream, a model list) and a
 keep-alive flood, for each stream shape: Ollama's NDJSON, the OpenAI shape's SSE (and
-LM Studio's), Anthropic's SSE. Each ends in one clear error naming the server by host
-and port, soon, having held no more than its cap in memory.
+LM Studio's), Anthropic's SSE, the Responses API's named events, Gemini's SSE. Each
+ends in one clear error naming the server by host and port, soon, having held no more
+than its cap in memory.
 """
 
 from __future__ import annotations
@@ -23,14 +24,19 @@ from routing.transcript import user_message
 from routing.wires.anthropic import AnthropicWire
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Wire
 from routing.wires.bounded import ERROR_BODY_CAP, EVENT_CAP, LISTING_CAP, MB
+from routing.wires.gemini import GeminiWire
 from routing.wires.lmstudio import LMStudioWire
 from routing.wires.ollama import SHOW_CONCURRENCY, OllamaWire
 from routing.wires.openai_chat import OpenAIChatWire
-from tests.servers import anthropic, lmstudio, ollama, openai_chat
+from routing.wires.responses import ResponsesWire
+from tests.servers import anthropic, gemini, lmstudio, ollama, openai_chat, openai_responses
 from tests.servers.hostile import ENDLESS_EVENT, ENDLESS_LINE, GZIP_BOMB, KEEPALIVE_FLOOD
 
 IDLE = 0.5
-SHAPES = ("ollama", "openai", "anthropic")
+SHAPES = ("ollama", "openai", "anthropic", "responses", "gemini")
+SSE_SHAPES = ("openai", "anthropic", "responses", "gemini")
+# Where each shape's model names come from (a ModelNotFound lists them).
+NAMES_PATH = {"ollama": "/api/tags", "gemini": "/v1beta/models"}
 
 
 @dataclass
@@ -90,6 +96,18 @@ async def served(request: pytest.FixtureRequest) -> AsyncIterator[Served]:
             provider = ProviderConfig("m", "custom", _secret(server.url))
             wire = OpenAIChatWire(provider, idle_limit=IDLE, retry_base_delay=0.01)
             yield Served(shape, server, wire, "gpt-4o-mini", openai_chat.Reply, server.port)
+    elif shape == "responses":
+        with openai_responses.FakeResponses() as server:
+            provider = ProviderConfig("r", "custom", _secret(server.url), api="responses")
+            wire = ResponsesWire(provider, idle_limit=IDLE, retry_base_delay=0.01)
+            yield Served(shape, server, wire, "gpt-5-mini", openai_responses.Reply, server.port)
+    elif shape == "gemini":
+        with gemini.FakeGemini() as server:
+            provider = ProviderConfig(
+                "g", "gemini", _secret(server.base_url), api_key=gemini.DEFAULT_KEY
+            )
+            wire = GeminiWire(provider, idle_limit=IDLE, retry_base_delay=0.01)
+            yield Served(shape, server, wire, "gemini-2.5-flash", gemini.Reply, server.port)
     else:
         with anthropic.FakeAnthropic() as server:
             provider = ProviderConfig(
@@ -112,7 +130,7 @@ async def test_an_endless_line_is_too_large_within_its_cap(served: Served) -> No
 
 
 # NDJSON has no events made of lines (an endless line is its case): SSE shapes only.
-@pytest.mark.parametrize("served", ["openai", "anthropic"], indirect=True)
+@pytest.mark.parametrize("served", SSE_SHAPES, indirect=True)
 async def test_an_event_that_never_ends_is_too_large(served: Served) -> None:
     with peak_memory(3 * EVENT_CAP):
         error = await served.error(hostile=ENDLESS_EVENT)
@@ -153,8 +171,12 @@ async def test_a_tool_call_streamed_slower_than_the_limit_still_arrives(served: 
     arguments = {"path": "x" * 60}
     if served.shape == "anthropic":
         reply = served.reply(tool_calls=[{"name": "f", "input": arguments}], json_chunk_chars=4)
-    elif served.shape == "openai":
+    elif served.shape in ("openai", "responses"):
         reply = served.reply(tool_calls=[{"name": "f", "arguments": arguments}], args_chunk=4)
+    elif served.shape == "gemini":  # calls come whole; words before them, a piece at a time
+        reply = served.reply(
+            text="x" * 15, chunk_chars=1, tool_calls=[{"name": "f", "args": arguments}]
+        )
     else:  # Ollama sends calls whole; a thinking model's thoughts come first
         thought = '{"message":{"role":"assistant","content":"","thinking":"hm"},"done":false}'
         reply = served.reply(raw_lines=[thought] * 15)
@@ -239,6 +261,14 @@ async def test_a_gzip_bomb_as_lm_studio_s_model_list(path: str, v1: bool) -> Non
         too_large_list(await lists_with(wire, server, path), server.port)
 
 
+async def test_a_gzip_bomb_as_gemini_s_model_list() -> None:
+    with gemini.FakeGemini() as server:
+        provider = ProviderConfig("g", "gemini", server.base_url, api_key=gemini.DEFAULT_KEY)
+        too_large_list(
+            await lists_with(GeminiWire(provider), server, "/v1beta/models"), server.port
+        )
+
+
 async def test_a_gzip_bomb_as_anthropic_s_model_list() -> None:
     with anthropic.FakeAnthropic() as server:
         provider = ProviderConfig("c", "anthropic", server.base_url, api_key=anthropic.DEFAULT_KEY)
@@ -247,7 +277,7 @@ async def test_a_gzip_bomb_as_anthropic_s_model_list() -> None:
 
 async def test_a_bomb_where_the_model_names_come_from_leaves_them_out(served: Served) -> None:
     # A model the server doesn't have: its error lists the names, unless they can't be had.
-    served.server.hostile["/v1/models" if served.shape != "ollama" else "/api/tags"] = GZIP_BOMB
+    served.server.hostile[NAMES_PATH.get(served.shape, "/v1/models")] = GZIP_BOMB
     with peak_memory(3 * LISTING_CAP), pytest.raises(ProviderError) as raised:
         await events(served.wire, "no-such-model")
     assert getattr(raised.value, "available", ()) == ()
