@@ -70,6 +70,7 @@ _NOTICE_WORDS = {
     NoticeKind.ERROR: "Error",
     NoticeKind.INFO: "Note",
     NoticeKind.SIGHT: "Sight check",
+    NoticeKind.NOBODY_SEES: "No sight",
 }
 
 

@@ -210,6 +210,7 @@ class NoticeKind(StrEnum):
     ERROR = "error"
     INFO = "info"
     SIGHT = "sight"  # a sight check was made, and what it found
+    NOBODY_SEES = "nobody_sees"  # pictures no model here may look at: they were only noted
 
 
 # What a crossing sent when a model off this computer answers: everything so far.

@@ -63,6 +63,7 @@ class TurnSight:
         # Providers found unreachable this turn: nobody Sightline picks may be of them.
         self.unreachable: set[str] = unreachable if unreachable is not None else set()
         self._over_budget_told: set[str] = set()  # pictures the person was told about
+        self._nobody_told: set[str] = set()  # pictures no model may look at, told once
         self._pdfs_told: set[tuple[str, str]] = set()  # (model, PDF) pairs already told
         # Where a sight check's verdict is kept (the store), by (endpoint, model name).
         self._remember_check = remember_check or (lambda key, result: None)
@@ -125,6 +126,17 @@ class TurnSight:
                     looker, model, result.asked, result.pages, looker_choice.reason, failed=failed
                 )
             )
+        if looker is None:
+            start = turn_start(messages)
+            unseen = [
+                p
+                for m in messages[start:]
+                for p in (*m.pictures, *(p for r in m.tool_results for p in r.pictures))
+                if p.sha256 not in self._nobody_told
+            ]
+            if unseen:
+                self._nobody_told.update(p.sha256 for p in unseen)
+                notices.append(_nobody_sees_notice(unseen, model, local=self.chat_is_local))
         untold = [p for p in result.past_budget if p.sha256 not in self._over_budget_told]
         if untold:
             self._over_budget_told.update(p.sha256 for p in untold)
@@ -385,6 +397,20 @@ def _pages_note(pages: list[PagesPart], *, failed: int) -> str:
     if pages and failed:
         notes.append(" For pages nobody could read, the model was told no text could be extracted.")
     return "".join(notes)
+
+
+def _nobody_sees_notice(pictures: list[Picture], model: ModelInfo, *, local: bool) -> Notice:
+    """No model that sees may look at this turn's pictures: they were only noted for it."""
+    count = len(pictures)
+    labels = ", ".join(p.label or "a picture" for p in pictures)
+    where = "on this computer " if local else ""
+    return Notice(
+        NoticeKind.NOBODY_SEES,
+        f"No model {where}can see {labels}, so {model.ref} was only told "
+        f"{'they are' if count != 1 else 'it is'} there. A model that sees, downloaded to this "
+        "computer, can describe pictures without them leaving it.",
+        details="Get a model that sees (a few GB, once), then press Retry.",
+    )
 
 
 def _budget_notice(pictures: list[Picture], cap: int, model: ModelInfo) -> Notice:

@@ -58,6 +58,8 @@ class ChatActions(QObject):
                 self._tell(BUSY)
         elif requested.action == "edit":
             self.edit(requested.item_id)
+        elif requested.action == "get_seeing":
+            self.window.local_models.open(suggest_vision=True, then_retry=requested.item_id)
         else:
             ref = requested.model_ref or self.window.picker.current_ref()
 
@@ -68,6 +70,10 @@ class ChatActions(QObject):
                 return started
 
             self.window.send_checked(ref, regenerate, anything=True)
+
+    def retry(self, item_id: int, model_ref: str) -> None:
+        """Answer the turn `item_id` belongs to again, with `model_ref`."""
+        self.act(Requested("regenerate", item_id, model_ref))
 
     # -- editing -------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ from PySide6.QtWidgets import (
 from app.ui.conversation_model import ConversationModel, Row
 from app.ui.lazy_list import LazyListView
 from app.ui.message_delegate import MESSAGE, MessageDelegate
-from app.ui.painting import NEXT, PREVIOUS, RETRY_BUTTON
+from app.ui.painting import GET_SEEING, NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.theme import Theme
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -276,6 +276,9 @@ class ConversationView(LazyListView):
         if block == RETRY_BUTTON:
             self.action_requested.emit(Requested("regenerate", row.item_id))
             return
+        if block == GET_SEEING:
+            self.action_requested.emit(Requested("get_seeing", row.item_id))
+            return
         beside = row.version_beside(-1 if block == PREVIOUS else +1)
         if beside is not None:
             self.action_requested.emit(Requested("version", beside))
@@ -307,7 +310,7 @@ class ConversationView(LazyListView):
         point = event.position().toPoint()
         if pressed.kind == "copy" and self._button_at(point) == (pressed.row, pressed.block):
             index = self.model().index(pressed.row, 0)
-            if pressed.block in (PREVIOUS, NEXT, RETRY_BUTTON):
+            if pressed.block in (PREVIOUS, NEXT, RETRY_BUTTON, GET_SEEING):
                 self._row_button(self._row(index), pressed.block)
             elif pressed.block == MESSAGE:
                 self.copy_row(index)

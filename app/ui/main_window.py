@@ -37,6 +37,7 @@ from app.ui.editing_bar import EditingBar
 from app.ui.first_run import FirstRunPanel, is_first_run, welcome
 from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.ledger_panel import LedgerPanel
+from app.ui.local_models import LocalModels
 from app.ui.menu_bar import MenuBar
 from app.ui.password_prompt import PasswordPrompt
 from app.ui.provider_panel import ProviderPanel, explain
@@ -105,6 +106,7 @@ class MainWindow(QMainWindow):
         self._ledger_timer.setInterval(30)
         self._build_layout()
         self.chat_actions = ChatActions(self)  # before `_connect`: Ctrl+Z asks it first
+        self.local_models = LocalModels(self)
         self.menus = MenuBar(self)
         self._connect()
         self._shortcuts()

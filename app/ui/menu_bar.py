@@ -48,6 +48,7 @@ class MenuBar:
         )
         file.addSeparator()
         self.settings = self._add(file, "&Settings…", window.open_settings, "Ctrl+,")
+        self.local_models = self._add(file, "&Local models…", lambda: window.local_models.open())
         file.addSeparator()
         # Ctrl+Q named outright: some platforms give the standard Quit key no binding.
         self.quit = self._add(file, "&Quit", window.close, "Ctrl+Q")

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QMenu
 from app.ui.conversation_model import Row
 from routing.transcript import MessageStatus, NoticeKind
 
-Action = Literal["regenerate", "edit", "delete", "version"]
+Action = Literal["regenerate", "edit", "delete", "version", "get_seeing"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,9 @@ def add_actions(
         menu.addAction("Edit and resend…", lambda: request(Requested("edit", item)))
         _answer_again(menu, "Regenerate answer", item, models, request)
     elif failed or stopped:
+        _answer_again(menu, "Retry", item, models, request)
+    elif notice is not None and notice.kind == NoticeKind.NOBODY_SEES:
+        menu.addAction("Get a model that sees…", partial(request, Requested("get_seeing", item)))
         _answer_again(menu, "Retry", item, models, request)
     elif message is not None or notice is not None:
         _answer_again(menu, "Regenerate", item, models, request)

@@ -18,7 +18,7 @@ from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from app.ui.conversation_model import ConversationModel, Row
-from app.ui.painting import MESSAGE, RETRY_BUTTON, THUMB, ButtonState, blend
+from app.ui.painting import GET_SEEING, MESSAGE, RETRY_BUTTON, THUMB, ButtonState, blend
 from app.ui.theme import Theme, theme_for
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -175,7 +175,9 @@ class MessageDelegate(QStyledItemDelegate):
             found |= {b: rect.translated(origin) for b, rect in layout.switch.buttons(row).items()}
         if layout.KIND == "notice":
             if layout.retry.isValid():
-                found[RETRY_BUTTON] = layout.retry.translated(origin)
+                notice = row.notice
+                error = notice is not None and notice.kind == "error"
+                found[RETRY_BUTTON if error else GET_SEEING] = layout.retry.translated(origin)
             return found
         found |= {box.block.number: box.button.translated(origin) for box in layout.code}
         if layout.copy.isValid():

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -68,8 +68,14 @@ def sight_words(model: ModelInfo) -> list[str]:
     return parts
 
 
+MANAGE = "sightline:local-models"  # the last row's "ref": it opens Local models, not a model
+MANAGE_LABEL = "Get or remove local models…"
+
+
 class ModelPicker(QComboBox):
     """A combo box of models; `current_ref()` is what the next turn asks for."""
+
+    manage_requested = Signal()  # the person chose "Get or remove local models…"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """A picker with only Auto until models are listed."""
@@ -88,6 +94,7 @@ class ModelPicker(QComboBox):
         self.view().setAccessibleName("Models")
         self._models: tuple[ModelInfo, ...] = ()
         self._wanted = AUTO  # the ref to show, even before its provider has answered
+        self._manage = False  # whether the last row offers Local models (an Ollama is set up)
         self.activated.connect(self._chosen)
         self.currentIndexChanged.connect(self._fit_icon)
         self._rebuild()
@@ -95,6 +102,8 @@ class ModelPicker(QComboBox):
     def current_ref(self) -> str:
         """ "auto" or "provider:model"."""
         ref = self.currentData(PickerRole.REF) if self.currentIndex() >= 0 else ""
+        if ref == MANAGE:
+            return self._wanted
         return ref if isinstance(ref, str) and ref else AUTO
 
     def set_current_ref(self, ref: str) -> None:
@@ -119,7 +128,17 @@ class ModelPicker(QComboBox):
         if event.type() == QEvent.Type.PaletteChange:
             self._rebuild()
 
-    def _chosen(self, _row: int) -> None:
+    def offer_manage(self, offered: bool) -> None:
+        """Show (or not) the last row that opens Local models."""
+        if offered != self._manage:
+            self._manage = offered
+            self._rebuild()
+
+    def _chosen(self, row: int) -> None:
+        if self.itemData(row, PickerRole.REF) == MANAGE:
+            self._select(self._wanted)  # the chat keeps its model
+            self.manage_requested.emit()
+            return
         self._wanted = self.current_ref()
 
     def _rebuild(self) -> None:
@@ -143,6 +162,10 @@ class ModelPicker(QComboBox):
                 missing = _row(self._wanted, self._wanted, header=False)
                 missing.setToolTip(f"{self._wanted} is not offered by any ready provider now")
                 self._items.appendRow(missing)
+            if self._manage:
+                manage = _row(MANAGE_LABEL, MANAGE, header=False)
+                manage.setToolTip("Download a model to this computer (Ollama), or remove one")
+                self._items.appendRow(manage)
             self._select(self._wanted)
         finally:
             self.blockSignals(False)

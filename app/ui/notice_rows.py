@@ -27,6 +27,7 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.ui.conversation_model import Row
 from app.ui.painting import (
+    GET_SEEING,
     MARGIN_X,
     MARGIN_Y,
     PAD,
@@ -44,6 +45,7 @@ from routing.transcript import NoticeKind
 
 MORE, LESS = "Details", "Hide details"
 RETRY = "Retry"
+GET_SEEING_WORDS = "Get a model that sees"
 _DOCUMENTS = 200  # laid-out notice texts kept
 
 
@@ -120,8 +122,9 @@ class NoticeRows:
         y = card.y() + pad_y
         buttons = QFontMetrics(small)
         retry = QRect()
-        if notice.kind == NoticeKind.ERROR:  # a failed turn is answered again from here
-            width = buttons.horizontalAdvance(RETRY) + 16
+        actions = {NoticeKind.ERROR: RETRY, NoticeKind.NOBODY_SEES: GET_SEEING_WORDS}
+        if notice.kind in actions:  # a failed turn is answered again from here
+            width = buttons.horizontalAdvance(actions[notice.kind]) + 16
             retry = QRect(right - width, y + (line - buttons.height() - 4) // 2, width, 0)
             retry.setHeight(buttons.height() + 4)
             right = retry.left() - 8
@@ -185,9 +188,11 @@ class NoticeRows:
         if layout.switch is not None:
             paint_switch(painter, layout.switch, row, theme, ground, buttons)
         if layout.retry.isValid():
-            hovered = buttons.hovered == (row.item_id, RETRY_BUTTON)
+            block = RETRY_BUTTON if notice.kind == NoticeKind.ERROR else GET_SEEING
+            hovered = buttons.hovered == (row.item_id, block)
             wash = blend(ground, theme.text, 0.14 if hovered else 0.07)
-            paint_button(painter, layout.retry, RETRY, theme.text, wash)
+            label = RETRY if notice.kind == NoticeKind.ERROR else GET_SEEING_WORDS
+            paint_button(painter, layout.retry, label, theme.text, wash)
         if layout.toggle.isValid():
             small = small_font(option.font, 0.9, QFont.Weight.Normal)
             painter.setFont(small)

@@ -36,6 +36,7 @@ MESSAGE = -1  # the "block" number of a message's own copy button
 # The other buttons of a row, numbered beside it: the version switch's arrows, and an
 # error's Retry.
 PREVIOUS, NEXT, RETRY_BUTTON = -2, -3, -4
+GET_SEEING = -5  # "Get a model that sees", on a notice that no model here could look
 
 __all__ = [  # blend lives with the theme; painting code has long found it here
     "CODE_HEADER",

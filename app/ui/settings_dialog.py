@@ -93,6 +93,12 @@ class SettingsDialog(QDialog):
         self.add_button.setMenu(self.add_menu)
         self.remove_button = _button("Remove", "Remove provider", "Remove this provider", self)
         self.up_button = _button("Up", "Move up", "Try this provider earlier", self)
+        self.local_models_button = _button(
+            "Local models…",
+            "Local models",
+            "Download models to this computer through Ollama, or remove them",
+            self,
+        )
         self.down_button = _button("Down", "Move down", "Try this provider later", self)
         self.form = ProviderForm(controller.keys, controller.environ, self)
         config = controller.config
@@ -148,6 +154,7 @@ class SettingsDialog(QDialog):
         left.addWidget(heading)
         left.addWidget(self.list, 1)
         left.addLayout(buttons)
+        left.addWidget(self.local_models_button)
 
         found_page = QWidget(self)
         found_layout = QVBoxLayout(found_page)
@@ -184,6 +191,7 @@ class SettingsDialog(QDialog):
         self.list.currentRowChanged.connect(self._selected)
         self.list.model().rowsMoved.connect(lambda *_: QTimer.singleShot(0, self._dragged))
         self.remove_button.clicked.connect(self.ask_to_remove)
+        self.local_models_button.clicked.connect(self._open_local_models)
         self.up_button.clicked.connect(lambda: self.move_selected(-1))
         self.down_button.clicked.connect(lambda: self.move_selected(1))
         self.add_found_button.clicked.connect(self.add_found)
@@ -270,6 +278,11 @@ class SettingsDialog(QDialog):
             self._render(self.list.currentRow())
 
     # -- the person's actions ---------------------------------------------------------
+
+    def _open_local_models(self) -> None:
+        local_models = getattr(self.parent(), "local_models", None)
+        if local_models is not None:
+            local_models.open()
 
     def add_provider(self, kind: str) -> None:
         """Add a provider of this kind and select it, ready for its key or address."""

@@ -27,6 +27,7 @@ NOTICE_LABELS: dict[str, str] = {
     NoticeKind.ERROR: "Error",
     NoticeKind.INFO: "Note",
     NoticeKind.SIGHT: "Sight check",
+    NoticeKind.NOBODY_SEES: "No sight",
 }
 _NOTICE_LIGHT = {
     NoticeKind.ROUTING: "#2f6fdb",
@@ -36,6 +37,7 @@ _NOTICE_LIGHT = {
     NoticeKind.ERROR: "#d42020",
     NoticeKind.INFO: "#64707d",
     NoticeKind.SIGHT: "#0b7285",
+    NoticeKind.NOBODY_SEES: "#c2410c",
 }
 _NOTICE_DARK = {
     NoticeKind.ROUTING: "#6ea8ff",
@@ -45,6 +47,7 @@ _NOTICE_DARK = {
     NoticeKind.ERROR: "#ff6b6b",
     NoticeKind.INFO: "#a3adb8",
     NoticeKind.SIGHT: "#66c7d6",
+    NoticeKind.NOBODY_SEES: "#f08a4b",
 }
 STATUS_LABELS: dict[str, str] = {
     MessageStatus.STREAMING: "answering…",

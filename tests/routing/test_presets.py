@@ -48,13 +48,13 @@ def test_unknown_kind_lists_the_kinds() -> None:
 @pytest.mark.parametrize(
     ("kind", "base_url", "key_env", "wire"),
     [
-        ("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "openai_chat"),
+        ("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "responses"),
         ("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openai_chat"),
         (
             "gemini",
-            "https://generativelanguage.googleapis.com/v1beta/openai",
+            "https://generativelanguage.googleapis.com/v1beta",
             "GEMINI_API_KEY",
-            "openai_chat",
+            "gemini",
         ),
         ("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", "openai_chat"),
         ("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", "openai_chat"),

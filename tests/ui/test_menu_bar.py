@@ -37,7 +37,14 @@ def test_the_menus_and_their_entries(
         name: [a.text().replace("&", "") for a in menu.actions() if a.text()]
         for name, menu in menus.items()
     }
-    assert words["File"] == ["New chat", "Attach files…", "Export chat…", "Settings…", "Quit"]
+    assert words["File"] == [
+        "New chat",
+        "Attach files…",
+        "Export chat…",
+        "Settings…",
+        "Local models…",
+        "Quit",
+    ]
     assert words["Edit"] == ["Copy message", "Find chats", "Chat settings…"]
     assert words["View"] == ["Data ledger", "Theme", "Zoom in", "Zoom out", "Actual size"]
     assert words["Help"] == ["About Sightline", "Open the log folder"]

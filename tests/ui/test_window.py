@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from app.store import Store
 from app.ui.conversation_model import Role
-from app.ui.model_picker import AUTO, AUTO_LABEL, CLOUD_HEADER, LOCAL_HEADER, PickerRole
+from app.ui.model_picker import AUTO, AUTO_LABEL, CLOUD_HEADER, LOCAL_HEADER, MANAGE, PickerRole
 from app.ui.provider_panel import LOOKING, NOTHING_READY
 from app.ui.session import Session
 from routing.transcript import Message, MessageStatus, NoticeKind, TextPart
@@ -109,7 +109,8 @@ def test_picker_lists_models_grouped_with_badges(
     assert not entries[1]["flags"] & Qt.ItemFlag.ItemIsSelectable
     assert not entries[1]["flags"] & Qt.ItemFlag.ItemIsEnabled
     assert CLOUD_HEADER not in [e["text"] for e in entries]  # nothing in the cloud here
-    by_ref = {e["ref"]: e for e in entries[2:]}
+    assert entries[-1]["ref"] == MANAGE  # the last row opens Local models
+    by_ref = {e["ref"]: e for e in entries[2:-1]}
     assert list(by_ref) == [
         "ollama:llama3.2:3b",
         "ollama:llava:7b",

@@ -221,6 +221,12 @@ async def test_a_local_chat_never_sends_anything_to_the_cloud(store: Store, tmp_
         assert nobody_can_look(picture("shot.png")) in last_user(answered)["content"]
         assert "no model that can see" in last_user(answered)["content"]
     assert notices(store, cid, NoticeKind.DISCLOSURE) == []
+    # The person is told, once, and offered a model that sees on this computer.
+    [nobody] = notices(store, cid, NoticeKind.NOBODY_SEES)
+    assert nobody.text.startswith("No model on this computer can see shot.png")
+    assert "ollama:gemma3:270m was only told it is there" in nobody.text
+    assert "Get a model that sees" in nobody.details
+    assert nobody.crossed is None  # nothing went anywhere
 
 
 async def test_a_cloud_chat_may_use_its_providers_seeing_model(store: Store) -> None:
