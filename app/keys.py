@@ -131,6 +131,16 @@ def _needs_key(kind: str) -> bool:
         return True  # a kind this version doesn't know: look everywhere
 
 
+# Other names a kind's key goes by: Google's own tools read GOOGLE_API_KEY for Gemini.
+_ALSO = {"gemini": ("GOOGLE_API_KEY",)}
+
+
+def key_variables(kind: str) -> tuple[str, ...]:
+    """Every environment variable a kind's key may live in, the usual one first."""
+    usual = key_variable(kind)
+    return (*((usual,) if usual else ()), *_ALSO.get(kind, ()))
+
+
 def key_variable(kind: str) -> str:
     """The environment variable a provider kind's key usually lives in ('' for none)."""
     from routing.presets import preset_for
@@ -158,8 +168,7 @@ def with_keys(
             if key and not provider.api_key:
                 unindexed.append(provider.id)
         if not key:
-            variable = key_variable(provider.kind)
-            key = environ.get(variable, "") if variable else ""
+            key = next((environ[v] for v in key_variables(provider.kind) if environ.get(v)), "")
         if key:
             register_secret(key)  # a provider may echo it back, in any form, in an error
         filled.append(provider.with_key(key) if key else provider)

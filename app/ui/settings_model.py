@@ -97,6 +97,7 @@ class ProviderDraft:
     base_url: str = ""  # as typed; "" is the preset's address
     enabled: bool = True
     local: bool | None = None
+    api: str = ""  # an OpenAI-shape provider's endpoint, kept as the file says it
     saved_id: str = ""  # its id in the config file, "" for one added here
     config_key: str = field(default="", repr=False)  # api_key from the file, never shown
     key_source: KeySource = KeySource.UNKNOWN
@@ -126,7 +127,9 @@ class ProviderDraft:
         """The provider as the config file keeps it (no key)."""
         # An empty field is written as no base_url, so the preset (or OLLAMA_HOST) decides.
         url = self.base_url.strip().rstrip("/") or preset_for(self.kind).base_url
-        return ProviderConfig(self.id, self.kind, url, enabled=self.enabled, local=self.local)
+        return ProviderConfig(
+            self.id, self.kind, url, enabled=self.enabled, local=self.local, api=self.api
+        )
 
 
 def draft_from(provider: ProviderConfig, environ: Mapping[str, str]) -> ProviderDraft:
@@ -136,6 +139,7 @@ def draft_from(provider: ProviderConfig, environ: Mapping[str, str]) -> Provider
         kind=provider.kind,
         enabled=provider.enabled,
         local=provider.local,
+        api=provider.api,
         saved_id="" if provider.discovered else provider.id,
         config_key=provider.api_key,
     )

@@ -92,6 +92,15 @@ def test_environment_last(memory_keyring: MemoryKeyring) -> None:
     assert p.api_key == "from-env"
 
 
+def test_gemini_reads_google_api_key_too(memory_keyring: MemoryKeyring) -> None:
+    gemini = ProviderConfig("gemini", "gemini", "https://generativelanguage.googleapis.com/v1beta")
+    [p] = with_keys([gemini], KeyStore(), {"GOOGLE_API_KEY": "from-google"})
+    assert p.api_key == "from-google"
+    both = {"GOOGLE_API_KEY": "from-google", "GEMINI_API_KEY": "from-gemini"}
+    [p] = with_keys([gemini], KeyStore(), both)
+    assert p.api_key == "from-gemini"  # its own variable first
+
+
 def test_set_stores_in_the_keyring(memory_keyring: MemoryKeyring) -> None:
     keys = KeyStore()
     assert keys.set("oa", "sk-typed") is True

@@ -215,3 +215,11 @@ def test_a_broken_file_is_not_overwritten_and_no_key_changes(
         write_settings(config, providers, KeyStore())
     assert config.read_text(encoding="utf-8") == "providers = [[[\n"
     assert memory_keyring.secrets == {}
+
+
+def test_a_providers_api_choice_survives_its_draft() -> None:
+    from app.ui.settings_model import draft_from
+    from routing.models import ProviderConfig
+
+    provider = ProviderConfig("mine", "custom", "http://127.0.0.1:8080/v1", api="responses")
+    assert draft_from(provider, {}).to_config().api == "responses"
