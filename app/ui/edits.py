@@ -80,7 +80,10 @@ class TitleEdit(EscapeEdit):
             return
         painter = QPainter(self)
         painter.setFont(self.font())
-        painter.setPen(self.palette().color(QPalette.ColorRole.WindowText))
+        # The bar's colours: a style sheet keeps this box's own palette from following a
+        # theme change, so the words would stay in the old theme's colour.
+        around = self.parentWidget() or self
+        painter.setPen(around.palette().color(QPalette.ColorRole.WindowText))
         room = self.contentsRect().adjusted(2, 0, -2, 0)
         shown = self.fontMetrics().elidedText(
             self.text(), Qt.TextElideMode.ElideRight, room.width()
