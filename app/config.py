@@ -42,6 +42,8 @@ _TOP_LEVEL_KEYS = frozenset(
     }
 )
 _PROVIDER_KEYS = frozenset({"id", "kind", "base_url", "api_key", "enabled", "local", "api"})
+# An agent (kind "acp") is a program to start, not an address (app/turn/acp/).
+_AGENT_KEYS = frozenset({"id", "kind", "command", "args", "env", "enabled", "local"})
 
 
 class ConfigError(ValueError):
@@ -230,9 +232,17 @@ def _parse_provider(
     # The kinds are the presets', not `routing.wires.registry.known_kinds()`: the
     # registry would load the wire contract and the transcript too (~10 ms).
     from routing.models import ProviderConfig
-    from routing.presets import KINDS, api_problem, base_url_for, preset_for
+    from routing.presets import AGENT_KINDS, ALL_KINDS, api_problem, base_url_for, preset_for
 
+    kind = table.get("kind")
+    if kind in AGENT_KINDS:
+        return _parse_agent(table, where)
     unknown = sorted(set(table) - _PROVIDER_KEYS)
+    if unknown and unknown[0] in _AGENT_KEYS:
+        raise ConfigError(
+            f'{where}: {unknown[0]} is for an agent (kind = "acp"); a provider of kind '
+            f"{kind!r} has: {', '.join(sorted(_PROVIDER_KEYS))}."
+        )
     if unknown:
         hint = (
             " (settings for all of Sightline go above the first [[providers]])"
@@ -243,9 +253,8 @@ def _parse_provider(
             f"{where}: unknown key {unknown[0]!r}{hint}; a provider has: "
             f"{', '.join(sorted(_PROVIDER_KEYS))}."
         )
-    kind = table.get("kind")
-    if kind not in KINDS:
-        raise ConfigError(f"{where}: kind {kind!r} is not one of: {', '.join(KINDS)}.")
+    if kind not in ALL_KINDS:
+        raise ConfigError(f"{where}: kind {kind!r} is not one of: {', '.join(ALL_KINDS)}.")
     provider_id = table.get("id", kind)
     if not isinstance(provider_id, str) or not _ID_PATTERN.match(provider_id):
         raise ConfigError(
@@ -293,12 +302,84 @@ def _parse_provider(
     )
 
 
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _parse_agent(table: Mapping[str, Any], where: str) -> ProviderConfig:
+    """An agent's table: the program to start (`command`, `args`, `env`), `local`, `enabled`."""
+    from routing.models import ProviderConfig
+
+    unknown = sorted(set(table) - _AGENT_KEYS)
+    if unknown:
+        raise ConfigError(
+            f'{where}: unknown key {unknown[0]!r}; an agent (kind = "acp") has: '
+            f"{', '.join(sorted(_AGENT_KEYS))}."
+        )
+    provider_id = table.get("id", "")
+    if not isinstance(provider_id, str) or not _ID_PATTERN.match(provider_id):
+        raise ConfigError(
+            f"{where}: an agent needs an id of letters, digits, '.', '_' or '-' (no colon), "
+            'like id = "opencode".'
+        )
+    command = table.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise ConfigError(
+            f"{where}: agent {provider_id!r} needs command: the program to start, in quotes "
+            '(found on PATH, or a full path), like command = "opencode".'
+        )
+    if any(not c.isprintable() for c in command):
+        raise ConfigError(f"{where}: agent {provider_id!r}: command holds a control character.")
+    args = table.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise ConfigError(
+            f'{where}: agent {provider_id!r}: args must be a list of texts, like args = ["acp"].'
+        )
+    env = table.get("env", {})
+    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
+        raise ConfigError(
+            f"{where}: agent {provider_id!r}: env must be a table of texts, like "
+            'env = { OPENCODE_DISABLE_MODELS_FETCH = "1" }.'
+        )
+    bad = next((name for name in env if not _ENV_NAME.match(name)), None)
+    if bad is not None:
+        raise ConfigError(
+            f"{where}: agent {provider_id!r}: env name {bad!r} must be letters, digits and '_'."
+        )
+    local = table.get("local", False)
+    if not isinstance(local, bool):
+        raise ConfigError(
+            f"{where}: agent {provider_id!r}: local must be true or false (does the agent's "
+            "own model run on this computer?)."
+        )
+    enabled = table.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ConfigError(f"{where}: enabled must be true or false.")
+    return ProviderConfig(
+        id=provider_id,
+        kind="acp",
+        base_url="",
+        enabled=enabled,
+        local=local,
+        command=command.strip(),
+        args=tuple(args),
+        env=tuple(env.items()),
+    )
+
+
+def agent_providers(config: Config) -> list[ProviderConfig]:
+    """The enabled agents (kind "acp"): started as programs, never listed by the catalogue."""
+    return [p for p in config.providers if p.enabled and p.is_agent]
+
+
 def effective_providers(
     config: Config, environ: Mapping[str, str] = os.environ
 ) -> list[ProviderConfig]:
-    """The providers to use: the enabled configured ones, plus local servers to look for."""
-    providers = [p for p in config.providers if p.enabled]
-    if config.discover_local or not config.providers:
+    """The providers to use: the enabled configured ones, plus local servers to look for.
+
+    Agents are not among them: they have no wire (see `agent_providers`).
+    """
+    providers = [p for p in config.providers if p.enabled and not p.is_agent]
+    if config.discover_local or not any(not p.is_agent for p in config.providers):
         taken = {p.id for p in config.providers}
         addresses = {p.base_url for p in config.providers}
         for candidate in discovery_candidates(environ):

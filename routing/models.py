@@ -27,12 +27,23 @@ class ProviderConfig:
     local: bool | None = None  # None: decide from the address
     discovered: bool = False
     api: str = ""  # an OpenAI-shape provider's endpoint: "responses" or "chat"; "": its preset's
+    # An agent (kind "acp"): the program to start, its arguments and extra environment.
+    command: str = ""
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # may hold secrets
+
+    @property
+    def is_agent(self) -> bool:
+        """Whether this is an agent (a program speaking ACP), not a model API."""
+        return self.kind == "acp"
 
     @property
     def is_local(self) -> bool:
         """Whether this provider runs on this computer (config overrides the address)."""
         if self.local is not None:
             return self.local
+        if self.is_agent:  # no address to judge by: its own model is elsewhere unless said
+            return False
         return on_this_computer(self.base_url)
 
     def with_key(self, api_key: str) -> ProviderConfig:

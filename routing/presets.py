@@ -16,7 +16,7 @@ from typing import Literal
 
 # "all": every model; "none": no model; a pattern: models whose name matches; None: unknown.
 Rule = Literal["all", "none"] | re.Pattern[str] | None
-WireName = Literal["openai_chat", "responses", "gemini", "anthropic", "lmstudio", "ollama"]
+WireName = Literal["openai_chat", "responses", "gemini", "anthropic", "lmstudio", "ollama", "acp"]
 # What a provider's `api` may name: the OpenAI shape's two endpoints ("" for its preset's own).
 APIS = ("responses", "chat")
 
@@ -234,15 +234,34 @@ _TABLE: tuple[Preset, ...] = (
 )
 
 PRESETS: dict[str, Preset] = {p.kind: p for p in _TABLE}
-KINDS: tuple[str, ...] = tuple(PRESETS)
+KINDS: tuple[str, ...] = tuple(PRESETS)  # the kinds spoken to through a wire (HTTP)
+
+# An agent: a program that speaks the Agent Client Protocol on its stdin and stdout
+# (app/turn/acp/). No wire and no address: it is started from its `command`, runs its
+# own tool loop and says itself whether it takes pictures (`promptCapabilities.image`).
+# Kept apart from PRESETS, which are the wires' (the catalogue lists only those).
+AGENT_PRESET = Preset(
+    "acp",
+    "Agent (ACP)",
+    "acp",
+    "",
+    needs_key=False,
+    tools="all",
+)
+AGENT_KINDS: tuple[str, ...] = (AGENT_PRESET.kind,)
+ALL_KINDS: tuple[str, ...] = (*KINDS, *AGENT_KINDS)  # every kind a config may name
 
 
 def preset_for(kind: str) -> Preset:
     """The preset of a provider kind; ValueError naming the kinds there are."""
+    if kind == AGENT_PRESET.kind:
+        return AGENT_PRESET
     try:
         return PRESETS[kind]
     except KeyError:
-        raise ValueError(f"no provider kind {kind!r}; the kinds are: {', '.join(KINDS)}") from None
+        raise ValueError(
+            f"no provider kind {kind!r}; the kinds are: {', '.join(ALL_KINDS)}"
+        ) from None
 
 
 def api_problem(preset: Preset, api: str) -> str:

@@ -34,6 +34,31 @@ class PartAdded:
 
 
 @dataclass(frozen=True)
+class ThoughtAdded:
+    """More of what an agent thinks aloud as it answers (shown collapsed, never an answer)."""
+
+    item_id: int
+    text: str
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """One step of an agent's plan."""
+
+    content: str
+    status: str = "pending"  # "pending", "in_progress" or "completed"
+    priority: str = "medium"  # "high", "medium" or "low"
+
+
+@dataclass(frozen=True)
+class PlanUpdated:
+    """An agent's plan, whole each time (it replaces the one before)."""
+
+    item_id: int
+    entries: tuple[PlanEntry, ...]
+
+
+@dataclass(frozen=True)
 class ItemFinished:
     """A streaming answer ended (complete, stopped or failed)."""
 
@@ -80,4 +105,13 @@ class TurnEnded:
     model_ref: str = ""
 
 
-TurnEvent = ItemAdded | TextAdded | PartAdded | ItemFinished | UsageAdded | TurnEnded
+TurnEvent = (
+    ItemAdded
+    | TextAdded
+    | PartAdded
+    | ItemFinished
+    | UsageAdded
+    | TurnEnded
+    | ThoughtAdded
+    | PlanUpdated
+)

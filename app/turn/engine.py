@@ -1,0 +1,62 @@
+"""What answers a turn: an engine. The model-API `TurnRunner` is one, an agent another.
+
+Every engine stores the turn as it goes (app/store) and yields the same `TurnEvent`s
+(app/turn/events.py), so the window, `sightline ask` and the ledger take any engine's
+turn alike. An engine that runs its own tool loop (an agent) reports its tool calls
+and results as the events and messages a model's tool step would give.
+
+`requested_model` says which engine: an agent's id (its own default model) or
+`AGENT:MODEL` picks that agent; anything else (`auto`, `PROVIDER:MODEL`) is a model's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Iterable, Sequence
+from typing import Protocol
+
+from app.tools.base import Tool
+from app.turn.events import TurnEvent
+from routing.chat_settings import ChatSettings
+from routing.models import ProviderConfig
+from vision.pdf import PdfFile
+from vision.pictures import Picture
+
+
+class Engine(Protocol):
+    """Answers turns of any conversation, storing each event before yielding it."""
+
+    def run(
+        self,
+        conversation_id: str,
+        text: str,
+        pictures: tuple[Picture, ...] = (),
+        requested_model: str = "auto",
+        tools: Sequence[Tool] = (),
+        pdfs: tuple[PdfFile, ...] = (),
+        settings: ChatSettings | None = None,
+    ) -> AsyncGenerator[TurnEvent, None]:
+        """Store the person's message, answer it, and yield each event once it is stored."""
+        ...
+
+
+def agent_for(requested_model: str, agents: Iterable[ProviderConfig]) -> ProviderConfig | None:
+    """The agent `requested_model` names (`AGENT` or `AGENT:MODEL`), or None for a model."""
+    provider_id, _, _ = (requested_model or "").strip().partition(":")
+    return next((a for a in agents if a.is_agent and a.id == provider_id), None)
+
+
+def agent_model(requested_model: str) -> str:
+    """The agent's model `AGENT:MODEL` names; "" for the agent's own default."""
+    return (requested_model or "").strip().partition(":")[2]
+
+
+def engine_for(
+    requested_model: str,
+    agents: Iterable[ProviderConfig],
+    models: Engine,
+    agent_engine: Engine | None,
+) -> Engine:
+    """The engine for a turn: the agent engine when an agent is named, else the models'."""
+    if agent_engine is not None and agent_for(requested_model, agents) is not None:
+        return agent_engine
+    return models

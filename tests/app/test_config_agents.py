@@ -1,0 +1,80 @@
+"""Agents in the config: a provider of kind "acp" is a program to start (app/config.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.config import ConfigError, agent_providers, effective_providers, parse_config
+from routing.presets import preset_for
+
+PATH = Path("/home/someone/.config/sightline/config.toml")
+DATA = Path("/tmp/sightline-data")
+
+
+def parsed(*providers: dict[str, Any]) -> Any:
+    return parse_config({"discover_local": False, "providers": list(providers)}, PATH, DATA, {})
+
+
+def test_an_agent_as_the_issue_writes_it() -> None:
+    config = parsed(
+        {
+            "id": "opencode",
+            "kind": "acp",
+            "command": "opencode",
+            "args": ["acp"],
+            "env": {"OPENCODE_DISABLE_MODELS_FETCH": "1"},
+        },
+        {"id": "ollama", "kind": "ollama", "base_url": "http://127.0.0.1:11434"},
+    )
+    [agent] = agent_providers(config)
+    assert (agent.id, agent.command, agent.args) == ("opencode", "opencode", ("acp",))
+    assert agent.env == (("OPENCODE_DISABLE_MODELS_FETCH", "1"),)
+    assert agent.is_agent and not agent.is_local  # its own model runs elsewhere unless said
+    # The catalogue never gets it: an agent has no wire to list models through.
+    assert [p.id for p in effective_providers(config, {})] == ["ollama"]
+    assert preset_for("acp").wire == "acp"
+
+
+def test_local_says_whether_its_model_runs_here() -> None:
+    [agent] = agent_providers(parsed({"id": "a", "kind": "acp", "command": "x", "local": True}))
+    assert agent.is_local
+
+
+def test_a_disabled_agent_is_not_offered() -> None:
+    config = parsed({"id": "a", "kind": "acp", "command": "x", "enabled": False})
+    assert agent_providers(config) == []
+
+
+@pytest.mark.parametrize(
+    ("table", "words"),
+    [
+        ({"kind": "acp", "command": "x"}, "an agent needs an id"),
+        ({"id": "a", "kind": "acp"}, "needs command: the program to start, in quotes"),
+        ({"id": "a", "kind": "acp", "command": "  "}, "needs command"),
+        ({"id": "a", "kind": "acp", "command": "x", "args": "acp"}, "args must be a list"),
+        ({"id": "a", "kind": "acp", "command": "x", "args": [1]}, "args must be a list"),
+        ({"id": "a", "kind": "acp", "command": "x", "env": ["A"]}, "env must be a table"),
+        ({"id": "a", "kind": "acp", "command": "x", "env": {"A": 1}}, "env must be a table"),
+        ({"id": "a", "kind": "acp", "command": "x", "env": {"A B": "1"}}, "env name 'A B'"),
+        ({"id": "a", "kind": "acp", "command": "x", "local": "no"}, "local must be true or false"),
+        ({"id": "a", "kind": "acp", "command": "x", "base_url": "h"}, "key 'base_url'"),
+        ({"id": "a:b", "kind": "acp", "command": "x"}, "no colon"),
+    ],
+)
+def test_a_broken_agent_table_names_what_to_change(table: dict[str, Any], words: str) -> None:
+    with pytest.raises(ConfigError, match="providers\\[1\\]") as caught:
+        parsed(table)
+    assert words in str(caught.value)
+
+
+def test_command_on_a_model_provider_says_it_is_for_agents() -> None:
+    with pytest.raises(ConfigError, match='command is for an agent \\(kind = "acp"\\)'):
+        parsed({"id": "o", "kind": "ollama", "command": "ollama"})
+
+
+def test_the_unknown_kind_message_lists_acp() -> None:
+    with pytest.raises(ConfigError, match="acp"):
+        parsed({"id": "o", "kind": "agent"})
