@@ -23,6 +23,7 @@ from contextlib import aclosing
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -110,6 +111,7 @@ class ModelManager(QDialog):
         self.installed_list.setAccessibleName("Installed models list")
         self.installed_area.setWidget(self.installed_list)
         self.installed_rows: dict[str, tuple[QLabel, QPushButton]] = {}
+        self._row_widgets: list[QWidget] = []
         self.installed_note = _label("", "Installed models note", self.installed_list)
         self.name_edit = QLineEdit(self)
         self.name_edit.setAccessibleName("Model to pull")
@@ -196,21 +198,24 @@ class ModelManager(QDialog):
         self._check_awaited(listing)
 
     def _show_installed(self, names: list[str], listing: bool) -> None:
-        if list(self.installed_rows) != names:
-            for label, button in self.installed_rows.values():
-                label.deleteLater()
-                button.deleteLater()
-            self.installed_rows = {}
+        if list(self.installed_rows) != names:  # rebuilt only when the names change
+            for widget in self._row_widgets:
+                widget.deleteLater()
+            self._row_widgets, self.installed_rows = [], {}
             rows = self.installed_list.layout()
             assert isinstance(rows, QVBoxLayout)
             for at, name in enumerate(names, start=1):
-                label = _label(name, f"Installed model {name}", self.installed_list)
-                button = _button("Delete", f"Delete {name}", self.installed_list)
+                row = QWidget(self.installed_list)
+                row.setAccessibleName(name)
+                label = _label(name, f"Installed model {name}", row)
+                button = _button("Delete", f"Delete {name}", row)
                 button.clicked.connect(lambda _=False, n=name: self.confirm_delete(n))
-                line = QHBoxLayout()
+                line = QHBoxLayout(row)
+                line.setContentsMargins(0, 0, 0, 0)
                 line.addWidget(label, 1)
                 line.addWidget(button)
-                rows.insertLayout(at, line)
+                rows.insertWidget(at, row)
+                self._row_widgets.append(row)
                 self.installed_rows[name] = (label, button)
         waiting = "Looking for models…" if listing else "No models yet: pull one below."
         self.installed_note.setText("" if names else waiting)
@@ -294,12 +299,7 @@ class ModelManager(QDialog):
                         self.vision_rows[name][1].setText(size_words(step.total))  # Ollama's own
                     self.progress.show_step(name, step)
         except asyncio.CancelledError:
-            if not self._closed:
-                self.progress.finish()
-                self._say(
-                    f"Stopped pulling {name}. Ollama keeps what it already downloaded: pull it "
-                    "again to carry on."
-                )
+            self._stopped(name)
             raise
         except ProviderError as exc:
             log.warning("pulling %s failed: %s", name, exc.detail or exc.message)
@@ -314,10 +314,17 @@ class ModelManager(QDialog):
         self._awaited = f"{provider.id}:{listed_name(name)}"
         self._relist()
 
-    def _failed(self, words: str) -> None:
+    def _stopped(self, name: str) -> None:
+        self._failed(
+            f"Stopped pulling {name}. Ollama keeps what it already downloaded: pull it again "
+            "to carry on.",
+            error=False,
+        )
+
+    def _failed(self, words: str, *, error: bool = True) -> None:
         if not self._closed:
             self.progress.finish()
-            self._say(words, error=True)
+            self._say(words, error=error)
 
     # -- deleting ----------------------------------------------------------------------
 
@@ -400,8 +407,18 @@ class ModelManager(QDialog):
         self.message.setText(text)
         self.message.setAccessibleDescription(text)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """Shown again after a close: follow the listing again."""
+        if self._closed:
+            self._closed = False
+            self.controller.models_changed.connect(self._listing_changed)
+            self._listing_changed(self.controller.listing)
+        super().showEvent(event)
+
     def done(self, result: int) -> None:
         """Stop the pull and deletes with the dialog (Ollama stops a pull whose client goes)."""
+        if self.pulling:  # said now: the task hears of its cancelling only later
+            self._stopped(self.pulling)
         self._closed = True
         for task in (self._pull, *self._deletes):
             if task is not None and not task.done():

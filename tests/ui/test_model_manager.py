@@ -180,6 +180,16 @@ def test_a_second_pull_while_one_runs_is_refused_in_words(
     dialog.close()
     qtbot.waitUntil(fake_ollama.pulls[0].ended.is_set, timeout=5_000)
     assert fake_ollama.pulls[0].outcome == "client gone"
+    # Opened again, it pulls and follows the listing as before.
+    dialog.show()
+    assert dialog.message.text().startswith("Stopped pulling gemma3:4b.")
+    assert not dialog.progress.isVisibleTo(dialog)
+    with qtbot.waitSignal(dialog.pulled, timeout=10_000) as pulled:
+        qtbot.mouseClick(dialog.vision_rows["moondream:1.8b"][2], Qt.MouseButton.LeftButton)
+    assert pulled.args == ["ollama:moondream:1.8b"]
+    qtbot.waitUntil(lambda: "moondream:1.8b" in dialog.installed_rows)
+    assert dialog.vision_rows["moondream:1.8b"][2].text() == "Installed"
+    dialog.close()
 
 
 def test_an_empty_name_is_asked_for(session: Session, qtbot: QtBot) -> None:
