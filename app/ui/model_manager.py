@@ -3,9 +3,8 @@
 A non-modal dialog. It lists the models the controller's listing has for the
 provider, each with Delete (after a confirmation); pulls a model by name with a
 progress bar (app/ui/pull_progress.py) and Cancel; and, with `suggest_vision`,
-first offers a few small models that see (routing/ollama_models.py's
-`VISION_MODELS`), each with its download size: approximate until Ollama reports
-the real one during the pull. One pull runs at a time. When a pull finishes the
+first offers a few small models that see (app/ui/vision_offer.py), each with its
+download size: approximate until Ollama reports the real one during the pull. One pull runs at a time. When a pull finishes the
 controller lists models again, and once the picker has the new model `pulled`
 carries its ref, so the window can pick it or describe pictures with it.
 
@@ -27,8 +26,6 @@ from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QGridLayout,
-    QGroupBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -41,11 +38,12 @@ from PySide6.QtWidgets import (
 
 from app.ui.listing import ModelListing
 from app.ui.provider_form import ERROR_STYLE
-from app.ui.pull_progress import PullProgressBox, size_words
+from app.ui.pull_progress import PullProgressBox
+from app.ui.vision_offer import VisionOffer
 from routing.addresses import ollama_base_url
 from routing.endpoints import endpoint_name
 from routing.errors import ModelNotFound, ProviderError
-from routing.ollama_models import VISION_MODELS, delete, listed_name, pull
+from routing.ollama_models import delete, listed_name, pull
 
 if TYPE_CHECKING:
     from app.ui.controller import Controller
@@ -54,7 +52,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TITLE = "Local models"
-SEES_HEADING = "Get a model that sees"
 
 
 def _label(text: str, name: str, parent: QWidget) -> QLabel:
@@ -100,9 +97,8 @@ class ModelManager(QDialog):
         self.confirm: QMessageBox | None = None  # the open "Delete …?" question, if any
 
         self.where = _label("", "Where the models are", self)
-        self.vision_box = QGroupBox(SEES_HEADING, self)
-        self.vision_box.setAccessibleName(SEES_HEADING)
-        self.vision_rows: dict[str, tuple[QLabel, QLabel, QPushButton]] = {}
+        self.vision_box = VisionOffer(self)
+        self.vision_rows = self.vision_box.rows
         self.installed_heading = _label("Installed", "Installed models heading", self)
         self.installed_area = QScrollArea(self)
         self.installed_area.setAccessibleName("Installed models")
@@ -128,30 +124,12 @@ class ModelManager(QDialog):
         self.pull_button.clicked.connect(lambda: self.pull_model(self.name_edit.text()))
         self.name_edit.returnPressed.connect(lambda: self.pull_model(self.name_edit.text()))
         self.progress.cancel_requested.connect(self.cancel_pull)
+        self.vision_box.pull_requested.connect(self.pull_model)
         self.buttons.rejected.connect(self.reject)
         controller.models_changed.connect(self._listing_changed)
         self._listing_changed(controller.listing)
 
     def _build(self) -> None:
-        grid = QGridLayout(self.vision_box)
-        intro = _label(
-            "None of the models here can look at pictures. These small models can; "
-            "sizes are approximate until the download starts.",
-            "About the models that see",
-            self.vision_box,
-        )
-        grid.addWidget(intro, 0, 0, 1, 3)
-        for row, (name, size) in enumerate(VISION_MODELS, start=1):
-            title = _label(name, f"Model {name}", self.vision_box)
-            amount = _label(
-                f"about {size_words(size)}", f"Download size of {name}", self.vision_box
-            )
-            button = _button("Pull", f"Pull {name}", self.vision_box)
-            button.clicked.connect(lambda _=False, n=name: self.pull_model(n))
-            grid.addWidget(title, row, 0)
-            grid.addWidget(amount, row, 1)
-            grid.addWidget(button, row, 2)
-            self.vision_rows[name] = (title, amount, button)
         self.vision_box.setVisible(self.suggest_vision)
         rows = QVBoxLayout(self.installed_list)
         rows.addWidget(self.installed_note)
@@ -220,11 +198,7 @@ class ModelManager(QDialog):
         waiting = "Looking for models…" if listing else "No models yet: pull one below."
         self.installed_note.setText("" if names else waiting)
         self.installed_note.setVisible(not names)
-        for name, (_title, _amount, button) in self.vision_rows.items():
-            here = name in names
-            button.setText("Installed" if here else "Pull")
-            button.setAccessibleName(f"{name} is installed" if here else f"Pull {name}")
-            button.setEnabled(not here)
+        self.vision_box.show_installed(names)
 
     def _check_awaited(self, listing: ModelListing) -> None:
         """Tell the window about a pulled model once the picker lists it."""
@@ -295,8 +269,7 @@ class ModelManager(QDialog):
         try:
             async with aclosing(steps):
                 async for step in steps:
-                    if step.total > 0 and name in self.vision_rows:
-                        self.vision_rows[name][1].setText(size_words(step.total))  # Ollama's own
+                    self.vision_box.show_size(name, step.total)  # Ollama's own, once it says
                     self.progress.show_step(name, step)
         except asyncio.CancelledError:
             self._stopped(name)

@@ -20,10 +20,11 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from app.ui.model_manager import SEES_HEADING, ModelManager
+from app.ui.model_manager import ModelManager
 from app.ui.provider_form import ERROR_STYLE
 from app.ui.pull_progress import STEPS, amount_words, size_words, status_words
 from app.ui.session import Session
+from app.ui.vision_offer import SEES_HEADING
 from routing.ollama_models import VISION_MODELS, PullProgress
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
