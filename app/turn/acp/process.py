@@ -1,0 +1,166 @@
+"""The agent's program: started with the SDK, its output read within bounds.
+
+The SDK reads the agent's stdout itself, but without a cap on a line and with
+anything unreadable only logged. Here every line passes a pump first: a line past
+`MAX_LINE_BYTES`, or one that is not a JSON-RPC object, ends the connection (the
+turn then ends cleanly, and the next one starts the agent again), and the time of
+the last message is kept, so a turn can tell a hung agent from a busy one. The
+agent's stderr is its log: kept, bounded, in Sightline's (redacted there).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import Mapping
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+from acp import Client, connect_to_agent
+from acp.client.connection import ClientSideConnection
+from acp.transports import spawn_stdio_transport
+
+log = logging.getLogger(__name__)
+
+MAX_LINE_BYTES = 32_000_000  # one message; pictures travel base64 inside them
+MAX_STDERR_LINE = 2_000  # an agent's log line, as kept in ours
+SHUTDOWN_SECONDS = 2.0  # stdin closed, then terminate, then kill
+
+
+class AgentProcess:
+    """One run of an agent's program, connected as Sightline's ACP client."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.connection: ClientSideConnection | None = None
+        self.process: asyncio.subprocess.Process | None = None
+        self.malformed = ""  # why the connection was ended: what the agent sent
+        self.last_heard = 0.0  # the loop's time of the agent's last message
+        self._stack = AsyncExitStack()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    async def start(
+        self,
+        client: Client,
+        command: str,
+        args: tuple[str, ...],
+        env: Mapping[str, str],
+        cwd: Path,
+    ) -> ClientSideConnection:
+        """Start the program and connect; FileNotFoundError when the command isn't there."""
+        reader, writer, process = await self._stack.enter_async_context(
+            spawn_stdio_transport(
+                command,
+                *args,
+                env=env,
+                cwd=cwd,
+                limit=MAX_LINE_BYTES,
+                shutdown_timeout=SHUTDOWN_SECONDS,
+            )
+        )
+        self.process = process
+        self.last_heard = asyncio.get_running_loop().time()
+        checked = asyncio.StreamReader(limit=MAX_LINE_BYTES)
+        self._tasks.append(asyncio.create_task(self._pump(reader, checked)))
+        if process.stderr is not None:
+            self._tasks.append(asyncio.create_task(self._log_stderr(process.stderr)))
+        self.connection = connect_to_agent(client, writer, checked)
+        return self.connection
+
+    @property
+    def running(self) -> bool:
+        """Whether the program still runs and nothing unreadable came from it."""
+        return self.process is not None and self.process.returncode is None and not self.malformed
+
+    async def settle(self, timeout: float = 1.0) -> None:
+        """Give a program whose output ended a moment to exit, so its status can be told."""
+        if self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.process.wait(), timeout)
+
+    def exit_status(self) -> int | None:
+        """The program's exit status, once it has ended."""
+        return self.process.returncode if self.process is not None else None
+
+    def quiet_for(self) -> float:
+        """Seconds since the agent last sent anything."""
+        return asyncio.get_running_loop().time() - self.last_heard
+
+    async def _pump(self, source: asyncio.StreamReader, checked: asyncio.StreamReader) -> None:
+        """Pass each readable message on; the first unreadable one ends the connection."""
+        try:
+            while True:
+                try:
+                    line = await source.readuntil(b"\n")
+                except asyncio.IncompleteReadError as exc:
+                    line = exc.partial  # the last line, without its newline
+                    if not line.strip():
+                        break
+                except asyncio.LimitOverrunError:
+                    self._refuse(f"a message longer than {MAX_LINE_BYTES} bytes")
+                    break
+                self.last_heard = asyncio.get_running_loop().time()
+                if not line.strip():
+                    continue
+                problem = _unreadable(line)
+                if problem:
+                    self._refuse(problem)
+                    break
+                checked.feed_data(line if line.endswith(b"\n") else line + b"\n")
+        except (OSError, ValueError) as exc:  # the pipe broke under us
+            log.info("%s: its output ended: %s", self.label, exc)
+        finally:
+            checked.feed_eof()
+
+    def _refuse(self, problem: str) -> None:
+        log.warning("%s sent %s; the connection is ended", self.label, problem)
+        self.malformed = problem
+
+    async def _log_stderr(self, stderr: asyncio.StreamReader) -> None:
+        """The agent's own log, one bounded line at a time, into Sightline's log."""
+        with contextlib.suppress(OSError, ValueError):
+            while True:
+                try:
+                    line = await stderr.readline()
+                except asyncio.LimitOverrunError:
+                    await stderr.read(MAX_LINE_BYTES)
+                    continue
+                if not line:
+                    return
+                text = line.decode("utf-8", "replace").rstrip()[:MAX_STDERR_LINE]
+                log.info("%s: %s", self.label, text)
+
+    async def close(self) -> None:
+        """End the connection and the program (stdin closed, then terminate, then kill)."""
+        if self.connection is not None:
+            with contextlib.suppress(Exception):
+                await self.connection.close()
+        with contextlib.suppress(Exception):
+            await self._stack.aclose()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._tasks.clear()
+
+
+def _unreadable(line: bytes) -> str:
+    """Why a line from the agent is not a JSON-RPC message ("" when it is one)."""
+    try:
+        message: Any = json.loads(line)
+    except (ValueError, RecursionError):
+        return "a line that is not JSON"
+    if not isinstance(message, dict):
+        return "JSON that is not a JSON-RPC message"
+    if not any(key in message for key in ("method", "result", "error")):
+        return "a JSON-RPC message with neither a method nor a result"
+    if "id" in message and not isinstance(message["id"], int | str | None):
+        return "a JSON-RPC message whose id is neither a number nor text"
+    method = message.get("method")
+    if method is not None and not isinstance(method, str):
+        return "a JSON-RPC message whose method is not text"
+    return ""

@@ -1,0 +1,298 @@
+"""An agent's turn through the real path: the fake ACP agent as a process (app/turn/acp/)."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from app.store import Store
+from app.turn.acp.engine import AcpEngine
+from app.turn.acp.errors import AgentNeedsSignIn, AgentNotInstalled, AgentStopped
+from app.turn.events import (
+    ItemAdded,
+    PlanUpdated,
+    TextAdded,
+    ThoughtAdded,
+    TurnEnded,
+    TurnEvent,
+)
+from app.turn.tool_step import AllowAll, Approval, ToolStep
+from routing.models import ProviderConfig
+from routing.transcript import Message, MessageStatus, Notice, NoticeKind, ToolCall
+from tests.servers.acp_agent import read_log
+from vision.pictures import open_picture
+
+
+def fake(tmp_path: Path, *behaviours: str, local: bool = False) -> ProviderConfig:
+    """The fake agent with these behaviours, logging what it is asked into tmp_path."""
+    env = (("FAKE_ACP", ",".join(behaviours)), ("FAKE_ACP_LOG", str(tmp_path)))
+    root = str(Path(__file__).resolve().parents[4])
+    return ProviderConfig(
+        "fake",
+        "acp",
+        "",
+        local=local,
+        command=sys.executable,
+        args=("-m", "tests.servers.acp_agent"),
+        env=(*env, ("PYTHONPATH", root)),
+    )
+
+
+async def collect(events: AsyncIterator[TurnEvent]) -> list[TurnEvent]:
+    return [event async for event in events]
+
+
+def ended(events: list[TurnEvent]) -> TurnEnded:
+    last = events[-1]
+    assert isinstance(last, TurnEnded)
+    return last
+
+
+def notices(events: list[TurnEvent]) -> list[Notice]:
+    return [
+        e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)
+    ]
+
+
+@pytest.fixture
+async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[object]:
+    made: list[AcpEngine] = []
+
+    def make(agent: ProviderConfig, **kwargs: object) -> AcpEngine:
+        engine = AcpEngine(store, [agent], cwd=tmp_path, **kwargs)  # type: ignore[arg-type]
+        made.append(engine)
+        return engine
+
+    yield make
+    for engine in made:
+        await engine.aclose()
+
+
+async def test_a_streamed_answer_with_thoughts_and_a_plan_is_stored(
+    store: Store, tmp_path: Path, engine_for: object
+) -> None:
+    engine = engine_for(fake(tmp_path, "think", "plan"))  # type: ignore[operator]
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "hello", requested_model="fake"))
+    assert ended(events).error is None
+    text = "".join(e.text for e in events if isinstance(e, TextAdded))
+    assert text == "Part one. You said: hello (0 pictures)"
+    assert [e.text for e in events if isinstance(e, ThoughtAdded)] == ["Let me think."]
+    [plan] = [e for e in events if isinstance(e, PlanUpdated)]
+    assert [(p.content, p.status) for p in plan.entries] == [
+        ("Look", "completed"),
+        ("Answer", "pending"),
+    ]
+    user, answer = store.messages(chat)
+    assert (user.text, answer.text, answer.status) == ("hello", text, MessageStatus.COMPLETE)
+    assert answer.carried("acp_thought", "fake")[0].data["text"] == "Let me think."
+    [init, new, prompt] = read_log(tmp_path)
+    assert init["initialize"] == 1 and "sightline" in init["client"]
+    assert new["new_session"] == str(tmp_path)
+    assert prompt["prompt"] == "hello"
+
+
+async def test_a_tool_call_with_a_picture_becomes_a_tool_row(
+    store: Store, tmp_path: Path, engine_for: object
+) -> None:
+    engine = engine_for(fake(tmp_path, "tool"))  # type: ignore[operator]
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "look", requested_model="fake"))
+    assert ended(events).error is None
+    _user, calling, tool, final = store.messages(chat)
+    [call] = calling.tool_calls
+    assert (call.id, call.name, dict(call.arguments)) == ("t-1", "Screenshot", {"where": "screen"})
+    [result] = tool.tool_results
+    assert result.text == "Here it is." and not result.is_error
+    [picture] = result.pictures
+    assert (picture.width, picture.height, picture.mime) == (4, 3, "image/png")
+    assert final.text == "You said: look (0 pictures)"
+
+
+async def test_pictures_go_as_images_to_an_agent_that_takes_them(
+    store: Store, tmp_path: Path, engine_for: object
+) -> None:
+    path = tmp_path / "red.png"
+    Image.new("RGB", (8, 8), "red").save(path)
+    engine = engine_for(fake(tmp_path, "sees"))  # type: ignore[operator]
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "what?", (open_picture(path),), requested_model="fake"))
+    assert ended(events).error is None
+    assert read_log(tmp_path)[-1]["pictures"] == ["image/png"]
+    # Its model runs off this computer: the crossing is disclosed, for the ledger too.
+    [crossing] = notices(events)
+    assert crossing.crossed is not None and "red.png" in crossing.text
+
+
+async def test_pictures_become_words_for_an_agent_that_does_not_take_them(
+    store: Store, tmp_path: Path, engine_for: object
+) -> None:
+    path = tmp_path / "red.png"
+    Image.new("RGB", (8, 8), "red").save(path)
+    engine = engine_for(fake(tmp_path, local=True))  # type: ignore[operator]
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "what?", (open_picture(path),), requested_model="fake"))
+    assert ended(events).error is None
+    asked = read_log(tmp_path)[-1]
+    assert asked["pictures"] == []  # no image block: the agent did not say it takes them
+    assert "red.png" in asked["prompt"]  # Sightline's words stand in for the picture
+    [nobody] = notices(events)
+    assert nobody.kind == NoticeKind.NOBODY_SEES and "on this computer" in nobody.text
+
+
+class Recording:
+    def __init__(self, answer: Approval) -> None:
+        self.answer = answer
+        self.asked: list[ToolCall] = []
+
+    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
+        self.asked.append(call)
+        return self.answer
+
+
+@pytest.mark.parametrize(
+    ("answer", "chosen"),
+    [(Approval.ONCE, "yes"), (Approval.CONVERSATION, "always"), (Approval.DENY, "no")],
+)
+async def test_a_permission_request_goes_to_the_approver(
+    store: Store, tmp_path: Path, engine_for: object, answer: Approval, chosen: str
+) -> None:
+    approver = Recording(answer)
+    engine = engine_for(  # type: ignore[operator]
+        fake(tmp_path, "permission"), tool_step=ToolStep(approver), denied_hint=" (hint)"
+    )
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "go", requested_model="fake"))
+    assert ended(events).error is None
+    [call] = approver.asked
+    assert call.name == "fake.read" and call.arguments["title"] == "Read notes.txt"
+    assert {"permission": chosen} in read_log(tmp_path)
+    refused = [n.text for n in notices(events) if "not allowed" in n.text]
+    assert refused == (
+        ["The agent fake asked to Read notes.txt, which was not allowed. (hint)"]
+        if answer == Approval.DENY
+        else []
+    )
+
+
+async def test_stop_sends_cancel_and_answers_the_permission_cancelled(
+    store: Store, tmp_path: Path, engine_for: object
+) -> None:
+    class Never:
+        async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
+            await asyncio.Event().wait()
+            raise AssertionError("never answered")
+
+    engine = engine_for(fake(tmp_path, "permission"), tool_step=ToolStep(Never()))  # type: ignore[operator]
+    chat = store.conversations.create()
+
+    async def turn() -> None:
+        async for event in engine.run(chat, "go", requested_model="fake"):
+            if isinstance(event, TextAdded):
+                task_started.set()
+
+    task_started = asyncio.Event()
+    task = asyncio.create_task(turn())
+    await asyncio.wait_for(task_started.wait(), 20)
+    await asyncio.sleep(0.3)  # the permission request is waiting for the person now
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    log = read_log(tmp_path)
+    assert {"cancel": "s-1"} in log and {"permission": "cancelled"} in log
+    _user, answer = store.messages(chat)
+    assert (answer.text, answer.status) == ("Part one. ", MessageStatus.STOPPED)
+
+
+@pytest.mark.parametrize(
+    ("behaviour", "words"),
+    [
+        ("crash", "stopped mid-turn (exit status 3)"),
+        ("garbage", "sent a line that is not JSON"),
+        ("hang", "sent nothing for 1 s"),
+    ],
+)
+async def test_a_broken_agent_ends_the_turn_cleanly_and_starts_again(
+    store: Store, tmp_path: Path, engine_for: object, behaviour: str, words: str
+) -> None:
+    agent = fake(tmp_path, behaviour)
+    engine = engine_for(agent, idle_timeout=1.0)  # type: ignore[operator]
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "one", requested_model="fake"))
+    error = ended(events).error
+    assert isinstance(error, AgentStopped) and words in error.message
+    assert "next message starts it again" in error.message
+    _user, answer = store.messages(chat)
+    assert (answer.text, answer.status) == ("Part one. ", MessageStatus.FAILED)  # kept
+    # The next turn starts the agent again; a fresh session says it forgot the chat.
+    healthy = fake(tmp_path)
+    engine.agents = [healthy]
+    again = await collect(engine.run(chat, "two", requested_model="fake"))
+    assert ended(again).error is None
+    assert any("doesn't remember" in n.text for n in notices(again))
+    assert [m.text for m in store.messages(chat)][-1] == "Part one. You said: two (0 pictures)"
+
+
+async def test_a_chat_continues_its_session_with_load(
+    store: Store, tmp_path: Path, engine_for: object
+) -> None:
+    agent = fake(tmp_path, "load")
+    chat = store.conversations.create()
+    first = engine_for(agent)  # type: ignore[operator]
+    assert ended(await collect(first.run(chat, "one", requested_model="fake"))).error is None
+    await first.aclose()
+    second = engine_for(agent)  # type: ignore[operator]  # as after reopening Sightline
+    events = await collect(second.run(chat, "two", requested_model="fake"))
+    assert ended(events).error is None
+    assert {"load_session": "s-1"} in read_log(tmp_path)
+    assert not any("doesn't remember" in n.text for n in notices(events))
+    assert "(replayed)" not in "".join(m.text for m in store.messages(chat))
+
+
+async def test_agent_model_is_set_through_its_config_option(
+    store: Store, tmp_path: Path, engine_for: object
+) -> None:
+    engine = engine_for(fake(tmp_path, "models"))  # type: ignore[operator]
+    chat = store.conversations.create()
+    assert ended(await collect(engine.run(chat, "hi", requested_model="fake:large"))).error is None
+    assert read_log(tmp_path)[-1]["model"] == "large"
+    events = await collect(engine.run(chat, "hi", requested_model="fake:huge"))
+    error = ended(events).error
+    assert error is not None and "offers: small, large" in error.message
+
+
+async def test_sign_in_names_the_command(store: Store, tmp_path: Path, engine_for: object) -> None:
+    agent = fake(tmp_path, "auth")
+    engine = engine_for(agent)  # type: ignore[operator]
+    chat = store.conversations.create()
+    error = ended(await collect(engine.run(chat, "hi", requested_model="fake"))).error
+    assert isinstance(error, AgentNeedsSignIn)
+    assert f"`{sys.executable} login`" in error.message
+
+
+async def test_a_command_not_installed_says_how_agents_are_installed(
+    store: Store, tmp_path: Path, engine_for: object
+) -> None:
+    agent = ProviderConfig("ghost", "acp", "", command="no-such-agent-here")
+    engine = engine_for(agent)  # type: ignore[operator]
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "hi", requested_model="ghost"))
+    error = ended(events).error
+    assert isinstance(error, AgentNotInstalled)
+    assert "'no-such-agent-here' is not installed" in error.message
+    assert "npm install -g opencode-ai" in error.message
+    [user] = store.messages(chat)  # the person's words stay
+    assert user.text == "hi"
+
+
+async def test_allow_all_allows_headless(store: Store, tmp_path: Path, engine_for: object) -> None:
+    engine = engine_for(fake(tmp_path, "permission"), tool_step=ToolStep(AllowAll()))  # type: ignore[operator]
+    chat = store.conversations.create()
+    assert ended(await collect(engine.run(chat, "go", requested_model="fake"))).error is None
+    assert {"permission": "yes"} in read_log(tmp_path)
+    assert isinstance(store.messages(chat)[-1], Message)

@@ -1,0 +1,215 @@
+"""A fake ACP agent, written with the SDK's agent side, scripted by its environment.
+
+Run as `python -m tests.servers.acp_agent`. `FAKE_ACP` holds comma-separated
+behaviours:
+
+- `sees`: advertise `promptCapabilities.image` (else pictures must come as words)
+- `load`: advertise `loadSession` and replay a session's history on `session/load`
+- `think`, `plan`: stream a thought chunk / a plan before answering
+- `tool`: report a tool call whose result carries a picture (and text)
+- `permission`: ask permission before the tool call; the answer is echoed back
+- `auth`: refuse `session/new` with auth_required (a terminal sign-in method)
+- `crash`: exit in the middle of answering; `hang`: stop sending mid-answer
+- `garbage`: write a line that is not JSON mid-answer
+- `models`: offer two models through a config option of category "model"
+
+Every answer says what it got: `You said: TEXT (N pictures)` after the chunks, and
+a `prompts.jsonl` line per prompt in `FAKE_ACP_LOG` (a folder) when it is set.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from acp import (
+    Agent,
+    InitializeResponse,
+    NewSessionResponse,
+    PromptResponse,
+    RequestError,
+    image_block,
+    plan_entry,
+    run_agent,
+    start_tool_call,
+    text_block,
+    tool_content,
+    update_agent_message_text,
+    update_agent_thought_text,
+    update_plan,
+    update_tool_call,
+)
+from acp.schema import (
+    AgentCapabilities,
+    Implementation,
+    LoadSessionResponse,
+    PermissionOption,
+    PromptCapabilities,
+    SessionConfigOptionSelect,
+    SessionConfigSelectOption,
+    SetSessionConfigOptionResponse,
+    TerminalAuthMethod,
+    ToolCallUpdate,
+)
+
+BEHAVIOURS = set(filter(None, os.environ.get("FAKE_ACP", "").split(",")))
+
+
+def _picture_b64() -> str:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (4, 3), "blue").save(out, "PNG")
+    return base64.b64encode(out.getvalue()).decode("ascii")
+
+
+class FakeAgent(Agent):
+    """The scripted agent."""
+
+    def __init__(self) -> None:
+        self.conn: Any = None
+        self.model = "small"
+
+    def on_connect(self, conn: Any) -> None:
+        self.conn = conn
+
+    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+        _log({"initialize": protocol_version, "client": str(kwargs.get("client_info"))})
+        return InitializeResponse(
+            protocol_version=1,
+            agent_capabilities=AgentCapabilities(
+                load_session="load" in BEHAVIOURS,
+                prompt_capabilities=PromptCapabilities(image="sees" in BEHAVIOURS),
+            ),
+            agent_info=Implementation(name="fake-agent", version="1.0"),
+            auth_methods=[
+                TerminalAuthMethod(type="terminal", id="login", name="Log in", args=["login"])
+            ]
+            if "auth" in BEHAVIOURS
+            else [],
+        )
+
+    async def new_session(
+        self, cwd: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> NewSessionResponse:
+        if "auth" in BEHAVIOURS:
+            raise RequestError(-32000, "Authentication required")
+        _log({"new_session": cwd, "mcp": [s.name for s in mcp_servers or []]})
+        return NewSessionResponse(session_id="s-1", config_options=self._options())
+
+    async def load_session(
+        self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
+    ) -> LoadSessionResponse:
+        _log({"load_session": session_id})
+        await self.conn.session_update(session_id, update_agent_message_text("(replayed)"))
+        return LoadSessionResponse()
+
+    def _options(self) -> list[Any] | None:
+        if "models" not in BEHAVIOURS:
+            return None
+        return [
+            SessionConfigOptionSelect(
+                type="select",
+                id="model",
+                name="Model",
+                category="model",
+                current_value=self.model,
+                options=[
+                    SessionConfigSelectOption(value="small", name="Small"),
+                    SessionConfigSelectOption(value="large", name="Large"),
+                ],
+            )
+        ]
+
+    async def set_config_option(
+        self, config_id: str, session_id: str, value: Any, **kwargs: Any
+    ) -> Any:
+        self.model = str(value)
+        _log({"set_config_option": [config_id, value]})
+        return SetSessionConfigOptionResponse(config_options=self._options() or [])
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        text = "".join(getattr(b, "text", "") for b in prompt)
+        pictures = [b for b in prompt if getattr(b, "type", "") == "image"]
+        _log({"prompt": text, "pictures": [p.mime_type for p in pictures], "model": self.model})
+        say = self.conn.session_update
+        if "think" in BEHAVIOURS:
+            await say(session_id, update_agent_thought_text("Let me think."))
+        if "plan" in BEHAVIOURS:
+            await say(
+                session_id,
+                update_plan([plan_entry("Look", status="completed"), plan_entry("Answer")]),
+            )
+        await say(session_id, update_agent_message_text("Part one. "))
+        if "permission" in BEHAVIOURS:
+            answer = await self.conn.request_permission(
+                session_id=session_id,
+                tool_call=ToolCallUpdate(tool_call_id="t-1", title="Read notes.txt", kind="read"),
+                options=[
+                    PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
+                    PermissionOption(option_id="always", name="Always", kind="allow_always"),
+                    PermissionOption(option_id="no", name="Reject", kind="reject_once"),
+                ],
+            )
+            outcome = answer.outcome
+            chosen = getattr(outcome, "option_id", outcome.outcome)
+            _log({"permission": chosen})
+            if outcome.outcome == "cancelled":
+                return PromptResponse(stop_reason="cancelled")
+            await say(session_id, update_agent_message_text(f"[permission: {chosen}] "))
+        if "tool" in BEHAVIOURS:
+            await say(
+                session_id,
+                start_tool_call("t-1", "Screenshot", kind="read", raw_input={"where": "screen"}),
+            )
+            await say(
+                session_id,
+                update_tool_call(
+                    "t-1",
+                    status="completed",
+                    content=[
+                        tool_content(text_block("Here it is.")),
+                        tool_content(image_block(_picture_b64(), "image/png")),
+                    ],
+                ),
+            )
+        if "crash" in BEHAVIOURS:
+            os._exit(3)
+        if "garbage" in BEHAVIOURS:
+            sys.stdout.buffer.write(b"this is not json\n")
+            sys.stdout.buffer.flush()
+            await asyncio.sleep(30)
+        if "hang" in BEHAVIOURS:
+            await asyncio.sleep(3600)
+        await say(
+            session_id, update_agent_message_text(f"You said: {text} ({len(pictures)} pictures)")
+        )
+        return PromptResponse(stop_reason="end_turn")
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        _log({"cancel": session_id})
+
+
+def _log(entry: dict[str, Any]) -> None:
+    folder = os.environ.get("FAKE_ACP_LOG")
+    if folder:
+        with (Path(folder) / "prompts.jsonl").open("a", encoding="utf-8") as out:
+            out.write(json.dumps(entry) + "\n")
+
+
+def read_log(folder: Path) -> list[dict[str, Any]]:
+    """What the fake agent was asked, in order."""
+    path = folder / "prompts.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+if __name__ == "__main__":
+    asyncio.run(run_agent(FakeAgent()))
