@@ -4,9 +4,10 @@ A non-modal dialog. It lists the models the controller's listing has for the
 provider, each with Delete (after a confirmation); pulls a model by name with a
 progress bar (app/ui/pull_progress.py) and Cancel; and, with `suggest_vision`,
 first offers a few small models that see (app/ui/vision_offer.py), each with its
-download size: approximate until Ollama reports the real one during the pull. One pull runs at a time. When a pull finishes the
-controller lists models again, and once the picker has the new model `pulled`
-carries its ref, so the window can pick it or describe pictures with it.
+download size: approximate until Ollama reports the real one during the pull.
+One pull runs at a time. When a pull finishes the controller lists models again,
+and once the picker has the new model `pulled` carries its ref, so the window can
+pick it or describe pictures with it.
 
 The network work runs as asyncio tasks on the window's qasync loop; closing the
 dialog cancels them (Ollama stops a pull whose client goes, keeping what it has).
@@ -61,6 +62,14 @@ def _label(text: str, name: str, parent: QWidget) -> QLabel:
     return label
 
 
+def _heading(text: str, name: str, parent: QWidget) -> QLabel:
+    label = _label(text, name, parent)
+    font = label.font()
+    font.setBold(True)
+    label.setFont(font)
+    return label
+
+
 def _button(text: str, name: str, parent: QWidget) -> QPushButton:
     button = QPushButton(text, parent)
     button.setAccessibleName(name)
@@ -99,10 +108,11 @@ class ModelManager(QDialog):
         self.where = _label("", "Where the models are", self)
         self.vision_box = VisionOffer(self)
         self.vision_rows = self.vision_box.rows
-        self.installed_heading = _label("Installed", "Installed models heading", self)
+        self.installed_heading = _heading("Installed", "Installed models heading", self)
         self.installed_area = QScrollArea(self)
         self.installed_area.setAccessibleName("Installed models")
         self.installed_area.setWidgetResizable(True)
+        self.installed_area.setMinimumHeight(150)  # four rows before it scrolls
         self.installed_list = QWidget(self.installed_area)
         self.installed_list.setAccessibleName("Installed models list")
         self.installed_area.setWidget(self.installed_list)
@@ -120,6 +130,7 @@ class ModelManager(QDialog):
         close = self.buttons.button(QDialogButtonBox.StandardButton.Close)
         close.setAccessibleName("Close")
         self._build()
+        self.resize(540, 660)  # the offer, four installed rows and a message without scrolling
 
         self.pull_button.clicked.connect(lambda: self.pull_model(self.name_edit.text()))
         self.name_edit.returnPressed.connect(lambda: self.pull_model(self.name_edit.text()))
@@ -142,7 +153,7 @@ class ModelManager(QDialog):
         layout.addWidget(self.vision_box)
         layout.addWidget(self.installed_heading)
         layout.addWidget(self.installed_area, 1)
-        layout.addWidget(_label("Pull a model", "Pull a model heading", self))
+        layout.addWidget(_heading("Pull a model", "Pull a model heading", self))
         layout.addLayout(line)
         layout.addWidget(self.progress)
         layout.addWidget(self.message)
