@@ -14,8 +14,13 @@ from vision.labels import shown_name
 
 if TYPE_CHECKING:
     from app.config import Config
+    from app.store import Store
+    from app.turn.acp.engine import AcpEngine
     from app.turn.events import TurnEvent
+    from app.turn.tool_step import ToolStep
     from routing.chat_settings import ChatSettings
+    from routing.models import ProviderConfig
+    from routing.router import RoutingPrefs
     from routing.transcript import Notice
 
 
@@ -50,16 +55,25 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
         toolbox = Toolbox(args.mcp_config or config.mcp_config)
     except McpConfigError as exc:
         raise CommandError(str(exc)) from None
+    from app.config import agent_providers
+    from app.turn.engine import agent_for
+
+    agents = agent_providers(config)
+    agent = agent_for(requested, agents)
+    if agent is not None and args.regenerate:
+        raise CommandError("--regenerate is not offered for agents yet: ask again instead.")
     store = open_store(config)
     catalogue = catalogue_for(config, store)
     try:
-        await check_model(requested, catalogue)
+        if agent is None:  # an agent is no catalogue model: its own program says what it has
+            await check_model(requested, catalogue)
     except CommandError:
         await catalogue.aclose()
         store.close()
         raise
     printer = JsonPrinter(sys.stdout) if args.json else PlainPrinter(sys.stdout, sys.stderr)
     ended: TurnEnded | None = None
+    agent_engine: AcpEngine | None = None
     try:
         conversation_id = args.conversation
         if conversation_id is None:
@@ -74,7 +88,7 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
             if args.regenerate and args.model is None:
                 requested = summary.model or "auto"  # the model the chat was using
         tools: list[Tool] = []
-        if args.allow_tools:
+        if args.allow_tools and agent is None:  # an agent brings its own tools
             tools = await toolbox.tools()
             for name, problem in toolbox.problems.items():
                 notice = Notice(
@@ -90,7 +104,13 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
         )
         defaults = ChatSettings(system_prompt=config.system_prompt or None)
         runner = TurnRunner(store, catalogue, step, prefs=prefs, defaults=defaults)
-        if args.regenerate:
+        if agent is not None:
+            agent_engine = _agent_engine(
+                config, args, store, agents, catalogue, step, prefs, allowed=args.allow_tools
+            )
+            engine = agent_engine
+            turn = engine.run(conversation_id, args.prompt, pictures, requested, (), pdfs)
+        elif args.regenerate:
             turn = runner.regenerate(conversation_id, None, requested, tools, settings)
         else:
             turn = runner.run(
@@ -105,6 +125,8 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
                 if isinstance(event, TurnEnded):
                     ended = event
     finally:
+        if agent_engine is not None:
+            await agent_engine.aclose()
         await toolbox.aclose()
         await catalogue.aclose()
         store.close()
@@ -116,6 +138,41 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
         raise CommandError(message)
     printer.finish(conversation_id)
     return 0
+
+
+def _agent_engine(
+    config: Config,
+    args: argparse.Namespace,
+    store: Store,
+    agents: list[ProviderConfig],
+    catalogue: Any,
+    step: ToolStep,
+    prefs: RoutingPrefs,
+    *,
+    allowed: bool,
+) -> AcpEngine:
+    """The agents' engine for this run: the current folder, the person's MCP servers."""
+    from pathlib import Path
+
+    from app.tools.mcp.config import McpConfigError, load_mcp_servers
+    from app.turn.acp.engine import AcpEngine
+
+    source = args.mcp_config or config.mcp_config
+    try:
+        servers = load_mcp_servers(source) if source else []
+    except McpConfigError as exc:
+        raise CommandError(str(exc)) from None
+    hint = "" if allowed else " Run `sightline ask --allow-tools ...` to allow it."
+    return AcpEngine(
+        store,
+        agents,
+        catalogue,
+        step,
+        prefs=prefs,
+        mcp_servers=servers,
+        cwd=Path.cwd(),
+        denied_hint=hint,
+    )
 
 
 def _not_allowed(event: TurnEvent, allowed: bool) -> list[Notice]:

@@ -20,11 +20,13 @@ async def list_models(config: Config, *, as_json: bool) -> int:
         catalogue = catalogue_for(config, store)
     finally:
         store.close()
+    import asyncio
+
     try:
-        statuses = await catalogue.refresh()
+        statuses, agent_rows = await asyncio.gather(catalogue.refresh(), _agent_rows(config))
     finally:
         await catalogue.aclose()
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "provider": m.provider_id,
             "model": m.name,
@@ -36,6 +38,7 @@ async def list_models(config: Config, *, as_json: bool) -> int:
         }
         for m in catalogue.models()
     ]
+    rows += agent_rows
     problems = [
         s for s in statuses.values() if s.error and not (s.provider.discovered and not s.models)
     ]
@@ -45,7 +48,9 @@ async def list_models(config: Config, *, as_json: bool) -> int:
         print(json.dumps(rows, indent=2))
     elif rows:
         for row in rows:
-            print(f"{row['provider']}:{row['model']}\t{_where(row)}\t{_abilities(row)}")
+            name = row["provider"] if row.get("agent") else f"{row['provider']}:{row['model']}"
+            kind = "\tagent" if row.get("agent") else ""
+            print(f"{name}\t{_where(row)}\t{_abilities(row)}{kind}")
     if not rows:
         raise CommandError(nothing_ready(config))
     return 0
@@ -81,6 +86,44 @@ async def check_sight(config: Config, ref: str, *, as_json: bool) -> int:
         }[result.verdict]
         print(f"{model.ref} {words}. It answered: {shown_name(result.answer) or '(nothing)'}")
     return 0
+
+
+AGENT_SECONDS = 15.0  # for an agent to start and say what it takes
+
+
+async def _agent_rows(config: Config) -> list[dict[str, Any]]:
+    """Each agent with its sight: started, asked at `initialize`, ended (concurrently)."""
+    import asyncio
+    from pathlib import Path
+
+    from app.config import agent_providers
+    from app.turn.acp.errors import AgentProblem
+    from app.turn.acp.session import info_of
+
+    agents = agent_providers(config)
+
+    async def row(agent: Any) -> dict[str, Any]:
+        sees: bool | None = None
+        try:
+            info = await info_of(agent, Path.cwd(), AGENT_SECONDS)
+        except AgentProblem as exc:
+            print(f"sightline: {agent.id}: {exc.message}", file=sys.stderr)
+        else:
+            capabilities = info.agent_capabilities
+            prompt = capabilities.prompt_capabilities if capabilities else None
+            sees = bool(prompt and prompt.image)
+        return {
+            "provider": agent.id,
+            "model": "",
+            "agent": True,
+            "local": agent.is_local,
+            "sees": sees,
+            "sight_from": "listing" if sees is not None else "unknown",
+            "tools": True,
+            "context_length": None,
+        }
+
+    return list(await asyncio.gather(*(row(a) for a in agents)))
 
 
 def _where(row: dict[str, Any]) -> str:

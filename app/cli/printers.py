@@ -52,10 +52,25 @@ class JsonPrinter:
         self.out.flush()
 
     def show(self, event: TurnEvent) -> None:
-        from app.turn.events import ItemAdded, PartAdded, TextAdded, UsageAdded
+        from app.turn.events import (
+            ItemAdded,
+            PartAdded,
+            PlanUpdated,
+            TextAdded,
+            ThoughtAdded,
+            UsageAdded,
+        )
         from routing.transcript import Message, Notice, NoticeKind, ToolCall
 
-        if isinstance(event, PartAdded) and isinstance(event.part, ToolCall):
+        if isinstance(event, ThoughtAdded):  # an agent thinking aloud
+            self._emit({"type": "thought", "text": event.text})
+        elif isinstance(event, PlanUpdated):  # an agent's plan, whole each time
+            entries = [
+                {"content": e.content, "status": e.status, "priority": e.priority}
+                for e in event.entries
+            ]
+            self._emit({"type": "plan", "entries": entries})
+        elif isinstance(event, PartAdded) and isinstance(event.part, ToolCall):
             call = event.part
             self._emit(
                 {

@@ -1,0 +1,91 @@
+"""`sightline ask` and `sightline models` with an agent, as processes (app/cli/ask.py)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from PIL import Image
+
+from tests.app.cli.helpers import sightline
+from tests.conftest import SightlineHome
+from tests.servers.acp_agent import read_log
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def with_agent(home: SightlineHome, log: Path, behaviours: str) -> None:
+    """Add the fake agent to the home's config, as a person writes it."""
+    text = home.config.read_text(encoding="utf-8")
+    text += (
+        "\n[[providers]]\n"
+        'id = "fake"\n'
+        'kind = "acp"\n'
+        f"command = {json.dumps(sys.executable)}\n"
+        'args = ["-m", "tests.servers.acp_agent"]\n'
+        f'env = {{ FAKE_ACP = "{behaviours}", FAKE_ACP_LOG = {json.dumps(str(log))}, '
+        f"PYTHONPATH = {json.dumps(str(ROOT))} }}\n"
+    )
+    home.config.write_text(text, encoding="utf-8")
+
+
+def test_ask_an_agent_streams_its_answer(home: SightlineHome, tmp_path: Path) -> None:
+    with_agent(home, tmp_path, "think")
+    done = sightline(home, "ask", "--model", "fake", "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "Part one. You said: hello (0 pictures)\n"
+    assert read_log(tmp_path)[1]["new_session"] == str(ROOT)  # ask's working folder
+
+
+def test_ask_json_has_thoughts_plans_tools_and_pictures(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    with_agent(home, tmp_path, "sees,think,plan,tool,models")
+    picture = tmp_path / "shot.png"
+    Image.new("RGB", (5, 5), "red").save(picture)
+    done = sightline(
+        home, "ask", "--json", "--model", "fake:large", "--attach", str(picture), "What?"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    types = [line["type"] for line in lines]
+    assert {"thought", "plan", "tool_call", "tool_result", "text"} <= set(types)
+    assert types[-1] == "done"
+    [result] = [line for line in lines if line["type"] == "tool_result"]
+    assert result["pictures"] == 1 and result["text"] == "Here it is."
+    assert read_log(tmp_path)[-1] == {
+        "prompt": "What?",
+        "pictures": ["image/png"],
+        "model": "large",
+    }
+
+
+def test_without_allow_tools_a_permission_is_rejected_and_named(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    with_agent(home, tmp_path, "permission")
+    done = sightline(home, "ask", "--model", "fake", "go")
+    assert done.returncode == 0, done.stderr
+    assert "[permission: no]" in done.stdout
+    assert "asked to Read notes.txt, which was not allowed" in done.stderr
+    assert "--allow-tools" in done.stderr
+    allowed = sightline(home, "ask", "--allow-tools", "--model", "fake", "go")
+    assert "[permission: yes]" in allowed.stdout
+
+
+def test_a_crashing_agent_is_one_clear_line(home: SightlineHome, tmp_path: Path) -> None:
+    with_agent(home, tmp_path, "crash")
+    done = sightline(home, "ask", "--model", "fake", "go")
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert done.stderr.strip().endswith("Your next message starts it again.")
+    assert "exit status 3" in done.stderr
+
+
+def test_models_lists_agents_with_their_sight(home: SightlineHome, tmp_path: Path) -> None:
+    with_agent(home, tmp_path, "sees")
+    done = sightline(home, "models", "--json")
+    assert done.returncode == 0, done.stderr
+    [agent] = [row for row in json.loads(done.stdout) if row.get("agent")]
+    assert (agent["provider"], agent["sees"], agent["local"]) == ("fake", True, False)
