@@ -29,7 +29,7 @@ from routing.wires.anthropic_errors import (
     missing_key,
 )
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
-from routing.wires.bounded import ERROR_BODY_CAP, IdleDeadline, read_body, sse_events
+from routing.wires.bounded import ERROR_BODY_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
 from routing.wires.http import ErrorAnswer, HttpWire
 from routing.wires.payload import load_json, plain_json
 from vision.pdf import PdfFile
@@ -291,17 +291,16 @@ class AnthropicWire(HttpWire):
             raw = await read_body(response, ERROR_BODY_CAP, what, provider_id=pid)
             raise self._not_the_api(raw, what)
         state = StreamState(self.provider, model=request.model)
-        async with aclosing(sse_events(response, provider_id=pid)) as events:
-            async for sse in events:
-                taken = state.taken
-                parsed = parse_event(sse.event, sse.data, state)
-                if state.taken != taken:
-                    deadline.progress()
-                for event in parsed:
-                    yield event
-                if state.finished:
-                    return
-        raise self.cut_off("the stream ended without message_stop")
+
+        def parse(sse: SseEvent) -> tuple[list[StreamEvent], bool]:
+            return parse_event(sse.event, sse.data, state), state.finished
+
+        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
+        async with aclosing(stream) as events:
+            async for event in events:
+                yield event
+        if not state.finished:
+            raise self.cut_off("the stream ended without message_stop")
 
     def classify(self, answer: ErrorAnswer) -> ProviderError:
         """Anthropic's error type first, then the status and its words."""

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncGenerator, Callable, Iterator
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httpx
 
@@ -312,3 +312,33 @@ class IdleDeadline:
             provider_id=self._provider_id,
             detail=f"no event for {self.limit:g} s (keep-alive bytes, if any, don't count)",
         )
+
+
+class Taking(Protocol):
+    """A stream's state that counts what it took in without showing an event yet."""
+
+    taken: int
+
+
+async def parsed_sse(
+    response: httpx.Response,
+    *,
+    provider_id: str,
+    deadline: IdleDeadline,
+    state: Taking,
+    parse: Callable[[SseEvent], tuple[Iterable[T], bool]],
+) -> AsyncGenerator[T, None]:
+    """Every event of an SSE body parsed by `parse` (its events, and whether the answer
+    ended), until the body or the answer ends. Something taken in that shows no event
+    yet (a tool call's fragment, usage) still counts as progress against the deadline."""
+    # aclosing: an answer that ends before the body must close the reader now, not at GC.
+    async with aclosing(sse_events(response, provider_id=provider_id)) as messages:
+        async for sse in messages:
+            taken = state.taken
+            events, ended = parse(sse)
+            if state.taken != taken:
+                deadline.progress()
+            for event in events:
+                yield event
+            if ended:
+                return

@@ -33,7 +33,7 @@ from routing.wires.base import (
     ToolCallEvent,
     Usage,
 )
-from routing.wires.bounded import EVENT_CAP, IdleDeadline, read_body, sse_events
+from routing.wires.bounded import EVENT_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
 from routing.wires.gemini_errors import classify_gemini, refuses_tool_pictures
 from routing.wires.gemini_request import (
     INVENTED,
@@ -276,21 +276,21 @@ class GeminiWire(HttpWire):
             for event in self._whole_body(text, state):
                 yield event
             return
-        async with aclosing(sse_events(response, provider_id=pid)) as messages:
-            async for sse in messages:
-                data = sse.data.strip()
-                if not data:
-                    continue
-                try:
-                    chunk = load_json(data)
-                except ValueError:
-                    raise _malformed(state, "a chunk that is not JSON", data) from None
-                taken = state.taken
-                events = parse_chunk(chunk, state)
-                if state.taken != taken:
-                    deadline.progress()
-                for event in events:
-                    yield event
+
+        def parse(sse: SseEvent) -> tuple[list[StreamEvent], bool]:
+            data = sse.data.strip()
+            if not data:
+                return [], False
+            try:
+                chunk = load_json(data)
+            except ValueError:
+                raise _malformed(state, "a chunk that is not JSON", data) from None
+            return parse_chunk(chunk, state), False  # Gemini's stream ends with its body
+
+        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
+        async with aclosing(stream) as events:
+            async for event in events:
+                yield event
         if not state.finish_reason:
             raise self.cut_off("the stream ended without a finish reason")
         for event in finish_stream(state):

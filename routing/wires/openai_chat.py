@@ -24,7 +24,7 @@ from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
-from routing.wires.bounded import EVENT_CAP, IdleDeadline, read_body, sse_events
+from routing.wires.bounded import EVENT_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
 from routing.wires.http import ErrorAnswer
 from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_compat import OpenAICompatWire
@@ -340,17 +340,19 @@ class OpenAIChatWire(OpenAICompatWire):
             for event in self._whole_body(text, state):
                 yield event
             return
-        # aclosing: returning at [DONE] must close the SSE reader now, not at GC.
-        async with aclosing(sse_events(response, provider_id=pid)) as messages:
-            async for sse in messages:
-                taken = state.taken
-                events, done = _on_data(sse.data, state)
-                if state.taken != taken:
-                    deadline.progress()
-                for event in events:
-                    yield event
-                if done:
-                    return
+        done = False
+
+        def parse(sse: SseEvent) -> tuple[list[StreamEvent], bool]:
+            nonlocal done
+            events, done = _on_data(sse.data, state)
+            return events, done
+
+        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
+        async with aclosing(stream) as events:
+            async for event in events:
+                yield event
+        if done:
+            return
         if state.finish_reason is None:
             raise self.cut_off("the stream ended without [DONE] or a finish reason")
         for event in finish_stream(state):  # a server that never sends [DONE]

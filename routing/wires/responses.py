@@ -33,7 +33,7 @@ from routing.wires.base import (
     ToolCallEvent,
     Usage,
 )
-from routing.wires.bounded import EVENT_CAP, IdleDeadline, read_body, sse_events
+from routing.wires.bounded import EVENT_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
 from routing.wires.http import DEFAULT_TIMEOUT, ErrorAnswer
 from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_chat import OpenAIChatWire
@@ -337,24 +337,23 @@ class ResponsesWire(OpenAICompatWire):
             for event in self._whole_body(text, state):
                 yield event
             return
-        async with aclosing(sse_events(response, provider_id=pid)) as messages:
-            async for sse in messages:
-                data = sse.data.strip()
-                if not data or data == "[DONE]":
-                    continue  # a keep-alive, or a chat-completions habit some servers keep
-                try:
-                    payload = load_json(data)
-                except ValueError:
-                    raise _malformed(state, "an event that is not JSON", data) from None
-                taken = state.taken
-                events = parse_event(payload, state)
-                if state.taken != taken:
-                    deadline.progress()
-                for event in events:
-                    yield event
-                if state.finished:
-                    return
-        raise self.cut_off("the stream ended without response.completed")
+
+        def parse(sse: SseEvent) -> tuple[list[StreamEvent], bool]:
+            data = sse.data.strip()
+            if not data or data == "[DONE]":
+                return [], False  # a keep-alive, or a chat-completions habit some servers keep
+            try:
+                payload = load_json(data)
+            except ValueError:
+                raise _malformed(state, "an event that is not JSON", data) from None
+            return parse_event(payload, state), state.finished
+
+        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
+        async with aclosing(stream) as events:
+            async for event in events:
+                yield event
+        if not state.finished:
+            raise self.cut_off("the stream ended without response.completed")
 
     def _whole_body(self, text: str, state: StreamState) -> list[StreamEvent]:
         """A whole Response object (stream ignored) as the events it holds."""
