@@ -30,8 +30,8 @@ class VisionOffer(QGroupBox):
         self.rows: dict[str, tuple[QLabel, QLabel, QPushButton]] = {}
         grid = QGridLayout(self)
         intro = QLabel(
-            "None of the models here can look at pictures. These small models can; "
-            "sizes are approximate until the download starts.",
+            "Small models that see pictures, to run on this computer: a picture they look "
+            "at stays here. Sizes are approximate until the download starts.",
             self,
         )
         intro.setAccessibleName("About the models that see")
