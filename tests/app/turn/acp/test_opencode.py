@@ -1,0 +1,95 @@
+"""A real agent: OpenCode (`opencode acp`) against the tests' loopback OpenAI server.
+
+`.ci/run` installs it from npm when npm is there and names it in SIGHTLINE_OPENCODE;
+a PATH with `opencode` on it works too. It runs offline: a fresh HOME, the models
+fetch and auto-update off, its only provider the loopback server (opencode.json in
+the working folder).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from app.store import Store
+from app.turn.acp.engine import AcpEngine
+from app.turn.events import TextAdded, TurnEnded
+from routing.models import ProviderConfig
+from tests.servers.openai_chat import ChatModel, FakeOpenAI
+from vision.pictures import open_picture
+
+OPENCODE = os.environ.get("SIGHTLINE_OPENCODE") or shutil.which("opencode") or ""
+
+pytestmark = [
+    pytest.mark.real_engine,
+    pytest.mark.skipif(
+        not OPENCODE,
+        reason="OpenCode is not installed: `npm install opencode-ai` (or .ci/run) provides "
+        "the `opencode` binary; set SIGHTLINE_OPENCODE to it",
+    ),
+]
+
+
+def opencode_in(folder: Path, server: FakeOpenAI) -> ProviderConfig:
+    """OpenCode configured for the loopback server, in `folder`, with a HOME of its own."""
+    (folder / "home").mkdir()
+    config = {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {
+            "local": {
+                "npm": "@ai-sdk/openai-compatible",
+                "options": {"baseURL": server.url, "apiKey": "x"},
+                "models": {"m": {"attachment": True, "modalities": {"input": ["text", "image"]}}},
+            }
+        },
+        "model": "local/m",
+    }
+    (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
+    return ProviderConfig(
+        "opencode",
+        "acp",
+        "",
+        local=True,
+        command=OPENCODE,
+        args=("acp",),
+        env=(
+            ("HOME", str(folder / "home")),
+            ("XDG_CONFIG_HOME", str(folder / "home" / ".config")),
+            ("XDG_DATA_HOME", str(folder / "home" / ".local" / "share")),
+            ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+            ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+        ),
+    )
+
+
+async def test_opencode_answers_and_a_picture_reaches_its_model_as_an_image(
+    store: Store, tmp_path: Path
+) -> None:
+    with FakeOpenAI([ChatModel("m", sees=True)], pictures="read") as server:
+        agent = opencode_in(tmp_path, server)
+        engine = AcpEngine(store, [agent], cwd=tmp_path, idle_timeout=120)
+        try:
+            chat = store.conversations.create()
+            path = tmp_path / "red.png"
+            Image.new("RGB", (16, 16), "red").save(path)
+            events = [
+                e
+                async for e in engine.run(
+                    chat, "hello", (open_picture(path),), requested_model="opencode"
+                )
+            ]
+        finally:
+            await engine.aclose()
+        last = events[-1]
+        assert isinstance(last, TurnEnded) and last.error is None, last
+        # The loopback model really looks ("read"): its answer names what the picture shows.
+        assert "red" in "".join(e.text for e in events if isinstance(e, TextAdded))
+        sent = [r for r in server.requests if r[0] == "POST" and "chat" in r[1]]
+        assert sent, "OpenCode never asked the loopback model"
+        parts = json.dumps(sent[-1][2])
+        assert "image_url" in parts and "data:image/png;base64," in parts
