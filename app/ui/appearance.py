@@ -122,10 +122,12 @@ def dark_palette() -> QPalette:
     r = QPalette.ColorRole
     return _palette(
         {
-            r.Window: "#202124",
+            # The chat's ground a step lighter than the window's: Fusion draws a box's edge
+            # darker than the window, which must show against the ground it sits on.
+            r.Window: "#1c1d20",
             r.WindowText: "#e8e8e8",
-            r.Base: "#18191b",
-            r.AlternateBase: "#26282b",
+            r.Base: "#25262a",
+            r.AlternateBase: "#2d2f33",
             r.Text: "#e8e8e8",
             r.Button: "#2b2d31",
             r.ButtonText: "#e8e8e8",
@@ -135,7 +137,11 @@ def dark_palette() -> QPalette:
             r.ToolTipText: "#1c1c1c",
             r.PlaceholderText: "#8a8d91",
             r.Link: "#7fb0ff",
-            r.Mid: "#3a3d42",
+            r.Mid: "#4a4d52",
+            r.Dark: "#5a5e64",
+            r.Midlight: "#3a3d42",
+            r.Light: "#44474c",
+            r.Shadow: "#0b0b0c",
         },
         "#6f7277",
     )

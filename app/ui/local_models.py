@@ -64,6 +64,13 @@ class LocalModels(QObject):
         dialog.pulled.connect(self._pulled)
         dialog.finished.connect(self._closed)
         self.dialog = dialog
+        # Within the screen, however small: its installed list scrolls rather than pushing
+        # Close off the bottom of an 800×600 screen.
+        screen = self.window.screen().availableGeometry()
+        hint = dialog.sizeHint()
+        dialog.resize(
+            min(hint.width(), screen.width() - 24), min(hint.height(), screen.height() - 24)
+        )
         dialog.show()  # not modal: the chat stays usable while a model downloads
         return dialog
 

@@ -30,8 +30,7 @@ class VisionOffer(QGroupBox):
         self.rows: dict[str, tuple[QLabel, QLabel, QPushButton]] = {}
         grid = QGridLayout(self)
         intro = QLabel(
-            "Small models that see pictures, to run on this computer: a picture they look "
-            "at stays here. Sizes are approximate until the download starts.",
+            "Small models that see; what they look at stays on this computer.",
             self,
         )
         intro.setAccessibleName("About the models that see")
