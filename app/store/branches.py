@@ -47,8 +47,10 @@ def shown_branch(every: Sequence[StoredItem], leaf: int | None) -> list[StoredIt
     for stored in path:
         if stored.deleted:
             continue
-        versions = tuple(children[stored.parent_id])
-        shown.append(replace(stored, versions=versions if len(versions) > 1 else ()))
+        versions = children[stored.parent_id]
+        # A copy only where there are versions to name: most items have none, and a
+        # dataclass copy of each would cost a long chat most of its opening time.
+        shown.append(replace(stored, versions=tuple(versions)) if len(versions) > 1 else stored)
     return shown
 
 
