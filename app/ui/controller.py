@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from app import paths
+from app.ui.agent_turns import AgentTurns, agent_named, agents_of
 from app.ui.approvals import ApprovalRequest, Approvals
 from app.ui.attaching import Attaching
 from app.ui.chats import Chats
@@ -38,11 +39,13 @@ if TYPE_CHECKING:
     from app.toolbox import Toolbox
     from app.tools.base import Tool
     from app.turn.boundary import Leaving
+    from app.turn.engine import Engine
     from app.turn.events import TurnEvent
     from app.turn.runner import TurnRunner
     from app.turn.tool_step import Approval, ToolStep
     from routing.catalogue import Catalogue, ProviderStatus
     from routing.models import ModelInfo, ProviderConfig
+    from routing.router import RoutingPrefs
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +64,8 @@ class Controller(QObject):
     call_added = Signal(int, object)  # answer's item id, a ToolCall it just made
     approval_requested = Signal(object)  # ApprovalRequest: a tool call waits for the person
     approval_settled = Signal(object)  # ApprovalRequest: answered, or dropped by Stop
+    thought_added = Signal(int, str)  # answer's item id, more of what an agent thinks aloud
+    plan_updated = Signal(int, object)  # answer's item id, an agent's plan (PlanEntry tuple)
     busy_changed = Signal(bool)
     draft_restored = Signal(str)
     problem = Signal(str)  # something went wrong outside any conversation
@@ -110,6 +115,9 @@ class Controller(QObject):
         self._feed.call_added.connect(self.call_added)
         # Versions of the open chat, deleting messages with Undo, the chat's own settings.
         self.versions = Versions(store, self._reload, self)
+        # Agents: an engine per chat (its working folder), started on the chat's first turn.
+        self._agents = AgentTurns(store)
+        self._prefs: RoutingPrefs | None = None
 
     # -- state -----------------------------------------------------------------
 
@@ -208,6 +216,7 @@ class Controller(QObject):
             prefs = RoutingPrefs(
                 self.config.auto_may_use_cloud, self.config.vision_model, self.config.check_sight
             )
+            self._prefs = prefs
             if self._tool_step is None:
                 self._tool_step = ToolStep(self, grants=self.store.grants)  # kept per chat
             self._tool_step.always_allowed = frozenset(self.config.always_allow_tools)
@@ -274,6 +283,7 @@ class Controller(QObject):
             if catalogue is not None:
                 await catalogue.aclose()
         self._retired.clear()
+        await self._agents.aclose()
         if self._toolbox is not None:
             await self._toolbox.aclose()
             self._toolbox = None
@@ -372,11 +382,32 @@ class Controller(QObject):
 
     # -- turns -----------------------------------------------------------------
 
-    def send(self, text: str, model_ref: str, replacing: int | None = None) -> bool:
+    @property
+    def agents(self) -> list[ProviderConfig]:
+        """The configured agents, which the picker offers beside the models."""
+        return agents_of(self.config)
+
+    def needs_folder(self, model_ref: str) -> bool:
+        """Whether the open chat must be given a working folder before `model_ref` answers
+        (an agent, in a chat that has none yet)."""
+        return agent_named(model_ref, self.config) is not None and self.folder() is None
+
+    def folder(self, conversation_id: str | None = None) -> Path | None:
+        """The working folder of a chat (the open one by default), if it has one."""
+        return self._agents.folder(self._current if conversation_id is None else conversation_id)
+
+    def send(
+        self,
+        text: str,
+        model_ref: str,
+        replacing: int | None = None,
+        folder: Path | None = None,
+    ) -> bool:
         """Start a turn with the person's words and attachments; False when none started.
 
         With `replacing` (a message of the person's being edited), the chat forks
         there: the new message is another version of it, and the old branch stays.
+        `folder` is the working folder chosen for an agent's chat.
         """
         waiting = self.attaching.attachments
         if not (text.strip() or waiting.anything):
@@ -387,6 +418,8 @@ class Controller(QObject):
             return False  # a file is still being read: it belongs with this message
         if not self._current:
             self._current = self.store.conversations.create(model=model_ref)
+            if folder is not None:  # before the chat is shown, so its header names it
+                self._agents.choose_folder(self._current, folder)
             self.versions.chat_created(self._current)
             self.conversation_loaded.emit(self._current, [], model_ref)
             self.chats.refresh()
@@ -395,9 +428,11 @@ class Controller(QObject):
             if edited is not None and edited.conversation_id == self._current:
                 self.store.branches.rewind(self._current, edited.parent_id)
                 self._reload(self._current)
+        if folder is not None:
+            self._agents.choose_folder(self._current, folder)
         attached = self.attaching.take()
         text = text if text.strip() else ""  # attachments alone: no blank words with them
-        runner, conversation_id = self._runner, self._current
+        runner, conversation_id = self._engine(model_ref), self._current
 
         def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
             pdfs = tuple(a.pdf for a in attached.pdfs)
@@ -406,11 +441,21 @@ class Controller(QObject):
         self._begin_turn(turn, text, attached)
         return True
 
+    def _engine(self, model_ref: str) -> Engine:
+        """What answers `model_ref`: the chat's agent engine for an agent, else the models'."""
+        from app.turn.engine import engine_for
+
+        assert self._runner is not None
+        agent = self._agents.engine(self.config, self._catalogue, self._tool_step, self._prefs)
+        return engine_for(model_ref, self.agents, self._runner, agent)
+
     def regenerate(self, item_id: int, model_ref: str) -> bool:
         """Answer the turn `item_id` belongs to again (a retry, for a failed one), as a
         new version beside the earlier answers; False when it can't now."""
         if self.busy or self._runner is None or not self._current:
             return False
+        if agent_named(model_ref, self.config) is not None:
+            return False  # an agent answers only what is sent to it: its session goes on
         asked = self.versions.asked(self._current, item_id)
         if asked is None:
             return False
@@ -564,7 +609,7 @@ class Controller(QObject):
     ) -> None:
         import asyncio
 
-        from app.turn.events import ItemAdded, NotSaved, TurnEnded
+        from app.turn.events import ItemAdded, NotSaved, PlanUpdated, ThoughtAdded, TurnEnded
 
         saved = False  # the person's message is in the store (a Retry reuses it)
         try:
@@ -572,6 +617,10 @@ class Controller(QObject):
             async with contextlib.aclosing(turn(tools)) as events:
                 async for event in events:
                     self._feed.forward(conversation_id, event)
+                    if isinstance(event, ThoughtAdded):  # an agent's: the feed knows none
+                        self.thought_added.emit(event.item_id, event.text)
+                    elif isinstance(event, PlanUpdated):
+                        self.plan_updated.emit(event.item_id, event.entries)
                     if isinstance(event, ItemAdded):
                         saved = True
                         if event.item.parent_id is None:

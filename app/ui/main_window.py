@@ -72,6 +72,7 @@ class MainWindow(QMainWindow):
         self.setAccessibleName("Sightline")
         self.settings_dialog: SettingsDialog | None = None
         self.viewer: QDialog | None = None
+        self.folder_dialog: QDialog | None = None  # asking an agent's working folder, if open
         self.export_dialog: QFileDialog | None = None
         self.state = WindowState(controller.store.path.parent)
         # The theme chosen in Settings ▸ Appearance, put back before the first paint.
@@ -258,7 +259,8 @@ class MainWindow(QMainWindow):
 
     def _show_models(self, listing: ModelListing) -> None:
         self.picker.set_models(listing.models)
-        self.picker.setEnabled(bool(listing.models))
+        self.picker.set_agents([(a.id, a.is_local) for a in self.controller.agents])
+        self.picker.setEnabled(bool(listing.models) or bool(self.picker.agents()))
         self.panel.show_explanation(explain(listing))
         self._arrange()
         self._show_attachments()  # what a model sees may be known only now
@@ -349,6 +351,7 @@ class MainWindow(QMainWindow):
         # Not from the (maybe searched) list: the open chat may be filtered out of it.
         title = self.controller.chats.title(current) or UNTITLED
         self.top.show_title(title, current)
+        self.top.show_folder(self.controller.folder(current))
         # The window's own title names the chat too: a taskbar, or a narrow bar, still says it.
         self.setWindowTitle(f"{title} — Sightline" if current else "Sightline")
 
@@ -368,14 +371,22 @@ class MainWindow(QMainWindow):
         if not self.controller.versions.undo():
             self.controller.chats.undo()
 
-    def _send(self, text: str) -> None:
+    def _send(self, text: str, folder: Path | None = None) -> None:
         ref = self.picker.current_ref()
+        if folder is None and self.controller.needs_folder(ref):
+            # An agent's chat starts by choosing where it works; the draft waits meanwhile.
+            from app.ui.agent_turns import ask_folder
+
+            agent = ref.partition(":")[0]
+            self.folder_dialog = ask_folder(self, agent, lambda chosen: self._send(text, chosen))
+            return
         anything = bool(text.strip()) or self.controller.attaching.attachments.anything
         editing = self.chat_actions.editing
 
         def send() -> bool:
-            if not self.controller.send(text, ref, replacing=editing):
+            if not self.controller.send(text, ref, replacing=editing, folder=folder):
                 return False
+            self._show_title()  # an agent's chat names its working folder
             self.composer.clear()
             self.view.jump_to_latest()  # what was sent is always in view
             if editing is not None:

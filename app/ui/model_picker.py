@@ -1,4 +1,5 @@
-"""The model picker: Auto first, then models under "On this computer" and "Cloud", with badges.
+"""The model picker: Auto first, then models under "On this computer" and "Cloud", with badges,
+then the configured agents under "Agents" (each named with the word "agent").
 
 In the open list each model has its badges (eye: sees pictures; wrench: can
 use tools) at the right, drawn by `_PickerDelegate`; the closed box shows the
@@ -42,6 +43,8 @@ AUTO_LABEL = "Auto — Sightline chooses"
 LOCAL_HEADER = "On this computer"
 CLOUD_HEADER = "Cloud"
 MISSING_HEADER = "Not listed right now"
+AGENTS_HEADER = "Agents"
+AGENT_WORD = "agent"
 UNKNOWN = "unknown"
 
 
@@ -57,6 +60,7 @@ class PickerRole(IntEnum):
     TOOLS = Qt.ItemDataRole.UserRole + 3  # True, False, or UNKNOWN
     LOCAL = Qt.ItemDataRole.UserRole + 4  # True for a model on this computer
     HEADER = Qt.ItemDataRole.UserRole + 5  # True on the group titles
+    AGENT = Qt.ItemDataRole.UserRole + 6  # True for an agent (its ref: `AGENT` or `AGENT:MODEL`)
 
 
 def sight_words(model: ModelInfo) -> list[str]:
@@ -93,6 +97,7 @@ class ModelPicker(QComboBox):
         self.setItemDelegate(_PickerDelegate(self))
         self.view().setAccessibleName("Models")
         self._models: tuple[ModelInfo, ...] = ()
+        self._agents: tuple[tuple[str, bool], ...] = ()  # (id, whether its model is local)
         self._wanted = AUTO  # the ref to show, even before its provider has answered
         self._manage = False  # whether the last row offers Local models (an Ollama is set up)
         self.activated.connect(self._chosen)
@@ -121,6 +126,21 @@ class ModelPicker(QComboBox):
     def models(self) -> tuple[ModelInfo, ...]:
         """The models shown."""
         return self._models
+
+    def set_agents(self, agents: Sequence[tuple[str, bool]]) -> None:
+        """Offer these agents, `(id, whether its model runs on this computer)` each."""
+        if tuple(agents) == self._agents:
+            return
+        self._agents = tuple(agents)
+        self._rebuild()
+
+    def agents(self) -> tuple[str, ...]:
+        """The ids of the agents offered."""
+        return tuple(agent for agent, _local in self._agents)
+
+    def is_agent(self, ref: str) -> bool:
+        """Whether `ref` names an offered agent (`AGENT` or `AGENT:MODEL`)."""
+        return ref.partition(":")[0] in self.agents()
 
     def changeEvent(self, event: QEvent) -> None:
         """Redraw the badges in the new colours when the system palette changes."""
@@ -155,7 +175,11 @@ class ModelPicker(QComboBox):
                     self._items.appendRow(self._header(title))
                     for model in group:
                         self._items.appendRow(self._model_item(model))
-            if self._wanted != AUTO and self._wanted not in {m.ref for m in self._models}:
+            if self._agents or self.is_agent(self._wanted):
+                self._add_agents()
+            known = {m.ref for m in self._models}
+            wanted = self._wanted
+            if wanted != AUTO and wanted not in known and not self.is_agent(wanted):
                 # Keep the conversation's model in view (not silently Auto) while its
                 # provider is away; a turn then says clearly what is wrong.
                 self._items.appendRow(self._header(MISSING_HEADER))
@@ -171,6 +195,16 @@ class ModelPicker(QComboBox):
             self.blockSignals(False)
         self._fit_icon()
         self.view().setMinimumWidth(self.view().sizeHintForColumn(0) + 24)
+
+    def _add_agents(self) -> None:
+        """The "Agents" group: each agent, and the chat's `AGENT:MODEL` when it chose one."""
+        self._items.appendRow(self._header(AGENTS_HEADER))
+        for agent_id, runs_here in self._agents:
+            self._items.appendRow(_agent_item(agent_id, agent_id, runs_here))
+        agent_id, _, chosen = self._wanted.partition(":")
+        if chosen and agent_id in self.agents():
+            runs_here = dict(self._agents)[agent_id]
+            self._items.appendRow(_agent_item(f"{agent_id} · {chosen}", self._wanted, runs_here))
 
     def _select(self, ref: str) -> None:
         row = self.findData(ref, PickerRole.REF)
@@ -234,6 +268,8 @@ class _PickerDelegate(QStyledItemDelegate):
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, plain, painter, widget)
         if index.data(PickerRole.REF) == AUTO:
             return  # Auto is a choice of Sightline's, not a model: no badges
+        if index.data(PickerRole.AGENT) is True:
+            return  # an agent says what it sees only once started: the word "agent" says it
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
         role = QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text
         color = QColor(option.palette.color(role))
@@ -271,6 +307,21 @@ def _row(text: str, ref: str, *, header: bool) -> QStandardItem:
     item.setData(UNKNOWN, PickerRole.SEES)
     item.setData(UNKNOWN, PickerRole.TOOLS)
     item.setData(False, PickerRole.LOCAL)
+    item.setData(False, PickerRole.AGENT)
+    return item
+
+
+def _agent_item(label: str, ref: str, local: bool) -> QStandardItem:
+    """An agent's row: its name and the word "agent" (no badges: its sight is its own)."""
+    item = _row(f"{label} · {AGENT_WORD}", ref, header=False)
+    item.setData(True, PickerRole.AGENT)
+    item.setData(local, PickerRole.LOCAL)
+    where = "on this computer" if local else "off this computer"
+    item.setToolTip(
+        f"{ref} — an agent: a program that answers with its own tools, in a folder you "
+        f"choose; its model runs {where}"
+    )
+    item.setAccessibleText(f"{label}, agent")
     return item
 
 

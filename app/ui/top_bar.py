@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QWidget
 
@@ -29,6 +31,10 @@ class TopBar(QWidget):
         self.setAccessibleName("Chat bar")
         self.title = TitleEdit(UNTITLED, self)
         self.picker = ModelPicker(self)
+        # An agent's chat: the folder the agent works in (hidden for a model's chat).
+        self.folder_label = QLabel("", self)
+        self.folder_label.setAccessibleName("Working folder")
+        self.folder_label.hide()
         self.model_label = QLabel("Model", self)
         self.model_label.setBuddy(self.picker)
         self.model_label.setAccessibleName("Model label")
@@ -78,6 +84,7 @@ class TopBar(QWidget):
         layout.setContentsMargins(18, 10, 16, 10)
         layout.setSpacing(8)
         layout.addWidget(self.title, 1)
+        layout.addWidget(self.folder_label)
         layout.addWidget(self.model_label)
         layout.addWidget(self.picker)
         layout.addWidget(self.check_again_button)
@@ -97,3 +104,13 @@ class TopBar(QWidget):
         """Show the open chat's title; only a saved chat (an id) can be renamed or exported."""
         self.title.show_title(title, chat)
         self.export_action.setEnabled(bool(chat))
+
+    def show_folder(self, folder: Path | None) -> None:
+        """Name the open chat's working folder (an agent's chat), or hide the label."""
+        self.folder_label.setVisible(folder is not None)
+        if folder is None:
+            self.folder_label.clear()
+            return
+        self.folder_label.setText(f"in {folder.name or folder}")
+        self.folder_label.setToolTip(f"The agent works in {folder}")
+        self.folder_label.setAccessibleDescription(f"The agent works in {folder}")

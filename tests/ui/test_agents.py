@@ -1,0 +1,198 @@
+"""Agents in the window, through the real path: the picker, the working folder, the turn
+with the in-repo fake ACP agent (tests/servers/acp_agent.py), the approval card, Stop."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QFileDialog
+from pytestqt.qtbot import QtBot
+
+from app.ui.agent_turns import FOLDER
+from app.ui.conversation_model import Role
+from app.ui.model_picker import AGENTS_HEADER, PickerRole
+from app.ui.session import Session
+from routing.transcript import CarriedPart, Message, MessageStatus
+from tests.conftest import SightlineHome
+from tests.servers.acp_agent import read_log
+
+OpenWindow = Callable[[], Session]
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def with_agent(home: SightlineHome, log: Path, behaviours: str) -> None:
+    """Add the fake agent to the home's config, as a person writes it."""
+    text = home.config.read_text(encoding="utf-8")
+    text += (
+        "\n[[providers]]\n"
+        'id = "fake"\n'
+        'kind = "acp"\n'
+        f"command = {json.dumps(sys.executable)}\n"
+        'args = ["-m", "tests.servers.acp_agent"]\n'
+        f'env = {{ FAKE_ACP = "{behaviours}", FAKE_ACP_LOG = {json.dumps(str(log))}, '
+        f"PYTHONPATH = {json.dumps(str(ROOT))} }}\n"
+    )
+    home.config.write_text(text, encoding="utf-8")
+
+
+def open_with_agent(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot, behaviours: str
+) -> tuple[Session, Path]:
+    """The window, with the fake agent configured and picked; the agent's log folder."""
+    log = tmp_path / "agent-log"
+    log.mkdir()
+    with_agent(home, log, behaviours)
+    session = open_window()
+    picker = session.window.picker
+    qtbot.waitUntil(lambda: picker.isEnabled() and picker.agents() == ("fake",), timeout=10_000)
+    picker.set_current_ref("fake")
+    assert picker.current_ref() == "fake"
+    return session, log
+
+
+def send(qtbot: QtBot, session: Session, text: str) -> None:
+    edit = session.window.composer.edit
+    edit.setFocus()
+    qtbot.keyClicks(edit, text)
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
+
+
+def choose_folder(qtbot: QtBot, session: Session, folder: Path) -> None:
+    """Answer the working-folder question the window asks, as the person would."""
+    qtbot.waitUntil(lambda: session.window.folder_dialog is not None)
+    dialog = session.window.folder_dialog
+    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
+    assert dialog.windowModality() != Qt.WindowModality.ApplicationModal  # the chats stay usable
+    assert dialog.directory().absolutePath() == str(Path.home())  # the person's home first
+    dialog.setDirectory(str(folder))
+    dialog.accept()
+
+
+def rows(session: Session) -> list[dict[str, object]]:
+    model = session.window.conversation
+    roles = {"kind": Role.KIND, "role": Role.MESSAGE_ROLE, "text": Role.TEXT}
+    roles |= {"status": Role.STATUS, "author": Role.AUTHOR, "id": Role.ITEM_ID}
+    return [
+        {name: model.index(row, 0).data(role) for name, role in roles.items()}
+        for row in range(model.rowCount())
+    ]
+
+
+def answers(session: Session) -> list[dict[str, object]]:
+    return [r for r in rows(session) if r["role"] == "assistant"]
+
+
+def wait_idle(qtbot: QtBot, session: Session) -> None:
+    qtbot.waitUntil(lambda: not session.controller.busy, timeout=15_000)
+
+
+def test_the_picker_lists_agents_under_their_own_heading(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session, _log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+    picker = session.window.picker
+    texts = [picker.itemText(i) for i in range(picker.count())]
+    heading = texts.index(AGENTS_HEADER)
+    agent_row = picker.findData("fake", PickerRole.REF)
+    assert agent_row == heading + 1
+    assert texts[agent_row] == "fake · agent"
+    assert picker.itemData(agent_row, PickerRole.AGENT) is True
+    assert picker.itemData(picker.findData("auto", PickerRole.REF), PickerRole.AGENT) is False
+    # A chat's own choice of the agent's models shows under it, not as "not listed".
+    picker.set_current_ref("fake:large")
+    assert picker.findData("fake:large", PickerRole.REF) > heading
+    assert picker.itemData(picker.currentIndex(), PickerRole.AGENT) is True
+
+
+def test_an_agent_chat_asks_its_folder_and_streams_the_answer(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+    work = tmp_path / "project"
+    work.mkdir()
+    send(qtbot, session, "hello")
+    assert not session.controller.busy  # nothing is sent before the folder is chosen
+    assert session.window.composer.text() == "hello"
+    choose_folder(qtbot, session, work)
+
+    qtbot.waitUntil(lambda: len(answers(session)) == 1, timeout=15_000)
+    qtbot.waitUntil(lambda: answers(session)[0]["status"] == MessageStatus.COMPLETE, timeout=15_000)
+    wait_idle(qtbot, session)
+    assert answers(session)[0]["text"] == "Part one. You said: hello (0 pictures)"
+    assert answers(session)[0]["author"] == "fake"
+    assert session.window.composer.text() == ""
+    assert read_log(log)[1]["new_session"] == str(work)  # the agent works there
+    label = session.window.top.folder_label
+    assert label.isVisible() and label.text() == "in project"
+    assert str(work) in label.toolTip()
+
+    # The folder is kept with the chat: a second turn asks nothing, and reopening shows it.
+    chat = session.controller.current_id
+    send(qtbot, session, "again")
+    qtbot.waitUntil(lambda: len(answers(session)) == 2, timeout=15_000)
+    wait_idle(qtbot, session)
+    stored = [
+        p
+        for m in session.store.messages(chat)
+        if isinstance(m, Message)
+        for p in m.parts
+        if isinstance(p, CarriedPart) and p.shape == FOLDER
+    ]
+    assert [p.data["cwd"] for p in stored] == [str(work)]
+    session.controller.new_conversation()
+    assert not session.window.top.folder_label.isVisible()
+    session.controller.select_conversation(chat)
+    assert session.window.top.folder_label.text() == "in project"
+
+
+def test_cancelling_the_folder_question_sends_nothing(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+    send(qtbot, session, "hello")
+    qtbot.waitUntil(lambda: session.window.folder_dialog is not None)
+    dialog = session.window.folder_dialog
+    assert dialog is not None
+    dialog.reject()
+    assert not session.controller.busy and session.controller.current_id == ""
+    assert session.window.composer.text() == "hello"  # the draft waits
+    assert read_log(log) == []
+
+
+def test_a_permission_request_is_answered_on_the_approval_card(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "permission")
+    send(qtbot, session, "go")
+    choose_folder(qtbot, session, tmp_path)
+    card = session.window.approval
+    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    assert card.request is not None
+    assert "Read notes.txt" in json.dumps(card.request.call.arguments)
+    qtbot.mouseClick(card.once_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not card.isVisible(), timeout=5_000)
+    wait_idle(qtbot, session)
+    assert answers(session)[-1]["text"] == "Part one. [permission: yes] You said: go (0 pictures)"
+    assert {"permission": "yes"} in read_log(log)
+
+
+def test_stop_cancels_the_agent_and_keeps_the_words(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "hang")
+    send(qtbot, session, "go")
+    choose_folder(qtbot, session, tmp_path)
+    qtbot.waitUntil(
+        lambda: bool(answers(session)) and answers(session)[0]["text"] == "Part one. ",
+        timeout=15_000,
+    )
+    assert session.controller.busy
+    qtbot.mouseClick(session.window.composer.button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+    qtbot.waitUntil(lambda: answers(session)[0]["status"] == MessageStatus.STOPPED)
+    qtbot.waitUntil(lambda: {"cancel": "s-1"} in read_log(log), timeout=5_000)
+    assert session.window.composer.button.text() == "Send"
