@@ -1,5 +1,5 @@
 """The `sightline` command: the window, `ask`, `models`, `check-sight`, `chats`, `export`,
-`import`, `--version`, `--smoke`; one module per command beside this parser.
+`import`, `mcp-serve`, `--version`, `--smoke`; one module per command beside this parser.
 
 Heavy modules (Qt, httpx, Pillow, even asyncio) are imported inside the command
 that needs them, so `sightline --version` and the window's first paint stay quick.
@@ -96,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imported = commands.add_parser("import", help="add a conversation from a JSON export")
     imported.add_argument("file", type=Path, metavar="FILE", help="a `sightline export` JSON file")
+    from app.cli import mcp_serve  # its flags only: what it serves is imported when it runs
+
+    mcp_serve.add_parser(commands)
     return parser
 
 
@@ -120,6 +123,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             if args.command == "models":
                 return asyncio.run(models.list_models(config, as_json=args.json))
             return asyncio.run(models.check_sight(config, args.model, as_json=args.json))
+        if args.command == "mcp-serve":
+            from app.cli import mcp_serve
+
+            return asyncio.run(mcp_serve.serve(config, args))
         from app.cli.ask import ask
 
         return asyncio.run(ask(config, args))

@@ -1,0 +1,186 @@
+"""`sightline mcp-serve`: the door (app/tools/door.py) as an MCP server on stdin and stdout.
+
+An agent starts it from the `session/new` entry Sightline gave it. Its stdout is the
+protocol, so nothing else is ever printed there: Sightline's log takes the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+from app.cli.common import catalogue_for, open_store
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from app.config import Config
+    from app.store import Store
+    from routing.catalogue import Catalogue
+    from routing.router import RoutingPrefs
+    from routing.transcript import Notice, ToolResult
+
+log = logging.getLogger(__name__)
+
+
+def add_parser(commands: Any) -> None:
+    """The subcommand's flags, which the ACP engine sets for each agent it starts."""
+    serve = commands.add_parser(
+        "mcp-serve", help="offer Sightline's read_file and screenshot to an agent over MCP stdio"
+    )
+    serve.add_argument(
+        "--allow-tools", action="store_true", help="allow every call for this run (else refused)"
+    )
+    sight = serve.add_mutually_exclusive_group()
+    sight.add_argument(
+        "--sees", action="store_true", help="the agent takes pictures: send them as images"
+    )
+    sight.add_argument(
+        "--blind", action="store_true", help="the agent takes no pictures: describe them (default)"
+    )
+    serve.add_argument("--conversation", metavar="ID", help="store disclosures in this chat")
+    serve.add_argument(
+        "--agent", metavar="ID", default="", help="the agent (as the config names it)"
+    )
+
+
+async def serve(config: Config, args: argparse.Namespace) -> int:
+    """Serve the door until the agent closes its stdin."""
+    from mcp.server.lowlevel import Server
+    from mcp.server.stdio import stdio_server
+
+    from app.tools.door import Door
+    from app.tools.read_file import ReadFile
+    from app.tools.screenshot import Screenshot
+    from app.version import installed_version
+    from routing.router import RoutingPrefs
+
+    agent = next((p for p in config.providers if p.id == args.agent and p.is_agent), None)
+    local = agent.is_local if agent is not None else False  # as an agent's `local` defaults
+    store = open_store(config) if args.conversation else None
+    # Headless, who looks comes from the config's providers, as `ask` finds them.
+    catalogue = catalogue_for(config, store) if not args.sees else None
+
+    def tell(notice: Notice) -> None:
+        _tell(store, args.conversation, notice)
+
+    prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model, config.check_sight)
+    describing = _Describing(catalogue, prefs, args.agent or "the agent", local, tell)
+    door = Door(
+        [ReadFile(), Screenshot()],
+        allowed=args.allow_tools,
+        sees=args.sees,
+        in_words=describing,
+        agent=args.agent,
+        agent_local=local,
+        tell=tell,
+    )
+
+    async def list_tools(ctx: Any, params: Any) -> Any:
+        from mcp import types
+
+        return types.ListToolsResult(tools=door.listed())
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        return await door.call(params.name, params.arguments)
+
+    server: Server[Any] = Server(
+        "sightline",
+        version=installed_version(),
+        instructions="Sightline's own tools: read a file (pictures too), take a screenshot.",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+    )
+    try:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+    finally:
+        if catalogue is not None:
+            await catalogue.aclose()
+        if store is not None:
+            store.close()
+    return 0
+
+
+class _Describing:
+    """A door result's pictures in words for an agent that doesn't take them: who looks as
+    for any blind model (a local agent asks no model off this computer), each crossing told."""
+
+    def __init__(
+        self,
+        catalogue: Catalogue | None,
+        prefs: RoutingPrefs,
+        agent: str,
+        local: bool,
+        tell: Callable[[Notice], None],
+    ) -> None:
+        from routing.describing.describer import Describer
+        from routing.describing.framing import TurnBudget
+        from routing.models import ModelInfo, SightFrom
+
+        self.catalogue = catalogue
+        self.prefs = prefs
+        self.local = local
+        self.tell = tell
+        self.describer = Describer()
+        # One budget for the run: an agent calling in a loop can't have pictures described
+        # without end.
+        self.budget = TurnBudget()
+        self.model = ModelInfo(
+            agent, "default", sees=False, local=local, sight_from=SightFrom.LISTING
+        )
+
+    async def __call__(self, result: ToolResult) -> ToolResult:
+        from app.turn.sight import _disclosure, _nobody_sees_notice
+        from routing.describing.request import in_words
+        from routing.transcript import Message, ToolResult
+
+        looker, reason = await self._looker()
+        worded = await in_words(
+            (Message(role="tool", parts=(result,)),),
+            turn_from=0,
+            describer=self.describer,
+            looker=looker,
+            budget=self.budget,
+        )
+        if looker is not None and worded.asked:
+            failed = len(worded.asked) - len(worded.fresh)
+            self.tell(
+                _disclosure(looker, self.model, worded.asked, worded.pages, reason, failed=failed)
+            )
+        elif looker is None:
+            self.tell(_nobody_sees_notice(list(result.pictures), self.model, local=self.local))
+        parts = worded.messages[0].parts
+        return next((p for p in parts if isinstance(p, ToolResult)), result)
+
+    async def _looker(self) -> tuple[Any, str]:
+        from routing.describing.looker import WireLooker
+        from routing.router import choose_looker
+
+        catalogue = self.catalogue
+        if catalogue is None:
+            return None, ""
+        wanted = [p.id for p in catalogue.providers if p.is_local or not self.local]
+        listed = {s.provider.id for s in catalogue.statuses()}
+        if missing := [i for i in wanted if i not in listed]:
+            await catalogue.refresh(missing)
+        seeing = [m for m in catalogue.models() if m.gets_pictures and m.provider_id in wanted]
+        choice = choose_looker(
+            seeing, self.model, configured=self.prefs.vision_model, local_chat=self.local
+        )
+        if choice is None:
+            return None, ""
+        return WireLooker(catalogue, choice.model), choice.reason
+
+
+def _tell(store: Store | None, conversation: str | None, notice: Notice) -> None:
+    """Store the notice in the chat when one is named; always log it."""
+    from app.store import StoreError
+
+    log.info("door: %s", notice.text)
+    if store is None or not conversation:
+        return
+    with contextlib.suppress(StoreError):  # the chat is gone: the log keeps what crossed
+        store.add_notice(conversation, notice)

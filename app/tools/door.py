@@ -1,0 +1,170 @@
+"""The door: Sightline's own tools (`read_file`, `screenshot`) offered to an agent over MCP.
+
+An agent started by Sightline gets this server in `session/new` and starts it
+itself (`sightline mcp-serve`). The door keeps Sightline's promises for what goes
+through it:
+
+- every call needs the person's approval: headless that is `--allow-tools` for the
+  whole run; without it a call is refused with words saying the person didn't allow
+  it (the window's live approval is not wired yet, so there it is refused too);
+- a picture result goes as MCP image content after the text to an agent that takes
+  pictures (`--sees`), else as the describer's words, who looks chosen as for any
+  blind model, with the agent's `local` deciding whether the chat is local;
+- every picture that leaves through the door is disclosed: a notice with a
+  `Crossed` fact, stored in the conversation when one is named (else logged); a
+  refused call is told there too.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from mcp import types
+
+from app.tools.base import Tool
+from routing.transcript import (
+    Crossed,
+    Notice,
+    NoticeKind,
+    PagesPart,
+    PicturePart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
+from routing.wires.payload import bounded_arguments
+from vision.pictures import Picture
+
+log = logging.getLogger(__name__)
+
+# The result with its pictures put into words, each crossing told (the CLI's describing:
+# who looks is the turn's rule, which the tools don't import).
+InWords = Callable[[ToolResult], Awaitable[ToolResult]]
+
+NOT_ALLOWED = (
+    "The person didn't allow {name} through Sightline's door for this run, so it was not "
+    "run. Sightline allows the door's tools headless only with `--allow-tools`."
+)
+
+
+class Door:
+    """What the door's MCP server does with a listing and a call; no transport here."""
+
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        *,
+        allowed: bool,
+        sees: bool,
+        in_words: InWords,
+        agent: str = "",
+        agent_local: bool = False,
+        tell: Callable[[Notice], None] | None = None,
+    ) -> None:
+        self.tools = {tool.spec.name: tool for tool in tools}
+        self.allowed = allowed
+        self.sees = sees  # the agent takes pictures (its `promptCapabilities.image`)
+        self.agent = agent or "the agent"
+        self.agent_local = agent_local  # its model runs on this computer: the chat is local
+        self.in_words = in_words  # for an agent that doesn't take pictures
+        self.tell = tell or (lambda notice: log.info("door: %s", notice.text))
+        self._ids = itertools.count(1)
+        self._refused_told: set[str] = set()
+
+    def listed(self) -> list[types.Tool]:
+        """The tools as MCP lists them, in Sightline's order."""
+        return [
+            types.Tool(
+                name=tool.spec.name,
+                description=tool.spec.description,
+                input_schema=dict(tool.spec.parameters),
+            )
+            for tool in self.tools.values()
+        ]
+
+    async def call(self, name: str, arguments: dict[str, Any] | None) -> types.CallToolResult:
+        """Run one call, as approved; a failure is an error result, never an exception."""
+        tool = self.tools.get(name)
+        if tool is None:
+            shown = name[:80]  # the agent's words, bounded
+            return _error(
+                f"Sightline's door has no tool {shown!r}; it has {', '.join(self.tools)}."
+            )
+        if not self.allowed:
+            if name not in self._refused_told:  # told once a run: an agent may retry in a loop
+                self._refused_told.add(name)
+                self.tell(
+                    Notice(
+                        NoticeKind.INFO,
+                        f"The agent {self.agent} asked to use {name} through Sightline's door, "
+                        "which was not allowed (headless, `--allow-tools` allows it).",
+                    )
+                )
+            return _error(NOT_ALLOWED.format(name=name))
+        call = ToolCall(f"door-{next(self._ids)}", name, bounded_arguments(arguments or {}))
+        try:
+            result = await tool.run(call)
+        except Exception:  # a bug of ours: logged, and the agent gets words, not a traceback
+            log.exception("door: %s failed", name)
+            return _error(f"{name} failed inside Sightline; its log says why.")
+        pictures = list(result.pictures)
+        if not pictures:
+            return _content(result, with_pictures=False)
+        if self.sees:
+            self._disclose_to_agent(name, pictures)
+            return _content(result, with_pictures=True)
+        return _content(await self.in_words(result), with_pictures=False)
+
+    def _disclose_to_agent(self, name: str, pictures: list[Picture]) -> None:
+        count = len(pictures)
+        labels = ", ".join(p.label or "a picture" for p in pictures)
+        what = f"{count} picture{'s' if count != 1 else ''} ({labels})"
+        where = "on this computer" if self.agent_local else "whose model runs off this computer"
+        self.tell(
+            Notice(
+                NoticeKind.DISCLOSURE,
+                f"{what} went to the agent {self.agent}, {where}, through Sightline's {name}.",
+                crossed=Crossed(
+                    self.agent,
+                    f"agent {self.agent}",
+                    what,
+                    f"The agent called {name} through Sightline's door, allowed for this run",
+                    self.agent_local,
+                ),
+            )
+        )
+
+
+def _error(message: str) -> types.CallToolResult:
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=message)], is_error=True
+    )
+
+
+def _content(result: ToolResult, *, with_pictures: bool) -> types.CallToolResult:
+    """A Sightline result as MCP content: its words first, then its pictures as images."""
+    texts: list[types.TextContent | types.ImageContent] = []
+    images: list[types.TextContent | types.ImageContent] = []
+    for part in result.parts:
+        if isinstance(part, TextPart):
+            texts.append(types.TextContent(type="text", text=part.text))
+        elif isinstance(part, PicturePart) and with_pictures:
+            images.append(_image(part.picture))
+        elif isinstance(part, PagesPart) and with_pictures:
+            texts.append(
+                types.TextContent(
+                    type="text",
+                    text=f"{part.document}: pages {part.first}-{part.last}, as pictures.",
+                )
+            )
+            images.extend(_image(p) for p in part.pictures)
+    return types.CallToolResult(content=[*texts, *images], is_error=result.is_error)
+
+
+def _image(picture: Picture) -> types.ImageContent:
+    data = base64.b64encode(picture.data).decode("ascii")
+    return types.ImageContent(type="image", data=data, mime_type=picture.mime)
