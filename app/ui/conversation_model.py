@@ -24,10 +24,43 @@ from app.store import StoredItem
 from app.ui.pdf_notes import pages_words
 from app.ui.tool_words import pretty_arguments, result_summary, shown_text
 from routing.answer_stats import stats_words
-from routing.transcript import Message, MessageStatus, Notice, ToolCall, starts_turn
+from routing.transcript import (
+    CarriedPart,
+    Message,
+    MessageStatus,
+    Notice,
+    NoticeKind,
+    ToolCall,
+    starts_turn,
+)
 
 _Index = QModelIndex | QPersistentModelIndex
 _COALESCE_MS = 33  # about 30 relayouts a second while streaming is plenty to read
+
+# An agent's thinking and plan: rows of their own before its answer (app/ui/agent_rows.py).
+THOUGHT_ROW, PLAN_ROW = "thought", "plan"
+# How the agent engine keeps them on its answers (app/turn/acp/engine.py THOUGHT and PLAN,
+# repeated so opening a chat needn't load the agent protocol's SDK).
+THOUGHT_SHAPE, PLAN_SHAPE = "acp_thought", "acp_plan"
+_TICKS = {"completed": "\u2611", "in_progress": "\u25b8"}  # ☑ done, ▸ under way
+_TO_DO = "\u2610"  # ☐
+
+
+def plan_text(entries: object) -> str:
+    """A plan as a checklist, a step a line: PlanEntry objects or the stored dicts."""
+    lines = []
+    for entry in entries if isinstance(entries, list | tuple) else ():
+        if isinstance(entry, dict):
+            content, status = str(entry.get("content", "")), str(entry.get("status", ""))
+        else:
+            content, status = str(getattr(entry, "content", "")), str(getattr(entry, "status", ""))
+        lines.append(f"{_TICKS.get(status, _TO_DO)} {content}")
+    return "\n".join(lines)
+
+
+def agent_row_id(answer_id: int, kind: str) -> int:
+    """The id of an answer's thinking or plan row: negative, so no stored item has it."""
+    return -2 * answer_id - (1 if kind == PLAN_ROW else 0)
 
 
 class Role(IntEnum):
@@ -85,6 +118,21 @@ class Row:
     # answer's, or the person's message's own. () when there is one version.
     switch: tuple[int, ...] = ()
     switch_at: int = 0
+    agent: str = ""  # THOUGHT_ROW or PLAN_ROW: an agent's thinking or plan, not an item
+
+    @classmethod
+    def agent_row(cls, answer: StoredItem, kind: str, text: str) -> Row:
+        """An answer's thinking or plan row (a quiet note to the rest of the window)."""
+        label = "Thinking" if kind == THOUGHT_ROW else "Plan"
+        notice = Notice(NoticeKind.INFO, label)
+        stored = StoredItem(
+            agent_row_id(answer.id, kind),
+            answer.conversation_id,
+            answer.seq,
+            answer.created_at,
+            notice,
+        )
+        return cls(stored, text, None, agent=kind)
 
     @classmethod
     def of(cls, stored: StoredItem) -> Row:
@@ -125,7 +173,10 @@ class Row:
 
     @property
     def expandable(self) -> bool:
-        """Whether the row opens to show more: tool results, or a notice with details."""
+        """Whether the row opens to show more: tool results, a notice with details, or an
+        agent's thinking (its plan is always shown whole)."""
+        if self.agent:
+            return self.agent == THOUGHT_ROW
         notice = self.notice
         return self.is_tool or (notice is not None and bool(notice.details))
 
@@ -150,6 +201,14 @@ class Row:
     def accessible_text(self) -> str:
         """What a screen reader says for the row."""
         message, notice = self.message, self.notice
+        if self.agent == THOUGHT_ROW:
+            if self.expanded:
+                return f"The agent's thinking (expanded): {self.text}"
+            return (
+                f"The agent's thinking, {len(self.text.split())} words (collapsed, Enter shows it)"
+            )
+        if self.agent == PLAN_ROW:
+            return f"The agent's plan:\n{self.text}"
         if notice is not None:
             said = f"{self.author} notice{self.version_words}: {notice.text}"
             if not notice.details:
@@ -186,6 +245,8 @@ class Row:
     def author(self) -> str:
         """The author line: "You", the answering model, or the notice's kind."""
         item = self.stored.item
+        if self.agent:
+            return item.text if isinstance(item, Notice) else self.agent
         return author_of(item) if isinstance(item, Message) else str(item.kind).capitalize()
 
     @property
@@ -208,7 +269,7 @@ class Row:
         values: dict[int, Any] = {
             Role.STORED: self.stored,
             Role.ITEM_ID: self.item_id,
-            Role.KIND: "notice" if notice else "message",
+            Role.KIND: self.agent or ("notice" if notice else "message"),
             Role.TEXT: self.text,
             Role.AUTHOR: self.author,
             Role.MESSAGE_ROLE: message.role if message else "",
@@ -274,7 +335,15 @@ class ConversationModel(QAbstractListModel):
         self._flush.stop()
         self._dirty.clear()
         self._calls = {}
-        self._rows = [self._row(stored) for stored in items]
+        self._rows = []
+        plan = ""  # the turn's plan shown so far: each answer of a turn carries it again
+        for stored in items:
+            item = stored.item
+            if isinstance(item, Message) and starts_turn(item):
+                plan = ""
+            elif isinstance(item, Message) and item.role == "assistant":
+                plan = self._agent_rows(stored, item, plan)
+            self._rows.append(self._row(stored))
         self._by_id = {row.stored.id: i for i, row in enumerate(self._rows)}
         place_switches(self._rows, 0)
         self.endResetModel()
@@ -322,6 +391,55 @@ class ConversationModel(QAbstractListModel):
         self._rows[position].streamed_calls.append(call)
         self._calls[call.id] = call
         self._changed(position)
+
+    def add_thought(self, item_id: int, text: str) -> None:
+        """More of what an agent thinks aloud while answering `item_id`, shown before it."""
+        position = self._by_id.get(agent_row_id(item_id, THOUGHT_ROW))
+        if position is not None:
+            self._rows[position].text += text
+            self._dirty.add(position)
+            if not self._flush.isActive():
+                self._flush.start()
+            return
+        answer = self._by_id.get(item_id)
+        if answer is not None:
+            self._insert(answer, Row.agent_row(self._rows[answer].stored, THOUGHT_ROW, text))
+
+    def set_plan(self, item_id: int, entries: object) -> None:
+        """An agent's plan (whole each time) for the answer `item_id`, shown before it."""
+        text = plan_text(entries)
+        position = self._by_id.get(agent_row_id(item_id, PLAN_ROW))
+        if position is not None:
+            self._rows[position].text = text
+            self._changed(position)
+            return
+        answer = self._by_id.get(item_id)
+        if answer is not None:
+            self._insert(answer, Row.agent_row(self._rows[answer].stored, PLAN_ROW, text))
+
+    def _agent_rows(self, stored: StoredItem, message: Message, plan: str) -> str:
+        """A stored answer's thinking and plan rows (a plan its turn showed already, once);
+        the turn's plan now."""
+        for part in message.parts:
+            if not isinstance(part, CarriedPart):
+                continue
+            if part.shape == THOUGHT_SHAPE and str(part.data.get("text", "")).strip():
+                text = str(part.data["text"])
+                self._rows.append(Row.agent_row(stored, THOUGHT_ROW, text))
+            elif part.shape == PLAN_SHAPE:
+                text = plan_text(part.data.get("entries"))
+                if text and text != plan:
+                    self._rows.append(Row.agent_row(stored, PLAN_ROW, text))
+                    plan = text
+        return plan
+
+    def _insert(self, position: int, row: Row) -> None:
+        """A row placed before `position` (an answer's thinking, its plan)."""
+        self.beginInsertRows(QModelIndex(), position, position)
+        self._rows.insert(position, row)
+        self._by_id = {r.stored.id: i for i, r in enumerate(self._rows)}
+        self._dirty = {d + 1 if d >= position else d for d in self._dirty}
+        self.endInsertRows()
 
     def toggle_expanded(self, position: int) -> None:
         """Open a tool result row (or a notice's details) to show everything, or close it."""

@@ -192,6 +192,8 @@ class MainWindow(QMainWindow):
         c.item_finished.connect(self.conversation.finish_item)
         c.item_finished.connect(self._ledger_timer.start)
         c.call_added.connect(self.conversation.add_call)
+        c.thought_added.connect(self.conversation.add_thought)
+        c.plan_updated.connect(self.conversation.set_plan)
         c.approval_requested.connect(self._show_approval)
         c.approval_settled.connect(self._approval_settled)
         self.approval.answered.connect(c.answer_approval)

@@ -24,12 +24,13 @@ from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
+    from app.ui.agent_rows import AgentLayout, AgentRows
     from app.ui.markdown import CodeBlock
     from app.ui.message_rows import MessageLayout, MessageRows
     from app.ui.notice_rows import NoticeLayout, NoticeRows
     from app.ui.tool_rows import ToolLayout, ToolRows
 
-    _Layout: TypeAlias = MessageLayout | ToolLayout | NoticeLayout  # told apart by their KIND
+    _Layout: TypeAlias = MessageLayout | ToolLayout | NoticeLayout | AgentLayout  # by KIND
 
 __all__ = ["MESSAGE", "THUMB", "MessageDelegate", "blend"]  # THUMB, blend: read by tests, cards
 
@@ -61,6 +62,10 @@ class MessageDelegate(QStyledItemDelegate):
     @property
     def _notices(self) -> NoticeRows:
         return self._rows().notices
+
+    @property
+    def _agents(self) -> AgentRows:
+        return self._rows().agents
 
     def _rows(self) -> _Kinds:
         if self._kinds is None:
@@ -105,6 +110,8 @@ class MessageDelegate(QStyledItemDelegate):
             painter.fillRect(across, highlight)
         if layout.KIND == "tool":
             self._tools.paint(painter, option, row, layout, theme)
+        elif layout.KIND == "agent":
+            self._agents.paint(painter, option, row, layout, theme)
         elif layout.KIND == "notice":
             self._notices.paint(painter, option, row, layout, theme, self.buttons)
         else:
@@ -167,7 +174,7 @@ class MessageDelegate(QStyledItemDelegate):
         """Where a row's copy buttons are (view coordinates), by block number or MESSAGE."""
         row = _row(index)
         layout = self._layout(option, row, column_width(option.rect.width()))
-        if layout.KIND == "tool":
+        if layout.KIND == "tool" or layout.KIND == "agent":
             return {}
         origin = column_origin(option)
         found: dict[int, QRect] = {}
@@ -194,7 +201,7 @@ class MessageDelegate(QStyledItemDelegate):
     ) -> list[tuple[QRect, Picture]]:
         """Where a row's pictures are drawn, in the row's `option.rect` coordinates."""
         layout = self._layout(option, _row(index), column_width(option.rect.width()))
-        if layout.KIND == "notice":
+        if layout.KIND == "notice" or layout.KIND == "agent":
             return []
         origin = column_origin(option)
         return [(rect.translated(origin), picture) for rect, picture, _ in layout.thumbnails]
@@ -219,6 +226,9 @@ class MessageDelegate(QStyledItemDelegate):
         if layout.KIND == "notice":
             documents = (layout.document, layout.details)
             return [d.toPlainText() for d in documents if d is not None]
+        if layout.KIND == "agent":
+            shown = [layout.line_text] if layout.line_text else []
+            return shown + ([layout.document.toPlainText()] if layout.document else [])
         return [layout.rendered.document.toPlainText()] if layout.rendered is not None else []
 
     def header_at(self, option: QStyleOptionViewItem, index: _Index, point: QPoint) -> bool:
@@ -246,6 +256,8 @@ class MessageDelegate(QStyledItemDelegate):
         return max(240, viewport().width() if viewport else option.rect.width())
 
     def _layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> _Layout:
+        if row.agent:  # an agent's thinking or plan, before its answer
+            return self._agents.layout(option, row, width)
         if row.is_tool:
             return self._tools.layout(option, row, width)
         if row.notice is not None:
@@ -254,9 +266,10 @@ class MessageDelegate(QStyledItemDelegate):
 
 
 class _Kinds:
-    """The three kinds of row, each laying out and painting its own (loaded with the first row)."""
+    """The kinds of row, each laying out and painting its own (loaded with the first row)."""
 
     def __init__(self) -> None:
+        from app.ui.agent_rows import AgentRows
         from app.ui.message_rows import MessageRows
         from app.ui.notice_rows import NoticeRows
         from app.ui.tool_rows import ToolRows
@@ -264,8 +277,10 @@ class _Kinds:
         self.messages = MessageRows()
         self.tools = ToolRows()
         self.notices = NoticeRows()
+        self.agents = AgentRows()
 
     def clear(self) -> None:
+        self.agents.clear()
         self.messages.clear()
         self.tools.clear()
         self.notices.clear()

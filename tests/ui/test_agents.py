@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
@@ -196,3 +196,77 @@ def test_stop_cancels_the_agent_and_keeps_the_words(
     qtbot.waitUntil(lambda: answers(session)[0]["status"] == MessageStatus.STOPPED)
     qtbot.waitUntil(lambda: {"cancel": "s-1"} in read_log(log), timeout=5_000)
     assert session.window.composer.button.text() == "Send"
+
+
+def kinds(session: Session) -> list[str]:
+    """Each row's kind, with a message's role: "thought", "plan", "message:assistant"…"""
+    return [
+        str(r["kind"]) + (f":{r['role']}" if r["kind"] == "message" else "") for r in rows(session)
+    ]
+
+
+def test_thinking_opens_on_a_click_the_plan_is_a_checklist_and_tool_pictures_show(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session, _log = open_with_agent(home, tmp_path, open_window, qtbot, "think,plan,tool")
+    send(qtbot, session, "look")
+    choose_folder(qtbot, session, tmp_path)
+    wait_idle(qtbot, session)
+    expected = [
+        "message:user",
+        "thought",
+        "plan",
+        "message:assistant",
+        "message:tool",
+        "message:assistant",
+    ]
+    assert kinds(session) == expected
+    model, view = session.window.conversation, session.window.view
+    thought = model.index(1, 0)
+    assert thought.data(Role.TEXT) == "Let me think."
+    assert thought.data(Role.AUTHOR) == "Thinking"
+    assert not thought.data(Role.EXPANDED)
+    assert "collapsed" in str(thought.data(Qt.ItemDataRole.AccessibleTextRole))
+    assert view.shown_texts(thought) == ["3 words — Let me think."]  # one line, closed
+    plan = model.index(2, 0)
+    assert plan.data(Role.TEXT) == "\u2611 Look\n\u2610 Answer"
+
+    # A click on the thinking row opens it; another closes it.
+    qtbot.waitUntil(lambda: view.visualRect(thought).isValid())
+    point = view.visualRect(thought).center()
+    assert view.header_at(point) == 1
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.waitUntil(lambda: bool(thought.data(Role.EXPANDED)))
+    assert "Let me think." in str(thought.data(Qt.ItemDataRole.AccessibleTextRole))
+    assert view.shown_texts(thought)[-1] == "Let me think."  # drawn below its line
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+    qtbot.waitUntil(lambda: not thought.data(Role.EXPANDED))
+
+    # The agent's tool result carries its picture: opened, the row shows its thumbnail.
+    tool = model.index(4, 0)
+    assert view.thumbnails(tool) == []
+    qtbot.waitUntil(lambda: view.visualRect(tool).isValid())
+    qtbot.mouseClick(
+        view.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=view.visualRect(tool).topLeft() + QPoint(80, 18),
+    )
+    qtbot.waitUntil(lambda: bool(view.thumbnails(tool)))
+    [(rect, picture)] = view.thumbnails(tool)
+    assert (picture.width, picture.height) == (4, 3) and rect.width() > 0
+
+    # Reopened, the chat shows the same rows from the store (the plan once per turn).
+    chat = session.controller.current_id
+    session.controller.new_conversation()
+    session.controller.select_conversation(chat)
+    assert kinds(session) == expected
+    assert model.index(1, 0).data(Role.TEXT) == "Let me think."
+    assert model.index(2, 0).data(Role.TEXT) == "\u2611 Look\n\u2610 Answer"
+
+
+def test_the_window_reads_the_shapes_the_agent_engine_stores() -> None:
+    from app.turn.acp import engine
+    from app.ui import conversation_model
+
+    assert conversation_model.THOUGHT_SHAPE == engine.THOUGHT
+    assert conversation_model.PLAN_SHAPE == engine.PLAN
