@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from app.config import Config
     from app.keys import KeyStore
-    from app.store import Store
+    from app.store import Store, StoredItem
     from app.toolbox import Toolbox
     from app.tools.base import Tool
     from app.turn.boundary import Leaving
@@ -454,11 +454,11 @@ class Controller(QObject):
         new version beside the earlier answers; False when it can't now."""
         if self.busy or self._runner is None or not self._current:
             return False
-        if agent_named(model_ref, self.config) is not None:
-            return False  # an agent answers only what is sent to it: its session goes on
         asked = self.versions.asked(self._current, item_id)
         if asked is None:
             return False
+        if agent_named(model_ref, self.config) is not None:
+            return self._ask_agent_again(asked, model_ref)
         # Shown at once without the earlier answer; the runner rewinds to the same place.
         self.store.branches.rewind(self._current, asked.id)
         self._reload(self._current)
@@ -468,6 +468,28 @@ class Controller(QObject):
             return runner.regenerate(conversation_id, asked.id, model_ref, tools)
 
         from app.ui.pending import Attachments
+
+        self._begin_turn(turn, "", Attachments())
+        return True
+
+    def _ask_agent_again(self, asked: StoredItem, model_ref: str) -> bool:
+        """An agent answers a turn again: its session can't forget the turn, so the person's
+        message is sent to it once more, as another version of that message."""
+        from app.ui.pending import Attachments
+        from routing.transcript import Message, PicturePart
+
+        message = asked.item
+        if not isinstance(message, Message):
+            return False
+        self.store.branches.rewind(self._current, asked.parent_id)
+        self._reload(self._current)
+        engine, conversation_id = self._engine(model_ref), self._current
+        pictures = tuple(p.picture for p in message.parts if isinstance(p, PicturePart))
+
+        def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
+            return engine.run(
+                conversation_id, message.text, pictures, model_ref, tools, message.pdfs
+            )
 
         self._begin_turn(turn, "", Attachments())
         return True

@@ -287,7 +287,7 @@ class MainWindow(QMainWindow):
 
     def _arrange(self, *_args: object) -> None:
         c = self.controller
-        no_models = not c.listing.models
+        no_models = not c.listing.models and not self.picker.agents()  # an agent answers too
         empty = self.conversation.rowCount() == 0
         # The first time (no config file, no chat yet) the empty chat says hello instead.
         first = empty and is_first_run(c.config.source is not None, c.chats.has_any())

@@ -15,10 +15,12 @@ from pytestqt.qtbot import QtBot
 from app.ui.agent_turns import FOLDER
 from app.ui.conversation_model import Role
 from app.ui.model_picker import AGENTS_HEADER, PickerRole
+from app.ui.painting import RETRY_BUTTON
 from app.ui.session import Session
-from routing.transcript import CarriedPart, Message, MessageStatus
-from tests.conftest import SightlineHome
+from routing.transcript import CarriedPart, Message, MessageStatus, NoticeKind
+from tests.conftest import SightlineHome, write_config
 from tests.servers.acp_agent import read_log
+from tests.ui.test_window import click_row_button
 
 OpenWindow = Callable[[], Session]
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +78,7 @@ def rows(session: Session) -> list[dict[str, object]]:
     model = session.window.conversation
     roles = {"kind": Role.KIND, "role": Role.MESSAGE_ROLE, "text": Role.TEXT}
     roles |= {"status": Role.STATUS, "author": Role.AUTHOR, "id": Role.ITEM_ID}
+    roles |= {"notice": Role.NOTICE_KIND}
     return [
         {name: model.index(row, 0).data(role) for name, role in roles.items()}
         for row in range(model.rowCount())
@@ -270,3 +273,44 @@ def test_the_window_reads_the_shapes_the_agent_engine_stores() -> None:
 
     assert conversation_model.THOUGHT_SHAPE == engine.THOUGHT
     assert conversation_model.PLAN_SHAPE == engine.PLAN
+
+
+def test_a_crashed_agent_is_an_error_notice_and_retry_starts_it_again(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "crash")
+    send(qtbot, session, "go")
+    choose_folder(qtbot, session, tmp_path)
+    wait_idle(qtbot, session)
+    [error] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
+    assert "stopped mid-turn (exit status 3)" in str(error["text"])
+    assert answers(session)[0]["status"] == MessageStatus.FAILED  # its words are kept
+    assert answers(session)[0]["text"] == "Part one. "
+    assert session.window.composer.button.text() == "Send"
+
+    # Retry sends the person's message to the agent again, started afresh.
+    click_row_button(qtbot, session, int(str(error["id"])), RETRY_BUTTON)
+    qtbot.waitUntil(lambda: len([e for e in read_log(log) if "prompt" in e]) == 2, timeout=15_000)
+    wait_idle(qtbot, session)
+    assert len([e for e in read_log(log) if "initialize" in e]) == 2
+    [asked] = [r for r in rows(session) if r["role"] == "user"]
+    assert asked["text"] == "go"
+    chat = session.controller.current_id
+    [stored] = [s for s in session.store.items(chat) if s.id == asked["id"]]
+    assert len(stored.versions) == 2  # the first asking stays, as another version
+
+
+def test_with_only_an_agent_the_window_offers_it_instead_of_saying_nothing_is_ready(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    write_config(home.config, None)  # no model provider at all
+    session, _log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+    qtbot.waitUntil(lambda: not session.controller.listing.listing, timeout=10_000)
+    assert session.window.picker.models() == ()
+    assert session.window.picker.isEnabled()
+    assert not session.window.panel.isVisible()
+    send(qtbot, session, "hi")
+    choose_folder(qtbot, session, tmp_path)
+    qtbot.waitUntil(lambda: len(answers(session)) == 1, timeout=15_000)
+    wait_idle(qtbot, session)
+    assert answers(session)[0]["text"] == "Part one. You said: hi (0 pictures)"
