@@ -12,6 +12,9 @@ behaviours:
 - `crash`: exit in the middle of answering; `hang`: stop sending mid-answer
 - `garbage`: write a line that is not JSON mid-answer
 - `models`: offer two models through a config option of category "model"
+- `door`: start the `sightline` MCP server it was given in `session/new` (or
+  `session/load`), call its `read_file` on the path the prompt names, and report
+  the call as a tool call whose content is what the door returned (pictures too)
 
 Every answer says what it got: `You said: TEXT (N pictures)` after the chunks, and
 a `prompts.jsonl` line per prompt in `FAKE_ACP_LOG` (a folder) when it is set.
@@ -75,6 +78,7 @@ class FakeAgent(Agent):
     def __init__(self) -> None:
         self.conn: Any = None
         self.model = "small"
+        self.door: Any = None  # the `sightline` entry of the session's mcpServers
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -101,14 +105,53 @@ class FakeAgent(Agent):
         if "auth" in BEHAVIOURS:
             raise RequestError(-32000, "Authentication required")
         _log({"new_session": cwd, "mcp": [s.name for s in mcp_servers or []]})
+        self._keep_door(mcp_servers)
         return NewSessionResponse(session_id="s-1", config_options=self._options())
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
     ) -> LoadSessionResponse:
         _log({"load_session": session_id})
+        self._keep_door(mcp_servers)
         await self.conn.session_update(session_id, update_agent_message_text("(replayed)"))
         return LoadSessionResponse()
+
+    def _keep_door(self, mcp_servers: Any) -> None:
+        for server in mcp_servers or []:
+            if server.name == "sightline" and "door" in BEHAVIOURS:
+                self.door = server
+                _log({"door_entry": [server.command, *server.args]})
+
+    async def _through_door(self, session_id: str, path: str) -> None:
+        """read_file through the door, as an agent's MCP client calls a tool."""
+        from mcp import Client, StdioServerParameters, stdio_client
+        from mcp import types as mcp_types
+
+        entry = self.door
+        if entry is None:
+            _log({"door": "none offered"})
+            return
+        params = StdioServerParameters(
+            command=entry.command,
+            args=list(entry.args),
+            env={v.name: v.value for v in entry.env or []},
+        )
+        async with Client(stdio_client(params), mode="legacy", cache=None) as client:
+            result = await client.call_tool("read_file", {"path": path})
+        content = []
+        for item in result.content:
+            if isinstance(item, mcp_types.TextContent):
+                content.append(tool_content(text_block(item.text)))
+            elif isinstance(item, mcp_types.ImageContent):
+                content.append(tool_content(image_block(item.data, item.mime_type)))
+        _log({"door": [c.content.type for c in content], "door_error": result.is_error})
+        say = self.conn.session_update
+        await say(
+            session_id,
+            start_tool_call("d-1", "sightline read_file", kind="read", raw_input={"path": path}),
+        )
+        status = "failed" if result.is_error else "completed"
+        await say(session_id, update_tool_call("d-1", status=status, content=content))
 
     def _options(self) -> list[Any] | None:
         if "models" not in BEHAVIOURS:
@@ -179,6 +222,8 @@ class FakeAgent(Agent):
                     ],
                 ),
             )
+        if "door" in BEHAVIOURS:
+            await self._through_door(session_id, text.strip())
         if "crash" in BEHAVIOURS:
             os._exit(3)
         if "garbage" in BEHAVIOURS:

@@ -32,7 +32,7 @@ from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.client import PermissionAsked, Update
 from app.turn.acp.content import block_text, prompt_blocks, tool_parts, tool_result
 from app.turn.acp.errors import AgentProblem, AgentStopped
-from app.turn.acp.session import AgentSession, choose_model, start_agent
+from app.turn.acp.session import AgentSession, DoorOffer, choose_model, start_agent
 from app.turn.engine import agent_for, agent_model
 from app.turn.events import (
     ItemAdded,
@@ -48,7 +48,7 @@ from app.turn.events import (
     UsageAdded,
 )
 from app.turn.sight import _disclosure, _nobody_sees_notice
-from app.turn.tool_step import STOPPED, Approval, DenyAll, ToolStep
+from app.turn.tool_step import STOPPED, AllowAll, Approval, DenyAll, ToolStep
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.describing.describer import Describer
@@ -208,7 +208,10 @@ class AcpEngine:
             self._sessions.pop(conversation_id, None)
             await session.close()
         earlier = self._earlier_session(conversation_id, agent)
-        session = await start_agent(agent, self.cwd, self.mcp_servers, earlier)
+        # The door's calls are allowed only where every call of the run is (headless
+        # --allow-tools); the window's live approval through the door is still to come.
+        door = DoorOffer(conversation_id, allowed=isinstance(self.tool_step.approver, AllowAll))
+        session = await start_agent(agent, self.cwd, self.mcp_servers, earlier, door=door)
         self._sessions[conversation_id] = session
         return session
 

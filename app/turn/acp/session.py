@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +80,15 @@ class AgentSession:
         await self.process.close()
 
 
+@dataclass(frozen=True)
+class DoorOffer:
+    """What the door (`sightline mcp-serve`) offered to this agent follows: the chat it
+    discloses into, and whether the run allows its calls (headless `--allow-tools`)."""
+
+    conversation_id: str
+    allowed: bool = False
+
+
 def label_of(agent: ProviderConfig) -> str:
     """How an agent is named in messages: its id."""
     return agent.id
@@ -90,13 +100,15 @@ async def start_agent(
     mcp_servers: Sequence[McpServerConfig] = (),
     earlier_session: str = "",
     timeout: float = START_SECONDS,
+    door: DoorOffer | None = None,
 ) -> AgentSession:
-    """Start the agent, initialize, and open (or load) a session in `cwd`."""
+    """Start the agent, initialize, and open (or load) a session in `cwd`; with `door`, the
+    agent is offered Sightline's own tools too."""
     process = AgentProcess(label_of(agent))
     client = SightlineClient()
     session = AgentSession(agent, process, client)
     try:
-        await asyncio.wait_for(_open(session, cwd, mcp_servers, earlier_session), timeout)
+        await asyncio.wait_for(_open(session, cwd, mcp_servers, earlier_session, door), timeout)
     except BaseException as exc:
         await process.close()
         if isinstance(exc, AgentProblem | asyncio.CancelledError):
@@ -160,6 +172,7 @@ async def _open(
     cwd: Path,
     mcp_servers: Sequence[McpServerConfig],
     earlier_session: str,
+    door: DoorOffer | None = None,
 ) -> None:
     agent = session.agent
     connection = await _spawn(agent, session.process, session.client, cwd)
@@ -169,6 +182,8 @@ async def _open(
     session.sees = bool(prompt and prompt.image)
     session.load_session = bool(capabilities and capabilities.load_session)
     servers = [_mcp_entry(s) for s in mcp_servers if not s.unsupported]
+    if door is not None:
+        servers.append(_door_entry(agent, door, sees=session.sees))
     try:
         if earlier_session and session.load_session:
             session.client.session_id = earlier_session
@@ -245,6 +260,31 @@ def _mcp_entry(server: McpServerConfig) -> McpServerStdio:
         args=list(server.args),
         env=[EnvVariable(name=k, value=v) for k, v in server.env.items()],
     )
+
+
+DOOR_NAME = "sightline"
+# What the door must find to be the same Sightline: its config and its data (the chat).
+_DOOR_ENV = ("SIGHTLINE_CONFIG", "SIGHTLINE_DATA_DIR")
+
+
+def door_command() -> list[str]:
+    """This Sightline as a command: the frozen program itself, else this Python with `-m app`."""
+    if getattr(sys, "frozen", False):
+        return [sys.executable]
+    return [sys.executable, "-m", "app"]
+
+
+def _door_entry(agent: ProviderConfig, door: DoorOffer, *, sees: bool) -> McpServerStdio:
+    """The door as `session/new` offers it: its flags follow the turn (pictures as images
+    only to an agent whose `promptCapabilities.image` says it takes them)."""
+    command, *first = door_command()
+    args = [*first, "mcp-serve", "--sees" if sees else "--blind", "--agent", agent.id]
+    if door.allowed:
+        args.append("--allow-tools")
+    if door.conversation_id:
+        args += ["--conversation", door.conversation_id]
+    env = [EnvVariable(name=k, value=os.environ[k]) for k in _DOOR_ENV if os.environ.get(k)]
+    return McpServerStdio(name=DOOR_NAME, command=command, args=args, env=env)
 
 
 def _sign_in(agent: ProviderConfig, info: InitializeResponse) -> AgentNeedsSignIn:

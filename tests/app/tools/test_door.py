@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -15,7 +16,9 @@ from PIL import Image
 
 from app.store import Store
 from routing.transcript import Notice, NoticeKind
+from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome
+from tests.servers.acp_agent import read_log
 from tests.servers.ollama import FakeOllama
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -150,3 +153,87 @@ async def test_a_tool_the_door_lacks_is_an_error(home: SightlineHome, name: str)
     async with door(home, "--allow-tools") as client:
         result = await client.call_tool(name, {})
     assert result.is_error and "no tool" in texts(result)
+
+
+# The fake agent (tests/servers/acp_agent.py, `door`) starts the door from the entry
+# Sightline gave it in session/new and calls its read_file on the path it is told.
+
+
+def with_agent(home: SightlineHome, log: Path, behaviours: str) -> None:
+    """Add the fake agent to the home's config, as a person writes it."""
+    text = home.config.read_text(encoding="utf-8")
+    text += (
+        "\n[[providers]]\n"
+        'id = "fake"\n'
+        'kind = "acp"\n'
+        f"command = {json.dumps(sys.executable)}\n"
+        'args = ["-m", "tests.servers.acp_agent"]\n'
+        f'env = {{ FAKE_ACP = "{behaviours}", FAKE_ACP_LOG = {json.dumps(str(log))}, '
+        f"PYTHONPATH = {json.dumps(str(ROOT))} }}\n"
+    )
+    home.config.write_text(text, encoding="utf-8")
+
+
+def ask_agent(home: SightlineHome, *flags: str) -> tuple[str, list[dict]]:
+    """`sightline ask --json ... --model fake`: the chat's id and the events."""
+    done = sightline(home, "ask", "--json", *flags, "--model", "fake")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    return lines[-1]["conversation"], lines
+
+
+def logged(log: Path, key: str) -> object:
+    return next(entry[key] for entry in read_log(log) if key in entry)
+
+
+async def test_a_seeing_agent_gets_the_doors_picture_as_a_picture(
+    home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    log = tmp_path / "log"
+    log.mkdir()
+    with_agent(home, log, "sees,door")
+    picture = png(tmp_path / "red.png")
+    conversation, lines = ask_agent(home, "--allow-tools", str(picture))
+    entry = logged(log, "door_entry")
+    assert isinstance(entry, list) and entry[:4] == [sys.executable, "-m", "app", "mcp-serve"]
+    assert {"--sees", "--allow-tools"} <= set(entry)
+    assert entry[entry.index("--conversation") + 1] == conversation
+    assert entry[entry.index("--agent") + 1] == "fake"
+    assert logged(log, "door") == ["text", "image"]  # agent <- door: the picture itself
+    [result] = [line for line in lines if line["type"] == "tool_result"]
+    assert result["pictures"] == 1
+    assert fake_ollama.chat_requests() == []
+    crossed = [n.crossed for n in notices(home, conversation) if n.crossed is not None]
+    assert [(c.host, c.what) for c in crossed] == [("agent fake", "1 picture (red.png)")]
+
+
+async def test_a_blind_agent_gets_words_through_the_door(
+    home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    log = tmp_path / "log"
+    log.mkdir()
+    with_agent(home, log, "door")
+    picture = png(tmp_path / "red.png")
+    conversation, _ = ask_agent(home, "--allow-tools", str(picture))
+    entry = logged(log, "door_entry")
+    assert isinstance(entry, list) and "--blind" in entry and "--sees" not in entry
+    assert logged(log, "door") == ["text", "text"]
+    assert fake_ollama.chat_requests()[-1]["messages"][-1]["images"]  # the looker saw it
+    kinds = [n.kind for n in notices(home, conversation)]
+    assert NoticeKind.DISCLOSURE in kinds
+
+
+async def test_without_allow_tools_the_agents_door_call_is_refused(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    log = tmp_path / "log"
+    log.mkdir()
+    with_agent(home, log, "sees,door")
+    picture = png(tmp_path / "red.png")
+    conversation, _ = ask_agent(home, str(picture))
+    entry = logged(log, "door_entry")
+    assert isinstance(entry, list) and "--allow-tools" not in entry
+    assert logged(log, "door_error") is True
+    said = [n.text for n in notices(home, conversation)]
+    assert any("fake asked to use read_file through Sightline's door" in t for t in said)
+    assert not any(n.crossed for n in notices(home, conversation))
