@@ -99,7 +99,9 @@ class AgentRows:
             right = layout.toggle.left() - 8
             count = len(row.text.split())
             said = f"{count} word{'s' * (count != 1)}"
+            # Closed, its first words hint at it; open, they are shown in full below.
             first = row.text.strip().splitlines()[0] if row.text.strip() else ""
+            first = "" if row.expanded else first
             layout.line = QRect(text_x, y, max(0, right - text_x), line)
             layout.line_text = metrics.elidedText(
                 f"{said} — {first}" if first else said,

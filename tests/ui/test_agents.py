@@ -241,7 +241,7 @@ def test_thinking_opens_on_a_click_the_plan_is_a_checklist_and_tool_pictures_sho
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
     qtbot.waitUntil(lambda: bool(thought.data(Role.EXPANDED)))
     assert "Let me think." in str(thought.data(Qt.ItemDataRole.AccessibleTextRole))
-    assert view.shown_texts(thought)[-1] == "Let me think."  # drawn below its line
+    assert view.shown_texts(thought) == ["3 words", "Let me think."]  # in full, below
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
     qtbot.waitUntil(lambda: not thought.data(Role.EXPANDED))
 
@@ -314,3 +314,40 @@ def test_with_only_an_agent_the_window_offers_it_instead_of_saying_nothing_is_re
     qtbot.waitUntil(lambda: len(answers(session)) == 1, timeout=15_000)
     wait_idle(qtbot, session)
     assert answers(session)[0]["text"] == "Part one. You said: hi (0 pictures)"
+
+
+def test_a_picture_attached_in_the_window_reaches_an_agent_that_sees_and_is_disclosed(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    from PIL import Image
+
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "sees")
+    shot = tmp_path / "shot.png"
+    Image.new("RGB", (6, 4), "red").save(shot)
+    attaching = session.controller.attaching
+    attaching.attach_files([shot])
+    qtbot.waitUntil(lambda: len(attaching.attachments.pictures) == 1, timeout=10_000)
+    send(qtbot, session, "what is it")
+    choose_folder(qtbot, session, tmp_path)
+    qtbot.waitUntil(lambda: len(answers(session)) == 1, timeout=15_000)
+    wait_idle(qtbot, session)
+    assert answers(session)[0]["text"] == "Part one. You said: what is it (1 pictures)"
+    assert [e["pictures"] for e in read_log(log) if "prompt" in e] == [["image/png"]]
+    said = [str(r["text"]) for r in rows(session) if r["kind"] == "notice"]
+    assert any("went to the agent fake, whose model runs off this computer" in s for s in said)
+
+
+def test_stop_while_the_agent_asks_answers_its_request_cancelled(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "permission")
+    send(qtbot, session, "go")
+    choose_folder(qtbot, session, tmp_path)
+    card = session.window.approval
+    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    qtbot.mouseClick(session.window.composer.button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+    assert not card.isVisible()
+    qtbot.waitUntil(lambda: {"permission": "cancelled"} in read_log(log), timeout=5_000)
+    assert answers(session)[0]["status"] == MessageStatus.STOPPED
+    assert answers(session)[0]["text"] == "Part one. "
