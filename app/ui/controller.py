@@ -118,6 +118,7 @@ class Controller(QObject):
         # Agents: an engine per chat (its working folder), started on the chat's first turn.
         self._agents = AgentTurns(store)
         self._prefs: RoutingPrefs | None = None
+        self._new_chat_folder: Path | None = None  # chosen for a chat not yet sent
 
     # -- state -----------------------------------------------------------------
 
@@ -336,6 +337,7 @@ class Controller(QObject):
     def new_conversation(self) -> None:
         """Open an empty chat; it is stored once the person sends something."""
         self._current = ""
+        self._new_chat_folder = None
         self.versions.new_chat()
         self.conversation_loaded.emit("", [], "")
 
@@ -394,20 +396,26 @@ class Controller(QObject):
 
     def folder(self, conversation_id: str | None = None) -> Path | None:
         """The working folder of a chat (the open one by default), if it has one."""
-        return self._agents.folder(self._current if conversation_id is None else conversation_id)
+        chat = self._current if conversation_id is None else conversation_id
+        return self._agents.folder(chat) if chat else self._new_chat_folder
+
+    def set_folder(self, folder: Path) -> None:
+        """The working folder the person chose for the open chat (a new one: once sent)."""
+        if self._current:
+            self._agents.choose_folder(self._current, folder)
+        else:
+            self._new_chat_folder = folder
 
     def send(
         self,
         text: str,
         model_ref: str,
         replacing: int | None = None,
-        folder: Path | None = None,
     ) -> bool:
         """Start a turn with the person's words and attachments; False when none started.
 
         With `replacing` (a message of the person's being edited), the chat forks
         there: the new message is another version of it, and the old branch stays.
-        `folder` is the working folder chosen for an agent's chat.
         """
         waiting = self.attaching.attachments
         if not (text.strip() or waiting.anything):
@@ -418,8 +426,9 @@ class Controller(QObject):
             return False  # a file is still being read: it belongs with this message
         if not self._current:
             self._current = self.store.conversations.create(model=model_ref)
-            if folder is not None:  # before the chat is shown, so its header names it
-                self._agents.choose_folder(self._current, folder)
+            folder, self._new_chat_folder = self._new_chat_folder, None
+            if folder is not None and agent_named(model_ref, self.config) is not None:
+                self._agents.choose_folder(self._current, folder)  # before the header shows
             self.versions.chat_created(self._current)
             self.conversation_loaded.emit(self._current, [], model_ref)
             self.chats.refresh()
@@ -428,8 +437,6 @@ class Controller(QObject):
             if edited is not None and edited.conversation_id == self._current:
                 self.store.branches.rewind(self._current, edited.parent_id)
                 self._reload(self._current)
-        if folder is not None:
-            self._agents.choose_folder(self._current, folder)
         attached = self.attaching.take()
         text = text if text.strip() else ""  # attachments alone: no blank words with them
         runner, conversation_id = self._engine(model_ref), self._current

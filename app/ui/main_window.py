@@ -373,20 +373,13 @@ class MainWindow(QMainWindow):
         if not self.controller.versions.undo():
             self.controller.chats.undo()
 
-    def _send(self, text: str, folder: Path | None = None) -> None:
+    def _send(self, text: str) -> None:
         ref = self.picker.current_ref()
-        if folder is None and self.controller.needs_folder(ref):
-            # An agent's chat starts by choosing where it works; the draft waits meanwhile.
-            from app.ui.agent_turns import ask_folder
-
-            agent = ref.partition(":")[0]
-            self.folder_dialog = ask_folder(self, agent, lambda chosen: self._send(text, chosen))
-            return
         anything = bool(text.strip()) or self.controller.attaching.attachments.anything
         editing = self.chat_actions.editing
 
         def send() -> bool:
-            if not self.controller.send(text, ref, replacing=editing, folder=folder):
+            if not self.controller.send(text, ref, replacing=editing):
                 return False
             self._show_title()  # an agent's chat names its working folder
             self.composer.clear()
@@ -399,7 +392,18 @@ class MainWindow(QMainWindow):
 
     def send_checked(self, ref: str, send: Callable[[], bool], *, anything: bool) -> None:
         """Send (a message, or an answer asked again), once the person has said whether the
-        chat's earlier pictures may leave this computer for `ref`, if they would."""
+        chat's earlier pictures may leave this computer for `ref`, if they would, and, for
+        an agent's first turn in the chat, chosen the folder it works in."""
+        if self.controller.needs_folder(ref):
+            from app.ui.agent_turns import ask_folder
+
+            def chosen(folder: Path) -> None:
+                self.controller.set_folder(folder)
+                self.send_checked(ref, send, anything=anything)
+
+            # The draft waits in the composer meanwhile; Cancel leaves it there.
+            self.folder_dialog = ask_folder(self, ref.partition(":")[0], chosen)
+            return
         leaving = self.controller.earlier_pictures_leaving(ref)
         if leaving is not None and anything:
             # Asked once per chat, before the first request that would take them off it.

@@ -351,3 +351,28 @@ def test_stop_while_the_agent_asks_answers_its_request_cancelled(
     qtbot.waitUntil(lambda: {"permission": "cancelled"} in read_log(log), timeout=5_000)
     assert answers(session)[0]["status"] == MessageStatus.STOPPED
     assert answers(session)[0]["text"] == "Part one. "
+
+
+def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    from app.ui.message_actions import Requested
+
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+    picker = session.window.picker
+    qtbot.waitUntil(lambda: len(picker.models()) == 4, timeout=10_000)
+    picker.set_current_ref("ollama:llama3.2:3b")
+    send(qtbot, session, "hi")
+    qtbot.waitUntil(lambda: len(answers(session)) == 1, timeout=10_000)
+    wait_idle(qtbot, session)
+    assert session.window.folder_dialog is None  # a model's chat has no folder to ask
+    assert not session.window.top.folder_label.isVisible()
+
+    answer = int(str(answers(session)[0]["id"]))
+    session.window.chat_actions.act(Requested("regenerate", answer, "fake"))
+    choose_folder(qtbot, session, tmp_path)
+    qtbot.waitUntil(lambda: any(r["author"] == "fake" for r in answers(session)), timeout=15_000)
+    wait_idle(qtbot, session)
+    assert answers(session)[-1]["text"] == "Part one. You said: hi (0 pictures)"
+    assert read_log(log)[1]["new_session"] == str(tmp_path)
+    assert session.window.top.folder_label.text() == f"in {tmp_path.name}"
