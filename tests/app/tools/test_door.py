@@ -237,3 +237,11 @@ async def test_without_allow_tools_the_agents_door_call_is_refused(
     said = [n.text for n in notices(home, conversation)]
     assert any("fake asked to use read_file through Sightline's door" in t for t in said)
     assert not any(n.crossed for n in notices(home, conversation))
+
+
+def test_a_frozen_sightline_offers_itself_without_python(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.turn.acp.session import door_command
+
+    assert door_command() == [sys.executable, "-m", "app"]
+    monkeypatch.setattr(sys, "frozen", True, raising=False)
+    assert door_command() == [sys.executable]
