@@ -120,8 +120,11 @@ class AgentTurns:
                 cwd=cwd,
             )
             self._engines[conversation_id] = engine
-        # Settings may have given the window a new catalogue since: describe with today's.
+        # Settings may have given the window a new catalogue and preferences since: pictures
+        # are described with today's.
         engine.catalogue = catalogue
+        if prefs is not None:
+            engine.prefs = prefs
         return engine
 
     def _keep_folder(self, stored_id: int, conversation_id: str, agent_id: str) -> None:

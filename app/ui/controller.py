@@ -406,12 +406,7 @@ class Controller(QObject):
         else:
             self._new_chat_folder = folder
 
-    def send(
-        self,
-        text: str,
-        model_ref: str,
-        replacing: int | None = None,
-    ) -> bool:
+    def send(self, text: str, model_ref: str, replacing: int | None = None) -> bool:
         """Start a turn with the person's words and attachments; False when none started.
 
         With `replacing` (a message of the person's being edited), the chat forks
