@@ -4,7 +4,6 @@ with the in-repo fake ACP agent (tests/servers/acp_agent.py), the approval card,
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -20,25 +19,11 @@ from app.ui.session import Session
 from routing.transcript import CarriedPart, Message, MessageStatus, NoticeKind
 from tests.conftest import SightlineHome, write_config
 from tests.servers.acp_agent import read_log
+from tests.servers.acp_config import with_agent
 from tests.ui.test_window import click_row_button
 
 OpenWindow = Callable[[], Session]
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def with_agent(home: SightlineHome, log: Path, behaviours: str) -> None:
-    """Add the fake agent to the home's config, as a person writes it."""
-    text = home.config.read_text(encoding="utf-8")
-    text += (
-        "\n[[providers]]\n"
-        'id = "fake"\n'
-        'kind = "acp"\n'
-        f"command = {json.dumps(sys.executable)}\n"
-        'args = ["-m", "tests.servers.acp_agent"]\n'
-        f'env = {{ FAKE_ACP = "{behaviours}", FAKE_ACP_LOG = {json.dumps(str(log))}, '
-        f"PYTHONPATH = {json.dumps(str(ROOT))} }}\n"
-    )
-    home.config.write_text(text, encoding="utf-8")
 
 
 def open_with_agent(

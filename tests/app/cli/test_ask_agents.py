@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 from PIL import Image
@@ -11,23 +10,9 @@ from PIL import Image
 from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome
 from tests.servers.acp_agent import read_log
+from tests.servers.acp_config import with_agent
 
 ROOT = Path(__file__).resolve().parents[3]
-
-
-def with_agent(home: SightlineHome, log: Path, behaviours: str) -> None:
-    """Add the fake agent to the home's config, as a person writes it."""
-    text = home.config.read_text(encoding="utf-8")
-    text += (
-        "\n[[providers]]\n"
-        'id = "fake"\n'
-        'kind = "acp"\n'
-        f"command = {json.dumps(sys.executable)}\n"
-        'args = ["-m", "tests.servers.acp_agent"]\n'
-        f'env = {{ FAKE_ACP = "{behaviours}", FAKE_ACP_LOG = {json.dumps(str(log))}, '
-        f"PYTHONPATH = {json.dumps(str(ROOT))} }}\n"
-    )
-    home.config.write_text(text, encoding="utf-8")
 
 
 def test_ask_an_agent_streams_its_answer(home: SightlineHome, tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from routing.transcript import Notice, NoticeKind
 from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome
 from tests.servers.acp_agent import read_log
+from tests.servers.acp_config import with_agent
 from tests.servers.ollama import FakeOllama
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -157,21 +158,6 @@ async def test_a_tool_the_door_lacks_is_an_error(home: SightlineHome, name: str)
 
 # The fake agent (tests/servers/acp_agent.py, `door`) starts the door from the entry
 # Sightline gave it in session/new and calls its read_file on the path it is told.
-
-
-def with_agent(home: SightlineHome, log: Path, behaviours: str) -> None:
-    """Add the fake agent to the home's config, as a person writes it."""
-    text = home.config.read_text(encoding="utf-8")
-    text += (
-        "\n[[providers]]\n"
-        'id = "fake"\n'
-        'kind = "acp"\n'
-        f"command = {json.dumps(sys.executable)}\n"
-        'args = ["-m", "tests.servers.acp_agent"]\n'
-        f'env = {{ FAKE_ACP = "{behaviours}", FAKE_ACP_LOG = {json.dumps(str(log))}, '
-        f"PYTHONPATH = {json.dumps(str(ROOT))} }}\n"
-    )
-    home.config.write_text(text, encoding="utf-8")
 
 
 def ask_agent(home: SightlineHome, *flags: str) -> tuple[str, list[dict]]:
