@@ -101,7 +101,9 @@ class Door:
                     Notice(
                         NoticeKind.INFO,
                         f"The agent {self.agent} asked to use {name} through Sightline's door, "
-                        "which was not allowed (headless, `--allow-tools` allows it).",
+                        "which was not allowed: the door's tools run only for a run that allows "
+                        "every call (sightline ask --allow-tools): the window can't ask you for "
+                        "them yet.",
                     )
                 )
             return _error(NOT_ALLOWED.format(name=name))
