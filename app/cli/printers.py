@@ -9,6 +9,7 @@ from vision.labels import shown_name
 
 if TYPE_CHECKING:
     from app.turn.events import TurnEvent
+    from routing.answer_stats import AnswerStats
     from routing.transcript import Notice
 
 
@@ -46,6 +47,7 @@ class JsonPrinter:
 
     def __init__(self, out: TextIO) -> None:
         self.out = out
+        self._stats: AnswerStats | None = None  # the last answer's, for the done line
 
     def _emit(self, obj: dict[str, Any]) -> None:
         self.out.write(json.dumps(obj) + "\n")
@@ -54,6 +56,7 @@ class JsonPrinter:
     def show(self, event: TurnEvent) -> None:
         from app.turn.events import (
             ItemAdded,
+            ItemFinished,
             PartAdded,
             PlanUpdated,
             TextAdded,
@@ -82,6 +85,8 @@ class JsonPrinter:
             )
         elif isinstance(event, TextAdded):
             self._emit({"type": "text", "text": event.text})
+        elif isinstance(event, ItemFinished):
+            self._stats = event.stats or self._stats
         elif isinstance(event, UsageAdded):
             usage = event.usage
             self._emit(
@@ -117,4 +122,7 @@ class JsonPrinter:
         self._emit(line)
 
     def finish(self, conversation_id: str) -> None:
-        self._emit({"type": "done", "conversation": conversation_id})
+        done: dict[str, Any] = {"type": "done", "conversation": conversation_id}
+        if self._stats is not None:
+            done["stats"] = self._stats.to_json()  # the last answer's, as it was stored
+        self._emit(done)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.store import StoredItem
+from routing.answer_stats import AnswerStats
 from routing.errors import ProviderError
 from routing.transcript import MessageStatus, Part
 from routing.wires.base import Usage
@@ -64,6 +65,7 @@ class ItemFinished:
 
     item_id: int
     status: MessageStatus
+    stats: AnswerStats | None = None  # what it cost and how fast it came, as stored
 
 
 @dataclass(frozen=True)

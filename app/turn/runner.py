@@ -423,8 +423,9 @@ class TurnRunner:
                 self.store.crossings.note_sent_away(conversation_id, leaving)
             step.error, step.calls = error, []
             if step.answer is not None:
-                self.store.finish_message(step.answer.id, MessageStatus.FAILED, clock.stats())
-                yield ItemFinished(step.answer.id, MessageStatus.FAILED)
+                stats = clock.stats()
+                self.store.finish_message(step.answer.id, MessageStatus.FAILED, stats)
+                yield ItemFinished(step.answer.id, MessageStatus.FAILED, stats)
                 self._answer_calls(conversation_id, step)
             return
         except (asyncio.CancelledError, GeneratorExit):
@@ -438,8 +439,9 @@ class TurnRunner:
         if step.answer is None:
             step.answer = self.store.begin_assistant(conversation_id, model.ref)
             yield ItemAdded(step.answer)
-        self.store.finish_message(step.answer.id, status, clock.stats())
-        yield ItemFinished(step.answer.id, status)
+        stats = clock.stats()
+        self.store.finish_message(step.answer.id, status, stats)
+        yield ItemFinished(step.answer.id, status, stats)
 
     def _answer_calls(self, conversation_id: str, step: _Step) -> None:
         """Calls already stored on a cut-short answer get a 'stopped' result each."""

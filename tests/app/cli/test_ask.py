@@ -54,6 +54,10 @@ def test_ask_json_lines(home: SightlineHome, fake_ollama: FakeOllama, tmp_path: 
         "You said: What is it? (I see 1 pictures)"
     )
     assert fake_ollama.chat_requests()[-1]["model"] in ("llava:7b", "qwen2.5vl:3b")
+    # The done line carries the answer's stats, as the store keeps them.
+    stats = lines[-1]["stats"]
+    assert (stats["input_tokens"], stats["output_tokens"]) == (12, 7)
+    assert stats["first_token_seconds"] >= 0
 
 
 def test_ask_continues_a_conversation(home: SightlineHome, fake_ollama: FakeOllama) -> None:
