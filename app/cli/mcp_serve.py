@@ -133,7 +133,7 @@ class _Describing:
         )
 
     async def __call__(self, result: ToolResult) -> ToolResult:
-        from app.turn.sight import _disclosure, _nobody_sees_notice
+        from app.turn.sight import looker_disclosure, nobody_sees_notice
         from routing.describing.request import in_words
         from routing.transcript import Message, ToolResult
 
@@ -148,10 +148,12 @@ class _Describing:
         if looker is not None and worded.asked:
             failed = len(worded.asked) - len(worded.fresh)
             self.tell(
-                _disclosure(looker, self.model, worded.asked, worded.pages, reason, failed=failed)
+                looker_disclosure(
+                    looker, self.model, worded.asked, worded.pages, reason, failed=failed
+                )
             )
         elif looker is None:
-            self.tell(_nobody_sees_notice(list(result.pictures), self.model, local=self.local))
+            self.tell(nobody_sees_notice(list(result.pictures), self.model, local=self.local))
         parts = worded.messages[0].parts
         return next((p for p in parts if isinstance(p, ToolResult)), result)
 

@@ -122,7 +122,7 @@ class TurnSight:
             # Every picture handed to the looker is disclosed, described or not: it left.
             failed = len(result.asked) - len(result.fresh)
             notices.append(
-                _disclosure(
+                looker_disclosure(
                     looker, model, result.asked, result.pages, looker_choice.reason, failed=failed
                 )
             )
@@ -136,7 +136,7 @@ class TurnSight:
             ]
             if unseen:
                 self._nobody_told.update(p.sha256 for p in unseen)
-                notices.append(_nobody_sees_notice(unseen, model, local=self.chat_is_local))
+                notices.append(nobody_sees_notice(unseen, model, local=self.chat_is_local))
         untold = [p for p in result.past_budget if p.sha256 not in self._over_budget_told]
         if untold:
             self._over_budget_told.update(p.sha256 for p in untold)
@@ -310,7 +310,7 @@ def _count(count: int, noun: str) -> str:
     return f"{count} {noun}{'s' if count != 1 else ''}"
 
 
-def _disclosure(
+def looker_disclosure(
     looker: WireLooker,
     model: ModelInfo,
     sent: list[Picture],
@@ -399,7 +399,7 @@ def _pages_note(pages: list[PagesPart], *, failed: int) -> str:
     return "".join(notes)
 
 
-def _nobody_sees_notice(pictures: list[Picture], model: ModelInfo, *, local: bool) -> Notice:
+def nobody_sees_notice(pictures: list[Picture], model: ModelInfo, *, local: bool) -> Notice:
     """No model that sees may look at this turn's pictures: they were only noted for it."""
     count = len(pictures)
     labels = ", ".join(p.label or "a picture" for p in pictures)

@@ -12,9 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from cachetools import LRUCache
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTextDocument, QTextOption
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTextDocument
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.ui.conversation_model import PLAN_ROW, THOUGHT_ROW, Row
@@ -22,6 +21,7 @@ from app.ui.painting import (
     MARGIN_X,
     MARGIN_Y,
     PAD,
+    PlainDocuments,
     draw_document,
     label_font,
     paint_pill,
@@ -55,28 +55,11 @@ class AgentRows:
 
     def __init__(self) -> None:
         """Nothing laid out yet."""
-        self._documents: LRUCache[tuple[str, int, int], QTextDocument] = LRUCache(
-            maxsize=_DOCUMENTS
-        )
+        self._documents = PlainDocuments(_DOCUMENTS)
 
     def clear(self) -> None:
         """Forget laid-out words (another font or palette)."""
         self._documents.clear()
-
-    def _document(self, text: str, font: QFont, width: int) -> QTextDocument:
-        key = (text, width, font.pointSize())
-        document = self._documents.get(key)
-        if document is None:
-            document = QTextDocument()
-            document.setDocumentMargin(0)
-            document.setDefaultFont(font)
-            option = QTextOption()
-            option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-            document.setDefaultTextOption(option)
-            document.setPlainText(text)
-            document.setTextWidth(width)
-            self._documents[key] = document
-        return document
 
     def layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> AgentLayout:
         """Place the label, a thought's line (or, open, its words), or the plan's steps."""
@@ -111,11 +94,11 @@ class AgentRows:
             y += line
             if row.expanded:
                 y += 6
-                layout.document = self._document(row.text, small, max(80, right - text_x))
+                layout.document = self._documents.get(row.text, small, max(80, right - text_x))
                 layout.body = QPoint(text_x, y)
                 y += int(layout.document.size().height())
         else:
-            layout.document = self._document(row.text, option.font, max(80, right - text_x))
+            layout.document = self._documents.get(row.text, option.font, max(80, right - text_x))
             layout.body = QPoint(text_x, y)
             y += max(line, int(layout.document.size().height()))
         card.setHeight(y + PAD - 3 - card.y())

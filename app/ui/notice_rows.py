@@ -12,7 +12,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from cachetools import LRUCache
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import (
     QColor,
@@ -21,7 +20,6 @@ from PySide6.QtGui import (
     QPainter,
     QPainterPath,
     QTextDocument,
-    QTextOption,
 )
 from PySide6.QtWidgets import QStyleOptionViewItem
 
@@ -33,6 +31,7 @@ from app.ui.painting import (
     PAD,
     RETRY_BUTTON,
     ButtonState,
+    PlainDocuments,
     draw_document,
     label_font,
     paint_button,
@@ -71,29 +70,11 @@ class NoticeRows:
 
     def __init__(self) -> None:
         """Nothing laid out yet."""
-        self._documents: LRUCache[tuple[str, int, int, int], QTextDocument] = LRUCache(
-            maxsize=_DOCUMENTS
-        )
+        self._documents = PlainDocuments(_DOCUMENTS)
 
     def clear(self) -> None:
         """Forget laid-out words (another font or palette)."""
         self._documents.clear()
-
-    def _document(self, text: str, font: QFont, width: int) -> QTextDocument:
-        key = (text, width, font.pointSize(), font.weight().value)
-        document = self._documents.get(key)
-        if document is not None:
-            return document
-        document = QTextDocument()
-        document.setDocumentMargin(0)
-        document.setDefaultFont(font)
-        option = QTextOption()
-        option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-        document.setDefaultTextOption(option)
-        document.setPlainText(text)
-        document.setTextWidth(width)
-        self._documents[key] = document
-        return document
 
     def estimate(self, option: QStyleOptionViewItem, row: Row, width: int) -> int:
         """A cheap guess of the row's height, before it is laid out."""
@@ -134,7 +115,7 @@ class NoticeRows:
                 buttons, row, right, y + (line - buttons.height()) // 2, leftwards=True
             )
             right = switch.rect.left() - 8
-        document = self._document(notice.text, option.font, max(80, right - text_x))
+        document = self._documents.get(notice.text, option.font, max(80, right - text_x))
         layout = NoticeLayout(
             card=card, document=document, body=QPoint(text_x, y), switch=switch, retry=retry
         )
@@ -147,7 +128,9 @@ class NoticeRows:
         y += max(int(document.size().height()), line)
         if row.expanded and notice.details:
             y += 6
-            details = self._document(notice.details, small, max(80, card.right() - PAD - text_x))
+            details = self._documents.get(
+                notice.details, small, max(80, card.right() - PAD - text_x)
+            )
             layout.details, layout.details_at = details, QPoint(text_x, y)
             y += int(details.size().height())
         card.setHeight(y + pad_y - card.y())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
 from PySide6.QtGui import (
@@ -15,11 +16,15 @@ from PySide6.QtGui import (
     QPalette,
     QPen,
     QTextDocument,
+    QTextOption,
 )
 
 from app.ui.theme import blend
 from app.ui.thumbnails import thumbnail
 from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from cachetools import LRUCache
 
 MARGIN_X = 18  # row edge to card
 MARGIN_Y = 6  # between rows
@@ -52,6 +57,7 @@ __all__ = [  # blend lives with the theme; painting code has long found it here
     "RETRY_BUTTON",
     "THUMB",
     "ButtonState",
+    "PlainDocuments",
     "blend",
     "code_font",
     "draw_document",
@@ -216,3 +222,34 @@ def paint_document(painter: QPainter, rect: QRect, paper: QColor, ink: QColor) -
     painter.setPen(QColor("white"))
     painter.drawText(band, Qt.AlignmentFlag.AlignCenter, "PDF")
     painter.restore()
+
+
+class PlainDocuments:
+    """Plain words laid out as documents that wrap anywhere, kept by words, width and font
+    (the notice rows and the agent rows share this: a relayout reuses what was laid out)."""
+
+    def __init__(self, maxsize: int) -> None:
+        """Nothing laid out yet; at most `maxsize` kept."""
+        from cachetools import LRUCache  # with the first notice, not before the first paint
+
+        self._kept: LRUCache[tuple[str, int, int, int], QTextDocument] = LRUCache(maxsize=maxsize)
+
+    def clear(self) -> None:
+        """Forget everything laid out (another font or palette)."""
+        self._kept.clear()
+
+    def get(self, text: str, font: QFont, width: int) -> QTextDocument:
+        """`text` in `font`, wrapped at `width`."""
+        key = (text, width, font.pointSize(), font.weight().value)
+        document = self._kept.get(key)
+        if document is None:
+            document = QTextDocument()
+            document.setDocumentMargin(0)
+            document.setDefaultFont(font)
+            option = QTextOption()
+            option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+            document.setDefaultTextOption(option)
+            document.setPlainText(text)
+            document.setTextWidth(width)
+            self._kept[key] = document
+        return document

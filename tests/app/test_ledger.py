@@ -13,7 +13,7 @@ from PIL import Image
 from app.ledger import WHOLE_MESSAGE, Crossing, Endpoint, endpoints_of, ledger, summary
 from app.store import Store
 from app.turn.runner import TurnRunner
-from app.turn.sight import TurnSight, _disclosure
+from app.turn.sight import TurnSight, looker_disclosure
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.models import ModelInfo, ProviderConfig
@@ -51,7 +51,7 @@ def test_a_looker_disclosure_names_model_host_pictures_and_why(
     pictures = [picture("red", "cat.png"), picture("blue", "report.pdf, page 2")]
     store.add_message(chat, user_message("What is this?", tuple(pictures)))
     looker = SimpleNamespace(label=GPT.ref, host="api.openai.com", local=False)
-    notice = _disclosure(looker, LLAMA, pictures, [], "it is the vision model", failed=0)  # type: ignore[arg-type]
+    notice = looker_disclosure(looker, LLAMA, pictures, [], "it is the vision model", failed=0)  # type: ignore[arg-type]
     store.add_notice(chat, notice)
     [crossing] = ledger(store.items(chat))
     assert crossing.model == "openai:gpt-4o-mini"
@@ -67,7 +67,7 @@ def test_a_looker_disclosure_names_model_host_pictures_and_why(
 def test_the_ledger_lists_a_notices_facts_whatever_its_words_say(store: Store) -> None:
     chat = store.conversations.create()
     looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True)
-    notice = _disclosure(looker, LLAMA, [picture("red", "a.png")], [], "it sees", failed=0)  # type: ignore[arg-type]
+    notice = looker_disclosure(looker, LLAMA, [picture("red", "a.png")], [], "it sees", failed=0)  # type: ignore[arg-type]
     reworded = replace(notice, text="Wording from a later version that no pattern knows.")
     store.add_notice(chat, reworded)
     [crossing] = ledger(store.items(chat))
@@ -83,7 +83,7 @@ def test_a_failed_description_still_crossed(store: Store) -> None:
     chat = store.conversations.create()
     sent = [picture("red", "a.png"), picture("green", "b.png")]
     looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True)
-    notice = _disclosure(looker, LLAMA, sent, [], "it sees", failed=2)  # type: ignore[arg-type]
+    notice = looker_disclosure(looker, LLAMA, sent, [], "it sees", failed=2)  # type: ignore[arg-type]
     store.add_notice(chat, notice)
     [crossing] = ledger(store.items(chat))
     assert crossing.model == QWEN.ref and crossing.host == "127.0.0.1:11434"

@@ -47,7 +47,7 @@ from app.turn.events import (
     TurnEvent,
     UsageAdded,
 )
-from app.turn.sight import _disclosure, _nobody_sees_notice
+from app.turn.sight import looker_disclosure, nobody_sees_notice
 from app.turn.tool_step import STOPPED, AllowAll, Approval, DenyAll, ToolStep
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
@@ -337,10 +337,12 @@ class AcpEngine:
         )
         if looker is not None and result.asked:
             failed = len(result.asked) - len(result.fresh)
-            notice = _disclosure(looker, model, result.asked, result.pages, reason, failed=failed)
+            notice = looker_disclosure(
+                looker, model, result.asked, result.pages, reason, failed=failed
+            )
             yield ItemAdded(self.store.add_notice(turn.conversation_id, notice))
         elif looker is None:
-            notice = _nobody_sees_notice(list(message.pictures), model, local=agent.is_local)
+            notice = nobody_sees_notice(list(message.pictures), model, local=agent.is_local)
             yield ItemAdded(self.store.add_notice(turn.conversation_id, notice))
         if result.input_tokens or result.output_tokens:
             yield UsageAdded(Usage(result.input_tokens, result.output_tokens), "describer")
