@@ -1,7 +1,7 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
-NAME picks modules (startup, ask, store, pictures, describer, pdf, window, sight); none
-runs all.
+NAME picks modules (startup, ask, store, pictures, describer, pdf, window, sight, agent);
+none runs all.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 
 from benchmarks import (
+    bench_agent,
     bench_ask,
     bench_describer,
     bench_pdf,
@@ -31,6 +32,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "pdf": bench_pdf.run,
     "window": bench_window.run,
     "sight": bench_sight_check.run,
+    "agent": bench_agent.run,
 }
 
 
