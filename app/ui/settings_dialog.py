@@ -3,7 +3,7 @@
 The list's order is the order routing and the describer try providers in.
 Nothing is written until Save: then the config file (never a key), the keys
 (OS keyring), the MCP servers file, and the controller lists models with the
-new providers. The Tools page is app.ui.tools_page.
+new providers. The Agents page is app.ui.agents_page, the Tools page app.ui.tools_page.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.config import ConfigError
+from app.ui.agents_page import AgentsPage
 from app.ui.appearance_page import AppearancePage
 from app.ui.controller import Controller, ModelListing
 from app.ui.provider_form import ERROR_STYLE, ProviderForm
@@ -106,6 +107,7 @@ class SettingsDialog(QDialog):
         self.tools_page = ToolsPage(
             config, read_mcp_text(self.mcp_file), controller.listing.models, self
         )
+        self.agents_page = AgentsPage(self.providers, controller.environ, self)
         self.found_text = QLabel(self)
         self.found_text.setAccessibleName("Server found on this computer")
         self.found_text.setWordWrap(True)
@@ -177,6 +179,7 @@ class SettingsDialog(QDialog):
         self.tabs = QTabWidget(self)
         self.tabs.setAccessibleName("Settings pages")
         self.tabs.addTab(page, "&Providers")
+        self.tabs.addTab(self.agents_page, "A&gents")
         self.tabs.addTab(self.tools_page, "&Tools")
         self.tabs.addTab(self.tools_page.privacy_page, "Privacy && &routing")
         self.appearance_page = AppearancePage(getattr(self.parent(), "appearance", None), self)
@@ -363,6 +366,11 @@ class SettingsDialog(QDialog):
             self.list.setCurrentRow(problem.index)
             self.form.focus_field(problem.field)
             self._say(f"“{self.providers.drafts[problem.index].id}”: {problem.message}")
+            return
+        if self.agents_page.pending:
+            self.tabs.setCurrentWidget(self.agents_page)
+            self.agents_page.paste_edit.setFocus()
+            self._say("Agents: press Add agents to keep what is pasted, or clear the box.")
             return
         if not self.tools_page.check().ok:
             self.tabs.setCurrentWidget(self.tools_page)

@@ -18,6 +18,14 @@ from typing import TYPE_CHECKING
 import tomlkit
 from tomlkit.items import AoT, Table
 
+from app.agent_servers import (
+    AgentDraft,
+    PastedAgent,
+    agent_draft_from,
+    draft_of,
+    unique_id,
+    write_new_agents,
+)
 from app.config import ConfigError, checked_base_url, ollama_address
 from app.config_file import write_config_text
 from app.keys import KeyStore
@@ -158,18 +166,40 @@ class Problem:
 
 
 class ProviderList:
-    """The configured providers in the person's order, and the edits made to them."""
+    """The configured providers in the person's order, and the edits made to them.
+
+    Agents (kind "acp", Settings → Agents) are kept apart in `agents`: they have
+    no address and no key, and no place in the order routing tries providers in.
+    """
 
     def __init__(self, providers: Iterable[ProviderConfig], environ: Mapping[str, str]) -> None:
         """Drafts of the configured providers, in the file's order."""
         self.environ = environ
-        self.drafts = [draft_from(p, environ) for p in providers]
+        configured = list(providers)
+        self.drafts = [draft_from(p, environ) for p in configured if not p.is_agent]
+        self.agents = [agent_draft_from(p) for p in configured if p.is_agent]
         self.removed: list[str] = []  # saved ids whose keys go on Save
         self.found: list[ProviderConfig] = []  # discovered servers that answered
 
     def ids(self, except_index: int | None = None) -> list[str]:
-        """Every draft's id (but one)."""
-        return [d.id for i, d in enumerate(self.drafts) if i != except_index]
+        """Every draft's id (but one), then every agent's: no two may be the same."""
+        return [d.id for i, d in enumerate(self.drafts) if i != except_index] + [
+            a.id for a in self.agents
+        ]
+
+    def add_agents(self, pasted: Iterable[PastedAgent]) -> list[AgentDraft]:
+        """Add pasted agents (each id made free again here); the drafts added."""
+        added: list[AgentDraft] = []
+        for agent in pasted:
+            draft = draft_of(agent)
+            draft.id = unique_id(agent.id, self.ids())
+            self.agents.append(draft)
+            added.append(draft)
+        return added
+
+    def remove_agent(self, index: int) -> AgentDraft:
+        """Drop an agent; the config file loses it on Save."""
+        return self.agents.pop(index)
 
     def add(self, kind: str) -> int:
         """Add a provider of a kind, with the preset's address and a free id; its index."""
@@ -219,7 +249,7 @@ class ProviderList:
         draft = self.drafts[index]
         found = {
             # A repeated name is the later one's problem: the first keeps it.
-            "id": id_problem(draft.id, self.ids()[:index]),
+            "id": id_problem(draft.id, self.ids()[:index] + [a.id for a in self.agents]),
             "base_url": url_problem(draft.base_url.strip()),
         }
         return {name: message for name, message in found.items() if message}
@@ -232,8 +262,8 @@ class ProviderList:
         return None
 
     def configs(self) -> list[ProviderConfig]:
-        """The providers to write, in order."""
-        return [d.to_config() for d in self.drafts]
+        """The providers to write, in order, then the agents."""
+        return [d.to_config() for d in self.drafts] + [a.to_config() for a in self.agents]
 
     def _env_key(self, draft: ProviderDraft) -> str:
         variable = draft.key_variable
@@ -343,6 +373,8 @@ def write_settings(path: Path, providers: ProviderList, keystore: KeyStore) -> N
     """
     from app.config_file import save_providers
 
+    # The new agents' tables first (command, args, env), which save_providers keeps.
+    write_new_agents(path, providers.agents)
     save_providers(path, providers.configs())
     moves: dict[str, str] = {}
     forget = set(providers.removed)
