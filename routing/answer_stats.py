@@ -29,6 +29,9 @@ class AnswerStats:
     output_tokens: int | None = None
     first_token_seconds: float | None = None  # request sent → its first text or tool call
     streaming_seconds: float | None = None  # that first text or tool call → the stream's last event
+    # How full the engine's context is after the answer (an agent's `usage_update`).
+    context_used: int | None = None
+    context_size: int | None = None
 
     @property
     def tokens_per_second(self) -> float | None:
@@ -51,6 +54,8 @@ class AnswerStats:
             "output_tokens": self.output_tokens,
             "first_token_seconds": self.first_token_seconds,
             "streaming_seconds": self.streaming_seconds,
+            "context_used": self.context_used,
+            "context_size": self.context_size,
         }
         return {name: value for name, value in fields.items() if value is not None}
 
@@ -65,6 +70,8 @@ class AnswerStats:
             output_tokens=_count(data.get("output_tokens")),
             first_token_seconds=_seconds(data.get("first_token_seconds")),
             streaming_seconds=_seconds(data.get("streaming_seconds")),
+            context_used=_count(data.get("context_used")),
+            context_size=_count(data.get("context_size")),
         )
         return stats if stats.known else None
 
@@ -108,6 +115,14 @@ def stats_words(stats: AnswerStats, *, spoken: bool = False) -> str:
     rate = stats.tokens_per_second
     if rate is not None:
         said.append(f"{_number(rate)} tokens a second" if spoken else f"{_number(rate)} tok/s")
+    used, size = stats.context_used, stats.context_size
+    if used is not None and size:
+        share = f"{min(100, round(100 * used / size))}%"
+        said.append(
+            f"context {share} full, {used:,} of {size:,} tokens"
+            if spoken
+            else f"context {used:,} / {size:,} ({share})"
+        )
     return (", " if spoken else " · ").join(said)
 
 

@@ -88,6 +88,12 @@ def _unread(pdf: PdfFile, why: str) -> TextPart:
     return TextPart(f"\n\n[Attached {pdf.name}, which could not be read: {why}]")
 
 
+def pdf_reading(pdf: PdfFile) -> tuple[Part, ...]:
+    """What Sightline reads of a PDF, as a model that doesn't take PDFs gets it: its words,
+    and rendered pages of a scan (kept for the request that follows)."""
+    return _reads.parts(pdf)
+
+
 def is_scan(pdf: PdfFile) -> bool:
     """Whether a model that doesn't take PDFs gets rendered pages of it (slow the first time:
     it reads the PDF, and keeps the read for the request that follows)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import logging
+import os
 from typing import TYPE_CHECKING, Any
 
 from app.cli.common import catalogue_for, open_store
@@ -20,7 +21,7 @@ if TYPE_CHECKING:
     from app.store import Store
     from routing.catalogue import Catalogue
     from routing.router import RoutingPrefs
-    from routing.transcript import Notice, ToolResult
+    from routing.transcript import Notice, ToolCall, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -44,14 +45,24 @@ def add_parser(commands: Any) -> None:
     serve.add_argument(
         "--agent", metavar="ID", default="", help="the agent (as the config names it)"
     )
+    serve.add_argument(
+        "--ask",
+        metavar="LINE",
+        default="",
+        help="ask the running Sightline at this line for each call, and tell it what crossed "
+        "(its token in SIGHTLINE_DOOR_TOKEN)",
+    )
 
 
 async def serve(config: Config, args: argparse.Namespace) -> int:
     """Serve the door until the agent closes its stdin."""
+    import asyncio  # not at import: the window's first paint comes before asyncio loads
+
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
     from app.tools.door import Door
+    from app.tools.door_line import TOKEN_ENV, ask_line
     from app.tools.read_file import ReadFile
     from app.tools.screenshot import Screenshot
     from app.version import installed_version
@@ -63,14 +74,29 @@ async def serve(config: Config, args: argparse.Namespace) -> int:
     # Headless, who looks comes from the config's providers, as `ask` finds them.
     catalogue = catalogue_for(config, store) if not args.sees else None
 
+    line = args.ask if args.ask and os.environ.get(TOKEN_ENV) else ""
+    token = os.environ.get(TOKEN_ENV, "")
+    told: set[asyncio.Task[None]] = set()
+
     def tell(notice: Notice) -> None:
-        _tell(store, args.conversation, notice)
+        if not line:
+            _tell(store, args.conversation, notice)
+            return
+        # Told to the running turn, which stores it and shows it at once; kept if it can't.
+        task = asyncio.get_running_loop().create_task(_tell_line(line, token, notice, store, args))
+        told.add(task)
+        task.add_done_callback(told.discard)
+
+    async def approve(call: ToolCall) -> bool:
+        await asyncio.gather(*told)  # what crossed before is told before the next call asks
+        return await ask_line(line, token, call)
 
     prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model, config.check_sight)
     describing = _Describing(catalogue, prefs, args.agent or "the agent", local, tell)
     door = Door(
         [ReadFile(), Screenshot()],
         allowed=args.allow_tools,
+        approve=approve if line else None,
         sees=args.sees,
         in_words=describing,
         agent=args.agent,
@@ -84,7 +110,9 @@ async def serve(config: Config, args: argparse.Namespace) -> int:
         return types.ListToolsResult(tools=door.listed())
 
     async def call_tool(ctx: Any, params: Any) -> Any:
-        return await door.call(params.name, params.arguments)
+        result = await door.call(params.name, params.arguments)
+        await asyncio.gather(*told)  # the crossing is in the chat before the agent reads it
+        return result
 
     server: Server[Any] = Server(
         "sightline",
@@ -175,6 +203,15 @@ class _Describing:
         if choice is None:
             return None, ""
         return WireLooker(catalogue, choice.model), choice.reason
+
+
+async def _tell_line(
+    line: str, token: str, notice: Notice, store: Store | None, args: argparse.Namespace
+) -> None:
+    from app.tools.door_line import tell_line
+
+    if not await tell_line(line, token, notice):
+        _tell(store, args.conversation, notice)  # the turn is gone: stored the old way
 
 
 def _tell(store: Store | None, conversation: str | None, notice: Notice) -> None:

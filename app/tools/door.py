@@ -4,9 +4,10 @@ An agent started by Sightline gets this server in `session/new` and starts it
 itself (`sightline mcp-serve`). The door keeps Sightline's promises for what goes
 through it:
 
-- every call needs the person's approval: headless that is `--allow-tools` for the
-  whole run; without it a call is refused with words saying the person didn't allow
-  it (the window's live approval is not wired yet, so there it is refused too);
+- every call needs the person's approval: the running Sightline is asked over the
+  door's line (app/tools/door_line.py), so the window shows its approval card and
+  headless `ask` answers as `--allow-tools` says; a door started by hand, with no
+  line, runs calls only with `--allow-tools` and refuses them otherwise;
 - a picture result goes as MCP image content after the text to an agent that takes
   pictures (`--sees`), else as the describer's words, who looks chosen as for any
   blind model, with the agent's `local` deciding whether the chat is local;
@@ -45,10 +46,7 @@ log = logging.getLogger(__name__)
 # who looks is the turn's rule, which the tools don't import).
 InWords = Callable[[ToolResult], Awaitable[ToolResult]]
 
-NOT_ALLOWED = (
-    "The person didn't allow {name} through Sightline's door for this run, so it was not "
-    "run. Sightline allows the door's tools headless only with `--allow-tools`."
-)
+NOT_ALLOWED = "The person didn't allow {name} through Sightline's door, so it was not run."
 
 
 class Door:
@@ -58,7 +56,8 @@ class Door:
         self,
         tools: Sequence[Tool],
         *,
-        allowed: bool,
+        allowed: bool = False,
+        approve: Callable[[ToolCall], Awaitable[bool]] | None = None,
         sees: bool,
         in_words: InWords,
         agent: str = "",
@@ -67,6 +66,9 @@ class Door:
     ) -> None:
         self.tools = {tool.spec.name: tool for tool in tools}
         self.allowed = allowed
+        # Asks the person (through the running Sightline) for each call; it says itself
+        # when one is refused. None: `allowed` decides for the whole run.
+        self.approve = approve
         self.sees = sees  # the agent takes pictures (its `promptCapabilities.image`)
         self.agent = agent or "the agent"
         self.agent_local = agent_local  # its model runs on this computer: the chat is local
@@ -94,20 +96,12 @@ class Door:
             return _error(
                 f"Sightline's door has no tool {shown!r}; it has {', '.join(self.tools)}."
             )
-        if not self.allowed:
-            if name not in self._refused_told:  # told once a run: an agent may retry in a loop
-                self._refused_told.add(name)
-                self.tell(
-                    Notice(
-                        NoticeKind.INFO,
-                        f"The agent {self.agent} asked to use {name} through Sightline's door, "
-                        "which was not allowed: the door's tools run only for a run that allows "
-                        "every call (sightline ask --allow-tools): the window can't ask you for "
-                        "them yet.",
-                    )
-                )
-            return _error(NOT_ALLOWED.format(name=name))
         call = ToolCall(f"door-{next(self._ids)}", name, bounded_arguments(arguments or {}))
+        if not await self._allows(call):
+            alone = (
+                "" if self.approve else " A door started on its own runs only with --allow-tools."
+            )
+            return _error(NOT_ALLOWED.format(name=name) + alone)
         try:
             result = await tool.run(call)
         except Exception:  # a bug of ours: logged, and the agent gets words, not a traceback
@@ -120,6 +114,21 @@ class Door:
             self._disclose_to_agent(name, pictures)
             return _content(result, with_pictures=True)
         return _content(await self.in_words(result), with_pictures=False)
+
+    async def _allows(self, call: ToolCall) -> bool:
+        if self.approve is not None:
+            return await self.approve(call)
+        if not self.allowed and call.name not in self._refused_told:
+            self._refused_told.add(call.name)  # told once a run: an agent may retry in a loop
+            self.tell(
+                Notice(
+                    NoticeKind.INFO,
+                    f"The agent {self.agent} asked to use {call.name} through Sightline's door, "
+                    "which was not allowed: a door started on its own runs its tools only "
+                    "with --allow-tools.",
+                )
+            )
+        return self.allowed
 
     def _disclose_to_agent(self, name: str, pictures: list[Picture]) -> None:
         count = len(pictures)
@@ -134,7 +143,7 @@ class Door:
                     self.agent,
                     f"agent {self.agent}",
                     what,
-                    f"The agent called {name} through Sightline's door, allowed for this run",
+                    f"The agent called {name} through Sightline's door, as you allowed",
                     self.agent_local,
                 ),
             )

@@ -135,6 +135,13 @@ class ToolStep:
         results.update((r.call_id, r) for r in ran)
         return tuple(results[c.id] for c in calls)
 
+    async def decide(self, conversation_id: str, call: ToolCall) -> Approval:
+        """Whether one call may run (an engine's own tool loop asks this): allowed already,
+        else the person's answer, "allow in this chat" remembered."""
+        if self._allowed_already(conversation_id, call):
+            return Approval.ONCE
+        return await self._ask(conversation_id, call, 0)
+
     def _allowed_already(self, conversation_id: str, call: ToolCall) -> bool:
         return call.name in self.always_allowed or call.name in self._granted(conversation_id)
 

@@ -39,7 +39,7 @@ _COALESCE_MS = 33  # about 30 relayouts a second while streaming is plenty to re
 
 # An agent's thinking and plan: rows of their own before its answer (app/ui/agent_rows.py).
 THOUGHT_ROW, PLAN_ROW = "thought", "plan"
-# How the agent engine keeps them on its answers (app/turn/acp/engine.py THOUGHT and PLAN,
+# How the agent engine keeps them on its answers (app/turn/acp/recording.py THOUGHT and PLAN,
 # repeated so opening a chat needn't load the agent protocol's SDK).
 THOUGHT_SHAPE, PLAN_SHAPE = "acp_thought", "acp_plan"
 _TICKS = {"completed": "\u2611", "in_progress": "\u25b8"}  # ☑ done, ▸ under way

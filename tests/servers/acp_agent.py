@@ -12,6 +12,9 @@ behaviours:
 - `crash`: exit in the middle of answering; `hang`: stop sending mid-answer
 - `garbage`: write a line that is not JSON mid-answer
 - `models`: offer two models through a config option of category "model"
+- `modes`: offer two modes (`ask`, `code`) as the session's `modes`
+- `usage`: send a `usage_update` (context 1200 of 8000) and the prompt's token usage
+- `embeds`: advertise `promptCapabilities.embeddedContext`; resources are logged
 - `door`: start the `sightline` MCP server it was given in `session/new` (or
   `session/load`), call its `read_file` on the path the prompt names, and report
   the call as a tool call whose content is what the door returned (pictures too)
@@ -56,9 +59,14 @@ from acp.schema import (
     PromptCapabilities,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
+    SessionMode,
+    SessionModeState,
     SetSessionConfigOptionResponse,
+    SetSessionModeResponse,
     TerminalAuthMethod,
     ToolCallUpdate,
+    Usage,
+    UsageUpdate,
 )
 
 BEHAVIOURS = set(filter(None, os.environ.get("FAKE_ACP", "").split(",")))
@@ -89,7 +97,9 @@ class FakeAgent(Agent):
             protocol_version=1,
             agent_capabilities=AgentCapabilities(
                 load_session="load" in BEHAVIOURS,
-                prompt_capabilities=PromptCapabilities(image="sees" in BEHAVIOURS),
+                prompt_capabilities=PromptCapabilities(
+                    image="sees" in BEHAVIOURS, embedded_context="embeds" in BEHAVIOURS
+                ),
             ),
             agent_info=Implementation(name="fake-agent", version="1.0"),
             auth_methods=[
@@ -106,7 +116,9 @@ class FakeAgent(Agent):
             raise RequestError(-32000, "Authentication required")
         _log({"new_session": cwd, "mcp": [s.name for s in mcp_servers or []]})
         self._keep_door(mcp_servers)
-        return NewSessionResponse(session_id="s-1", config_options=self._options())
+        return NewSessionResponse(
+            session_id="s-1", config_options=self._options(), modes=self._modes()
+        )
 
     async def load_session(
         self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
@@ -170,6 +182,21 @@ class FakeAgent(Agent):
             )
         ]
 
+    def _modes(self) -> SessionModeState | None:
+        if "modes" not in BEHAVIOURS:
+            return None
+        return SessionModeState(
+            current_mode_id="ask",
+            available_modes=[
+                SessionMode(id="ask", name="Ask"),
+                SessionMode(id="code", name="Code"),
+            ],
+        )
+
+    async def set_session_mode(self, mode_id: str, session_id: str, **kwargs: Any) -> Any:
+        _log({"set_mode": mode_id})
+        return SetSessionModeResponse()
+
     async def set_config_option(
         self, config_id: str, session_id: str, value: Any, **kwargs: Any
     ) -> Any:
@@ -181,6 +208,9 @@ class FakeAgent(Agent):
         text = "".join(getattr(b, "text", "") for b in prompt)
         pictures = [b for b in prompt if getattr(b, "type", "") == "image"]
         _log({"prompt": text, "pictures": [p.mime_type for p in pictures], "model": self.model})
+        resources = [b.resource for b in prompt if getattr(b, "type", "") == "resource"]
+        if resources:
+            _log({"resources": [[r.uri, r.mime_type, r.text] for r in resources]})
         say = self.conn.session_update
         if "think" in BEHAVIOURS:
             await say(session_id, update_agent_thought_text("Let me think."))
@@ -235,6 +265,12 @@ class FakeAgent(Agent):
         await say(
             session_id, update_agent_message_text(f"You said: {text} ({len(pictures)} pictures)")
         )
+        if "usage" in BEHAVIOURS:
+            await say(session_id, UsageUpdate(session_update="usage_update", used=1200, size=8000))
+            return PromptResponse(
+                stop_reason="end_turn",
+                usage=Usage(input_tokens=900, output_tokens=300, total_tokens=1200),
+            )
         return PromptResponse(stop_reason="end_turn")
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

@@ -253,7 +253,7 @@ def test_thinking_opens_on_a_click_the_plan_is_a_checklist_and_tool_pictures_sho
 
 
 def test_the_window_reads_the_shapes_the_agent_engine_stores() -> None:
-    from app.turn.acp import engine
+    from app.turn.acp import recording as engine
     from app.ui import conversation_model
 
     assert conversation_model.THOUGHT_SHAPE == engine.THOUGHT

@@ -2,8 +2,10 @@
 
 The SDK calls these methods from its own tasks. Updates go to the turn's queue as
 they come; a permission request goes there too, with a future the turn answers once
-the person has (or Stop has: `cancelled`). Sightline offers the agent no file system
-and no terminal, so every other request is refused as the protocol says.
+the person has (or Stop has: `cancelled`), and so do the asks and notices of the
+door the agent started (over the door's line, app/tools/door_line.py). Sightline
+offers the agent no file system and no terminal, so every other request is refused
+as the protocol says.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from routing.transcript import Notice, ToolCall
+
 log = logging.getLogger(__name__)
 
 MAX_QUEUED = 10_000  # updates waiting for the turn; beyond this the agent floods
@@ -38,6 +42,23 @@ class PermissionAsked:
     )  # an optionId, or None for `cancelled`
 
 
+@dataclass
+class DoorAsked:
+    """The door asks whether the person allows one of its calls; `answer` gets yes or no."""
+
+    call: ToolCall
+    answer: asyncio.Future[bool] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+
+@dataclass(frozen=True)
+class DoorTold:
+    """The door tells what happened (a picture crossed, who looked): for the chat."""
+
+    notice: Notice
+
+
 @dataclass(frozen=True)
 class Update:
     """One `session/update` of the session the turn is prompting."""
@@ -45,16 +66,19 @@ class Update:
     update: Any
 
 
+Inbox = Update | PermissionAsked | DoorAsked | DoorTold
+
+
 class SightlineClient:
     """The ACP client the agent talks to: everything it sends lands in `inbox`."""
 
     def __init__(self) -> None:
-        self.inbox: asyncio.Queue[Update | PermissionAsked] = asyncio.Queue()
+        self.inbox: asyncio.Queue[Inbox] = asyncio.Queue()
         self.session_id = ""  # updates of other sessions (or of none yet) are not this turn's
         self.replaying = False  # `session/load` replays history: already stored, so dropped
         self.dropped = 0
 
-    def _put(self, item: Update | PermissionAsked) -> bool:
+    def _put(self, item: Inbox) -> bool:
         if self.inbox.qsize() >= MAX_QUEUED:
             self.dropped += 1
             return False
@@ -85,12 +109,38 @@ class SightlineClient:
             outcome=AllowedOutcome(outcome="selected", option_id=chosen)
         )
 
+    def ready(self, most: int = 256) -> list[Inbox]:
+        """What is already waiting, up to `most` (taken together: a run of words is one write)."""
+        taken: list[Inbox] = []
+        while len(taken) < most and not self.inbox.empty():
+            taken.append(self.inbox.get_nowait())
+        return taken
+
+    async def door_asks(self, call: ToolCall) -> bool:
+        """The door's line: whether the person allows the call, asked through the turn."""
+        asked = DoorAsked(call)
+        if not self._put(asked):
+            return False
+        return await asked.answer
+
+    async def door_tells(self, notice: Notice) -> None:
+        """The door's line: a notice for the chat, stored by the turn."""
+        self._put(DoorTold(notice))
+
     def cancel_pending(self) -> None:
-        """Answer every permission request still waiting `cancelled` (Stop, or the turn ended)."""
-        while not self.inbox.empty():
-            item = self.inbox.get_nowait()
+        """Answer every request still waiting: permissions `cancelled`, the door's calls
+        refused (Stop, or the turn ended); what the door told is dropped with them."""
+        self.answer_unasked(self.ready(MAX_QUEUED))
+
+    @staticmethod
+    def answer_unasked(items: list[Inbox]) -> None:
+        """Requests that will never be put to the person: permissions `cancelled`, the
+        door's calls refused."""
+        for item in items:
             if isinstance(item, PermissionAsked) and not item.answer.done():
                 item.answer.set_result(None)
+            elif isinstance(item, DoorAsked) and not item.answer.done():
+                item.answer.set_result(False)
 
     # Sightline offers no file system and no terminal (initialize says so): refused.
     async def write_text_file(self, *args: Any, **kwargs: Any) -> None:

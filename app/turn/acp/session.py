@@ -29,6 +29,7 @@ from acp.schema import (
 )
 from pydantic import ValidationError
 
+from app.tools.door_line import TOKEN_ENV, DoorLine, line_supported
 from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.client import SightlineClient
 from app.turn.acp.errors import (
@@ -65,10 +66,14 @@ class AgentSession:
     client: SightlineClient
     session_id: str = ""
     sees: bool = False
+    embeds: bool = False  # its `promptCapabilities.embeddedContext`: PDFs as resources
     load_session: bool = False
     models: list[ModelOption] = field(default_factory=list)
     current_model: str = ""  # the model option's current value ("" when none is offered)
+    modes: list[ModelOption] = field(default_factory=list)  # its modes (config_id "" : set_mode)
+    current_mode: str = ""
     remembered: bool = True  # False: a new session for a chat with earlier turns
+    line: DoorLine | None = None  # the door's line to this turn, when the door is offered
 
     @property
     def running(self) -> bool:
@@ -76,8 +81,10 @@ class AgentSession:
         return self.process.running
 
     async def close(self) -> None:
-        """End the program."""
+        """End the program, and the door's line."""
         await self.process.close()
+        if self.line is not None:
+            await self.line.close()
 
 
 @dataclass(frozen=True)
@@ -87,6 +94,7 @@ class DoorOffer:
 
     conversation_id: str
     allowed: bool = False
+    asks: bool = True  # the door asks this turn for each call over a line (where it can)
 
 
 def label_of(agent: ProviderConfig) -> str:
@@ -108,9 +116,12 @@ async def start_agent(
     client = SightlineClient()
     session = AgentSession(agent, process, client)
     try:
+        if door is not None and door.asks and line_supported():
+            session.line = DoorLine(client.door_asks, client.door_tells)
+            await session.line.open()
         await asyncio.wait_for(_open(session, cwd, mcp_servers, earlier_session, door), timeout)
     except BaseException as exc:
-        await process.close()
+        await session.close()
         if isinstance(exc, AgentProblem | asyncio.CancelledError):
             raise
         raise _start_problem(agent, process, exc, timeout) from None
@@ -180,10 +191,11 @@ async def _open(
     capabilities = info.agent_capabilities
     prompt = capabilities.prompt_capabilities if capabilities else None
     session.sees = bool(prompt and prompt.image)
+    session.embeds = bool(prompt and prompt.embedded_context)
     session.load_session = bool(capabilities and capabilities.load_session)
     servers = [_mcp_entry(s) for s in mcp_servers if not s.unsupported]
     if door is not None:
-        servers.append(_door_entry(agent, door, sees=session.sees))
+        servers.append(_door_entry(agent, door, session.line, sees=session.sees))
     try:
         if earlier_session and session.load_session:
             session.client.session_id = earlier_session
@@ -193,7 +205,7 @@ async def _open(
                     cwd=str(cwd), session_id=earlier_session, mcp_servers=servers
                 )
                 session.session_id = earlier_session
-                _read_models(session, getattr(loaded, "config_options", None))
+                _read_options(session, loaded)
                 return
             except RequestError as exc:
                 if exc.code == AUTH_REQUIRED:
@@ -211,45 +223,73 @@ async def _open(
     session.session_id = created.session_id
     session.client.session_id = created.session_id
     session.remembered = not earlier_session
-    _read_models(session, created.config_options)
+    _read_options(session, created)
 
 
-def _read_models(session: AgentSession, options: Any) -> None:
-    """The models the agent offers: its config option of category "model"."""
-    for option in options or ():
-        if getattr(option, "category", None) != "model" or getattr(option, "type", "") != "select":
+MAX_OPTIONS = 200  # models or modes of one agent kept: a picker, not a catalogue
+
+
+def _read_options(session: AgentSession, response: Any) -> None:
+    """The models and modes the agent offers: its config options of category "model" and
+    "mode", else (for modes) the session's `modes`."""
+    for option in getattr(response, "config_options", None) or ():
+        category = getattr(option, "category", None)
+        if category not in ("model", "mode") or getattr(option, "type", "") != "select":
             continue
-        session.current_model = option.current_value
+        found = session.models if category == "model" else session.modes
+        if found:
+            continue  # the first option of each category is the one
         for entry in option.options:
             for choice in getattr(entry, "options", None) or [entry]:  # groups, or plain
-                session.models.append(ModelOption(option.id, choice.value, choice.name))
-        return
+                if len(found) < MAX_OPTIONS:
+                    found.append(ModelOption(option.id, str(choice.value), str(choice.name)))
+        if category == "model":
+            session.current_model = str(option.current_value)
+        else:
+            session.current_mode = str(option.current_value)
+    modes = getattr(response, "modes", None)
+    if modes is not None and not session.modes:
+        session.modes = [
+            ModelOption("", str(m.id), str(m.name)) for m in modes.available_modes[:MAX_OPTIONS]
+        ]
+        session.current_mode = str(modes.current_mode_id)
 
 
 async def choose_model(session: AgentSession, model: str) -> None:
     """Set the agent's model (`AGENT:MODEL`); AgentProblem naming those it offers."""
-    if not model or model == session.current_model:
-        return
-    found = next((m for m in session.models if model in (m.value, m.name)), None)
+    if model and model != session.current_model:
+        session.current_model = await _choose(session, "model", session.models, model)
+
+
+async def choose_mode(session: AgentSession, mode: str) -> None:
+    """Set the agent's mode (a chat setting); AgentProblem naming those it offers."""
+    if mode and mode != session.current_mode:
+        session.current_mode = await _choose(session, "mode", session.modes, mode)
+
+
+async def _choose(session: AgentSession, what: str, offered: list[ModelOption], wanted: str) -> str:
+    found = next((m for m in offered if wanted in (m.value, m.name)), None)
     if found is None:
-        offered = ", ".join(m.value for m in session.models) or "none through its settings"
+        names = ", ".join(m.value for m in offered) or "none through its settings"
         raise AgentProblem(
-            f"The agent {session.agent.id} offers no model {model!r}; it offers: {offered}."
+            f"The agent {session.agent.id} offers no {what} {wanted!r}; it offers: {names}."
         )
     connection = session.process.connection
     assert connection is not None
     try:
-        await asyncio.wait_for(
-            connection.set_config_option(
+        asked: Any
+        if found.config_id:
+            asked = connection.set_config_option(
                 config_id=found.config_id, session_id=session.session_id, value=found.value
-            ),
-            START_SECONDS,
-        )
+            )
+        else:  # a mode of the session's `modes`
+            asked = connection.set_session_mode(mode_id=found.value, session_id=session.session_id)
+        await asyncio.wait_for(asked, START_SECONDS)
     except (RequestError, ValidationError, TimeoutError) as exc:
         raise AgentProblem(
-            f"The agent {session.agent.id} did not switch to the model {model!r}: {exc}"
+            f"The agent {session.agent.id} did not switch to the {what} {wanted!r}: {exc}"
         ) from None
-    session.current_model = found.value
+    return found.value
 
 
 def _mcp_entry(server: McpServerConfig) -> McpServerStdio:
@@ -274,16 +314,22 @@ def door_command() -> list[str]:
     return [sys.executable, "-m", "app"]
 
 
-def _door_entry(agent: ProviderConfig, door: DoorOffer, *, sees: bool) -> McpServerStdio:
+def _door_entry(
+    agent: ProviderConfig, door: DoorOffer, line: DoorLine | None, *, sees: bool
+) -> McpServerStdio:
     """The door as `session/new` offers it: its flags follow the turn (pictures as images
-    only to an agent whose `promptCapabilities.image` says it takes them)."""
+    only to an agent whose `promptCapabilities.image` says it takes them); with a line,
+    it asks the turn for each call and tells it what crossed."""
     command, *first = door_command()
     args = [*first, "mcp-serve", "--sees" if sees else "--blind", "--agent", agent.id]
-    if door.allowed:
+    if door.allowed and line is None:
         args.append("--allow-tools")
     if door.conversation_id:
         args += ["--conversation", door.conversation_id]
     env = [EnvVariable(name=k, value=os.environ[k]) for k in _DOOR_ENV if os.environ.get(k)]
+    if line is not None:
+        args += ["--ask", line.address]
+        env.append(EnvVariable(name=TOKEN_ENV, value=line.token))
     return McpServerStdio(name=DOOR_NAME, command=command, args=args, env=env)
 
 

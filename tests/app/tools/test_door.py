@@ -182,7 +182,8 @@ async def test_a_seeing_agent_gets_the_doors_picture_as_a_picture(
     conversation, lines = ask_agent(home, "--allow-tools", str(picture))
     entry = logged(log, "door_entry")
     assert isinstance(entry, list) and entry[:4] == [sys.executable, "-m", "app", "mcp-serve"]
-    assert {"--sees", "--allow-tools"} <= set(entry)
+    # It asks the running turn for each call over its line (headless: --allow-tools allows).
+    assert "--sees" in entry and "--ask" in entry and "--allow-tools" not in entry
     assert entry[entry.index("--conversation") + 1] == conversation
     assert entry[entry.index("--agent") + 1] == "fake"
     assert logged(log, "door") == ["text", "image"]  # agent <- door: the picture itself
@@ -218,7 +219,7 @@ async def test_without_allow_tools_the_agents_door_call_is_refused(
     picture = png(tmp_path / "red.png")
     conversation, _ = ask_agent(home, str(picture))
     entry = logged(log, "door_entry")
-    assert isinstance(entry, list) and "--allow-tools" not in entry
+    assert isinstance(entry, list) and "--allow-tools" not in entry and "--ask" in entry
     assert logged(log, "door_error") is True
     said = [n.text for n in notices(home, conversation)]
     assert any("fake asked to use read_file through Sightline's door" in t for t in said)

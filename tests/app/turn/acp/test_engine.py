@@ -4,73 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from app.store import Store
-from app.turn.acp.engine import AcpEngine
 from app.turn.acp.errors import AgentNeedsSignIn, AgentNotInstalled, AgentStopped
 from app.turn.events import (
-    ItemAdded,
     PlanUpdated,
     TextAdded,
     ThoughtAdded,
-    TurnEnded,
-    TurnEvent,
 )
 from app.turn.tool_step import AllowAll, Approval, ToolStep
 from routing.models import ProviderConfig
-from routing.transcript import Message, MessageStatus, Notice, NoticeKind, ToolCall
+from routing.transcript import Message, MessageStatus, NoticeKind, ToolCall
+from tests.app.turn.acp.helpers import collect, ended, fake, notices
 from tests.servers.acp_agent import read_log
 from vision.pictures import open_picture
-
-
-def fake(tmp_path: Path, *behaviours: str, local: bool = False) -> ProviderConfig:
-    """The fake agent with these behaviours, logging what it is asked into tmp_path."""
-    env = (("FAKE_ACP", ",".join(behaviours)), ("FAKE_ACP_LOG", str(tmp_path)))
-    root = str(Path(__file__).resolve().parents[4])
-    return ProviderConfig(
-        "fake",
-        "acp",
-        "",
-        local=local,
-        command=sys.executable,
-        args=("-m", "tests.servers.acp_agent"),
-        env=(*env, ("PYTHONPATH", root)),
-    )
-
-
-async def collect(events: AsyncIterator[TurnEvent]) -> list[TurnEvent]:
-    return [event async for event in events]
-
-
-def ended(events: list[TurnEvent]) -> TurnEnded:
-    last = events[-1]
-    assert isinstance(last, TurnEnded)
-    return last
-
-
-def notices(events: list[TurnEvent]) -> list[Notice]:
-    return [
-        e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)
-    ]
-
-
-@pytest.fixture
-async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[object]:
-    made: list[AcpEngine] = []
-
-    def make(agent: ProviderConfig, **kwargs: object) -> AcpEngine:
-        engine = AcpEngine(store, [agent], cwd=tmp_path, **kwargs)  # type: ignore[arg-type]
-        made.append(engine)
-        return engine
-
-    yield make
-    for engine in made:
-        await engine.aclose()
 
 
 async def test_a_streamed_answer_with_thoughts_and_a_plan_is_stored(

@@ -1,0 +1,39 @@
+"""An agent's models and modes (app/turn/acp/session.py): read at session/new, chosen by ref."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from app.store import Store
+from app.turn.engine import agent_for, agent_mode, agent_model, agent_ref
+from tests.app.turn.acp.helpers import collect, ended, fake
+from tests.servers.acp_agent import read_log
+
+
+def test_a_ref_names_an_agent_its_model_and_its_mode(tmp_path: Path) -> None:
+    agent = fake(tmp_path)
+    for ref, model, mode in [
+        ("fake", "", ""),
+        ("fake:large", "large", ""),
+        ("fake#code", "", "code"),
+        ("fake:org/large#code", "org/large", "code"),
+    ]:
+        assert agent_for(ref, [agent]) == agent
+        assert (agent_model(ref), agent_mode(ref)) == (model, mode)
+        assert agent_ref("fake", model, mode) == ref
+
+
+async def test_a_mode_is_set_with_set_mode_and_offered_for_the_picker(
+    store: Store, tmp_path: Path, engine_for: object
+) -> None:
+    engine = engine_for(fake(tmp_path, "models", "modes"))  # type: ignore[operator]
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "hi", requested_model="fake:large#code"))
+    assert ended(events).error is None
+    log = read_log(tmp_path)
+    assert {"set_mode": "code"} in log and log[-1]["model"] == "large"
+    offer = engine.offered["fake"]
+    assert (offer.models, offer.modes) == (("small", "large"), ("ask", "code"))
+    assert store.messages(chat)[-1].model == "fake:large#code"
+    wrong = ended(await collect(engine.run(chat, "hi", requested_model="fake#build"))).error
+    assert wrong is not None and "offers no mode 'build'; it offers: ask, code" in wrong.message
