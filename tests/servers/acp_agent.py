@@ -193,7 +193,7 @@ class FakeAgent(Agent):
             ],
         )
 
-    async def set_session_mode(self, mode_id: str, session_id: str, **kwargs: Any) -> Any:
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> Any:
         _log({"set_mode": mode_id})
         return SetSessionModeResponse()
 
