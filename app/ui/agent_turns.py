@@ -61,6 +61,8 @@ class AgentTurns:
         self.store = store
         self._engines: dict[str, AcpEngine] = {}
         self._folders: dict[str, Path] = {}  # chosen, not yet stored with a message
+        # What each agent offered when it last started: its models and modes, for the picker.
+        self.offers: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
     def folder(self, conversation_id: str) -> Path | None:
         """The chat's working folder: chosen now, or kept with its messages."""
@@ -172,20 +174,26 @@ class ChatAgent:
         """The agent's turn; the person's message, once stored, keeps the chat's folder."""
         from contextlib import aclosing
 
+        from app.turn.engine import agent_for
         from app.turn.events import ItemAdded
 
         engine = await self._turns._engine_for(conversation_id, *self._made)
-        agent_id = requested_model.partition(":")[0]
+        agent = agent_for(requested_model, engine.agents)
+        agent_id = agent.id if agent is not None else requested_model
         kept = False
         turn = engine.run(conversation_id, text, pictures, requested_model, tools, pdfs, settings)
-        async with aclosing(turn) as events:
-            async for event in events:
-                if not kept and isinstance(event, ItemAdded):
-                    item = event.item.item
-                    if isinstance(item, Message) and item.role == "user":
-                        kept = True
-                        self._turns._keep_folder(event.item.id, conversation_id, agent_id)
-                yield event
+        try:
+            async with aclosing(turn) as events:
+                async for event in events:
+                    if not kept and isinstance(event, ItemAdded):
+                        item = event.item.item
+                        if isinstance(item, Message) and item.role == "user":
+                            kept = True
+                            self._turns._keep_folder(event.item.id, conversation_id, agent_id)
+                    yield event
+        finally:
+            for offered_by, offer in engine.offered.items():
+                self._turns.offers[offered_by] = (offer.models, offer.modes)
 
 
 def _stored_folder(messages: Sequence[Message]) -> bool:

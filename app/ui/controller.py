@@ -389,6 +389,10 @@ class Controller(QObject):
         """The configured agents, which the picker offers beside the models."""
         return agents_of(self.config)
 
+    def agent_offers(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+        """The models and modes each agent offered when it last started (for the picker)."""
+        return dict(self._agents.offers)
+
     def needs_folder(self, model_ref: str) -> bool:
         """Whether the open chat must be given a working folder before `model_ref` answers
         (an agent, in a chat that has none yet)."""

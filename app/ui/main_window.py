@@ -198,6 +198,7 @@ class MainWindow(QMainWindow):
         c.approval_settled.connect(self._approval_settled)
         self.approval.answered.connect(c.answer_approval)
         c.busy_changed.connect(self.composer.set_busy)
+        c.busy_changed.connect(self._show_agent_offers)
         c.draft_restored.connect(self.composer.restore_draft)
         c.attaching.attachments_changed.connect(self._show_attachments)
         c.problem.connect(lambda message: self.statusBar().showMessage(message, 15000))
@@ -258,6 +259,10 @@ class MainWindow(QMainWindow):
             shortcut.activated.connect(action)
 
     # -- from the controller ----------------------------------------------------
+
+    def _show_agent_offers(self, busy: bool) -> None:
+        if not busy:  # an agent's turn may have said which models and modes it offers
+            self.picker.set_agent_offers(self.controller.agent_offers())
 
     def _show_models(self, listing: ModelListing) -> None:
         self.picker.set_models(listing.models)

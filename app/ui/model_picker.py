@@ -98,6 +98,8 @@ class ModelPicker(QComboBox):
         self.view().setAccessibleName("Models")
         self._models: tuple[ModelInfo, ...] = ()
         self._agents: tuple[tuple[str, bool], ...] = ()  # (id, whether its model is local)
+        # What each agent offered when it last ran: (its models, its modes).
+        self._offers: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._wanted = AUTO  # the ref to show, even before its provider has answered
         self._manage = False  # whether the last row offers Local models (an Ollama is set up)
         self.activated.connect(self._chosen)
@@ -134,13 +136,20 @@ class ModelPicker(QComboBox):
         self._agents = tuple(agents)
         self._rebuild()
 
+    def set_agent_offers(self, offers: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> None:
+        """Offer each agent's models and modes (as it said when it last started) under it."""
+        if offers == self._offers:
+            return
+        self._offers = dict(offers)
+        self._rebuild()
+
     def agents(self) -> tuple[str, ...]:
         """The ids of the agents offered."""
         return tuple(agent for agent, _local in self._agents)
 
     def is_agent(self, ref: str) -> bool:
-        """Whether `ref` names an offered agent (`AGENT` or `AGENT:MODEL`)."""
-        return ref.partition(":")[0] in self.agents()
+        """Whether `ref` names an offered agent (`AGENT[:MODEL][#MODE]`)."""
+        return _agent_parts(ref)[0] in self.agents()
 
     def changeEvent(self, event: QEvent) -> None:
         """Redraw the badges in the new colours when the system palette changes."""
@@ -160,6 +169,8 @@ class ModelPicker(QComboBox):
             self.manage_requested.emit()
             return
         self._wanted = self.current_ref()
+        if self.is_agent(self._wanted):
+            self._rebuild()  # the agent's other rows keep the model or mode just chosen
 
     def _rebuild(self) -> None:
         self.blockSignals(True)
@@ -197,14 +208,30 @@ class ModelPicker(QComboBox):
         self.view().setMinimumWidth(self.view().sizeHintForColumn(0) + 24)
 
     def _add_agents(self) -> None:
-        """The "Agents" group: each agent, and the chat's `AGENT:MODEL` when it chose one."""
+        """The "Agents" group: each agent, then the models and modes it offered (each row
+        keeps the chat's choice of the other), and the chat's own choice if not among them."""
         self._items.appendRow(self._header(AGENTS_HEADER))
+        wanted_agent, wanted_model, wanted_mode = _agent_parts(self._wanted)
         for agent_id, runs_here in self._agents:
             self._items.appendRow(_agent_item(agent_id, agent_id, runs_here))
-        agent_id, _, chosen = self._wanted.partition(":")
-        if chosen and agent_id in self.agents():
-            runs_here = dict(self._agents)[agent_id]
-            self._items.appendRow(_agent_item(f"{agent_id} · {chosen}", self._wanted, runs_here))
+            mine = agent_id == wanted_agent
+            models, modes = self._offers.get(agent_id, ((), ()))
+            model = wanted_model if mine else ""
+            mode = wanted_mode if mine else ""
+            shown = {agent_id}
+            for offered in models:
+                ref = _agent_ref(agent_id, offered, mode)
+                shown.add(ref)
+                self._items.appendRow(_agent_item(f"{agent_id} · {offered}", ref, runs_here))
+            for offered in modes:
+                ref = _agent_ref(agent_id, model, offered)
+                shown.add(ref)
+                label = f"{agent_id} · {offered} mode"
+                self._items.appendRow(_agent_item(label, ref, runs_here))
+            if mine and self._wanted not in shown:
+                mode_said = f"{wanted_mode} mode" if wanted_mode else ""
+                said = " · ".join(filter(None, (wanted_model, mode_said)))
+                self._items.appendRow(_agent_item(f"{agent_id} · {said}", self._wanted, runs_here))
 
     def _select(self, ref: str) -> None:
         row = self.findData(ref, PickerRole.REF)
@@ -309,6 +336,18 @@ def _row(text: str, ref: str, *, header: bool) -> QStandardItem:
     item.setData(False, PickerRole.LOCAL)
     item.setData(False, PickerRole.AGENT)
     return item
+
+
+def _agent_parts(ref: str) -> tuple[str, str, str]:
+    """`AGENT[:MODEL][#MODE]` in its parts (app/turn/engine.py names them the same way; the
+    picker doesn't load the turn's modules before the first paint)."""
+    named, _, mode = ref.strip().partition("#")
+    agent, _, model = named.partition(":")
+    return agent, model, mode
+
+
+def _agent_ref(agent: str, model: str, mode: str) -> str:
+    return agent + (f":{model}" if model else "") + (f"#{mode}" if mode else "")
 
 
 def _agent_item(label: str, ref: str, local: bool) -> QStandardItem:

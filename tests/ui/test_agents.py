@@ -361,3 +361,50 @@ def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
     assert answers(session)[-1]["text"] == "Part one. You said: hi (0 pictures)"
     assert read_log(log)[1]["new_session"] == str(tmp_path)
     assert session.window.top.folder_label.text() == f"in {tmp_path.name}"
+
+
+def test_the_doors_call_is_answered_on_the_approval_card_and_its_crossing_shows(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    from PIL import Image
+
+    picture = tmp_path / "red.png"
+    Image.new("RGB", (8, 8), "red").save(picture)
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "sees,door")
+    send(qtbot, session, str(picture))
+    choose_folder(qtbot, session, tmp_path)
+    card = session.window.approval
+    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=20_000)
+    assert card.request is not None and card.request.call.name == "read_file"
+    assert card.request.call.arguments == {"path": str(picture)}
+    qtbot.mouseClick(card.once_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+    assert next(e["door"] for e in read_log(log) if "door" in e) == ["text", "image"]
+    crossings = [r for r in rows(session) if r["notice"] == NoticeKind.DISCLOSURE]
+    assert len(crossings) == 1 and "red.png" in str(crossings[0]["text"])
+
+
+def test_the_agents_models_and_modes_appear_under_it_after_its_first_turn(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "models,modes")
+    picker = session.window.picker
+    assert picker.findData("fake:large", PickerRole.REF) == -1  # not known before it ran
+    send(qtbot, session, "hi")
+    choose_folder(qtbot, session, tmp_path)
+    wait_idle(qtbot, session)
+    qtbot.waitUntil(lambda: picker.findData("fake:large", PickerRole.REF) > 0, timeout=5_000)
+    texts = [picker.itemText(i) for i in range(picker.count())]
+    assert "fake · large · agent" in texts and "fake · code mode · agent" in texts
+    picker.setCurrentIndex(picker.findData("fake:large", PickerRole.REF))
+    picker.activated.emit(picker.currentIndex())
+    # The mode row now keeps the model just chosen.
+    code = picker.findData("fake:large#code", PickerRole.REF)
+    assert code > 0
+    picker.setCurrentIndex(code)
+    picker.activated.emit(code)
+    send(qtbot, session, "again")
+    wait_idle(qtbot, session)
+    assert {"set_mode": "code"} in read_log(log) and read_log(log)[-1]["model"] == "large"
+    chat = session.controller.current_id
+    assert session.controller.store.messages(chat)[-1].model == "fake:large#code"

@@ -93,19 +93,35 @@ class AcpEngine:
     ) -> None:
         self.store = store
         self.agents = list(agents)
-        self.catalogue = catalogue  # who looks at pictures for an agent that doesn't take them
         self.tool_step = tool_step or ToolStep(DenyAll())
-        self.prefs = prefs or RoutingPrefs()
         self.mcp_servers = list(mcp_servers)
         self.cwd = cwd or Path.cwd()  # the chat's working folder (headless: where it runs)
         self.idle_timeout = idle_timeout
         self._prompting = AgentPrompt(
-            store, catalogue, self.prefs, describer or Describer(), turn_budget
+            store, catalogue, prefs or RoutingPrefs(), describer or Describer(), turn_budget
         )
         self._asking = Asking(store, self.tool_step, denied_hint)
         self._sessions: dict[str, AgentSession] = {}  # conversation id -> its running agent
         # What each agent offered when it last started (its models and modes), for the picker.
         self.offered: dict[str, AgentOffer] = {}
+
+    @property
+    def catalogue(self) -> Catalogue | None:
+        """Who looks at pictures for an agent that doesn't take them."""
+        return self._prompting.catalogue
+
+    @catalogue.setter
+    def catalogue(self, catalogue: Catalogue | None) -> None:
+        self._prompting.catalogue = catalogue
+
+    @property
+    def prefs(self) -> RoutingPrefs:
+        """The person's routing preferences (who may look)."""
+        return self._prompting.prefs
+
+    @prefs.setter
+    def prefs(self, prefs: RoutingPrefs) -> None:
+        self._prompting.prefs = prefs
 
     async def aclose(self) -> None:
         """End every agent this engine started."""
