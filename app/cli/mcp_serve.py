@@ -46,6 +46,9 @@ def add_parser(commands: Any) -> None:
         "--agent", metavar="ID", default="", help="the agent (as the config names it)"
     )
     serve.add_argument(
+        "--local", action="store_true", help="the agent's model runs on this computer"
+    )
+    serve.add_argument(
         "--ask",
         metavar="LINE",
         default="",
@@ -69,7 +72,8 @@ async def serve(config: Config, args: argparse.Namespace) -> int:
     from routing.router import RoutingPrefs
 
     agent = next((p for p in config.providers if p.id == args.agent and p.is_agent), None)
-    local = agent.is_local if agent is not None else False  # as an agent's `local` defaults
+    # As the agent that started it says, else as the config has it (`local` defaults false).
+    local = args.local or (agent.is_local if agent is not None else False)
     store = open_store(config) if args.conversation else None
     # Headless, who looks comes from the config's providers, as `ask` finds them.
     catalogue = catalogue_for(config, store) if not args.sees else None

@@ -322,6 +322,8 @@ def _door_entry(
     it asks the turn for each call and tells it what crossed."""
     command, *first = door_command()
     args = [*first, "mcp-serve", "--sees" if sees else "--blind", "--agent", agent.id]
+    if agent.is_local:
+        args.append("--local")
     if door.allowed and line is None:
         args.append("--allow-tools")
     if door.conversation_id:

@@ -18,9 +18,12 @@ from PIL import Image
 
 from app.store import Store
 from app.turn.acp.engine import AcpEngine
-from app.turn.events import TextAdded, TurnEnded
+from app.turn.events import ItemAdded, TextAdded, TurnEnded
+from app.turn.tool_step import AllowAll, ToolStep
 from routing.models import ProviderConfig
-from tests.servers.openai_chat import ChatModel, FakeOpenAI
+from routing.transcript import Notice
+from tests.conftest import SightlineHome
+from tests.servers.openai_chat import ChatModel, FakeOpenAI, Reply
 from vision.pictures import open_picture
 
 OPENCODE = os.environ.get("SIGHTLINE_OPENCODE") or shutil.which("opencode") or ""
@@ -36,7 +39,9 @@ pytestmark = [
 
 
 def opencode_in(folder: Path, server: FakeOpenAI) -> ProviderConfig:
-    """OpenCode configured for the loopback server, in `folder`, with a HOME of its own."""
+    """OpenCode configured for the loopback server, in `folder`, with a HOME of its own.
+    Its small model (which names the session) is one the server doesn't have: that request
+    fails at once, so it never takes an answer the test scripted for the turn."""
     (folder / "home").mkdir()
     config = {
         "$schema": "https://opencode.ai/config.json",
@@ -44,10 +49,14 @@ def opencode_in(folder: Path, server: FakeOpenAI) -> ProviderConfig:
             "local": {
                 "npm": "@ai-sdk/openai-compatible",
                 "options": {"baseURL": server.url, "apiKey": "x"},
-                "models": {"m": {"attachment": True, "modalities": {"input": ["text", "image"]}}},
+                "models": {
+                    "m": {"attachment": True, "modalities": {"input": ["text", "image"]}},
+                    "titles": {},
+                },
             }
         },
         "model": "local/m",
+        "small_model": "local/titles",
     }
     (folder / "opencode.json").write_text(json.dumps(config), encoding="utf-8")
     return ProviderConfig(
@@ -93,3 +102,38 @@ async def test_opencode_answers_and_a_picture_reaches_its_model_as_an_image(
         assert sent, "OpenCode never asked the loopback model"
         parts = json.dumps(sent[-1][2])
         assert "image_url" in parts and "data:image/png;base64," in parts
+
+
+async def test_opencode_calls_the_door_and_its_picture_reaches_the_loopback_model(
+    home: SightlineHome, store: Store, tmp_path: Path
+) -> None:
+    path = tmp_path / "red.png"
+    Image.new("RGB", (16, 16), "red").save(path)
+    with FakeOpenAI([ChatModel("m", sees=True)], pictures="read") as server:
+        # The model asks for the door's read_file (OpenCode names an MCP tool server_tool),
+        # then answers from what came back.
+        call = {"id": "c1", "name": "sightline_read_file", "arguments": {"path": str(path)}}
+        server.enqueue(Reply(tool_calls=[call]))
+        agent = opencode_in(tmp_path, server)
+        engine = AcpEngine(
+            store, [agent], cwd=tmp_path, idle_timeout=120, tool_step=ToolStep(AllowAll())
+        )
+        try:
+            chat = store.conversations.create()
+            events = [e async for e in engine.run(chat, "read red.png", requested_model="opencode")]
+        finally:
+            await engine.aclose()
+        last = events[-1]
+        assert isinstance(last, TurnEnded) and last.error is None, last
+        sent = [r[2] for r in server.requests if r[0] == "POST" and "chat" in r[1]]
+        assert len(sent) >= 2, "OpenCode never gave the model the door's result"
+        after = json.dumps(sent[-1])
+        assert "data:image/png;base64," in after  # the door's picture reached the model
+        assert "red" in "".join(e.text for e in events if isinstance(e, TextAdded))
+        # It crossed to an agent whose model runs on this computer: told, as local.
+        crossed = [
+            e.item.item.crossed
+            for e in events
+            if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice) and e.item.item.crossed
+        ]
+        assert crossed and all(c.local for c in crossed)
