@@ -1,0 +1,202 @@
+"""Codex's own requests mid-turn, answered through the turn's tool step.
+
+Its approval requests (a command, a file change, and the older `execCommandApproval` /
+`applyPatchApproval`) go to the same approver as a model's tool call, as a `ToolCall`
+named `codex.command` or `codex.file_change`, so the window shows its approval card,
+headless `ask` answers as `--allow-tools` says, and "allow in this chat" holds for the
+rest of the chat; the answer goes back as Codex's decision (`accept`, `acceptForSession`,
+`decline`) and a refusal is told in the chat with `denied_hint`. A dynamic tool's call
+(`item/tool/call`: Sightline's `read_file` or `screenshot`) is asked the same way, then
+run, stored as a call and a tool message, and answered with its words and pictures (data
+URLs); a picture it sends to a model off this computer is disclosed with a `Crossed` fact.
+What Sightline can't answer yet (extra permissions, questions for the person, an MCP
+server's form) is declined, and the chat says so.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from app.store import Store
+from app.tools.base import Tool, error_result
+from app.turn.codex.record import COMMAND, FILE_CHANGE, CodexRecord
+from app.turn.events import ItemAdded, TurnEvent
+from app.turn.tool_step import DENIED, Approval, ToolStep
+from routing.transcript import (
+    Crossed,
+    Notice,
+    NoticeKind,
+    PicturePart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+)
+from routing.wires.payload import bounded_arguments
+from vision.pictures import Picture, PictureError, clamp
+
+log = logging.getLogger(__name__)
+
+_NEW = {Approval.ONCE: "accept", Approval.STEP: "accept", Approval.CONVERSATION: "acceptForSession"}
+_OLD = {
+    Approval.ONCE: "approved",
+    Approval.STEP: "approved",
+    Approval.CONVERSATION: "approved_for_session",
+}
+APPROVALS = {
+    "item/commandExecution/requestApproval": (COMMAND, _NEW, "decline"),
+    "item/fileChange/requestApproval": (FILE_CHANGE, _NEW, "decline"),
+    "execCommandApproval": (COMMAND, _OLD, "denied"),
+    "applyPatchApproval": (FILE_CHANGE, _OLD, "denied"),
+}
+# What the engine can't ask the person yet, and the answer that declines each.
+DECLINED: dict[str, tuple[str, dict[str, Any]]] = {
+    "item/permissions/requestApproval": ("more permissions", {"permissions": {}}),
+    "item/tool/requestUserInput": ("to ask you a question", {"answers": {}}),
+    "mcpServer/elicitation/request": ("for a form of an MCP server", {"action": "decline"}),
+}
+
+
+def data_url(picture: Picture) -> str:
+    """A picture as a `data:` URL, the way Codex takes an image."""
+    return f"data:{picture.mime};base64,{base64.b64encode(picture.data).decode('ascii')}"
+
+
+class CodexAsking:
+    """Answers one chat's Codex requests; returns the result to send and the events."""
+
+    def __init__(self, store: Store, tool_step: ToolStep, denied_hint: str) -> None:
+        self.store = store
+        self.tool_step = tool_step
+        self.denied_hint = denied_hint
+
+    async def answer(
+        self,
+        record: CodexRecord,
+        method: str,
+        params: Mapping[str, Any],
+        tools: Mapping[str, Tool],
+        local: bool,
+        events: list[TurnEvent],
+    ) -> dict[str, Any]:
+        """The result for Codex's request `method`, storing what it makes into `events`."""
+        chat = record.conversation_id
+        if method in APPROVALS:
+            name, decisions, refusal = APPROVALS[method]
+            call = ToolCall(
+                str(params.get("itemId") or params.get("callId") or ""),
+                name,
+                bounded_arguments(_asked(params)),
+            )
+            answer = await self.tool_step.decide(chat, call)
+            if answer == Approval.DENY:
+                what = "run a command" if name == COMMAND else "change files"
+                self._notice(
+                    chat,
+                    f"Codex asked to {what}, which was not allowed." + self.denied_hint,
+                    events,
+                )
+                return {"decision": refusal}
+            return {"decision": decisions[answer]}
+        if method == "item/tool/call":
+            return await self._tool(record, params, tools, local, events)
+        what, declined = DECLINED.get(method, ("something Sightline doesn't know", {}))
+        log.info("Codex asked %s (%s); declined", what, method)
+        self._notice(
+            chat,
+            f"Codex asked {what}, which Sightline can't answer yet, so it was declined.",
+            events,
+        )
+        return declined
+
+    async def _tool(
+        self,
+        record: CodexRecord,
+        params: Mapping[str, Any],
+        tools: Mapping[str, Tool],
+        local: bool,
+        events: list[TurnEvent],
+    ) -> dict[str, Any]:
+        name, call_id = str(params.get("tool") or ""), str(params.get("callId") or "")
+        arguments = params.get("arguments")
+        call = ToolCall(
+            call_id, name, bounded_arguments(arguments if isinstance(arguments, dict) else {})
+        )
+        record.call(call_id, name, dict(call.arguments), events)
+        tool = tools.get(name)
+        if tool is None:
+            result = error_result(call, f"There is no tool named {name!r}.")
+        elif await self.tool_step.decide(record.conversation_id, call) == Approval.DENY:
+            self._notice(
+                record.conversation_id,
+                f"Codex asked to use {name}, which was not allowed." + self.denied_hint,
+                events,
+            )
+            result = error_result(call, DENIED)
+        else:
+            try:
+                result = await tool.run(call)
+            except Exception as exc:  # a tool's bug must not end the turn
+                log.exception("tool %s failed", name)
+                result = error_result(call, f"The tool {name} failed: {type(exc).__name__}: {exc}")
+        items, sent = _content(result)
+        record.result(call_id, result.parts, result.is_error, events)
+        if sent and not local:
+            self._disclose(record, name, sent, events)
+        return {"contentItems": items, "success": not result.is_error}
+
+    def _disclose(
+        self, record: CodexRecord, name: str, pictures: list[Picture], events: list[TurnEvent]
+    ) -> None:
+        count = len(pictures)
+        labels = ", ".join(p.label or "a picture" for p in pictures)
+        what = f"{count} picture{'s' if count != 1 else ''} ({labels})"
+        notice = Notice(
+            NoticeKind.DISCLOSURE,
+            f"{what} went to Codex ({record.agent_id}), whose model runs off this computer, "
+            f"through Sightline's {name}.",
+            crossed=Crossed(
+                record.ref,
+                f"codex {record.agent_id}",
+                what,
+                f"Codex called {name}, as you allowed",
+                False,
+            ),
+        )
+        events.append(ItemAdded(self.store.add_notice(record.conversation_id, notice)))
+
+    def _notice(self, chat: str, text: str, events: list[TurnEvent]) -> None:
+        events.append(ItemAdded(self.store.add_notice(chat, Notice(NoticeKind.INFO, text))))
+
+
+def _asked(params: Mapping[str, Any]) -> dict[str, Any]:
+    """What the person is shown about an approval: the command or files, and why."""
+    shown: dict[str, Any] = {}
+    for key in ("command", "cwd", "reason", "grantRoot"):
+        if params.get(key) is not None:
+            value = params[key]
+            shown[key] = " ".join(map(str, value)) if isinstance(value, list) else value
+    if isinstance(params.get("fileChanges"), dict):
+        shown["paths"] = list(params["fileChanges"])
+    return shown
+
+
+def _content(result: ToolResult) -> tuple[list[dict[str, Any]], list[Picture]]:
+    """A result as Codex's content items (words first, then pictures), and the pictures."""
+    items: list[dict[str, Any]] = []
+    pictures: list[Picture] = []
+    text = result.text
+    for picture in result.pictures:
+        try:
+            pictures.append(clamp(picture))
+        except PictureError as exc:
+            text = f"{text}\n{exc}".strip()
+    if text or not pictures:
+        items.append({"type": "inputText", "text": text or "(no output)"})
+    items.extend({"type": "inputImage", "imageUrl": data_url(p)} for p in pictures)
+    return items, pictures
+
+
+__all__ = ["CodexAsking", "PicturePart", "TextPart", "data_url"]

@@ -1,0 +1,499 @@
+"""`CodexEngine`: Codex's app server answers the turn, and every event is stored as it comes.
+
+Not yet wired into config, `ask` or the window. A chat names it `CODEX_ID[:MODEL]`,
+where CODEX_ID is a `ProviderConfig` of kind "codex" (its `command`, `args`, `env` and
+`local` are used; `app-server` is added to the args unless they hold it). Which of
+Codex's model providers it uses (a local one from its config.toml, say) comes from the
+constructor's `model_providers` (provider id → model provider name) until
+`ProviderConfig` has a field for it; with none, Codex's own sign-in is needed, so
+`account/read` is asked first and a missing sign-in is said plainly.
+
+The person's message is stored first. The chat's Codex is started on first use and
+kept; one that crashed, hung or sent what can't be read is dropped, and the next turn
+starts it again. The thread id is kept with each answer (`CarriedPart` shape "codex"),
+so a new process resumes the thread (`thread/resume`), and a failed resume starts a new
+one with a notice. Threads start with `approvalPolicy: "untrusted"` (every command is
+asked about) in the `read-only` sandbox, Sightline's tools as dynamic tools. Pictures go
+as `image` inputs (clamped, data URLs) and their crossing off this computer is disclosed.
+Stop sends `turn/interrupt` and keeps the answer as stopped.
+
+Left out for now: describing pictures for a blind local model (they are sent as they
+are), PDFs beyond Sightline's reading of their words, `model/list` for the picker, and
+`turn/diff/updated` (each file change's own diff is its result).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from contextlib import aclosing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.store import Store, StoredItem, StoreError
+from app.tools.base import Tool
+from app.turn.acp.errors import AgentNeedsSignIn, AgentNotInstalled, AgentProblem, AgentStopped
+from app.turn.codex.asking import CodexAsking, data_url
+from app.turn.codex.process import CodexProcess, CodexRefused
+from app.turn.codex.record import THREAD, CodexRecord
+from app.turn.events import ItemAdded, NotSaved, TurnEnded, TurnEvent, UsageAdded
+from app.turn.tool_step import DenyAll, ToolStep
+from routing.chat_settings import ChatSettings
+from routing.documents import flatten_pages, pdfs_for_model
+from routing.models import ProviderConfig
+from routing.transcript import Crossed, Message, MessageStatus, Notice, NoticeKind, user_message
+from vision.pdf import PdfFile
+from vision.pictures import Picture, PictureError, clamp
+
+__all__ = ["KIND", "CodexEngine"]
+
+log = logging.getLogger(__name__)
+
+KIND = "codex"  # ProviderConfig.kind of a Codex app server
+IDLE_SECONDS = 300.0  # Codex silent this long mid-turn (not waiting for the person) hung
+START_SECONDS = 30.0  # for each handshake request
+CANCEL_SECONDS = 5.0  # after turn/interrupt, for the turn to end
+SIGN_IN = (
+    "Codex is not signed in: run `codex login` in a terminal (or set its API key there), "
+    "or give it a local model provider, then send your message again."
+)
+
+
+@dataclass
+class CodexSession:
+    """One chat's running Codex: its process and thread."""
+
+    provider: ProviderConfig
+    process: CodexProcess
+    thread_id: str = ""
+    remembered: bool = True  # False: a new thread where earlier turns were
+
+
+class CodexEngine:
+    """Runs turns of any conversation with the Codex app servers of the config."""
+
+    def __init__(
+        self,
+        store: Store,
+        providers: Sequence[ProviderConfig],
+        tool_step: ToolStep | None = None,
+        *,
+        cwd: Path | None = None,
+        idle_timeout: float = IDLE_SECONDS,
+        denied_hint: str = "",
+        tools: Sequence[Tool] | None = None,
+        model_providers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.store = store
+        self.providers = [p for p in providers if p.kind == KIND]
+        self.tool_step = tool_step or ToolStep(DenyAll())
+        self.cwd = cwd or Path.cwd()
+        self.idle_timeout = idle_timeout
+        self.tools = None if tools is None else list(tools)  # None: each turn's tools
+        self.model_providers = dict(model_providers or {})  # provider id -> Codex's name
+        self._asking = CodexAsking(store, self.tool_step, denied_hint)
+        self._sessions: dict[str, CodexSession] = {}
+
+    async def aclose(self) -> None:
+        """End every Codex this engine started."""
+        sessions, self._sessions = list(self._sessions.values()), {}
+        for session in sessions:
+            await session.process.close()
+
+    async def run(
+        self,
+        conversation_id: str,
+        text: str,
+        pictures: tuple[Picture, ...] = (),
+        requested_model: str = "auto",
+        tools: Sequence[Tool] = (),
+        pdfs: tuple[PdfFile, ...] = (),
+        settings: ChatSettings | None = None,
+    ) -> AsyncGenerator[TurnEvent, None]:
+        """Run one turn with the Codex `requested_model` names, yielding each stored event."""
+        message = user_message(text, pictures, pdfs)
+        offered = list(tools) if self.tools is None else self.tools
+        try:
+            turn = self._turn(conversation_id, message, requested_model, offered)
+            async with aclosing(turn) as events:
+                async for event in events:
+                    yield event
+        except StoreError as exc:
+            log.warning("the turn could not be saved: %s", exc)
+            yield TurnEnded(
+                NotSaved(
+                    f"Sightline could not save this turn: {exc} What was "
+                    "saved before stays; free some disk space, then send it again."
+                )
+            )
+
+    async def _turn(
+        self, chat: str, message: Message, requested: str, tools: list[Tool]
+    ) -> AsyncGenerator[TurnEvent, None]:
+        yield ItemAdded(self.store.add_message(chat, message))
+        provider_id, _, model = (requested or "").strip().partition(":")
+        provider = next((p for p in self.providers if p.id == provider_id), None)
+        if provider is None:
+            problem = AgentProblem(f"There is no Codex {requested!r} in the config.")
+            yield ItemAdded(self._error(chat, problem))
+            yield TurnEnded(problem)
+            return
+        ref = provider.id + (f":{model}" if model else "")
+        self.store.conversations.set_model(chat, ref)
+        try:
+            session = await self._session(chat, provider, model, tools)
+        except AgentProblem as problem:
+            yield ItemAdded(self._error(chat, problem))
+            yield TurnEnded(problem, ref)
+            return
+        if not session.remembered:
+            session.remembered = True
+            notice = Notice(
+                NoticeKind.INFO,
+                f"Codex ({provider.id}) started a new thread: "
+                "Codex doesn't remember the earlier turns of this chat.",
+            )
+            yield ItemAdded(self.store.add_notice(chat, notice))
+        record = CodexRecord(self.store, chat, ref, session.thread_id)
+        async for event in self._run_turn(
+            session, record, message, {t.spec.name: t for t in tools}
+        ):
+            yield event
+
+    # -- starting -------------------------------------------------------------------
+
+    async def _session(
+        self, chat: str, provider: ProviderConfig, model: str, tools: list[Tool]
+    ) -> CodexSession:
+        session = self._sessions.get(chat)
+        if session is not None and session.process.running and session.provider == provider:
+            return session
+        if session is not None:
+            self._sessions.pop(chat, None)
+            await session.process.close()
+        process = CodexProcess(f"codex {provider.id}")
+        args = provider.args if "app-server" in provider.args else (*provider.args, "app-server")
+        try:
+            await process.start(
+                provider.command or "codex", args, {**os.environ, **dict(provider.env)}, self.cwd
+            )
+            session = CodexSession(provider, process)
+            await self._handshake(session, chat, model, tools)
+        except (FileNotFoundError, PermissionError) as exc:
+            await process.close()
+            raise AgentNotInstalled(
+                f"Codex ({provider.id}) could not be started: {exc}. Install it "
+                "(`npm install -g @openai/codex`) or set its command to the program's full path."
+            ) from None
+        except AgentProblem:
+            await process.close()
+            raise
+        except (CodexRefused, ConnectionError, TimeoutError) as exc:
+            await process.settle()
+            status = process.exit_status()
+            await process.close()
+            how = f" (exit status {status})" if status is not None else ""
+            raise AgentStopped(
+                f"Codex ({provider.id}) could not start a thread{how}: {exc}. "
+                "Your next message tries again."
+            ) from None
+        self._sessions[chat] = session
+        return session
+
+    async def _handshake(
+        self, session: CodexSession, chat: str, model: str, tools: list[Tool]
+    ) -> None:
+        process, provider = session.process, session.provider
+        info = {"name": "sightline", "title": "Sightline", "version": "0"}
+        await process.request(
+            "initialize",
+            {"clientInfo": info, "capabilities": {"experimentalApi": True}},
+            START_SECONDS,
+        )
+        await process.notify("initialized")
+        model_provider = self.model_providers.get(provider.id, "")
+        if not model_provider:
+            account = await process.request("account/read", {}, START_SECONDS) or {}
+            if account.get("requiresOpenaiAuth") and account.get("account") is None:
+                raise AgentNeedsSignIn(SIGN_IN)
+        earlier = self._earlier_thread(chat, provider)
+        if earlier.strip():
+            try:
+                resumed = await process.request(
+                    "thread/resume", {"threadId": earlier}, START_SECONDS
+                )
+                session.thread_id = str(resumed["thread"]["id"])
+                return
+            except CodexRefused as exc:
+                log.info("Codex could not resume thread %s: %s", earlier, exc)
+        session.remembered = not earlier
+        params: dict[str, Any] = {
+            "cwd": str(self.cwd),
+            "approvalPolicy": "untrusted",
+            "sandbox": "read-only",
+        }
+        if model:
+            params["model"] = model
+        if model_provider:
+            params["modelProvider"] = model_provider
+        if tools:
+            params["dynamicTools"] = [
+                {
+                    "type": "function",
+                    "name": t.spec.name,
+                    "description": t.spec.description,
+                    "inputSchema": dict(t.spec.parameters),
+                }
+                for t in tools
+            ]
+        started = await process.request("thread/start", params, START_SECONDS)
+        session.thread_id = str(started["thread"]["id"])
+
+    def _earlier_thread(self, chat: str, provider: ProviderConfig) -> str:
+        """The thread this Codex had in this chat (kept with its answers); " " when the chat
+        has earlier turns but no thread of its own, "" for a new chat."""
+        messages = self.store.messages(chat)
+        for past in reversed(messages):
+            for part in past.carried(THREAD, provider.id):
+                found = part.data.get("thread")
+                if isinstance(found, str) and found:
+                    return found
+        return " " if len(messages) > 1 else ""
+
+    # -- a turn ---------------------------------------------------------------------
+
+    def _inputs(
+        self, record: CodexRecord, session: CodexSession, message: Message
+    ) -> tuple[list[dict[str, Any]], list[TurnEvent]]:
+        prepared = flatten_pages(pdfs_for_model((message,), reads_pdfs=False).messages)[0]
+        text = prepared.text
+        inputs: list[dict[str, Any]] = []
+        sent: list[Picture] = []
+        for picture in prepared.pictures:
+            try:
+                sent.append(clamp(picture))
+            except PictureError as exc:
+                text = f"{text}\n{exc}".strip()
+        inputs.append({"type": "text", "text": text, "text_elements": []})
+        inputs.extend({"type": "image", "url": data_url(p)} for p in sent)
+        events: list[TurnEvent] = []
+        if sent and not session.provider.local:
+            labels = ", ".join(p.label or "a picture" for p in sent)
+            what = f"{len(sent)} picture{'s' if len(sent) != 1 else ''} ({labels})"
+            notice = Notice(
+                NoticeKind.INFO,
+                f"{what} went to Codex ({session.provider.id}), whose model runs off this "
+                "computer.",
+                crossed=Crossed(
+                    record.ref, f"codex {session.provider.id}", what, "you sent them", False
+                ),
+            )
+            events.append(ItemAdded(self.store.add_notice(record.conversation_id, notice)))
+        return inputs, events
+
+    async def _run_turn(
+        self, session: CodexSession, record: CodexRecord, message: Message, tools: dict[str, Tool]
+    ) -> AsyncGenerator[TurnEvent, None]:
+        inputs, events = self._inputs(record, session, message)
+        for event in events:
+            yield event
+        process, turn_id = session.process, ""
+        try:
+            started = await process.request(
+                "turn/start", {"threadId": session.thread_id, "input": inputs}, START_SECONDS
+            )
+            turn_id = str(started["turn"]["id"])
+            while True:
+                incoming = await self._next(session)
+                events = []
+                done = await self._take(session, record, incoming, tools, events)
+                for event in events:
+                    yield event
+                if done:
+                    return
+        except (asyncio.CancelledError, GeneratorExit):
+            await self._interrupt(session, record, turn_id)
+            raise
+        except AgentStopped as hung:
+            await self._drop(record.conversation_id)
+            for event in self._failed(record, hung):
+                yield event
+        except (CodexRefused, ConnectionError, TimeoutError, KeyError, TypeError) as exc:
+            problem = await self._why(session, exc)
+            if isinstance(problem, AgentStopped):
+                await self._drop(record.conversation_id)
+            for event in self._failed(record, problem):
+                yield event
+
+    async def _next(self, session: CodexSession) -> dict[str, Any]:
+        """Codex's next message; AgentStopped when it ended or was silent too long."""
+        process = session.process
+        left = self.idle_timeout - process.quiet_for()
+        try:
+            incoming = await asyncio.wait_for(process.inbox.get(), max(left, 0.01))
+        except TimeoutError:
+            raise AgentStopped(
+                f"Codex ({session.provider.id}) sent nothing for {self.idle_timeout:g} s, so it "
+                "was stopped; what it said is kept. Your next message starts it again."
+            ) from None
+        if incoming is None:
+            raise ConnectionError("Codex's output ended")
+        return incoming
+
+    async def _take(
+        self,
+        session: CodexSession,
+        record: CodexRecord,
+        incoming: dict[str, Any],
+        tools: dict[str, Tool],
+        events: list[TurnEvent],
+    ) -> bool:
+        """One message of Codex's, stored; True once the turn is over."""
+        method = str(incoming["method"])
+        params = incoming.get("params") if isinstance(incoming.get("params"), dict) else {}
+        assert isinstance(params, dict)
+        if "id" in incoming:  # Codex asks
+            try:
+                result = await self._asking.answer(
+                    record, method, params, tools, bool(session.provider.local), events
+                )
+            finally:
+                session.process.last_heard = asyncio.get_running_loop().time()  # the person's time
+            await session.process.respond(incoming["id"], result)
+            return False
+        if params.get("threadId") not in (None, session.thread_id):
+            return False
+        if method == "item/agentMessage/delta":
+            record.words(str(params.get("delta") or ""), events)
+        elif method in ("item/reasoning/summaryTextDelta", "item/reasoning/textDelta"):
+            record.thought(str(params.get("delta") or ""), events)
+        elif method in ("item/started", "item/completed") and isinstance(params.get("item"), dict):
+            record.item(params["item"], method == "item/completed", events)
+        elif method == "item/commandExecution/outputDelta":
+            record.command_output(str(params.get("itemId") or ""), str(params.get("delta") or ""))
+        elif method == "thread/tokenUsage/updated" and isinstance(params.get("tokenUsage"), dict):
+            record.token_usage(params["tokenUsage"])
+        elif method == "error" and not params.get("willRetry"):
+            error = params.get("error") if isinstance(params.get("error"), dict) else {}
+            assert isinstance(error, dict)
+            words = str(error.get("message") or "an error")[:2000]
+            notice = Notice(
+                NoticeKind.ERROR,
+                f"Codex: {words}",
+                details=str(error.get("additionalDetails") or "")[:2000],
+            )
+            events.append(ItemAdded(self.store.add_notice(record.conversation_id, notice)))
+        elif method == "turn/completed":
+            turn = params.get("turn") if isinstance(params.get("turn"), dict) else {}
+            assert isinstance(turn, dict)
+            self._ended(record, turn, events)
+            return True
+        return False
+
+    def _ended(self, record: CodexRecord, turn: dict[str, Any], events: list[TurnEvent]) -> None:
+        status = turn.get("status")
+        if record.usage is not None:
+            events.append(UsageAdded(record.usage))
+        if status == "failed":
+            error = turn.get("error") if isinstance(turn.get("error"), dict) else {}
+            assert isinstance(error, dict)
+            problem = AgentProblem(f"Codex could not answer: {error.get('message') or 'it failed'}")
+            record.end_answer(events, MessageStatus.FAILED, record.stats(record.usage))
+            record.stop_calls(events)
+            if not any(
+                isinstance(e, ItemAdded)
+                and isinstance(e.item.item, Notice)
+                and e.item.item.kind == NoticeKind.ERROR
+                for e in events
+            ):
+                events.append(ItemAdded(self._error(record.conversation_id, problem)))
+            events.append(TurnEnded(problem, record.ref))
+            return
+        done = MessageStatus.STOPPED if status == "interrupted" else MessageStatus.COMPLETE
+        record.begin(events)
+        record.stop_calls(events)
+        if record.answer is None:  # a tool result ended it: the thread is kept on an empty one
+            record.begin(events)
+        record.end_answer(events, done, record.stats(record.usage))
+        events.append(TurnEnded(None, record.ref))
+
+    def _failed(self, record: CodexRecord, problem: AgentProblem) -> list[TurnEvent]:
+        events: list[TurnEvent] = []
+        record.end_answer(events, MessageStatus.FAILED)
+        record.stop_calls(events)
+        events.append(ItemAdded(self._error(record.conversation_id, problem)))
+        events.append(TurnEnded(problem, record.ref))
+        return events
+
+    async def _interrupt(self, session: CodexSession, record: CodexRecord, turn_id: str) -> None:
+        """Stop: `turn/interrupt`, then what came until the turn ended; the answer kept."""
+        process = session.process
+        try:
+            if turn_id and process.running:
+                await process.request(
+                    "turn/interrupt", {"threadId": session.thread_id, "turnId": turn_id}, 1.0
+                )
+                async with asyncio.timeout(CANCEL_SECONDS):
+                    while (incoming := await process.inbox.get()) is not None:
+                        if "id" in incoming:
+                            await process.respond(incoming["id"], _cancelled(incoming))
+                        elif incoming.get("method") == "turn/completed":
+                            break
+                        elif incoming.get("method") == "item/agentMessage/delta":
+                            record.words(str((incoming.get("params") or {}).get("delta") or ""), [])
+        except (Exception, asyncio.CancelledError) as exc:
+            log.info("Codex did not end its turn on interrupt: %r", exc)
+            await self._drop(record.conversation_id)
+        with contextlib.suppress(StoreError):
+            record.end_answer([], MessageStatus.STOPPED)
+            record.stop_calls([])
+
+    async def _drop(self, chat: str) -> None:
+        """End the chat's Codex: the next turn starts it again."""
+        session = self._sessions.pop(chat, None)
+        if session is not None:
+            await session.process.close()
+
+    async def _why(self, session: CodexSession, exc: BaseException) -> AgentProblem:
+        process, name = session.process, session.provider.id
+        log.info("Codex %s failed its turn: %r", name, exc)
+        if process.malformed:
+            return AgentStopped(
+                f"Codex ({name}) sent {process.malformed}, which Sightline can't "
+                "read, so its turn ended; what it said is kept. Your next "
+                "message starts it again."
+            )
+        if isinstance(exc, CodexRefused):
+            return AgentProblem(f"Codex ({name}) refused the turn: {exc.message}")
+        await process.settle()
+        status = process.exit_status()
+        how = f" (exit status {status})" if status is not None else ""
+        return AgentStopped(
+            f"Codex ({name}) stopped mid-turn{how}; what it said is kept. "
+            "Your next message starts it again.",
+            f"{type(exc).__name__}: {exc}",
+        )
+
+    def _error(self, chat: str, problem: AgentProblem) -> StoredItem:
+        notice = Notice(NoticeKind.ERROR, problem.message, details=problem.detail)
+        return self.store.add_notice(chat, notice)
+
+
+def _cancelled(request: dict[str, Any]) -> dict[str, Any]:
+    """The answer to a request of Codex's that came while stopping."""
+    method = request.get("method")
+    if method in ("execCommandApproval", "applyPatchApproval"):
+        return {"decision": "abort"}
+    if method == "item/tool/call":
+        return {"contentItems": [{"type": "inputText", "text": "Stopped."}], "success": False}
+    if method == "item/permissions/requestApproval":
+        return {"permissions": {}}
+    if method == "item/tool/requestUserInput":
+        return {"answers": {}}
+    if method == "mcpServer/elicitation/request":
+        return {"action": "cancel"}
+    return {"decision": "cancel"}

@@ -1,0 +1,294 @@
+"""A Codex turn through the real path: the fake app server as a process (app/turn/codex/)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from app.store import Store
+from app.tools.read_file import ReadFile
+from app.turn.acp.errors import AgentNeedsSignIn, AgentStopped
+from app.turn.codex.engine import CodexEngine
+from app.turn.events import ItemAdded, TextAdded, ThoughtAdded, TurnEnded, TurnEvent
+from app.turn.tool_step import AllowAll, Approval, ToolStep
+from routing.models import ProviderConfig
+from routing.transcript import MessageStatus, Notice, NoticeKind, ToolCall
+from vision.pictures import open_picture
+
+ROOT = str(Path(__file__).resolve().parents[4])
+
+
+def fake(tmp_path: Path, *behaviours: str, local: bool = False) -> ProviderConfig:
+    env = (
+        ("FAKE_CODEX", ",".join(behaviours)),
+        ("FAKE_CODEX_STATE", str(tmp_path / "state.json")),
+        ("PYTHONPATH", ROOT),
+    )
+    return ProviderConfig(
+        "codex",
+        "codex",
+        "",
+        local=local,
+        command=sys.executable,
+        args=("-m", "tests.servers.codex_app_server"),
+        env=env,
+    )
+
+
+@pytest.fixture
+async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[Any]:
+    made: list[CodexEngine] = []
+
+    def make(provider: ProviderConfig, **kwargs: Any) -> CodexEngine:
+        engine = CodexEngine(store, [provider], cwd=tmp_path, **kwargs)
+        made.append(engine)
+        return engine
+
+    yield make
+    for engine in made:
+        await engine.aclose()
+
+
+async def collect(events: AsyncIterator[TurnEvent]) -> list[TurnEvent]:
+    return [event async for event in events]
+
+
+def ended(events: list[TurnEvent]) -> TurnEnded:
+    last = events[-1]
+    assert isinstance(last, TurnEnded)
+    return last
+
+
+def notices(events: list[TurnEvent]) -> list[Notice]:
+    return [
+        e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)
+    ]
+
+
+class Recording:
+    def __init__(self, answer: Approval) -> None:
+        self.answer = answer
+        self.asked: list[ToolCall] = []
+
+    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
+        self.asked.append(call)
+        return self.answer
+
+
+async def test_a_streamed_answer_with_reasoning_is_stored(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    engine = engine_for(fake(tmp_path, "reason"))
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "hello", requested_model="codex"))
+    assert ended(events).error is None
+    text = "".join(e.text for e in events if isinstance(e, TextAdded))
+    assert text == "You said: hello (0 images)"
+    assert [e.text for e in events if isinstance(e, ThoughtAdded)] == ["Thinking it over"]
+    user, answer = store.messages(chat)
+    assert (user.text, answer.text, answer.status) == ("hello", text, MessageStatus.COMPLETE)
+    assert answer.carried("codex_thought", "codex")[0].data["text"] == "Thinking it over"
+    assert answer.carried("codex", "codex")[0].data["thread"]
+
+
+async def test_a_picture_reaches_it_and_its_crossing_is_disclosed(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    path = tmp_path / "red.png"
+    Image.new("RGB", (8, 8), "red").save(path)
+    engine = engine_for(fake(tmp_path))
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "what?", (open_picture(path),), "codex"))
+    assert ended(events).error is None
+    _user, answer = store.messages(chat)
+    assert answer.text == "You said: what? (1 images: data:image/png;base64)"
+    [crossing] = notices(events)
+    assert crossing.crossed is not None and "red.png" in crossing.text
+
+
+@pytest.mark.parametrize(
+    ("answer", "decision"),
+    [
+        (Approval.ONCE, "accept"),
+        (Approval.CONVERSATION, "acceptForSession"),
+        (Approval.DENY, "decline"),
+    ],
+)
+async def test_command_and_file_approvals_go_to_the_approver(
+    store: Store, tmp_path: Path, engine_for: Any, answer: Approval, decision: str
+) -> None:
+    approver = Recording(answer)
+    engine = engine_for(
+        fake(tmp_path, "command", "file"), tool_step=ToolStep(approver), denied_hint=" (hint)"
+    )
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "go", requested_model="codex"))
+    assert ended(events).error is None
+    names = [c.name for c in approver.asked]
+    # "allow in this chat" holds for the rest of the chat: the second kind is asked still
+    assert names == ["codex.command", "codex.file_change"]
+    assert "touch made.txt" in approver.asked[0].arguments["command"]
+    messages = store.messages(chat)
+    assert f"Approval: {decision}." in messages[-1].text
+    assert f"File approval: {decision}." in messages[-1].text
+    results = [r for m in messages for r in m.tool_results]
+    assert [r.name for r in results] == ["codex.command", "codex.file_change"]
+    if answer == Approval.DENY:
+        assert all(r.is_error for r in results)
+        refused = [n.text for n in notices(events) if "not allowed" in n.text]
+        assert refused == [
+            "Codex asked to run a command, which was not allowed. (hint)",
+            "Codex asked to change files, which was not allowed. (hint)",
+        ]
+    else:
+        assert "made" in results[0].text and "hi there" in results[1].text
+
+
+async def test_a_dynamic_tool_returns_a_picture(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    path = tmp_path / "blue.png"
+    Image.new("RGB", (6, 4), "blue").save(path)
+    size = path.stat().st_size
+
+    class PathReadFile(ReadFile):
+        async def run(self, call: ToolCall) -> Any:
+            return await super().run(ToolCall(call.id, call.name, {"path": str(path)}))
+
+    engine = engine_for(
+        fake(tmp_path, "tool"), tool_step=ToolStep(AllowAll()), tools=[PathReadFile(tmp_path)]
+    )
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "look", requested_model="codex"))
+    assert ended(events).error is None
+    messages = store.messages(chat)
+    [call] = [c for m in messages for c in m.tool_calls]
+    assert call.name == "read_file"
+    [result] = [r for m in messages for r in m.tool_results]
+    assert len(result.pictures) == 1
+    assert f"Tool gave 1 text, 1 images ({size} bytes)." in messages[-1].text
+    assert any(n.kind == NoticeKind.DISCLOSURE and n.crossed for n in notices(events))
+
+
+async def test_usage_becomes_the_answer_stats(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    engine = engine_for(fake(tmp_path, "usage"))
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "count", requested_model="codex"))
+    assert ended(events).error is None
+    _user, answer = store.messages(chat)
+    kept = answer.stats
+    assert kept is not None
+    assert (kept.input_tokens, kept.output_tokens) == (21, 9)
+    assert (kept.context_used, kept.context_size) == (30, 258400)
+
+
+async def test_a_crash_is_an_error_and_the_next_turn_starts_it_again(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    engine = engine_for(fake(tmp_path, "crash"))
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "one", requested_model="codex"))
+    assert isinstance(ended(events).error, AgentStopped)
+    assert "exit status 1" in notices(events)[-1].text
+    _user, answer = store.messages(chat)
+    assert answer.status == MessageStatus.FAILED and answer.text == "You said"
+    engine.providers = [fake(tmp_path)]
+    again = await collect(engine.run(chat, "two", requested_model="codex"))
+    assert ended(again).error is None
+    assert store.messages(chat)[-1].text == "You said: two (0 images)"
+
+
+async def test_a_malformed_line_ends_the_turn_cleanly(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    engine = engine_for(fake(tmp_path, "malformed"))
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "one", requested_model="codex"))
+    assert isinstance(ended(events).error, AgentStopped)
+    assert "not JSON" in notices(events)[-1].text
+
+
+async def test_stop_interrupts_the_turn_and_keeps_the_answer(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    engine = engine_for(fake(tmp_path, "hang"))
+    chat = store.conversations.create()
+    seen = asyncio.Event()
+
+    async def turn() -> None:
+        async for event in engine.run(chat, "go", requested_model="codex"):
+            if isinstance(event, TextAdded):
+                seen.set()
+
+    task = asyncio.create_task(turn())
+    await asyncio.wait_for(seen.wait(), 20)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    _user, answer = store.messages(chat)
+    assert (answer.text, answer.status) == ("You said", MessageStatus.STOPPED)
+    # The process was kept: its turn ended on interrupt, so the next turn goes on in it.
+    [session] = engine._sessions.values()
+    assert session.process.running
+
+
+async def test_a_thread_is_resumed_by_another_engine(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    chat = store.conversations.create()
+    first = engine_for(fake(tmp_path))
+    await collect(first.run(chat, "one", requested_model="codex"))
+    await first.aclose()
+    second = engine_for(fake(tmp_path))
+    events = await collect(second.run(chat, "two", requested_model="codex"))
+    assert ended(events).error is None
+    assert not [n for n in notices(events) if "doesn't remember" in n.text]
+    threads = {m.carried("codex", "codex")[0].data["thread"] for m in store.messages(chat)[1::2]}
+    assert len(threads) == 1
+    (tmp_path / "state.json").write_text("[]", encoding="utf-8")  # the rollout is gone
+    third = engine_for(fake(tmp_path))
+    events = await collect(third.run(chat, "three", requested_model="codex"))
+    assert ended(events).error is None
+    assert [n for n in notices(events) if "doesn't remember" in n.text]
+
+
+async def test_signed_out_codex_is_told_plainly(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    engine = engine_for(fake(tmp_path, "signed-out"))
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "hi", requested_model="codex"))
+    assert isinstance(ended(events).error, AgentNeedsSignIn)
+    assert "codex login" in notices(events)[-1].text
+
+
+async def test_real_codex_streams_an_answer_from_the_loopback_server(
+    store: Store, tmp_path: Path
+) -> None:
+    launcher = os.environ.get("SIGHTLINE_CODEX")
+    if not launcher:
+        pytest.skip("SIGHTLINE_CODEX (the real codex launcher) is not set")
+    from tests.servers.codex_config import PROVIDER, CodexResponses, prepare
+
+    with CodexResponses() as server:
+        env = prepare(tmp_path / "home", server.url)
+        provider = ProviderConfig(
+            "codex", "codex", "", local=True, command=launcher, env=tuple(env.items())
+        )
+        engine = CodexEngine(store, [provider], cwd=tmp_path, model_providers={"codex": PROVIDER})
+        try:
+            chat = store.conversations.create()
+            events = await collect(engine.run(chat, "hello", requested_model="codex"))
+        finally:
+            await engine.aclose()
+    assert ended(events).error is None, notices(events)
+    assert "".join(e.text for e in events if isinstance(e, TextAdded))
