@@ -292,3 +292,16 @@ async def test_real_codex_streams_an_answer_from_the_loopback_server(
             await engine.aclose()
     assert ended(events).error is None, notices(events)
     assert "".join(e.text for e in events if isinstance(e, TextAdded))
+
+
+async def test_a_hung_codex_is_stopped_after_the_idle_timeout(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    engine = engine_for(fake(tmp_path, "hang"), idle_timeout=0.5)
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "one", requested_model="codex"))
+    assert isinstance(ended(events).error, AgentStopped)
+    assert "sent nothing for 0.5 s" in notices(events)[-1].text
+    _user, answer = store.messages(chat)
+    assert (answer.text, answer.status) == ("You said", MessageStatus.FAILED)
+    assert not engine._sessions  # dropped: the next turn starts it again
