@@ -23,6 +23,7 @@ from app.ui.approvals import ApprovalRequest
 from app.ui.icons import badge_image, icon_of
 from app.ui.painting import blend, code_font
 from app.ui.tool_words import pretty_arguments
+from routing.transcript import ToolCall
 
 # app.turn.tool_step.Approval's values
 ONCE, STEP, CONVERSATION, DENY = "once", "step", "conversation", "deny"
@@ -122,7 +123,7 @@ class ApprovalCard(QFrame):
         name = request.call.name
         others = request.others
         more = f" (and {others} more call{'s' * (others != 1)} with it)" if others else ""
-        self.heading.setText(f"The model wants to run the tool {name}{more}. Allow it?")
+        self.heading.setText(f"{_who_asks(request.call)}{more}. Allow it?")
         self.step_button.setText(f"Allow &all {others + 1}")
         self.step_button.setVisible(bool(others))
         arguments = request.call.arguments
@@ -197,3 +198,15 @@ class ApprovalCard(QFrame):
         """Redraw the edge without the focus colour."""
         super().focusOutEvent(event)
         self.update()
+
+
+def _who_asks(call: ToolCall) -> str:
+    """Who wants what, in words: a model's tool, an agent's own step (`AGENT.KIND`, with
+    its title), or one of Sightline's tools through the door an agent was given."""
+    if call.id.startswith("door-"):
+        return f"The agent wants to use Sightline's {call.name} through its door"
+    agent, dot, kind = call.name.partition(".")
+    title = call.arguments.get("title") if dot else None
+    if isinstance(title, str) and title:
+        return f"The agent {agent} asks to {title} ({kind})"
+    return f"The model wants to run the tool {call.name}"

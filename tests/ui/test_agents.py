@@ -161,6 +161,7 @@ def test_a_permission_request_is_answered_on_the_approval_card(
     qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
     assert card.request is not None
     assert "Read notes.txt" in json.dumps(card.request.call.arguments)
+    assert card.heading.text() == "The agent fake asks to Read notes.txt (read). Allow it?"
     qtbot.mouseClick(card.once_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not card.isVisible(), timeout=5_000)
     wait_idle(qtbot, session)
@@ -377,6 +378,9 @@ def test_the_doors_call_is_answered_on_the_approval_card_and_its_crossing_shows(
     qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=20_000)
     assert card.request is not None and card.request.call.name == "read_file"
     assert card.request.call.arguments == {"path": str(picture)}
+    assert card.heading.text() == (
+        "The agent wants to use Sightline's read_file through its door. Allow it?"
+    )
     qtbot.mouseClick(card.once_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, session)
     assert next(e["door"] for e in read_log(log) if "door" in e) == ["text", "image"]
