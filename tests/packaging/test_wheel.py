@@ -205,3 +205,27 @@ def test_a_chat_made_headless_is_answered_again_and_read_back_from_the_installed
         r["messages"][0] == {"role": "system", "content": "Be brief."}
         for r in fake_ollama.chat_requests()
     )
+
+
+def test_an_agent_reads_a_picture_through_the_installed_door(
+    built: Built, home: SightlineHome, tmp_path: Path
+) -> None:
+    from PIL import Image
+
+    from tests.servers.acp_agent import read_log
+    from tests.servers.acp_config import with_agent
+
+    log = tmp_path / "agent-log"
+    log.mkdir()
+    with_agent(home, log, "sees,door")
+    picture = tmp_path / "red.png"
+    Image.new("RGB", (8, 8), "red").save(picture)
+    done = run(built, home, "ask", "--json", "--allow-tools", "--model", "fake", str(picture))
+    assert done.returncode == 0, done.stderr
+    [entry] = [e["door_entry"] for e in read_log(log) if "door_entry" in e]
+    # The door the agent started is the installed copy's own interpreter, asking over its line.
+    assert Path(entry[0]).parent == built.command.parent
+    assert entry[1:4] == ["-m", "app", "mcp-serve"] and "--ask" in entry
+    assert next(e["door"] for e in read_log(log) if "door" in e) == ["text", "image"]
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [line["pictures"] for line in lines if line["type"] == "tool_result"] == [1]
