@@ -82,7 +82,10 @@ class _BareClient:
             self.tool_updates += 1
 
     async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
-        raise NotImplementedError
+        # The benchmark's agent never asks; a bare client that offers nothing refuses.
+        from acp import RequestError
+
+        raise RequestError.method_not_found("session/request_permission")
 
     def on_connect(self, conn: Any) -> None:
         pass
