@@ -137,8 +137,9 @@ async def serve(config: Config, args: argparse.Namespace) -> int:
 
 
 class _Describing:
-    """A door result's pictures in words for an agent that doesn't take them: who looks as
-    for any blind model (a local agent asks no model off this computer), each crossing told."""
+    """A door result's pictures in words for an agent that doesn't take them (who looks
+    as for any blind model), each crossing told; one budget for the whole run, so an agent
+    calling in a loop can't have pictures described without end."""
 
     def __init__(
         self,
@@ -148,65 +149,21 @@ class _Describing:
         local: bool,
         tell: Callable[[Notice], None],
     ) -> None:
-        from routing.describing.describer import Describer
+        from app.turn.engine_words import EngineWords, blind_engine
         from routing.describing.framing import TurnBudget
-        from routing.models import ModelInfo, SightFrom
 
-        self.catalogue = catalogue
-        self.prefs = prefs
-        self.local = local
+        self.words = EngineWords(catalogue, prefs, budget=TurnBudget())
+        self.model = blind_engine(agent, "", local=local)
         self.tell = tell
-        self.describer = Describer()
-        # One budget for the run: an agent calling in a loop can't have pictures described
-        # without end.
-        self.budget = TurnBudget()
-        self.model = ModelInfo(
-            agent, "default", sees=False, local=local, sight_from=SightFrom.LISTING
-        )
 
     async def __call__(self, result: ToolResult) -> ToolResult:
-        from app.turn.sight import looker_disclosure, nobody_sees_notice
-        from routing.describing.request import in_words
         from routing.transcript import Message, ToolResult
 
-        looker, reason = await self._looker()
-        worded = await in_words(
-            (Message(role="tool", parts=(result,)),),
-            turn_from=0,
-            describer=self.describer,
-            looker=looker,
-            budget=self.budget,
-        )
-        if looker is not None and worded.asked:
-            failed = len(worded.asked) - len(worded.fresh)
-            self.tell(
-                looker_disclosure(
-                    looker, self.model, worded.asked, worded.pages, reason, failed=failed
-                )
-            )
-        elif looker is None:
-            self.tell(nobody_sees_notice(list(result.pictures), self.model, local=self.local))
+        worded = await self.words.words((Message(role="tool", parts=(result,)),), self.model)
+        for notice in worded.notices:
+            self.tell(notice)
         parts = worded.messages[0].parts
         return next((p for p in parts if isinstance(p, ToolResult)), result)
-
-    async def _looker(self) -> tuple[Any, str]:
-        from routing.describing.looker import WireLooker
-        from routing.router import choose_looker
-
-        catalogue = self.catalogue
-        if catalogue is None:
-            return None, ""
-        wanted = [p.id for p in catalogue.providers if p.is_local or not self.local]
-        listed = {s.provider.id for s in catalogue.statuses()}
-        if missing := [i for i in wanted if i not in listed]:
-            await catalogue.refresh(missing)
-        seeing = [m for m in catalogue.models() if m.gets_pictures and m.provider_id in wanted]
-        choice = choose_looker(
-            seeing, self.model, configured=self.prefs.vision_model, local_chat=self.local
-        )
-        if choice is None:
-            return None, ""
-        return WireLooker(catalogue, choice.model), choice.reason
 
 
 async def _tell_line(

@@ -108,20 +108,20 @@ class AcpEngine:
     @property
     def catalogue(self) -> Catalogue | None:
         """Who looks at pictures for an agent that doesn't take them."""
-        return self._prompting.catalogue
+        return self._prompting.words.catalogue
 
     @catalogue.setter
     def catalogue(self, catalogue: Catalogue | None) -> None:
-        self._prompting.catalogue = catalogue
+        self._prompting.words.catalogue = catalogue
 
     @property
     def prefs(self) -> RoutingPrefs:
         """The person's routing preferences (who may look)."""
-        return self._prompting.prefs
+        return self._prompting.words.prefs
 
     @prefs.setter
     def prefs(self, prefs: RoutingPrefs) -> None:
-        self._prompting.prefs = prefs
+        self._prompting.words.prefs = prefs
 
     async def aclose(self) -> None:
         """End every agent this engine started."""

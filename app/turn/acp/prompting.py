@@ -21,16 +21,13 @@ from acp import embedded_text_resource, resource_block
 from app.store import Store
 from app.turn.acp.content import prompt_blocks
 from app.turn.acp.session import AgentSession
+from app.turn.engine import agent_model
+from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, TurnEvent, UsageAdded
-from app.turn.sight import looker_disclosure, nobody_sees_notice
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
-from routing.describing.framing import TurnBudget
-from routing.describing.looker import WireLooker
-from routing.describing.request import in_words
 from routing.documents import flatten_pages, pdf_reading, pdfs_for_model
-from routing.models import ModelInfo, SightFrom
-from routing.router import RoutingPrefs, choose_looker
+from routing.router import RoutingPrefs
 from routing.transcript import (
     Crossed,
     Message,
@@ -41,7 +38,6 @@ from routing.transcript import (
     PdfPart,
     TextPart,
 )
-from routing.wires.base import Usage
 
 
 class AgentPrompt:
@@ -56,10 +52,8 @@ class AgentPrompt:
         turn_budget: int,
     ) -> None:
         self.store = store
-        self.catalogue = catalogue  # who looks at pictures for an agent that doesn't take them
-        self.prefs = prefs
-        self.describer = describer
-        self.turn_budget = turn_budget
+        # Who looks at pictures for an agent that doesn't take them.
+        self.words = EngineWords(catalogue, prefs, describer, turn_budget)
 
     async def blocks(
         self,
@@ -106,50 +100,15 @@ class AgentPrompt:
     async def _in_words(
         self, session: AgentSession, conversation_id: str, ref: str, message: Message
     ) -> AsyncIterator[TurnEvent | Message]:
-        """Pictures described for an agent that doesn't take them (who looks: as for any
-        blind model; a local agent's chat asks no model off this computer)."""
+        """Pictures described for an agent that doesn't take them."""
         agent = session.agent
-        model = ModelInfo(
-            agent.id,
-            ref.partition(":")[2] or "default",
-            sees=False,
-            local=agent.is_local,
-            sight_from=SightFrom.LISTING,
-        )
-        looker = None
-        reason = ""
-        if self.catalogue is not None:
-            wanted = [p.id for p in self.catalogue.providers if p.is_local or not agent.is_local]
-            listed = {s.provider.id for s in self.catalogue.statuses()}
-            if missing := [i for i in wanted if i not in listed]:
-                await self.catalogue.refresh(missing)
-            seeing = [
-                m for m in self.catalogue.models() if m.gets_pictures and m.provider_id in wanted
-            ]
-            choice = choose_looker(
-                seeing, model, configured=self.prefs.vision_model, local_chat=agent.is_local
-            )
-            if choice is not None:
-                looker, reason = WireLooker(self.catalogue, choice.model), choice.reason
-        result = await in_words(
-            (message,),
-            turn_from=0,
-            describer=self.describer,
-            looker=looker,
-            budget=TurnBudget(cap=self.turn_budget),
-        )
-        if looker is not None and result.asked:
-            failed = len(result.asked) - len(result.fresh)
-            notice = looker_disclosure(
-                looker, model, result.asked, result.pages, reason, failed=failed
-            )
+        model = blind_engine(agent.id, agent_model(ref), local=agent.is_local)
+        worded = await self.words.words((message,), model)
+        for notice in worded.notices:
             yield ItemAdded(self.store.add_notice(conversation_id, notice))
-        elif looker is None:
-            notice = nobody_sees_notice(list(message.pictures), model, local=agent.is_local)
-            yield ItemAdded(self.store.add_notice(conversation_id, notice))
-        if result.input_tokens or result.output_tokens:
-            yield UsageAdded(Usage(result.input_tokens, result.output_tokens), "describer")
-        yield result.messages[0]
+        if worded.usage is not None:
+            yield UsageAdded(worded.usage, "describer")
+        yield worded.messages[0]
 
 
 def _pdfs_as_resources(message: Message) -> tuple[Message, list[Any]]:
