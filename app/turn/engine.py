@@ -16,6 +16,7 @@ from typing import Protocol
 
 from app.tools.base import Tool
 from app.turn.events import TurnEvent
+from routing.agent_refs import ref_parts
 from routing.chat_settings import ChatSettings
 from routing.models import ProviderConfig
 from vision.pdf import PdfFile
@@ -41,23 +42,18 @@ class Engine(Protocol):
 
 def agent_for(requested_model: str, agents: Iterable[ProviderConfig]) -> ProviderConfig | None:
     """The agent `requested_model` names (`AGENT[:MODEL][#MODE]`), or None for a model."""
-    provider_id = (requested_model or "").strip().partition(":")[0].partition("#")[0]
+    provider_id = ref_parts(requested_model)[0]
     return next((a for a in agents if a.is_agent and a.id == provider_id), None)
 
 
 def agent_model(requested_model: str) -> str:
     """The agent's model `AGENT:MODEL` names; "" for the agent's own default."""
-    return (requested_model or "").strip().partition("#")[0].partition(":")[2]
+    return ref_parts(requested_model)[1]
 
 
 def agent_mode(requested_model: str) -> str:
     """The agent's mode `AGENT[:MODEL]#MODE` names; "" for the agent's own default."""
-    return (requested_model or "").strip().partition("#")[2]
-
-
-def agent_ref(agent_id: str, model: str = "", mode: str = "") -> str:
-    """How a chat names an agent with its model and mode: `AGENT[:MODEL][#MODE]`."""
-    return agent_id + (f":{model}" if model else "") + (f"#{mode}" if mode else "")
+    return ref_parts(requested_model)[2]
 
 
 def engine_for(

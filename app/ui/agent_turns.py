@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from app.turn.acp.engine import AcpEngine
     from app.turn.events import TurnEvent
     from app.turn.tool_step import ToolStep
+    from routing.agent_refs import AgentOffer
     from routing.catalogue import Catalogue
     from routing.chat_settings import ChatSettings
     from routing.models import ProviderConfig
@@ -62,7 +63,7 @@ class AgentTurns:
         self._engines: dict[str, AcpEngine] = {}
         self._folders: dict[str, Path] = {}  # chosen, not yet stored with a message
         # What each agent offered when it last started: its models and modes, for the picker.
-        self.offers: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self.offers: dict[str, AgentOffer] = {}
 
     def folder(self, conversation_id: str) -> Path | None:
         """The chat's working folder: chosen now, or kept with its messages."""
@@ -192,8 +193,7 @@ class ChatAgent:
                             self._turns._keep_folder(event.item.id, conversation_id, agent_id)
                     yield event
         finally:
-            for offered_by, offer in engine.offered.items():
-                self._turns.offers[offered_by] = (offer.models, offer.modes)
+            self._turns.offers.update(engine.offered)
 
 
 def _stored_folder(messages: Sequence[Message]) -> bool:

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from app.turn.events import TurnEvent
     from app.turn.runner import TurnRunner
     from app.turn.tool_step import Approval, ToolStep
+    from routing.agent_refs import AgentOffer
     from routing.catalogue import Catalogue, ProviderStatus
     from routing.models import ModelInfo, ProviderConfig
     from routing.router import RoutingPrefs
@@ -389,7 +390,7 @@ class Controller(QObject):
         """The configured agents, which the picker offers beside the models."""
         return agents_of(self.config)
 
-    def agent_offers(self) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
+    def agent_offers(self) -> dict[str, AgentOffer]:
         """The models and modes each agent offered when it last started (for the picker)."""
         return dict(self._agents.offers)
 

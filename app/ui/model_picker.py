@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui.icons import BADGE, BADGE_GAP, badge_image, badges_icon
+from routing.agent_refs import AgentOffer, agent_ref, ref_parts
 
 if TYPE_CHECKING:  # models come after the first paint, and routing.models with them
     from routing.models import ModelInfo
@@ -99,7 +100,7 @@ class ModelPicker(QComboBox):
         self._models: tuple[ModelInfo, ...] = ()
         self._agents: tuple[tuple[str, bool], ...] = ()  # (id, whether its model is local)
         # What each agent offered when it last ran: (its models, its modes).
-        self._offers: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._offers: dict[str, AgentOffer] = {}
         self._wanted = AUTO  # the ref to show, even before its provider has answered
         self._manage = False  # whether the last row offers Local models (an Ollama is set up)
         self.activated.connect(self._chosen)
@@ -136,7 +137,7 @@ class ModelPicker(QComboBox):
         self._agents = tuple(agents)
         self._rebuild()
 
-    def set_agent_offers(self, offers: dict[str, tuple[tuple[str, ...], tuple[str, ...]]]) -> None:
+    def set_agent_offers(self, offers: dict[str, AgentOffer]) -> None:
         """Offer each agent's models and modes (as it said when it last started) under it."""
         if offers == self._offers:
             return
@@ -149,7 +150,7 @@ class ModelPicker(QComboBox):
 
     def is_agent(self, ref: str) -> bool:
         """Whether `ref` names an offered agent (`AGENT[:MODEL][#MODE]`)."""
-        return _agent_parts(ref)[0] in self.agents()
+        return ref_parts(ref)[0] in self.agents()
 
     def changeEvent(self, event: QEvent) -> None:
         """Redraw the badges in the new colours when the system palette changes."""
@@ -211,20 +212,21 @@ class ModelPicker(QComboBox):
         """The "Agents" group: each agent, then the models and modes it offered (each row
         keeps the chat's choice of the other), and the chat's own choice if not among them."""
         self._items.appendRow(self._header(AGENTS_HEADER))
-        wanted_agent, wanted_model, wanted_mode = _agent_parts(self._wanted)
+        wanted_agent, wanted_model, wanted_mode = ref_parts(self._wanted)
         for agent_id, runs_here in self._agents:
             self._items.appendRow(_agent_item(agent_id, agent_id, runs_here))
             mine = agent_id == wanted_agent
-            models, modes = self._offers.get(agent_id, ((), ()))
+            offer = self._offers.get(agent_id, AgentOffer())
+            models, modes = offer.models, offer.modes
             model = wanted_model if mine else ""
             mode = wanted_mode if mine else ""
             shown = {agent_id}
             for offered in models:
-                ref = _agent_ref(agent_id, offered, mode)
+                ref = agent_ref(agent_id, offered, mode)
                 shown.add(ref)
                 self._items.appendRow(_agent_item(f"{agent_id} · {offered}", ref, runs_here))
             for offered in modes:
-                ref = _agent_ref(agent_id, model, offered)
+                ref = agent_ref(agent_id, model, offered)
                 shown.add(ref)
                 label = f"{agent_id} · {offered} mode"
                 self._items.appendRow(_agent_item(label, ref, runs_here))
@@ -336,18 +338,6 @@ def _row(text: str, ref: str, *, header: bool) -> QStandardItem:
     item.setData(False, PickerRole.LOCAL)
     item.setData(False, PickerRole.AGENT)
     return item
-
-
-def _agent_parts(ref: str) -> tuple[str, str, str]:
-    """`AGENT[:MODEL][#MODE]` in its parts (app/turn/engine.py names them the same way; the
-    picker doesn't load the turn's modules before the first paint)."""
-    named, _, mode = ref.strip().partition("#")
-    agent, _, model = named.partition(":")
-    return agent, model, mode
-
-
-def _agent_ref(agent: str, model: str, mode: str) -> str:
-    return agent + (f":{model}" if model else "") + (f"#{mode}" if mode else "")
 
 
 def _agent_item(label: str, ref: str, local: bool) -> QStandardItem:

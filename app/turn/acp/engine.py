@@ -20,7 +20,6 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,9 +41,10 @@ from app.turn.acp.session import (
     choose_model,
     start_agent,
 )
-from app.turn.engine import agent_for, agent_mode, agent_model, agent_ref
+from app.turn.engine import agent_for, agent_mode, agent_model
 from app.turn.events import ItemAdded, NotSaved, TurnEnded, TurnEvent, UsageAdded
 from app.turn.tool_step import AllowAll, DenyAll, ToolStep
+from routing.agent_refs import AgentOffer, agent_ref
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.describing.describer import Describer
@@ -55,15 +55,6 @@ from routing.transcript import Message, MessageStatus, Notice, NoticeKind, user_
 from routing.wires.base import Usage
 from vision.pdf import PdfFile
 from vision.pictures import Picture
-
-
-@dataclass(frozen=True)
-class AgentOffer:
-    """What an agent offered when it last started: its models and its modes (values)."""
-
-    models: tuple[str, ...] = ()
-    modes: tuple[str, ...] = ()
-
 
 __all__ = ["AcpEngine"]
 

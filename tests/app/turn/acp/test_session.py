@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.store import Store
-from app.turn.engine import agent_for, agent_mode, agent_model, agent_ref
+from app.turn.engine import agent_for, agent_mode, agent_model
+from routing.agent_refs import agent_ref
 from tests.app.turn.acp.helpers import collect, ended, fake
 from tests.servers.acp_agent import read_log
 

@@ -1,0 +1,31 @@
+"""How a chat names an agent: `AGENT[:MODEL][#MODE]`.
+
+The agent's id, then the model it offers (`:`), then its mode (`#`); either may be
+left out for the agent's own default. This module imports nothing of Sightline's, so the picker can
+read a ref before the window's first paint without loading the turn.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class AgentOffer:
+    """What an agent offered when it last started: its models and its modes (values),
+    which the picker lists under it."""
+
+    models: tuple[str, ...] = ()
+    modes: tuple[str, ...] = ()
+
+
+def ref_parts(ref: str) -> tuple[str, str, str]:
+    """The agent id, model and mode a ref names ("" for each left out)."""
+    named, _, mode = (ref or "").strip().partition("#")
+    agent, _, model = named.partition(":")
+    return agent, model, mode
+
+
+def agent_ref(agent_id: str, model: str = "", mode: str = "") -> str:
+    """The ref of an agent with its model and mode."""
+    return agent_id + (f":{model}" if model else "") + (f"#{mode}" if mode else "")
