@@ -394,18 +394,21 @@ class AgentDraft:
     local: bool = False  # its own model runs on this computer
     enabled: bool = True
     saved: bool = False  # in the config file: its table (model, env, …) is kept as it is
+    kind: str = "acp"  # or "codex", written in the file by hand: kept as it is
+    model_provider: str = ""
 
     def to_config(self) -> ProviderConfig:
         """The agent as the config file keeps it."""
         return ProviderConfig(
             id=self.id,
-            kind="acp",
+            kind=self.kind,
             base_url="",
             enabled=self.enabled,
             local=self.local,
             command=self.command,
             args=self.args,
             env=self.env,
+            model_provider=self.model_provider,
         )
 
 
@@ -416,9 +419,11 @@ def agent_draft_from(provider: ProviderConfig) -> AgentDraft:
         command=provider.command,
         args=provider.args,
         env=provider.env,
-        local=bool(provider.local),
+        local=provider.is_local,
         enabled=provider.enabled,
         saved=True,
+        kind=provider.kind,
+        model_provider=provider.model_provider,
     )
 
 

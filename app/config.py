@@ -44,6 +44,7 @@ _TOP_LEVEL_KEYS = frozenset(
 _PROVIDER_KEYS = frozenset({"id", "kind", "base_url", "api_key", "enabled", "local", "api"})
 # An agent (kind "acp") is a program to start, not an address (app/turn/acp/).
 _AGENT_KEYS = frozenset({"id", "kind", "command", "args", "env", "enabled", "local"})
+_CODEX_KEYS = _AGENT_KEYS | {"model_provider"}
 
 
 class ConfigError(ValueError):
@@ -309,11 +310,13 @@ def _parse_agent(table: Mapping[str, Any], where: str) -> ProviderConfig:
     """An agent's table: the program to start (`command`, `args`, `env`), `local`, `enabled`."""
     from routing.models import ProviderConfig
 
-    unknown = sorted(set(table) - _AGENT_KEYS)
+    kind = str(table.get("kind"))
+    keys = _CODEX_KEYS if kind == "codex" else _AGENT_KEYS
+    unknown = sorted(set(table) - keys)
     if unknown:
         raise ConfigError(
-            f'{where}: unknown key {unknown[0]!r}; an agent (kind = "acp") has: '
-            f"{', '.join(sorted(_AGENT_KEYS))}."
+            f'{where}: unknown key {unknown[0]!r}; an agent (kind = "{kind}") has: '
+            f"{', '.join(sorted(keys))}."
         )
     provider_id = table.get("id", "")
     if not isinstance(provider_id, str) or not _ID_PATTERN.match(provider_id):
@@ -321,7 +324,7 @@ def _parse_agent(table: Mapping[str, Any], where: str) -> ProviderConfig:
             f"{where}: an agent needs an id of letters, digits, '.', '_' or '-' (no colon), "
             'like id = "opencode".'
         )
-    command = table.get("command")
+    command = table.get("command", "codex" if kind == "codex" else None)
     if not isinstance(command, str) or not command.strip():
         raise ConfigError(
             f"{where}: agent {provider_id!r} needs command: the program to start, in quotes "
@@ -345,8 +348,16 @@ def _parse_agent(table: Mapping[str, Any], where: str) -> ProviderConfig:
         raise ConfigError(
             f"{where}: agent {provider_id!r}: env name {bad!r} must be letters, digits and '_'."
         )
-    local = table.get("local", False)
-    if not isinstance(local, bool):
+    model_provider = table.get("model_provider", "")
+    if not isinstance(model_provider, str) or any(not c.isprintable() for c in model_provider):
+        raise ConfigError(
+            f"{where}: agent {provider_id!r}: model_provider must be the name of one of Codex's "
+            'model providers, in quotes, like model_provider = "ollama".'
+        )
+    # Codex's own local providers imply `local`; anything else runs off this computer
+    # unless the person says otherwise.
+    local = table.get("local", None if kind == "codex" else False)
+    if local is not None and not isinstance(local, bool):
         raise ConfigError(
             f"{where}: agent {provider_id!r}: local must be true or false (does the agent's "
             "own model run on this computer?)."
@@ -356,18 +367,20 @@ def _parse_agent(table: Mapping[str, Any], where: str) -> ProviderConfig:
         raise ConfigError(f"{where}: enabled must be true or false.")
     return ProviderConfig(
         id=provider_id,
-        kind="acp",
+        kind=kind,
         base_url="",
         enabled=enabled,
         local=local,
         command=command.strip(),
         args=tuple(args),
         env=tuple(env.items()),
+        model_provider=model_provider.strip(),
     )
 
 
 def agent_providers(config: Config) -> list[ProviderConfig]:
-    """The enabled agents (kind "acp"): started as programs, never listed by the catalogue."""
+    """The enabled agents (kinds "acp" and "codex"): started as programs, never listed by
+    the catalogue."""
     return [p for p in config.providers if p.enabled and p.is_agent]
 
 

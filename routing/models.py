@@ -14,6 +14,10 @@ from enum import StrEnum
 
 from routing.endpoints import on_this_computer
 
+AGENT_KINDS = ("acp", "codex")  # engines that are programs (routing/presets.py names them)
+# Codex's built-in model providers that run on this computer: `local` is implied for them.
+CODEX_LOCAL_PROVIDERS = ("ollama", "lmstudio")
+
 
 @dataclass(frozen=True)
 class ProviderConfig:
@@ -27,15 +31,18 @@ class ProviderConfig:
     local: bool | None = None  # None: decide from the address
     discovered: bool = False
     api: str = ""  # an OpenAI-shape provider's endpoint: "responses" or "chat"; "": its preset's
-    # An agent (kind "acp"): the program to start, its arguments and extra environment.
+    # An agent (kind "acp" or "codex"): the program to start, its arguments and extra
+    # environment; Codex's model provider (a name of its config, "" for its own sign-in).
     command: str = ""
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # may hold secrets
+    model_provider: str = ""
 
     @property
     def is_agent(self) -> bool:
-        """Whether this is an agent (a program speaking ACP), not a model API."""
-        return self.kind == "acp"
+        """Whether this is an engine with its own tool loop (an ACP agent or Codex's app
+        server), not a model API."""
+        return self.kind in AGENT_KINDS
 
     @property
     def is_local(self) -> bool:
@@ -43,7 +50,7 @@ class ProviderConfig:
         if self.local is not None:
             return self.local
         if self.is_agent:  # no address to judge by: its own model is elsewhere unless said
-            return False
+            return self.kind == "codex" and self.model_provider in CODEX_LOCAL_PROVIDERS
         return on_this_computer(self.base_url)
 
     def with_key(self, api_key: str) -> ProviderConfig:

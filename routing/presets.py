@@ -16,7 +16,9 @@ from typing import Literal
 
 # "all": every model; "none": no model; a pattern: models whose name matches; None: unknown.
 Rule = Literal["all", "none"] | re.Pattern[str] | None
-WireName = Literal["openai_chat", "responses", "gemini", "anthropic", "lmstudio", "ollama", "acp"]
+WireName = Literal[
+    "openai_chat", "responses", "gemini", "anthropic", "lmstudio", "ollama", "acp", "codex"
+]
 # What a provider's `api` may name: the OpenAI shape's two endpoints ("" for its preset's own).
 APIS = ("responses", "chat")
 
@@ -248,7 +250,17 @@ AGENT_PRESET = Preset(
     needs_key=False,
     tools="all",
 )
-AGENT_KINDS: tuple[str, ...] = (AGENT_PRESET.kind,)
+# Codex's app server (app/turn/codex/): a program too, with its own tool loop; its model
+# comes from Codex's own sign-in or a model provider of its config (`model_provider`).
+CODEX_PRESET = Preset(
+    "codex",
+    "Codex",
+    "codex",
+    "",
+    needs_key=False,
+    tools="all",
+)
+AGENT_KINDS: tuple[str, ...] = (AGENT_PRESET.kind, CODEX_PRESET.kind)
 ALL_KINDS: tuple[str, ...] = (*KINDS, *AGENT_KINDS)  # every kind a config may name
 
 

@@ -15,7 +15,7 @@ from vision.labels import shown_name
 if TYPE_CHECKING:
     from app.config import Config
     from app.store import Store
-    from app.turn.acp.engine import AcpEngine
+    from app.turn.agents import AgentEngines
     from app.turn.events import TurnEvent
     from app.turn.tool_step import ToolStep
     from routing.chat_settings import ChatSettings
@@ -73,7 +73,7 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
         raise
     printer = JsonPrinter(sys.stdout) if args.json else PlainPrinter(sys.stdout, sys.stderr)
     ended: TurnEnded | None = None
-    agent_engine: AcpEngine | None = None
+    agent_engine: AgentEngines | None = None
     try:
         conversation_id = args.conversation
         if conversation_id is None:
@@ -150,12 +150,12 @@ def _agent_engine(
     prefs: RoutingPrefs,
     *,
     allowed: bool,
-) -> AcpEngine:
-    """The agents' engine for this run: the current folder, the person's MCP servers."""
+) -> AgentEngines:
+    """The agents' engines for this run: the current folder, the person's MCP servers."""
     from pathlib import Path
 
     from app.tools.mcp.config import McpConfigError, load_mcp_servers
-    from app.turn.acp.engine import AcpEngine
+    from app.turn.agents import AgentEngines
 
     source = args.mcp_config or config.mcp_config
     try:
@@ -163,7 +163,7 @@ def _agent_engine(
     except McpConfigError as exc:
         raise CommandError(str(exc)) from None
     hint = "" if allowed else " Run `sightline ask --allow-tools ...` to allow it."
-    return AcpEngine(
+    return AgentEngines(
         store,
         agents,
         catalogue,

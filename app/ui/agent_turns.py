@@ -4,7 +4,7 @@ An agent works in a folder of the person's choosing, asked when a chat with it
 starts. The folder is kept with the chat as a `CarriedPart` on the person's first
 message to the agent (shape `FOLDER`): the chat's settings JSON keeps only the
 model parameters it checks, and a part needs no new store column. Every chat has
-an `AcpEngine` of its own, because an engine starts its agents in one folder;
+its own `AgentEngines`, because an engine starts its agents in one folder;
 its agents keep running between turns and end when the window closes.
 """
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from app.store import Store
     from app.tools.base import Tool
     from app.tools.mcp.config import McpServerConfig
-    from app.turn.acp.engine import AcpEngine
+    from app.turn.agents import AgentEngines
     from app.turn.events import TurnEvent
     from app.turn.tool_step import ToolStep
     from routing.agent_refs import AgentOffer
@@ -60,7 +60,7 @@ class AgentTurns:
     def __init__(self, store: Store) -> None:
         """Nothing started: an engine is made on a chat's first agent turn."""
         self.store = store
-        self._engines: dict[str, AcpEngine] = {}
+        self._engines: dict[str, AgentEngines] = {}
         self._folders: dict[str, Path] = {}  # chosen, not yet stored with a message
         # What each agent offered when it last started: its models and modes, for the picker.
         self.offers: dict[str, AgentOffer] = {}
@@ -101,9 +101,9 @@ class AgentTurns:
         catalogue: Catalogue | None,
         tool_step: ToolStep | None,
         prefs: RoutingPrefs | None,
-    ) -> AcpEngine:
+    ) -> AgentEngines:
         """The chat's engine, made again when the agents or the folder changed."""
-        from app.turn.acp.engine import AcpEngine
+        from app.turn.agents import AgentEngines
 
         agents = agents_of(config)
         cwd = self.folder(conversation_id) or Path.home()
@@ -113,7 +113,7 @@ class AgentTurns:
             await engine.aclose()
             engine = None
         if engine is None:
-            engine = AcpEngine(
+            engine = AgentEngines(
                 self.store,
                 agents,
                 catalogue,

@@ -23,14 +23,14 @@ from typing import Any
 from app.store import Store
 from app.tools.base import Tool, error_result
 from app.turn.codex.record import COMMAND, FILE_CHANGE, CodexRecord
+from app.turn.engine_words import EngineWords
 from app.turn.events import ItemAdded, TurnEvent
 from app.turn.tool_step import DENIED, Approval, ToolStep
 from routing.transcript import (
     Crossed,
+    Message,
     Notice,
     NoticeKind,
-    PicturePart,
-    TextPart,
     ToolCall,
     ToolResult,
 )
@@ -67,10 +67,13 @@ def data_url(picture: Picture) -> str:
 class CodexAsking:
     """Answers one chat's Codex requests; returns the result to send and the events."""
 
-    def __init__(self, store: Store, tool_step: ToolStep, denied_hint: str) -> None:
+    def __init__(
+        self, store: Store, tool_step: ToolStep, denied_hint: str, words: EngineWords
+    ) -> None:
         self.store = store
         self.tool_step = tool_step
         self.denied_hint = denied_hint
+        self.words = words  # a blind model's tool pictures in words
 
     async def answer(
         self,
@@ -141,8 +144,15 @@ class CodexAsking:
             except Exception as exc:  # a tool's bug must not end the turn
                 log.exception("tool %s failed", name)
                 result = error_result(call, f"The tool {name} failed: {type(exc).__name__}: {exc}")
-        items, sent = _content(result)
         record.result(call_id, result.parts, result.is_error, events)
+        if record.blind is not None and result.pictures:
+            worded = await self.words.words((Message("tool", (result,)),), record.blind)
+            for notice in worded.notices:
+                self._told(record.conversation_id, notice, events)
+            result = next(
+                (p for p in worded.messages[0].parts if isinstance(p, ToolResult)), result
+            )
+        items, sent = _content(result)
         if sent and not local:
             self._disclose(record, name, sent, events)
         return {"contentItems": items, "success": not result.is_error}
@@ -168,7 +178,10 @@ class CodexAsking:
         events.append(ItemAdded(self.store.add_notice(record.conversation_id, notice)))
 
     def _notice(self, chat: str, text: str, events: list[TurnEvent]) -> None:
-        events.append(ItemAdded(self.store.add_notice(chat, Notice(NoticeKind.INFO, text))))
+        self._told(chat, Notice(NoticeKind.INFO, text), events)
+
+    def _told(self, chat: str, notice: Notice, events: list[TurnEvent]) -> None:
+        events.append(ItemAdded(self.store.add_notice(chat, notice)))
 
 
 def _asked(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -199,4 +212,4 @@ def _content(result: ToolResult) -> tuple[list[dict[str, Any]], list[Picture]]:
     return items, pictures
 
 
-__all__ = ["CodexAsking", "PicturePart", "TextPart", "data_url"]
+__all__ = ["CodexAsking", "data_url"]

@@ -1,12 +1,9 @@
 """`CodexEngine`: Codex's app server answers the turn, and every event is stored as it comes.
 
-Not yet wired into config, `ask` or the window. A chat names it `CODEX_ID[:MODEL]`,
-where CODEX_ID is a `ProviderConfig` of kind "codex" (its `command`, `args`, `env` and
-`local` are used; `app-server` is added to the args unless they hold it). Which of
-Codex's model providers it uses (a local one from its config.toml, say) comes from the
-constructor's `model_providers` (provider id → model provider name) until
-`ProviderConfig` has a field for it; with none, Codex's own sign-in is needed, so
-`account/read` is asked first and a missing sign-in is said plainly.
+A chat names it `CODEX_ID[:MODEL]`, where CODEX_ID is a provider of kind "codex" (its
+`command`, `args`, `env`, `local` and `model_provider` are used; `app-server` is added to
+the args unless they hold it). With no `model_provider` Codex's own sign-in is needed,
+so `account/read` is asked first and a missing sign-in is said plainly.
 
 The person's message is stored first. The chat's Codex is started on first use and
 kept; one that crashed, hung or sent what can't be read is dropped, and the next turn
@@ -14,12 +11,14 @@ starts it again. The thread id is kept with each answer (`CarriedPart` shape "co
 so a new process resumes the thread (`thread/resume`), and a failed resume starts a new
 one with a notice. Threads start with `approvalPolicy: "untrusted"` (every command is
 asked about) in the `read-only` sandbox, Sightline's tools as dynamic tools. Pictures go
-as `image` inputs (clamped, data URLs) and their crossing off this computer is disclosed.
-Stop sends `turn/interrupt` and keeps the answer as stopped.
+as `image` inputs (clamped, data URLs) and their crossing off this computer is disclosed;
+when Sightline knows the model Codex runs can't see (a model of one of Sightline's
+providers named like the `model_provider`, say Ollama's), they are described first, who
+looks chosen as for any blind model (app/turn/engine_words.py), and so are the pictures
+of a tool's result. Stop sends `turn/interrupt` and keeps the answer as stopped.
 
-Left out for now: describing pictures for a blind local model (they are sent as they
-are), PDFs beyond Sightline's reading of their words, `model/list` for the picker, and
-`turn/diff/updated` (each file change's own diff is its result).
+Left out for now: PDFs beyond Sightline's reading of their words, `model/list` for the
+picker, and `turn/diff/updated` (each file change's own diff is its result).
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ import asyncio
 import contextlib
 import logging
 import os
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,11 +39,14 @@ from app.turn.acp.errors import AgentNeedsSignIn, AgentNotInstalled, AgentProble
 from app.turn.codex.asking import CodexAsking, data_url
 from app.turn.codex.process import CodexProcess, CodexRefused
 from app.turn.codex.record import THREAD, CodexRecord
+from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, NotSaved, TurnEnded, TurnEvent, UsageAdded
 from app.turn.tool_step import DenyAll, ToolStep
+from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.documents import flatten_pages, pdfs_for_model
-from routing.models import ProviderConfig
+from routing.models import ModelInfo, ProviderConfig
+from routing.router import RoutingPrefs
 from routing.transcript import Crossed, Message, MessageStatus, Notice, NoticeKind, user_message
 from vision.pdf import PdfFile
 from vision.pictures import Picture, PictureError, clamp
@@ -86,7 +88,8 @@ class CodexEngine:
         idle_timeout: float = IDLE_SECONDS,
         denied_hint: str = "",
         tools: Sequence[Tool] | None = None,
-        model_providers: Mapping[str, str] | None = None,
+        catalogue: Catalogue | None = None,
+        prefs: RoutingPrefs | None = None,
     ) -> None:
         self.store = store
         self.providers = [p for p in providers if p.kind == KIND]
@@ -94,8 +97,9 @@ class CodexEngine:
         self.cwd = cwd or Path.cwd()
         self.idle_timeout = idle_timeout
         self.tools = None if tools is None else list(tools)  # None: each turn's tools
-        self.model_providers = dict(model_providers or {})  # provider id -> Codex's name
-        self._asking = CodexAsking(store, self.tool_step, denied_hint)
+        # Who looks at pictures for a model Sightline knows is blind.
+        self.words = EngineWords(catalogue, prefs or RoutingPrefs())
+        self._asking = CodexAsking(store, self.tool_step, denied_hint, self.words)
         self._sessions: dict[str, CodexSession] = {}
 
     async def aclose(self) -> None:
@@ -159,6 +163,7 @@ class CodexEngine:
             )
             yield ItemAdded(self.store.add_notice(chat, notice))
         record = CodexRecord(self.store, chat, ref, session.thread_id)
+        record.blind = self.blind_model(provider, model)
         async for event in self._run_turn(
             session, record, message, {t.spec.name: t for t in tools}
         ):
@@ -215,7 +220,7 @@ class CodexEngine:
             START_SECONDS,
         )
         await process.notify("initialized")
-        model_provider = self.model_providers.get(provider.id, "")
+        model_provider = provider.model_provider
         if not model_provider:
             account = await process.request("account/read", {}, START_SECONDS) or {}
             if account.get("requiresOpenaiAuth") and account.get("account") is None:
@@ -266,10 +271,37 @@ class CodexEngine:
 
     # -- a turn ---------------------------------------------------------------------
 
-    def _inputs(
+    def blind_model(self, provider: ProviderConfig, model: str) -> ModelInfo | None:
+        """The model this Codex runs, when Sightline lists it and knows it can't see: a
+        model of the Sightline provider named like Codex's `model_provider` (Ollama's)."""
+        catalogue = self.words.catalogue
+        if catalogue is None or not provider.model_provider or not model:
+            return None
+        listed = next(
+            (
+                m
+                for m in catalogue.models()
+                if m.provider_id == provider.model_provider and m.name == model
+            ),
+            None,
+        )
+        if listed is None or listed.gets_pictures:
+            return None
+        return blind_engine(provider.id, model, local=provider.is_local)
+
+    async def _inputs(
         self, record: CodexRecord, session: CodexSession, message: Message
     ) -> tuple[list[dict[str, Any]], list[TurnEvent]]:
         prepared = flatten_pages(pdfs_for_model((message,), reads_pdfs=False).messages)[0]
+        events: list[TurnEvent] = []
+        blind = record.blind
+        if blind is not None and prepared.pictures:
+            worded = await self.words.words((prepared,), blind)
+            prepared = worded.messages[0]
+            for notice in worded.notices:
+                events.append(ItemAdded(self.store.add_notice(record.conversation_id, notice)))
+            if worded.usage is not None:
+                events.append(UsageAdded(worded.usage, "describer"))
         text = prepared.text
         inputs: list[dict[str, Any]] = []
         sent: list[Picture] = []
@@ -280,7 +312,6 @@ class CodexEngine:
                 text = f"{text}\n{exc}".strip()
         inputs.append({"type": "text", "text": text, "text_elements": []})
         inputs.extend({"type": "image", "url": data_url(p)} for p in sent)
-        events: list[TurnEvent] = []
         if sent and not session.provider.local:
             labels = ", ".join(p.label or "a picture" for p in sent)
             what = f"{len(sent)} picture{'s' if len(sent) != 1 else ''} ({labels})"
@@ -298,7 +329,7 @@ class CodexEngine:
     async def _run_turn(
         self, session: CodexSession, record: CodexRecord, message: Message, tools: dict[str, Tool]
     ) -> AsyncGenerator[TurnEvent, None]:
-        inputs, events = self._inputs(record, session, message)
+        inputs, events = await self._inputs(record, session, message)
         for event in events:
             yield event
         process, turn_id = session.process, ""

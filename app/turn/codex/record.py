@@ -5,8 +5,8 @@ words of `item/agentMessage/delta` are the answer, reasoning deltas its thoughts
 `commandExecution` or `fileChange` item a tool call on the answer (`codex.command`,
 `codex.file_change`) whose result (the command's output, the change's diff) is a tool
 message after it, and a dynamic tool's call and result likewise. The thread id and the
-thoughts are kept with each answer under Codex's own shapes, so a later turn (or another
-engine) can resume the thread and no other engine reads them.
+thoughts are kept with each answer (the thread under Codex's own shape, so a later turn
+or another engine can resume it; the thoughts as an agent's, shown collapsed).
 """
 
 from __future__ import annotations
@@ -15,8 +15,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.turn.acp.content import tool_result
-from app.turn.acp.recording import MAX_THOUGHT_CHARS, TurnRecord
+
+# Its reasoning is kept as an agent's thoughts are, so the window shows it the same way.
+from app.turn.acp.recording import MAX_THOUGHT_CHARS, THOUGHT, TurnRecord
 from app.turn.events import ItemAdded, PartAdded, ThoughtAdded, TurnEvent
+from routing.models import ModelInfo
 from routing.transcript import (
     CarriedPart,
     Message,
@@ -29,7 +32,6 @@ from routing.wires.base import Usage
 from routing.wires.payload import bounded_arguments
 
 THREAD = "codex"  # CarriedPart shape: Codex's thread id, kept with its answers
-THOUGHT = "codex_thought"  # CarriedPart shape: its reasoning summary, shown collapsed
 COMMAND = "codex.command"  # the tool name of a command Codex runs (its approval asks this)
 FILE_CHANGE = "codex.file_change"  # the tool name of a change Codex makes to files
 MAX_OUTPUT_CHARS = 100_000  # of a command's output, kept as its result
@@ -41,6 +43,7 @@ class CodexRecord(TurnRecord):
 
     output: dict[str, list[str]] = field(default_factory=dict)  # a command's streamed output
     usage: Usage | None = None  # the last `thread/tokenUsage/updated`
+    blind: ModelInfo | None = None  # the model Codex runs, when Sightline knows it is blind
 
     def words(self, text: str, events: list[TurnEvent]) -> None:
         """More of the answer."""

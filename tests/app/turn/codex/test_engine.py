@@ -94,7 +94,8 @@ async def test_a_streamed_answer_with_reasoning_is_stored(
     assert [e.text for e in events if isinstance(e, ThoughtAdded)] == ["Thinking it over"]
     user, answer = store.messages(chat)
     assert (user.text, answer.text, answer.status) == ("hello", text, MessageStatus.COMPLETE)
-    assert answer.carried("codex_thought", "codex")[0].data["text"] == "Thinking it over"
+    # Kept as an agent's thoughts are, so the window shows them collapsed alike.
+    assert answer.carried("acp_thought", "codex")[0].data["text"] == "Thinking it over"
     assert answer.carried("codex", "codex")[0].data["thread"]
 
 
@@ -282,9 +283,15 @@ async def test_real_codex_streams_an_answer_from_the_loopback_server(
     with CodexResponses() as server:
         env = prepare(tmp_path / "home", server.url)
         provider = ProviderConfig(
-            "codex", "codex", "", local=True, command=launcher, env=tuple(env.items())
+            "codex",
+            "codex",
+            "",
+            local=True,
+            command=launcher,
+            env=tuple(env.items()),
+            model_provider=PROVIDER,
         )
-        engine = CodexEngine(store, [provider], cwd=tmp_path, model_providers={"codex": PROVIDER})
+        engine = CodexEngine(store, [provider], cwd=tmp_path)
         try:
             chat = store.conversations.create()
             events = await collect(engine.run(chat, "hello", requested_model="codex"))
