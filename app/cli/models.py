@@ -94,6 +94,7 @@ AGENT_SECONDS = 15.0  # for an agent to start and say what it takes
 async def _agent_rows(config: Config) -> list[dict[str, Any]]:
     """Each agent with its sight: started, asked at `initialize`, ended (concurrently)."""
     import asyncio
+    import shutil
     from pathlib import Path
 
     from app.config import agent_providers
@@ -104,14 +105,24 @@ async def _agent_rows(config: Config) -> list[dict[str, Any]]:
 
     async def row(agent: Any) -> dict[str, Any]:
         sees: bool | None = None
-        try:
-            info = await info_of(agent, Path.cwd(), AGENT_SECONDS)
-        except AgentProblem as exc:
-            print(f"sightline: {agent.id}: {exc.message}", file=sys.stderr)
+        if agent.kind == "codex":
+            # Codex takes pictures whatever model it runs; whether that model sees them is
+            # the model's own affair, so its sight stays unknown (nothing is started here).
+            if shutil.which(agent.command) is None:
+                print(
+                    f"sightline: {agent.id}: Codex's command {agent.command!r} is not "
+                    "installed here (npm install -g @openai/codex).",
+                    file=sys.stderr,
+                )
         else:
-            capabilities = info.agent_capabilities
-            prompt = capabilities.prompt_capabilities if capabilities else None
-            sees = bool(prompt and prompt.image)
+            try:
+                info = await info_of(agent, Path.cwd(), AGENT_SECONDS)
+            except AgentProblem as exc:
+                print(f"sightline: {agent.id}: {exc.message}", file=sys.stderr)
+            else:
+                capabilities = info.agent_capabilities
+                prompt = capabilities.prompt_capabilities if capabilities else None
+                sees = bool(prompt and prompt.image)
         return {
             "provider": agent.id,
             "model": "",

@@ -1,5 +1,6 @@
-"""The fake agent (tests/servers/acp_agent.py) written into a test home's config, as a
-person writes an agent there."""
+"""The fake agent (tests/servers/acp_agent.py) and the fake Codex app server
+(tests/servers/codex_app_server.py) written into a test home's config, as a person
+writes an agent there."""
 
 from __future__ import annotations
 
@@ -29,4 +30,21 @@ def with_agent(home: Home, log: Path, behaviours: str) -> None:
         f'env = {{ FAKE_ACP = "{behaviours}", FAKE_ACP_LOG = {json.dumps(str(log))}, '
         f"PYTHONPATH = {json.dumps(str(ROOT))} }}\n"
     )
+    home.config.write_text(text, encoding="utf-8")
+
+
+def with_fake_codex(home: Home, state: Path, behaviours: str, model_provider: str = "") -> None:
+    """Add the fake Codex app server (tests/servers/codex_app_server.py) as `codex`."""
+    text = home.config.read_text(encoding="utf-8")
+    text += (
+        "\n[[providers]]\n"
+        'id = "codex"\n'
+        'kind = "codex"\n'
+        f"command = {json.dumps(sys.executable)}\n"
+        'args = ["-m", "tests.servers.codex_app_server"]\n'
+        f'env = {{ FAKE_CODEX = "{behaviours}", FAKE_CODEX_STATE = {json.dumps(str(state))}, '
+        f"PYTHONPATH = {json.dumps(str(ROOT))} }}\n"
+    )
+    if model_provider:
+        text += f"model_provider = {json.dumps(model_provider)}\n"
     home.config.write_text(text, encoding="utf-8")

@@ -1,0 +1,61 @@
+"""`sightline ask` and `sightline models` with Codex (kind "codex"), as processes: the fake
+app server (tests/servers/codex_app_server.py) checks every message against the schema
+of the pinned Codex."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from PIL import Image
+
+from tests.app.cli.helpers import sightline
+from tests.conftest import SightlineHome
+from tests.servers.acp_config import with_fake_codex
+
+
+def test_ask_codex_streams_its_answer_and_takes_a_picture(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    with_fake_codex(home, tmp_path / "state.json", "reason", model_provider="loopback")
+    picture = tmp_path / "red.png"
+    Image.new("RGB", (8, 8), "red").save(picture)
+    done = sightline(
+        home, "ask", "--json", "--model", "codex:gpt-5-mini", "--attach", str(picture), "look"
+    )
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    words = "".join(line["text"] for line in lines if line["type"] == "text")
+    assert words == "You said: look (1 images: data:image/png;base64)"
+    assert [line["text"] for line in lines if line["type"] == "thought"] == ["Thinking it over"]
+    # Its model runs off this computer (no local model provider): the picture's crossing is told.
+    said = [line["text"] for line in lines if line["type"] == "notice"]
+    assert any("went to Codex (codex)" in text for text in said)
+
+
+def test_without_allow_tools_codex_commands_are_declined_and_named(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    with_fake_codex(home, tmp_path / "state.json", "command", model_provider="loopback")
+    done = sightline(home, "ask", "--model", "codex", "run ls")
+    assert done.returncode == 0, done.stderr
+    assert "Approval: decline." in done.stdout
+    assert "Codex asked to run a command, which was not allowed." in done.stderr
+    assert "--allow-tools" in done.stderr
+    allowed = sightline(home, "ask", "--allow-tools", "--model", "codex", "run ls")
+    assert "Approval: accept." in allowed.stdout, allowed.stderr
+
+
+def test_codex_signed_out_says_how_to_sign_in(home: SightlineHome, tmp_path: Path) -> None:
+    with_fake_codex(home, tmp_path / "state.json", "signed-out")
+    done = sightline(home, "ask", "--model", "codex", "hello")
+    assert done.returncode == 1
+    assert "codex login" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_models_lists_codex_as_an_agent(home: SightlineHome, tmp_path: Path) -> None:
+    with_fake_codex(home, tmp_path / "state.json", "", model_provider="ollama")
+    done = sightline(home, "models", "--json")
+    assert done.returncode == 0, done.stderr
+    [row] = [r for r in json.loads(done.stdout) if r["provider"] == "codex"]
+    assert (row["agent"], row["local"], row["sees"]) == (True, True, None)
