@@ -11,11 +11,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from http.server import BaseHTTPRequestHandler
 from pathlib import Path
-from typing import Any
 
-from tests.servers.openai_responses import FakeResponses, ResponsesHandler
+from tests.servers.openai_responses import FakeResponses
 
 MODEL = "gpt-5-mini"
 PROVIDER = "loopback"
@@ -102,18 +100,5 @@ def prepare(home: Path, base_url: str, **options: str) -> dict[str, str]:
     return codex_env(write_home(home, base_url, **options))
 
 
-# Top-level fields Codex sends that the real Responses API takes and the loopback one
-# does not know: the conversation's cache key and its turn metadata.
-CODEX_FIELDS = frozenset({"prompt_cache_key", "client_metadata"})
-
-
-class _CodexHandler(ResponsesHandler):
-    def _respond(self, body: dict[str, Any]) -> None:
-        super()._respond({k: v for k, v in body.items() if k not in CODEX_FIELDS})
-
-
 class CodexResponses(FakeResponses):
-    """The loopback Responses server, taking the fields Codex adds (`CODEX_FIELDS`) as the
-    real API does; it records each request whole."""
-
-    handler_class: type[BaseHTTPRequestHandler] = _CodexHandler
+    """The loopback Responses server, as Codex is pointed at it."""

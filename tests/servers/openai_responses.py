@@ -51,6 +51,9 @@ TOP_LEVEL = frozenset(
         "text",
         "truncation",
         "user",
+        # The API takes these too (Codex sends both): a cache key and the turn's metadata.
+        "prompt_cache_key",
+        "client_metadata",
     }
 )
 DETAILS = ("low", "high", "auto", "original")
