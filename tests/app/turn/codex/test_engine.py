@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -270,35 +269,6 @@ async def test_signed_out_codex_is_told_plainly(
     events = await collect(engine.run(chat, "hi", requested_model="codex"))
     assert isinstance(ended(events).error, AgentNeedsSignIn)
     assert "codex login" in notices(events)[-1].text
-
-
-async def test_real_codex_streams_an_answer_from_the_loopback_server(
-    store: Store, tmp_path: Path
-) -> None:
-    launcher = os.environ.get("SIGHTLINE_CODEX")
-    if not launcher:
-        pytest.skip("SIGHTLINE_CODEX (the real codex launcher) is not set")
-    from tests.servers.codex_config import PROVIDER, CodexResponses, prepare
-
-    with CodexResponses() as server:
-        env = prepare(tmp_path / "home", server.url)
-        provider = ProviderConfig(
-            "codex",
-            "codex",
-            "",
-            local=True,
-            command=launcher,
-            env=tuple(env.items()),
-            model_provider=PROVIDER,
-        )
-        engine = CodexEngine(store, [provider], cwd=tmp_path)
-        try:
-            chat = store.conversations.create()
-            events = await collect(engine.run(chat, "hello", requested_model="codex"))
-        finally:
-            await engine.aclose()
-    assert ended(events).error is None, notices(events)
-    assert "".join(e.text for e in events if isinstance(e, TextAdded))
 
 
 async def test_a_hung_codex_is_stopped_after_the_idle_timeout(
