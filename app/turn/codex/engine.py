@@ -392,6 +392,12 @@ class CodexEngine:
                 result = await self._asking.answer(
                     record, method, params, tools, bool(session.provider.local), events
                 )
+            except (asyncio.CancelledError, GeneratorExit):
+                # Stop while the person decides: the request is answered `cancel` before
+                # the turn is interrupted, so Codex isn't left waiting for it.
+                with contextlib.suppress(Exception):
+                    await session.process.respond(incoming["id"], _cancelled(incoming))
+                raise
             finally:
                 session.process.last_heard = asyncio.get_running_loop().time()  # the person's time
             await session.process.respond(incoming["id"], result)

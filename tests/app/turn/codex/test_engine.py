@@ -282,3 +282,34 @@ async def test_a_hung_codex_is_stopped_after_the_idle_timeout(
     _user, answer = store.messages(chat)
     assert (answer.text, answer.status) == ("You said", MessageStatus.FAILED)
     assert not engine._sessions  # dropped: the next turn starts it again
+
+
+async def test_stop_while_an_approval_waits_answers_it_cancel_and_keeps_codex(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    class Never:
+        async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
+            asked.set()
+            await asyncio.Event().wait()
+            raise AssertionError("never answered")
+
+    asked = asyncio.Event()
+    engine = engine_for(fake(tmp_path, "command"), tool_step=ToolStep(Never()))
+    chat = store.conversations.create()
+
+    async def turn() -> None:
+        async for _event in engine.run(chat, "go", requested_model="codex"):
+            pass
+
+    task = asyncio.create_task(turn())
+    await asyncio.wait_for(asked.wait(), 20)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # Answered `cancel`, Codex ended its turn at once: its process is kept for the next turn.
+    [session] = engine._sessions.values()
+    assert session.process.running
+    engine.tool_step.approver = AllowAll()
+    events = await collect(engine.run(chat, "again", requested_model="codex"))
+    assert ended(events).error is None
+    assert "Approval: accept." in store.messages(chat)[-1].text
