@@ -163,7 +163,7 @@ class CodexEngine:
             )
             yield ItemAdded(self.store.add_notice(chat, notice))
         record = CodexRecord(self.store, chat, ref, session.thread_id)
-        record.blind = self.blind_model(provider, model)
+        record.blind = await self.blind_model(provider, model)
         async for event in self._run_turn(
             session, record, message, {t.spec.name: t for t in tools}
         ):
@@ -271,12 +271,16 @@ class CodexEngine:
 
     # -- a turn ---------------------------------------------------------------------
 
-    def blind_model(self, provider: ProviderConfig, model: str) -> ModelInfo | None:
+    async def blind_model(self, provider: ProviderConfig, model: str) -> ModelInfo | None:
         """The model this Codex runs, when Sightline lists it and knows it can't see: a
         model of the Sightline provider named like Codex's `model_provider` (Ollama's)."""
         catalogue = self.words.catalogue
         if catalogue is None or not provider.model_provider or not model:
             return None
+        named = provider.model_provider
+        listed_ids = {s.provider.id for s in catalogue.statuses()}
+        if named not in listed_ids and any(p.id == named for p in catalogue.providers):
+            await catalogue.refresh([named])
         listed = next(
             (
                 m

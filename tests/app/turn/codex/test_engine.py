@@ -17,6 +17,7 @@ from app.turn.acp.errors import AgentNeedsSignIn, AgentStopped
 from app.turn.codex.engine import CodexEngine
 from app.turn.events import ItemAdded, TextAdded, ThoughtAdded, TurnEnded, TurnEvent
 from app.turn.tool_step import AllowAll, Approval, ToolStep
+from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, Notice, NoticeKind, ToolCall
 from vision.pictures import open_picture
@@ -24,7 +25,9 @@ from vision.pictures import open_picture
 ROOT = str(Path(__file__).resolve().parents[4])
 
 
-def fake(tmp_path: Path, *behaviours: str, local: bool = False) -> ProviderConfig:
+def fake(
+    tmp_path: Path, *behaviours: str, local: bool = False, model_provider: str = ""
+) -> ProviderConfig:
     env = (
         ("FAKE_CODEX", ",".join(behaviours)),
         ("FAKE_CODEX_STATE", str(tmp_path / "state.json")),
@@ -38,6 +41,7 @@ def fake(tmp_path: Path, *behaviours: str, local: bool = False) -> ProviderConfi
         command=sys.executable,
         args=("-m", "tests.servers.codex_app_server"),
         env=env,
+        model_provider=model_provider,
     )
 
 
@@ -313,3 +317,35 @@ async def test_stop_while_an_approval_waits_answers_it_cancel_and_keeps_codex(
     events = await collect(engine.run(chat, "again", requested_model="codex"))
     assert ended(events).error is None
     assert "Approval: accept." in store.messages(chat)[-1].text
+
+
+async def test_pictures_are_described_for_a_blind_local_model_codex_runs(
+    store: Store, tmp_path: Path, engine_for: Any, catalogue: Catalogue
+) -> None:
+    # Codex runs Ollama's llama3.2:3b, which Sightline's Ollama listing says is blind: the
+    # picture and the tool's picture become words, looked at by a seeing model here.
+    path = tmp_path / "blue.png"
+    Image.new("RGB", (6, 4), "blue").save(path)
+
+    class PathReadFile(ReadFile):
+        async def run(self, call: ToolCall) -> Any:
+            return await super().run(ToolCall(call.id, call.name, {"path": str(path)}))
+
+    engine = engine_for(
+        fake(tmp_path, "tool", model_provider="ollama"),
+        tool_step=ToolStep(AllowAll()),
+        tools=[PathReadFile(tmp_path)],
+        catalogue=catalogue,
+    )
+    chat = store.conversations.create()
+    picture = open_picture(path)
+    events = await collect(
+        engine.run(chat, "look", (picture,), requested_model="codex:llama3.2:3b")
+    )
+    assert ended(events).error is None
+    answer = store.messages(chat)[-1].text
+    assert "(0 images" in answer  # no picture went to the blind model
+    assert "Tool gave 1 text, 0 images" in answer
+    told = [n for n in notices(events) if n.crossed is not None]
+    assert told and all(n.crossed.local for n in told if n.crossed)  # looked at here
+    assert not any("went to Codex" in n.text for n in notices(events))
