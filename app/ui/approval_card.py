@@ -200,6 +200,10 @@ class ApprovalCard(QFrame):
         self.update()
 
 
+# What Codex's approval requests ask (app/turn/codex/record.py names them so).
+_CODEX_ASKS = {"codex.command": "run a command", "codex.file_change": "change files"}
+
+
 def _who_asks(call: ToolCall) -> str:
     """Who wants what, in words: a model's tool, an agent's own step (`AGENT.KIND`, with
     its title), or one of Sightline's tools through the door an agent was given."""
@@ -209,4 +213,6 @@ def _who_asks(call: ToolCall) -> str:
     title = call.arguments.get("title") if dot else None
     if isinstance(title, str) and title:
         return f"The agent {agent} asks to {title} ({kind})"
+    if call.name in _CODEX_ASKS:
+        return f"Codex asks to {_CODEX_ASKS[call.name]}"
     return f"The model wants to run the tool {call.name}"

@@ -1,0 +1,45 @@
+"""Codex in the window: picked under "Agents", its folder asked, its answer and reasoning
+streamed, its command asked on the approval card (the fake app server as a process)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from app.ui.model_picker import PickerRole
+from app.ui.session import Session
+from tests.conftest import SightlineHome
+from tests.servers.acp_config import with_fake_codex
+from tests.ui.test_agents import answers, choose_folder, kinds, send, wait_idle
+
+OpenWindow = Callable[[], Session]
+
+
+def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    with_fake_codex(home, tmp_path / "state.json", "reason,command", model_provider="loopback")
+    session = open_window()
+    picker = session.window.picker
+    qtbot.waitUntil(lambda: "codex" in picker.agents(), timeout=10_000)
+    row = picker.findData("codex", PickerRole.REF)
+    assert picker.itemText(row) == "codex · agent"
+    picker.set_current_ref("codex")
+    send(qtbot, session, "make a file")
+    choose_folder(qtbot, session, tmp_path)
+    card = session.window.approval
+    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    assert card.request is not None and card.request.call.name == "codex.command"
+    assert card.heading.text() == "Codex asks to run a command. Allow it?"
+    qtbot.mouseClick(card.once_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+    assert "Approval: accept." in str(answers(session)[-1]["text"])
+    # Its reasoning is a Thinking row before the answer, and its command a tool row.
+    shown = kinds(session)
+    assert "thought" in shown and shown.index("thought") < shown.index("message:assistant")
+    assert "message:tool" in shown
+    messages = session.controller.store.messages(session.controller.current_id)
+    assert any(m.carried("acp_thought", "codex") for m in messages)  # its reasoning kept
