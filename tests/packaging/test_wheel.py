@@ -229,3 +229,14 @@ def test_an_agent_reads_a_picture_through_the_installed_door(
     assert next(e["door"] for e in read_log(log) if "door" in e) == ["text", "image"]
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     assert [line["pictures"] for line in lines if line["type"] == "tool_result"] == [1]
+
+
+def test_codex_answers_from_the_installed_copy(
+    built: Built, home: SightlineHome, tmp_path: Path
+) -> None:
+    from tests.servers.acp_config import with_fake_codex
+
+    with_fake_codex(home, tmp_path / "state.json", "command", model_provider="loopback")
+    done = run(built, home, "ask", "--allow-tools", "--model", "codex", "make a file")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "You said: make a file (0 images) Approval: accept."
