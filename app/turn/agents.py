@@ -69,8 +69,12 @@ class AgentEngines:
 
     @property
     def offered(self) -> dict[str, AgentOffer]:
-        """What each ACP agent offered when it last started (its models and modes)."""
-        return dict(self._acp.offered) if self._acp is not None else {}
+        """What each agent offered when it last started (its models, an ACP agent's modes)."""
+        offers: dict[str, AgentOffer] = {}
+        for engine in (self._acp, self._codex):
+            if engine is not None:
+                offers.update(engine.offered)
+        return offers
 
     async def aclose(self) -> None:
         """End every program these engines started."""

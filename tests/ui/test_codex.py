@@ -1,5 +1,6 @@
 """Codex in the window: picked under "Agents", its folder asked, its answer and reasoning
-streamed, its command asked on the approval card (the fake app server as a process)."""
+streamed, its command asked on the approval card, its models listed under it after (the
+fake app server as a process)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ OpenWindow = Callable[[], Session]
 def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    with_fake_codex(home, tmp_path / "state.json", "reason,command", model_provider="loopback")
+    with_fake_codex(home, tmp_path / "state.json", "reason,command")
     session = open_window()
     picker = session.window.picker
     qtbot.waitUntil(lambda: "codex" in picker.agents(), timeout=10_000)
@@ -41,5 +42,7 @@ def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(
     shown = kinds(session)
     assert "thought" in shown and shown.index("thought") < shown.index("message:assistant")
     assert "message:tool" in shown
+    # The models Codex listed (model/list) are offered under it now.
+    qtbot.waitUntil(lambda: picker.findData("codex:gpt-5-mini", PickerRole.REF) > row)
     messages = session.controller.store.messages(session.controller.current_id)
     assert any(m.carried("acp_thought", "codex") for m in messages)  # its reasoning kept

@@ -42,6 +42,7 @@ from app.turn.codex.record import THREAD, CodexRecord
 from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, NotSaved, TurnEnded, TurnEvent, UsageAdded
 from app.turn.tool_step import DenyAll, ToolStep
+from routing.agent_refs import AgentOffer
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.documents import flatten_pages, pdfs_for_model
@@ -58,7 +59,10 @@ log = logging.getLogger(__name__)
 KIND = "codex"  # ProviderConfig.kind of a Codex app server
 IDLE_SECONDS = 300.0  # Codex silent this long mid-turn (not waiting for the person) hung
 START_SECONDS = 30.0  # for each handshake request
-CANCEL_SECONDS = 5.0  # after turn/interrupt, for the turn to end
+CANCEL_SECONDS = 5.0
+MAX_MODELS = (
+    200  # of one Codex's list kept for the picker  # after turn/interrupt, for the turn to end
+)
 SIGN_IN = (
     "Codex is not signed in: run `codex login` in a terminal (or set its API key there), "
     "or give it a local model provider, then send your message again."
@@ -101,6 +105,8 @@ class CodexEngine:
         self.words = EngineWords(catalogue, prefs or RoutingPrefs())
         self._asking = CodexAsking(store, self.tool_step, denied_hint, self.words)
         self._sessions: dict[str, CodexSession] = {}
+        # The models each Codex offered when it last started, for the picker.
+        self.offered: dict[str, AgentOffer] = {}
 
     async def aclose(self) -> None:
         """End every Codex this engine started."""
@@ -225,6 +231,7 @@ class CodexEngine:
             account = await process.request("account/read", {}, START_SECONDS) or {}
             if account.get("requiresOpenaiAuth") and account.get("account") is None:
                 raise AgentNeedsSignIn(SIGN_IN)
+        await self._learn_models(session)
         earlier = self._earlier_thread(chat, provider)
         if earlier.strip():
             try:
@@ -258,6 +265,39 @@ class CodexEngine:
         started = await process.request("thread/start", params, START_SECONDS)
         session.thread_id = str(started["thread"]["id"])
 
+    async def _provider_models(self, provider: ProviderConfig) -> list[ModelInfo]:
+        """The models of the Sightline provider named like Codex's `model_provider` (listed
+        first if it wasn't yet); none when Sightline has no such provider."""
+        catalogue, named = self.words.catalogue, provider.model_provider
+        if catalogue is None or not named:
+            return []
+        listed = {s.provider.id for s in catalogue.statuses()}
+        if named not in listed and any(p.id == named for p in catalogue.providers):
+            await catalogue.refresh([named])
+        return [m for m in catalogue.models() if m.provider_id == named]
+
+    async def _learn_models(self, session: CodexSession) -> None:
+        """The models the person may pick under this Codex: Codex's own list for its own
+        sign-in (`model/list`); for a model provider, that provider's models as Sightline
+        lists them (Codex lists only its own, whatever the provider)."""
+        provider = session.provider
+        names: list[str] = []
+        if provider.model_provider:
+            names = [m.name for m in await self._provider_models(provider)]
+        else:
+            try:
+                listed = await session.process.request("model/list", {}, START_SECONDS) or {}
+            except CodexRefused as exc:
+                log.info("Codex did not list its models: %s", exc)
+                listed = {}
+            entries = listed.get("data") if isinstance(listed.get("data"), list) else []
+            names = [
+                str(e["model"])
+                for e in entries or []
+                if isinstance(e, dict) and isinstance(e.get("model"), str) and not e.get("hidden")
+            ]
+        self.offered[provider.id] = AgentOffer(tuple(names[:MAX_MODELS]))
+
     def _earlier_thread(self, chat: str, provider: ProviderConfig) -> str:
         """The thread this Codex had in this chat (kept with its answers); " " when the chat
         has earlier turns but no thread of its own, "" for a new chat."""
@@ -274,21 +314,9 @@ class CodexEngine:
     async def blind_model(self, provider: ProviderConfig, model: str) -> ModelInfo | None:
         """The model this Codex runs, when Sightline lists it and knows it can't see: a
         model of the Sightline provider named like Codex's `model_provider` (Ollama's)."""
-        catalogue = self.words.catalogue
-        if catalogue is None or not provider.model_provider or not model:
+        if not model:
             return None
-        named = provider.model_provider
-        listed_ids = {s.provider.id for s in catalogue.statuses()}
-        if named not in listed_ids and any(p.id == named for p in catalogue.providers):
-            await catalogue.refresh([named])
-        listed = next(
-            (
-                m
-                for m in catalogue.models()
-                if m.provider_id == provider.model_provider and m.name == model
-            ),
-            None,
-        )
+        listed = next((m for m in await self._provider_models(provider) if m.name == model), None)
         if listed is None or listed.gets_pictures:
             return None
         return blind_engine(provider.id, model, local=provider.is_local)

@@ -349,3 +349,22 @@ async def test_pictures_are_described_for_a_blind_local_model_codex_runs(
     told = [n for n in notices(events) if n.crossed is not None]
     assert told and all(n.crossed.local for n in told if n.crossed)  # looked at here
     assert not any("went to Codex" in n.text for n in notices(events))
+
+
+async def test_the_models_offered_are_codexs_own_or_its_model_providers(
+    store: Store, tmp_path: Path, engine_for: Any, catalogue: Catalogue
+) -> None:
+    own = engine_for(fake(tmp_path))
+    chat = store.conversations.create()
+    assert ended(await collect(own.run(chat, "hi", requested_model="codex"))).error is None
+    assert own.offered["codex"].models == ("gpt-5-mini",)  # Codex's model/list
+    ollama = engine_for(fake(tmp_path, model_provider="ollama"), catalogue=catalogue)
+    other = store.conversations.create()
+    assert ended(await collect(ollama.run(other, "hi", requested_model="codex"))).error is None
+    # Codex lists only its own models: a model provider's come from Sightline's listing.
+    assert ollama.offered["codex"].models == (
+        "llama3.2:3b",
+        "llava:7b",
+        "qwen2.5vl:3b",
+        "gemma3:270m",
+    )
