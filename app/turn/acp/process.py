@@ -12,22 +12,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
 
 from acp import Client, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.transports import spawn_stdio_transport
 
-log = logging.getLogger(__name__)
+from app.turn.child_lines import MAX_LINE_BYTES, SHUTDOWN_SECONDS, jsonrpc_message, log_stderr
 
-MAX_LINE_BYTES = 32_000_000  # one message; pictures travel base64 inside them
-MAX_STDERR_LINE = 2_000  # an agent's log line, as kept in ours
-SHUTDOWN_SECONDS = 2.0  # stdin closed, then terminate, then kill
+log = logging.getLogger(__name__)
 
 
 class AgentProcess:
@@ -66,7 +62,7 @@ class AgentProcess:
         checked = asyncio.StreamReader(limit=MAX_LINE_BYTES)
         self._tasks.append(asyncio.create_task(self._pump(reader, checked)))
         if process.stderr is not None:
-            self._tasks.append(asyncio.create_task(self._log_stderr(process.stderr)))
+            self._tasks.append(asyncio.create_task(log_stderr(process.stderr, self.label)))
         self.connection = connect_to_agent(client, writer, checked)
         return self.connection
 
@@ -105,7 +101,7 @@ class AgentProcess:
                 self.last_heard = asyncio.get_running_loop().time()
                 if not line.strip():
                     continue
-                problem = _unreadable(line)
+                problem = jsonrpc_message(line)[1]
                 if problem:
                     self._refuse(problem)
                     break
@@ -118,20 +114,6 @@ class AgentProcess:
     def _refuse(self, problem: str) -> None:
         log.warning("%s sent %s; the connection is ended", self.label, problem)
         self.malformed = problem
-
-    async def _log_stderr(self, stderr: asyncio.StreamReader) -> None:
-        """The agent's own log, one bounded line at a time, into Sightline's log."""
-        with contextlib.suppress(OSError, ValueError):
-            while True:
-                try:
-                    line = await stderr.readline()
-                except asyncio.LimitOverrunError:
-                    await stderr.read(MAX_LINE_BYTES)
-                    continue
-                if not line:
-                    return
-                text = line.decode("utf-8", "replace").rstrip()[:MAX_STDERR_LINE]
-                log.info("%s: %s", self.label, text)
 
     async def close(self) -> None:
         """End the connection and the program (stdin closed, then terminate, then kill)."""
@@ -146,21 +128,3 @@ class AgentProcess:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
-
-
-def _unreadable(line: bytes) -> str:
-    """Why a line from the agent is not a JSON-RPC message ("" when it is one)."""
-    try:
-        message: Any = json.loads(line)
-    except (ValueError, RecursionError):
-        return "a line that is not JSON"
-    if not isinstance(message, dict):
-        return "JSON that is not a JSON-RPC message"
-    if not any(key in message for key in ("method", "result", "error")):
-        return "a JSON-RPC message with neither a method nor a result"
-    if "id" in message and not isinstance(message["id"], int | str | None):
-        return "a JSON-RPC message whose id is neither a number nor text"
-    method = message.get("method")
-    if method is not None and not isinstance(method, str):
-        return "a JSON-RPC message whose method is not text"
-    return ""

@@ -20,11 +20,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-log = logging.getLogger(__name__)
+from app.turn.child_lines import MAX_LINE_BYTES, SHUTDOWN_SECONDS, jsonrpc_message, log_stderr
 
-MAX_LINE_BYTES = 32_000_000  # one message; pictures travel base64 inside them
-MAX_STDERR_LINE = 2_000
-SHUTDOWN_SECONDS = 2.0  # stdin closed, then terminate, then kill
+log = logging.getLogger(__name__)
 
 
 class CodexRefused(Exception):
@@ -66,7 +64,7 @@ class CodexProcess:
         self.last_heard = asyncio.get_running_loop().time()
         assert self.process.stdout is not None and self.process.stderr is not None
         self._tasks.append(asyncio.create_task(self._read(self.process.stdout)))
-        self._tasks.append(asyncio.create_task(self._log_stderr(self.process.stderr)))
+        self._tasks.append(asyncio.create_task(log_stderr(self.process.stderr, self.label)))
 
     @property
     def running(self) -> bool:
@@ -146,7 +144,7 @@ class CodexProcess:
                 self.last_heard = asyncio.get_running_loop().time()
                 if not line.strip():
                     continue
-                message, problem = _parsed(line)
+                message, problem = jsonrpc_message(line)
                 if problem:
                     self._refuse(problem)
                     break
@@ -174,19 +172,6 @@ class CodexProcess:
         log.warning("%s sent %s; the connection is ended", self.label, problem)
         self.malformed = problem
 
-    async def _log_stderr(self, stderr: asyncio.StreamReader) -> None:
-        with contextlib.suppress(OSError, ValueError):
-            while True:
-                try:
-                    line = await stderr.readline()
-                except asyncio.LimitOverrunError:
-                    await stderr.read(MAX_LINE_BYTES)
-                    continue
-                if not line:
-                    return
-                text = line.decode("utf-8", "replace").rstrip()[:MAX_STDERR_LINE]
-                log.info("%s: %s", self.label, text)
-
     async def close(self) -> None:
         """End the program: stdin closed, then terminate, then kill."""
         process = self.process
@@ -207,20 +192,3 @@ class CodexProcess:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
-
-
-def _parsed(line: bytes) -> tuple[dict[str, Any], str]:
-    """The message of a line, or why it is not a JSON-RPC message."""
-    try:
-        message: Any = json.loads(line)
-    except (ValueError, RecursionError):
-        return {}, "a line that is not JSON"
-    if not isinstance(message, dict):
-        return {}, "JSON that is not a JSON-RPC message"
-    if not any(key in message for key in ("method", "result", "error")):
-        return {}, "a JSON-RPC message with neither a method nor a result"
-    if "method" in message and not isinstance(message["method"], str):
-        return {}, "a JSON-RPC message whose method is not text"
-    if "id" in message and not isinstance(message["id"], int | str | None):
-        return {}, "a JSON-RPC message whose id is neither a number nor text"
-    return message, ""

@@ -1,0 +1,53 @@
+"""What an engine's program sends, read within bounds: its JSON-RPC lines and its log.
+
+An ACP agent and Codex's app server both speak JSON-RPC, one message a line, on their
+stdout, and log on their stderr. A line is checked before it is taken (a program that
+sends what isn't a JSON-RPC message has its connection ended, and the turn says so),
+and each log line is bounded as it goes into Sightline's log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+MAX_LINE_BYTES = 32_000_000  # one message; pictures travel base64 inside them
+MAX_STDERR_LINE = 2_000  # a program's log line, as kept in ours
+SHUTDOWN_SECONDS = 2.0  # stdin closed, then terminate, then kill
+
+
+def jsonrpc_message(line: bytes) -> tuple[dict[str, Any], str]:
+    """The message of a line, or why it is not a JSON-RPC message ("" when it is one)."""
+    try:
+        message: Any = json.loads(line)
+    except (ValueError, RecursionError):
+        return {}, "a line that is not JSON"
+    if not isinstance(message, dict):
+        return {}, "JSON that is not a JSON-RPC message"
+    if not any(key in message for key in ("method", "result", "error")):
+        return {}, "a JSON-RPC message with neither a method nor a result"
+    if "method" in message and not isinstance(message["method"], str):
+        return {}, "a JSON-RPC message whose method is not text"
+    if "id" in message and not isinstance(message["id"], int | str | None):
+        return {}, "a JSON-RPC message whose id is neither a number nor text"
+    return message, ""
+
+
+async def log_stderr(stderr: asyncio.StreamReader, label: str) -> None:
+    """The program's own log, one bounded line at a time, into Sightline's log."""
+    with contextlib.suppress(OSError, ValueError):
+        while True:
+            try:
+                line = await stderr.readline()
+            except asyncio.LimitOverrunError:
+                await stderr.read(MAX_LINE_BYTES)
+                continue
+            if not line:
+                return
+            text = line.decode("utf-8", "replace").rstrip()[:MAX_STDERR_LINE]
+            log.info("%s: %s", label, text)
