@@ -11,16 +11,21 @@ and results as the events and messages a model's tool step would give.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, Iterable, Sequence
+from contextlib import aclosing
 from typing import Protocol
 
+from app.store import StoreError
 from app.tools.base import Tool
-from app.turn.events import TurnEvent
+from app.turn.events import NotSaved, TurnEnded, TurnEvent
 from routing.agent_refs import ref_parts
 from routing.chat_settings import ChatSettings
 from routing.models import ProviderConfig
 from vision.pdf import PdfFile
 from vision.pictures import Picture
+
+log = logging.getLogger(__name__)
 
 
 class Engine(Protocol):
@@ -38,6 +43,23 @@ class Engine(Protocol):
     ) -> AsyncGenerator[TurnEvent, None]:
         """Store the person's message, answer it, and yield each event once it is stored."""
         ...
+
+
+async def saved(turn: AsyncGenerator[TurnEvent, None]) -> AsyncGenerator[TurnEvent, None]:
+    """An engine's turn as it yields it; a store that can't be written (a full disk) ends it
+    with `NotSaved`: what was saved before stays, and nothing more is asked."""
+    try:
+        async with aclosing(turn) as events:
+            async for event in events:
+                yield event
+    except StoreError as exc:
+        log.warning("the turn could not be saved: %s", exc)
+        yield TurnEnded(
+            NotSaved(
+                f"Sightline could not save this turn: {exc} What was saved before stays; "
+                "free some disk space, then send it again."
+            )
+        )
 
 
 def agent_for(requested_model: str, agents: Iterable[ProviderConfig]) -> ProviderConfig | None:

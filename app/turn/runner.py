@@ -11,18 +11,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass, field, replace
 
-from app.store import Store, StoredItem, StoreError
+from app.store import Store, StoredItem
 from app.store.branches import asked_in
 from app.tools.base import Tool
 from app.turn.boundary import EarlierPictures, Kept, carried, kept_here, leaving_notice, without
+from app.turn.engine import saved
 from app.turn.events import (
     ItemAdded,
     ItemFinished,
     NothingToAnswer,
-    NotSaved,
     PartAdded,
     TextAdded,
     TurnEnded,
@@ -131,7 +130,7 @@ class TurnRunner:
         """
         message = user_message(text, pictures, pdfs)
         turn = self._run(conversation_id, message, requested_model, tools, settings)
-        async for event in self._saved(turn):
+        async for event in saved(turn):
             yield event
 
     async def regenerate(
@@ -156,25 +155,8 @@ class TurnRunner:
         self.store.branches.rewind(conversation_id, asked.id)
         assert isinstance(asked.item, Message)
         turn = self._answer(conversation_id, asked.item, requested_model, tools, settings)
-        async for event in self._saved(turn):
+        async for event in saved(turn):
             yield event
-
-    async def _saved(
-        self, turn: AsyncGenerator[TurnEvent, None]
-    ) -> AsyncGenerator[TurnEvent, None]:
-        """The turn's events; a store that can't be written ends it with `NotSaved`."""
-        try:
-            async with aclosing(turn) as events:
-                async for event in events:
-                    yield event
-        except StoreError as exc:
-            log.warning("the turn could not be saved: %s", exc)
-            yield TurnEnded(
-                NotSaved(
-                    f"Sightline could not save this turn: {exc} What was saved before stays; "
-                    "free some disk space, then send it again."
-                )
-            )
 
     async def _run(
         self,

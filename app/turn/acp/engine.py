@@ -19,7 +19,6 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +40,8 @@ from app.turn.acp.session import (
     choose_model,
     start_agent,
 )
-from app.turn.engine import agent_for, agent_mode, agent_model
-from app.turn.events import ItemAdded, NotSaved, TurnEnded, TurnEvent, UsageAdded
+from app.turn.engine import agent_for, agent_mode, agent_model, saved
+from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
 from app.turn.tool_step import AllowAll, DenyAll, ToolStep
 from routing.agent_refs import AgentOffer, agent_ref
 from routing.catalogue import Catalogue
@@ -136,18 +135,8 @@ class AcpEngine:
         (the person's MCP servers reach it through `session/new`) and its own prompt.
         """
         message = user_message(text, pictures, pdfs)
-        try:
-            async with aclosing(self._turn(conversation_id, message, requested_model)) as events:
-                async for event in events:
-                    yield event
-        except StoreError as exc:
-            log.warning("the turn could not be saved: %s", exc)
-            yield TurnEnded(
-                NotSaved(
-                    f"Sightline could not save this turn: {exc} What was saved before stays; "
-                    "free some disk space, then send it again."
-                )
-            )
+        async for event in saved(self._turn(conversation_id, message, requested_model)):
+            yield event
 
     async def _turn(
         self, conversation_id: str, message: Message, requested: str

@@ -28,7 +28,6 @@ import contextlib
 import logging
 import os
 from collections.abc import AsyncGenerator, Sequence
-from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,8 +38,9 @@ from app.turn.acp.errors import AgentNeedsSignIn, AgentNotInstalled, AgentProble
 from app.turn.codex.asking import CodexAsking, data_url
 from app.turn.codex.process import CodexProcess, CodexRefused
 from app.turn.codex.record import THREAD, CodexRecord
+from app.turn.engine import saved
 from app.turn.engine_words import EngineWords, blind_engine
-from app.turn.events import ItemAdded, NotSaved, TurnEnded, TurnEvent, UsageAdded
+from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
 from app.turn.tool_step import DenyAll, ToolStep
 from routing.agent_refs import AgentOffer
 from routing.catalogue import Catalogue
@@ -127,19 +127,9 @@ class CodexEngine:
         """Run one turn with the Codex `requested_model` names, yielding each stored event."""
         message = user_message(text, pictures, pdfs)
         offered = list(tools) if self.tools is None else self.tools
-        try:
-            turn = self._turn(conversation_id, message, requested_model, offered)
-            async with aclosing(turn) as events:
-                async for event in events:
-                    yield event
-        except StoreError as exc:
-            log.warning("the turn could not be saved: %s", exc)
-            yield TurnEnded(
-                NotSaved(
-                    f"Sightline could not save this turn: {exc} What was "
-                    "saved before stays; free some disk space, then send it again."
-                )
-            )
+        turn = self._turn(conversation_id, message, requested_model, offered)
+        async for event in saved(turn):
+            yield event
 
     async def _turn(
         self, chat: str, message: Message, requested: str, tools: list[Tool]
