@@ -15,20 +15,11 @@ from PIL import Image
 from app.store import Store
 from app.turn.events import ItemAdded
 from app.turn.tool_step import Approval, ToolStep
-from routing.transcript import NoticeKind, ToolCall
-from tests.app.turn.acp.helpers import collect, ended, fake, notices
+from routing.transcript import NoticeKind
+from tests.app.turn.acp.helpers import fake
+from tests.app.turn.engine_helpers import Recording, collect, ended, notices
 from tests.conftest import SightlineHome
 from tests.servers.acp_agent import read_log
-
-
-class Answering:
-    def __init__(self, answer: Approval) -> None:
-        self.answer = answer
-        self.asked: list[ToolCall] = []
-
-    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
-        self.asked.append(call)
-        return self.answer
 
 
 class Granted:
@@ -53,7 +44,7 @@ def red(tmp_path: Path) -> Path:
 async def test_the_door_asks_the_person_and_its_picture_crossing_shows_in_the_turn(
     home: SightlineHome, store: Store, tmp_path: Path, engine_for: object
 ) -> None:
-    approver = Answering(Approval.ONCE)
+    approver = Recording(Approval.ONCE)
     engine = engine_for(fake(tmp_path, "sees", "door"), tool_step=ToolStep(approver))  # type: ignore[operator]
     chat = store.conversations.create()
     events = await collect(engine.run(chat, str(red(tmp_path)), requested_model="fake"))
@@ -72,7 +63,7 @@ async def test_the_door_asks_the_person_and_its_picture_crossing_shows_in_the_tu
 async def test_a_door_call_the_person_refuses_is_not_run_and_is_told(
     home: SightlineHome, store: Store, tmp_path: Path, engine_for: object
 ) -> None:
-    approver = Answering(Approval.DENY)
+    approver = Recording(Approval.DENY)
     engine = engine_for(  # type: ignore[operator]
         fake(tmp_path, "sees", "door"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
@@ -92,7 +83,7 @@ async def test_a_door_call_the_person_refuses_is_not_run_and_is_told(
 async def test_a_door_tool_the_person_allowed_before_is_not_asked_again(
     home: SightlineHome, store: Store, tmp_path: Path, engine_for: object, standing: str
 ) -> None:
-    approver = Answering(Approval.DENY)
+    approver = Recording(Approval.DENY)
     chat = store.conversations.create()
     always = frozenset({"read_file"}) if standing == "always" else frozenset()
     step = ToolStep(approver, always_allowed=always, grants=Granted(chat, standing == "chat"))

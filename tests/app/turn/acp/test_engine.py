@@ -19,7 +19,8 @@ from app.turn.events import (
 from app.turn.tool_step import AllowAll, Approval, ToolStep
 from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, NoticeKind, ToolCall
-from tests.app.turn.acp.helpers import collect, ended, fake, notices
+from tests.app.turn.acp.helpers import fake
+from tests.app.turn.engine_helpers import Recording, collect, ended, notices
 from tests.servers.acp_agent import read_log
 from vision.pictures import open_picture
 
@@ -94,16 +95,6 @@ async def test_pictures_become_words_for_an_agent_that_does_not_take_them(
     assert "red.png" in asked["prompt"]  # Sightline's words stand in for the picture
     [nobody] = notices(events)
     assert nobody.kind == NoticeKind.NOBODY_SEES and "on this computer" in nobody.text
-
-
-class Recording:
-    def __init__(self, answer: Approval) -> None:
-        self.answer = answer
-        self.asked: list[ToolCall] = []
-
-    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
-        self.asked.append(call)
-        return self.answer
 
 
 @pytest.mark.parametrize(

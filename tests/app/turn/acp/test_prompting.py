@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.store import Store
-from tests.app.turn.acp.helpers import collect, ended, fake
+from tests.app.turn.acp.helpers import fake
+from tests.app.turn.engine_helpers import collect, ended
 from tests.pdfs import text_pdf
 from tests.servers.acp_agent import read_log
 from vision.pdf import PdfFile, open_pdf

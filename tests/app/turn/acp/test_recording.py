@@ -7,7 +7,8 @@ from pathlib import Path
 from app.store import Store
 from app.turn.events import ItemFinished
 from routing.answer_stats import stats_words
-from tests.app.turn.acp.helpers import collect, ended, fake
+from tests.app.turn.acp.helpers import fake
+from tests.app.turn.engine_helpers import collect, ended
 
 
 async def test_usage_and_context_fullness_are_the_answers_stats(

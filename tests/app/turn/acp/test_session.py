@@ -7,7 +7,8 @@ from pathlib import Path
 from app.store import Store
 from app.turn.engine import agent_for, agent_mode, agent_model
 from routing.agent_refs import agent_ref
-from tests.app.turn.acp.helpers import collect, ended, fake
+from tests.app.turn.acp.helpers import fake
+from tests.app.turn.engine_helpers import collect, ended
 from tests.servers.acp_agent import read_log
 
 

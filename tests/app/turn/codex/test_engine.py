@@ -15,11 +15,12 @@ from app.store import Store
 from app.tools.read_file import ReadFile
 from app.turn.acp.errors import AgentNeedsSignIn, AgentStopped
 from app.turn.codex.engine import CodexEngine
-from app.turn.events import ItemAdded, TextAdded, ThoughtAdded, TurnEnded, TurnEvent
+from app.turn.events import TextAdded, ThoughtAdded
 from app.turn.tool_step import AllowAll, Approval, ToolStep
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
-from routing.transcript import MessageStatus, Notice, NoticeKind, ToolCall
+from routing.transcript import MessageStatus, NoticeKind, ToolCall
+from tests.app.turn.engine_helpers import Recording, collect, ended, notices
 from vision.pictures import open_picture
 
 ROOT = str(Path(__file__).resolve().parents[4])
@@ -57,32 +58,6 @@ async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[Any]:
     yield make
     for engine in made:
         await engine.aclose()
-
-
-async def collect(events: AsyncIterator[TurnEvent]) -> list[TurnEvent]:
-    return [event async for event in events]
-
-
-def ended(events: list[TurnEvent]) -> TurnEnded:
-    last = events[-1]
-    assert isinstance(last, TurnEnded)
-    return last
-
-
-def notices(events: list[TurnEvent]) -> list[Notice]:
-    return [
-        e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)
-    ]
-
-
-class Recording:
-    def __init__(self, answer: Approval) -> None:
-        self.answer = answer
-        self.asked: list[ToolCall] = []
-
-    async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
-        self.asked.append(call)
-        return self.answer
 
 
 async def test_a_streamed_answer_with_reasoning_is_stored(
