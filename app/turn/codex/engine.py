@@ -1,9 +1,8 @@
 """`CodexEngine`: Codex's app server answers the turn, and every event is stored as it comes.
 
 A chat names it `CODEX_ID[:MODEL]`, where CODEX_ID is a provider of kind "codex" (its
-`command`, `args`, `env`, `local` and `model_provider` are used; `app-server` is added to
-the args unless they hold it). With no `model_provider` Codex's own sign-in is needed,
-so `account/read` is asked first and a missing sign-in is said plainly.
+`command`, `args`, `env`, `local` and `model_provider` are used); starting it, the
+handshake and its thread are app/turn/codex/session.py's.
 
 The person's message is stored first. The chat's Codex is started on first use and
 kept; one that crashed, hung or sent what can't be read is dropped, and the next turn
@@ -17,8 +16,11 @@ providers named like the `model_provider`, say Ollama's), they are described fir
 looks chosen as for any blind model (app/turn/engine_words.py), and so are the pictures
 of a tool's result. Stop sends `turn/interrupt` and keeps the answer as stopped.
 
-Left out for now: PDFs beyond Sightline's reading of their words, `model/list` for the
-picker, and `turn/diff/updated` (each file change's own diff is its result).
+The models it offers the picker are Codex's own list for its own sign-in, else those
+Sightline lists for the provider its `model_provider` names (Codex lists only its own).
+
+Left out for now: PDFs beyond Sightline's reading of their words, and
+`turn/diff/updated` (each file change's own diff is its result).
 """
 
 from __future__ import annotations
@@ -26,18 +28,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import AsyncGenerator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from app.store import Store, StoredItem, StoreError
 from app.tools.base import Tool
-from app.turn.acp.errors import AgentNeedsSignIn, AgentNotInstalled, AgentProblem, AgentStopped
+from app.turn.acp.errors import AgentProblem, AgentStopped
 from app.turn.codex.asking import CodexAsking, data_url
-from app.turn.codex.process import CodexProcess, CodexRefused
+from app.turn.codex.process import CodexRefused
 from app.turn.codex.record import THREAD, CodexRecord
+from app.turn.codex.session import START_SECONDS, CodexSession, start_codex
 from app.turn.engine import saved
 from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
@@ -58,25 +59,7 @@ log = logging.getLogger(__name__)
 
 KIND = "codex"  # ProviderConfig.kind of a Codex app server
 IDLE_SECONDS = 300.0  # Codex silent this long mid-turn (not waiting for the person) hung
-START_SECONDS = 30.0  # for each handshake request
-CANCEL_SECONDS = 5.0
-MAX_MODELS = (
-    200  # of one Codex's list kept for the picker  # after turn/interrupt, for the turn to end
-)
-SIGN_IN = (
-    "Codex is not signed in: run `codex login` in a terminal (or set its API key there), "
-    "or give it a local model provider, then send your message again."
-)
-
-
-@dataclass
-class CodexSession:
-    """One chat's running Codex: its process and thread."""
-
-    provider: ProviderConfig
-    process: CodexProcess
-    thread_id: str = ""
-    remembered: bool = True  # False: a new thread where earlier turns were
+CANCEL_SECONDS = 5.0  # after turn/interrupt, for the turn to end
 
 
 class CodexEngine:
@@ -170,90 +153,21 @@ class CodexEngine:
     async def _session(
         self, chat: str, provider: ProviderConfig, model: str, tools: list[Tool]
     ) -> CodexSession:
+        """The chat's running Codex, started (again) when there is none or it ended."""
         session = self._sessions.get(chat)
         if session is not None and session.process.running and session.provider == provider:
             return session
         if session is not None:
             self._sessions.pop(chat, None)
             await session.process.close()
-        process = CodexProcess(f"codex {provider.id}")
-        args = provider.args if "app-server" in provider.args else (*provider.args, "app-server")
-        try:
-            await process.start(
-                provider.command or "codex", args, {**os.environ, **dict(provider.env)}, self.cwd
-            )
-            session = CodexSession(provider, process)
-            await self._handshake(session, chat, model, tools)
-        except (FileNotFoundError, PermissionError) as exc:
-            await process.close()
-            raise AgentNotInstalled(
-                f"Codex ({provider.id}) could not be started: {exc}. Install it "
-                "(`npm install -g @openai/codex`) or set its command to the program's full path."
-            ) from None
-        except AgentProblem:
-            await process.close()
-            raise
-        except (CodexRefused, ConnectionError, TimeoutError) as exc:
-            await process.settle()
-            status = process.exit_status()
-            await process.close()
-            how = f" (exit status {status})" if status is not None else ""
-            raise AgentStopped(
-                f"Codex ({provider.id}) could not start a thread{how}: {exc}. "
-                "Your next message tries again."
-            ) from None
-        self._sessions[chat] = session
-        return session
-
-    async def _handshake(
-        self, session: CodexSession, chat: str, model: str, tools: list[Tool]
-    ) -> None:
-        process, provider = session.process, session.provider
-        info = {"name": "sightline", "title": "Sightline", "version": "0"}
-        await process.request(
-            "initialize",
-            {"clientInfo": info, "capabilities": {"experimentalApi": True}},
-            START_SECONDS,
-        )
-        await process.notify("initialized")
-        model_provider = provider.model_provider
-        if not model_provider:
-            account = await process.request("account/read", {}, START_SECONDS) or {}
-            if account.get("requiresOpenaiAuth") and account.get("account") is None:
-                raise AgentNeedsSignIn(SIGN_IN)
-        await self._learn_models(session)
         earlier = self._earlier_thread(chat, provider)
-        if earlier.strip():
-            try:
-                resumed = await process.request(
-                    "thread/resume", {"threadId": earlier}, START_SECONDS
-                )
-                session.thread_id = str(resumed["thread"]["id"])
-                return
-            except CodexRefused as exc:
-                log.info("Codex could not resume thread %s: %s", earlier, exc)
-        session.remembered = not earlier
-        params: dict[str, Any] = {
-            "cwd": str(self.cwd),
-            "approvalPolicy": "untrusted",
-            "sandbox": "read-only",
-        }
-        if model:
-            params["model"] = model
-        if model_provider:
-            params["modelProvider"] = model_provider
-        if tools:
-            params["dynamicTools"] = [
-                {
-                    "type": "function",
-                    "name": t.spec.name,
-                    "description": t.spec.description,
-                    "inputSchema": dict(t.spec.parameters),
-                }
-                for t in tools
-            ]
-        started = await process.request("thread/start", params, START_SECONDS)
-        session.thread_id = str(started["thread"]["id"])
+        session = await start_codex(provider, self.cwd, earlier, model, tools)
+        self._sessions[chat] = session
+        models = session.models
+        if provider.model_provider:  # Codex lists only its own: the provider's, as listed here
+            models = tuple(m.name for m in await self._provider_models(provider))
+        self.offered[provider.id] = AgentOffer(models)
+        return session
 
     async def _provider_models(self, provider: ProviderConfig) -> list[ModelInfo]:
         """The models of the Sightline provider named like Codex's `model_provider` (listed
@@ -265,28 +179,6 @@ class CodexEngine:
         if named not in listed and any(p.id == named for p in catalogue.providers):
             await catalogue.refresh([named])
         return [m for m in catalogue.models() if m.provider_id == named]
-
-    async def _learn_models(self, session: CodexSession) -> None:
-        """The models the person may pick under this Codex: Codex's own list for its own
-        sign-in (`model/list`); for a model provider, that provider's models as Sightline
-        lists them (Codex lists only its own, whatever the provider)."""
-        provider = session.provider
-        names: list[str] = []
-        if provider.model_provider:
-            names = [m.name for m in await self._provider_models(provider)]
-        else:
-            try:
-                listed = await session.process.request("model/list", {}, START_SECONDS) or {}
-            except CodexRefused as exc:
-                log.info("Codex did not list its models: %s", exc)
-                listed = {}
-            entries = listed.get("data") if isinstance(listed.get("data"), list) else []
-            names = [
-                str(e["model"])
-                for e in entries or []
-                if isinstance(e, dict) and isinstance(e.get("model"), str) and not e.get("hidden")
-            ]
-        self.offered[provider.id] = AgentOffer(tuple(names[:MAX_MODELS]))
 
     def _earlier_thread(self, chat: str, provider: ProviderConfig) -> str:
         """The thread this Codex had in this chat (kept with its answers); " " when the chat
