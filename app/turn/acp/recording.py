@@ -29,6 +29,7 @@ from app.turn.events import (
     TurnEvent,
 )
 from app.turn.tool_step import STOPPED
+from routing.agent_refs import ref_parts
 from routing.answer_stats import AnswerStats
 from routing.transcript import CarriedPart, Message, MessageStatus, TextPart, ToolCall
 from routing.wires.payload import bounded_arguments
@@ -62,7 +63,7 @@ class TurnRecord:
     @property
     def agent_id(self) -> str:
         """The agent's id, without its model."""
-        return self.ref.partition(":")[0]
+        return ref_parts(self.ref)[0]
 
     def updates(self, updates: list[Any]) -> list[TurnEvent]:
         """Updates that came together, stored in order; a run of words is one write (an

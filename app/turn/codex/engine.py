@@ -43,7 +43,7 @@ from app.turn.engine import saved
 from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
 from app.turn.tool_step import DenyAll, ToolStep
-from routing.agent_refs import AgentOffer
+from routing.agent_refs import AgentOffer, agent_ref, ref_parts
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.documents import flatten_pages, pdfs_for_model
@@ -118,14 +118,14 @@ class CodexEngine:
         self, chat: str, message: Message, requested: str, tools: list[Tool]
     ) -> AsyncGenerator[TurnEvent, None]:
         yield ItemAdded(self.store.add_message(chat, message))
-        provider_id, _, model = (requested or "").strip().partition(":")
+        provider_id, model, _mode = ref_parts(requested)  # Codex has no modes
         provider = next((p for p in self.providers if p.id == provider_id), None)
         if provider is None:
             problem = AgentProblem(f"There is no Codex {requested!r} in the config.")
             yield ItemAdded(self._error(chat, problem))
             yield TurnEnded(problem)
             return
-        ref = provider.id + (f":{model}" if model else "")
+        ref = agent_ref(provider.id, model)
         self.store.conversations.set_model(chat, ref)
         try:
             session = await self._session(chat, provider, model, tools)
