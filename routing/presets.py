@@ -260,16 +260,15 @@ CODEX_PRESET = Preset(
     needs_key=False,
     tools="all",
 )
-AGENT_KINDS: tuple[str, ...] = (AGENT_PRESET.kind, CODEX_PRESET.kind)
+_AGENT_PRESETS = {p.kind: p for p in (AGENT_PRESET, CODEX_PRESET)}
+AGENT_KINDS: tuple[str, ...] = tuple(_AGENT_PRESETS)
 ALL_KINDS: tuple[str, ...] = (*KINDS, *AGENT_KINDS)  # every kind a config may name
 
 
 def preset_for(kind: str) -> Preset:
     """The preset of a provider kind; ValueError naming the kinds there are."""
-    if kind == AGENT_PRESET.kind:
-        return AGENT_PRESET
     try:
-        return PRESETS[kind]
+        return PRESETS[kind] if kind in PRESETS else _AGENT_PRESETS[kind]
     except KeyError:
         raise ValueError(
             f"no provider kind {kind!r}; the kinds are: {', '.join(ALL_KINDS)}"

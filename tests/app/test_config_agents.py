@@ -78,3 +78,36 @@ def test_command_on_a_model_provider_says_it_is_for_agents() -> None:
 def test_the_unknown_kind_message_lists_acp() -> None:
     with pytest.raises(ConfigError, match="acp"):
         parsed({"id": "o", "kind": "agent"})
+
+
+def test_codex_as_the_issue_writes_it() -> None:
+    config = parsed(
+        {"id": "codex", "kind": "codex", "model_provider": "ollama", "env": {"CODEX_HOME": "/x"}},
+        {"id": "cloud", "kind": "codex", "command": "/opt/codex/bin/codex"},
+        {"id": "home-box", "kind": "codex", "model_provider": "box", "local": True},
+    )
+    local, cloud, box = agent_providers(config)
+    # command defaults to codex; Codex's own ollama runs here, so `local` is implied.
+    assert (local.kind, local.command, local.model_provider, local.is_local) == (
+        "codex",
+        "codex",
+        "ollama",
+        True,
+    )
+    assert local.env == (("CODEX_HOME", "/x"),)
+    assert (cloud.command, cloud.model_provider, cloud.is_local) == (
+        "/opt/codex/bin/codex",
+        "",
+        False,
+    )
+    assert box.is_local  # said so: a provider of the person's own Codex config
+    # None of them is listed by the catalogue (only the local servers looked for are).
+    assert not any(p.is_agent for p in effective_providers(config, {}))
+    assert preset_for("codex").wire == "codex"
+
+
+def test_a_codex_key_on_an_acp_agent_says_which_keys_an_acp_agent_has() -> None:
+    with pytest.raises(ConfigError, match=r'unknown key .model_provider.*kind = "acp"'):
+        parsed({"id": "oc", "kind": "acp", "command": "opencode", "model_provider": "ollama"})
+    with pytest.raises(ConfigError, match="model_provider must be the name"):
+        parsed({"id": "codex", "kind": "codex", "model_provider": 3})
