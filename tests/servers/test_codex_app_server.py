@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 ICON = (ROOT / "resources" / "icons" / "sightline.png").read_bytes()
 PNG = "data:image/png;base64," + base64.b64encode(ICON).decode()
 CLIENT = {"name": "sightline", "title": "Sightline", "version": "0.1"}
+WAIT_SECONDS = 60.0  # for one server's whole conversation with a test
 
 
 class Peer:
@@ -35,6 +37,11 @@ class Peer:
         )  # fmt: skip
         self.pending: dict[int, str] = {}
         self.number = 0
+        # A server that never says what a test waits for is killed, so the read ends and
+        # the test fails instead of holding the suite.
+        self._watchdog = threading.Timer(WAIT_SECONDS, self.process.kill)
+        self._watchdog.daemon = True
+        self._watchdog.start()
 
     def send(self, message: dict[str, Any]) -> None:
         stdin: IO[str] | None = self.process.stdin
@@ -93,6 +100,7 @@ class Peer:
         return self.process.stderr.read()
 
     def close(self) -> int:
+        self._watchdog.cancel()
         if self.process.stdin and not self.process.stdin.closed:
             self.process.stdin.close()
         return self.process.wait(timeout=20)
@@ -177,8 +185,19 @@ def test_resume_needs_a_thread_that_had_a_turn_and_interrupt_ends_it(tmp_path: P
     turn = peer.call("turn/start", {"threadId": kept, "input": turn_input()})["result"]["turn"][
         "id"
     ]
-    assert peer.call("turn/interrupt", {"threadId": kept, "turnId": turn})["result"] == {}
-    ended = peer.until(lambda m: m.get("method") == "turn/completed")[-1]
+    # The interrupt's answer and the turn's end may come in either order: read until both.
+    asked = peer.request("turn/interrupt", {"threadId": kept, "turnId": turn})
+    seen: list[dict[str, Any]] = []
+
+    def both(message: dict[str, Any]) -> bool:
+        seen.append(message)
+        ids = {m.get("id") for m in seen if "method" not in m}
+        return asked in ids and any(m.get("method") == "turn/completed" for m in seen)
+
+    peer.until(both)
+    [answer] = [m for m in seen if m.get("id") == asked and "method" not in m]
+    assert answer["result"] == {}
+    [ended] = [m for m in seen if m.get("method") == "turn/completed"]
     assert ended["params"]["turn"]["status"] == "interrupted"
     peer.close()
     again = fake("", state)
