@@ -16,7 +16,8 @@ state file from `--state` or `FAKE_CODEX_STATE`:
 - `usage`: `thread/tokenUsage/updated` before the end
 - `slow`: 0.2 s between deltas; `crash`: exit 1 after the first delta; `hang`: nothing
   more after the first delta (a `turn/interrupt` still ends it); `malformed`: a line
-  that is not JSON before the answer
+  that is not JSON before the answer; `late-interrupt`: a `turn/interrupt` is read 0.5 s
+  late, so a turn that ended meanwhile (a `cancel`ed approval) refuses it
 - `signed-out`: `account/read` says `requiresOpenaiAuth: true` with no account, and a
   turn never reaches a model: `error` notifications with `willRetry: true`, then
   nothing until `turn/interrupt` (codex 0.169.0 neither refuses the thread nor fails
@@ -301,6 +302,8 @@ class FakeCodex:
         return {"turn": self._turn(turn, "inProgress")}
 
     def on_turn_interrupt(self, params: dict[str, Any]) -> dict[str, Any] | str:
+        if "late-interrupt" in self.behaviours:
+            time.sleep(0.5)
         turn = self.turns.get(params["threadId"])
         if turn is None or turn.id != params["turnId"] or turn.interrupted.is_set():
             return "no active turn to interrupt"

@@ -36,7 +36,7 @@ from app.store import Store, StoredItem, StoreError
 from app.tools.base import Tool
 from app.turn.acp.errors import AgentProblem, AgentStopped
 from app.turn.codex.asking import CodexAsking, data_url
-from app.turn.codex.process import CodexRefused
+from app.turn.codex.process import CodexProcess, CodexRefused
 from app.turn.codex.record import THREAD, CodexRecord
 from app.turn.codex.session import START_SECONDS, CodexSession, start_codex
 from app.turn.engine import saved
@@ -73,6 +73,7 @@ class CodexEngine:
         *,
         cwd: Path | None = None,
         idle_timeout: float = IDLE_SECONDS,
+        cancel_timeout: float = CANCEL_SECONDS,
         denied_hint: str = "",
         tools: Sequence[Tool] | None = None,
         catalogue: Catalogue | None = None,
@@ -83,6 +84,7 @@ class CodexEngine:
         self.tool_step = tool_step or ToolStep(DenyAll())
         self.cwd = cwd or Path.cwd()
         self.idle_timeout = idle_timeout
+        self.cancel_timeout = cancel_timeout
         self.tools = None if tools is None else list(tools)  # None: each turn's tools
         # Who looks at pictures for a model Sightline knows is blind.
         self.words = EngineWords(catalogue, prefs or RoutingPrefs())
@@ -385,23 +387,36 @@ class CodexEngine:
         process = session.process
         try:
             if turn_id and process.running:
-                await process.request(
-                    "turn/interrupt", {"threadId": session.thread_id, "turnId": turn_id}, 1.0
-                )
-                async with asyncio.timeout(CANCEL_SECONDS):
-                    while (incoming := await process.inbox.get()) is not None:
-                        if "id" in incoming:
-                            await process.respond(incoming["id"], _cancelled(incoming))
-                        elif incoming.get("method") == "turn/completed":
-                            break
-                        elif incoming.get("method") == "item/agentMessage/delta":
-                            record.words(str((incoming.get("params") or {}).get("delta") or ""), [])
+                # One budget for the interrupt's answer and the turn's end.
+                async with asyncio.timeout(self.cancel_timeout):
+                    try:
+                        await process.request(
+                            "turn/interrupt",
+                            {"threadId": session.thread_id, "turnId": turn_id},
+                            self.cancel_timeout,
+                        )
+                    except CodexRefused as refused:
+                        # The turn ended before the interrupt was read (a `cancel`ed
+                        # approval ends it at once): its end is still to be read below.
+                        log.info("Codex refused the interrupt: %s", refused)
+                    await self._until_ended(process, record)
         except (Exception, asyncio.CancelledError) as exc:
             log.info("Codex did not end its turn on interrupt: %r", exc)
             await self._drop(record.conversation_id)
         with contextlib.suppress(StoreError):
             record.end_answer([], MessageStatus.STOPPED)
             record.stop_calls([])
+
+    async def _until_ended(self, process: CodexProcess, record: CodexRecord) -> None:
+        """Codex's messages until `turn/completed`: words kept, its questions cancelled."""
+        while (incoming := await process.inbox.get()) is not None:
+            if "id" in incoming:
+                await process.respond(incoming["id"], _cancelled(incoming))
+            elif incoming.get("method") == "turn/completed":
+                return
+            elif incoming.get("method") == "item/agentMessage/delta":
+                record.words(str((incoming.get("params") or {}).get("delta") or ""), [])
+        raise ConnectionError("Codex's output ended")
 
     async def _drop(self, chat: str) -> None:
         """End the chat's Codex: the next turn starts it again."""

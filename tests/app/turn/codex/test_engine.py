@@ -263,9 +263,12 @@ async def test_a_hung_codex_is_stopped_after_the_idle_timeout(
     assert not engine._sessions  # dropped: the next turn starts it again
 
 
+@pytest.mark.parametrize("behaviours", [("command",), ("command", "late-interrupt")])
 async def test_stop_while_an_approval_waits_answers_it_cancel_and_keeps_codex(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: Any, behaviours: tuple[str, ...]
 ) -> None:
+    # With `late-interrupt` the `cancel` has ended the turn before the interrupt is read,
+    # and Codex refuses it: the turn is over all the same, so the process is kept.
     class Never:
         async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
             asked.set()
@@ -273,7 +276,10 @@ async def test_stop_while_an_approval_waits_answers_it_cancel_and_keeps_codex(
             raise AssertionError("never answered")
 
     asked = asyncio.Event()
-    engine = engine_for(fake(tmp_path, "command"), tool_step=ToolStep(Never()))
+    # A long budget for the interrupt: a loaded machine's slow answer isn't what is tested.
+    engine = engine_for(
+        fake(tmp_path, *behaviours), tool_step=ToolStep(Never()), cancel_timeout=60.0
+    )
     chat = store.conversations.create()
 
     async def turn() -> None:
