@@ -200,8 +200,12 @@ class ApprovalCard(QFrame):
         self.update()
 
 
-# What Codex's approval requests ask (app/turn/codex/record.py names them so).
-_CODEX_ASKS = {"codex.command": "run a command", "codex.file_change": "change files"}
+# What Codex's approval requests ask (app/turn/codex/record.py and asking.py name them).
+_CODEX_ASKS = {
+    "codex.command": "run a command",
+    "codex.file_change": "change files",
+    "codex.permissions": "have more permissions",
+}
 
 
 def _who_asks(call: ToolCall) -> str:

@@ -11,6 +11,8 @@ state file from `--state` or `FAKE_CODEX_STATE`:
   first; the answer says `Approval: DECISION.`; `cancel` ends the turn interrupted
 - `file`: a fileChange item that asks `item/fileChange/requestApproval`, then
   `turn/diff/updated`; the answer says `File approval: DECISION.`
+- `permissions`: `item/permissions/requestApproval` for the network and writing to the
+  working folder; the answer says `Permissions: network, write; scope SCOPE.` (or `none`)
 - `tool`: `item/tool/call` to the thread's first dynamic tool; the answer says
   `Tool gave N text, M images (B1, B2 bytes).`
 - `usage`: `thread/tokenUsage/updated` before the end
@@ -359,6 +361,8 @@ class FakeCodex:
             return self._end(turn, "interrupted")
         if "file" in self.behaviours and not self._file(turn, notes):
             return self._end(turn, "interrupted")
+        if "permissions" in self.behaviours:
+            self._permissions(turn, notes)
         if "tool" in self.behaviours and not self._tool(turn, notes):
             return self._end(turn, "failed")
         if "malformed" in self.behaviours:
@@ -422,6 +426,16 @@ class FakeCodex:
         if accepted:
             self._tell(turn, "turn/diff/updated", diff=DIFF)
         return decision != "cancel"
+
+    def _permissions(self, turn: Turn, notes: list[str]) -> None:
+        asked = {"network": {"enabled": True}, "fileSystem": {"write": [turn.thread["cwd"]]}}
+        ask = {"cwd": turn.thread["cwd"], "itemId": "perm_" + uuid.uuid4().hex[:8]}
+        ask.update(permissions=asked, reason="Fetch the page and save it", startedAtMs=now_ms())
+        got = self.ask(turn, "item/permissions/requestApproval", ask) or {}
+        granted = got.get("permissions") or {}
+        kinds = [k for k in ("network", "fileSystem") if granted.get(k)]
+        words = ", ".join("write" if k == "fileSystem" else k for k in kinds) or "none"
+        notes.append(f"Permissions: {words}; scope {got.get('scope', 'turn')}.")
 
     def _tool(self, turn: Turn, notes: list[str]) -> bool:
         if not turn.thread["tools"]:

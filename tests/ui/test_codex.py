@@ -46,3 +46,23 @@ def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(
     qtbot.waitUntil(lambda: picker.findData("codex:gpt-5-mini", PickerRole.REF) > row)
     messages = session.controller.store.messages(session.controller.current_id)
     assert any(m.carried("acp_thought", "codex") for m in messages)  # its reasoning kept
+
+
+def test_codexs_request_for_more_permissions_is_asked_on_the_card(
+    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    with_fake_codex(home, tmp_path / "state.json", "permissions")
+    session = open_window()
+    picker = session.window.picker
+    qtbot.waitUntil(lambda: "codex" in picker.agents(), timeout=10_000)
+    picker.set_current_ref("codex")
+    send(qtbot, session, "fetch it")
+    choose_folder(qtbot, session, tmp_path)
+    card = session.window.approval
+    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    assert card.request is not None and card.request.call.name == "codex.permissions"
+    assert card.heading.text() == "Codex asks to have more permissions. Allow it?"
+    qtbot.mouseClick(card.chat_button, Qt.MouseButton.LeftButton)
+    wait_idle(qtbot, session)
+    # "Allow in this chat" grants what was asked for Codex's session.
+    assert "Permissions: network, write; scope session." in str(answers(session)[-1]["text"])

@@ -9,8 +9,11 @@ rest of the chat; the answer goes back as Codex's decision (`accept`, `acceptFor
 (`item/tool/call`: Sightline's `read_file` or `screenshot`) is asked the same way, then
 run, stored as a call and a tool message, and answered with its words and pictures (data
 URLs); a picture it sends to a model off this computer is disclosed with a `Crossed` fact.
-What Sightline can't answer yet (extra permissions, questions for the person, an MCP
-server's form) is declined, and the chat says so.
+A request for more permissions (the network, writing outside the sandbox) is asked the
+same way as `codex.permissions`: allowed, exactly what was asked is granted for the turn
+("allow in this chat": for Codex's session), refused, nothing is. What Sightline can't
+answer yet (questions for the person, an MCP server's form) is declined, and the chat
+says so.
 """
 
 from __future__ import annotations
@@ -51,9 +54,10 @@ APPROVALS = {
     "execCommandApproval": (COMMAND, _OLD, "denied"),
     "applyPatchApproval": (FILE_CHANGE, _OLD, "denied"),
 }
+PERMISSIONS_ASKED = "item/permissions/requestApproval"
+PERMISSIONS = "codex.permissions"  # the tool name such a request is asked as
 # What the engine can't ask the person yet, and the answer that declines each.
 DECLINED: dict[str, tuple[str, dict[str, Any]]] = {
-    "item/permissions/requestApproval": ("more permissions", {"permissions": {}}),
     "item/tool/requestUserInput": ("to ask you a question", {"answers": {}}),
     "mcpServer/elicitation/request": ("for a form of an MCP server", {"action": "decline"}),
 }
@@ -103,6 +107,8 @@ class CodexAsking:
                 )
                 return {"decision": refusal}
             return {"decision": decisions[answer]}
+        if method == PERMISSIONS_ASKED:
+            return await self._permissions(chat, params, events)
         if method == "item/tool/call":
             return await self._tool(record, params, tools, local, events)
         what, declined = DECLINED.get(method, ("something Sightline doesn't know", {}))
@@ -113,6 +119,29 @@ class CodexAsking:
             events,
         )
         return declined
+
+    async def _permissions(
+        self, chat: str, params: Mapping[str, Any], events: list[TurnEvent]
+    ) -> dict[str, Any]:
+        asked = params.get("permissions") if isinstance(params.get("permissions"), dict) else {}
+        assert isinstance(asked, dict)
+        shown = _permissions_asked(asked)
+        if isinstance(params.get("reason"), str):
+            shown["reason"] = params["reason"]
+        call = ToolCall(str(params.get("itemId") or ""), PERMISSIONS, bounded_arguments(shown))
+        answer = await self.tool_step.decide(chat, call)
+        if answer == Approval.DENY:
+            wanted = ", ".join(k for k in ("network", "read", "write") if k in shown)
+            self._notice(
+                chat,
+                f"Codex asked for more permissions ({wanted or 'unnamed'}), which were not "
+                "allowed." + self.denied_hint,
+                events,
+            )
+            return {"permissions": {}}
+        # Exactly what was asked, no more: Codex's profile of a grant is its request's shape.
+        scope = "session" if answer == Approval.CONVERSATION else "turn"
+        return {"permissions": asked, "scope": scope}
 
     async def _tool(
         self,
@@ -193,6 +222,25 @@ def _asked(params: Mapping[str, Any]) -> dict[str, Any]:
             shown[key] = " ".join(map(str, value)) if isinstance(value, list) else value
     if isinstance(params.get("fileChanges"), dict):
         shown["paths"] = list(params["fileChanges"])
+    return shown
+
+
+def _permissions_asked(asked: Mapping[str, Any]) -> dict[str, Any]:
+    """What more permissions Codex asks for, in the words the approval card shows."""
+    shown: dict[str, Any] = {}
+    network = asked.get("network")
+    if isinstance(network, dict) and network.get("enabled"):
+        shown["network"] = "on"
+    files = asked.get("fileSystem") if isinstance(asked.get("fileSystem"), dict) else {}
+    assert isinstance(files, dict)
+    for access in ("read", "write"):
+        paths = [str(p) for p in files.get(access) or () if isinstance(p, str)]
+        for entry in files.get("entries") or ():
+            path = entry.get("path") if isinstance(entry, dict) else None
+            if isinstance(path, dict) and entry.get("access") == access:
+                paths.append(str(path.get("path") or path.get("pattern") or path.get("value")))
+        if paths:
+            shown[access] = paths
     return shown
 
 

@@ -130,6 +130,41 @@ async def test_command_and_file_approvals_go_to_the_approver(
         assert "made" in results[0].text and "hi there" in results[1].text
 
 
+@pytest.mark.parametrize(
+    ("answer", "granted"),
+    [
+        (Approval.ONCE, "Permissions: network, write; scope turn."),
+        (Approval.CONVERSATION, "Permissions: network, write; scope session."),
+        (Approval.DENY, "Permissions: none; scope turn."),
+    ],
+)
+async def test_more_permissions_are_asked_and_granted_as_asked(
+    store: Store, tmp_path: Path, engine_for: Any, answer: Approval, granted: str
+) -> None:
+    approver = Recording(answer)
+    engine = engine_for(
+        fake(tmp_path, "permissions"), tool_step=ToolStep(approver), denied_hint=" (hint)"
+    )
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "go", requested_model="codex"))
+    assert ended(events).error is None
+    [asked] = approver.asked
+    assert asked.name == "codex.permissions"
+    assert asked.arguments == {
+        "network": "on",
+        "write": [str(tmp_path)],
+        "reason": "Fetch the page and save it",
+    }
+    assert granted in store.messages(chat)[-1].text
+    refused = [n.text for n in notices(events) if "not allowed" in n.text]
+    if answer == Approval.DENY:
+        assert refused == [
+            "Codex asked for more permissions (network, write), which were not allowed. (hint)"
+        ]
+    else:
+        assert refused == []
+
+
 async def test_a_dynamic_tool_returns_a_picture(
     store: Store, tmp_path: Path, engine_for: Any
 ) -> None:
