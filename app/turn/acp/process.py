@@ -1,21 +1,25 @@
 """The agent's program: started with the SDK, its output read within bounds.
 
-The SDK reads the agent's stdout itself, but without a cap on a line and with
-anything unreadable only logged. Here every line passes a pump first: a line past
-`MAX_LINE_BYTES`, or one that is not a JSON-RPC object, ends the connection (the
-turn then ends cleanly, and the next one starts the agent again), and the time of
-the last message is kept, so a turn can tell a hung agent from a busy one. The
-agent's stderr is its log: kept, bounded, in Sightline's (redacted there).
+The SDK would read the agent's stdout itself, without a cap on a line and with
+anything unreadable only logged. Sightline gives it a message transport of its own
+instead (the SDK's seam for transports that aren't byte streams): each line is read
+within `MAX_LINE_BYTES` and parsed once, here; a line past the cap, or one that is
+not a JSON-RPC object, ends the connection (the turn then ends cleanly, and the next
+one starts the agent again), and the time of the last message is kept, so a turn can
+tell a hung agent from a busy one. The agent's stderr is its log: kept, bounded, in
+Sightline's (redacted there).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 from collections.abc import Mapping
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 from acp import Client, connect_to_agent
 from acp.client.connection import ClientSideConnection
@@ -59,11 +63,9 @@ class AgentProcess:
         )
         self.process = process
         self.last_heard = asyncio.get_running_loop().time()
-        checked = asyncio.StreamReader(limit=MAX_LINE_BYTES)
-        self._tasks.append(asyncio.create_task(self._pump(reader, checked)))
         if process.stderr is not None:
             self._tasks.append(asyncio.create_task(log_stderr(process.stderr, self.label)))
-        self.connection = connect_to_agent(client, writer, checked)
+        self.connection = connect_to_agent(client, CheckedLines(self, reader, writer))
         return self.connection
 
     @property
@@ -85,33 +87,8 @@ class AgentProcess:
         """Seconds since the agent last sent anything."""
         return asyncio.get_running_loop().time() - self.last_heard
 
-    async def _pump(self, source: asyncio.StreamReader, checked: asyncio.StreamReader) -> None:
-        """Pass each readable message on; the first unreadable one ends the connection."""
-        try:
-            while True:
-                try:
-                    line = await source.readuntil(b"\n")
-                except asyncio.IncompleteReadError as exc:
-                    line = exc.partial  # the last line, without its newline
-                    if not line.strip():
-                        break
-                except asyncio.LimitOverrunError:
-                    self._refuse(f"a message longer than {MAX_LINE_BYTES} bytes")
-                    break
-                self.last_heard = asyncio.get_running_loop().time()
-                if not line.strip():
-                    continue
-                problem = jsonrpc_message(line)[1]
-                if problem:
-                    self._refuse(problem)
-                    break
-                checked.feed_data(line if line.endswith(b"\n") else line + b"\n")
-        except (OSError, ValueError) as exc:  # the pipe broke under us
-            log.info("%s: its output ended: %s", self.label, exc)
-        finally:
-            checked.feed_eof()
-
-    def _refuse(self, problem: str) -> None:
+    def refuse(self, problem: str) -> None:
+        """End the connection for what the agent sent."""
         log.warning("%s sent %s; the connection is ended", self.label, problem)
         self.malformed = problem
 
@@ -128,3 +105,52 @@ class AgentProcess:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
+
+
+class CheckedLines:
+    """The agent's stdio as the SDK's message transport: a line at a time, within bounds,
+    parsed once; the first unreadable one ends the stream (`receive` gives None)."""
+
+    def __init__(
+        self, process: AgentProcess, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self._process = process
+        self._reader = reader
+        self._writer = writer
+        self._sending = asyncio.Lock()  # one message's line at a time, and its drain
+
+    async def send(self, message: dict[str, Any]) -> None:
+        """Write one message as a line."""
+        line = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
+        async with self._sending:
+            self._writer.write(line)
+            await self._writer.drain()
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The agent's next message; None when its output ended or was unreadable."""
+        process = self._process
+        while not process.malformed:
+            try:
+                line = await self._reader.readuntil(b"\n")
+            except asyncio.IncompleteReadError as exc:
+                line = exc.partial  # the last line, without its newline
+                if not line.strip():
+                    return None
+            except asyncio.LimitOverrunError:
+                process.refuse(f"a message longer than {MAX_LINE_BYTES} bytes")
+                return None
+            except (OSError, ValueError) as exc:  # the pipe broke under us
+                log.info("%s: its output ended: %s", process.label, exc)
+                return None
+            process.last_heard = asyncio.get_running_loop().time()
+            if not line.strip():
+                continue
+            message, problem = jsonrpc_message(line)
+            if problem:
+                process.refuse(problem)
+                return None
+            return message
+        return None
+
+    async def close(self) -> None:
+        """Nothing of its own: the program's streams end with the program."""
