@@ -86,14 +86,17 @@ def run_window(smoke: bool = False) -> int:
 
     import asyncio
 
+    from app.ui.main_thread_gc import MainThreadCollector
     from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
 
     loop = new_loop(app)
     asyncio.set_event_loop(loop)
+    collector = MainThreadCollector()
     try:
         with async_generators_finalized_by(loop):
             return loop.run_until_complete(_run(session, smoke, started, qt_import_s))
     finally:
+        collector.stop()
         loop.close()
         asyncio.set_event_loop(None)
 

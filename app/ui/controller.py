@@ -22,6 +22,7 @@ from app.ui.approvals import ApprovalRequest, Approvals
 from app.ui.attaching import Attaching
 from app.ui.chats import Chats
 from app.ui.listing import ModelListing  # where other modules have always imported it from
+from app.ui.model_lister import ModelLister
 from app.ui.pending import Attachments
 from app.ui.turn_feed import TurnFeed
 from app.ui.versions import Versions
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
     from app.turn.runner import TurnRunner
     from app.turn.tool_step import Approval, ToolStep
     from routing.agent_refs import AgentOffer
-    from routing.catalogue import Catalogue, ProviderStatus
+    from routing.catalogue import Catalogue
     from routing.models import ModelInfo, ProviderConfig
     from routing.router import RoutingPrefs
 
@@ -88,15 +89,13 @@ class Controller(QObject):
         self._started = False
         self._connecting: asyncio.Lock | None = None  # made by the first `_connect`
         self._retired: set[Catalogue] = set()  # old catalogues, closed once their turn ends
-        self._carried: dict[str, ProviderStatus] = {}  # the last listing's, while relisting
-        self._catalogue: Catalogue | None = None
         self._runner: TurnRunner | None = None
         self._current = ""
-        self._listing_task: asyncio.Task[None] | None = None
         self._turn_task: asyncio.Task[None] | None = None
         self._chores: set[asyncio.Task[None]] = set()  # held so they aren't collected mid-way
         self._turn_conversation = ""
-        self._listing = ModelListing(listing=True, config_path=self._config_path())
+        # The catalogue in use and its models, published as each provider answers.
+        self._lister = ModelLister(self.config, self._config_path(), self.models_changed.emit)
         self._approvals = Approvals(self.approval_requested.emit, self.approval_settled.emit)
         # One for the window's life, so "Allow in this chat" outlives new settings.
         self._tool_step: ToolStep | None = None
@@ -107,7 +106,7 @@ class Controller(QObject):
         self.chats.changed.connect(self.conversations_changed)
         self.chats.restored.connect(self._restored)
         # The composer's pictures and PDFs: read as chores, noted for the listed models.
-        self.attaching = Attaching(lambda: self._listing, self._chore, self)
+        self.attaching = Attaching(lambda: self._lister.listing, self._chore, self)
         # A turn's events, shown in the open conversation through this controller's signals.
         self._feed = TurnFeed(store, lambda: self._current, self)
         self._feed.item_added.connect(self.item_added)
@@ -146,7 +145,7 @@ class Controller(QObject):
     @property
     def listing(self) -> ModelListing:
         """The latest model listing."""
-        return self._listing
+        return self._lister.listing
 
     @property
     def environ(self) -> Mapping[str, str]:
@@ -183,6 +182,7 @@ class Controller(QObject):
 
         config = load_config(self._environ)  # raises before anything changes
         self.config = config
+        self._lister.config, self._lister.config_path = config, self._config_path()
         if self._toolbox is not None:  # the MCP servers may have changed: start afresh
             old, self._toolbox, self._told_mcp = self._toolbox, None, set()
             await old.aclose()
@@ -206,13 +206,7 @@ class Controller(QObject):
             wanted = effective_providers(self.config, self._environ)
             # The keyring may wait on D-Bus (or an unlock prompt): never on the UI thread.
             providers = await asyncio.to_thread(with_keys, wanted, self.keys, self._environ)
-            old = self._catalogue
-            if old is not None:
-                # Until each provider answers again, the picker keeps its last models
-                # rather than flashing empty (only providers still in use).
-                kept = {p.id for p in providers}
-                self._carried = {s.provider.id: s for s in old.statuses() if s.provider.id in kept}
-            self._catalogue = Catalogue(
+            catalogue = Catalogue(
                 providers, blind=self.store.learned.blind(), checked=self.store.learned.checks()
             )
             prefs = RoutingPrefs(
@@ -226,15 +220,9 @@ class Controller(QObject):
 
             defaults = ChatSettings(system_prompt=self.config.system_prompt or None)
             self._runner = TurnRunner(
-                self.store, self._catalogue, self._tool_step, prefs=prefs, defaults=defaults
+                self.store, catalogue, self._tool_step, prefs=prefs, defaults=defaults
             )
-            listing = self._listing_task
-            if listing is not None and not listing.done():
-                listing.cancel()  # it lists the old providers
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await listing
-            self._listing_task = None
-            self.refresh_models()
+            old = await self._lister.use(catalogue)
             self._tell_key_problem(providers)
             if old is not None:
                 self._retired.add(old)
@@ -276,11 +264,12 @@ class Controller(QObject):
         """Stop whatever runs and close the providers' connections (the store stays open)."""
         import asyncio  # after the first paint (see the imports)
 
-        for task in (self._turn_task, self._listing_task, *self._chores):
+        for task in (self._turn_task, *self._chores):
             if task is not None and not task.done():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+        await self._lister.aclose()
         for catalogue in (*self._retired, self._catalogue):
             if catalogue is not None:
                 await catalogue.aclose()
@@ -292,46 +281,13 @@ class Controller(QObject):
 
     # -- models ----------------------------------------------------------------
 
+    @property
+    def _catalogue(self) -> Catalogue | None:
+        return self._lister.catalogue
+
     def refresh_models(self) -> None:
         """List every provider's models again; the picker fills in as each answers."""
-        import asyncio  # after the first paint (see the imports)
-
-        if self._catalogue is None or (self._listing_task and not self._listing_task.done()):
-            return
-        self._publish(self._catalogue, listing=True)  # "Looking for models…" at once
-        self._listing_task = asyncio.ensure_future(self._list_models(self._catalogue))
-
-    async def _list_models(self, catalogue: Catalogue) -> None:
-        try:
-            async with contextlib.aclosing(catalogue.refresh_each()) as statuses:
-                async for _status in statuses:
-                    self._publish(catalogue, listing=True)
-        except Exception:  # a bug in a wire must not leave "Looking for models…" forever
-            log.exception("listing models failed")
-        finally:
-            self._publish(catalogue, listing=False)
-
-    def _publish(self, catalogue: Catalogue, *, listing: bool) -> None:
-        if catalogue is not self._catalogue:
-            return  # a listing of providers replaced by new settings
-        if not listing:
-            self._carried = {}
-        fresh = {s.provider.id: s for s in catalogue.statuses()}
-        statuses = [
-            fresh.get(p.id) or self._carried[p.id]
-            for p in catalogue.providers
-            if p.id in fresh or p.id in self._carried
-        ]
-        self._listing = ModelListing(
-            models=tuple(m for s in statuses if s.ready for m in s.models),
-            statuses=tuple(statuses),
-            providers=tuple(catalogue.providers),
-            listing=listing,
-            config_path=self._config_path(),
-            check_sight=self.config.check_sight,
-            vision_model=self.config.vision_model,
-        )
-        self.models_changed.emit(self._listing)
+        self._lister.refresh()
 
     # -- conversations ---------------------------------------------------------
 
@@ -580,7 +536,7 @@ class Controller(QObject):
             "unsure": "gave no clear answer, so it is treated as a model that can't see",
         }[result.verdict]
         self.problem.emit(f"Sight check: {model.ref} {words}.")
-        self._publish(catalogue, listing=False)
+        self._lister.publish(catalogue, listing=False)
 
     def stop(self) -> None:
         """Stop the running turn; the words so far stay, marked stopped."""

@@ -18,10 +18,12 @@ once. Setting the running loop ourselves is the same thing qasync does inside
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
 import pytest
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -93,6 +95,17 @@ def close_session(session: Session, run: Callable[[Awaitable[None]], None]) -> N
     run(session.aclose())
     session.window.close()
     session.window.deleteLater()
+
+
+@pytest.fixture(autouse=True)
+def windows_freed_here() -> Iterator[None]:
+    """A closed window's objects are freed after its test, on this thread. A controller
+    Python owns sits in reference cycles, so only the cycle collector frees it, and that
+    may run on any thread (a loopback server's, a keyring worker's); a QObject freed off
+    its own thread leaves its timers armed, and the next test crashes when one fires."""
+    yield
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,44 @@
+"""Python's cycle collector, run on the window's thread only.
+
+The collector runs in whichever thread passes its threshold: a worker reading the
+keyring or decoding a picture as easily as the window's. A Qt object freed there was
+made on the window's thread; freed on another, its timers stay armed, and the next one
+to fire crashes the app. So while the window runs, automatic collection is off and a
+timer on the window's thread collects instead, each generation once its threshold is
+passed, as Python itself would.
+"""
+
+from __future__ import annotations
+
+import gc
+
+from PySide6.QtCore import QTimer
+
+INTERVAL_MS = 500  # how often the window's thread looks; garbage waits at most this long
+
+
+class MainThreadCollector:
+    """Automatic collection moved onto the thread that made it (the window's)."""
+
+    def __init__(self, interval_ms: int = INTERVAL_MS) -> None:
+        self._thresholds = gc.get_threshold()
+        self._was_enabled = gc.isenabled()
+        gc.disable()
+        self._timer = QTimer()
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self.collect)
+        self._timer.start()
+
+    def collect(self) -> None:
+        """Collect the oldest generation whose threshold is passed, if any."""
+        counts = gc.get_count()
+        for generation in (2, 1, 0):
+            if counts[generation] > self._thresholds[generation]:
+                gc.collect(generation)
+                return
+
+    def stop(self) -> None:
+        """Give collection back to Python."""
+        self._timer.stop()
+        if self._was_enabled:
+            gc.enable()

@@ -1,0 +1,57 @@
+"""The cycle collector runs on the window's thread, never on a worker's."""
+
+from __future__ import annotations
+
+import gc
+import threading
+from collections.abc import Iterator
+from typing import ClassVar
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from app.ui.main_thread_gc import MainThreadCollector
+
+CYCLES = 5_000  # far past the youngest generation's threshold (700 by default)
+
+
+class Node:
+    """One end of a reference cycle, noting the thread that frees it."""
+
+    freed_on: ClassVar[list[int]] = []
+
+    def __init__(self) -> None:
+        self.other: object = [self]
+
+    def __del__(self) -> None:
+        Node.freed_on.append(threading.get_ident())
+
+
+@pytest.fixture
+def collector() -> Iterator[MainThreadCollector]:
+    Node.freed_on = []
+    made = MainThreadCollector(interval_ms=10)
+    yield made
+    made.stop()
+
+
+def test_garbage_a_worker_makes_is_freed_on_the_window_thread(
+    collector: MainThreadCollector, qtbot: QtBot
+) -> None:
+    assert not gc.isenabled()
+
+    def make_garbage() -> None:
+        for _ in range(CYCLES):
+            Node()  # unreachable at once, but only the cycle collector can free it
+
+    worker = threading.Thread(target=make_garbage)
+    worker.start()
+    worker.join()
+    assert Node.freed_on == []  # the worker passed every threshold and collected nothing
+    qtbot.waitUntil(lambda: len(Node.freed_on) == CYCLES, timeout=10_000)
+    assert set(Node.freed_on) == {threading.get_ident()}
+
+
+def test_stopping_gives_collection_back_to_python(collector: MainThreadCollector) -> None:
+    collector.stop()
+    assert gc.isenabled()
