@@ -24,6 +24,7 @@ from app.ui.chats import Chats
 from app.ui.listing import ModelListing  # where other modules have always imported it from
 from app.ui.model_lister import ModelLister
 from app.ui.pending import Attachments
+from app.ui.running_turn import RunningTurn
 from app.ui.turn_feed import TurnFeed
 from app.ui.versions import Versions
 from routing.transcript import ToolCall  # loaded by the store: costs nothing here
@@ -91,9 +92,7 @@ class Controller(QObject):
         self._retired: set[Catalogue] = set()  # old catalogues, closed once their turn ends
         self._runner: TurnRunner | None = None
         self._current = ""
-        self._turn_task: asyncio.Task[None] | None = None
         self._chores: set[asyncio.Task[None]] = set()  # held so they aren't collected mid-way
-        self._turn_conversation = ""
         # The catalogue in use and its models, published as each provider answers.
         self._lister = ModelLister(self.config, self._config_path(), self.models_changed.emit)
         self._approvals = Approvals(self.approval_requested.emit, self.approval_settled.emit)
@@ -113,6 +112,17 @@ class Controller(QObject):
         self._feed.text_added.connect(self.text_added)
         self._feed.item_finished.connect(self.item_finished)
         self._feed.call_added.connect(self.call_added)
+        # The running turn: its task, its events into the view, its end told.
+        self._turn = RunningTurn(
+            self._feed,
+            self._tools,
+            busy=self.busy_changed.emit,
+            thought=self.thought_added.emit,
+            plan=self.plan_updated.emit,
+            problem=self.problem.emit,
+            give_back=self._give_back,
+            titled=self.chats.refresh,
+        )
         # Versions of the open chat, deleting messages with Undo, the chat's own settings.
         self.versions = Versions(store, self._reload, self)
         # Agents: an engine per chat (its working folder), started on the chat's first turn.
@@ -130,7 +140,7 @@ class Controller(QObject):
     @property
     def busy(self) -> bool:
         """Whether a turn is running: until `busy_changed(False)`, so the two always agree."""
-        return self._turn_task is not None  # cleared by `_turn_done`, which tells the window
+        return self._turn.running
 
     @property
     def keys(self) -> KeyStore:
@@ -232,7 +242,7 @@ class Controller(QObject):
         import asyncio  # after the first paint (see the imports)
 
         # A turn already running keeps the catalogue it started with until it ends.
-        turn = self._turn_task
+        turn = self._turn.task
         if turn is not None and not turn.done():
             await asyncio.wait({turn})
         await catalogue.aclose()
@@ -264,8 +274,9 @@ class Controller(QObject):
         """Stop whatever runs and close the providers' connections (the store stays open)."""
         import asyncio  # after the first paint (see the imports)
 
-        for task in (self._turn_task, *self._chores):
-            if task is not None and not task.done():
+        await self._turn.stopped()
+        for task in list(self._chores):  # each one's end takes it out of the set
+            if not task.done():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
@@ -323,14 +334,10 @@ class Controller(QObject):
         self._chore(self._delete(conversation_id))
 
     async def _delete(self, conversation_id: str) -> None:
-        import asyncio  # after the first paint (see the imports)
 
-        task = self._turn_task
-        if task is not None and not task.done() and self._turn_conversation == conversation_id:
+        if self._turn.conversation_id == conversation_id:
             # The turn writes its "stopped" mark as it unwinds; let it, then delete.
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            await self._turn.stopped()
         if conversation_id == self._current:
             self.new_conversation()
         self.chats.delete(conversation_id)  # hidden now, gone once its Undo is over
@@ -463,20 +470,11 @@ class Controller(QObject):
         text: str,
         attached: Attachments,
     ) -> None:
-        import asyncio  # after the first paint (see the imports)
-
-        self._turn_conversation = self._current
-        self._feed.begin()
-        task = asyncio.ensure_future(self._run_turn(self._current, turn, text, attached))
-        # A done callback, not a `finally`: a task cancelled before its first step
-        # never enters the coroutine's body, and "busy" must still end.
-        task.add_done_callback(self._turn_done)
-        self._turn_task = task
-        self.busy_changed.emit(True)
+        self._turn.begin(self._current, turn, text, attached)
 
     def busy_here(self) -> bool:
         """Whether the open chat's turn is running (its messages can't change meanwhile)."""
-        return self.busy and self._turn_conversation == self._current
+        return self.busy and self._turn.conversation_id == self._current
 
     def show_version(self, item_id: int) -> bool:
         """Show another version of a message or an answer; False while the chat answers."""
@@ -540,8 +538,7 @@ class Controller(QObject):
 
     def stop(self) -> None:
         """Stop the running turn; the words so far stay, marked stopped."""
-        if self._turn_task is not None and not self._turn_task.done():
-            self._turn_task.cancel()
+        self._turn.stop()
 
     # -- tools -------------------------------------------------------------------
 
@@ -585,62 +582,6 @@ class Controller(QObject):
         step = self._tool_step
         return step.allowed_in(conversation_id) if step is not None else frozenset()
 
-    async def _run_turn(
-        self,
-        conversation_id: str,
-        turn: Callable[[Sequence[Tool]], AsyncGenerator[TurnEvent, None]],
-        text: str,
-        attached: Attachments,
-    ) -> None:
-        import asyncio
-
-        from app.turn.events import ItemAdded, NotSaved, PlanUpdated, ThoughtAdded, TurnEnded
-
-        saved = False  # the person's message is in the store (a Retry reuses it)
-        try:
-            tools = await self._tools()
-            async with contextlib.aclosing(turn(tools)) as events:
-                async for event in events:
-                    self._feed.forward(conversation_id, event)
-                    if isinstance(event, ThoughtAdded):  # an agent's: the feed knows none
-                        self.thought_added.emit(event.item_id, event.text)
-                    elif isinstance(event, PlanUpdated):
-                        self.plan_updated.emit(event.item_id, event.entries)
-                    if isinstance(event, ItemAdded):
-                        saved = True
-                        if event.item.parent_id is None:
-                            self.chats.refresh()  # the first words title the chat
-                    if isinstance(event, TurnEnded) and event.error is not None:
-                        # The error notice is in the transcript, and the message with
-                        # it, for Retry; words that could not be saved go back.
-                        if isinstance(event.error, NotSaved):  # no notice could be stored
-                            # Nothing more can be saved until there is room: the words
-                            # wait in the composer for then, whatever was saved before.
-                            self._give_back(text, attached)
-                            self._feed.finish_streaming_item()
-                            self.problem.emit(event.error.message)
-                        elif not saved:
-                            self._give_back(text, attached)
-                            self.problem.emit(event.error.message)
-        except asyncio.CancelledError:
-            # The turn marked its partial answer STOPPED while unwinding; show that,
-            # and the "stopped" results it stored for calls cut short.
-            self._feed.finish_streaming_item()
-            self._feed.show_unseen(conversation_id)
-        except Exception as exc:  # a store or programming error: keep the window alive
-            log.exception("the turn failed")
-            self._feed.finish_streaming_item()
-            if not saved:
-                self._give_back(text, attached)
-            self.problem.emit(f"The answer could not be finished: {exc}")
-
     def _give_back(self, text: str, attached: Attachments) -> None:
         self.draft_restored.emit(text)
         self.attaching.give_back(attached)
-
-    def _turn_done(self, task: asyncio.Task[None]) -> None:
-        if task is self._turn_task:
-            self._turn_task = None
-        self._feed.end()
-        self.busy_changed.emit(False)
-        self.chats.refresh()
