@@ -26,6 +26,7 @@ from app.ui.model_lister import ModelLister
 from app.ui.pending import Attachments
 from app.ui.running_turn import RunningTurn
 from app.ui.turn_feed import TurnFeed
+from app.ui.turn_tools import TurnTools
 from app.ui.versions import Versions
 from routing.transcript import ToolCall  # loaded by the store: costs nothing here
 
@@ -38,7 +39,6 @@ if TYPE_CHECKING:
     from app.config import Config
     from app.keys import KeyStore
     from app.store import Store, StoredItem
-    from app.toolbox import Toolbox
     from app.tools.base import Tool
     from app.turn.boundary import Leaving
     from app.turn.engine import Engine
@@ -98,8 +98,7 @@ class Controller(QObject):
         self._approvals = Approvals(self.approval_requested.emit, self.approval_settled.emit)
         # One for the window's life, so "Allow in this chat" outlives new settings.
         self._tool_step: ToolStep | None = None
-        self._toolbox: Toolbox | None = None  # built-in tools and MCP servers, made on first use
-        self._told_mcp: set[str] = set()  # MCP servers whose problem was already shown
+        self.turn_tools = TurnTools(self.problem.emit)  # built-in tools and MCP servers
         # The list of conversations: search, rename, delete with Undo, export, the ledger.
         self.chats = Chats(store, self)
         self.chats.changed.connect(self.conversations_changed)
@@ -193,9 +192,7 @@ class Controller(QObject):
         config = load_config(self._environ)  # raises before anything changes
         self.config = config
         self._lister.config, self._lister.config_path = config, self._config_path()
-        if self._toolbox is not None:  # the MCP servers may have changed: start afresh
-            old, self._toolbox, self._told_mcp = self._toolbox, None, set()
-            await old.aclose()
+        await self.turn_tools.aclose()  # the MCP servers may have changed: start afresh
         await self._connect()
 
     async def _connect(self) -> None:
@@ -286,9 +283,7 @@ class Controller(QObject):
                 await catalogue.aclose()
         self._retired.clear()
         await self._agents.aclose()
-        if self._toolbox is not None:
-            await self._toolbox.aclose()
-            self._toolbox = None
+        await self.turn_tools.aclose()
 
     # -- models ----------------------------------------------------------------
 
@@ -544,21 +539,7 @@ class Controller(QObject):
 
     async def _tools(self) -> list[Tool]:
         """Every tool a turn offers; the one place they are gathered (MCP servers start here)."""
-        from app.toolbox import Toolbox, builtin_tools
-        from app.tools.mcp.config import McpConfigError
-
-        if self._toolbox is None:
-            try:
-                self._toolbox = Toolbox(self.config.mcp_config)
-            except McpConfigError as exc:
-                self.problem.emit(f"The MCP servers can't be used: {exc}")
-                return builtin_tools()
-        tools = await self._toolbox.tools()
-        for name, problem in self._toolbox.problems.items():
-            if name not in self._told_mcp:
-                self._told_mcp.add(name)
-                self.problem.emit(f"The MCP server {name} is unavailable: {problem}")
-        return tools
+        return await self.turn_tools.tools(self.config.mcp_config)
 
     async def _start_tools(self) -> None:
         await self._tools()

@@ -534,7 +534,7 @@ def test_mcp_servers_can_start_with_the_window(
     session = open_window()
     # Both children run and have shaken hands, though no turn has asked for a tool.
     qtbot.waitUntil(lambda: all(marker.exists() for marker in markers), timeout=20_000)
-    toolbox = session.controller._toolbox
+    toolbox = session.controller.turn_tools.toolbox
     assert toolbox is not None and toolbox.hub is not None
     hub = toolbox.hub
     qtbot.waitUntil(lambda: all(s.started for s in hub.servers.values()), timeout=20_000)
