@@ -120,7 +120,6 @@ class ApprovalCard(QFrame):
     def show_request(self, request: ApprovalRequest) -> None:
         """Ask about one call."""
         self.request = request
-        name = request.call.name
         others = request.others
         more = f" (and {others} more call{'s' * (others != 1)} with it)" if others else ""
         self.heading.setText(f"{_who_asks(request.call)}{more}. Allow it?")
@@ -134,10 +133,7 @@ class ApprovalCard(QFrame):
             if others
             else ""
         )
-        self.hint.setText(
-            f"Allow once runs just this call.{all_of_them} Allow in this chat lets {name} run "
-            "again in this conversation without asking."
-        )
+        self.hint.setText(f"{_once_hint(request.call)}{all_of_them} {_chat_hint(request.call)}")
         self.setAccessibleDescription(f"{self.heading.text()} Arguments: {self.arguments.text()}")
         self.show()
 
@@ -206,6 +202,26 @@ _CODEX_ASKS = {
     "codex.file_change": "change files",
     "codex.permissions": "have more permissions",
 }
+
+
+def _once_hint(call: ToolCall) -> str:
+    return (
+        "Allow once allows just this."
+        if call.name in _CODEX_ASKS
+        else ("Allow once runs just this call.")
+    )
+
+
+def _chat_hint(call: ToolCall) -> str:
+    """What "Allow in this chat" does, in the words of what is asked."""
+    if call.name == "codex.permissions":
+        return "Allow in this chat grants them for the rest of this conversation."
+    if call.name in _CODEX_ASKS:
+        return (
+            f"Allow in this chat lets Codex {_CODEX_ASKS[call.name]} again in this "
+            "conversation without asking."
+        )
+    return f"Allow in this chat lets {call.name} run again in this conversation without asking."
 
 
 def _who_asks(call: ToolCall) -> str:

@@ -35,6 +35,9 @@ def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(
     qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
     assert card.request is not None and card.request.call.name == "codex.command"
     assert card.heading.text() == "Codex asks to run a command. Allow it?"
+    assert card.hint.text().endswith(
+        "Allow in this chat lets Codex run a command again in this conversation without asking."
+    )
     qtbot.mouseClick(card.once_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, session)
     assert "Approval: accept." in str(answers(session)[-1]["text"])
@@ -62,6 +65,10 @@ def test_codexs_request_for_more_permissions_is_asked_on_the_card(
     qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
     assert card.request is not None and card.request.call.name == "codex.permissions"
     assert card.heading.text() == "Codex asks to have more permissions. Allow it?"
+    assert card.hint.text() == (
+        "Allow once allows just this. "
+        "Allow in this chat grants them for the rest of this conversation."
+    )
     qtbot.mouseClick(card.chat_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, session)
     # "Allow in this chat" grants what was asked for Codex's session.

@@ -130,17 +130,19 @@ class CodexAsking:
             shown["reason"] = params["reason"]
         call = ToolCall(str(params.get("itemId") or ""), PERMISSIONS, bounded_arguments(shown))
         answer = await self.tool_step.decide(chat, call)
+        wanted = ", ".join(k for k in ("network", "read", "write") if k in shown) or "unnamed"
         if answer == Approval.DENY:
-            wanted = ", ".join(k for k in ("network", "read", "write") if k in shown)
             self._notice(
                 chat,
-                f"Codex asked for more permissions ({wanted or 'unnamed'}), which were not "
-                "allowed." + self.denied_hint,
+                f"Codex asked for more permissions ({wanted}), which were not allowed."
+                + self.denied_hint,
                 events,
             )
             return {"permissions": {}}
         # Exactly what was asked, no more: Codex's profile of a grant is its request's shape.
         scope = "session" if answer == Approval.CONVERSATION else "turn"
+        until = "the rest of this chat" if scope == "session" else "this turn"
+        self._notice(chat, f"Codex was given more permissions ({wanted}) for {until}.", events)
         return {"permissions": asked, "scope": scope}
 
     async def _tool(

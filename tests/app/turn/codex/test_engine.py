@@ -156,13 +156,14 @@ async def test_more_permissions_are_asked_and_granted_as_asked(
         "reason": "Fetch the page and save it",
     }
     assert granted in store.messages(chat)[-1].text
-    refused = [n.text for n in notices(events) if "not allowed" in n.text]
+    told = [n.text for n in notices(events) if "permissions" in n.text]
     if answer == Approval.DENY:
-        assert refused == [
+        assert told == [
             "Codex asked for more permissions (network, write), which were not allowed. (hint)"
         ]
     else:
-        assert refused == []
+        until = "the rest of this chat" if answer == Approval.CONVERSATION else "this turn"
+        assert told == [f"Codex was given more permissions (network, write) for {until}."]
 
 
 async def test_a_dynamic_tool_returns_a_picture(
