@@ -38,6 +38,24 @@ def jsonrpc_message(line: bytes) -> tuple[dict[str, Any], str]:
     return message, ""
 
 
+async def read_message(reader: asyncio.StreamReader) -> tuple[dict[str, Any] | None, str]:
+    """The program's next message: `(message, "")`; `(None, why)` for a line that is too
+    long or not a JSON-RPC message; `(None, "")` once its output ended. Blank lines are
+    passed over."""
+    while True:
+        try:
+            line = await reader.readuntil(b"\n")
+        except asyncio.IncompleteReadError as exc:
+            line = exc.partial  # the last line, without its newline
+            if not line.strip():
+                return None, ""
+        except asyncio.LimitOverrunError:
+            return None, f"a message longer than {MAX_LINE_BYTES} bytes"
+        if line.strip():
+            message, problem = jsonrpc_message(line)
+            return (None, problem) if problem else (message, "")
+
+
 async def log_stderr(stderr: asyncio.StreamReader, label: str) -> None:
     """The program's own log, one bounded line at a time, into Sightline's log."""
     with contextlib.suppress(OSError, ValueError):

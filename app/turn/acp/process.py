@@ -25,7 +25,7 @@ from acp import Client, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.transports import spawn_stdio_transport
 
-from app.turn.child_lines import MAX_LINE_BYTES, SHUTDOWN_SECONDS, jsonrpc_message, log_stderr
+from app.turn.child_lines import MAX_LINE_BYTES, SHUTDOWN_SECONDS, log_stderr, read_message
 
 log = logging.getLogger(__name__)
 
@@ -129,28 +129,17 @@ class CheckedLines:
     async def receive(self) -> dict[str, Any] | None:
         """The agent's next message; None when its output ended or was unreadable."""
         process = self._process
-        while not process.malformed:
-            try:
-                line = await self._reader.readuntil(b"\n")
-            except asyncio.IncompleteReadError as exc:
-                line = exc.partial  # the last line, without its newline
-                if not line.strip():
-                    return None
-            except asyncio.LimitOverrunError:
-                process.refuse(f"a message longer than {MAX_LINE_BYTES} bytes")
-                return None
-            except (OSError, ValueError) as exc:  # the pipe broke under us
-                log.info("%s: its output ended: %s", process.label, exc)
-                return None
-            process.last_heard = asyncio.get_running_loop().time()
-            if not line.strip():
-                continue
-            message, problem = jsonrpc_message(line)
-            if problem:
-                process.refuse(problem)
-                return None
-            return message
-        return None
+        if process.malformed:
+            return None
+        try:
+            message, problem = await read_message(self._reader)
+        except (OSError, ValueError) as exc:  # the pipe broke under us
+            log.info("%s: its output ended: %s", process.label, exc)
+            return None
+        process.last_heard = asyncio.get_running_loop().time()
+        if problem:
+            process.refuse(problem)
+        return message
 
     async def close(self) -> None:
         """Nothing of its own: the program's streams end with the program."""

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.turn.child_lines import MAX_LINE_BYTES, SHUTDOWN_SECONDS, jsonrpc_message, log_stderr
+from app.turn.child_lines import MAX_LINE_BYTES, SHUTDOWN_SECONDS, log_stderr, read_message
 
 log = logging.getLogger(__name__)
 
@@ -132,21 +132,11 @@ class CodexProcess:
         """Each line to its waiting request or to the inbox; the first unreadable one ends it."""
         try:
             while True:
-                try:
-                    line = await stdout.readuntil(b"\n")
-                except asyncio.IncompleteReadError as exc:
-                    line = exc.partial
-                    if not line.strip():
-                        break
-                except asyncio.LimitOverrunError:
-                    self._refuse(f"a message longer than {MAX_LINE_BYTES} bytes")
-                    break
+                message, problem = await read_message(stdout)
                 self.last_heard = asyncio.get_running_loop().time()
-                if not line.strip():
-                    continue
-                message, problem = jsonrpc_message(line)
                 if problem:
                     self._refuse(problem)
+                if message is None:
                     break
                 self._deliver(message)
         except (OSError, ValueError) as exc:
