@@ -235,9 +235,13 @@ def _permissions_asked(asked: Mapping[str, Any]) -> dict[str, Any]:
         shown["network"] = "on"
     files = asked.get("fileSystem") if isinstance(asked.get("fileSystem"), dict) else {}
     assert isinstance(files, dict)
+    entries = files.get("entries") if isinstance(files.get("entries"), list) else []
+    assert isinstance(entries, list)
     for access in ("read", "write"):
-        paths = [str(p) for p in files.get(access) or () if isinstance(p, str)]
-        for entry in files.get("entries") or ():
+        listed = files.get(access) if isinstance(files.get(access), list) else []
+        assert isinstance(listed, list)
+        paths = [p for p in listed if isinstance(p, str)]
+        for entry in entries:
             path = entry.get("path") if isinstance(entry, dict) else None
             if isinstance(path, dict) and entry.get("access") == access:
                 paths.append(str(path.get("path") or path.get("pattern") or path.get("value")))

@@ -104,7 +104,8 @@ class CodexRecord(TurnRecord):
                     text = f"{text}\n(exit code {item['exitCode']})".lstrip("\n")
                 self.result(item_id, (TextPart(text),), status != "completed", events)
         elif kind == "fileChange" and item_id:
-            changes = [c for c in item.get("changes") or [] if isinstance(c, dict)]
+            listed = item.get("changes")
+            changes = [c for c in listed if isinstance(c, dict)] if isinstance(listed, list) else []
             self.call(
                 item_id, FILE_CHANGE, {"paths": [str(c.get("path")) for c in changes]}, events
             )
