@@ -146,7 +146,7 @@ async def _exchange(address: str, request: dict[str, Any], timeout: float) -> di
 def _read(line: bytes) -> dict[str, Any] | None:
     try:
         found = json.loads(line)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
     return found if isinstance(found, dict) else None
 
