@@ -156,6 +156,8 @@ def _loaded(text: str) -> Any:
         ) from None
     except RecursionError:
         raise _Broken("The JSON is nested too deeply to be agent_servers.") from None
+    except ValueError:  # a number of thousands of digits, which Python won't read
+        raise _Broken("The JSON holds a number too long to read.") from None
 
 
 def _servers(value: Any) -> dict[str, Any]:

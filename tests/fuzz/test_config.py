@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from app.agent_servers import read_agent_servers
 from app.config import Config, ConfigError, parse_config
 from app.tools.mcp.config import McpConfigError, McpServerConfig, parse_mcp_servers
 from routing.presets import KINDS
@@ -211,3 +212,51 @@ def test_any_text_is_servers_or_an_mcp_config_error(text: str) -> None:
 )
 def test_any_json_is_servers_or_an_mcp_config_error(inner: dict[str, Any], wrapped: bool) -> None:
     servers_or_error(json.dumps({"mcpServers": inner} if wrapped else inner))
+
+
+ZED_AGENTS = json.dumps(
+    {
+        "agent_servers": {
+            "OpenCode": {"command": "opencode", "args": ["acp"], "env": {}},
+            "Gemini CLI": {"type": "custom", "command": "gemini", "args": ["--experimental-acp"]},
+            "Claude Code": {},
+        }
+    },
+    indent=2,
+)
+
+
+@st.composite
+def mutated_agents(draw: st.DrawFn) -> str:
+    """Zed's agent_servers with a few characters changed, and numbers too long to read."""
+    text = ZED_AGENTS
+    for _ in range(draw(st.integers(min_value=1, max_value=3))):
+        at = draw(st.integers(min_value=0, max_value=len(text)))
+        extra = draw(st.sampled_from(["{", "}", "[", ",", '"', "//", "/*", "1" * 5000, "NaN"]))
+        text = text[:at] + extra + text[at:]
+    return text
+
+
+def agents_or_words(text: str) -> None:
+    pasted = read_agent_servers(text)
+    assert pasted.empty or pasted.error or pasted.agents or pasted.skipped
+    assert all(agent.id and agent.command for agent in pasted.agents)
+    assert pasted.words({"PATH": ""}).strip()  # what the person reads, always something
+
+
+@known_bugs("a number of thousands of digits raised ValueError out of the paste")
+@FUZZ
+@given(st.text(max_size=200) | mutated_agents())
+@example(ZED_AGENTS)
+@example("[" * 100_000)
+@example('{"agent_servers": {"a": {"command": "x", "args": [' + "1" * 5000 + "]}}}")
+def test_any_pasted_text_is_agents_or_words_saying_why_not(text: str) -> None:
+    agents_or_words(text)
+
+
+@FUZZ
+@given(st.dictionaries(st.text(max_size=10), ENTRY | JSON, max_size=3), st.booleans())
+def test_any_json_pasted_is_agents_or_words_saying_why_not(
+    inner: dict[str, Any], wrapped: bool
+) -> None:
+    agents_or_words(json.dumps({"agent_servers": inner} if wrapped else inner))
