@@ -90,7 +90,9 @@ async def _handshake(session: CodexSession) -> None:
     await process.notify("initialized")
     if provider.model_provider:
         return  # a model provider of Codex's config: no sign-in, and Codex can't list it
-    account = await process.request("account/read", {}, START_SECONDS) or {}
+    account = await process.request("account/read", {}, START_SECONDS)
+    if not isinstance(account, dict):
+        account = {}
     if account.get("requiresOpenaiAuth") and account.get("account") is None:
         raise AgentNeedsSignIn(SIGN_IN)
     session.models = await _own_models(process)
@@ -99,11 +101,12 @@ async def _handshake(session: CodexSession) -> None:
 async def _own_models(process: CodexProcess) -> tuple[str, ...]:
     """Codex's own models (`model/list`), the hidden ones left out."""
     try:
-        listed = await process.request("model/list", {}, START_SECONDS) or {}
+        listed = await process.request("model/list", {}, START_SECONDS)
     except CodexRefused as exc:
         log.info("Codex did not list its models: %s", exc)
         return ()
-    entries = listed.get("data") if isinstance(listed.get("data"), list) else []
+    data = listed.get("data") if isinstance(listed, dict) else None
+    entries = data if isinstance(data, list) else []
     names = [
         str(e["model"])
         for e in entries or []
@@ -119,7 +122,7 @@ async def _thread(
     if earlier.strip():
         try:
             resumed = await process.request("thread/resume", {"threadId": earlier}, START_SECONDS)
-            session.thread_id = str(resumed["thread"]["id"])
+            session.thread_id = _thread_id("thread/resume", resumed)
             return
         except CodexRefused as exc:
             log.info("Codex could not resume thread %s: %s", earlier, exc)
@@ -144,4 +147,13 @@ async def _thread(
             for t in tools
         ]
     started = await process.request("thread/start", params, START_SECONDS)
-    session.thread_id = str(started["thread"]["id"])
+    session.thread_id = _thread_id("thread/start", started)
+
+
+def _thread_id(method: str, answer: Any) -> str:
+    """The thread's id in Codex's answer; CodexRefused when the answer has none."""
+    thread = answer.get("thread") if isinstance(answer, dict) else None
+    found = thread.get("id") if isinstance(thread, dict) else None
+    if not isinstance(found, str) or not found:
+        raise CodexRefused(method, 0, "its answer names no thread")
+    return found
