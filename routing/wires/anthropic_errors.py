@@ -25,6 +25,7 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.refusals import ANTHROPIC_WORDS as WORDS
 from routing.refusals import is_context_too_long, refuses_pictures, says
+from routing.wires.http_errors import no_longer_fits, sightline_bug
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds
 
@@ -132,11 +133,7 @@ def classify_anthropic_error(
             )
         return malformed(provider, "the address has no Messages API", body_text)
     if is_context_too_long(text, WORDS):
-        return ContextTooLong(
-            f"The conversation no longer fits {name}'s context. Start a new chat, or remove "
-            "earlier messages or pictures.",
-            **kw,
-        )
+        return ContextTooLong(no_longer_fits(name), **kw)
     if refuses_pictures(status, text, words=WORDS):
         return PicturesRefused(
             "Anthropic could not use a picture in this message (it may be damaged, too large, "
@@ -151,8 +148,4 @@ def classify_anthropic_error(
         )
     if not kind:
         return malformed(provider, f"{where} without an Anthropic error", body_text)
-    return BadRequest(
-        f"Anthropic rejected the request ({where}, {kind}). This is a Sightline bug: please "
-        "report it with the details.",
-        **kw,
-    )
+    return BadRequest(sightline_bug("Anthropic", f"{where}, {kind}"), **kw)

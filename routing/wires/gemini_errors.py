@@ -31,7 +31,14 @@ from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import GEMINI_WORDS as WORDS
 from routing.refusals import is_context_too_long, refuses_pictures, says
-from routing.wires.http_errors import key_hint, looks_like_html, server
+from routing.wires.http_errors import (
+    key_refused,
+    looks_like_html,
+    no_longer_fits,
+    no_model_called,
+    server,
+    sightline_bug,
+)
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds
 
@@ -154,21 +161,15 @@ def classify_gemini(
             **kw,
         )
     if is_context_too_long(text, WORDS):
-        return ContextTooLong(
-            f"The conversation no longer fits {model or 'the model'}'s context. Start a new "
-            "chat, or remove earlier messages or pictures.",
-            **kw,
-        )
+        return ContextTooLong(no_longer_fits(model), **kw)
     bad_key = fields.reason() == "API_KEY_INVALID" or "api key not valid" in text
     if status in (401, 403) or bad_key or kind in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
-        return KeyProblem(f"{NAME} refused the API key (HTTP {status}): {key_hint(preset)}.", **kw)
+        return KeyProblem(key_refused(NAME, status, preset), **kw)
     if status == 429 or kind == "RESOURCE_EXHAUSTED":
         return _quota_or_limit(fields, headers, kw)
     if status == 404 or kind == "NOT_FOUND":
         if says(text, WORDS.no_model) or "models/" in text:
-            return ModelNotFound(
-                f"{NAME} has no model called {model or 'that'}. Pick one of its models.", **kw
-            )
+            return ModelNotFound(no_model_called(NAME, model), **kw)
         return MalformedResponse(
             f"{server(provider, preset)} has no such API path (HTTP 404). Check the provider's "
             "base URL (Gemini's is https://generativelanguage.googleapis.com/v1beta).",
@@ -183,8 +184,4 @@ def classify_gemini(
         return TimedOut(f"{NAME} gave up answering in time (HTTP {status}). Try again.", **kw)
     if status >= 500 or status == 200:
         return ServerError(f"{NAME} failed while answering ({where}). Try again later.", **kw)
-    return BadRequest(
-        f"{NAME} rejected the request (HTTP {status}, {kind or 'no status'}). This is a "
-        "Sightline bug: please report it with the details.",
-        **kw,
-    )
+    return BadRequest(sightline_bug(NAME, f"HTTP {status}, {kind or 'no status'}"), **kw)

@@ -2,8 +2,11 @@
 
 Nothing answered (or only a proxy did), it stopped answering, the answer was cut
 off, there is no key, a web page came instead of an API. Each shape's classifier
-(`openai_errors`, `anthropic_errors`, `ollama`) names its provider with `who` and
-`server` from here; the provider's own words go to `.detail`, for the log.
+(`openai_errors`, `anthropic_errors`, `gemini_errors`, `ollama_errors`) names its
+provider with `who` and `server` from here, and says the failures they share (a key
+refused, a conversation past the context, a model it lacks, a request only a bug of
+Sightline's explains) in the sentences here; the provider's own words go to `.detail`,
+for the log.
 """
 
 from __future__ import annotations
@@ -41,6 +44,32 @@ def key_hint(preset: Preset | None) -> str:
     if preset is not None and preset.key_env:
         return f"set {preset.key_env}, or add it in Settings → Providers"
     return "add it in Settings → Providers"
+
+
+def key_refused(name: str, status: int, preset: Preset | None) -> str:
+    """A provider's refusal of the key, and where a good one goes."""
+    return f"{name} refused the API key (HTTP {status}): {key_hint(preset)}."
+
+
+def no_longer_fits(model: str) -> str:
+    """A conversation past the model's context, and what to do."""
+    return (
+        f"The conversation no longer fits {model or 'the model'}'s context. Start a new chat, "
+        "or remove earlier messages or pictures."
+    )
+
+
+def no_model_called(name: str, model: str) -> str:
+    """A model the provider doesn't have."""
+    return f"{name} has no model called {model or 'that'}. Pick one of its models."
+
+
+def sightline_bug(name: str, what: str) -> str:
+    """A refusal only a wrong request of Sightline's explains (`what`: the status, its kind)."""
+    return (
+        f"{name} rejected the request ({what}). This is a Sightline bug: please report it with "
+        "the details."
+    )
 
 
 def missing_key(provider: ProviderConfig, preset: Preset | None) -> KeyProblem:

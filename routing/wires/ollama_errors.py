@@ -24,6 +24,7 @@ from routing.errors import (
 )
 from routing.refusals import OLLAMA_WORDS as WORDS
 from routing.refusals import is_context_too_long, refuses_pictures, says
+from routing.wires.http_errors import no_longer_fits, sightline_bug
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds
 
@@ -49,11 +50,7 @@ def classify_error(
             **kw,
         )
     if is_context_too_long(message, WORDS):
-        return ContextTooLong(
-            f"The conversation no longer fits {model or 'the model'}'s context. Start a new "
-            "chat, or remove earlier messages or pictures.",
-            **kw,
-        )
+        return ContextTooLong(no_longer_fits(model), **kw)
     if status == 404 and says(message, WORDS.no_model):
         return ModelNotFound(
             f"Ollama has no model called {model or 'that'}. Download it with "
@@ -83,11 +80,7 @@ def classify_error(
             f"{this} can't use tools. Pick a model that can, or turn tools off for this chat.",
             **kw,
         )
-    return BadRequest(
-        f"Ollama rejected the request ({status}). This is a Sightline bug: please report it "
-        "with the details.",
-        **kw,
-    )
+    return BadRequest(sightline_bug("Ollama", str(status)), **kw)
 
 
 def malformed(provider_id: str, what: str, sample: str, *, server: str = "") -> MalformedResponse:

@@ -30,7 +30,16 @@ from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import OPENAI_WORDS as WORDS
 from routing.refusals import is_context_too_long, is_role_order_error, refuses_pictures, says
-from routing.wires.http_errors import address, key_hint, looks_like_html, server, who
+from routing.wires.http_errors import (
+    address,
+    key_refused,
+    looks_like_html,
+    no_longer_fits,
+    no_model_called,
+    server,
+    sightline_bug,
+    who,
+)
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds
 
@@ -122,13 +131,9 @@ def translate_status(
             **kw,
         )
     if is_context_too_long(text, WORDS):
-        return ContextTooLong(
-            f"The conversation no longer fits {model_name}'s context. Start a new chat, or "
-            "remove earlier messages or pictures.",
-            **kw,
-        )
+        return ContextTooLong(no_longer_fits(model), **kw)
     if status in (401, 403):
-        return KeyProblem(f"{name} refused the API key (HTTP {status}): {key_hint(preset)}.", **kw)
+        return KeyProblem(key_refused(name, status, preset), **kw)
     if status == 402 or (status == 429 and says(text, WORDS.no_credit)):
         return QuotaExhausted(
             f"{name} says the account is out of credit or quota. Add credit or raise the "
@@ -152,9 +157,7 @@ def translate_status(
             **kw,
         )
     if 400 <= status < 500 and says(text, WORDS.no_model):
-        return ModelNotFound(
-            f"{name} has no model called {model or 'that'}. Pick one of its models.", **kw
-        )
+        return ModelNotFound(no_model_called(name, model), **kw)
     if status == 404:
         return MalformedResponse(
             f"{at} has no such API path (HTTP 404). Check the provider's base URL (for "
@@ -182,8 +185,4 @@ def translate_status(
             f"{subject} can't use tools. Pick a model that can, or turn tools off for this chat.",
             **kw,
         )
-    return BadRequest(
-        f"{name} rejected the request (HTTP {status}). This is a Sightline bug: please report "
-        "it with the details.",
-        **kw,
-    )
+    return BadRequest(sightline_bug(name, f"HTTP {status}"), **kw)
