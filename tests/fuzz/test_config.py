@@ -152,16 +152,17 @@ CLAUDE_DESKTOP = json.dumps(
 )
 
 
+# What a hand-edited or half-pasted JSON file gets wrong, and numbers too long to read.
+EDITS = ["{", "}", "[", "]", ",", '"', "'", "//", "/*", "\0", "1e999", "NaN", "1" * 5000]
+
+
 @st.composite
-def mutated_text(draw: st.DrawFn) -> str:
-    """The Claude Desktop config with a few characters changed, cut, added or removed."""
-    text = CLAUDE_DESKTOP
+def mutated(draw: st.DrawFn, text: str) -> str:
+    """`text` with a few characters changed, cut, added or removed."""
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
         at = draw(st.integers(min_value=0, max_value=len(text)))
         operation = draw(st.sampled_from(["insert", "delete", "cut", "replace"]))
-        extra = draw(
-            st.sampled_from(["{", "}", "[", "]", ",", '"', "'", "//", "\0", "1e999", "NaN"])
-        )
+        extra = draw(st.sampled_from(EDITS))
         if operation == "insert":
             text = text[:at] + extra + text[at:]
         elif operation == "delete":
@@ -197,7 +198,7 @@ def servers_or_error(text: str) -> None:
 
 
 @FUZZ
-@given(st.text(max_size=200) | mutated_text())
+@given(st.text(max_size=200) | mutated(CLAUDE_DESKTOP))
 @example(CLAUDE_DESKTOP)
 @example("[" * 100_000)
 @example('{"mcpServers": {"a": {"command": "x", "env": {"N": NaN}}}}')
@@ -226,17 +227,6 @@ ZED_AGENTS = json.dumps(
 )
 
 
-@st.composite
-def mutated_agents(draw: st.DrawFn) -> str:
-    """Zed's agent_servers with a few characters changed, and numbers too long to read."""
-    text = ZED_AGENTS
-    for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        at = draw(st.integers(min_value=0, max_value=len(text)))
-        extra = draw(st.sampled_from(["{", "}", "[", ",", '"', "//", "/*", "1" * 5000, "NaN"]))
-        text = text[:at] + extra + text[at:]
-    return text
-
-
 def agents_or_words(text: str) -> None:
     pasted = read_agent_servers(text)
     assert pasted.empty or pasted.error or pasted.agents or pasted.skipped
@@ -246,7 +236,7 @@ def agents_or_words(text: str) -> None:
 
 @known_bugs("a number of thousands of digits raised ValueError out of the paste")
 @FUZZ
-@given(st.text(max_size=200) | mutated_agents())
+@given(st.text(max_size=200) | mutated(ZED_AGENTS))
 @example(ZED_AGENTS)
 @example("[" * 100_000)
 @example('{"agent_servers": {"a": {"command": "x", "args": [' + "1" * 5000 + "]}}}")
