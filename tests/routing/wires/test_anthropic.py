@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import io
 import json
 import socket
 import subprocess
@@ -14,7 +13,6 @@ from pathlib import Path
 
 import httpx
 import pytest
-from PIL import Image
 
 from routing.errors import (
     BadRequest,
@@ -48,6 +46,7 @@ from routing.wires.base import (
     Usage,
 )
 from tests.pdfs import text_pdf
+from tests.routing.wires.helpers import png
 from tests.servers.anthropic import (
     DEFAULT_KEY,
     DEFAULT_MODELS,
@@ -57,17 +56,10 @@ from tests.servers.anthropic import (
     error_reply,
 )
 from vision.pdf import open_pdf
-from vision.pictures import Picture, sniff
+from vision.pictures import Picture
 
 ROOT = Path(__file__).resolve().parents[3]
 MODEL = "claude-sonnet-4-5-20250929"
-
-
-def png(color: str = "red") -> Picture:
-    """A real 4×4 PNG, sniffed as the app would."""
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), color).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=f"{color}.png")
 
 
 def raw_picture(data: bytes, mime: str) -> Picture:

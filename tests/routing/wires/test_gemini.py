@@ -16,10 +16,7 @@ from PIL import Image
 from app.config import ConfigError, parse_config
 from app.store import Store
 from app.turn.events import TurnEnded, TurnEvent
-from app.turn.runner import TurnRunner
-from app.turn.tool_step import AllowAll, ToolStep
 from routing.capabilities import resolved
-from routing.catalogue import Catalogue
 from routing.errors import (
     BadRequest,
     KeyProblem,
@@ -60,6 +57,7 @@ from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.registry import make_wire
 from tests.faults.cli import sightline
 from tests.pdfs import text_pdf
+from tests.routing.wires.helpers import PictureTool, png, runner_turn
 from tests.servers.gemini import (
     DEFAULT_KEY,
     MISSING_SIGNATURE,
@@ -74,12 +72,6 @@ from vision.pdf import open_pdf
 from vision.pictures import Picture, sniff
 
 G3, G25 = "gemini-3-pro-preview", "gemini-2.5-flash"
-
-
-def png(color: str = "red") -> Picture:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), color).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=f"{color}.png")
 
 
 def blob(data: bytes, mime: str = "image/png") -> dict[str, Any]:
@@ -408,30 +400,17 @@ def test_signed_parts_go_back_as_the_model_sent_them() -> None:
     }
 
 
-class Screenshot:
-    """A tool that returns a picture, for a whole turn."""
-
-    @property
-    def spec(self) -> ToolSpec:
-        return SHOT
-
-    async def run(self, call: ToolCall) -> ToolResult:
-        return ToolResult(call.id, call.name, (TextPart("the screen"), PicturePart(png("green"))))
-
-
 async def turn(
     server: FakeGemini, tmp_path: Path, text: str, model: str, **kw: Any
 ) -> tuple[Store, list[TurnEvent]]:
-    provider = ProviderConfig("g", "gemini", server.base_url, api_key=DEFAULT_KEY)
-    catalogue = Catalogue([provider])
-    store = Store.open(tmp_path / "data")
-    runner = TurnRunner(store, catalogue, tool_step=ToolStep(AllowAll()))
-    cid = store.conversations.create()
-    try:
-        events = [e async for e in runner.run(cid, text, requested_model=model, **kw)]
-    finally:
-        await catalogue.aclose()
-    return store, events
+    """One turn of the runner against the server, into a real store."""
+    return await runner_turn(
+        ProviderConfig("g", "gemini", server.base_url, api_key=DEFAULT_KEY),
+        tmp_path,
+        text,
+        model,
+        **kw,
+    )
 
 
 async def test_a_turn_sends_the_signature_back_and_gemini_3_accepts_it(
@@ -439,7 +418,9 @@ async def test_a_turn_sends_the_signature_back_and_gemini_3_accepts_it(
 ) -> None:
     """The loopback Gemini 3 refuses a call without its signature, as the real one does."""
     server.enqueue(Reply(tool_calls=[{"name": "screenshot", "args": {"window": "a"}}]))
-    store, events = await turn(server, tmp_path, "what colour?", f"g:{G3}", tools=[Screenshot()])
+    store, events = await turn(
+        server, tmp_path, "what colour?", f"g:{G3}", tools=[PictureTool(SHOT)]
+    )
     assert isinstance(events[-1], TurnEnded) and events[-1].error is None, events[-1]
     _, second = server.chat_requests()  # the server checked the signature: it answered
     model_turn = second["contents"][1]

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import base64
-import io
 import socket
 from collections.abc import AsyncIterator
 
 import pytest
-from PIL import Image
 
 from routing.addresses import ollama_base_url
 from routing.errors import (
@@ -41,20 +39,13 @@ from routing.wires.base import (
     Usage,
 )
 from routing.wires.ollama import OllamaWire, parse_chunk
+from tests.routing.wires.helpers import png
 from tests.servers.ollama import (
     REFUSAL_OLD_RUNNER,
     FakeModel,
     FakeOllama,
     Reply,
 )
-from vision.pictures import Picture, sniff
-
-
-def png(color: str = "red") -> Picture:
-    """A real 4×4 PNG, sniffed as the app would."""
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), color).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=f"{color}.png")
 
 
 def wire_for(url: str, *, timeout: float = 5.0) -> OllamaWire:

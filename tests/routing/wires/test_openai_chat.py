@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import io
 import json
 import socket
 import time
@@ -11,7 +10,6 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from PIL import Image
 
 from routing.capabilities import resolved
 from routing.errors import (
@@ -48,17 +46,10 @@ from routing.wires.openai_chat import (
     finish_stream,
     parse_chunk,
 )
+from tests.routing.wires.helpers import png
 from tests.servers.openai_chat import ChatModel, FakeOpenAI, Reply
-from vision.pictures import Picture, sniff
 
 KEY = "sk-test-123"
-
-
-def png(color: str = "red") -> Picture:
-    """A real 4×4 PNG, sniffed as the app would."""
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), color).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=f"{color}.png")
 
 
 def wire_for(

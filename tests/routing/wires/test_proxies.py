@@ -3,13 +3,11 @@ written; used for one elsewhere; a setting Sightline can't use is one clear line
 
 from __future__ import annotations
 
-import io
 import socket
 import sys
 from collections.abc import Iterator
 
 import pytest
-from PIL import Image
 
 from routing.catalogue import Catalogue
 from routing.errors import CannotConnect, ProviderError, ProxyUnusable
@@ -17,9 +15,9 @@ from routing.models import ProviderConfig
 from routing.transcript import user_message
 from routing.wires.base import ChatRequest, Done
 from tests.routing.test_endpoints import hosts_file_aliases
+from tests.routing.wires.helpers import png
 from tests.servers.ollama import FakeOllama
 from tests.servers.proxy import RecordingServer
-from vision.pictures import Picture, sniff
 
 VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 KINDS = ("ollama", "custom", "anthropic", "lmstudio")
@@ -30,13 +28,6 @@ ALIASES = hosts_file_aliases()
 SPELLINGS = ["127.1", "2130706433", "[::ffff:127.0.0.1]", "localhost"] + (
     ALIASES[:1] or ["(no alias)"]
 )
-
-
-def png() -> Picture:
-    """A real 4×4 PNG, sniffed as the app would."""
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "red").save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label="red.png")
 
 
 def closed_port() -> int:

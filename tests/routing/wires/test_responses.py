@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import io
 import json
 import os
 from collections.abc import AsyncIterator, Iterator
@@ -11,15 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
 
 from app.config import ConfigError, parse_config
 from app.store import Store
 from app.turn.events import TurnEnded, TurnEvent
-from app.turn.runner import TurnRunner
-from app.turn.tool_step import AllowAll, ToolStep
 from routing.capabilities import resolved
-from routing.catalogue import Catalogue
 from routing.errors import (
     KeyProblem,
     MalformedResponse,
@@ -58,19 +53,13 @@ from routing.wires.responses import ResponsesWire, StreamState, parse_event
 from routing.wires.responses_request import build_responses_body
 from tests.faults.cli import sightline
 from tests.pdfs import text_pdf
+from tests.routing.wires.helpers import PictureTool, png, runner_turn
 from tests.servers.openai_chat import FakeOpenAI
 from tests.servers.openai_responses import FakeResponses, Reply, error_reply
 from vision.pdf import open_pdf
-from vision.pictures import Picture, sniff
+from vision.pictures import Picture
 
 KEY = "sk-test-responses"
-
-
-def png(color: str = "red") -> Picture:
-    """A real 4×4 PNG, sniffed as the app would."""
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), color).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=f"{color}.png")
 
 
 def data_url(picture: Picture) -> str:
@@ -309,31 +298,13 @@ def test_reasoning_items_go_back_unchanged_before_what_followed_them() -> None:
     ]
 
 
-class Screenshot:
-    """A tool that returns a picture, for a whole turn."""
-
-    @property
-    def spec(self) -> ToolSpec:
-        return SHOT
-
-    async def run(self, call: ToolCall) -> ToolResult:
-        return ToolResult(call.id, call.name, (TextPart("the screen"), PicturePart(png("green"))))
-
-
 async def turn(
     server: FakeResponses, tmp_path: Path, text: str, model: str, **kw: Any
 ) -> tuple[Store, list[TurnEvent]]:
-    """One turn of `sightline`'s runner against the server, into a real store."""
-    provider = ProviderConfig("oa", "openai", server.url, api_key=KEY)
-    catalogue = Catalogue([provider])
-    store = Store.open(tmp_path / "data")
-    runner = TurnRunner(store, catalogue, tool_step=ToolStep(AllowAll()))
-    cid = store.conversations.create()
-    try:
-        events = [e async for e in runner.run(cid, text, requested_model=model, **kw)]
-    finally:
-        await catalogue.aclose()
-    return store, events
+    """One turn of the runner against the server, into a real store."""
+    return await runner_turn(
+        ProviderConfig("oa", "openai", server.url, api_key=KEY), tmp_path, text, model, **kw
+    )
 
 
 async def test_a_turn_hands_its_reasoning_back_and_keeps_it(
@@ -343,7 +314,7 @@ async def test_a_turn_hands_its_reasoning_back_and_keeps_it(
     call = {"call_id": "call_1", "name": "screenshot", "arguments": {}}
     server.enqueue(Reply(reasoning="look first", tool_calls=[call]), Reply(text="Green."))
     store, events = await turn(
-        server, tmp_path, "what colour?", "oa:gpt-5-mini", tools=[Screenshot()]
+        server, tmp_path, "what colour?", "oa:gpt-5-mini", tools=[PictureTool(SHOT)]
     )
     assert isinstance(events[-1], TurnEnded) and events[-1].error is None
     _, second = server.chat_requests()
