@@ -16,12 +16,13 @@ from collections.abc import AsyncGenerator, Iterable, Sequence
 from contextlib import aclosing
 from typing import Protocol
 
-from app.store import StoreError
+from app.store import Store, StoredItem, StoreError
 from app.tools.base import Tool
-from app.turn.events import NotSaved, TurnEnded, TurnEvent
+from app.turn.events import NotSaved, TurnEnded, TurnEvent, TurnProblem
 from routing.agent_refs import ref_parts
 from routing.chat_settings import ChatSettings
 from routing.models import ProviderConfig
+from routing.transcript import Notice, NoticeKind
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
@@ -60,6 +61,12 @@ async def saved(turn: AsyncGenerator[TurnEvent, None]) -> AsyncGenerator[TurnEve
                 "free some disk space, then send it again."
             )
         )
+
+
+def error_notice(store: Store, conversation_id: str, problem: TurnProblem) -> StoredItem:
+    """An engine's problem as the chat's error notice (its details for the window's "Details")."""
+    notice = Notice(NoticeKind.ERROR, problem.message, details=problem.detail)
+    return store.add_notice(conversation_id, notice)
 
 
 def agent_for(requested_model: str, agents: Iterable[ProviderConfig]) -> ProviderConfig | None:

@@ -25,7 +25,7 @@ from typing import Any
 from acp import RequestError
 from pydantic import ValidationError
 
-from app.store import Store, StoredItem, StoreError
+from app.store import Store, StoreError
 from app.tools.base import Tool
 from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.asking import Asking
@@ -40,7 +40,7 @@ from app.turn.acp.session import (
     choose_model,
     start_agent,
 )
-from app.turn.engine import agent_for, agent_mode, agent_model, saved
+from app.turn.engine import agent_for, agent_mode, agent_model, error_notice, saved
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
 from app.turn.tool_step import AllowAll, DenyAll, ToolStep
 from routing.agent_refs import AgentOffer, agent_ref
@@ -145,7 +145,7 @@ class AcpEngine:
         agent = agent_for(requested, self.agents)
         if agent is None:
             problem = AgentProblem(f"There is no agent {requested!r} in the config.")
-            yield ItemAdded(self._error(conversation_id, problem))
+            yield ItemAdded(error_notice(self.store, conversation_id, problem))
             yield TurnEnded(problem)
             return
         model, mode = agent_model(requested), agent_mode(requested)
@@ -156,7 +156,7 @@ class AcpEngine:
             await choose_model(session, model)
             await choose_mode(session, mode)
         except AgentProblem as problem:
-            yield ItemAdded(self._error(conversation_id, problem))
+            yield ItemAdded(error_notice(self.store, conversation_id, problem))
             yield TurnEnded(problem, ref)
             return
         if not session.remembered:
@@ -337,7 +337,7 @@ class AcpEngine:
         events: list[TurnEvent] = []
         turn.end_answer(events, MessageStatus.FAILED)
         turn.stop_calls(events)
-        events.append(ItemAdded(self._error(turn.conversation_id, problem)))
+        events.append(ItemAdded(error_notice(self.store, turn.conversation_id, problem)))
         events.append(TurnEnded(problem, turn.ref))
         return events
 
@@ -394,7 +394,3 @@ class AcpEngine:
             "your next message starts it again.",
             detail=f"{type(exc).__name__}: {exc}"[:2000],
         )
-
-    def _error(self, conversation_id: str, problem: AgentProblem) -> StoredItem:
-        notice = Notice(NoticeKind.ERROR, problem.message, details=problem.detail)
-        return self.store.add_notice(conversation_id, notice)

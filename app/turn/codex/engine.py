@@ -32,14 +32,14 @@ from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 from typing import Any
 
-from app.store import Store, StoredItem, StoreError
+from app.store import Store, StoreError
 from app.tools.base import Tool
 from app.turn.acp.errors import AgentProblem, AgentStopped
 from app.turn.codex.asking import CodexAsking, data_url
 from app.turn.codex.process import CodexProcess, CodexRefused
 from app.turn.codex.record import THREAD, CodexRecord
 from app.turn.codex.session import START_SECONDS, CodexSession, start_codex
-from app.turn.engine import saved
+from app.turn.engine import error_notice, saved
 from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
 from app.turn.tool_step import DenyAll, ToolStep
@@ -124,7 +124,7 @@ class CodexEngine:
         provider = next((p for p in self.providers if p.id == provider_id), None)
         if provider is None:
             problem = AgentProblem(f"There is no Codex {requested!r} in the config.")
-            yield ItemAdded(self._error(chat, problem))
+            yield ItemAdded(error_notice(self.store, chat, problem))
             yield TurnEnded(problem)
             return
         ref = agent_ref(provider.id, model)
@@ -132,7 +132,7 @@ class CodexEngine:
         try:
             session = await self._session(chat, provider, model, tools)
         except AgentProblem as problem:
-            yield ItemAdded(self._error(chat, problem))
+            yield ItemAdded(error_notice(self.store, chat, problem))
             yield TurnEnded(problem, ref)
             return
         if not session.remembered:
@@ -363,7 +363,7 @@ class CodexEngine:
                 and e.item.item.kind == NoticeKind.ERROR
                 for e in events
             ):
-                events.append(ItemAdded(self._error(record.conversation_id, problem)))
+                events.append(ItemAdded(error_notice(self.store, record.conversation_id, problem)))
             events.append(TurnEnded(problem, record.ref))
             return
         done = MessageStatus.STOPPED if status == "interrupted" else MessageStatus.COMPLETE
@@ -378,7 +378,7 @@ class CodexEngine:
         events: list[TurnEvent] = []
         record.end_answer(events, MessageStatus.FAILED)
         record.stop_calls(events)
-        events.append(ItemAdded(self._error(record.conversation_id, problem)))
+        events.append(ItemAdded(error_notice(self.store, record.conversation_id, problem)))
         events.append(TurnEnded(problem, record.ref))
         return events
 
@@ -443,10 +443,6 @@ class CodexEngine:
             "Your next message starts it again.",
             f"{type(exc).__name__}: {exc}",
         )
-
-    def _error(self, chat: str, problem: AgentProblem) -> StoredItem:
-        notice = Notice(NoticeKind.ERROR, problem.message, details=problem.detail)
-        return self.store.add_notice(chat, notice)
 
 
 def _cancelled(request: dict[str, Any]) -> dict[str, Any]:
