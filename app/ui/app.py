@@ -8,6 +8,7 @@ loop, and the person's input waits for the asyncio loop.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -163,6 +164,8 @@ def _timings(painted_at: float, started: float, qt_import_s: float) -> dict[str,
     if age is not None:  # the process's age at the paint, not now
         timings["since_process_start_s"] = round(age - (time.perf_counter() - painted_at), 3)
     timings["qt_import_s"] = round(qt_import_s, 3)
+    # Where cycles are collected while the window runs (app/ui/main_thread_gc.py).
+    timings["collection"] = "any thread" if gc.isenabled() else "window thread"
     return timings
 
 

@@ -79,6 +79,7 @@ def test_smoke_paints_the_window(frozen: Path, home: SightlineHome) -> None:
     [line] = done.stdout.splitlines()
     timings = json.loads(line)
     assert timings["smoke"] == "ok" and 0 < timings["first_paint_s"] < 60
+    assert timings["collection"] == "window thread"
     assert "Traceback" not in done.stderr
 
 

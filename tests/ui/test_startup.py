@@ -84,6 +84,7 @@ def _smoke(home: SightlineHome, tmp_path: Path) -> dict[str, set[str]]:
     assert done.returncode == 0, done.stderr
     timings = json.loads(done.stdout.strip().splitlines()[-1])
     assert timings["smoke"] == "ok"
+    assert timings["collection"] == "window thread"  # app/ui/main_thread_gc.py is running
     events = json.loads(notes.read_text(encoding="utf-8"))
     assert [name for name, _ in events] == ["paint", "start"], "listing starts after the paint"
     return {name: set(modules) for name, modules in events}
