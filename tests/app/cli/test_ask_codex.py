@@ -46,6 +46,21 @@ def test_without_allow_tools_codex_commands_are_declined_and_named(
     assert "Approval: accept." in allowed.stdout, allowed.stderr
 
 
+def test_more_permissions_are_granted_for_the_run_only_with_allow_tools(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    with_fake_codex(home, tmp_path / "state.json", "permissions", model_provider="loopback")
+    done = sightline(home, "ask", "--model", "codex", "fetch it")
+    assert done.returncode == 0, done.stderr
+    assert "Permissions: none; scope turn." in done.stdout
+    assert "Codex asked for more permissions (network, write), which were not allowed." in (
+        done.stderr
+    )
+    allowed = sightline(home, "ask", "--allow-tools", "--model", "codex", "fetch it")
+    assert "Permissions: network, write; scope turn." in allowed.stdout, allowed.stderr
+    assert "Codex was given more permissions (network, write) for this turn." in allowed.stderr
+
+
 def test_codex_signed_out_says_how_to_sign_in(home: SightlineHome, tmp_path: Path) -> None:
     with_fake_codex(home, tmp_path / "state.json", "signed-out")
     done = sightline(home, "ask", "--model", "codex", "hello")
