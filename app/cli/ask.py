@@ -66,7 +66,7 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
     catalogue = catalogue_for(config, store)
     try:
         if agent is None:  # an agent is no catalogue model: its own program says what it has
-            await check_model(requested, catalogue)
+            await check_model(requested, catalogue, agents=[a.id for a in agents])
     except CommandError:
         await catalogue.aclose()
         store.close()

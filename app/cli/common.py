@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -49,8 +50,11 @@ def catalogue_for(config: Config, store: Store | None = None) -> Any:
     return Catalogue(providers, blind=store.learned.blind(), checked=store.learned.checks())
 
 
-async def check_model(ref: str, catalogue: Any, *, auto_allowed: bool = True) -> None:
-    """Refuse a --model that names no model, before anything is stored or sent."""
+async def check_model(
+    ref: str, catalogue: Any, *, auto_allowed: bool = True, agents: Sequence[str] = ()
+) -> None:
+    """Refuse a --model that names no model, before anything is stored or sent (`agents`:
+    the configured agents' ids, named with the providers when neither is meant)."""
     from routing.router import is_auto
 
     if is_auto(ref):
@@ -76,7 +80,11 @@ async def check_model(ref: str, catalogue: Any, *, auto_allowed: bool = True) ->
     hint = (
         f"; did you mean {matches[0]}?"
         if matches
-        else (f" (providers: {', '.join(ids) or 'none'}; `sightline models` lists their models).")
+        else (
+            f" (providers: {', '.join(ids) or 'none'}"
+            + (f"; agents: {', '.join(agents)}" if agents else "")
+            + "; `sightline models` lists their models)."
+        )
     )
     raise CommandError(f"no provider {provider!r}{hint}")
 

@@ -68,6 +68,16 @@ def test_a_crashing_agent_is_one_clear_line(home: SightlineHome, tmp_path: Path)
     assert "exit status 3" in done.stderr
 
 
+def test_a_name_neither_a_provider_nor_an_agent_names_both(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    with_agent(home, tmp_path, "")
+    done = sightline(home, "ask", "--model", "fkae", "go")
+    assert done.returncode != 0
+    assert "no provider 'fkae'" in done.stderr and "agents: fake;" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_models_lists_agents_with_their_sight(home: SightlineHome, tmp_path: Path) -> None:
     with_agent(home, tmp_path, "sees")
     done = sightline(home, "models", "--json")
