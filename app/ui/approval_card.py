@@ -204,12 +204,17 @@ _CODEX_ASKS = {
 }
 
 
+def _agent_step(call: ToolCall) -> tuple[str, str] | None:
+    """An agent's own step (`AGENT.KIND`, with its title): the agent and the kind."""
+    agent, dot, kind = call.name.partition(".")
+    title = call.arguments.get("title") if dot else None
+    return (agent, kind) if isinstance(title, str) and title else None
+
+
 def _once_hint(call: ToolCall) -> str:
-    return (
-        "Allow once allows just this."
-        if call.name in _CODEX_ASKS
-        else ("Allow once runs just this call.")
-    )
+    if call.name in _CODEX_ASKS or _agent_step(call) is not None:
+        return "Allow once allows just this."
+    return "Allow once runs just this call."
 
 
 def _chat_hint(call: ToolCall) -> str:
@@ -217,8 +222,13 @@ def _chat_hint(call: ToolCall) -> str:
     if call.name == "codex.permissions":
         return "Allow in this chat grants them for the rest of this conversation."
     if call.name in _CODEX_ASKS:
+        what = _CODEX_ASKS[call.name]
+        return f"Allow in this chat lets Codex {what} again in this conversation without asking."
+    step = _agent_step(call)
+    if step is not None:
+        agent, kind = step
         return (
-            f"Allow in this chat lets Codex {_CODEX_ASKS[call.name]} again in this "
+            f"Allow in this chat lets the agent {agent} take {kind} steps again in this "
             "conversation without asking."
         )
     return f"Allow in this chat lets {call.name} run again in this conversation without asking."
@@ -229,10 +239,10 @@ def _who_asks(call: ToolCall) -> str:
     its title), or one of Sightline's tools through the door an agent was given."""
     if call.id.startswith("door-"):
         return f"The agent wants to use Sightline's {call.name} through its door"
-    agent, dot, kind = call.name.partition(".")
-    title = call.arguments.get("title") if dot else None
-    if isinstance(title, str) and title:
-        return f"The agent {agent} asks to {title} ({kind})"
+    step = _agent_step(call)
+    if step is not None:
+        agent, kind = step
+        return f"The agent {agent} asks to {call.arguments['title']} ({kind})"
     if call.name in _CODEX_ASKS:
         return f"Codex asks to {_CODEX_ASKS[call.name]}"
     return f"The model wants to run the tool {call.name}"

@@ -162,6 +162,10 @@ def test_a_permission_request_is_answered_on_the_approval_card(
     assert card.request is not None
     assert "Read notes.txt" in json.dumps(card.request.call.arguments)
     assert card.heading.text() == "The agent fake asks to Read notes.txt (read). Allow it?"
+    assert card.hint.text() == (
+        "Allow once allows just this. Allow in this chat lets the agent fake take read steps "
+        "again in this conversation without asking."
+    )
     qtbot.mouseClick(card.once_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not card.isVisible(), timeout=5_000)
     wait_idle(qtbot, session)
