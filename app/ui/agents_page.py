@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPlainTextEdit,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -30,9 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent_servers import AgentDraft, AgentPaste, masked_env, read_agent_servers, shown_command
-from app.ui.painting import code_font
 from app.ui.provider_form import ERROR_STYLE
 from app.ui.settings_model import ProviderList
+from app.ui.tools_page import json_paste_box
 
 AGENTS_PLACEHOLDER = """{
   "agent_servers": {
@@ -117,16 +116,12 @@ class AgentsPage(QWidget):
         )
         self.local_boxes: list[QCheckBox] = []
 
-        self.paste_edit = QPlainTextEdit(self)
-        self.paste_edit.setAccessibleName("Agent servers JSON")
-        self.paste_edit.setAccessibleDescription(
-            "Paste the agent_servers JSON from Zed's settings, as it is"
+        self.paste_edit = json_paste_box(
+            self,
+            "Agent servers JSON",
+            "Paste the agent_servers JSON from Zed's settings, as it is",
+            AGENTS_PLACEHOLDER,
         )
-        self.paste_edit.setPlaceholderText(AGENTS_PLACEHOLDER)
-        self.paste_edit.setFont(code_font(self.font(), 0.95))
-        self.paste_edit.setTabChangesFocus(True)
-        self.paste_edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.paste_edit.setMinimumHeight(100)
         self.check_button = _button(
             "C&heck", "Check agents", "Read the JSON and look for each agent's command", self
         )

@@ -58,6 +58,21 @@ def _note(text: str, parent: QWidget, name: str) -> QLabel:
     return label
 
 
+def json_paste_box(
+    parent: QWidget, name: str, description: str, placeholder: str
+) -> QPlainTextEdit:
+    """A box for JSON pasted as it is: code font, no wrapping, Tab leaves it."""
+    box = QPlainTextEdit(parent)
+    box.setAccessibleName(name)
+    box.setAccessibleDescription(description)
+    box.setPlaceholderText(placeholder)
+    box.setFont(code_font(parent.font(), 0.95))
+    box.setTabChangesFocus(True)
+    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+    box.setMinimumHeight(100)
+    return box
+
+
 class ToolsPage(QWidget):
     """The Tools tab of Settings."""
 
@@ -74,16 +89,12 @@ class ToolsPage(QWidget):
         self._saved_mcp = mcp_text
         self.data_dir = config.data_dir
 
-        self.mcp_edit = QPlainTextEdit(self)
-        self.mcp_edit.setAccessibleName("MCP servers JSON")
-        self.mcp_edit.setAccessibleDescription(
-            "Paste the mcpServers JSON that Claude Desktop and others use, as it is"
+        self.mcp_edit = json_paste_box(
+            self,
+            "MCP servers JSON",
+            "Paste the mcpServers JSON that Claude Desktop and others use, as it is",
+            MCP_PLACEHOLDER,
         )
-        self.mcp_edit.setPlaceholderText(MCP_PLACEHOLDER)
-        self.mcp_edit.setFont(code_font(self.font(), 0.95))
-        self.mcp_edit.setTabChangesFocus(True)
-        self.mcp_edit.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.mcp_edit.setMinimumHeight(100)
         self.mcp_edit.setPlainText(mcp_text)
         self.check_button = QPushButton("C&heck", self)
         self.check_button.setAccessibleName("Check MCP servers")

@@ -109,7 +109,7 @@ async def _own_models(process: CodexProcess) -> tuple[str, ...]:
     entries = data if isinstance(data, list) else []
     names = [
         str(e["model"])
-        for e in entries or []
+        for e in entries
         if isinstance(e, dict) and isinstance(e.get("model"), str) and not e.get("hidden")
     ]
     return tuple(names[:MAX_MODELS])
