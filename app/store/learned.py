@@ -1,5 +1,6 @@
 """What Sightline learned about models by using them, kept across restarts: those that
-refused pictures (blind), and what a sight check found, per endpoint and model."""
+refused pictures (blind), the settings each refused (a temperature, say), and what a
+sight check found, per endpoint and model."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from app.store.connection import Connection
 
 
 class Learned:
-    """Models learned blind (by their `provider:model` ref) and sight checks' verdicts
-    (by endpoint and model name, so a renamed provider keeps them) (`Store.learned`)."""
+    """Models learned blind and the settings models refused (by their `provider:model`
+    ref), and sight checks' verdicts (by endpoint and model name, so a renamed provider
+    keeps them) (`Store.learned`)."""
 
     def __init__(self, connection: Connection) -> None:
         """What was learned, kept in this connection's database."""
@@ -33,6 +35,23 @@ class Learned:
         """Every model remembered as not seeing."""
         with self._connection.read() as db:
             return {row[0] for row in db.execute("SELECT ref FROM blind_models")}
+
+    def remember_refused(self, ref: str, setting: str) -> None:
+        """Remember that `provider:model` refused a chat's setting (routing/parameters.py)."""
+        with self._connection.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO refused_settings (ref, setting, learned_at) "
+                "VALUES (?, ?, ?)",
+                (ref, setting, time.time()),
+            )
+
+    def refused(self) -> set[tuple[str, str]]:
+        """Every (`provider:model`, setting) a model refused."""
+        with self._connection.read() as db:
+            return {
+                (ref, setting)
+                for ref, setting in db.execute("SELECT ref, setting FROM refused_settings")
+            }
 
     def remember_check(self, endpoint: str, model: str, verdict: str, answer: str) -> None:
         """Keep a sight check's verdict ("sees", "blind", "unsure") and the model's words."""

@@ -148,6 +148,16 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE items ADD COLUMN stats TEXT;
     """,
+    # 12: settings a model refused (a 400 naming its temperature, say), by its
+    # `provider:model` ref, so they are never sent to it again, across restarts.
+    """
+    CREATE TABLE refused_settings (
+        ref        TEXT NOT NULL,
+        setting    TEXT NOT NULL,
+        learned_at REAL NOT NULL,
+        PRIMARY KEY (ref, setting)
+    );
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.

@@ -19,3 +19,19 @@ def test_a_model_learned_blind_is_remembered_until_forgotten(tmp_path: Path) -> 
         store.learned.forget_blind("ollama:mystery:1b")
         store.learned.forget_blind("never:learned")  # harmless
         assert store.learned.blind() == {"mine:other-7b"}
+
+
+def test_a_refused_setting_is_remembered_per_provider_and_model_across_a_reopen(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "data"
+    with Store.open(folder) as store:
+        assert store.learned.refused() == set()
+        store.learned.remember_refused("openai:gpt-5", "temperature")
+        store.learned.remember_refused("openai:gpt-5", "temperature")  # again: still one
+        store.learned.remember_refused("work:gpt-5", "max_tokens")
+    with Store.open(folder) as store:  # a new Store on the same file
+        assert store.learned.refused() == {
+            ("openai:gpt-5", "temperature"),
+            ("work:gpt-5", "max_tokens"),
+        }
