@@ -7,21 +7,17 @@ protocol, so nothing else is ever printed there: Sightline's log takes the rest.
 from __future__ import annotations
 
 import argparse
-import contextlib
+import json
 import logging
 import os
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from app.cli.common import catalogue_for, open_store
+from app.cli.common import catalogue_for
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from app.config import Config
-    from app.store import Store
-    from routing.catalogue import Catalogue
-    from routing.router import RoutingPrefs
-    from routing.transcript import Notice, ToolCall, ToolResult
+    from routing.transcript import Notice, ToolResult
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +37,6 @@ def add_parser(commands: Any) -> None:
     sight.add_argument(
         "--blind", action="store_true", help="the agent takes no pictures: describe them (default)"
     )
-    serve.add_argument("--conversation", metavar="ID", help="store disclosures in this chat")
     serve.add_argument(
         "--agent", metavar="ID", default="", help="the agent (as the config names it)"
     )
@@ -52,71 +47,31 @@ def add_parser(commands: Any) -> None:
         "--ask",
         metavar="LINE",
         default="",
-        help="ask the running Sightline at this line for each call, and tell it what crossed "
-        "(its token in SIGHTLINE_DOOR_TOKEN)",
+        help="hand each call to the running Sightline at this line, which asks the person and "
+        "runs it (its token in SIGHTLINE_DOOR_TOKEN); the other flags then do nothing",
     )
 
 
 async def serve(config: Config, args: argparse.Namespace) -> int:
     """Serve the door until the agent closes its stdin."""
-    import asyncio  # not at import: the window's first paint comes before asyncio loads
-
     from mcp.server.lowlevel import Server
     from mcp.server.stdio import stdio_server
 
-    from app.tools.door import Door
-    from app.tools.door_line import TOKEN_ENV, ask_line
-    from app.tools.read_file import ReadFile
-    from app.tools.screenshot import Screenshot
+    from app.cli.door_stdin import BoundedStdin
     from app.version import installed_version
-    from routing.router import RoutingPrefs
 
-    agent = next((p for p in config.providers if p.id == args.agent and p.is_agent), None)
-    # As the agent that started it says, else as the config has it (`local` defaults false).
-    local = args.local or (agent.is_local if agent is not None else False)
-    store = open_store(config) if args.conversation else None
-    # Headless, who looks comes from the config's providers, as `ask` finds them.
-    catalogue = catalogue_for(config, store) if not args.sees else None
-
-    line = args.ask if args.ask and os.environ.get(TOKEN_ENV) else ""
-    token = os.environ.get(TOKEN_ENV, "")
-    told: set[asyncio.Task[None]] = set()
-
-    def tell(notice: Notice) -> None:
-        if not line:
-            _tell(store, args.conversation, notice)
-            return
-        # Told to the running turn, which stores it and shows it at once; kept if it can't.
-        task = asyncio.get_running_loop().create_task(_tell_line(line, token, notice, store, args))
-        told.add(task)
-        task.add_done_callback(told.discard)
-
-    async def approve(call: ToolCall) -> bool:
-        await asyncio.gather(*told)  # what crossed before is told before the next call asks
-        return await ask_line(line, token, call)
-
-    prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model, config.check_sight)
-    describing = _Describing(catalogue, prefs, args.agent or "the agent", local, tell)
-    door = Door(
-        [ReadFile(), Screenshot()],
-        allowed=args.allow_tools,
-        approve=approve if line else None,
-        sees=args.sees,
-        in_words=describing,
-        agent=args.agent,
-        agent_local=local,
-        tell=tell,
-    )
+    if args.ask:
+        listed, call, close = _relay(args.ask)
+    else:
+        listed, call, close = _standalone(config, args)
 
     async def list_tools(ctx: Any, params: Any) -> Any:
         from mcp import types
 
-        return types.ListToolsResult(tools=door.listed())
+        return types.ListToolsResult(tools=listed)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
-        result = await door.call(params.name, params.arguments)
-        await asyncio.gather(*told)  # the crossing is in the chat before the agent reads it
-        return result
+        return await call(params.name, params.arguments)
 
     server: Server[Any] = Server(
         "sightline",
@@ -126,61 +81,94 @@ async def serve(config: Config, args: argparse.Namespace) -> int:
         on_call_tool=call_tool,
     )
     try:
-        async with stdio_server() as (read, write):
+        async with stdio_server(stdin=BoundedStdin()) as (read, write):  # type: ignore[arg-type]
             await server.run(read, write, server.create_initialization_options())
     finally:
-        if catalogue is not None:
-            await catalogue.aclose()
-        if store is not None:
-            store.close()
+        await close()
     return 0
 
 
-class _Describing:
-    """A door result's pictures in words for an agent that doesn't take them (who looks
-    as for any blind model), each crossing told; one budget for the whole run, so an agent
-    calling in a loop can't have pictures described without end."""
-
-    def __init__(
-        self,
-        catalogue: Catalogue | None,
-        prefs: RoutingPrefs,
-        agent: str,
-        local: bool,
-        tell: Callable[[Notice], None],
-    ) -> None:
-        from app.turn.engine_words import EngineWords, blind_engine
-        from routing.describing.framing import TurnBudget
-
-        self.words = EngineWords(catalogue, prefs, budget=TurnBudget())
-        self.model = blind_engine(agent, "", local=local)
-        self.tell = tell
-
-    async def __call__(self, result: ToolResult) -> ToolResult:
-        from routing.transcript import Message, ToolResult
-
-        worded = await self.words.words((Message(role="tool", parts=(result,)),), self.model)
-        for notice in worded.notices:
-            self.tell(notice)
-        parts = worded.messages[0].parts
-        return next((p for p in parts if isinstance(p, ToolResult)), result)
+Call = Callable[[str, "dict[str, Any] | None"], Awaitable[Any]]
 
 
-async def _tell_line(
-    line: str, token: str, notice: Notice, store: Store | None, args: argparse.Namespace
-) -> None:
-    from app.tools.door_line import tell_line
+def _relay(line: str) -> tuple[list[Any], Call, Callable[[], Awaitable[None]]]:
+    """A door with a line runs nothing itself: each call goes to the running turn, which
+    asks the person, runs it and sends back the result (app/tools/door_line.py)."""
+    from mcp import types
+    from pydantic import ValidationError
 
-    if not await tell_line(line, token, notice):
-        _tell(store, args.conversation, notice)  # the turn is gone: stored the old way
+    from app.tools.door import Door, error_content
+    from app.tools.door_line import MAX_LINE, TOKEN_ENV, call_line
+    from app.tools.read_file import ReadFile
+    from app.tools.screenshot import Screenshot
+    from routing.wires.payload import bounded_arguments
+
+    token = os.environ.get(TOKEN_ENV, "")
+    listed = Door([ReadFile(), Screenshot()], sees=False, in_words=_as_is).listed()
+
+    async def call(name: str, arguments: dict[str, Any] | None) -> Any:
+        bounded = dict(bounded_arguments(arguments or {}))
+        if len(json.dumps(bounded, ensure_ascii=False)) > MAX_LINE - 1024:
+            return error_content(f"The arguments of {name[:80]!r} are too large to send.")
+        found = await call_line(line, token, name, bounded)
+        if found is None:
+            return error_content(
+                "Sightline did not answer this call (the turn that started this agent has "
+                "ended, or this door was not started by Sightline), so it was not run."
+            )
+        try:
+            return types.CallToolResult.model_validate(found)
+        except ValidationError:
+            log.info("the door could not read Sightline's answer to %s", name[:80])
+            return error_content("Sightline's answer to this call could not be read.")
+
+    async def close() -> None:
+        return None
+
+    return listed, call, close
 
 
-def _tell(store: Store | None, conversation: str | None, notice: Notice) -> None:
-    """Store the notice in the chat when one is named; always log it."""
-    from app.store import StoreError
+def _standalone(
+    config: Config, args: argparse.Namespace
+) -> tuple[list[Any], Call, Callable[[], Awaitable[None]]]:
+    """A door started by hand runs its calls itself, only with --allow-tools; what crossed
+    goes to the log, under the name it was given, shown as a name."""
+    from app.tools.door import Door
+    from app.tools.read_file import ReadFile
+    from app.tools.screenshot import Screenshot
+    from app.turn.engine_words import EngineWords, ResultWords, blind_engine
+    from routing.router import RoutingPrefs
+    from vision.labels import shown_name
 
+    agent_id = shown_name(str(args.agent)[:200])
+    agent = next((p for p in config.providers if p.id == args.agent and p.is_agent), None)
+    # As the agent that started it says, else as the config has it (`local` defaults false).
+    local = args.local or (agent.is_local if agent is not None else False)
+    # Headless, who looks comes from the config's providers, as `ask` finds them.
+    catalogue = catalogue_for(config, None) if not args.sees else None
+    prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model, config.check_sight)
+    words = EngineWords(catalogue, prefs)
+    model = blind_engine(agent_id or "the agent", "", local=local)
+    door = Door(
+        [ReadFile(), Screenshot()],
+        allowed=args.allow_tools,
+        sees=args.sees,
+        in_words=ResultWords(words, model, _logged),
+        agent=agent_id,
+        agent_local=local,
+        tell=_logged,
+    )
+
+    async def close() -> None:
+        if catalogue is not None:
+            await catalogue.aclose()
+
+    return door.listed(), door.call, close
+
+
+async def _as_is(result: ToolResult) -> ToolResult:
+    return result
+
+
+def _logged(notice: Notice) -> None:
     log.info("door: %s", notice.text)
-    if store is None or not conversation:
-        return
-    with contextlib.suppress(StoreError):  # the chat is gone: the log keeps what crossed
-        store.add_notice(conversation, notice)

@@ -93,7 +93,7 @@ class Door:
         tool = self.tools.get(name)
         if tool is None:
             shown = name[:80]  # the agent's words, bounded
-            return _error(
+            return error_content(
                 f"Sightline's door has no tool {shown!r}; it has {', '.join(self.tools)}."
             )
         call = ToolCall(f"door-{next(self._ids)}", name, bounded_arguments(arguments or {}))
@@ -101,12 +101,12 @@ class Door:
             alone = (
                 "" if self.approve else " A door started on its own runs only with --allow-tools."
             )
-            return _error(NOT_ALLOWED.format(name=name) + alone)
+            return error_content(NOT_ALLOWED.format(name=name) + alone)
         try:
             result = await tool.run(call)
         except Exception:  # a bug of ours: logged, and the agent gets words, not a traceback
             log.exception("door: %s failed", name)
-            return _error(f"{name} failed inside Sightline; its log says why.")
+            return error_content(f"{name} failed inside Sightline; its log says why.")
         pictures = list(result.pictures)
         if not pictures:
             return _content(result, with_pictures=False)
@@ -150,7 +150,8 @@ class Door:
         )
 
 
-def _error(message: str) -> types.CallToolResult:
+def error_content(message: str) -> types.CallToolResult:
+    """A call that did not run, as MCP says so: an error result with the reason."""
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=message)], is_error=True
     )

@@ -1,12 +1,17 @@
 """The line between the door and the Sightline that started its agent.
 
-The door (`sightline mcp-serve`) runs in a process the agent started, so it can't
-show an approval card. The running turn opens a line (`DoorLine`): a Unix socket
-in a folder only the person can open, with a random token besides. The door asks
-it whether the person allows each call (`ask_line`), and tells it what crossed
-(`tell_line`), so the window's approval card answers the door's calls and its
-disclosures appear in the conversation as they happen. One JSON line each way per
-connection, every read capped.
+The door (`sightline mcp-serve`) runs in a process the agent started, so whoever
+starts a door also holds its arguments, its environment and any line it names. An
+approval that came back over such a line would prove nothing: a program could start
+the door on a line it opened itself and answer "allowed". So the door with a line
+runs nothing itself: it hands each call to the running turn (`call_line`), which
+asks the person, runs the tool in Sightline's own process, puts its pictures into
+words for an agent that doesn't take them and tells the chat what crossed, then
+sends back the result. A door started on a forged line gets only what that line
+sends, never a file of the person's.
+
+The line (`DoorLine`) is a Unix socket in a folder only the person can open, with a
+random token besides; one JSON line each way per connection, every read capped.
 """
 
 from __future__ import annotations
@@ -20,22 +25,19 @@ import shutil
 import socket
 import tempfile
 from collections.abc import Awaitable, Callable
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
-
-from routing.transcript import Crossed, Notice, NoticeKind, ToolCall
 
 log = logging.getLogger(__name__)
 
 TOKEN_ENV = "SIGHTLINE_DOOR_TOKEN"  # the token travels in the door's environment, not its args
-MAX_LINE = 256 * 1024  # a call's arguments are bounded before they are sent; notices are short
-MAX_TEXT = 20_000  # a told notice's words
+MAX_LINE = 256 * 1024  # a call's arguments are bounded before they are sent
+MAX_ANSWER = 64 * 1024 * 1024  # a result with its pictures (read_file clamps each one)
 ANSWER_SECONDS = 3600.0  # the person may take their time over an approval card
-TELL_SECONDS = 5.0
+CONNECT_SECONDS = 5.0
 
-Ask = Callable[[ToolCall], Awaitable[bool]]
-Tell = Callable[[Notice], Awaitable[None]]
+# The running turn's answer to one call: the MCP result as JSON (`CallToolResult`).
+Serve = Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 
 def line_supported() -> bool:
@@ -44,11 +46,10 @@ def line_supported() -> bool:
 
 
 class DoorLine:
-    """The running turn's end of the line: answers asks and takes notices for one chat."""
+    """The running turn's end of the line: runs the door's calls for one agent session."""
 
-    def __init__(self, ask: Ask, tell: Tell) -> None:
-        self.ask = ask
-        self.tell = tell
+    def __init__(self, serve: Serve) -> None:
+        self.serve = serve
         self.token = secrets.token_urlsafe(24)
         self._folder = Path(tempfile.mkdtemp(prefix="sightline-door-"))  # made 0700
         self.address = str(self._folder / "line")
@@ -77,15 +78,12 @@ class DoorLine:
             ):
                 log.warning("the door's line refused a request without its token")
                 return
-            answer: dict[str, Any] = {}
-            if request.get("kind") == "ask":
-                call = _call_of(request)
-                answer = {"allowed": bool(call is not None and await self.ask(call))}
-            elif request.get("kind") == "tell":
-                notice = _notice_of(request.get("notice"))
-                if notice is not None:
-                    await self.tell(notice)
-            writer.write(json.dumps(answer).encode() + b"\n")
+            name, arguments = request.get("name"), request.get("arguments")
+            if request.get("kind") != "call" or not isinstance(name, str):
+                log.info("the door's line dropped a request that is not a call")
+                return
+            result = await self.serve(name[:200], arguments if isinstance(arguments, dict) else {})
+            writer.write(json.dumps({"result": result}).encode() + b"\n")
             await writer.drain()
         except (OSError, ValueError, asyncio.LimitOverrunError) as exc:
             log.info("the door's line dropped a request: %r", exc)
@@ -95,37 +93,20 @@ class DoorLine:
                 await writer.wait_closed()
 
 
-async def ask_line(address: str, token: str, call: ToolCall) -> bool:
-    """Whether the person allows `call`; False when the line can't be reached."""
-    request = {
-        "kind": "ask",
-        "token": token,
-        "id": call.id,
-        "name": call.name,
-        "arguments": call.arguments,
-    }
+async def call_line(
+    address: str, token: str, name: str, arguments: dict[str, Any]
+) -> dict[str, Any] | None:
+    """The running turn's result for one call (MCP JSON); None when it couldn't be had."""
+    request = {"kind": "call", "token": token, "name": name, "arguments": arguments}
     answer = await _exchange(address, request, ANSWER_SECONDS)
-    return bool(answer and answer.get("allowed") is True)
-
-
-async def tell_line(address: str, token: str, notice: Notice) -> bool:
-    """Tell the running Sightline what happened; False when it couldn't be told."""
-    body = {
-        "kind": notice.kind.value,
-        "text": notice.text,
-        "details": notice.details,
-        "crossed": asdict(notice.crossed) if notice.crossed else None,
-    }
-    answer = await _exchange(
-        address, {"kind": "tell", "token": token, "notice": body}, TELL_SECONDS
-    )
-    return answer is not None
+    result = answer.get("result") if answer else None
+    return result if isinstance(result, dict) else None
 
 
 async def _exchange(address: str, request: dict[str, Any], timeout: float) -> dict[str, Any] | None:
     try:
         reader, writer = await asyncio.wait_for(
-            asyncio.open_unix_connection(address, limit=MAX_LINE), TELL_SECONDS
+            asyncio.open_unix_connection(address, limit=MAX_ANSWER), CONNECT_SECONDS
         )
     except (OSError, TimeoutError) as exc:
         log.info("the door could not reach the running Sightline: %r", exc)
@@ -149,36 +130,3 @@ def _read(line: bytes) -> dict[str, Any] | None:
     except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
     return found if isinstance(found, dict) else None
-
-
-def _call_of(request: dict[str, Any]) -> ToolCall | None:
-    name, arguments = request.get("name"), request.get("arguments")
-    if not isinstance(name, str) or not isinstance(arguments, dict):
-        return None
-    return ToolCall(str(request.get("id", "door"))[:200], name[:200], arguments)
-
-
-def _notice_of(body: Any) -> Notice | None:
-    """A told notice, read as strictly as anything else that arrives."""
-    if not isinstance(body, dict):
-        return None
-    try:
-        kind = NoticeKind(str(body.get("kind")))
-    except ValueError:
-        return None
-    crossed = body.get("crossed")
-    fact = None
-    if isinstance(crossed, dict):
-        try:
-            fact = Crossed(
-                model=str(crossed["model"])[:400],
-                host=str(crossed["host"])[:400],
-                what=str(crossed["what"])[:2000],
-                why=str(crossed["why"])[:2000],
-                local=crossed.get("local") if isinstance(crossed.get("local"), bool) else None,
-            )
-        except KeyError:
-            return None
-    return Notice(
-        kind, str(body.get("text", ""))[:MAX_TEXT], str(body.get("details", ""))[:MAX_TEXT], fact
-    )

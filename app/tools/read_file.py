@@ -58,6 +58,8 @@ class ReadFile:
         raw = call.arguments.get("path")
         if not isinstance(raw, str) or not raw.strip():
             return error_result(call, "read_file needs a `path` (a string).")
+        if "\x00" in raw:  # no file name holds one; the system would raise, not say so
+            return error_result(call, "read_file's `path` holds a NUL character: no file has it.")
         return await asyncio.to_thread(self._read, call, raw.strip())
 
     def _read(self, call: ToolCall, raw: str) -> ToolResult:

@@ -9,7 +9,8 @@ The crossing to whoever looked is told, and so is a picture nobody may look at.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 from app.turn.sight import looker_disclosure, nobody_sees_notice
 from routing.catalogue import Catalogue
@@ -19,7 +20,7 @@ from routing.describing.looker import WireLooker
 from routing.describing.request import in_words
 from routing.models import ModelInfo, SightFrom
 from routing.router import RoutingPrefs, choose_looker
-from routing.transcript import Message, Notice
+from routing.transcript import Message, Notice, ToolResult
 from routing.wires.base import Usage
 
 
@@ -91,3 +92,26 @@ class EngineWords:
         if choice is None:
             return None, ""
         return WireLooker(catalogue, choice.model), choice.reason
+
+
+class ResultWords:
+    """A door result's pictures in words for an agent that doesn't take them, each crossing
+    told; one budget for the whole run, so an agent calling in a loop can't have pictures
+    described without end."""
+
+    def __init__(
+        self, words: EngineWords, model: ModelInfo, tell: Callable[[Notice], None]
+    ) -> None:
+        self.source = words  # read at each call: the window may change who can look
+        self.budget = TurnBudget(cap=words.budget_cap)
+        self.model = model
+        self.tell = tell
+
+    async def __call__(self, result: ToolResult) -> ToolResult:
+        """`result` with its pictures described (or noted as not looked at)."""
+        words = replace(self.source, budget=self.budget)
+        worded = await words.words((Message(role="tool", parts=(result,)),), self.model)
+        for notice in worded.notices:
+            self.tell(notice)
+        parts = worded.messages[0].parts
+        return next((p for p in parts if isinstance(p, ToolResult)), result)

@@ -54,7 +54,7 @@ class DoorAsked:
 
 @dataclass(frozen=True)
 class DoorTold:
-    """The door tells what happened (a picture crossed, who looked): for the chat."""
+    """What a door call made cross (a picture to the agent, who looked): for the chat."""
 
     notice: Notice
 
@@ -123,8 +123,8 @@ class SightlineClient:
             return False
         return await asked.answer
 
-    async def door_tells(self, notice: Notice) -> None:
-        """The door's line: a notice for the chat, stored by the turn."""
+    def door_told(self, notice: Notice) -> None:
+        """What a door call made cross (or not), for the chat: stored by the turn."""
         self._put(DoorTold(notice))
 
     def cancel_pending(self) -> None:

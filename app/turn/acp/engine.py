@@ -180,8 +180,10 @@ class AcpEngine:
             self._sessions.pop(conversation_id, None)
             await session.close()
         earlier = self._earlier_session(conversation_id, agent)
-        # The door asks this turn for each of its calls, as the agent's own requests do.
-        door = DoorOffer(conversation_id, allowed=isinstance(self.tool_step.approver, AllowAll))
+        # The door's calls are asked and run by this turn, as the agent's own requests are.
+        door = DoorOffer(
+            self._prompting.words, allowed=isinstance(self.tool_step.approver, AllowAll)
+        )
         session = await start_agent(agent, self.cwd, self.mcp_servers, earlier, door=door)
         self._sessions[conversation_id] = session
         self.offered[agent.id] = AgentOffer(

@@ -32,6 +32,7 @@ from pydantic import ValidationError
 from app.tools.door_line import TOKEN_ENV, DoorLine, line_supported
 from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.client import SightlineClient
+from app.turn.acp.door_calls import DoorCalls
 from app.turn.acp.errors import (
     INSTALL_HINT,
     AgentNeedsSignIn,
@@ -40,6 +41,7 @@ from app.turn.acp.errors import (
     AgentStopped,
 )
 from app.turn.acp.process import AgentProcess
+from app.turn.engine_words import EngineWords
 from routing.models import ProviderConfig
 
 log = logging.getLogger(__name__)
@@ -89,12 +91,14 @@ class AgentSession:
 
 @dataclass(frozen=True)
 class DoorOffer:
-    """What the door (`sightline mcp-serve`) offered to this agent follows: the chat it
-    discloses into, and whether the run allows its calls (headless `--allow-tools`)."""
+    """Sightline's own tools offered to this agent through the door (`sightline
+    mcp-serve`): run by this turn over the door's line (where there can be one), who
+    looks at their pictures for an agent that doesn't take them, and, for a door with no
+    line, whether the run allows its calls (headless `--allow-tools`)."""
 
-    conversation_id: str
+    words: EngineWords
     allowed: bool = False
-    asks: bool = True  # the door asks this turn for each call over a line (where it can)
+    asks: bool = True  # the door hands each call to this turn over a line (where it can)
 
 
 def label_of(agent: ProviderConfig) -> str:
@@ -117,7 +121,7 @@ async def start_agent(
     session = AgentSession(agent, process, client)
     try:
         if door is not None and door.asks and line_supported():
-            session.line = DoorLine(client.door_asks, client.door_tells)
+            session.line = DoorLine(DoorCalls(session, cwd, door.words))
             await session.line.open()
         await asyncio.wait_for(_open(session, cwd, mcp_servers, earlier_session, door), timeout)
     except BaseException as exc:
@@ -317,21 +321,25 @@ def door_command() -> list[str]:
 def _door_entry(
     agent: ProviderConfig, door: DoorOffer, line: DoorLine | None, *, sees: bool
 ) -> McpServerStdio:
-    """The door as `session/new` offers it: its flags follow the turn (pictures as images
-    only to an agent whose `promptCapabilities.image` says it takes them); with a line,
-    it asks the turn for each call and tells it what crossed."""
+    """The door as `session/new` offers it. With a line it only relays each call to this
+    turn, which runs it; with none (no Unix sockets) it runs its calls itself as its flags
+    say: pictures as images only to an agent whose `promptCapabilities.image` says it
+    takes them, calls only when the run allows them."""
     command, *first = door_command()
+    env = [EnvVariable(name=k, value=os.environ[k]) for k in _DOOR_ENV if os.environ.get(k)]
+    if line is not None:
+        env.append(EnvVariable(name=TOKEN_ENV, value=line.token))
+        return McpServerStdio(
+            name=DOOR_NAME,
+            command=command,
+            args=[*first, "mcp-serve", "--ask", line.address],
+            env=env,
+        )
     args = [*first, "mcp-serve", "--sees" if sees else "--blind", "--agent", agent.id]
     if agent.is_local:
         args.append("--local")
-    if door.allowed and line is None:
+    if door.allowed:
         args.append("--allow-tools")
-    if door.conversation_id:
-        args += ["--conversation", door.conversation_id]
-    env = [EnvVariable(name=k, value=os.environ[k]) for k in _DOOR_ENV if os.environ.get(k)]
-    if line is not None:
-        args += ["--ask", line.address]
-        env.append(EnvVariable(name=TOKEN_ENV, value=line.token))
     return McpServerStdio(name=DOOR_NAME, command=command, args=args, env=env)
 
 
