@@ -3,7 +3,8 @@
 An ACP agent and Codex's app server both speak JSON-RPC, one message a line, on their
 stdout, and log on their stderr. A line is checked before it is taken (a program that
 sends what isn't a JSON-RPC message has its connection ended, and the turn says so),
-and each log line is bounded as it goes into Sightline's log.
+and each log line is redacted (`routing.secrets`) and bounded as it goes into
+Sightline's log.
 """
 
 from __future__ import annotations
@@ -14,11 +15,14 @@ import json
 import logging
 from typing import Any
 
+from routing.secrets import redact
+
 log = logging.getLogger(__name__)
 
 MAX_LINE_BYTES = 32_000_000  # one message; pictures travel base64 inside them
 MAX_STDERR_LINE = 2_000  # a program's log line, as kept in ours
 SHUTDOWN_SECONDS = 2.0  # stdin closed, then terminate, then kill
+DISCARD_PIECE = 1 << 20  # what is left unread, dropped a piece at a time
 
 
 def jsonrpc_message(line: bytes) -> tuple[dict[str, Any], str]:
@@ -67,5 +71,20 @@ async def log_stderr(stderr: asyncio.StreamReader, label: str) -> None:
                 continue
             if not line:
                 return
-            text = line.decode("utf-8", "replace").rstrip()[:MAX_STDERR_LINE]
-            log.info("%s: %s", label, text)
+            # Redacted before it is cut, so a cut can't leave part of a secret; read
+            # with a margin past the cut, so a huge line is not redacted whole.
+            text = redact(line[: 8 * MAX_STDERR_LINE].decode("utf-8", "replace").rstrip())
+            log.info("%s: %s", label, text[:MAX_STDERR_LINE])
+
+
+async def discard_rest(*streams: asyncio.StreamReader | None) -> None:
+    """What an ended program left unread, dropped until its pipes end (at most
+    SHUTDOWN_SECONDS): a pipe left full past a line's cap stays paused, its transport
+    open, and closing it at collection, after the loop, is a traceback."""
+    for stream in streams:
+        if stream is None:
+            continue
+        with contextlib.suppress(OSError, ValueError, RuntimeError, TimeoutError):
+            async with asyncio.timeout(SHUTDOWN_SECONDS):
+                while await stream.read(DISCARD_PIECE):
+                    pass

@@ -11,6 +11,10 @@ behaviours:
 - `auth`: refuse `session/new` with auth_required (a terminal sign-in method)
 - `crash`: exit in the middle of answering; `hang`: stop sending mid-answer
 - `garbage`: write a line that is not JSON mid-answer
+- `long_line`: write one line of `FAKE_ACP_LINE_BYTES` bytes (100 MB unless set) mid-answer
+- `flood`: send `FAKE_ACP_CHUNKS` word chunks (200,000 unless set) of 1,000 characters,
+  a thought and a tool result of as many alongside, before answering
+- `trickle`: send a tiny chunk every `FAKE_ACP_EVERY` seconds (2 unless set), never answering
 - `models`: offer two models through a config option of category "model"
 - `modes`: offer two modes (`ask`, `code`) as the session's `modes`
 - `usage`: send a `usage_update` (context 1200 of 8000) and the prompt's token usage
@@ -87,6 +91,7 @@ class FakeAgent(Agent):
         self.conn: Any = None
         self.model = "small"
         self.door: Any = None  # the `sightline` entry of the session's mcpServers
+        self.cancelled = False  # session/cancel came
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
@@ -262,6 +267,20 @@ class FakeAgent(Agent):
             await asyncio.sleep(30)
         if "hang" in BEHAVIOURS:
             await asyncio.sleep(3600)
+        if "long_line" in BEHAVIOURS:
+            size = int(os.environ.get("FAKE_ACP_LINE_BYTES", "100000000"))
+            head = b'{"jsonrpc":"2.0","method":"session/update","params":{"x":"'
+            os.set_blocking(sys.stdout.fileno(), True)  # the SDK's transport made it non-blocking
+            sys.stdout.buffer.write(head + b"a" * size + b'"}}\n')
+            sys.stdout.buffer.flush()
+            await asyncio.sleep(30)
+        if "flood" in BEHAVIOURS and await self._flood(session_id):
+            return PromptResponse(stop_reason="cancelled")
+        if "trickle" in BEHAVIOURS:
+            every = float(os.environ.get("FAKE_ACP_EVERY", "2"))
+            while True:
+                await say(session_id, update_agent_message_text("."))
+                await asyncio.sleep(every)
         await say(
             session_id, update_agent_message_text(f"You said: {text} ({len(pictures)} pictures)")
         )
@@ -275,6 +294,22 @@ class FakeAgent(Agent):
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         _log({"cancel": session_id})
+        self.cancelled = True
+
+    async def _flood(self, session_id: str) -> bool:
+        """Words, thoughts and a tool's output, until cancelled (True) or the count is sent."""
+        say, piece = self.conn.session_update, "x" * 1000
+        self.cancelled = False
+        await say(session_id, start_tool_call("f-1", "Flood", kind="read", raw_input={}))
+        for n in range(int(os.environ.get("FAKE_ACP_CHUNKS", "200000"))):
+            if self.cancelled:
+                _log({"flood_cancelled_after": n})
+                return True
+            await say(session_id, update_agent_message_text(piece))
+            await say(session_id, update_agent_thought_text(piece))
+            content = [tool_content(text_block(piece))]
+            await say(session_id, update_tool_call("f-1", status="in_progress", content=content))
+        return False
 
 
 def _log(entry: dict[str, Any]) -> None:

@@ -20,6 +20,10 @@ state file from `--state` or `FAKE_CODEX_STATE`:
   more after the first delta (a `turn/interrupt` still ends it); `malformed`: a line
   that is not JSON before the answer; `late-interrupt`: a `turn/interrupt` is read 0.5 s
   late, so a turn that ended meanwhile (a `cancel`ed approval) refuses it
+- `long-line`: one line of `FAKE_CODEX_LINE_BYTES` bytes (100 MB unless set) before the
+  answer; `flood`: deltas of 1,000 characters (words, reasoning and a command's output)
+  until interrupted; `trickle`: a one-character delta every `FAKE_CODEX_EVERY` seconds
+  (2 unless set) until interrupted
 - `signed-out`: `account/read` says `requiresOpenaiAuth: true` with no account, and a
   turn never reaches a model: `error` notifications with `willRetry: true`, then
   nothing until `turn/interrupt` (codex 0.169.0 neither refuses the thread nor fails
@@ -365,6 +369,14 @@ class FakeCodex:
             self._permissions(turn, notes)
         if "tool" in self.behaviours and not self._tool(turn, notes):
             return self._end(turn, "failed")
+        if "long-line" in self.behaviours:
+            size = int(os.environ.get("FAKE_CODEX_LINE_BYTES", "100000000"))
+            head = '{"method": "item/agentMessage/delta", "x": "'
+            with self.lock:
+                sys.stdout.write(head + "a" * size + '"}\n')
+                sys.stdout.flush()
+        if ("flood" in self.behaviours or "trickle" in self.behaviours) and not self._endless(turn):
+            return self._end(turn, "interrupted")
         if "malformed" in self.behaviours:
             with self.lock:
                 sys.stdout.write('{"method": "item/agentMessage/delta", "params": \n')
@@ -390,6 +402,22 @@ class FakeCodex:
             usage = {"total": USAGE, "last": USAGE, "modelContextWindow": 258400}
             self._tell(turn, "thread/tokenUsage/updated", tokenUsage=usage)
         return self._end(turn, "completed", [item])
+
+    def _endless(self, turn: Turn) -> bool:
+        """Deltas until interrupted (False); a flood's are 1,000 characters of each kind."""
+        mid, rid, cid = (kind + uuid.uuid4().hex[:16] for kind in ("msg_", "rs_", "call_"))
+        self._item(turn, True, {"type": "agentMessage", "id": mid, "text": ""})
+        every = float(os.environ.get("FAKE_CODEX_EVERY", "2"))
+        piece = "x" * 1000
+        while not turn.interrupted.is_set():
+            if "trickle" in self.behaviours:
+                self._tell(turn, "item/agentMessage/delta", itemId=mid, delta=".")
+                turn.interrupted.wait(every)
+                continue
+            self._tell(turn, "item/agentMessage/delta", itemId=mid, delta=piece)
+            self._tell(turn, REASONING, itemId=rid, delta=piece, summaryIndex=0)
+            self._tell(turn, "item/commandExecution/outputDelta", itemId=cid, delta=piece)
+        return False
 
     def _command(self, turn: Turn, notes: list[str]) -> bool:
         """The approval-first command; False when the turn ends here (cancel)."""

@@ -25,7 +25,13 @@ from acp import Client, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.transports import spawn_stdio_transport
 
-from app.turn.child_lines import MAX_LINE_BYTES, SHUTDOWN_SECONDS, log_stderr, read_message
+from app.turn.child_lines import (
+    MAX_LINE_BYTES,
+    SHUTDOWN_SECONDS,
+    discard_rest,
+    log_stderr,
+    read_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +111,8 @@ class AgentProcess:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
+        if self.process is not None:  # nobody reads them now: their pipes end with the program
+            await discard_rest(self.process.stdout, self.process.stderr)
 
 
 class CheckedLines:

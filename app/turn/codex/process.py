@@ -20,7 +20,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.turn.child_lines import MAX_LINE_BYTES, SHUTDOWN_SECONDS, log_stderr, read_message
+from app.turn.child_lines import (
+    MAX_LINE_BYTES,
+    SHUTDOWN_SECONDS,
+    discard_rest,
+    log_stderr,
+    read_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -182,3 +188,5 @@ class CodexProcess:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
         self._tasks.clear()
+        if process is not None:  # nobody reads them now: their pipes end with the program
+            await discard_rest(process.stdout, process.stderr)
