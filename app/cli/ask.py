@@ -8,7 +8,13 @@ import sys
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from app.cli.common import CommandError, catalogue_for, check_model, open_store
+from app.cli.common import (
+    CommandError,
+    catalogue_for,
+    check_model,
+    conversation_named,
+    open_store,
+)
 from app.cli.printers import JsonPrinter, PlainPrinter
 from vision.labels import shown_name
 
@@ -82,9 +88,7 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
             store.conversations.set_settings(conversation_id, settings)
             settings = ChatSettings()
         else:
-            summary = store.conversations.get(conversation_id)
-            if summary is None:
-                raise CommandError(f"there is no conversation {conversation_id!r}.")
+            summary = conversation_named(store, conversation_id)
             if args.regenerate and args.model is None:
                 requested = summary.model or "auto"  # the model the chat was using
         tools: list[Tool] = []

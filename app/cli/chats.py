@@ -10,7 +10,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.cli.common import CommandError, open_store
+from app.cli.common import CommandError, conversation_named, cut, open_store
+from app.store.connection import shown_id
 from vision.labels import shown_name
 
 if TYPE_CHECKING:
@@ -31,24 +32,35 @@ def run(config: Config, args: argparse.Namespace) -> int:
         store.close()
 
 
+TITLE_SHOWN = 200  # characters of a title or model in the listing; the export has it whole
+
+
 def _chats(store: Store, *, as_json: bool) -> int:
+    damaged = store.branches.damaged()
     rows: list[dict[str, Any]] = [
         {
             "id": chat.id,
-            "title": chat.title,
+            "title": cut(chat.title, TITLE_SHOWN),
             "updated": chat.updated_at,
-            "model": chat.model or "auto",
+            "model": cut(chat.model, TITLE_SHOWN) or "auto",
         }
         for chat in store.conversations.list()
+        if chat.id not in damaged
     ]
+    for conversation_id, what in damaged.items():
+        print(
+            f"sightline: left out the conversation {shown_name(shown_id(conversation_id))}, "
+            f"which can't be read: its {what} (the file is damaged there).",
+            file=sys.stderr,
+        )
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     for row in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(row["updated"]))
         title = shown_name(row["title"]) or "New chat"
-        print(f"{row['id']}\t{when}\t{shown_name(row['model'])}\t{title}")
-    if not rows:
+        print(f"{shown_name(row['id'])}\t{when}\t{shown_name(row['model'])}\t{title}")
+    if not rows and not damaged:
         print("sightline: no conversations yet; start one with sightline ask", file=sys.stderr)
     return 0
 
@@ -56,6 +68,7 @@ def _chats(store: Store, *, as_json: bool) -> int:
 def _export(store: Store, conversation_id: str, form: str, output: Path | None) -> int:
     from app.export import ExportError, markdown, snapshot, to_json, write_json, write_markdown
 
+    conversation_named(store, conversation_id)
     try:
         exported = snapshot(store, conversation_id)
     except ExportError as exc:

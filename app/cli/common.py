@@ -8,11 +8,16 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from app.config import Config
-    from app.store import Store
+    from app.store import ConversationSummary, Store
 
 
 class CommandError(Exception):
     """A failure to report as one line, with a non-zero exit status."""
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` within `limit` characters, a cut one ending in "…"."""
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def load_settings() -> Config:
@@ -34,6 +39,24 @@ def open_store(config: Config) -> Store:
         return Store.open(config.data_dir)
     except StoreError as exc:
         raise CommandError(str(exc)) from None
+
+
+def conversation_named(store: Store, conversation_id: str) -> ConversationSummary:
+    """The conversation a command names, readable; a one-line failure when there is none
+    (its id echoed within bounds) or it can't be read."""
+    from app.store import StoreError
+    from app.store.connection import shown_id
+
+    summary = store.conversations.get(conversation_id)
+    if summary is None:
+        raise CommandError(
+            f"there is no conversation {shown_id(conversation_id)}; `sightline chats` lists them."
+        )
+    try:
+        store.branches.check(conversation_id)
+    except StoreError as exc:
+        raise CommandError(str(exc)) from None
+    return summary
 
 
 def catalogue_for(config: Config, store: Store | None = None) -> Any:

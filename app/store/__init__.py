@@ -14,7 +14,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from app.store.branches import Branches
+from app.store.branches import Branches, DamagedConversation
 from app.store.connection import Connection, StoreError
 from app.store.conversations import Conversations, ConversationSummary, SearchHit
 from app.store.crossings import Crossings
@@ -26,6 +26,7 @@ from app.store.schema import SCHEMA_VERSION, migrate
 __all__ = [
     "SCHEMA_VERSION",
     "ConversationSummary",
+    "DamagedConversation",
     "SearchHit",
     "Store",
     "StoreError",

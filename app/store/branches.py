@@ -7,6 +7,10 @@ Showing another version moves the leaf to the newest item under that version, so
 branch the person sees is the one later turns build on. Deleting marks items (their
 place in the tree stays until the Undo is over); purging gives their children their
 parent, so what came after a deleted message stays in the chat.
+
+A damaged file (an item that follows itself, a loop, a parent that isn't there) is
+never walked for ever: every walk keeps what it has visited, and a chat whose items
+don't all lead back to its start is `DamagedConversation` for that chat alone.
 """
 
 from __future__ import annotations
@@ -14,34 +18,81 @@ from __future__ import annotations
 import builtins
 import sqlite3
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from app.store.connection import Connection
+from app.store.connection import Connection, StoreError, shown_id
 from app.store.parts import drop_unused_blobs
 
 if TYPE_CHECKING:
     from app.store.items import StoredItem
 
 
+_LOOP_NAMED = 3  # items of a loop named in a message
+
+
+class DamagedConversation(StoreError):
+    """A conversation whose items don't all lead back to its first (the file is damaged
+    there): it can't be read, and the other conversations are not affected."""
+
+    def __init__(self, conversation_id: str, what: str) -> None:
+        """`what` says which item is wrong, e.g. "item 7 follows itself"."""
+        self.conversation_id = conversation_id
+        self.what = what
+        super().__init__(
+            f"Sightline can't read the conversation {shown_id(conversation_id)}: its {what}, "
+            "so the file is damaged there. The other conversations are not affected."
+        )
+
+
+def tree_damage(parents: Mapping[int, int | None]) -> str | None:
+    """What is wrong when some item (id -> the item it follows) doesn't lead back to the
+    first, else None. Each item is visited once, so a loop costs no more than a chain."""
+    sound: set[int] = set()
+    for start in parents:
+        trail: list[int] = []
+        on_trail: set[int] = set()
+        at: int | None = start
+        while at is not None and at not in sound:
+            if at in on_trail:
+                return _loop(trail[trail.index(at) :])
+            trail.append(at)
+            on_trail.add(at)
+            parent = parents[at]
+            if parent is not None and parent not in parents:
+                return f"item {at} follows item {parent}, which isn't in it"
+            at = parent
+        sound.update(trail)
+    return None
+
+
+def _loop(loop: list[int]) -> str:
+    if len(loop) == 1:
+        return f"item {loop[0]} follows itself"
+    named = ", ".join(map(str, sorted(loop)[:_LOOP_NAMED]))
+    more = f" and {len(loop) - _LOOP_NAMED} more" if len(loop) > _LOOP_NAMED else ""
+    return f"items {named}{more} follow each other in a loop"
+
+
 def shown_branch(every: Sequence[StoredItem], leaf: int | None) -> list[StoredItem]:
     """The items on the branch that ends at `leaf`, oldest first, with their versions.
 
     Deleted items are walked through (their children still follow them) but not shown.
+    `DamagedConversation` when the items don't all lead back to the first.
     """
     by_id = {stored.id: stored for stored in every}
+    if every and (damage := tree_damage({s.id: s.parent_id for s in every})) is not None:
+        raise DamagedConversation(every[0].conversation_id, damage)
     children: dict[int | None, list[int]] = defaultdict(list)
     for stored in every:
         if not stored.deleted:
             children[stored.parent_id].append(stored.id)
     path: list[StoredItem] = []
     at = leaf if leaf in by_id else None
-    seen: set[int] = set()
-    while at is not None and at not in seen:  # `seen`: a damaged file can't loop forever
-        seen.add(at)
+    while at is not None:  # a sound tree: every walk up ends at the first item
         path.append(by_id[at])
-        at = by_id[at].parent_id if by_id[at].parent_id in by_id else None
+        at = by_id[at].parent_id
     path.reverse()
     shown = []
     for stored in path:
@@ -110,11 +161,13 @@ def _show_newest_below(db: sqlite3.Connection, conversation_id: str, item_id: in
     children: dict[int, list[int]] = defaultdict(list)
     for child, parent in rows:
         children[parent].append(child)
-    leaf, below = item_id, [item_id]
-    while below:
+    leaf, below, seen = item_id, [item_id], {item_id}
+    while below:  # `seen`: in a damaged file an item may be below itself
         at = below.pop()
         leaf = max(leaf, at)
-        below.extend(children.get(at, ()))
+        fresh = [child for child in children.get(at, ()) if child not in seen]
+        seen.update(fresh)
+        below.extend(fresh)
     db.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (leaf, conversation_id))
 
 
@@ -124,6 +177,39 @@ class Branches:
     def __init__(self, connection: Connection) -> None:
         """The branches kept in this connection's database."""
         self._connection = connection
+
+    def check(self, conversation_id: str) -> None:
+        """`DamagedConversation` when this conversation can't be read (its items don't all
+        lead back to its first), before anything is added to it."""
+        with self._connection.read() as db:
+            rows = db.execute(
+                "SELECT id, parent_id FROM items WHERE conversation_id = ?", (conversation_id,)
+            ).fetchall()
+        if (damage := tree_damage(dict(rows))) is not None:
+            raise DamagedConversation(conversation_id, damage)
+
+    def damaged(self) -> dict[str, str]:
+        """The listed conversations that can't be read, each with what is wrong in it."""
+        with self._connection.read() as db:
+            # Only a suspect is walked: a loop has an item that follows a later one (ids
+            # grow), and a missing parent is found by its id. Both are one scan in SQLite.
+            suspects = [
+                row[0]
+                for row in db.execute(
+                    "SELECT DISTINCT i.conversation_id FROM items AS i "
+                    "JOIN conversations AS c ON c.id = i.conversation_id "
+                    "LEFT JOIN items AS p ON p.id = i.parent_id "
+                    "WHERE c.deleted_at IS NULL AND i.parent_id IS NOT NULL AND ("
+                    "i.parent_id >= i.id OR p.id IS NULL OR p.conversation_id != i.conversation_id)"
+                )
+            ]
+        found: dict[str, str] = {}
+        for conversation_id in suspects:
+            try:
+                self.check(conversation_id)
+            except DamagedConversation as exc:
+                found[conversation_id] = exc.what
+        return found
 
     def rewind(self, conversation_id: str, item_id: int | None) -> None:
         """Make `item_id` the leaf (None: before the first item), so what is added next

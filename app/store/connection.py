@@ -25,6 +25,16 @@ class StoreError(Exception):
     """The store can't be opened, read or written; the message says where and why."""
 
 
+_ID_SHOWN = 80  # characters of a conversation's id in a message (a damaged file's may be huge)
+
+
+def shown_id(conversation_id: str) -> str:
+    """A conversation's id for a message: quoted, and cut to a readable length."""
+    if len(conversation_id) > _ID_SHOWN:
+        return repr(conversation_id[:_ID_SHOWN] + "…")
+    return repr(conversation_id)
+
+
 def _switch_to_wal(db: sqlite3.Connection, wait_s: float = 5.0) -> None:
     """Put the database in WAL mode, waiting for another Sightline that holds it.
 
@@ -179,6 +189,7 @@ class Connection:
             "UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conversation_id)
         )
         if cursor.rowcount == 0:
-            raise StoreError(f"There is no conversation {conversation_id!r} in {self.path}.")
+            named = shown_id(conversation_id)
+            raise StoreError(f"There is no conversation {named} in {self.path}.")
         self.last_touched = conversation_id
         return now

@@ -315,14 +315,19 @@ class Controller(QObject):
         """Open a saved conversation with its messages and its model."""
         if conversation_id == self._current:
             return
+        from app.store import DamagedConversation
+
         summary = self.store.conversations.get(conversation_id)
         if summary is None:
             self.chats.refresh()
             return
+        try:
+            items = self.store.items(conversation_id)
+        except DamagedConversation as exc:  # the chat shown stays; the others still open
+            self.problem.emit(str(exc))
+            return
         self._current = conversation_id
-        self.conversation_loaded.emit(
-            conversation_id, self.store.items(conversation_id), summary.model or AUTO
-        )
+        self.conversation_loaded.emit(conversation_id, items, summary.model or AUTO)
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete a conversation, stopping its turn first if one runs."""

@@ -22,6 +22,7 @@ from app.ui.main_window import JSON_FILTER
 from app.ui.session import Session
 from app.ui.sidebar import ID_ROLE, SNIPPET_ROLE
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
+from tests.app.store.helpers import opens_in_time
 from tests.conftest import SightlineHome
 from tests.ui.conftest import close_session
 from tests.ui.test_attachments import cards, pick, picture_file
@@ -530,3 +531,34 @@ def test_short_when_reads_like_a_chat_list() -> None:
     assert short_when(at(2026, 11, 27, 12, 0, 0), now) == "Fri"
     assert short_when(at(2026, 3, 12, 12, 0, 0), now) == "12 Mar"
     assert short_when(at(2025, 3, 12, 12, 0, 0), now) == "Mar 2025"
+
+
+def test_a_damaged_chat_is_listed_and_opening_it_says_so_while_the_others_open(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    ids = seed(home)
+    broken = ids["Trip to Lisbon"]
+    with sqlite3.connect(home.data / Store.DB_NAME) as db:  # its last item its own parent
+        db.execute(
+            "UPDATE items SET parent_id = id WHERE id = "
+            "(SELECT MAX(id) FROM items WHERE conversation_id = ?)",
+            (broken,),
+        )
+    opens_in_time(home.data)  # a child process first: opening it hung for ever
+    session = open_window()
+    qtbot.waitUntil(lambda: len(titles(session)) == 3)
+    select(qtbot, session, ids["Bike gears"])
+    sidebar = session.window.sidebar
+    index = sidebar.model.index(sidebar.model.row_of(broken), 0)
+    qtbot.mouseClick(
+        sidebar.list.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=sidebar.list.visualRect(index).center(),
+    )
+    status = session.window.statusBar()
+    qtbot.waitUntil(lambda: "can't read the conversation" in status.currentMessage())
+    assert broken in status.currentMessage()
+    assert session.controller.current_id == ids["Bike gears"]  # the chat shown stays
+    assert "A 34/50 crank is gentle on hills." in [r["text"] for r in rows(session)]
+    select(qtbot, session, ids["Sourdough starter"])  # and the others still open
+    qtbot.waitUntil(lambda: "Feed it twice a day." in [r["text"] for r in rows(session)])

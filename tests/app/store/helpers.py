@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 from PIL import Image
@@ -30,3 +32,24 @@ def count(path: Path, table: str) -> int:
     """Rows in a table, read with a separate connection."""
     with sqlite3.connect(path) as db:
         return int(db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0])
+
+
+_OPEN_AND_SHOW = """
+import sys
+from pathlib import Path
+from app.store import Store
+with Store.open(Path(sys.argv[1])) as store:
+    for item_id in sys.argv[2:]:
+        store.branches.show_version(int(item_id))
+"""
+
+
+def opens_in_time(folder: Path, *shown: int) -> None:
+    """Open the store in `folder` and show these versions, in a child process that fails
+    the test after 60 s rather than hang the suite (pytest has no timeout here)."""
+    subprocess.run(
+        [sys.executable, "-c", _OPEN_AND_SHOW, str(folder), *map(str, shown)],
+        check=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[3],
+    )

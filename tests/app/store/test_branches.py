@@ -6,9 +6,12 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from app.store import Store
-from app.store.branches import asked_in, response_of, shown_branch
+import pytest
+
+from app.store import DamagedConversation, Store, StoreError
+from app.store.branches import asked_in, response_of, shown_branch, tree_damage
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind, user_message
+from tests.app.store.helpers import opens_in_time
 
 RELEASE_DB = Path(__file__).parent / "data" / "release-schema-9.db"
 
@@ -147,13 +150,102 @@ def test_a_crash_between_rewind_and_the_new_answer_shows_the_earlier_answer(
         assert texts(store, cid) == ["q", "the earlier answer"]
 
 
-def test_a_branch_that_loops_in_a_damaged_file_still_opens(store: Store) -> None:
+TURNS = ("question", "answer", "again", "answer again")
+
+
+def damaged_store(folder: Path, damage: str) -> tuple[str, str, list[int]]:
+    """Two chats of two turns in a real file, the second then damaged by raw SQL
+    (`damage` run with the second chat's item ids a, b, c, d); (sound id, damaged id, ids)."""
+    with Store.open(folder) as store:
+        chats = []
+        for name in ("sound", "damaged"):
+            cid = store.conversations.create()
+            for n, words in enumerate(TURNS):
+                if n % 2:
+                    answer(store, cid, f"{name} {words}")
+                else:
+                    store.add_message(cid, user_message(f"{name} {words}"))
+            chats.append(cid)
+        ids = [s.id for s in store.every_item(chats[1])]
+    with sqlite3.connect(folder / Store.DB_NAME) as db:
+        db.execute(damage.format(a=ids[0], b=ids[1], c=ids[2], d=ids[3]))
+    return chats[0], chats[1], ids
+
+
+DAMAGE = {
+    # The hostile case: the last item of a chat its own parent (every open hung on it).
+    "itself": ("UPDATE items SET parent_id = id WHERE id = {d}", "item {d} follows itself"),
+    "two": ("UPDATE items SET parent_id = {d} WHERE id = {c}", "items {c}, {d} follow each other"),
+    "four": ("UPDATE items SET parent_id = {d} WHERE id = {a}", "items {a}, {b}, {c} and 1 more"),
+    "missing": (
+        "UPDATE items SET parent_id = 999999 WHERE id = {c}",
+        "item {c} follows item 999999, which isn't in it",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+def test_a_damaged_chat_is_named_and_the_others_open(tmp_path: Path, kind: str) -> None:
+    damage, words = DAMAGE[kind]
+    folder = tmp_path / "data"
+    sound, damaged, ids = damaged_store(folder, damage)
+    what = words.format(a=ids[0], b=ids[1], c=ids[2], d=ids[3])
+    opens_in_time(folder, ids[-1])  # opening mends rewinds: its walk down went on for ever
+    with Store.open(folder) as store:
+        assert texts(store, sound) == [f"sound {words}" for words in TURNS]
+        assert list(store.branches.damaged()) == [damaged]
+        assert store.branches.damaged()[damaged].startswith(what)
+        for read in (store.items, store.messages, store.branches.check):
+            with pytest.raises(DamagedConversation) as caught:
+                read(damaged)
+            assert caught.value.conversation_id == damaged
+            message = str(caught.value)
+            assert f"conversation {damaged!r}" in message and what in message
+            assert "\n" not in message and len(message) < 300
+        assert isinstance(caught.value, StoreError)  # a store that can't be read, as ever
+        store.branches.show_version(ids[-1])
+        store.branches.delete([ids[-1]])
+        store.branches.purge()
+        assert texts(store, sound)[-1] == "sound answer again"
+        store.conversations.delete(damaged)  # the person can still let it go
+        assert store.branches.damaged() == {}
+
+
+def test_a_tree_whose_ids_run_backwards_is_sound(store: Store) -> None:
+    """Only a suspect is walked: an item that follows a later one is a loop only if the walk
+    says so (an older file's ids need not grow along a branch)."""
     cid = store.conversations.create()
-    a = store.add_message(cid, user_message("a"))
-    b = store.add_message(cid, user_message("b"))
+    a = store.add_message(cid, user_message("first, written last"))
+    b = store.add_message(cid, user_message("second"))
     with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE items SET parent_id = NULL WHERE id = ?", (b.id,))
         db.execute("UPDATE items SET parent_id = ? WHERE id = ?", (b.id, a.id))
-    assert texts(store, cid) == ["a", "b"]
+        db.execute("UPDATE conversations SET leaf_id = ? WHERE id = ?", (a.id, cid))
+    assert store.branches.damaged() == {}
+    assert texts(store, cid) == ["second", "first, written last"]
+
+
+def test_a_trashed_damaged_chat_is_not_listed_as_damaged(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    _, damaged, _ = damaged_store(folder, DAMAGE["itself"][0])
+    opens_in_time(folder)
+    with Store.open(folder) as store:
+        store.conversations.trash(damaged)
+        assert store.branches.damaged() == {}
+
+
+def test_a_huge_id_is_named_within_bounds() -> None:
+    message = str(DamagedConversation("x" * 100_000, "item 1 follows itself"))
+    assert len(message) < 300 and "x" * 80 + "…" in message
+
+
+def test_tree_damage_walks_each_item_once() -> None:
+    """A chain of 200,000 items is sound; a loop far from its start is found and named."""
+    chain: dict[int, int | None] = {n: n - 1 for n in range(1, 200_000)}
+    chain[0] = None
+    assert tree_damage(chain) is None
+    chain[0] = 150_000
+    assert tree_damage(chain) == "items 0, 1, 2 and 149998 more follow each other in a loop"
 
 
 def test_shown_branch_of_nothing_is_empty() -> None:
