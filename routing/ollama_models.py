@@ -1,13 +1,13 @@
 """Ollama's models on this computer, managed: pulled with their progress, and deleted.
 
-`pull` streams `POST /api/pull` (NDJSON) as `PullProgress`: Ollama's status words,
-the bytes of every layer so far, the percent and a speed measured over the last
-few seconds. `delete` is `DELETE /api/delete`. Both go through the same client as
-the wires (routing/wires/client.py: direct for a server on this computer, never a
-proxy) and read within bounds (routing/wires/bounded.py); every failure is one
-error of routing/errors.py that names the model. Cancelling the task that reads a
-pull closes its connection, and Ollama stops a pull whose client went away (it
-keeps the layers it finished, so pulling again carries on).
+`pull` streams `POST /api/pull` (NDJSON) as `PullProgress` (routing/pull_progress.py):
+Ollama's status words, the bytes of every layer so far, the percent and a speed
+measured over the last few seconds. `delete` is `DELETE /api/delete`. Both go
+through the same client as the wires (routing/wires/client.py: direct for a server
+on this computer, never a proxy) and read within bounds (routing/wires/bounded.py);
+every failure is one error of routing/errors.py that names the model. Cancelling
+the task that reads a pull closes its connection, and Ollama stops a pull whose
+client went away (it keeps the layers it finished, so pulling again carries on).
 
 `VISION_MODELS` are the small models that see which Sightline offers to pull
 when a local chat meets a picture and nothing here can look.
@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections import deque
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -38,11 +37,24 @@ from routing.errors import (
 )
 from routing.models import ProviderConfig
 from routing.presets import preset_for
+from routing.pull_progress import SPEED_WINDOW, PullProgress, PullTracker, TooManyLayers
 from routing.wires.bounded import ERROR_BODY_CAP, fetch, ndjson_lines, read_error
 from routing.wires.client import http_client
 from routing.wires.http_errors import translate_transport
 from routing.wires.ollama_errors import error_text, malformed, not_ollama
 from routing.wires.payload import load_json
+
+__all__ = [
+    "LINE_CAP",
+    "SPEED_WINDOW",
+    "VISION_MODELS",
+    "PullProgress",
+    "PullTracker",
+    "delete",
+    "listed_name",
+    "pull",
+    "pull_failure",
+]
 
 # Small models that see, with their download sizes as ollama.com/library lists them
 # (approximate: the pull's own totals replace them once Ollama reports them). Smallest
@@ -61,9 +73,6 @@ LINE_CAP = 64 * 1024
 # while on a slow disk, and Ollama retries a stalled download itself meanwhile.
 READ_TIMEOUT = 300.0
 CONNECT_TIMEOUT = 10.0
-# The speed is what arrived over about this many seconds: steady, yet quick to follow.
-SPEED_WINDOW = 5.0
-SUCCESS = "success"
 _WORDS_SHOWN = 300  # of Ollama's own words in a message (all of them stay in .detail)
 
 
@@ -72,86 +81,6 @@ def listed_name(name: str) -> str:
     name = name.strip()
     last = name.rpartition("/")[2]
     return name if ":" in last else f"{name}:latest"
-
-
-@dataclass(frozen=True)
-class PullProgress:
-    """Where one pull is: Ollama's words and the bytes of every layer so far.
-
-    `completed` and `total` add up the layers Ollama has reported (a model is a large
-    weights layer and a few small ones); `percent` and `bytes_per_second` are None
-    while there is nothing to measure (the manifest, the digest check).
-    """
-
-    status: str
-    digest: str = ""
-    completed: int = 0
-    total: int = 0
-    percent: float | None = None
-    bytes_per_second: float | None = None
-
-    @property
-    def done(self) -> bool:
-        """Whether Ollama said the model is pulled."""
-        return self.status == SUCCESS
-
-
-@dataclass
-class PullTracker:
-    """Ollama's progress lines turned into `PullProgress`, with a speed over `window` seconds."""
-
-    clock: Callable[[], float] = time.monotonic
-    window: float = SPEED_WINDOW
-    _layers: dict[str, tuple[int, int]] = field(default_factory=dict)  # digest -> done, size
-    _samples: deque[tuple[float, int]] = field(default_factory=deque)  # (time, bytes so far)
-
-    def step(self, line: Mapping[str, Any]) -> PullProgress:
-        """The progress after one line (already checked to be a progress line)."""
-        status = str(line.get("status") or "")
-        digest = line.get("digest")
-        speed: float | None = None
-        if isinstance(digest, str) and digest:
-            # Go's omitempty: a layer's first line has no `completed`, a cached one may
-            # have no `total`; a number that isn't one counts as nothing yet.
-            done, size = self._layers.get(digest, (0, 0))
-            done = _count(line.get("completed"), done)
-            size = _count(line.get("total"), size)
-            self._layers[digest] = (done, size)
-            speed = self._measure(self.completed)
-        else:
-            digest = ""
-        total, completed = self.total, self.completed
-        percent = min(completed / total * 100, 100.0) if total > 0 else None
-        return PullProgress(status, digest, completed, total, percent, speed)
-
-    @property
-    def completed(self) -> int:
-        """Bytes of every layer so far."""
-        return sum(min(done, size) if size else done for done, size in self._layers.values())
-
-    @property
-    def total(self) -> int:
-        """Bytes of every layer Ollama has reported."""
-        return sum(size for _, size in self._layers.values())
-
-    def _measure(self, completed: int) -> float | None:
-        now = self.clock()
-        samples = self._samples
-        samples.append((now, completed))
-        # Keep the newest sample at or before the window's start as the anchor, so a
-        # quiet spell longer than the window still measures from somewhere.
-        while len(samples) > 2 and samples[1][0] <= now - self.window:
-            samples.popleft()
-        start, first = samples[0]
-        if now <= start:
-            return None
-        return max(completed - first, 0) / (now - start)
-
-
-def _count(value: Any, default: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return default
-    return max(int(value), 0)
 
 
 # -- where Ollama is ---------------------------------------------------------------
@@ -227,7 +156,12 @@ async def pull(
                     async for line in lines:
                         if not line.strip():
                             continue
-                        progress = tracker.step(_progress_line(line, name, where))
+                        try:
+                            progress = tracker.step(_progress_line(line, name, where))
+                        except TooManyLayers as exc:
+                            raise malformed(
+                                pid, f"{exc} in one pull", line, server=where.server
+                            ) from None
                         yield progress
                         if progress.done:
                             return

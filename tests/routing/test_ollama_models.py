@@ -8,13 +8,12 @@ from contextlib import aclosing
 import httpx
 import pytest
 
+from routing import pull_progress
 from routing.errors import CannotConnect, MalformedResponse, ModelNotFound, ServerError, TooLarge
 from routing.ollama_models import (
     LINE_CAP,
-    SPEED_WINDOW,
     VISION_MODELS,
     PullProgress,
-    PullTracker,
     delete,
     listed_name,
     pull,
@@ -27,20 +26,13 @@ from tests.servers.ollama import FakeOllama
 from tests.servers.ollama_library import PULL_NOT_FOUND, PullReply, PullRun
 
 
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 async def pulled(server: FakeOllama, name: str) -> list[PullProgress]:
     """Every progress of one pull, read to its end."""
     async with aclosing(pull(server.base_url, name)) as progress:
         return [p async for p in progress]
+
+
+NDJSON = "application/x-ndjson"
 
 
 def tags(server: FakeOllama) -> list[str]:
@@ -52,61 +44,6 @@ def only_run(server: FakeOllama) -> PullRun:
     """The one pull the server saw."""
     assert len(server.pulls) == 1
     return server.pulls[0]
-
-
-# -- the progress of one pull ------------------------------------------------------------
-
-
-def test_progress_adds_up_the_layers_and_measures_percent() -> None:
-    tracker = PullTracker(clock=Clock())
-    assert tracker.step({"status": "pulling manifest"}) == PullProgress("pulling manifest")
-    first = tracker.step({"status": "pulling aaaa", "digest": "sha256:a", "total": 1000})
-    assert (first.completed, first.total, first.percent) == (0, 1000, 0.0)
-    half = tracker.step(
-        {"status": "pulling aaaa", "digest": "sha256:a", "total": 1000, "completed": 500}
-    )
-    assert half.percent == 50.0 and half.digest == "sha256:a"
-    # A small second layer joins the total; the first stays counted.
-    other = tracker.step(
-        {"status": "pulling bbbb", "digest": "sha256:b", "total": 1000, "completed": 250}
-    )
-    assert (other.completed, other.total, other.percent) == (750, 2000, 37.5)
-    verifying = tracker.step({"status": "verifying sha256 digest"})
-    assert verifying.completed == 750 and verifying.bytes_per_second is None
-    assert not verifying.done and tracker.step({"status": "success"}).done
-
-
-def test_progress_ignores_numbers_that_are_not_numbers_and_never_passes_the_total() -> None:
-    tracker = PullTracker(clock=Clock())
-    tracker.step({"status": "pulling a", "digest": "sha256:a", "total": 100, "completed": 40})
-    odd = tracker.step(
-        {"status": "pulling a", "digest": "sha256:a", "total": "lots", "completed": True}
-    )
-    assert (odd.completed, odd.total) == (40, 100)
-    over = tracker.step({"status": "pulling a", "digest": "sha256:a", "completed": 250})
-    assert (over.completed, over.percent) == (100, 100.0)
-
-
-def test_speed_is_measured_over_the_last_few_seconds() -> None:
-    clock = Clock()
-    tracker = PullTracker(clock=clock)
-
-    def at(seconds: float, completed: int) -> float | None:
-        clock.now = 100.0 + seconds
-        line = {"status": "pulling a", "digest": "sha256:a", "total": 10**9, "completed": completed}
-        return tracker.step(line).bytes_per_second
-
-    assert at(0, 0) is None  # nothing to measure from yet
-    assert at(1, 10_000_000) == pytest.approx(10_000_000)
-    assert at(2, 20_000_000) == pytest.approx(10_000_000)
-    # Faster now: after the window has passed, only the recent pace counts.
-    at(3, 50_000_000)
-    at(4, 80_000_000)
-    at(5, 110_000_000)
-    # From the sample at the window's start (4 s, 80 MB): 150 MB in 5 s.
-    assert at(SPEED_WINDOW + 4, 230_000_000) == pytest.approx(30_000_000)
-    # A long quiet spell measures from the last sample before it, not from nothing.
-    assert at(30, 230_000_000) == pytest.approx(0.0)
 
 
 # -- pulling from the loopback Ollama ----------------------------------------------------
@@ -225,6 +162,93 @@ async def test_cancelling_the_reader_closes_the_connection(fake_ollama: FakeOlla
     assert run.outcome == "client gone" and run.lines_sent < 100
     assert "qwen2.5vl:3b" in tags(fake_ollama)  # it was installed already, and stays
     assert len([m for m in tags(fake_ollama) if m == "qwen2.5vl:3b"]) == 1
+
+
+# -- numbers and layers no model has ----------------------------------------------------
+
+
+def stream_of(*lines: str) -> PullReply:
+    """A pull answered with these NDJSON lines, verbatim (numbers Python's JSON can't write)."""
+    return PullReply(raw_body="".join(line + "\n" for line in lines), content_type=NDJSON)
+
+
+async def test_nan_infinity_and_absurd_numbers_are_ignored_and_the_pull_ends(
+    fake_ollama: FakeOllama,
+) -> None:
+    layer = '"status":"pulling aaaa","digest":"sha256:aaaa"'
+    fake_ollama.enqueue_pull(
+        stream_of(
+            '{"status":"pulling manifest"}',
+            "{" + layer + ',"total":1000,"completed":250}',
+            "{" + layer + ',"total":NaN,"completed":Infinity}',
+            "{" + layer + ',"total":-Infinity,"completed":-7}',
+            "{" + layer + ',"total":1e400,"completed":123456789012345678901234567890}',
+            '{"status":"pulling bbbb","digest":"sha256:bbbb","total":NaN,"completed":NaN}',
+            "{" + layer + ',"total":1000,"completed":1000}',
+            '{"status":"success"}',
+        )
+    )
+    progress = await pulled(fake_ollama, "llava:7b")
+    assert [(p.completed, p.total) for p in progress[1:6]] == [(250, 1000)] * 5
+    assert [p.percent for p in progress[1:6]] == [25.0] * 5
+    assert (progress[-2].completed, progress[-2].total, progress[-2].percent) == (1000, 1000, 100.0)
+    assert progress[-1].done
+
+
+async def test_a_number_longer_than_python_reads_ends_with_one_clear_error(
+    fake_ollama: FakeOllama,
+) -> None:
+    huge = "9" * 5000  # past Python's 4,300 digits for reading an int
+    fake_ollama.enqueue_pull(
+        stream_of(
+            '{"status":"pulling manifest"}',
+            '{"status":"pulling a","digest":"sha256:a","total":' + huge + "}",
+        )
+    )
+    with pytest.raises(MalformedResponse) as caught:
+        await pulled(fake_ollama, "llava:7b")
+    assert "not in Ollama's format" in caught.value.message
+    assert "\n" not in caught.value.message and len(caught.value.message) < 300
+
+
+async def test_twenty_thousand_layers_add_up_and_the_pull_ends(fake_ollama: FakeOllama) -> None:
+    """Each line costs the same however many layers came before (measured in the report)."""
+    layers = 20_000
+    lines = ['{"status":"pulling manifest"}']
+    for n in range(layers):
+        digest = f"sha256:{n:064x}"
+        lines.append(f'{{"status":"pulling","digest":"{digest}","total":{n + 1}}}')
+        lines.append(
+            f'{{"status":"pulling","digest":"{digest}","total":{n + 1},"completed":{n + 1}}}'
+        )
+    lines.append('{"status":"success"}')
+    fake_ollama.enqueue_pull(stream_of(*lines))
+    progress = await pulled(fake_ollama, "llava:7b")
+    assert len(progress) == 2 * layers + 2 and progress[-1].done
+    everything = layers * (layers + 1) // 2
+    assert (progress[-2].completed, progress[-2].total, progress[-2].percent) == (
+        everything,
+        everything,
+        100.0,
+    )
+    # Half-way: the first 10,000 layers whole, the next one named with nothing yet.
+    assert progress[2 * 10_000 + 1].total == 10_000 * 10_001 // 2 + 10_001
+    assert progress[2 * 10_000 + 1].completed == 10_000 * 10_001 // 2
+
+
+async def test_more_layers_than_any_model_has_end_the_pull_with_one_clear_error(
+    fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pull_progress, "LAYER_CAP", 50)
+    lines = [f'{{"status":"pulling","digest":"sha256:{n}","total":1}}' for n in range(60)]
+    fake_ollama.enqueue_pull(stream_of(*lines, '{"status":"success"}'))
+    seen: list[PullProgress] = []
+    with pytest.raises(MalformedResponse) as caught:
+        async with aclosing(pull(fake_ollama.base_url, "llava:7b")) as progress:
+            async for step in progress:
+                seen.append(step)
+    assert len(seen) == 50 and seen[-1].total == 50
+    assert "more than 50 layers in one pull" in caught.value.message
 
 
 # -- caps ----------------------------------------------------------------------------
