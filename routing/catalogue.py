@@ -51,6 +51,7 @@ class Catalogue:
         wire_factory: Callable[[ProviderConfig], Wire] = make_wire,
         blind: Iterable[str] = (),
         checked: Mapping[tuple[str, str], str] | None = None,
+        refused: Iterable[tuple[str, str]] = (),
     ) -> None:
         self._providers = {p.id: p for p in providers}
         self._wire_factory = wire_factory
@@ -62,6 +63,10 @@ class Catalogue:
         self._checked: dict[tuple[str, str], Verdict] = {
             key: Verdict(verdict) for key, verdict in (checked or {}).items()
         }
+        # Settings models refused, by ref (earlier sessions too): never sent to them again.
+        self._refused: dict[str, set[str]] = {}
+        for ref, setting in refused:
+            self._refused.setdefault(ref, set()).add(setting)
 
     @property
     def providers(self) -> list[ProviderConfig]:
@@ -125,10 +130,14 @@ class Catalogue:
     def _resolved(self, provider_id: str) -> tuple[ModelInfo, ...]:
         """The provider's listed models, each with its one answer (routing/capabilities.py)."""
         provider = self._providers[provider_id]
-        return tuple(
-            resolved(m, provider.kind, blind=self._blind, checked=self._checks_of(provider))
-            for m in self._listed.get(provider_id, ())
-        )
+        checks = self._checks_of(provider)
+        return tuple(self._resolve(m, provider, checks) for m in self._listed.get(provider_id, ()))
+
+    def _resolve(
+        self, model: ModelInfo, provider: ProviderConfig, checks: dict[str, bool | None]
+    ) -> ModelInfo:
+        refused = self._refused.get(model.ref, ())
+        return resolved(model, provider.kind, blind=self._blind, checked=checks, refused=refused)
 
     def _checks_of(self, provider: ProviderConfig) -> dict[str, bool | None]:
         """The provider's models' check verdicts by ref: True sees, False blind, None unsure."""
@@ -184,7 +193,7 @@ class Catalogue:
         if found is not None:
             return found
         provider = self._providers[model.provider_id]
-        return resolved(model, provider.kind, blind=self._blind, checked=self._checks_of(provider))
+        return self._resolve(model, provider, self._checks_of(provider))
 
     async def resolve(self, ref: str) -> ModelInfo:
         """The model `provider:model`, listing its provider if needed; errors say what exists."""
@@ -220,6 +229,11 @@ class Catalogue:
     def forget_blind(self, ref: str) -> None:
         """Stop treating a model as blind: its listing and rule say again whether it sees."""
         self._blind.discard(ref)
+        self._learned(ref)
+
+    def learn_refused(self, ref: str, setting: str) -> None:
+        """Never send this setting to the model again (it refused it, naming it)."""
+        self._refused.setdefault(ref, set()).add(setting)
         self._learned(ref)
 
     @property

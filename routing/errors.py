@@ -130,6 +130,20 @@ class BadRequest(ProviderError):
     kind = "request"
 
 
+class ParameterRefused(BadRequest):
+    """The model refused one of the chat's settings, named: `param` is the request's field
+    ("temperature", "max_tokens", "context_length"). Asked once more without it, and it is
+    never sent to that model again (routing/parameters.py)."""
+
+    kind = "parameter"
+
+    def __init__(
+        self, message: str, *, param: str, provider_id: str = "", detail: str = ""
+    ) -> None:
+        super().__init__(message, provider_id=provider_id, detail=detail)
+        self.param = param
+
+
 class MalformedResponse(ProviderError):
     """The answer was not in the provider's format: check the address points at it."""
 

@@ -3,8 +3,9 @@
 A wire lists a provider's models with what the listing says outright; the
 catalogue then resolves each model's one answer (`Capabilities.resolve`): whether
 it sees (and where that came from), whether it uses tools, whether it reads PDFs,
-and its picture size limit. The picker, attachment cards, router, describer and
-`sightline models` all read that answer, and nothing works it out again.
+its picture size limit, and which of a chat's settings it doesn't take (and why).
+The picker, attachment cards, router, describer and `sightline models` all read
+that answer, and nothing works it out again.
 """
 
 from __future__ import annotations
@@ -68,6 +69,14 @@ class SightFrom(StrEnum):
     UNKNOWN = "unknown"  # nobody says
 
 
+class NotTaken(StrEnum):
+    """Why a model doesn't take one of a chat's settings (so it is never sent to it)."""
+
+    API = "api"  # its provider's API has no such field (the context length is Ollama's)
+    PRESET = "preset"  # its provider's documented rule (OpenAI's reasoning models)
+    LEARNED = "learned"  # it refused it, naming it
+
+
 class Verdict(StrEnum):
     """What a sight check found: the model sees the probe, is blind to it, or nobody can say."""
 
@@ -95,6 +104,16 @@ class ModelInfo:
     reads_pdfs: bool = False  # takes attached PDFs as PDFs (Claude), not Sightline's reading
     picture_side: int = 2048  # the longest side of a picture its provider is sent
     takes_pictures: bool = True  # its provider accepts pictures at all
+    # The chat's settings (routing/parameters.py) it doesn't take, each with why, by name.
+    not_taken: tuple[tuple[str, NotTaken], ...] = ()
+
+    def takes(self, setting: str) -> bool:
+        """Whether a chat's setting (a ChatRequest field, such as "temperature") is sent to it."""
+        return self.why_not(setting) is None
+
+    def why_not(self, setting: str) -> NotTaken | None:
+        """Why it doesn't take a setting, or None when it takes it."""
+        return next((why for name, why in self.not_taken if name == setting), None)
 
     @property
     def ref(self) -> str:

@@ -54,6 +54,10 @@ class Preset:
     # Its OpenAI chat-completions endpoint, when its own API lives elsewhere (Gemini's).
     chat_base_url: str = ""
     pdfs_as_files: bool = False  # its Responses API reads PDFs (input_file): OpenAI's does
+    # The chat's settings its API has a field for (routing/parameters.py); Ollama's has all.
+    settings: tuple[str, ...] = ("temperature", "max_tokens")
+    # Per setting, a name pattern of the models its provider says don't take it.
+    refuses: tuple[tuple[str, re.Pattern[str]], ...] = ()
 
 
 def _names(pattern: str) -> re.Pattern[str]:
@@ -66,6 +70,12 @@ XAI_SIGHT = _names(r"^(?!.*(?:code|imagine)).*(?:vision|grok-4|grok-[5-9])")
 ZAI_SIGHT = _names(r"glm-\d+(?:\.\d+)?v")
 MOONSHOT_SIGHT = _names(r"vision|kimi-latest|kimi-k2\.[5-9]|kimi-k[3-9]")
 QWEN_SIGHT = _names(r"qwen[\d.]*-vl|qwen-vl|qvq|omni|qwen3\.[5-9]|qwen[4-9]")
+# Models that take no temperature, by their provider's word (docs/providers.md): OpenAI's
+# reasoning models (the gpt-5 family, the o-series); Claude Opus 4.7 on and Claude 5 on.
+OPENAI_NO_TEMPERATURE = _names(r"^(?:gpt-5|o[1-9])(?![0-9])")
+ANTHROPIC_NO_TEMPERATURE = _names(
+    r"^claude-(?:opus-4-(?:[7-9]|[1-9][0-9])|[a-z]+-(?:[5-9]|[1-9][0-9]))(?![0-9])"
+)
 
 _TABLE: tuple[Preset, ...] = (
     Preset(
@@ -79,6 +89,7 @@ _TABLE: tuple[Preset, ...] = (
         include_usage=True,
         answer_length_key="max_completion_tokens",
         pdfs_as_files=True,
+        refuses=(("temperature", OPENAI_NO_TEMPERATURE),),
     ),
     Preset(
         "openrouter",
@@ -220,6 +231,7 @@ _TABLE: tuple[Preset, ...] = (
         tools="all",
         max_picture_side=1568,  # Claude scales anything longer down to this
         reads_pdfs=True,
+        refuses=(("temperature", ANTHROPIC_NO_TEMPERATURE),),
     ),
     Preset(
         "ollama",
@@ -228,6 +240,7 @@ _TABLE: tuple[Preset, ...] = (
         "http://127.0.0.1:11434",
         needs_key=False,
         local_default=True,
+        settings=("temperature", "max_tokens", "context_length"),  # num_ctx
         start_hint=(
             "Is Ollama running? Start it with `ollama serve`, or set OLLAMA_HOST or the "
             "provider's base_url."
@@ -330,6 +343,11 @@ def tools_for(preset: Preset, model_name: str, listed: bool | None) -> bool | No
     if listed is not None:
         return listed
     return _apply(preset.tools, model_name)
+
+
+def refuses_for(preset: Preset, model_name: str) -> tuple[str, ...]:
+    """The chat's settings the provider says this model doesn't take."""
+    return tuple(setting for setting, names in preset.refuses if names.search(model_name))
 
 
 def counts_as_seeing(preset: Preset, sees: bool | None) -> bool:

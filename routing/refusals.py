@@ -9,6 +9,7 @@ it means; matching ignores case and runs of whitespace. Sources: docs/providers.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -33,6 +34,9 @@ class Words:
     # Pictures inside a tool's output refused (not pictures as such): send them the other way.
     tool_pictures: tuple[str, ...] = ()
     unsupported_option: tuple[str, ...] = ()  # an optional field the model refuses (left out)
+    # A field of the request this model doesn't take, named: patterns whose one group is
+    # the field as the shape spells it (matched on the message in lower case).
+    parameter: tuple[str, ...] = ()
 
 
 OPENAI_WORDS = Words(
@@ -109,6 +113,16 @@ OPENAI_WORDS = Words(
     no_such_path=("unexpected endpoint or method",),  # LM Studio's answer to a wrong path
     rate_limit=("rate limit",),
     overloaded=("overloaded",),
+    parameter=(
+        # OpenAI's reasoning models (code unsupported_parameter, param named too).
+        r"unsupported parameter: '([\w.\[\]]+)'",
+        # The same models for a value other than the default (code unsupported_value).
+        r"unsupported value: '([\w.\[\]]+)' does not support",
+        # Anthropic's OpenAI-compatible endpoint (param null): "temperature is deprecated ...".
+        r"`?([\w.]+)`? is deprecated for this model",
+        # Gemini's compatibility endpoint: Unknown name "temperature": Cannot find field.
+        r'unknown name "([\w.]+)"(?: at \'[^\']*\')?: cannot find field',
+    ),
 )
 
 OLLAMA_WORDS = Words(
@@ -144,6 +158,11 @@ ANTHROPIC_WORDS = Words(
     ),
     context=("prompt is too long", "input length and `max_tokens` exceed context limit"),
     no_credit=("credit balance",),
+    parameter=(
+        r"`?([\w.]+)`? is deprecated for this model",  # Claude Opus 4.7 on: `temperature` is ...
+        r"^`?([\w.]+)`?: extra inputs are not permitted",  # a field its request type lacks
+        r"`?([\w.]+)`? is not supported (?:for|with|by|on) this model",
+    ),
 )
 
 
@@ -197,7 +216,24 @@ GEMINI_WORDS = Words(
     overloaded=("overloaded",),
     # Models before Gemini 3 take a tool's pictures only as parts after its response.
     tool_pictures=("multimodal function responses are not supported",),
+    parameter=(
+        # Unknown name "temperature" at 'generation_config': Cannot find field.
+        r'unknown name "([\w.]+)"(?: at \'[^\']*\')?: cannot find field',
+        r"`?([\w.]+)`? is not supported (?:for|with|by) this model",
+        r"`?([\w.]+)`? is deprecated for this model",
+    ),
 )
+
+# The chat's settings (ChatRequest's fields) by every shape's name for their field, in
+# lower case without underscores: Gemini's maxOutputTokens is OpenAI's max_output_tokens.
+SETTING_FIELDS = {
+    "temperature": "temperature",
+    "maxtokens": "max_tokens",
+    "maxcompletiontokens": "max_tokens",  # OpenAI's chat completions
+    "maxoutputtokens": "max_tokens",  # the Responses API, Gemini
+    "numpredict": "max_tokens",  # Ollama
+    "numctx": "context_length",  # Ollama
+}
 
 
 def _plain(message: str) -> str:
@@ -232,6 +268,23 @@ def is_context_too_long(message: str, words: Words = OPENAI_WORDS) -> bool:
         return True
     text = _plain(message)
     return any(all(part in text for part in pair) for pair in words.context_pairs)
+
+
+def setting_of(field: str) -> str | None:
+    """The chat's setting a provider's field is (`generation_config.maxOutputTokens`:
+    max_tokens), or None for a field that is no setting of a chat's."""
+    last = re.split(r"[.\[\]]+", field.strip("`'\" ").lower().rstrip("]"))[-1]
+    return SETTING_FIELDS.get(last.replace("_", ""))
+
+
+def refused_setting(message: str, words: Words) -> str | None:
+    """The chat's setting a refusal says the model doesn't take, or None when it names none."""
+    text = _plain(message)
+    for pattern in words.parameter:
+        found = re.search(pattern, text)
+        if found and (setting := setting_of(found.group(1))) is not None:
+            return setting
+    return None
 
 
 def is_role_order_error(message: str, words: Words = OPENAI_WORDS) -> bool:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from routing.catalogue import Catalogue
 from routing.errors import PicturesRefused, ProviderError
 from routing.models import ModelInfo, Verdict
+from routing.parameters import SettingRefused, fitted, stream_taken
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import user_message
 from routing.wires.base import ChatRequest, TextDelta
@@ -130,12 +131,15 @@ async def check_sight(
     side = catalogue.answer(model).picture_side
     messages = shape_messages((user_message(QUESTION, (probe.picture,)),), limits_for(side))
     # The answer is a few words; a model that rambles is cut off rather than waited for.
-    request = ChatRequest(model.name, messages, max_tokens=ANSWER_TOKENS, temperature=0.0)
+    asked = ChatRequest(model.name, messages, max_tokens=ANSWER_TOKENS, temperature=0.0)
+    request, _ = fitted(asked, catalogue.answer(model))  # only what the model takes
     words: list[str] = []
     try:
         async with asyncio.timeout(CHECK_TIMEOUT):
-            async for event in catalogue.wire(model.provider_id).stream(request):
-                if isinstance(event, TextDelta):
+            async for event in stream_taken(catalogue.wire(model.provider_id), request):
+                if isinstance(event, SettingRefused):  # asked again without it
+                    catalogue.learn_refused(model.ref, event.param)
+                elif isinstance(event, TextDelta):
                     words.append(event.text)
                     if sum(map(len, words)) > 2000:  # a rambling answer is answer enough
                         break

@@ -70,7 +70,10 @@ def catalogue_for(config: Config, store: Store | None = None) -> Any:
     if store is None:
         return Catalogue(providers)
     # What was learned (a refusal, a sight check) is part of each model's answer.
-    return Catalogue(providers, blind=store.learned.blind(), checked=store.learned.checks())
+    learned = store.learned
+    return Catalogue(
+        providers, blind=learned.blind(), checked=learned.checks(), refused=learned.refused()
+    )
 
 
 async def check_model(

@@ -32,6 +32,7 @@ from app.turn.remedies import details_of
 from app.turn.sight import TurnSight
 from app.turn.stats import AnswerClock
 from app.turn.tool_step import DenyAll, ToolStep, stopped_results
+from app.turn.unused_settings import UnusedSettings
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.describing.describer import Describer
@@ -41,6 +42,7 @@ from routing.documents import pdfs_for_model
 from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
 from routing.models import ModelInfo
+from routing.parameters import SettingRefused, stream_taken
 from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import (
@@ -110,6 +112,7 @@ class TurnRunner:
         self.describer = describer or Describer()  # shared by turns: descriptions are kept
         self.turn_budget = turn_budget  # described pictures per turn, all kinds together
         self.defaults = defaults or ChatSettings()  # Settings' system prompt, for every chat
+        self.unused = UnusedSettings(store, catalogue)  # settings a model doesn't take
 
     async def run(
         self,
@@ -368,12 +371,19 @@ class TurnRunner:
             max_tokens=settings.max_tokens,
             context_length=settings.context_length,
         )
+        # Only what the model takes is sent; what it doesn't is told once.
+        request, unused = self.unused.fit(conversation_id, self.catalogue.answer(model), request)
+        if unused is not None:
+            yield ItemAdded(unused)
         status = MessageStatus.FAILED
         # Started here, after the describer, stopped with the stream: its time to the
         # first word and speed are the model's, not describing's or a tool's.
         clock = AnswerClock()
         try:
-            async for event in self.catalogue.wire(model.provider_id).stream(request):
+            async for event in stream_taken(self.catalogue.wire(model.provider_id), request):
+                if isinstance(event, SettingRefused):  # asked again without it: learned, told
+                    yield ItemAdded(self.unused.refused(conversation_id, model, event))
+                    continue
                 clock.saw(event)
                 if isinstance(event, Usage):
                     yield UsageAdded(event)

@@ -213,8 +213,12 @@ class Controller(QObject):
             wanted = effective_providers(self.config, self._environ)
             # The keyring may wait on D-Bus (or an unlock prompt): never on the UI thread.
             providers = await asyncio.to_thread(with_keys, wanted, self.keys, self._environ)
+            learned = self.store.learned
             catalogue = Catalogue(
-                providers, blind=self.store.learned.blind(), checked=self.store.learned.checks()
+                providers,
+                blind=learned.blind(),
+                checked=learned.checks(),
+                refused=learned.refused(),
             )
             prefs = RoutingPrefs(
                 self.config.auto_may_use_cloud, self.config.vision_model, self.config.check_sight

@@ -1,7 +1,7 @@
 """Anthropic's failures as our errors: its `error.type` first, then the status and its words.
 
-Anthropic's words for a refused picture or an overlong conversation are
-`ANTHROPIC_WORDS` in routing/refusals.py; what it said stays in `.detail`.
+Anthropic's words for a refused picture, an overlong conversation or a setting a model
+doesn't take are `ANTHROPIC_WORDS` in routing/refusals.py; what it said stays in `.detail`.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from routing.errors import (
     MalformedResponse,
     ModelNotFound,
     Overloaded,
+    ParameterRefused,
     PicturesRefused,
     ProviderError,
     RateLimited,
@@ -24,8 +25,8 @@ from routing.errors import (
 )
 from routing.models import ProviderConfig
 from routing.refusals import ANTHROPIC_WORDS as WORDS
-from routing.refusals import is_context_too_long, refuses_pictures, says
-from routing.wires.http_errors import no_longer_fits, sightline_bug
+from routing.refusals import is_context_too_long, refused_setting, refuses_pictures, says
+from routing.wires.http_errors import no_longer_fits, setting_refused, sightline_bug
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds
 
@@ -132,6 +133,11 @@ def classify_anthropic_error(
                 **kw,
             )
         return malformed(provider, "the address has no Messages API", body_text)
+    refused = refused_setting(said, WORDS) if kind == "invalid_request_error" else None
+    if refused is not None:  # `temperature` is deprecated for this model (Opus 4.7 on)
+        return ParameterRefused(
+            setting_refused("Anthropic", model, refused, where), param=refused, **kw
+        )
     if is_context_too_long(text, WORDS):
         return ContextTooLong(no_longer_fits(name), **kw)
     if refuses_pictures(status, text, words=WORDS):

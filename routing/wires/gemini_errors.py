@@ -20,6 +20,7 @@ from routing.errors import (
     MalformedResponse,
     ModelNotFound,
     Overloaded,
+    ParameterRefused,
     PicturesRefused,
     ProviderError,
     QuotaExhausted,
@@ -30,13 +31,14 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import GEMINI_WORDS as WORDS
-from routing.refusals import is_context_too_long, refuses_pictures, says
+from routing.refusals import is_context_too_long, refused_setting, refuses_pictures, says
 from routing.wires.http_errors import (
     key_refused,
     looks_like_html,
     no_longer_fits,
     no_model_called,
     server,
+    setting_refused,
     sightline_bug,
 )
 from routing.wires.payload import load_json
@@ -68,6 +70,15 @@ class GeminiError:
         except ValueError:
             return None
         return seconds if 0 <= seconds < float("inf") else None
+
+    def violations(self) -> tuple[str, ...]:
+        """The descriptions of a BadRequest's field violations (each names its field)."""
+        return tuple(
+            str(v.get("description") or "")
+            for d in self.details
+            for v in d.get("fieldViolations") or []
+            if isinstance(v, dict)
+        )
 
     def daily_quota(self) -> bool:
         """Whether a QuotaFailure names a daily quota (waiting a minute won't help)."""
@@ -148,6 +159,14 @@ def classify_gemini(
     text, kind, subject = fields.message.lower(), fields.status, f"The model {model or ''}".strip()
     if says(text, WORDS.tool_pictures):
         return BadRequest(f"{subject} takes no pictures inside a tool's answer.", **kw)
+    refused = next(
+        (r for m in (fields.message, *fields.violations()) if (r := refused_setting(m, WORDS))),
+        None,
+    )
+    if refused is not None and 400 <= status < 500:  # Unknown name "temperature" at ...
+        return ParameterRefused(
+            setting_refused(NAME, model, refused, f"HTTP {status}"), param=refused, **kw
+        )
     if status == 413 or says(text, WORDS.too_large):
         return BadRequest(
             f"The request is too large for {NAME} (its limit is about 20 MB of pictures and "

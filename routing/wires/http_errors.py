@@ -4,9 +4,9 @@ Nothing answered (or only a proxy did), it stopped answering, the answer was cut
 off, there is no key, a web page came instead of an API. Each shape's classifier
 (`openai_errors`, `anthropic_errors`, `gemini_errors`, `ollama_errors`) names its
 provider with `who` and `server` from here, and says the failures they share (a key
-refused, a conversation past the context, a model it lacks, a request only a bug of
-Sightline's explains) in the sentences here; the provider's own words go to `.detail`,
-for the log.
+refused, a conversation past the context, a model it lacks, a setting it doesn't take,
+a request only a bug of Sightline's explains) in the sentences here; the provider's
+own words go to `.detail`, for the log.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import httpx
 from routing.endpoints import endpoint_name, without_credentials
 from routing.errors import CannotConnect, KeyProblem, ProviderError, ServerError, TimedOut
 from routing.models import ProviderConfig
+from routing.parameters import WORDS as SETTING_WORDS
 from routing.presets import Preset
 from routing.wires.client import proxy_for
 
@@ -62,6 +63,15 @@ def no_longer_fits(model: str) -> str:
 def no_model_called(name: str, model: str) -> str:
     """A model the provider doesn't have."""
     return f"{name} has no model called {model or 'that'}. Pick one of its models."
+
+
+def setting_refused(name: str, model: str, setting: str, what: str) -> str:
+    """A setting of the chat's the model refused, named (`what`: the status, its kind)."""
+    words = SETTING_WORDS.get(setting, setting)
+    return (
+        f"{model or 'This model'} doesn't take the chat's {words}: {name} refused it ({what}). "
+        f"Clear the {words} in the chat's settings, or pick another model."
+    )
 
 
 def sightline_bug(name: str, what: str) -> str:

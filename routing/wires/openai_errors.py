@@ -19,6 +19,7 @@ from routing.errors import (
     MalformedResponse,
     ModelNotFound,
     Overloaded,
+    ParameterRefused,
     PicturesRefused,
     ProviderError,
     QuotaExhausted,
@@ -29,7 +30,14 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import OPENAI_WORDS as WORDS
-from routing.refusals import is_context_too_long, is_role_order_error, refuses_pictures, says
+from routing.refusals import (
+    is_context_too_long,
+    is_role_order_error,
+    refused_setting,
+    refuses_pictures,
+    says,
+    setting_of,
+)
 from routing.wires.http_errors import (
     address,
     key_refused,
@@ -37,6 +45,7 @@ from routing.wires.http_errors import (
     no_longer_fits,
     no_model_called,
     server,
+    setting_refused,
     sightline_bug,
     who,
 )
@@ -73,6 +82,27 @@ def _with_labels(error: Mapping[str, Any]) -> str:
     if isinstance(metadata, dict) and metadata.get("raw"):  # OpenRouter: the upstream's words
         words += f" (upstream: {str(metadata['raw'])[:1000]})"
     return words + (f" [{', '.join(labels)}]" if labels else "")
+
+
+# OpenAI's codes for a field its model doesn't take, or takes only at its default value.
+REFUSED_CODES = ("unsupported_parameter", "unsupported_value")
+
+
+def refused_param(body_text: str, words: str) -> str | None:
+    """The chat's setting a refusal names: OpenAI's `param` under one of its unsupported
+    codes, else the words of a server that names it only there (`words`); or None."""
+    try:
+        body = load_json(body_text)
+    except ValueError:
+        body = None
+    if isinstance(body, list):  # Gemini's compatibility endpoint wraps errors in a list
+        body = next((item for item in body if isinstance(item, dict)), None)
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("code") in REFUSED_CODES:
+        param = error.get("param")
+        if isinstance(param, str) and (setting := setting_of(param)) is not None:
+            return setting
+    return refused_setting(words, WORDS)
 
 
 def parse_error_body(text: str) -> str | None:
@@ -123,6 +153,10 @@ def translate_status(
             f"{name} refused the order of the messages. This is a Sightline bug: please report "
             "it with the details.",
             **kw,
+        )
+    if 400 <= status < 500 and (param := refused_param(body_text, text)) is not None:
+        return ParameterRefused(
+            setting_refused(name, model, param, f"HTTP {status}"), param=param, **kw
         )
     if refuses_pictures(status, text, had_pictures, WORDS):
         return PicturesRefused(

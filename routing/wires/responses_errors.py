@@ -29,6 +29,8 @@ _STREAM_STATUS = {
     "rate_limit_exceeded": 429,
     "insufficient_quota": 429,
     "context_length_exceeded": 400,
+    "unsupported_parameter": 400,  # a field this model doesn't take, with its `param`
+    "unsupported_value": 400,
     "server_error": 500,
 }
 
@@ -86,13 +88,14 @@ def stream_failure(event: Mapping[str, Any]) -> str:
     else:
         error = event
     fields = error if isinstance(error, dict) else {}
-    code, message = fields.get("code"), fields.get("message")
+    code, message, param = fields.get("code"), fields.get("message"), fields.get("param")
     return json.dumps(
         {
             "error": {
                 "message": str(message or "the response failed"),
                 "type": "response_failed",
                 "code": code if isinstance(code, str) else None,
+                "param": param if isinstance(param, str) else None,
             }
         }
     )

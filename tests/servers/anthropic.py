@@ -34,14 +34,22 @@ PDF_MEDIA_TYPE_ERROR = (
 )
 
 
+# Anthropic's words for a field a model doesn't take: Claude Opus 4.7 on for `temperature`,
+# and the request type's validation for a field it lacks.
+DEPRECATED = "`{field}` is deprecated for this model."
+EXTRA_INPUT = "{field}: Extra inputs are not permitted"
+
+
 @dataclass(frozen=True)
 class FakeModel:
-    """One model as GET /v1/models lists it."""
+    """One model as GET /v1/models lists it, and the fields it refuses: (field, one of the
+    wordings above)."""
 
     id: str
     display_name: str
     created_at: str = "2025-05-14T00:00:00Z"
     extra: dict = field(default_factory=dict)  # newer fields: capabilities, lifecycle, ...
+    refuses: tuple[tuple[str, str], ...] = ()
 
 
 DEFAULT_MODELS = (
@@ -169,8 +177,11 @@ def _delta(index: int, kind: str, **fields: str) -> dict[str, Any]:
     return {"type": "content_block_delta", "index": index, "delta": {"type": kind, **fields}}
 
 
-def check_body(body: dict[str, Any], known: set[str]) -> tuple[int, dict[str, Any]] | None:
-    """The API's answer to a Messages body it rejects, or None when it would accept it."""
+def check_body(
+    body: dict[str, Any], known: set[str], refused: tuple[tuple[str, str], ...] = ()
+) -> tuple[int, dict[str, Any]] | None:
+    """The API's answer to a Messages body it rejects, or None when it would accept it
+    (`refused`: the model's fields it doesn't take, with the words it says so in)."""
     if not isinstance(body.get("model"), str) or not body["model"]:
         return 400, error_body("invalid_request_error", "model: Field required")
     if not isinstance(body.get("max_tokens"), int):
@@ -198,6 +209,9 @@ def check_body(body: dict[str, Any], known: set[str]) -> tuple[int, dict[str, An
                 return 400, error_body("invalid_request_error", problem)
     if body["model"] not in known:
         return 404, error_body("not_found_error", f"model: {body['model']}")
+    for name, words in refused:
+        if name in body:
+            return 400, error_body("invalid_request_error", words.format(field=name))
     return None
 
 
@@ -255,6 +269,13 @@ class _Handler(LoopbackHandler):
             )
         return None
 
+    def _known(self) -> set[str]:
+        return {m.id for m in self.owner.models}
+
+    def _refused(self, body: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+        model = next((m for m in self.owner.models if m.id == body.get("model")), None)
+        return model.refuses if model is not None else ()
+
     def route(self) -> None:
         wanted = "/v1/models" if self.command == "GET" else "/v1/messages"
         body = self.body
@@ -266,7 +287,7 @@ class _Handler(LoopbackHandler):
             self.json(200, self.owner.models_page(parse_qs(self.query)))
         elif not isinstance(body, dict):
             self.json(400, error_body("invalid_request_error", "There was an issue with the JSON"))
-        elif problem := check_body(body, {m.id for m in self.owner.models}):
+        elif problem := check_body(body, self._known(), self._refused(body)):
             self.json(*problem)
         else:
             reply = self.owner.next_reply() or Reply(text=_echo(body["messages"]))

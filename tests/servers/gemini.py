@@ -76,6 +76,7 @@ class GeminiModel:
     input_limit: int = 1_048_576
     methods: tuple[str, ...] = ("generateContent", "countTokens")
     tool_pictures: bool | None = None  # pictures inside function responses; None: Gemini 3 on
+    refuses: tuple[str, ...] = ()  # generationConfig fields it doesn't take (an unknown name)
 
     @property
     def takes_tool_pictures(self) -> bool:
@@ -187,9 +188,15 @@ def _refuse(message: str, status: str = "INVALID_ARGUMENT", code: int = 400) -> 
 
 
 def _unknown(name: str, where: str) -> NoReturn:
-    _refuse(
-        f"Invalid JSON payload received. Unknown name \"{name}\" at '{where}': Cannot find field."
-    )
+    at = f" at '{where}'" if where else ""  # a top-level field's words name no place
+    message = f'Invalid JSON payload received. Unknown name "{name}"{at}: Cannot find field.'
+    # The API says it twice: as the message, and as a BadRequest's field violation.
+    violation = {"field": where, "description": message} if where else {"description": message}
+    bad_request = {
+        "@type": "type.googleapis.com/google.rpc.BadRequest",
+        "fieldViolations": [violation],
+    }
+    raise Refused(error_body(400, "INVALID_ARGUMENT", message, bad_request))
 
 
 def _check_blob(blob: Any, where: str) -> None:
@@ -278,7 +285,7 @@ def check_body(body: dict[str, Any], model: GeminiModel, signatures: set[str]) -
         if name not in TOP_LEVEL:
             _unknown(name, "")
     for name in body.get("generationConfig") or {}:
-        if name not in GENERATION:
+        if name not in GENERATION or name in model.refuses:
             _unknown(name, "generation_config")
     _check_tools(body.get("tools"))
     contents = body.get("contents")

@@ -114,12 +114,37 @@ NO_MODEL = {
 
 @dataclass
 class ChatModel:
-    """One model the server offers: whether it sees and uses tools, and its context."""
+    """One model the server offers: whether it sees and uses tools, its context, and the
+    request fields it refuses as OpenAI's reasoning models do: `refuses` any value of them,
+    `default_only` any but the default (1), each in OpenAI's own words."""
 
     name: str
     sees: bool = False
     tools: bool = True
     context_length: int = 32768
+    refuses: tuple[str, ...] = ()
+    default_only: tuple[str, ...] = ()
+
+
+def unsupported(body: dict[str, Any], model: ChatModel) -> dict[str, Any] | None:
+    """OpenAI's 400 body for a field `model` doesn't take, or None when it takes them all."""
+    for name in model.refuses:
+        if name in body:
+            message = f"Unsupported parameter: '{name}' is not supported with this model."
+            return _invalid(message, name, "unsupported_parameter")
+    for name in model.default_only:
+        if name in body and body[name] != 1:
+            message = (
+                f"Unsupported value: '{name}' does not support {body[name]} with this model. "
+                "Only the default (1) value is supported."
+            )
+            return _invalid(message, name, "unsupported_value")
+    return None
+
+
+def _invalid(message: str, param: str, code: str) -> dict[str, Any]:
+    error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+    return {"error": error}
 
 
 @dataclass
@@ -309,6 +334,9 @@ class ChatHandler(LoopbackHandler):
         model = owner.find(name)
         if model is None:
             self.json(404, _fill(NO_MODEL, name=name))
+            return
+        if (refused := unsupported(body, model)) is not None:  # before any scripted reply
+            self.json(400, refused)
             return
         reply = owner.next_reply()
         if reply is None and owner.pictures == "read" and (seen := _looked_at(messages)):

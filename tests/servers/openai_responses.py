@@ -73,6 +73,7 @@ class ResponsesModel:
     name: str
     sees: bool = True
     reasons: bool = False  # gives reasoning items (and takes reasoning.encrypted_content)
+    refuses: tuple[str, ...] = ()  # fields it doesn't take, as OpenAI's reasoning models
 
 
 DEFAULT_MODELS = (
@@ -477,6 +478,10 @@ class ResponsesHandler(LoopbackHandler):
                 name = body.get("model")
                 message = f"The model `{name}` does not exist or you do not have access to it."
                 _refuse(message, "model", "model_not_found", status=404)
+            for name in model.refuses:
+                if name in body:
+                    message = f"Unsupported parameter: '{name}' is not supported with this model."
+                    _refuse(message, name, "unsupported_parameter")
             included = body.get("include") or []
             if not model.reasons and "reasoning.encrypted_content" in included:
                 message = "Encrypted content is not supported with this model."

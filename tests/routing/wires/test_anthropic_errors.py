@@ -7,9 +7,11 @@ import json
 import pytest
 
 from routing.errors import (
+    BadRequest,
     KeyProblem,
     MalformedResponse,
     Overloaded,
+    ParameterRefused,
     PicturesRefused,
     RateLimited,
     ServerError,
@@ -61,3 +63,26 @@ def test_base_url() -> None:
     """`/v1` and slashes are trimmed; nothing configured is Anthropic's own."""
     assert anthropic_base_url("https://api.anthropic.com/v1/") == "https://api.anthropic.com"
     assert anthropic_base_url("") == "https://api.anthropic.com"
+
+
+@pytest.mark.parametrize(
+    "message",
+    ["`temperature` is deprecated for this model.", "temperature: Extra inputs are not permitted"],
+)
+def test_a_setting_the_model_does_not_take_is_named(message: str) -> None:
+    error = classify_anthropic_error(
+        400, body("invalid_request_error", message), {}, provider(), model="claude-opus-4-7"
+    )
+    assert isinstance(error, ParameterRefused) and error.param == "temperature"
+    assert error.message == (
+        "claude-opus-4-7 doesn't take the chat's temperature: Anthropic refused it (HTTP 400). "
+        "Clear the temperature in the chat's settings, or pick another model."
+    )
+
+
+def test_a_field_that_is_no_setting_stays_a_bad_request() -> None:
+    said = body(
+        "invalid_request_error", "messages.0.content.0.citations: Extra inputs are not permitted"
+    )
+    error = classify_anthropic_error(400, said, {}, provider())
+    assert isinstance(error, BadRequest) and not isinstance(error, ParameterRefused)

@@ -14,6 +14,7 @@ from routing.errors import (
     MalformedResponse,
     ModelNotFound,
     Overloaded,
+    ParameterRefused,
     PicturesRefused,
     ProviderError,
     QuotaExhausted,
@@ -190,3 +191,26 @@ def test_error_fields_read_a_list_and_ignore_what_is_not_an_error() -> None:
     assert error_fields(listed).message == "first"  # type: ignore[union-attr]
     assert error_fields('{"error": "words"}') is None and error_fields("not json") is None
     assert error_fields(json.dumps({"error": {"code": "400"}})).code == 0  # type: ignore[union-attr]
+
+
+def test_an_unknown_generation_field_names_the_setting_it_is() -> None:
+    message = (
+        'Invalid JSON payload received. Unknown name "maxOutputTokens" at '
+        "'generation_config': Cannot find field."
+    )
+    violation = {
+        "@type": "type.googleapis.com/google.rpc.BadRequest",
+        "fieldViolations": [{"field": "generation_config", "description": message}],
+    }
+    error = classify(400, error_body(400, "INVALID_ARGUMENT", message, violation))
+    assert isinstance(error, ParameterRefused) and error.param == "max_tokens"
+    assert "longest answer" in error.message
+
+
+def test_an_unknown_name_that_is_no_setting_stays_a_bad_request() -> None:
+    message = (
+        'Invalid JSON payload received. Unknown name "const" at '
+        "'tools[0].function_declarations[5].parameters.properties[8]': Cannot find field."
+    )
+    error = classify(400, error_body(400, "INVALID_ARGUMENT", message))
+    assert isinstance(error, BadRequest) and not isinstance(error, ParameterRefused)

@@ -7,8 +7,10 @@ from typing import Any
 import pytest
 
 from routing.errors import (
+    BadRequest,
     ModelNotFound,
     Overloaded,
+    ParameterRefused,
     PicturesRefused,
     QuotaExhausted,
     RateLimited,
@@ -95,3 +97,61 @@ def test_a_server_of_your_own_is_named_by_its_address() -> None:
         PROVIDER, 500, '{"error": "boom"}', {}, had_pictures=False, preset=preset_for("custom")
     )
     assert error.message.startswith("The server at 127.0.0.1:9 failed while answering")
+
+
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        # OpenAI's reasoning models, on both endpoints: the param and its code name it.
+        (
+            '{"error": {"message": "Unsupported parameter: \'temperature\' is not supported '
+            'with this model.", "type": "invalid_request_error", "param": "temperature", '
+            '"code": "unsupported_parameter"}}',
+            "temperature",
+        ),
+        (
+            '{"error": {"message": "Unsupported value: \'temperature\' does not support 0.5 '
+            'with this model. Only the default (1) value is supported.", "type": '
+            '"invalid_request_error", "param": "temperature", "code": "unsupported_value"}}',
+            "temperature",
+        ),
+        (
+            '{"error": {"message": "Unsupported parameter: \'max_tokens\' is not supported '
+            'with this model. Use \'max_completion_tokens\' instead.", "type": '
+            '"invalid_request_error", "param": "max_tokens", "code": "unsupported_parameter"}}',
+            "max_tokens",
+        ),
+        # Anthropic's OpenAI-compatible endpoint names it in words only (param null).
+        (
+            '{"error": {"code": "invalid_request_error", "message": "temperature is deprecated '
+            'for this model.", "type": "invalid_request_error", "param": null}}',
+            "temperature",
+        ),
+        # Gemini's compatibility endpoint, its errors in a list.
+        (
+            '[{"error": {"code": 400, "message": "Invalid JSON payload received. Unknown name '
+            '\\"temperature\\": Cannot find field.", "status": "INVALID_ARGUMENT"}}]',
+            "temperature",
+        ),
+    ],
+)
+def test_a_refused_setting_is_named_not_called_a_bug(body: str, param: str) -> None:
+    error = translated(400, body)
+    assert isinstance(error, ParameterRefused) and error.param == param
+    assert "Sightline bug" not in error.message
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # A param that is no chat setting: the request's shape, Sightline's to mend.
+        '{"error": {"message": "Unsupported parameter: \'stream_options\' is not supported '
+        'with this model.", "type": "invalid_request_error", "param": "stream_options", '
+        '"code": "unsupported_parameter"}}',
+        '{"error": {"message": "Invalid value for \'temperature\': too large.", "type": '
+        '"invalid_request_error", "param": "temperature", "code": "decimal_above_max_value"}}',
+    ],
+)
+def test_a_refusal_of_no_setting_a_model_may_lack_stays_a_bad_request(body: str) -> None:
+    error = translated(400, body)
+    assert isinstance(error, BadRequest) and not isinstance(error, ParameterRefused)
