@@ -12,7 +12,9 @@ An entry with a `command` becomes an agent: a `[[providers]]` table of kind
 could start: it is skipped with words saying why, and the rest are still read.
 
 Nothing here runs a command: `command_status` only looks for it. `env` values may
-hold tokens, so they are never logged, never part of a message, and shown masked.
+hold tokens, so they are never logged, never part of a message, and shown masked;
+an agent's are registered for redaction once it is added (`draft_of`), as a
+configured agent's are when the config is read.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from tomlkit.items import AoT, Table
 from app.config import ConfigError
 from app.config_file import write_config_text
 from routing.models import ProviderConfig
+from routing.secrets import register_secret
 
 MAX_PASTE_BYTES = 256 * 1024  # a Zed settings file is a few KB; this bounds what is read
 MASK = "•••"
@@ -430,7 +433,10 @@ def agent_draft_from(provider: ProviderConfig) -> AgentDraft:
 
 
 def draft_of(agent: PastedAgent) -> AgentDraft:
-    """A draft of a pasted agent, not yet in the config file (its model elsewhere)."""
+    """A draft of a pasted agent, not yet in the config file (its model elsewhere); its
+    env values are secrets from now on."""
+    for _, value in agent.env:
+        register_secret(value)  # it may print them in its log, whatever their length
     return AgentDraft(id=agent.id, command=agent.command, args=agent.args, env=agent.env)
 
 

@@ -1,6 +1,6 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
-NAME picks modules (startup, ask, store, pictures, describer, pdf, window, sight, agent);
+NAME picks modules (startup, ask, store, pictures, redact, describer, pdf, window, sight, agent);
 none runs all.
 """
 
@@ -16,6 +16,7 @@ from benchmarks import (
     bench_describer,
     bench_pdf,
     bench_pictures,
+    bench_redact,
     bench_sight_check,
     bench_startup,
     bench_store,
@@ -28,6 +29,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "ask": bench_ask.run,
     "store": bench_store.run,
     "pictures": bench_pictures.run,
+    "redact": bench_redact.run,
     "describer": bench_describer.run,
     "pdf": bench_pdf.run,
     "window": bench_window.run,

@@ -2,10 +2,12 @@
 
 Whatever Sightline configures as secret registers here: every provider key, the
 user name and password in a provider's address or a proxy variable, every `env`
-value of an MCP server. `redact` then replaces each, in every form it can take in
-someone else's words (raw, JSON-escaped, URL-encoded), and anything shaped like a
-key, in whatever a person or a log file reads: log lines, `ProviderError`s,
-stored notices, MCP problems.
+value of an MCP server or an agent. `redact` then replaces each, in every form it
+can take in someone else's words (raw, JSON-escaped, URL-encoded, base64, hex:
+`routing.secret_forms`), and anything shaped like a key, in whatever a person or a
+log file reads: log lines, `ProviderError`s, stored notices, MCP problems.
+`redact_secrets` replaces the registered secrets alone, in what the store keeps of
+answers and tool results.
 
 It sits in `routing` so the error tree can redact as errors are made; `app`
 registers what it loads.
@@ -14,19 +16,26 @@ registers what it loads.
 from __future__ import annotations
 
 import base64
-import json
 import re
 import threading
 from collections.abc import Iterable, Mapping
-from urllib.parse import quote, quote_plus, unquote, urlsplit
+from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
+
+from routing.secret_forms import encoded_forms, written_forms
 
 MARK = "[redacted]"
 
 # Shapes of API keys and bearer tokens, redacted even when nobody registered them.
+# The lookahead names every alternative's first letter, so the expression skips the
+# characters no match can start at (a fourth of the time of trying each one).
 _SHAPES = re.compile(
-    r"(?i)(bearer\s+|x-api-key[\"':\s]+|api[_-]?key[\"'=:\s]+)[^\s\"',}]+"
-    r"|\b(sk|pk|gsk|xai|csk)-[A-Za-z0-9_\-]{8,}|\bAIza[0-9A-Za-z_\-]{20,}"
+    r"(?i)(?=[abcgpsx])(?:(bearer\s+|x-api-key[\"':\s]+|api[_-]?key[\"'=:\s]+)[^\s\"',}]+"
+    r"|\b(sk|pk|gsk|xai|csk)-[A-Za-z0-9_\-]{8,}|\bAIza[0-9A-Za-z_\-]{20,})"
 )
+# What every match of a shape holds, case-folded: a text with none of them (most of a
+# log) skips the expression, which tries each of its characters.
+_SHAPE_HINTS = ("bearer", "api", "sk-", "pk-", "xai-", "aiza")
 
 # A value this short (an env value "1", "true", "info") is redacted only as a whole
 # token, bounded by characters that are not letters or digits: replaced wherever it
@@ -48,17 +57,17 @@ PROXY_VARIABLES = (
 
 _lock = threading.Lock()
 _known: set[str] = set()
-_pattern: re.Pattern[str] | None = None  # every known secret's forms; None: to be built
+_compiled: _Search | None = None  # the search for every known secret; None: to be built
 
 
 def register_secret(value: str) -> None:
     """Redact this value (a key, a password, a token), of any length, from now on."""
-    global _pattern
+    global _compiled
     fresh = {v for v in (value, value.strip()) if v.strip()}
     with _lock:
         if not fresh <= _known:
             _known.update(fresh)
-            _pattern = None
+            _compiled = None
 
 
 def register_url_userinfo(url: str) -> None:
@@ -86,56 +95,107 @@ def register_proxy_userinfo(environ: Mapping[str, str]) -> None:
 
 
 def forms(value: str) -> set[str]:
-    """Every form of a value Sightline may meet in someone's words: raw, JSON, URL-encoded."""
-    encoded = {value, quote(value), quote(value, safe=""), quote_plus(value)}
-    encoded |= {_lower_percent(text) for text in encoded}
-    found = set(encoded)
-    for text in encoded:
-        for escaped in _json_forms(text):
-            found.add(escaped)
-            # Escaped twice: a JSON body quoted as a string inside another one.
-            found.update(_json_forms(escaped))
-    found.add(repr(value)[1:-1])  # a log line that formatted it with %r
-    return {form for form in found if form}
+    """Every form of a value Sightline may meet in someone's words: raw, JSON-escaped,
+    URL-encoded, and (for a value long enough to be told from chance) base64 and hex."""
+    found = written_forms(value)
+    if len(value) >= WHOLE_TOKEN_BELOW:
+        found |= encoded_forms(value)
+    return found
 
 
-def _json_forms(text: str) -> set[str]:
-    """The text as a JSON string's inside: with or without \\uXXXX escapes and `\\/`."""
-    ascii_only = json.dumps(text)[1:-1]
-    upper = re.sub(r"\\u([0-9a-f]{4})", lambda m: "\\u" + m.group(1).upper(), ascii_only)
-    escaped = {ascii_only, upper, json.dumps(text, ensure_ascii=False)[1:-1]}
-    return escaped | {form.replace("/", "\\/") for form in escaped}
+@dataclass(frozen=True)
+class _Search:
+    """Every known secret's forms, looked for in two steps.
+
+    One regular expression of a thousand literals tries each at every character (a
+    megabyte of log would take seconds), while `str.__contains__` skips through a
+    text a needle's length at a time. So each form is looked for first by a literal
+    it holds (`keys`: a form that is inside another needs no search of its own), and
+    only the forms whose key is in the text make the expression that replaces them.
+    """
+
+    keys: tuple[str, ...]
+    patterns: tuple[frozenset[tuple[int, str]], ...]  # for each key: (length, pattern) of its forms
+    short: frozenset[int]  # the keys of values redacted only as whole tokens
+    compiled: dict[frozenset[int], re.Pattern[str]] = field(default_factory=dict)
+
+    def sub(self, text: str, *, short_too: bool) -> str:
+        """The text with the forms found replaced (those of short values too, or not)."""
+        present = frozenset(
+            n
+            for n, key in enumerate(self.keys)
+            if key in text and (short_too or n not in self.short)
+        )
+        if not present:
+            return text
+        pattern = self.compiled.get(present)
+        if pattern is None:
+            if len(self.compiled) >= _COMPILED_KEPT:
+                self.compiled.clear()  # a rare mix of secrets; the usual ones come back
+            alternatives = {pair for n in present for pair in self.patterns[n]}
+            ordered = [p for _, p in sorted(alternatives, key=lambda pair: (-pair[0], pair[1]))]
+            # The mark comes first, so redacting twice never redacts inside a mark.
+            pattern = re.compile("|".join([re.escape(MARK), *ordered]))
+            self.compiled[present] = pattern
+        return pattern.sub(MARK, text)
 
 
-def _lower_percent(text: str) -> str:
-    return re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), text)
+_COMPILED_KEPT = 256  # expressions kept for the mixes of secrets met
 
 
-def _build(known: Iterable[str]) -> re.Pattern[str]:
-    """One pattern for every form of every known secret, longest first."""
-    alternatives: list[tuple[int, str]] = []
+def _build(known: Iterable[str]) -> _Search:
+    """The two-step search for every form of every known secret."""
+    by_key: dict[str, set[tuple[int, str]]] = {}
+    short_keys: set[str] = set()
     for value in known:
         short = len(value) < WHOLE_TOKEN_BELOW
-        for form in forms(value):
-            escaped = re.escape(form)
+        written = sorted(forms(value), key=len)
+        for n, form in enumerate(written):
+            pattern = re.escape(form)
             if short:
-                escaped = f"(?<!{_ALNUM}){escaped}(?!{_ALNUM})"
-            alternatives.append((len(form), escaped))
-    alternatives.sort(key=lambda pair: -pair[0])
-    # The mark comes first, so redacting twice never redacts inside a mark.
-    body = "|".join([re.escape(MARK), *(pattern for _, pattern in alternatives)])
-    return re.compile(body)
+                # Bounded after the form (the lookbehind spans it), so every alternative
+                # starts with a literal and the expression skips to their first characters.
+                pattern = f"{pattern}(?<!{_ALNUM}{pattern})(?!{_ALNUM})"
+                short_keys.add(form)
+            # A shorter form inside this one is in every text this one is in.
+            key = next((inner for inner in written[:n] if inner in form), form)
+            by_key.setdefault(key, set()).add((len(form), pattern))
+    keys = tuple(by_key)
+    return _Search(
+        keys=keys,
+        patterns=tuple(frozenset(by_key[key]) for key in keys),
+        short=frozenset(n for n, key in enumerate(keys) if key in short_keys),
+    )
+
+
+def _search() -> _Search | None:
+    """The search for the secrets known now (built once after each change); None: none."""
+    global _compiled
+    found = _compiled
+    if found is None and _known:
+        with _lock:
+            found = _compiled = _compiled or _build(set(_known))
+    return found
 
 
 def redact(text: str) -> str:
     """The text with every secret in use, in every form, and anything shaped like a key replaced."""
-    global _pattern
     if not text:
         return text
-    pattern = _pattern
-    if pattern is None and _known:
-        with _lock:
-            pattern = _pattern = _pattern or _build(set(_known))
-    if pattern is not None:
-        text = pattern.sub(MARK, text)
-    return _SHAPES.sub(lambda m: (m.group(1) or "") + MARK, text)
+    search = _search()
+    if search is not None:
+        text = search.sub(text, short_too=True)
+    if any(hint in text.casefold() for hint in _SHAPE_HINTS):
+        text = _SHAPES.sub(lambda m: (m.group(1) or "") + MARK, text)
+    return text
+
+
+def redact_secrets(text: str) -> str:
+    """The text with every secret in use of five characters or more, in every form, replaced.
+
+    For what a model wrote and a tool returned, as it is stored: a value as short as
+    `1` or `true` (an env flag) is left, as is a key-shaped example in an answer
+    (`Authorization: Bearer <token>`), so the person's chat reads as it was written.
+    """
+    search = _search() if text else None
+    return search.sub(text, short_too=False) if search is not None else text

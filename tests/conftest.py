@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from routing import secrets
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from tests.servers.llama_cpp import llama_cpp_server
@@ -24,6 +25,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+
+@pytest.fixture(autouse=True)
+def fresh_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's secrets are its own: the redaction registry is process-wide, and one
+    test's key would be redacted from what the next one stores."""
+    monkeypatch.setattr(secrets, "_known", set())
+    monkeypatch.setattr(secrets, "_compiled", None)
 
 
 @pytest.fixture

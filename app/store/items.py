@@ -24,7 +24,7 @@ from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
 from app.store.parts import Blobs, encode_parts, link_blobs
 from routing.answer_stats import AnswerStats
-from routing.secrets import redact
+from routing.secrets import redact, redact_secrets
 from routing.transcript import (
     Crossed,
     Message,
@@ -94,7 +94,8 @@ class Items:
 
     def add_message(self, conversation_id: str, message: Message) -> StoredItem:
         """Store a whole message at the end of the conversation."""
-        encoded = encode_parts(message.parts)
+        # What a model or a tool wrote, with every secret in use redacted; the person's as is.
+        encoded = encode_parts(message.parts, redacting=message.role != "user")
         with self._connection.write() as db:
             now = self._connection.touch(db, conversation_id)
             item_id = self._insert_item(
@@ -145,7 +146,11 @@ class Items:
         return begun
 
     def append_text(self, item_id: int, text: str) -> None:
-        """Append streamed words to a message, committed at once (a chunk until it ends)."""
+        """Append streamed words to a message, committed at once (a chunk until it ends).
+
+        Each chunk is redacted, and the whole answer again when its chunks are folded:
+        a secret split between two chunks is whole only then."""
+        text = redact_secrets(text)
         conversation_id = self._streaming.get(item_id)
         if conversation_id is None:  # not begun here: check it is a message, the slow way
             with self._connection.write() as db:
@@ -271,7 +276,7 @@ def _chunks(db: sqlite3.Connection, item_id: int) -> str:
 
 def _fold_chunks(db: sqlite3.Connection, item_id: int) -> None:
     """Move a message's streamed chunks into its text (inside the caller's transaction)."""
-    streamed = _chunks(db, item_id)
+    streamed = redact_secrets(_chunks(db, item_id))
     if streamed:
         db.execute("UPDATE items SET text = text || ? WHERE id = ?", (streamed, item_id))
     db.execute("DELETE FROM item_chunks WHERE item_id = ?", (item_id,))
@@ -282,7 +287,7 @@ def _with_chunks(db: sqlite3.Connection, stored: StoredItem) -> StoredItem:
     item = stored.item
     if not isinstance(item, Message) or item.status != MessageStatus.STREAMING:
         return stored
-    streamed = _chunks(db, stored.id)
+    streamed = redact_secrets(_chunks(db, stored.id))
     if not streamed:
         return stored
     text = item.text + streamed

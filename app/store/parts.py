@@ -2,14 +2,22 @@
 
 Pictures and PDFs are stored once each by SHA-256 (tables `pictures` and `pdfs`);
 the JSON refers to them by hash, with the per-use label or file name beside it.
+
+What a model or a tool wrote is stored with every secret in use redacted
+(`routing.secrets.redact_secrets`): its words, its tool calls' arguments and the
+words of tool results, whichever engine made them (a wire, an agent, Codex, the
+door). A person's own message is kept as they wrote it; a wire's carried parts are
+opaque and go back to the model as they came.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from routing.secrets import redact_secrets
 from routing.transcript import (
     CarriedPart,
     PagesPart,
@@ -35,10 +43,12 @@ class Encoded:
     pdfs: list[PdfFile] = field(default_factory=list)
 
 
-def encode_parts(parts: tuple[Part, ...]) -> Encoded:
-    """Split parts into joined text, JSON for the rest, and the pictures and PDFs they use."""
+def encode_parts(parts: tuple[Part, ...], *, redacting: bool = True) -> Encoded:
+    """Split parts into joined text, JSON for the rest, and the pictures and PDFs they use;
+    every secret in use redacted from the words (`redacting=False`: a person's own)."""
     out = Encoded()
     text: list[str] = []
+    clean = redact_secrets if redacting else _as_written
     for part in parts:
         if isinstance(part, TextPart):
             text.append(part.text)
@@ -48,7 +58,7 @@ def encode_parts(parts: tuple[Part, ...]) -> Encoded:
                     "type": "tool_call",
                     "id": part.id,
                     "name": part.name,
-                    "arguments": dict(part.arguments),
+                    "arguments": _cleaned(dict(part.arguments), clean),
                 }
             )
         elif isinstance(part, ToolResult):
@@ -58,7 +68,7 @@ def encode_parts(parts: tuple[Part, ...]) -> Encoded:
                     "call_id": part.call_id,
                     "name": part.name,
                     "is_error": part.is_error,
-                    "parts": [_encode_piece(piece, out) for piece in part.parts],
+                    "parts": [_encode_piece(piece, out, clean) for piece in part.parts],
                 }
             )
         elif isinstance(part, PdfPart):
@@ -76,14 +86,30 @@ def encode_parts(parts: tuple[Part, ...]) -> Encoded:
                 }
             )
         else:
-            out.parts.append(_encode_piece(part, out))
-    out.text = "".join(text)
+            out.parts.append(_encode_piece(part, out, clean))
+    # Joined first: a secret split between two parts is whole again.
+    out.text = clean("".join(text))
     return out
 
 
-def _encode_piece(piece: ResultPart, out: Encoded) -> dict[str, Any]:
+def _as_written(text: str) -> str:
+    return text
+
+
+def _cleaned(value: Any, clean: Callable[[str], str]) -> Any:
+    """A JSON value with each of its texts cleaned."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {key: _cleaned(item, clean) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(item, clean) for item in value]
+    return value
+
+
+def _encode_piece(piece: ResultPart, out: Encoded, clean: Callable[[str], str]) -> dict[str, Any]:
     if isinstance(piece, TextPart):
-        return {"type": "text", "text": piece.text}
+        return {"type": "text", "text": clean(piece.text)}
     if isinstance(piece, PicturePart):
         out.pictures.append(piece.picture)
         return _picture_ref(piece.picture)

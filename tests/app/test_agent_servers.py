@@ -15,6 +15,7 @@ from app.agent_servers import (
     AgentDraft,
     agent_id_for,
     command_status,
+    draft_of,
     masked_env,
     read_agent_servers,
     unique_id,
@@ -24,6 +25,7 @@ from app.agent_servers import (
 )
 from app.config import ConfigError, agent_providers, parse_config
 from app.config_file import save_providers
+from routing.secrets import redact
 
 DATA = Path("/tmp/sightline-data")
 ZED = {
@@ -308,3 +310,13 @@ def test_a_broken_file_is_not_written(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"\[\[providers\]\] table"):
         write_new_agents(path, [AgentDraft("a", "x")])
     assert path.read_text() == 'providers = [{ id = "o", kind = "ollama" }]\n'
+
+
+def test_a_pasted_agents_env_values_are_secrets_once_it_is_added() -> None:
+    paste = read_agent_servers(
+        '{"agent_servers": {"Mine": {"command": "mine", "env": {"MINE_TOKEN": "pasted-tok-4455"}}}}'
+    )
+    assert redact("pasted-tok-4455") == "pasted-tok-4455"  # only read: not one of the person's
+    draft = draft_of(paste.agents[0])
+    assert draft.env == (("MINE_TOKEN", "pasted-tok-4455"),)
+    assert redact("the agent said pasted-tok-4455") == "the agent said [redacted]"

@@ -9,6 +9,7 @@ import pytest
 
 from app.config import ConfigError, agent_providers, effective_providers, parse_config
 from routing.presets import preset_for
+from routing.secrets import redact
 
 PATH = Path("/home/someone/.config/sightline/config.toml")
 DATA = Path("/tmp/sightline-data")
@@ -111,3 +112,11 @@ def test_a_codex_key_on_an_acp_agent_says_which_keys_an_acp_agent_has() -> None:
         parsed({"id": "oc", "kind": "acp", "command": "opencode", "model_provider": "ollama"})
     with pytest.raises(ConfigError, match="model_provider must be the name"):
         parsed({"id": "codex", "kind": "codex", "model_provider": 3})
+
+
+@pytest.mark.parametrize("kind", ["acp", "codex"])
+def test_an_agents_env_values_are_secrets_once_the_config_is_read(kind: str) -> None:
+    assert redact("token agent-tok-778899 flag 1") == "token agent-tok-778899 flag 1"
+    parsed({"id": "a", "kind": kind, "command": "x", "env": {"T": "agent-tok-778899", "F": "1"}})
+    # What the agent prints in its log is redacted; a short value only as a whole token.
+    assert redact("token agent-tok-778899 flag 1, 10") == "token [redacted] flag [redacted], 10"

@@ -5,25 +5,20 @@ from __future__ import annotations
 import base64
 import json
 import threading
+from collections.abc import Callable
 from urllib.parse import quote, quote_plus
 
 import pytest
 
-from routing import secrets
 from routing.errors import KeyProblem, ProviderError
 from routing.secrets import (
     redact,
+    redact_secrets,
     register_proxy_userinfo,
     register_secret,
     register_url_userinfo,
 )
-
-
-@pytest.fixture(autouse=True)
-def fresh_registry(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's secrets are its own: the registry is process-wide."""
-    monkeypatch.setattr(secrets, "_known", set())
-    monkeypatch.setattr(secrets, "_pattern", None)
+from tests.secret_checks import secret_bytes_left
 
 
 def test_a_five_character_key_is_redacted_wherever_it_appears() -> None:
@@ -116,3 +111,88 @@ def test_registering_while_redacting_in_other_threads_is_safe() -> None:
     for thread in threads:
         thread.join()
     assert failures == [] and redact("secret-0199") == "[redacted]"
+
+
+# -- base64 and hex ----------------------------------------------------------------
+
+# Its base64 differs between the standard and URL-safe alphabets, and needs padding.
+ENCODED_KEY = "enc/Key+?>~0123456789ab"
+
+
+@pytest.mark.parametrize("encode", [base64.b64encode, base64.urlsafe_b64encode])
+@pytest.mark.parametrize("padded", [True, False])
+def test_a_secret_in_base64_alone_is_redacted_whole(
+    encode: Callable[[bytes], bytes], padded: bool
+) -> None:
+    register_secret(ENCODED_KEY)
+    written = encode(ENCODED_KEY.encode()).decode()
+    assert base64.b64encode(ENCODED_KEY.encode()) != base64.urlsafe_b64encode(ENCODED_KEY.encode())
+    written = written if padded else written.rstrip("=")
+    assert redact(f"auth={written};") == "auth=[redacted];"
+
+
+@pytest.mark.parametrize("before", ['{"key":"', 'x{"key":"', 'xy{"key":"'])
+@pytest.mark.parametrize("after", ['"}', '"}z', '"}zz'])
+@pytest.mark.parametrize("encode", [base64.b64encode, base64.urlsafe_b64encode])
+def test_a_secret_inside_a_longer_base64_blob_is_redacted_at_every_offset(
+    before: str, after: str, encode: Callable[[bytes], bytes]
+) -> None:
+    register_secret(ENCODED_KEY)
+    blob = encode(f"{before}{ENCODED_KEY}{after}".encode()).decode()
+    assert secret_bytes_left(blob, ENCODED_KEY) != []  # the check finds it when it is there
+    redacted = redact(f"echo: {blob}")
+    assert "[redacted]" in redacted and secret_bytes_left(redacted, ENCODED_KEY) == []
+
+
+def test_the_base64_of_a_secret_json_escaped_is_redacted() -> None:
+    register_secret("tøken/with-ü-0987654321")
+    body = json.dumps({"auth": "tøken/with-ü-0987654321"})  # \u00f8 and \u00fc
+    redacted = redact(base64.b64encode(body.encode()).decode())
+    assert secret_bytes_left(redacted, json.dumps("tøken/with-ü-0987654321")[1:-1]) == []
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_a_secret_in_hex_is_redacted_alone_and_inside_a_longer_dump(upper: bool) -> None:
+    register_secret(ENCODED_KEY)
+    alone = ENCODED_KEY.encode().hex()
+    dump = f'{{"key": "{ENCODED_KEY}"}}'.encode().hex()
+    alone, dump = (alone.upper(), dump.upper()) if upper else (alone, dump)
+    assert redact(f"sent {alone}.") == "sent [redacted]."
+    assert secret_bytes_left(redact(dump), ENCODED_KEY) == []
+
+
+def test_a_five_character_secret_is_redacted_in_base64_at_every_offset() -> None:
+    register_secret("q7Zt4")
+    for before in ("", "a", "ab"):
+        blob = base64.b64encode(f"{before}q7Zt4!".encode()).decode()
+        assert secret_bytes_left(redact(blob), "q7Zt4") == []
+    assert redact("71375a7434") == "[redacted]"  # its hex
+
+
+def test_a_very_short_values_encodings_are_not_looked_for() -> None:
+    # "1" in hex is "31": redacting that would eat every 31 of every number.
+    register_secret("1")
+    assert redact("31 MQ== MQ 0x31") == "31 MQ== MQ 0x31"
+
+
+def test_redact_secrets_keeps_short_values_and_key_shapes_but_not_secrets() -> None:
+    register_secret("true")
+    register_secret(ENCODED_KEY)
+    encoded = base64.b64encode(ENCODED_KEY.encode()).decode()
+    text = f"Set debug = true and send Authorization: Bearer <token>; yours is {encoded}."
+    assert redact_secrets(text) == (
+        "Set debug = true and send Authorization: Bearer <token>; yours is [redacted]."
+    )
+
+
+def test_every_form_is_redacted_in_a_megabyte_at_once() -> None:
+    # The search looks for a literal of each form first; many secrets, one text.
+    for n in range(20):
+        register_secret(f"secret-number-{n:02d}-{'x' * n}")
+    register_secret(ENCODED_KEY)
+    filler = "INFO the request to /api/chat took 12 ms\n" * 25_000
+    blob = base64.b64encode(f'{{"k":"{ENCODED_KEY}"}}'.encode()).decode()
+    text = filler + quote(ENCODED_KEY, safe="") + filler + blob + ENCODED_KEY.encode().hex()
+    redacted = redact(text)
+    assert redacted.count("[redacted]") == 3 and redacted.startswith(filler)
+    assert secret_bytes_left(redacted[-200:], ENCODED_KEY) == []

@@ -22,6 +22,7 @@ from typing import Any, NoReturn, Self
 from urllib.parse import parse_qs, unquote
 
 from tests.servers import hostile
+from tests.servers.key_echo import echoing
 from tests.servers.loopback import LoopbackHandler, LoopbackServer, Recorded, ScriptedReply, dumps
 from tests.servers.loopback import pieces as split
 
@@ -461,6 +462,8 @@ class GeminiHandler(LoopbackHandler):
             self.json(refused.status, refused.body)
             return
         reply = owner.next_reply() or Reply(text=_echo(self.body["contents"]))
+        sent = self.headers.get("x-goog-api-key") or (query.get("key") or [""])[0]
+        reply = echoing(reply, sent)  # a reply that says back the key, in some form
         if self.answered_otherwise(reply, HOSTILE_SHAPE):
             return
         time.sleep(reply.delay)

@@ -147,10 +147,16 @@ def pid() -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=str(os.getpid()))])
 
 
-def env(name: str) -> types.CallToolResult:
-    """What the server's environment holds for one name."""
+def env(name: str, form: str = "raw") -> types.CallToolResult:
+    """What the server's environment holds for one name, said `raw`, in `base64` or in
+    `hex` (as a tool that dumps its settings encoded would)."""
     value = os.environ.get(name, "<unset>")
-    return types.CallToolResult(content=[types.TextContent(type="text", text=value)])
+    said = {
+        "raw": value,
+        "base64": _b64(f'{{"{name}": "{value}"}}'.encode()),
+        "hex": value.encode().hex(),
+    }[form]
+    return types.CallToolResult(content=[types.TextContent(type="text", text=said)])
 
 
 TOOLS = (echo, tiny_image, broken_image, fail, crash, sleep, audio, resource, structured, pid, env)

@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any, NoReturn, Self
 
 from tests.servers import hostile
+from tests.servers.key_echo import echoing
 from tests.servers.loopback import LoopbackHandler, LoopbackServer, Recorded, ScriptedReply, dumps
 from tests.servers.loopback import pieces as split
 
@@ -493,6 +494,8 @@ class ResponsesHandler(LoopbackHandler):
             self.json(refused.status, refused.body)
             return
         reply = owner.next_reply() or Reply(text=_echo(body.get("input")))
+        sent = self.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        reply = echoing(reply, sent)  # a reply that says back the key, in some form
         if self.answered_otherwise(reply, HOSTILE_SHAPE):
             return
         time.sleep(reply.delay)

@@ -15,6 +15,7 @@ import pytest
 
 from app.store import Store, StoreError
 from routing.answer_stats import AnswerStats
+from routing.secrets import register_secret
 from routing.transcript import (
     Message,
     MessageStatus,
@@ -291,3 +292,30 @@ def test_stats_that_cant_be_read_are_no_stats_not_a_broken_chat(
     with Store.open(tmp_path / "data") as store:
         [answer] = store.messages(conversation)
     assert (answer.text, answer.stats) == ("Still here.", None)
+
+
+SECRET = "agent-env-token-0011223344"
+
+
+@pytest.mark.parametrize("ended", ["finished", "cut off by a crash"])
+def test_a_secret_streamed_in_pieces_is_stored_redacted(tmp_path: Path, ended: str) -> None:
+    register_secret(SECRET)
+    folder = tmp_path / "data"
+    store = Store.open(folder)
+    conversation = store.conversations.create()
+    begun = store.begin_assistant(conversation, "m")
+    # Whole in one delta, then split between three: whole only when they are joined.
+    for delta in (f"first {SECRET}, then ", SECRET[:5], SECRET[5:12], f"{SECRET[12:]} end"):
+        store.append_text(begun.id, delta)
+    streaming = store.get_item(begun.id)  # read while it streams
+    assert streaming is not None
+    assert streaming.item.text == "first [redacted], then [redacted] end"
+    if ended == "finished":
+        store.finish_message(begun.id, MessageStatus.COMPLETE)
+    store.close()
+    with Store.open(folder) as reopened:  # a crash's chunks are folded on open
+        (message,) = reopened.messages(conversation)
+    assert message.text == "first [redacted], then [redacted] end"
+    # A piece of it stays in the file's freed pages; the whole of it never was written.
+    data = b"".join(p.read_bytes() for p in folder.glob(f"{Store.DB_NAME}*"))
+    assert SECRET.encode() not in data

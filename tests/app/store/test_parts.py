@@ -3,9 +3,11 @@ back as it went in, text first; pictures and PDFs are stored once each by SHA-25
 
 from __future__ import annotations
 
+import base64
 from pathlib import Path
 
 from app.store import Store
+from routing.secrets import register_secret
 from routing.transcript import (
     Message,
     PagesPart,
@@ -17,6 +19,7 @@ from routing.transcript import (
 )
 from tests.app.store.helpers import count, make_picture
 from tests.pdfs import scanned_pdf, text_pdf
+from tests.secret_checks import secret_bytes_left
 from vision.pdf import open_pdf, read_pdf
 
 
@@ -116,3 +119,45 @@ def test_one_pdf_attached_twice_is_stored_once_under_each_name(store: Store) -> 
     store.add_message(second, user_message("two", pdfs=(renamed,)))
     assert count(store.path, "pdfs") == 1
     assert [p.name for p in store.messages(second)[0].pdfs] == ["b.pdf"]
+
+
+# -- secrets ---------------------------------------------------------------------------
+
+TOKEN = "mcp-token-5566778899aabb"  # an MCP server's env value, say
+
+
+def stored_bytes(folder: Path) -> bytes:
+    """Every byte of the store's files: the database and its write-ahead log."""
+    return b"".join(path.read_bytes() for path in sorted(folder.glob("sightline.db*")))
+
+
+def test_what_a_model_or_tool_wrote_is_stored_with_every_secret_redacted(tmp_path: Path) -> None:
+    register_secret(TOKEN)
+    register_secret("1")  # a short env flag: left in what a model wrote
+    encoded = base64.b64encode(f'{{"auth":"{TOKEN}"}}'.encode()).decode()
+    call = ToolCall("c1", "env", {"name": "TOKEN", "echo": [TOKEN, {"hex": TOKEN.encode().hex()}]})
+    result = ToolResult("c1", "env", (TextPart(f"TOKEN={TOKEN}"), TextPart(encoded)))
+    folder = tmp_path / "data"
+    with Store.open(folder) as store:
+        chat = store.conversations.create()
+        asked = store.add_message(chat, user_message(f"my token is {TOKEN}, step 1"))
+        store.add_message(chat, Message("assistant", (TextPart("Step 1: run it."), call), "m:1"))
+        store.add_message(chat, Message("tool", (result,)))
+        # A secret split between two text parts is whole again when they are joined.
+        half = len(TOKEN) // 2
+        parts = (TextPart(f"It is {TOKEN[:half]}"), TextPart(f"{TOKEN[half:]}."))
+        store.add_message(chat, Message("assistant", parts, "m:1"))
+    with Store.open(folder) as store:
+        user, answer, tool, last = store.messages(chat)
+    assert user == asked.item and TOKEN in user.text  # the person's own words, as written
+    assert answer.text == "Step 1: run it."
+    assert answer.tool_calls[0].arguments == {
+        "name": "TOKEN",
+        "echo": ["[redacted]", {"hex": "[redacted]"}],
+    }
+    said, echoed = (p.text for p in tool.tool_results[0].parts if isinstance(p, TextPart))
+    assert said == "TOKEN=[redacted]"
+    assert "[redacted]" in echoed and secret_bytes_left(echoed, TOKEN) == []
+    assert last.text == "It is [redacted]."
+    # Only the person's message holds it raw (once in its text, once in the title).
+    assert stored_bytes(folder).count(TOKEN.encode()) <= 2

@@ -4,10 +4,13 @@ reason it isn't one."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import sys
 
 import pytest
 
-from app.turn.child_lines import MAX_LINE_BYTES, read_message
+from app.turn.child_lines import MAX_LINE_BYTES, MAX_STDERR_LINE, log_stderr, read_message
+from routing.secrets import register_secret
 
 
 def reader_of(data: bytes, limit: int = MAX_LINE_BYTES) -> asyncio.StreamReader:
@@ -43,3 +46,24 @@ async def test_a_line_that_is_no_message_says_why(line: bytes, why: str) -> None
 async def test_a_line_past_the_cap_says_so() -> None:
     reader = reader_of(b'{"method": "' + b"x" * 4096 + b'"}\n', limit=1024)
     assert await read_message(reader) == (None, f"a message longer than {MAX_LINE_BYTES} bytes")
+
+
+async def test_a_programs_log_is_redacted_before_it_is_cut(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    register_secret("child-token-0123456789")
+    # A real program printing its token: whole, then where the line's cut would split it.
+    program = (
+        "import sys; t = 'child-token-0123456789'; print('token', t, file=sys.stderr); "
+        f"print('x' * {MAX_STDERR_LINE - 10} + t, file=sys.stderr)"
+    )
+    child = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", program, stderr=asyncio.subprocess.PIPE
+    )
+    assert child.stderr is not None
+    with caplog.at_level(logging.INFO, logger="app.turn.child_lines"):
+        await log_stderr(child.stderr, "agent x")  # caplog's handler has no redacting formatter
+    await child.wait()
+    first, second = (record.getMessage() for record in caplog.records)
+    assert first == "agent x: token [redacted]"
+    assert second == f"agent x: {'x' * (MAX_STDERR_LINE - 10)}[redacted]"

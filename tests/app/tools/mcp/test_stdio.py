@@ -12,7 +12,6 @@ import pytest
 
 from app.tools.mcp.server import McpServer
 from app.tools.mcp.stdio import LINE_LIMIT, StderrToLog
-from routing import secrets
 from routing.secrets import register_secret
 from tests.servers.mcp_server import STDERR_ENV, settings
 
@@ -55,10 +54,8 @@ TOKEN = "mcp-tøken/ü-0987654321"
 
 
 @pytest.fixture
-def token(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A registry of the test's own, holding the server's token."""
-    monkeypatch.setattr(secrets, "_known", set())
-    monkeypatch.setattr(secrets, "_pattern", None)
+def token() -> None:
+    """The test's own registry (tests/conftest.py), holding the server's token."""
     register_secret(TOKEN)
 
 
