@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from app.cli.common import CommandError, catalogue_for, check_model, open_store
+from app.cli.common import CommandError, catalogue_for, check_model, cut, open_store
 from vision.labels import shown_name
 
 if TYPE_CHECKING:
@@ -56,6 +56,9 @@ async def list_models(config: Config, *, as_json: bool) -> int:
     return 0
 
 
+ANSWER_SHOWN = 2000  # characters of a sight check's answer printed (as many as are kept)
+
+
 async def check_sight(config: Config, ref: str, *, as_json: bool) -> int:
     """`sightline check-sight PROVIDER:MODEL`: the verdict, printed and kept."""
     from routing.errors import ProviderError
@@ -75,8 +78,14 @@ async def check_sight(config: Config, ref: str, *, as_json: bool) -> int:
     finally:
         await catalogue.aclose()
         store.close()
+    answer, was_cut = cut(result.answer, ANSWER_SHOWN), len(result.answer) > ANSWER_SHOWN
     if as_json:
-        line = {"model": model.ref, "sight": str(result.verdict), "answer": result.answer}
+        line = {
+            "model": model.ref,
+            "sight": str(result.verdict),
+            "answer": answer,
+            "answer_cut": was_cut,  # the answer ends in "…" where it was cut
+        }
         print(json.dumps(line))
     else:
         words = {
@@ -84,7 +93,8 @@ async def check_sight(config: Config, ref: str, *, as_json: bool) -> int:
             "blind": "doesn't see pictures",
             "unsure": "gave no clear answer: treated as a model that can't see",
         }[result.verdict]
-        print(f"{model.ref} {words}. It answered: {shown_name(result.answer) or '(nothing)'}")
+        told = f" (cut: it was {len(result.answer)} characters)" if was_cut else ""
+        print(f"{model.ref} {words}. It answered: {shown_name(answer) or '(nothing)'}{told}")
     return 0
 
 

@@ -28,7 +28,7 @@ from routing.refusals import ANTHROPIC_WORDS as WORDS
 from routing.refusals import is_context_too_long, refused_setting, refuses_pictures, says
 from routing.wires.http_errors import no_longer_fits, setting_refused, sightline_bug
 from routing.wires.payload import load_json
-from routing.wires.retry import retry_after_seconds
+from routing.wires.retry import retry_after_seconds, wait_words
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 KEY_ENV = "ANTHROPIC_API_KEY"
@@ -99,7 +99,7 @@ def classify_anthropic_error(
         )
     if status == 429 or kind == "rate_limit_error":
         wait = retry_after_seconds(headers)
-        when = f"in {wait:.0f} seconds" if wait is not None else "in a minute"
+        when = f"in {wait_words(wait)}" if wait is not None else "in a minute"
         return RateLimited(
             f"Anthropic's rate limit for this API key was reached: try again {when}.",
             retry_after=wait,

@@ -42,7 +42,7 @@ from routing.wires.http_errors import (
     sightline_bug,
 )
 from routing.wires.payload import load_json
-from routing.wires.retry import retry_after_seconds
+from routing.wires.retry import retry_after_seconds, wait_words
 
 NAME = "Gemini"
 
@@ -127,7 +127,7 @@ def _quota_or_limit(
             **kw,
         )
     wait = fields.retry_delay() or retry_after_seconds(headers, fields.message)
-    after = f"Wait {round(wait)} seconds and try again." if wait else "Wait a moment and try again."
+    after = f"Wait {wait_words(wait)} and try again." if wait else "Wait a moment and try again."
     return RateLimited(f"{NAME} is limiting requests for this key. {after}", retry_after=wait, **kw)
 
 

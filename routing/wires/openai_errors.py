@@ -50,7 +50,7 @@ from routing.wires.http_errors import (
     who,
 )
 from routing.wires.payload import load_json
-from routing.wires.retry import retry_after_seconds
+from routing.wires.retry import retry_after_seconds, wait_words
 
 
 def error_words(body: Any) -> str | None:
@@ -111,10 +111,6 @@ def parse_error_body(text: str) -> str | None:
         return error_words(load_json(text))
     except ValueError:
         return None
-
-
-def _seconds(wait: float) -> str:
-    return "a second" if wait <= 1 else f"{round(wait)} seconds"
 
 
 def translate_status(
@@ -179,7 +175,7 @@ def translate_status(
     if status in (429, 529) or (status < 400 and (says(text, WORDS.rate_limit) or overloaded)):
         wait = retry_after_seconds(headers, text)
         after = (
-            f" Wait {_seconds(wait)} and try again." if wait else " Wait a moment and try again."
+            f" Wait {wait_words(wait)} and try again." if wait else " Wait a moment and try again."
         )
         if status == 529 or overloaded:
             return Overloaded(f"{name} is overloaded.{after}", retry_after=wait, **kw)

@@ -5,6 +5,8 @@ tried again before any part of the answer came, at most `RETRIES` times: after t
 wait the provider asked for, when it said one within `RETRY_CAP`, else after an
 exponential backoff. A longer wait is the person's to decide, and a quota
 (`QuotaExhausted`) is never waited out. Every wire retries through `retrying`.
+`wait_words` tells a wait asked for; anything past `LONGEST_TOLD` (an hour) is told
+as "more than an hour", however many seconds a server names.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ T = TypeVar("T")
 RETRIES = 2
 RETRY_CAP = 20.0  # seconds; a longer wait is the person's to decide
 RETRY_BASE = 1.0  # seconds before the first retry when the provider said none
+LONGEST_TOLD = 3600.0  # seconds; a longer wait asked is "more than an hour"
 
 _DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h)")
 _HINT = re.compile(
@@ -78,6 +81,19 @@ def retry_after_seconds(headers: Mapping[str, str], message: str = "") -> float 
         scale = 0.001 if unit.startswith(("ms", "milli")) else 60.0 if unit[0] == "m" else 1.0
         return _finite(float(hint.group(1)) * scale)
     return None
+
+
+def wait_words(seconds: float) -> str:
+    """A wait a provider asked for, as a person reads it: "a second", "40 seconds",
+    "5 minutes", or "more than an hour" past `LONGEST_TOLD` (nothing waits that long
+    by itself: `retrying` waits at most `RETRY_CAP`)."""
+    if not math.isfinite(seconds) or seconds > LONGEST_TOLD:
+        return "more than an hour"
+    if seconds <= 1:
+        return "a second"
+    if seconds < 120:
+        return f"{round(seconds)} seconds"
+    return f"{math.ceil(seconds / 60)} minutes"
 
 
 def retry_wait(

@@ -12,6 +12,7 @@ from app.store import Store
 from routing.transcript import MessageStatus
 from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome, write_config
+from tests.servers import openai_chat
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama, Reply
 
@@ -299,3 +300,23 @@ def test_an_encrypted_pdf_attachment_is_a_clear_error(home: SightlineHome, tmp_p
     done = sightline(home, "ask", "--attach", str(tmp_path / "locked.pdf"), "hi")
     assert done.returncode != 0 and "protected by a password" in done.stderr
     assert "attach it in the window" in done.stderr
+
+
+def test_a_retry_after_of_years_is_told_as_more_than_an_hour_and_not_waited(
+    home: SightlineHome,
+) -> None:
+    limited = {"error": {"message": "Rate limit reached", "type": "requests", "code": None}}
+    with openai_chat.FakeOpenAI([openai_chat.ChatModel("my-model")]) as server:
+        server.enqueue(
+            openai_chat.Reply(status=429, body=limited, headers={"retry-after": "999999999"})
+        )
+        with open(home.config, "a", encoding="utf-8") as config:
+            config.write(
+                f'\n[[providers]]\nid = "mine"\nkind = "custom"\nbase_url = "{server.url}"\n'
+            )
+        done = sightline(home, "ask", "--model", "mine:my-model", "hi")
+        assert done.returncode == 1
+        assert done.stderr.count("\n") == 1, done.stderr
+        assert "Wait more than an hour and try again." in done.stderr
+        assert "999999999" not in done.stderr
+        assert len(server.chat_requests()) == 1  # asked once: nothing waits that long by itself

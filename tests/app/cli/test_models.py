@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 
 from app.store import Store
 from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome
+from tests.servers.ollama import FakeOllama, Reply
 
 
 def test_version_is_the_one_in_pyproject(home: SightlineHome) -> None:
@@ -31,6 +33,7 @@ def test_models_json(home: SightlineHome) -> None:
         "sight_from": "listing",
         "tools": False,
         "context_length": rows["llava:7b"]["context_length"],
+        "takes_no": {},  # Ollama's API takes every setting of a chat's
     }
     assert rows["llama3.2:3b"]["sees"] is False and rows["llama3.2:3b"]["tools"] is True
 
@@ -44,7 +47,38 @@ def test_models_json_says_a_model_that_refused_pictures_is_blind(home: Sightline
     assert (llava["sees"], llava["sight_from"]) == (False, "learned")
 
 
+def test_models_json_says_which_settings_a_model_refused(home: SightlineHome) -> None:
+    with Store.open(home.data) as store:
+        store.learned.remember_refused("ollama:llama3.2:3b", "temperature")  # as a turn does
+    done = sightline(home, "models", "--json")
+    assert done.returncode == 0, done.stderr
+    rows = {r["model"]: r for r in json.loads(done.stdout)}
+    assert rows["llama3.2:3b"]["takes_no"] == {"temperature": "learned"}
+    assert rows["llava:7b"]["takes_no"] == {}  # per provider and model
+    plain = sightline(home, "models")
+    assert "ollama:llama3.2:3b\tlocal\tblind, tools, no temperature" in plain.stdout.splitlines()
+
+
 def test_models_plain(home: SightlineHome) -> None:
     done = sightline(home, "models")
     assert done.returncode == 0
     assert "ollama:llava:7b\tlocal\tsees, no tools" in done.stdout.splitlines()
+
+
+def test_check_sight_prints_a_huge_answer_cut_and_says_so(
+    home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    rambling = "Three blue squares.\n" + "and so on " * 1_000_000  # 10 MB in one piece
+    for flags in ([], ["--json"]):
+        fake_ollama.enqueue(Reply(text=rambling, chunk_chars=len(rambling)))
+        done = sightline(home, "check-sight", "ollama:llava:7b", *flags)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.count("\n") == 1 and len(done.stdout) < 3000
+        if flags:
+            line = json.loads(done.stdout)
+            assert line["answer"] == rambling[:2000] + "…" and line["answer_cut"] is True
+        else:
+            assert done.stdout.startswith("ollama:llava:7b ")
+            told = re.search(r"… \(cut: it was (\d+) characters\)\n$", done.stdout)
+            assert told is not None and int(told.group(1)) > 2000
+            assert "Three blue squares.\\nand so on" in done.stdout  # on one line

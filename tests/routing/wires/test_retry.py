@@ -10,8 +10,21 @@ from typing import Any
 
 import pytest
 
-from routing.errors import BadRequest, Overloaded, QuotaExhausted, RateLimited
-from routing.wires.retry import RETRIES, retry_after_seconds, retry_wait, retrying
+from routing.errors import BadRequest, Overloaded, ProviderError, QuotaExhausted, RateLimited
+from routing.models import ProviderConfig
+from routing.transcript import user_message
+from routing.wires.anthropic import AnthropicWire
+from routing.wires.base import ChatRequest, Wire
+from routing.wires.gemini import GeminiWire
+from routing.wires.openai_chat import OpenAIChatWire
+from routing.wires.retry import (
+    RETRIES,
+    retry_after_seconds,
+    retry_wait,
+    retrying,
+    wait_words,
+)
+from tests.servers import anthropic, gemini, openai_chat
 
 
 def test_retry_after_in_every_form() -> None:
@@ -122,3 +135,79 @@ async def test_other_errors_and_quotas_are_not_retried() -> None:
         with pytest.raises(type(error)):
             await run(attempt)
         assert len(calls) == 1
+
+
+def test_a_wait_in_words() -> None:
+    assert [wait_words(s) for s in (0, 1, 7.4, 90, 119, 120, 1500, 3600)] == [
+        "a second",
+        "a second",
+        "7 seconds",
+        "90 seconds",
+        "119 seconds",
+        "2 minutes",
+        "25 minutes",
+        "60 minutes",
+    ]
+    for absurd in (3601, 999_999_999, 1e300, math.inf, math.nan):
+        assert wait_words(absurd) == "more than an hour"
+
+
+# -- a wait of years, asked for by a real server on loopback -------------------------------
+
+YEARS = "999999999"  # seconds: about 31 years
+
+
+async def refused(wire: Wire, model: str) -> ProviderError:
+    """The error of one request (the wire closed after)."""
+    try:
+        with pytest.raises(ProviderError) as caught:
+            async for _ in wire.stream(ChatRequest(model, (user_message("hi"),))):
+                pass
+    finally:
+        await wire.aclose()
+    return caught.value
+
+
+def assert_told_not_waited(error: ProviderError, requests: int) -> None:
+    assert isinstance(error, RateLimited) and error.retry_after == float(YEARS)
+    assert "more than an hour" in error.message and YEARS not in error.message
+    assert requests == 1  # not waited out, not asked again
+
+
+async def test_openai_s_retry_after_of_years_is_told_as_more_than_an_hour() -> None:
+    body = {"error": {"message": "Rate limit reached", "type": "requests", "code": None}}
+    with openai_chat.FakeOpenAI() as server:
+        server.enqueue(openai_chat.Reply(status=429, body=body, headers={"retry-after": YEARS}))
+        provider = ProviderConfig("openai", "openai", server.url, api_key="sk-test")
+        error = await refused(OpenAIChatWire(provider), "gpt-4o-mini")
+        assert_told_not_waited(error, len(server.chat_requests()))
+    assert error.message.endswith("Wait more than an hour and try again.")
+
+
+async def test_anthropic_s_retry_after_of_years_is_told_as_more_than_an_hour() -> None:
+    with anthropic.FakeAnthropic() as server:
+        server.enqueue(
+            anthropic.error_reply(429, "rate_limit_error", "Rate limited", retry_after=YEARS)
+        )
+        provider = ProviderConfig("a", "anthropic", server.base_url, api_key=anthropic.DEFAULT_KEY)
+        error = await refused(AnthropicWire(provider), "claude-sonnet-4-5-20250929")
+        assert_told_not_waited(error, len(server.message_requests()))
+    assert "try again in more than an hour" in error.message
+
+
+async def test_gemini_s_retry_delay_of_years_is_told_as_more_than_an_hour() -> None:
+    with gemini.FakeGemini() as server:
+        limited = gemini.error_reply(
+            429, "RESOURCE_EXHAUSTED", "Resource exhausted.", gemini.retry_info(f"{YEARS}s")
+        )
+        server.enqueue(limited)
+        provider = ProviderConfig("g", "gemini", server.base_url, api_key=gemini.DEFAULT_KEY)
+        error = await refused(GeminiWire(provider), "gemini-2.5-flash")
+        assert_told_not_waited(
+            error,
+            len(
+                server.received(
+                    lambda r: "generateContent" in r.path or "GenerateContent" in r.path
+                )
+            ),
+        )
