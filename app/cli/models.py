@@ -35,6 +35,8 @@ async def list_models(config: Config, *, as_json: bool) -> int:
             "sight_from": str(m.sight_from),
             "tools": m.tools,
             "context_length": m.context_length,
+            # The chat's settings never sent to it, each with why: "api", "preset", "learned".
+            "takes_no": {setting: str(why) for setting, why in m.not_taken},
         }
         for m in catalogue.models()
     ]
@@ -152,9 +154,14 @@ def _where(row: dict[str, Any]) -> str:
 
 
 def _abilities(row: dict[str, Any]) -> str:
+    from routing.parameters import WORDS
+
     sees = {True: "sees", False: "blind", None: "sight unknown"}[row["sees"]]
     tools = {True: "tools", False: "no tools", None: "tools unknown"}[row["tools"]]
-    return f"{sees}, {tools}"
+    # What its provider's rule or a refusal says it doesn't take (not what its API lacks).
+    taken = row.get("takes_no", {}).items()
+    refused = [f"no {WORDS.get(s, s)}" for s, why in taken if why != "api"]
+    return ", ".join([sees, tools, *refused])
 
 
 def nothing_ready(config: Config) -> str:

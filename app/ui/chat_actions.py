@@ -141,8 +141,9 @@ class ChatActions(QObject):
             c.versions.set_settings(chat, settings)
             self._tell(f"Chat settings saved for “{title}”.")
 
+        model = c.model_answer(self.window.picker.current_ref())  # what it takes, noted
         panel = ChatSettingsPanel(
-            title, c.versions.settings(chat), c.config.system_prompt, save, self.window
+            title, c.versions.settings(chat), c.config.system_prompt, save, self.window, model
         )
         panel.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         panel.finished.connect(self._panel_closed)

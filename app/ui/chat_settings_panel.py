@@ -4,7 +4,9 @@ temperature, longest answer and context length of its requests.
 Each field left empty is the default: the system prompt from Settings, the rest
 the server's own (nothing is sent). What is typed is checked by
 routing/chat_settings.py, and a value that can't be used is said under the fields,
-in the words the command line uses too; nothing is kept until Save.
+in the words the command line uses too; nothing is kept until Save. Under each
+parameter the chat's model doesn't take (routing/parameters.py), a note says so and
+why: it is never sent to that model.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ from PySide6.QtWidgets import (
 )
 
 from routing.chat_settings import ChatSettings, SettingsInvalid, checked
+from routing.models import ModelInfo
+from routing.parameters import BECAUSE, WORDS
 
 SERVER_DEFAULT = "the server's default"
 
@@ -39,8 +43,10 @@ class ChatSettingsPanel(QDialog):
         default_prompt: str,
         save: Callable[[ChatSettings], None],
         parent: QWidget | None = None,
+        model: ModelInfo | None = None,
     ) -> None:
-        """A panel showing `settings`, the chat's own; `default_prompt` is Settings'."""
+        """A panel showing `settings`, the chat's own; `default_prompt` is Settings'; `model`
+        the chat's (None for Auto), whose settings it doesn't take are noted."""
         super().__init__(parent)
         self.setWindowTitle(f"Chat settings — {title}")
         self.setAccessibleName("Chat settings")
@@ -74,9 +80,24 @@ class ChatSettingsPanel(QDialog):
         self._follow_default(has_own)
 
         form = QFormLayout()
-        form.addRow("Temperature", self.temperature)
-        form.addRow("Longest answer", self.max_tokens)
-        form.addRow("Context length", self.context_length)
+        self.notes: dict[str, QLabel] = {}  # by setting: why the model doesn't take it
+        for label, field, setting in (
+            ("Temperature", self.temperature, "temperature"),
+            ("Longest answer", self.max_tokens, "max_tokens"),
+            ("Context length", self.context_length, "context_length"),
+        ):
+            form.addRow(label, field)
+            if model is not None and (why := model.why_not(setting)) is not None:
+                note = QLabel(
+                    f"{model.ref} doesn't take a {WORDS[setting]} ({BECAUSE[why]}): "
+                    "it isn't sent to it.",
+                    self,
+                )
+                note.setAccessibleName(f"{label}: not taken")
+                note.setWordWrap(True)
+                note.setTextFormat(Qt.TextFormat.PlainText)
+                form.addRow("", note)
+                self.notes[setting] = note
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
         )

@@ -507,6 +507,12 @@ class Controller(QObject):
         if self._current:
             self.store.crossings.set_earlier_pictures(self._current, choice)
 
+    def model_answer(self, ref: str) -> ModelInfo | None:
+        """The model's one answer now, lessons included (None: Auto, an agent, not listed)."""
+        if self._catalogue is None or not ref.partition(":")[2]:
+            return None
+        return self._catalogue.find(ref)
+
     def learned_blind(self) -> frozenset[str]:
         """Models that refused pictures (in this or an earlier session)."""
         if self._catalogue is not None:

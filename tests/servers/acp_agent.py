@@ -8,6 +8,8 @@ behaviours:
 - `think`, `plan`: stream a thought chunk / a plan before answering
 - `tool`: report a tool call whose result carries a picture (and text)
 - `permission`: ask permission before the tool call; the answer is echoed back
+- `exec-permission`: the same, for an execute tool running a two-line command (its
+  title the command in backticks, its raw input the command, as coding agents ask)
 - `auth`: refuse `session/new` with auth_required (a terminal sign-in method)
 - `crash`: exit in the middle of answering; `hang`: stop sending mid-answer
 - `garbage`: write a line that is not JSON mid-answer
@@ -225,10 +227,20 @@ class FakeAgent(Agent):
                 update_plan([plan_entry("Look", status="completed"), plan_entry("Answer")]),
             )
         await say(session_id, update_agent_message_text("Part one. "))
-        if "permission" in BEHAVIOURS:
+        if "permission" in BEHAVIOURS or "exec-permission" in BEHAVIOURS:
+            asked = (
+                ToolCallUpdate(
+                    tool_call_id="t-1",
+                    title="`rm -rf build`",
+                    kind="execute",
+                    raw_input={"command": "rm -rf build\necho cleaned", "description": "Clean"},
+                )
+                if "exec-permission" in BEHAVIOURS
+                else ToolCallUpdate(tool_call_id="t-1", title="Read notes.txt", kind="read")
+            )
             answer = await self.conn.request_permission(
                 session_id=session_id,
-                tool_call=ToolCallUpdate(tool_call_id="t-1", title="Read notes.txt", kind="read"),
+                tool_call=asked,
                 options=[
                     PermissionOption(option_id="yes", name="Allow", kind="allow_once"),
                     PermissionOption(option_id="always", name="Always", kind="allow_always"),

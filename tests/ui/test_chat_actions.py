@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
+from app.store import Store
 from app.ui.painting import NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.session import Session
 from routing.chat_settings import ChatSettings
@@ -244,3 +245,19 @@ def test_a_new_chat_keeps_settings_chosen_before_its_first_message(
     qtbot.waitUntil(lambda: len(answers(session)) == 1 and not session.controller.busy)
     assert fake_ollama.chat_requests()[-1]["options"] == {"num_predict": 64}
     assert session.store.conversations.settings(session.controller.current_id).max_tokens == 64
+
+
+def test_the_chat_settings_panel_says_which_settings_the_chats_model_takes(
+    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    with Store.open(home.data) as store:  # as a turn does when the model refuses one
+        store.learned.remember_refused(BLIND, "temperature")
+    session = ready(qtbot, open_window)
+    panel = session.window.chat_actions.open_settings()
+    assert set(panel.notes) == {"temperature"}  # Ollama takes the other two
+    assert panel.notes["temperature"].text() == (
+        f"{BLIND} doesn't take a temperature (it refused it): it isn't sent to it."
+    )
+    panel.reject()
+    pick(session, "ollama:llava:7b")  # another model: nothing learned of it
+    assert session.window.chat_actions.open_settings().notes == {}

@@ -5,7 +5,8 @@ Two kinds of asking reach the turn: the agent's own `session/request_permission`
 call of Sightline's door (its line asks whether the person allows `read_file` or
 `screenshot`). Both go to the same approver as a model's tool call, so the window
 shows its approval card and headless `ask` answers as `--allow-tools` says; a
-refusal is told in the chat, with how to allow it.
+refusal is told in the chat, naming what was refused in one line (the command the
+agent would run, else its tool's title), with how to allow it.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import Callable
 from app.store import Store, StoredItem
 from app.turn.acp.client import DoorAsked, PermissionAsked
 from app.turn.acp.session import AgentSession
+from app.turn.asked_words import command_of, one_line
 from app.turn.tool_step import Approval, ToolStep
 from routing.transcript import Notice, NoticeKind, ToolCall
 from routing.wires.payload import bounded_arguments
@@ -66,7 +68,10 @@ class Asking:
             asked.answer.set_result(option)
         if answer != Approval.DENY:
             return None
-        return self._refused(conversation_id, f"The agent {session.agent.id} asked to {title}")
+        # Named in one line: the command it would run, else the tool's title.
+        command = command_of(raw)
+        what = f"run `{command}`" if command else one_line(title)
+        return self._refused(conversation_id, f"The agent {session.agent.id} asked to {what}")
 
     async def door(
         self, session: AgentSession, conversation_id: str, asked: DoorAsked

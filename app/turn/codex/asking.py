@@ -5,7 +5,8 @@ Its approval requests (a command, a file change, and the older `execCommandAppro
 named `codex.command` or `codex.file_change`, so the window shows its approval card,
 headless `ask` answers as `--allow-tools` says, and "allow in this chat" holds for the
 rest of the chat; the answer goes back as Codex's decision (`accept`, `acceptForSession`,
-`decline`) and a refusal is told in the chat with `denied_hint`. A dynamic tool's call
+`decline`) and a refusal is told in the chat with `denied_hint`, naming the command (in
+one line, app/turn/asked_words.py) or the files. A dynamic tool's call
 (`item/tool/call`: Sightline's `read_file` or `screenshot`) is asked the same way, then
 run, stored as a call and a tool message, and answered with its words and pictures (data
 URLs); a picture it sends to a model off this computer is disclosed with a `Crossed` fact.
@@ -25,6 +26,7 @@ from typing import Any
 
 from app.store import Store
 from app.tools.base import Tool, error_result
+from app.turn.asked_words import command_of, one_line
 from app.turn.codex.record import COMMAND, FILE_CHANGE, CodexRecord
 from app.turn.engine_words import EngineWords
 from app.turn.events import ItemAdded, TurnEvent
@@ -99,10 +101,10 @@ class CodexAsking:
             )
             answer = await self.tool_step.decide(chat, call)
             if answer == Approval.DENY:
-                what = "run a command" if name == COMMAND else "change files"
                 self._notice(
                     chat,
-                    f"Codex asked to {what}, which was not allowed." + self.denied_hint,
+                    f"Codex asked to {_declined(name, params)}, which was not allowed."
+                    + self.denied_hint,
                     events,
                 )
                 return {"decision": refusal}
@@ -213,6 +215,19 @@ class CodexAsking:
 
     def _told(self, chat: str, notice: Notice, events: list[TurnEvent]) -> None:
         events.append(ItemAdded(self.store.add_notice(chat, notice)))
+
+
+def _declined(name: str, params: Mapping[str, Any]) -> str:
+    """What Codex asked, as a notice names it: the command in one line, or the files."""
+    if name == COMMAND:
+        command = command_of(params)
+        return f"run `{command}`" if command else "run a command"
+    changes = params.get("fileChanges")
+    paths = [one_line(str(p)) for p in changes] if isinstance(changes, dict) else []
+    if not paths:
+        return "change files"
+    more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+    return f"change {', '.join(paths[:3])}{more}"
 
 
 def _asked(params: Mapping[str, Any]) -> dict[str, Any]:

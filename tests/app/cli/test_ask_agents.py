@@ -59,6 +59,18 @@ def test_without_allow_tools_a_permission_is_rejected_and_named(
     assert "[permission: yes]" in allowed.stdout
 
 
+def test_without_allow_tools_a_command_is_rejected_and_named_in_one_line(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    with_agent(home, tmp_path, "exec-permission")
+    done = sightline(home, "ask", "--model", "fake", "clean up")
+    assert done.returncode == 0, done.stderr
+    assert "[permission: no]" in done.stdout
+    # Its two-line command in one line: the first, and that more was left out.
+    assert "The agent fake asked to run `rm -rf build …`, which was not allowed." in done.stderr
+    assert "echo cleaned" not in done.stderr
+
+
 def test_a_crashing_agent_is_one_clear_line(home: SightlineHome, tmp_path: Path) -> None:
     with_agent(home, tmp_path, "crash")
     done = sightline(home, "ask", "--model", "fake", "go")

@@ -123,7 +123,7 @@ async def test_command_and_file_approvals_go_to_the_approver(
         assert all(r.is_error for r in results)
         refused = [n.text for n in notices(events) if "not allowed" in n.text]
         assert refused == [
-            "Codex asked to run a command, which was not allowed. (hint)",
+            "Codex asked to run `touch made.txt && echo made`, which was not allowed. (hint)",
             "Codex asked to change files, which was not allowed. (hint)",
         ]
     else:

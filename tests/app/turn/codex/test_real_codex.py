@@ -140,6 +140,8 @@ async def test_a_command_is_declined_headless_without_allow_tools(
     assert isinstance(last, TurnEnded) and last.error is None, notices(events)
     assert not (tmp_path / "made-by-codex").exists()
     said = [n.text for n in notices(events)]
-    assert "Codex asked to run a command, which was not allowed. (hint)" in said
+    named = [t for t in said if t.startswith("Codex asked to run `")]
+    assert named and "touch made-by-codex" in named[0], said
+    assert named[0].endswith("`, which was not allowed. (hint)")
     told = json.dumps(sent(server)[-1]["input"])
     assert "rejected by user" in told
