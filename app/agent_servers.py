@@ -35,7 +35,7 @@ from tomlkit.items import AoT, Table
 from app.config import ConfigError
 from app.config_file import write_config_text
 from routing.models import ProviderConfig
-from routing.secrets import register_secret
+from routing.secrets import register_env
 
 MAX_PASTE_BYTES = 256 * 1024  # a Zed settings file is a few KB; this bounds what is read
 MASK = "•••"
@@ -435,8 +435,7 @@ def agent_draft_from(provider: ProviderConfig) -> AgentDraft:
 def draft_of(agent: PastedAgent) -> AgentDraft:
     """A draft of a pasted agent, not yet in the config file (its model elsewhere); its
     env values are secrets from now on."""
-    for _, value in agent.env:
-        register_secret(value)  # it may print them in its log, whatever their length
+    register_env(agent.env)  # it may print them in its log
     return AgentDraft(id=agent.id, command=agent.command, args=agent.args, env=agent.env)
 
 

@@ -348,10 +348,9 @@ def _parse_agent(table: Mapping[str, Any], where: str) -> ProviderConfig:
         raise ConfigError(
             f"{where}: agent {provider_id!r}: env name {bad!r} must be letters, digits and '_'."
         )
-    from routing.secrets import register_secret
+    from routing.secrets import register_env
 
-    for value in env.values():
-        register_secret(value)  # the agent may print it in its log; a short one as a whole token
+    register_env(env.items())  # the agent may print them in its log
     model_provider = table.get("model_provider", "")
     if not isinstance(model_provider, str) or any(not c.isprintable() for c in model_provider):
         raise ConfigError(

@@ -1,8 +1,9 @@
 """The secrets in use and their redaction: every form a secret can take in a text, replaced.
 
 Whatever Sightline configures as secret registers here: every provider key, the
-user name and password in a provider's address or a proxy variable, every `env`
-value of an MCP server or an agent. `redact` then replaces each, in every form it
+user name and password in a provider's address or a proxy variable, the `env`
+values of an MCP server or an agent (all but a plain setting such as `1` or `info`
+under a name that isn't a secret's: `register_env`). `redact` then replaces each, in every form it
 can take in someone else's words (raw, JSON-escaped, URL-encoded, base64, hex:
 `routing.secret_forms`), and anything shaped like a key, in whatever a person or a
 log file reads: log lines, `ProviderError`s, stored notices, MCP problems.
@@ -85,6 +86,28 @@ def register_url_userinfo(url: str) -> None:
         # As an HTTP client sends them: `Authorization: Basic base64(user:password)`.
         pair = f"{unquote(username or '')}:{unquote(password or '')}"
         register_secret(base64.b64encode(pair.encode()).decode("ascii"))
+
+
+# An env value that is plainly a setting: a number of up to five digits, or up to four
+# words of plain letters (lower, upper or capitalised case), like `1`, `8080`, `true`,
+# `info`, `think,plan`. Registered, it would be redacted from every notice, log line
+# and answer that says "1" or "permissions"; a token is not written like that.
+_PLAIN_SETTING = re.compile(
+    r"\d{1,5}(\.\d+)?|(?:[a-z]{1,16}|[A-Z]{1,16}|[A-Z][a-z]{1,15})(?:[ ,;:._-]"
+    r"(?:[a-z]{1,16}|[A-Z]{1,16}|[A-Z][a-z]{1,15})){0,3}"
+)
+# ...unless the variable's name says it holds a secret, whatever it looks like.
+_SECRET_NAME = re.compile(r"(?i)key|token|secret|pass|pwd|auth|cred|cookie|session|private")
+
+
+def register_env(env: Iterable[tuple[str, str]]) -> None:
+    """Redact the secrets among a program's environment variables (an MCP server's, an
+    agent's): every value but a plain setting under a name that isn't a secret's, and the
+    user-info of each URL."""
+    for name, value in env:
+        if _SECRET_NAME.search(name) or not _PLAIN_SETTING.fullmatch(value.strip()):
+            register_secret(value)  # whatever its length: a short one as a whole token
+        register_url_userinfo(value)
 
 
 def register_proxy_userinfo(environ: Mapping[str, str]) -> None:

@@ -116,7 +116,9 @@ def test_a_codex_key_on_an_acp_agent_says_which_keys_an_acp_agent_has() -> None:
 
 @pytest.mark.parametrize("kind", ["acp", "codex"])
 def test_an_agents_env_values_are_secrets_once_the_config_is_read(kind: str) -> None:
-    assert redact("token agent-tok-778899 flag 1") == "token agent-tok-778899 flag 1"
-    parsed({"id": "a", "kind": kind, "command": "x", "env": {"T": "agent-tok-778899", "F": "1"}})
-    # What the agent prints in its log is redacted; a short value only as a whole token.
-    assert redact("token agent-tok-778899 flag 1, 10") == "token [redacted] flag [redacted], 10"
+    said = "token agent-tok-778899, pin 4321, debug 1"
+    assert redact(said) == said
+    env = {"T": "agent-tok-778899", "AGENT_PASSWORD": "4321", "DEBUG": "1"}
+    parsed({"id": "a", "kind": kind, "command": "x", "env": env})
+    # What the agent prints in its log is redacted; a plain setting stays readable.
+    assert redact(said) == "token [redacted], pin [redacted], debug 1"

@@ -27,8 +27,6 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from app import export
-from app.store import Store
 from tests.faults.cli import ROOT, sightline
 from tests.servers.anthropic import FakeAnthropic
 from tests.servers.loopback import closed_port
@@ -303,13 +301,13 @@ def test_no_configured_secret_reaches_a_file_an_export_or_the_terminal_in_any_fo
 
     exports = tmp_path / "exports"
     exports.mkdir()
-    with Store.open(leaky.data) as store:
-        chats = store.conversations.list()
-        assert len(chats) == 5  # one per `ask`
-        for chat in chats:
-            exported = export.snapshot(store, chat.id)
-            export.write_markdown(exported, exports / f"{chat.id}.md")
-            export.write_json(exported, exports / f"{chat.id}.json")
+    chats = json.loads(sightline(leaky.env, "chats", "--json").stdout)
+    assert len(chats) == 5  # one per `ask`
+    for chat in chats:
+        for form in ("md", "json"):
+            written = exports / f"{chat['id']}.{form}"
+            done = sightline(leaky.env, "export", chat["id"], "--format", form, "-o", str(written))
+            assert done.returncode == 0 and written.stat().st_size > 0, done.stderr
 
     log = (leaky.data / "logs" / "sightline.log").read_text(encoding="utf-8")
     # What was redacted did reach the log, so the search below had something to miss.

@@ -14,6 +14,7 @@ from routing.errors import KeyProblem, ProviderError
 from routing.secrets import (
     redact,
     redact_secrets,
+    register_env,
     register_proxy_userinfo,
     register_secret,
     register_url_userinfo,
@@ -196,3 +197,45 @@ def test_every_form_is_redacted_in_a_megabyte_at_once() -> None:
     redacted = redact(text)
     assert redacted.count("[redacted]") == 3 and redacted.startswith(filler)
     assert secret_bytes_left(redacted[-200:], ENCODED_KEY) == []
+
+
+# -- a program's environment -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("DEBUG", "1"),
+        ("PORT", "8080"),
+        ("VERBOSE", "true"),
+        ("LOG_LEVEL", "INFO"),
+        ("FAKE_CODEX", "permissions"),
+        ("BEHAVIOURS", "think,plan"),
+        ("MODE", "Plan"),
+    ],
+)
+def test_an_env_value_that_is_plainly_a_setting_stays_readable(name: str, value: str) -> None:
+    register_env([(name, value)])
+    assert redact(f"asked for more {value} (1 step)") == f"asked for more {value} (1 step)"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("GITHUB", "ghp_0123456789abcdef"),  # letters and digits: a token's shape
+        ("UPSTREAM", "xYzAbCdEfGhIjKlM"),  # mixed case inside a word
+        ("LETTERS", "abcdefghijklmnopqrstu"),  # a word longer than any plain one
+        ("FOLDER", "/srv/private/data"),
+        ("DB_PASSWORD", "hunter"),  # plain, but its name says what it is
+        ("API_KEY", "1234"),
+        ("SESSION", "true"),
+    ],
+)
+def test_every_other_env_value_is_a_secret(name: str, value: str) -> None:
+    register_env([(name, value)])
+    assert redact(f"said {value}.") == "said [redacted]."
+
+
+def test_a_url_in_the_environment_has_its_user_info_registered() -> None:
+    register_env([("DATABASE_URL", "postgres://dbuser:s3cret-pw@127.0.0.1:5432/app")])
+    assert redact("login dbuser with s3cret-pw") == "login [redacted] with [redacted]"

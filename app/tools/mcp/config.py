@@ -9,9 +9,11 @@ rest of a Claude Desktop config file, are ignored) and the bare inner object
 Every problem is a `McpConfigError` naming the place (`mcpServers.foo.args[1]`)
 and what is wrong; no input makes this module raise anything else.
 
-Every `env` value of a loaded file is registered as a secret (routing/secrets.py):
-servers take their tokens there, and one that prints its token to stderr, or a
-problem that quotes it, must not carry it into the log or in front of the person.
+Every `env` value of a loaded file is registered as a secret (routing/secrets.py
+`register_env`; all but a plain setting such as `1` or `info`): servers take their
+tokens there, and one that prints its token to stderr, returns it from a tool, or a
+problem that quotes it, must not carry it into the log, the store or in front of the
+person.
 Text that is only checked (pasted in Settings, not yet saved) registers nothing.
 """
 
@@ -25,7 +27,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from routing.secrets import register_secret
+from routing.secrets import register_env
 from vision.files import FileRefused, read_capped
 
 REMOTE_UNSUPPORTED = "remote MCP servers are not supported yet"
@@ -262,6 +264,5 @@ def load_mcp_servers(path: Path) -> list[McpServerConfig]:
         ) from None
     servers = parse_mcp_servers(text, source=str(path))
     for server in servers:
-        for value in server.env.values():
-            register_secret(value)  # whatever its length: a short one as a whole token
+        register_env(server.env.items())  # its log and its results may say them back
     return servers
