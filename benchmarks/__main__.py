@@ -1,7 +1,7 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
-NAME picks modules (startup, ask, store, pictures, redact, describer, pdf, window, sight, agent);
-none runs all.
+NAME picks modules (startup, ask, store, import, pictures, redact, describer, pdf, window,
+sight, agent); none runs all.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from benchmarks import (
     bench_agent,
     bench_ask,
     bench_describer,
+    bench_import,
     bench_pdf,
     bench_pictures,
     bench_redact,
@@ -28,6 +29,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "startup": bench_startup.run,
     "ask": bench_ask.run,
     "store": bench_store.run,
+    "import": bench_import.run,
     "pictures": bench_pictures.run,
     "redact": bench_redact.run,
     "describer": bench_describer.run,

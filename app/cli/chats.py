@@ -66,7 +66,9 @@ def _chats(store: Store, *, as_json: bool) -> int:
 
 
 def _export(store: Store, conversation_id: str, form: str, output: Path | None) -> int:
-    from app.export import ExportError, markdown, snapshot, to_json, write_json, write_markdown
+    from app.export import ExportError, snapshot
+    from app.export_json import to_json, write_json
+    from app.export_markdown import markdown, write_markdown
 
     conversation_named(store, conversation_id)
     try:
@@ -95,13 +97,18 @@ def _export(store: Store, conversation_id: str, form: str, output: Path | None) 
 
 
 def _import(store: Store, path: Path) -> int:
-    from app.export import ExportError, read_json
+    from app.export import ExportError
+    from app.import_json import read_json
     from app.importer import add_to_store
+    from app.store import StoreError
 
     try:
         exported = read_json(path)
     except ExportError as exc:
         raise CommandError(str(exc)) from None
-    conversation_id = add_to_store(store, exported)
+    try:
+        conversation_id = add_to_store(store, exported)
+    except StoreError as exc:  # nothing was added: the import is one transaction
+        raise CommandError(f"{exc} Nothing was imported.") from None
     print(conversation_id)
     return 0

@@ -5,8 +5,9 @@ in one SQLite file.
 notices, a streaming answer's deltas, pictures), the way the turn and the window
 use it most, with each other concept beside them as an attribute sharing the one
 connection: `conversations` (the list), `grants` (tools allowed per chat),
-`learned` (models learned blind), `crossings` (what left this computer) and
-`branches` (versions: regenerated answers, edited messages; delete with Undo).
+`learned` (models learned blind), `crossings` (what left this computer),
+`branches` (versions: regenerated answers, edited messages; delete with Undo) and
+`bulk` (a whole conversation added in one transaction: an import).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sqlite3
 from pathlib import Path
 
 from app.store.branches import Branches, DamagedConversation
+from app.store.bulk import Bulk
 from app.store.connection import Connection, StoreError
 from app.store.conversations import Conversations, ConversationSummary, SearchHit
 from app.store.crossings import Crossings
@@ -49,6 +51,7 @@ class Store(Items):
         self.learned = Learned(connection)
         self.crossings = Crossings(connection)
         self.branches = Branches(connection)
+        self.bulk = Bulk(connection)
 
     @classmethod
     def open(cls, folder: Path) -> Store:

@@ -2,6 +2,8 @@
 
 Pictures and PDFs are stored once each by SHA-256 (tables `pictures` and `pdfs`);
 the JSON refers to them by hash, with the per-use label or file name beside it.
+An export writes its parts in this same shape, and both are read back, every field
+checked, by `app.store.part_reader`.
 
 What a model or a tool wrote is stored with every secret in use redacted
 (`routing.secrets.redact_secrets`): its words, its tool calls' arguments and the
@@ -17,10 +19,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from app.store.fields import FieldError, Fields
+from app.store.part_reader import read_part
 from routing.secrets import redact_secrets
 from routing.transcript import (
     CarriedPart,
-    PagesPart,
     Part,
     PdfPart,
     PicturePart,
@@ -172,45 +175,25 @@ class Blobs:
             raise sqlite3.DatabaseError(f"PDF {sha256} is missing")
         return replace(found, name=name)
 
-    def _picture_part(self, ref: dict[str, Any]) -> PicturePart:
-        found = self.picture(ref["sha256"], ref.get("label", ""))
+    def picture_for(self, sha256: str, label: str, where: str) -> Picture:
+        """The stored picture with this hash, carrying `label`; a missing one is a damaged
+        database."""
+        found = self.picture(sha256, label)
         if found is None:
-            raise sqlite3.DatabaseError(f"picture {ref['sha256']} is missing")
-        return PicturePart(found)
+            raise sqlite3.DatabaseError(f"picture {sha256} is missing")
+        return found
+
+    def pdf_for(self, sha256: str, name: str, where: str) -> PdfFile:
+        """The stored PDF with this hash, carrying `name` (as `pdf`)."""
+        return self.pdf(sha256, name)
 
     def decode(self, data: dict[str, Any]) -> Part:
-        """One non-text part from its JSON."""
-        kind = data["type"]
-        if kind == "tool_call":
-            return ToolCall(id=data["id"], name=data["name"], arguments=data["arguments"])
-        if kind == "tool_result":
-            return ToolResult(
-                call_id=data["call_id"],
-                name=data["name"],
-                parts=tuple(self._decode_piece(sub) for sub in data["parts"]),
-                is_error=data["is_error"],
-            )
-        if kind == "pdf":
-            return PdfPart(self.pdf(data["sha256"], data["name"]))
-        if kind == "carried":
-            return CarriedPart(str(data["shape"]), str(data["source"]), dict(data["data"]))
-        return self._decode_piece(data)
-
-    def _decode_piece(self, data: dict[str, Any]) -> ResultPart:
-        kind = data["type"]
-        if kind == "text":
-            return TextPart(data["text"])
-        if kind == "picture":
-            return self._picture_part(data)
-        if kind == "pages":
-            return PagesPart(
-                document=data["document"],
-                first=data["first"],
-                pictures=tuple(self._picture_part(ref).picture for ref in data["pictures"]),
-                extraction_error=data["extraction_error"],
-                total_pages=data["total_pages"],
-            )
-        raise sqlite3.DatabaseError(f"unknown part type {kind!r}")
+        """One non-text part from its JSON, read as an export's are (`app.store.part_reader`);
+        one that can't be read is a damaged database."""
+        try:
+            return read_part(Fields(data, "part"), self)
+        except FieldError as exc:
+            raise sqlite3.DatabaseError(str(exc)) from None
 
 
 def link_blobs(db: sqlite3.Connection, item_id: int, encoded: Encoded) -> None:

@@ -12,16 +12,10 @@ from urllib.parse import unquote
 import pytest
 from PIL import Image
 
-from app.export import (
-    ExportError,
-    from_json,
-    markdown,
-    read_json,
-    snapshot,
-    to_json,
-    write,
-    write_json,
-)
+from app.export import ExportError, snapshot, write
+from app.export_json import to_json, write_json
+from app.export_markdown import markdown
+from app.import_json import from_json, read_json
 from app.store import Store
 from app.store.schema import MIGRATIONS
 from routing.answer_stats import AnswerStats

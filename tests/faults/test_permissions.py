@@ -34,15 +34,17 @@ pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bit
 EXPORT = """
 import json, os, stat, sys
 from pathlib import Path
-from app import export
+from app.export import snapshot
+from app.export_json import write_json
+from app.export_markdown import write_markdown
 from app.store import Store
 
 data = Path(sys.argv[1])
 with Store.open(data) as store:
     (chat,) = store.conversations.list()
-    exported = export.snapshot(store, chat.id)
-    export.write_markdown(exported, Path(sys.argv[2]) / "chat.md")
-    export.write_json(exported, Path(sys.argv[2]) / "chat.json")
+    exported = snapshot(store, chat.id)
+    write_markdown(exported, Path(sys.argv[2]) / "chat.md")
+    write_json(exported, Path(sys.argv[2]) / "chat.json")
     sidecars = [data / "sightline.db-wal", data / "sightline.db-shm"]
     print(json.dumps({p.name: oct(stat.S_IMODE(os.stat(p).st_mode)) for p in sidecars}))
 """

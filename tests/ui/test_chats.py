@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
 
-from app import export
+from app.import_json import read_json
 from app.store import Store
 from app.ui import chats
 from app.ui.edits import EscapeEdit
@@ -375,7 +375,7 @@ def test_export_markdown_and_json_from_the_window(
     dialog.selectFile(str(tmp_path / "colour.json"))
     dialog.accept()
     qtbot.waitUntil(lambda: "colour.json" in window.statusBar().currentMessage(), timeout=5000)
-    back = export.read_json(tmp_path / "colour.json")
+    back = read_json(tmp_path / "colour.json")
     assert [e.item for e in back.entries] == [s.item for s in session.store.items(chat)]
     first = back.entries[0].item
     assert isinstance(first, Message) and first.pictures[0].data == picture.data
