@@ -1,7 +1,7 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
 NAME picks modules (startup, ask, store, import, pictures, redact, describer, pdf, window,
-sight, agent); none runs all.
+sight, agent, wires); none runs all.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from benchmarks import (
     bench_startup,
     bench_store,
     bench_window,
+    bench_wires,
 )
 from benchmarks.common import Row, table
 
@@ -37,6 +38,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "window": bench_window.run,
     "sight": bench_sight_check.run,
     "agent": bench_agent.run,
+    "wires": bench_wires.run,
 }
 
 

@@ -154,3 +154,17 @@ class TooLarge(ProviderError):
     """The server sent more than Sightline reads (a line, an event, a body): check its address."""
 
     kind = "too_large"
+
+
+class AnswerCut(ProviderError):
+    """An answer reached the most Sightline keeps of one (routing/wires/bounded.py
+    ANSWER_CHARS): cut there, what fits kept."""
+
+    kind = "answer_cut"
+
+
+class TurnTooLong(ProviderError):
+    """A turn took longer than its overall limit (app/turn/limits.py): stopped, what came kept.
+    Not a `TimedOut`: the server answered, so no other model is asked instead."""
+
+    kind = "turn_limit"

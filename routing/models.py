@@ -38,6 +38,10 @@ class ProviderConfig:
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = field(default=(), repr=False)  # may hold secrets
     model_provider: str = ""
+    # Its own limits, in seconds (None: Sightline's): how long a stream or an agent may
+    # show no progress, and how long one turn may take in all (app/turn/limits.py).
+    idle_seconds: float | None = None
+    turn_seconds: float | None = None
 
     @property
     def is_agent(self) -> bool:

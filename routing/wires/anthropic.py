@@ -21,6 +21,7 @@ from routing.errors import KeyProblem, ProviderError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset, preset_for
 from routing.transcript import Message, ToolCall, ToolResult
+from routing.wires.answer_cap import hold
 from routing.wires.anthropic_errors import (
     anthropic_base_url,
     classify_anthropic_error,
@@ -154,6 +155,7 @@ class StreamState:
     stop_reason: str = ""
     finished: bool = False
     taken: int = 0  # tool input fragments and usage taken in, which show no event yet
+    held: int = 0  # characters of tool input held until their blocks end (answer_cap.hold)
 
     def take_usage(self, usage: Any) -> None:
         """Keep the newest counts (message_delta's are cumulative)."""
@@ -216,7 +218,9 @@ def parse_event(event_name: str, data: str, state: StreamState) -> list[StreamEv
             and isinstance(index, int)
             and index in state.tools
         ):
-            state.tools[index].parts.append(str(delta.get("partial_json", "")))
+            fragment = str(delta.get("partial_json", ""))
+            hold(state, len(fragment))
+            state.tools[index].parts.append(fragment)
             state.taken += 1
         elif delta.get("type") in ("thinking_delta", "signature_delta"):
             state.taken += 1  # not shown yet, but the model is at work on the answer
@@ -290,7 +294,7 @@ class AnthropicWire(HttpWire):
             # Read for its words only: an error body or a web page, never an answer.
             raw = await read_body(response, ERROR_BODY_CAP, what, provider_id=pid)
             raise self._not_the_api(raw, what)
-        state = StreamState(self.provider, model=request.model)
+        state = StreamState(self.located, model=request.model)
 
         def parse(sse: SseEvent) -> tuple[list[StreamEvent], bool]:
             return parse_event(sse.event, sse.data, state), state.finished

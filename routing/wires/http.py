@@ -3,8 +3,9 @@
 `HttpWire` owns what no shape does differently: the client (routing/wires/client.py)
 and its timeouts, the key check, sending the chat request, the retry before any
 output (routing/wires/retry.py), reading within bounds and the idle deadline
-(routing/wires/bounded.py), and turning transport failures and cut-off answers into
-errors (routing/wires/http_errors.py). A shape's module (ollama, openai_chat,
+(routing/wires/bounded.py), the most of one answer it gives out
+(routing/wires/answer_cap.py), and turning transport failures and cut-off answers
+into errors (routing/wires/http_errors.py). A shape's module (ollama, openai_chat,
 anthropic, lmstudio) supplies only what is its own: the address, headers, the
 request body, how its stream becomes events, its model list, and how its error
 bodies become errors. Its provider's quirks come from the preset, never from
@@ -26,7 +27,8 @@ from routing.endpoints import endpoint_name
 from routing.errors import KeyProblem, ModelNotFound, ProviderError, ServerError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset
-from routing.wires import bounded
+from routing.wires import answer_cap, bounded
+from routing.wires.answer_cap import AnswerCap
 from routing.wires.base import ChatRequest, StreamEvent
 from routing.wires.bounded import LISTING_CAP, Fetched, IdleDeadline, fetch, read_error
 from routing.wires.client import http_client
@@ -64,6 +66,7 @@ class HttpWire(ABC):
         timeout: float = DEFAULT_TIMEOUT,
         retry_base_delay: float = RETRY_BASE,
         idle_limit: float | None = None,
+        answer_chars: int | None = None,
     ) -> None:
         self.provider = provider
         self.preset = preset or self.preset_of(provider)
@@ -72,10 +75,20 @@ class HttpWire(ABC):
         self.located = replace(provider, base_url=self.base_url)
         self.server = endpoint_name(self.base_url)
         self._local = self.located.is_local
+        # The provider's own idle limit (its config's idle_seconds) holds silence as long.
+        if provider.idle_seconds is not None:
+            timeout = max(timeout, provider.idle_seconds)
         self._timeout = httpx.Timeout(timeout, connect=min(timeout, CONNECT_TIMEOUT))
         self._retry_base = retry_base_delay
         # Read when a wire is made, so tests (and a child process) can lower it.
-        self._idle_limit = bounded.IDLE_LIMIT if idle_limit is None else idle_limit
+        self._idle_limit = (
+            idle_limit
+            if idle_limit is not None
+            else provider.idle_seconds
+            if provider.idle_seconds is not None
+            else bounded.IDLE_LIMIT
+        )
+        self._answer_chars = answer_chars  # None: answer_cap.ANSWER_CHARS when a stream starts
         self._owns_client = client is None
         self._client = client or http_client(
             self.base_url, local=self._local, provider_id=provider.id
@@ -168,16 +181,24 @@ class HttpWire(ABC):
         return await self.read_models()
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamEvent]:
-        """Send the request and yield its events as they arrive; a `ProviderError` on failure."""
+        """Send the request and yield its events as they arrive; a `ProviderError` on failure,
+        `AnswerCut` once the answer's words reach their cap (the last piece cut to fit)."""
         self.require_key()
         body = self.chat_body(request)
-        deadline = IdleDeadline(self._idle_limit, server=self.server, provider_id=self.provider.id)
+        pid = self.provider.id
+        deadline = IdleDeadline(self._idle_limit, server=self.server, provider_id=pid)
+        limit = answer_cap.ANSWER_CHARS if self._answer_chars is None else self._answer_chars
+        cap = AnswerCap(limit, server=self.server, provider_id=pid)
         attempts = retrying(
             lambda: self._attempt(body, request, deadline), base_delay=self._retry_base
         )
         async with aclosing(deadline.watch(attempts)) as events:
             async for event in events:
-                yield event
+                given = cap.fit(event)
+                if given is not None:
+                    yield given
+                if cap.over:  # closing the events here closes the response: nothing more is read
+                    raise cap.cut()
 
     async def _attempt(
         self, body: dict[str, Any], request: ChatRequest, deadline: IdleDeadline

@@ -23,6 +23,7 @@ from routing.errors import MalformedResponse, ProviderError
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
+from routing.wires.answer_cap import hold
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.bounded import EVENT_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
 from routing.wires.http import ErrorAnswer
@@ -150,6 +151,7 @@ class StreamState:
     finish_reason: str | None = None
     usage: Usage | None = None
     taken: int = 0  # tool call fragments and usage taken in, which show no event yet
+    held: int = 0  # characters of tool call arguments held until they end (answer_cap.hold)
 
 
 def _malformed(state: StreamState, what: str, sample: str) -> MalformedResponse:
@@ -197,10 +199,11 @@ def _absorb(fragment: Any, state: StreamState) -> None:
     if isinstance(function.get("name"), str) and function["name"] and not call.name:
         call.name = function["name"]
     arguments = function.get("arguments")
+    if isinstance(arguments, dict):  # a few servers send an object, not a JSON string
+        arguments = json.dumps(arguments)
     if isinstance(arguments, str):
+        hold(state, len(arguments))
         call.arguments.append(arguments)
-    elif isinstance(arguments, dict):  # a few servers send an object, not a JSON string
-        call.arguments.append(json.dumps(arguments))
 
 
 def _flush_calls(state: StreamState) -> list[StreamEvent]:

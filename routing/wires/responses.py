@@ -24,6 +24,7 @@ from routing.errors import BadRequest, MalformedResponse, PicturesRefused, Provi
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset
 from routing.transcript import CarriedPart, ToolCall
+from routing.wires.answer_cap import hold
 from routing.wires.base import (
     Carried,
     ChatRequest,
@@ -55,6 +56,8 @@ from routing.wires.responses_request import (
 # Events that end a response; anything after them is not read.
 _ENDS = ("response.completed", "response.incomplete")
 _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"}
+# Heartbeats a long response sends (OpenAI's `keepalive`): no progress of the answer.
+_KEEPALIVES = ("keepalive", "response.keep_alive")
 
 
 @dataclass
@@ -80,6 +83,7 @@ class StreamState:
     seen_output: bool = False  # any output item or delta, so a whole `output` is not repeated
     finished: bool = False
     taken: int = 0  # events that show nothing yet (fragments, reasoning, status)
+    held: int = 0  # characters of arguments and reasoning held until the end (answer_cap.hold)
 
 
 def _malformed(state: StreamState, what: str, sample: str) -> MalformedResponse:
@@ -123,6 +127,7 @@ def _item_done(item: dict[str, Any], state: StreamState) -> list[StreamEvent]:
     if kind == "reasoning":
         # Handed back exactly as given; one nested past reason is dropped, never stored.
         if not too_deep(item):
+            hold(state, len(json.dumps(item)))
             state.reasoning.append(item)
         state.taken += 1
         return []
@@ -177,8 +182,9 @@ def parse_event(payload: Any, state: StreamState) -> list[StreamEvent]:
         state.taken += 1
         return []
     if kind == "response.function_call_arguments.delta":
-        delta = payload.get("delta")
-        state.calls.setdefault(item_id, _Call()).arguments.append(str(delta or ""))
+        delta = str(payload.get("delta") or "")
+        hold(state, len(delta))
+        state.calls.setdefault(item_id, _Call()).arguments.append(delta)
         state.taken += 1
         return []
     if kind == "response.function_call_arguments.done":
@@ -203,7 +209,8 @@ def parse_event(payload: Any, state: StreamState) -> list[StreamEvent]:
             had_pictures=state.had_pictures,
             model=state.model,
         )
-    state.taken += 1  # created, in_progress, reasoning summaries, and types newer than this
+    if kind not in _KEEPALIVES:
+        state.taken += 1  # created, in_progress, reasoning summaries, and types newer than this
     return []
 
 

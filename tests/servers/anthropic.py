@@ -84,6 +84,7 @@ HOSTILE_SHAPE = hostile.sse(
     line_start=b'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,'
     b'"delta":{"type":"text_delta","text":"',
     keepalive=(b'event: ping\ndata: {"type": "ping"}\n\n', b": keep-alive\n\n", b"\n"),
+    line_end=b'"}}\n\n',
 )
 
 

@@ -170,6 +170,7 @@ HOSTILE_SHAPE = hostile.sse(
     b'"index":0}]}\r\n\r\n',
     line_start=b'data: {"candidates":[{"content":{"parts":[{"text":"',
     keepalive=(b"\r\n", b": keep-alive\r\n\r\n"),
+    line_end=b'"}],"role":"model"},"index":0}]}\r\n\r\n',
 )
 
 

@@ -1,4 +1,5 @@
-"""Answers that misbehave on purpose: an endless line, a gzip bomb, a keep-alive flood.
+"""Answers that misbehave on purpose: an endless line, a gzip bomb, a keep-alive flood, an
+answer that never ends.
 
 `body` gives one a piece at a time; the loopback handler (tests/servers/loopback.py)
 writes the pieces until the client hangs up (or, for the bomb, until it is spent), so
@@ -17,7 +18,9 @@ ENDLESS_LINE = "endless line"  # one line that never ends
 ENDLESS_EVENT = "endless event"  # SSE: short data lines, never the blank line ending the event
 GZIP_BOMB = "gzip bomb"  # Content-Encoding: gzip, about 6 MB that inflate to BOMB_BYTES
 KEEPALIVE_FLOOD = "keep-alive flood"  # keep-alive bytes every FLOOD_INTERVAL, forever
-MODES = (ENDLESS_LINE, ENDLESS_EVENT, GZIP_BOMB, KEEPALIVE_FLOOD)
+ENDLESS_ANSWER = "endless answer"  # well-formed events of words, forever
+MODES = (ENDLESS_LINE, ENDLESS_EVENT, GZIP_BOMB, KEEPALIVE_FLOOD, ENDLESS_ANSWER)
+WORDS = b"word " * 20  # what each event of an endless answer says
 
 BOMB_BYTES = 6 << 30
 FLOOD_INTERVAL = 0.05
@@ -33,12 +36,17 @@ class Shape:
     line_start: bytes  # an endless line opens like a real one
     keepalive: tuple[bytes, ...]  # the flood sends these in turn
     data_line: bytes = b""  # SSE: one line of an event's data
+    line_end: bytes = b""  # what ends a line begun with `line_start` after its words
 
 
-def sse(opening: bytes, line_start: bytes, keepalive: tuple[bytes, ...]) -> Shape:
-    """An event stream's shape: its opening event, how a line starts, its keep-alives."""
+def sse(
+    opening: bytes, line_start: bytes, keepalive: tuple[bytes, ...], line_end: bytes = b""
+) -> Shape:
+    """An event stream's shape: its opening event, how a line starts (and ends, after its
+    words), its keep-alives."""
     data_line = b"data: " + b"x" * 16384 + b"\n"
-    return Shape("text/event-stream; charset=utf-8", opening, line_start, keepalive, data_line)
+    content = "text/event-stream; charset=utf-8"
+    return Shape(content, opening, line_start, keepalive, data_line, line_end)
 
 
 # A model list, or an error body: JSON that never gets going.
@@ -78,6 +86,10 @@ def body(mode: str, shape: Shape) -> Iterator[bytes]:
         return gzip_bomb()  # compressed from its first byte: no opening
     elif mode == KEEPALIVE_FLOOD:
         tail = _flood(shape.keepalive)
+    elif mode == ENDLESS_ANSWER:
+        if not shape.line_end:
+            raise ValueError("an endless answer needs a shape whose lines end (line_end)")
+        tail = itertools.repeat((shape.line_start + WORDS + shape.line_end) * 64)
     else:
         raise ValueError(f"mode must be one of {MODES}")
     return itertools.chain([shape.opening], tail)

@@ -83,6 +83,7 @@ HOSTILE_SHAPE = hostile.Shape(
     "application/x-ndjson",
     opening=b"",
     line_start=b'{"model":"m","message":{"role":"assistant","content":"',
+    line_end=b'"},"done":false}\n',
     keepalive=(
         b"\n",
         b"\r\n",

@@ -169,6 +169,7 @@ HOSTILE_SHAPE = hostile.sse(
     b'"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n',
     line_start=b'data: {"choices":[{"index":0,"delta":{"content":"',
     keepalive=(b": ping\n\n", b"\n", b"data: \n\n", b": OPENROUTER PROCESSING\n\n"),
+    line_end=b'"}}]}\n\n',
 )
 
 

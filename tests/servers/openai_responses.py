@@ -126,7 +126,13 @@ HOSTILE_SHAPE = hostile.sse(
     b'"response":{"id":"resp_1","object":"response","status":"in_progress","output":[]}}\n\n',
     line_start=b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta",'
     b'"item_id":"msg_1","output_index":0,"content_index":0,"delta":"',
-    keepalive=(b": keep-alive\n\n", b"\n"),
+    # OpenAI's own heartbeat is an event of its own (`keepalive`), besides comments.
+    keepalive=(
+        b": keep-alive\n\n",
+        b"\n",
+        b'event: keepalive\ndata: {"type":"keepalive","sequence_number":1}\n\n',
+    ),
+    line_end=b'"}\n\n',
 )
 
 

@@ -1,10 +1,10 @@
 """Every wire against loopback servers that misbehave on purpose (tests/servers/hostile.py).
 
-An endless line or event, a gzip bomb (as an error body, a stream, a model list) and a
-keep-alive flood, for each stream shape: Ollama's NDJSON, the OpenAI shape's SSE (and
-LM Studio's), Anthropic's SSE, the Responses API's named events, Gemini's SSE. Each
-ends in one clear error naming the server by host and port, soon, having held no more
-than its cap in memory.
+An endless line or event, a gzip bomb (as an error body, a stream, a model list), a
+keep-alive flood and an answer that never ends, for each stream shape: Ollama's NDJSON,
+the OpenAI shape's SSE (and LM Studio's), Anthropic's SSE, the Responses API's named
+events, Gemini's SSE. Each ends in one clear error naming the server by host and port,
+soon, having held no more than its cap in memory.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from routing.errors import ProviderError, TimedOut, TooLarge
+from routing.errors import AnswerCut, ProviderError, TimedOut, TooLarge
 from routing.models import ProviderConfig
 from routing.transcript import user_message
 from routing.wires.anthropic import AnthropicWire
@@ -30,7 +30,13 @@ from routing.wires.ollama import SHOW_CONCURRENCY, OllamaWire
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.responses import ResponsesWire
 from tests.servers import anthropic, gemini, lmstudio, ollama, openai_chat, openai_responses
-from tests.servers.hostile import ENDLESS_EVENT, ENDLESS_LINE, GZIP_BOMB, KEEPALIVE_FLOOD
+from tests.servers.hostile import (
+    ENDLESS_ANSWER,
+    ENDLESS_EVENT,
+    ENDLESS_LINE,
+    GZIP_BOMB,
+    KEEPALIVE_FLOOD,
+)
 
 IDLE = 0.5
 SHAPES = ("ollama", "openai", "anthropic", "responses", "gemini")
@@ -168,6 +174,23 @@ async def test_a_keepalive_flood_is_cut_off_at_the_idle_limit(served: Served) ->
     assert IDLE <= time.monotonic() - started < IDLE + 3
     assert isinstance(error, TimedOut)
     assert f"came from 127.0.0.1:{served.port} for 0.5 seconds" in error.message
+
+
+async def test_an_endless_answer_is_cut_at_its_cap_keeping_what_fits(served: Served) -> None:
+    patient(served)
+    served.wire._answer_chars = 10_001  # the cap, lowered: words of 5 characters, cut mid-word
+    served.server.enqueue(served.reply(hostile=ENDLESS_ANSWER))
+    words: list[str] = []
+    with peak_memory(3 * EVENT_CAP), pytest.raises(AnswerCut) as raised:
+        request = ChatRequest(served.model, (user_message("hi"),))
+        async for event in served.wire.stream(request):
+            if isinstance(event, TextDelta):
+                words.append(event.text)
+    assert "".join(words) == ("word " * 2001)[:10_001]
+    assert raised.value.message == (
+        f"The answer from 127.0.0.1:{served.port} was cut at 10,001 characters, the most "
+        "Sightline keeps of one answer; what came before is kept."
+    )
 
 
 async def test_an_error_body_that_trickles_forever_is_cut_off_too(served: Served) -> None:
