@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # loaded only for [[providers]] and discovery: see _parse_pro
     from routing.models import ProviderConfig
 
 MAX_CONFIG_BYTES = 4_000_000  # a config is a few KB; this bounds what is read, not taste
-_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 _TOP_LEVEL_KEYS = frozenset(
@@ -41,10 +41,15 @@ _TOP_LEVEL_KEYS = frozenset(
         "providers",
     }
 )
-_PROVIDER_KEYS = frozenset({"id", "kind", "base_url", "api_key", "enabled", "local", "api"})
+# How long a provider's stream may show no progress, and its turn take (app/turn/limits.py).
+LIMIT_KEYS = frozenset({"idle_seconds", "turn_seconds"})
+_PROVIDER_KEYS = (
+    frozenset({"id", "kind", "base_url", "api_key", "enabled", "local", "api"}) | LIMIT_KEYS
+)
 # An agent (kind "acp") is a program to start, not an address (app/turn/acp/).
-_AGENT_KEYS = frozenset({"id", "kind", "command", "args", "env", "enabled", "local"})
-_CODEX_KEYS = _AGENT_KEYS | {"model_provider"}
+AGENT_KEYS = frozenset({"id", "kind", "command", "args", "env", "enabled", "local"}) | LIMIT_KEYS
+CODEX_KEYS = AGENT_KEYS | {"model_provider"}
+_LONGEST = 7 * 24 * 3600.0  # a week: any limit longer is a mistake, not a wish
 
 
 class ConfigError(ValueError):
@@ -237,9 +242,11 @@ def _parse_provider(
 
     kind = table.get("kind")
     if kind in AGENT_KINDS:
-        return _parse_agent(table, where)
+        from app.config_agents import parse_agent
+
+        return parse_agent(table, where)
     unknown = sorted(set(table) - _PROVIDER_KEYS)
-    if unknown and unknown[0] in _AGENT_KEYS:
+    if unknown and unknown[0] in AGENT_KEYS:
         raise ConfigError(
             f'{where}: {unknown[0]} is for an agent (kind = "acp"); a provider of kind '
             f"{kind!r} has: {', '.join(sorted(_PROVIDER_KEYS))}."
@@ -257,7 +264,7 @@ def _parse_provider(
     if kind not in ALL_KINDS:
         raise ConfigError(f"{where}: kind {kind!r} is not one of: {', '.join(ALL_KINDS)}.")
     provider_id = table.get("id", kind)
-    if not isinstance(provider_id, str) or not _ID_PATTERN.match(provider_id):
+    if not isinstance(provider_id, str) or not ID_PATTERN.match(provider_id):
         raise ConfigError(
             f"{where}: id {provider_id!r} must be letters, digits, '.', '_' or '-' (no colon)."
         )
@@ -292,6 +299,7 @@ def _parse_provider(
         raise ConfigError(f"{where}: enabled must be true or false.")
     if local is not None and not isinstance(local, bool):
         raise ConfigError(f"{where}: local must be true or false.")
+    idle, turn = limits_of(table, where)
     return ProviderConfig(
         id=provider_id,
         kind=kind,
@@ -300,85 +308,24 @@ def _parse_provider(
         enabled=enabled,
         local=local,
         api=api,
+        idle_seconds=idle,
+        turn_seconds=turn,
     )
 
 
-_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-
-
-def _parse_agent(table: Mapping[str, Any], where: str) -> ProviderConfig:
-    """An agent's table: the program to start (`command`, `args`, `env`), `local`, `enabled`."""
-    from routing.models import ProviderConfig
-
-    kind = str(table.get("kind"))
-    keys = _CODEX_KEYS if kind == "codex" else _AGENT_KEYS
-    unknown = sorted(set(table) - keys)
-    if unknown:
-        raise ConfigError(
-            f'{where}: unknown key {unknown[0]!r}; an agent (kind = "{kind}") has: '
-            f"{', '.join(sorted(keys))}."
-        )
-    provider_id = table.get("id", "")
-    if not isinstance(provider_id, str) or not _ID_PATTERN.match(provider_id):
-        raise ConfigError(
-            f"{where}: an agent needs an id of letters, digits, '.', '_' or '-' (no colon), "
-            'like id = "opencode".'
-        )
-    command = table.get("command", "codex" if kind == "codex" else None)
-    if not isinstance(command, str) or not command.strip():
-        raise ConfigError(
-            f"{where}: agent {provider_id!r} needs command: the program to start, in quotes "
-            '(found on PATH, or a full path), like command = "opencode".'
-        )
-    if any(not c.isprintable() for c in command):
-        raise ConfigError(f"{where}: agent {provider_id!r}: command holds a control character.")
-    args = table.get("args", [])
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise ConfigError(
-            f'{where}: agent {provider_id!r}: args must be a list of texts, like args = ["acp"].'
-        )
-    env = table.get("env", {})
-    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-        raise ConfigError(
-            f"{where}: agent {provider_id!r}: env must be a table of texts, like "
-            'env = { OPENCODE_DISABLE_MODELS_FETCH = "1" }.'
-        )
-    bad = next((name for name in env if not _ENV_NAME.match(name)), None)
-    if bad is not None:
-        raise ConfigError(
-            f"{where}: agent {provider_id!r}: env name {bad!r} must be letters, digits and '_'."
-        )
-    from routing.secrets import register_env
-
-    register_env(env.items())  # the agent may print them in its log
-    model_provider = table.get("model_provider", "")
-    if not isinstance(model_provider, str) or any(not c.isprintable() for c in model_provider):
-        raise ConfigError(
-            f"{where}: agent {provider_id!r}: model_provider must be the name of one of Codex's "
-            'model providers, in quotes, like model_provider = "ollama".'
-        )
-    # Codex's own local providers imply `local`; anything else runs off this computer
-    # unless the person says otherwise.
-    local = table.get("local", None if kind == "codex" else False)
-    if local is not None and not isinstance(local, bool):
-        raise ConfigError(
-            f"{where}: agent {provider_id!r}: local must be true or false (does the agent's "
-            "own model run on this computer?)."
-        )
-    enabled = table.get("enabled", True)
-    if not isinstance(enabled, bool):
-        raise ConfigError(f"{where}: enabled must be true or false.")
-    return ProviderConfig(
-        id=provider_id,
-        kind=kind,
-        base_url="",
-        enabled=enabled,
-        local=local,
-        command=command.strip(),
-        args=tuple(args),
-        env=tuple(env.items()),
-        model_provider=model_provider.strip(),
-    )
+def limits_of(table: Mapping[str, Any], where: str) -> tuple[float | None, float | None]:
+    """A provider's own limits, `idle_seconds` and `turn_seconds` (None when not set)."""
+    found: list[float | None] = []
+    for key in ("idle_seconds", "turn_seconds"):
+        value = table.get(key)
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int | float) or not value > 0
+        ):
+            raise ConfigError(
+                f"{where}: {key} must be a number of seconds above 0, like {key} = 600."
+            )
+        found.append(None if value is None else float(min(value, _LONGEST)))  # nan: refused above
+    return found[0], found[1]
 
 
 def agent_providers(config: Config) -> list[ProviderConfig]:

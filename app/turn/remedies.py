@@ -31,6 +31,14 @@ REMEDIES: dict[str, str] = {
     "request": "Press Retry with another model; the provider's words above say what it refused.",
     "malformed": "The server answered in a way Sightline can't read: press Retry, or update it.",
     "too_large": "Remove an attachment or two (or make them smaller), then press Retry.",
+    "answer_cut": (
+        "Ask for a shorter answer (or set a longest answer in the chat's settings), then "
+        "press Retry."
+    ),
+    "turn_limit": (
+        "Press Retry, or ask for less at once; turn_seconds in the provider's config gives "
+        "its turns longer."
+    ),
 }
 DEFAULT = "Press Retry, or choose another model."
 

@@ -28,6 +28,7 @@ from app.turn.events import (
     TurnEvent,
     UsageAdded,
 )
+from app.turn.limits import TurnClock, turn_limit, turn_too_long
 from app.turn.remedies import details_of
 from app.turn.sight import TurnSight
 from app.turn.stats import AnswerClock
@@ -263,6 +264,7 @@ class TurnRunner:
         offered = _offered(model, tools)
         fell_back = healed = took_over = False
         step_number = 0
+        clock = TurnClock(turn_limit(self.catalogue.provider(model.provider_id)))
         while True:
             if choice.by_sightline and not took_over:
                 # Routing may choose: a model that sees takes the rest of the turn
@@ -277,7 +279,7 @@ class TurnRunner:
                     disclosure = sight.takeover_disclosure(taking, messages)
                     yield ItemAdded(self.store.add_notice(conversation_id, disclosure))
             step = _Step()
-            turn = self._request(conversation_id, model, offered, step, sight, settings)
+            turn = self._request(conversation_id, model, offered, step, sight, settings, clock)
             async for event in turn:
                 yield event
             if isinstance(step.error, PicturesRefused) and step.answer is None and not healed:
@@ -328,8 +330,10 @@ class TurnRunner:
         step: _Step,
         sight: TurnSight,
         settings: ChatSettings,
+        turn_clock: TurnClock,
     ) -> AsyncIterator[TurnEvent]:
-        """One request to the model, streamed into the store; the outcome lands in `step`."""
+        """One request to the model, streamed into the store (within the turn's overall limit,
+        `turn_clock`); the outcome lands in `step`."""
         provider = self.catalogue.provider(model.provider_id)
         history = self.store.messages(conversation_id)
         kept: list[Kept] = []
@@ -379,8 +383,14 @@ class TurnRunner:
         # Started here, after the describer, stopped with the stream: its time to the
         # first word and speed are the model's, not describing's or a tool's.
         clock = AnswerClock()
+        turn_clock.limit = turn_limit(provider)  # the answering provider's, should it change
+        server = endpoint_name(provider.base_url)
+        events = turn_clock.watch(
+            stream_taken(self.catalogue.wire(model.provider_id), request),
+            lambda: turn_too_long(server, turn_clock.limit, provider.id),
+        )
         try:
-            async for event in stream_taken(self.catalogue.wire(model.provider_id), request):
+            async for event in events:
                 if isinstance(event, SettingRefused):  # asked again without it: learned, told
                     yield ItemAdded(self.unused.refused(conversation_id, model, event))
                     continue

@@ -94,6 +94,32 @@ def test_bad_values_name_the_key(tmp_path: Path, body: str, expected: str) -> No
         load_config(env_for(tmp_path))
 
 
+def test_a_provider_s_own_limits_are_read_in_seconds(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        "discover_local = false\n"
+        '[[providers]]\nid = "slow"\nkind = "ollama"\nbase_url = "http://127.0.0.1:9"\n'
+        "idle_seconds = 900\nturn_seconds = 5400.5\n"
+        '[[providers]]\nid = "plain"\nkind = "ollama"\nbase_url = "http://127.0.0.1:8"\n'
+        '[[providers]]\nid = "far"\nkind = "custom"\nbase_url = "http://127.0.0.1:7/v1"\n'
+        "turn_seconds = 99999999999\n"
+    )
+    slow, plain, far = load_config(env_for(tmp_path)).providers
+    assert (slow.idle_seconds, slow.turn_seconds) == (900.0, 5400.5)
+    assert (plain.idle_seconds, plain.turn_seconds) == (None, None)  # Sightline's own
+    assert far.turn_seconds == 7 * 24 * 3600  # a week at most
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "nan", '"600"', "true", "[600]"])
+@pytest.mark.parametrize("key", ["idle_seconds", "turn_seconds"])
+def test_a_limit_that_is_no_number_of_seconds_says_so(tmp_path: Path, key: str, value: str) -> None:
+    (tmp_path / "config.toml").write_text(f'[[providers]]\nkind = "ollama"\n{key} = {value}\n')
+    with pytest.raises(ConfigError) as raised:
+        load_config(env_for(tmp_path))
+    assert str(raised.value).endswith(
+        f"providers[1]: {key} must be a number of seconds above 0, like {key} = 600."
+    )
+
+
 def test_discovery_adds_local_ollama_unless_configured(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text(
         '[[providers]]\nid = "remote"\nkind = "ollama"\nbase_url = "http://192.0.2.1:11434"\n'

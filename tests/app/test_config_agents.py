@@ -1,4 +1,4 @@
-"""Agents in the config: a provider of kind "acp" is a program to start (app/config.py)."""
+"""Agents in the config: a provider of kind "acp" is a program to start (app/config_agents.py)."""
 
 from __future__ import annotations
 
@@ -37,6 +37,15 @@ def test_an_agent_as_the_issue_writes_it() -> None:
     # The catalogue never gets it: an agent has no wire to list models through.
     assert [p.id for p in effective_providers(config, {})] == ["ollama"]
     assert preset_for("acp").wire == "acp"
+
+
+@pytest.mark.parametrize("kind", ["acp", "codex"])
+def test_an_agent_s_own_limits_are_read_in_seconds(kind: str) -> None:
+    table = {"id": "slow", "kind": kind, "command": "x", "idle_seconds": 60, "turn_seconds": 7200}
+    [agent] = agent_providers(parsed(table))
+    assert (agent.idle_seconds, agent.turn_seconds) == (60.0, 7200.0)
+    with pytest.raises(ConfigError, match="turn_seconds must be a number of seconds above 0"):
+        parsed(table | {"turn_seconds": "2h"})
 
 
 def test_local_says_whether_its_model_runs_here() -> None:
