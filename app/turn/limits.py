@@ -21,7 +21,15 @@ from typing import TypeVar
 from routing.errors import TurnTooLong
 from routing.models import ProviderConfig
 
-__all__ = ["TURN_SECONDS", "TurnClock", "duration", "turn_limit", "turn_too_long"]
+__all__ = [
+    "TURN_SECONDS",
+    "TurnClock",
+    "duration",
+    "output_cut",
+    "turn_limit",
+    "turn_too_long",
+    "worked_too_long",
+]
 
 # Far longer than a real answer takes (a slow local model's long answer runs minutes),
 # short enough that a turn that never ends is noticed the same hour. Read when a
@@ -51,6 +59,22 @@ def turn_too_long(server: str, limit: float, provider_id: str) -> TurnTooLong:
         f"Sightline stopped waiting for {server}; what came is kept.",
         provider_id=provider_id,
         detail=f"turn over {limit:g} s (the provider's turn_seconds sets it)",
+    )
+
+
+def output_cut(name: str, limit: int) -> str:
+    """An agent's turn stopped at the cap on its output (`name`: "The agent x", "Codex (x)")."""
+    return (
+        f"{name} sent more than {limit:,} characters in this turn (its words, thoughts and "
+        "tools' output), the most Sightline keeps, so it was stopped there; what fits is kept."
+    )
+
+
+def worked_too_long(name: str, limit: float) -> str:
+    """An agent's turn stopped at its overall limit."""
+    return (
+        f"{name} worked on this turn for longer than {duration(limit)}, the most one turn may "
+        "take, so it was stopped; what it said is kept."
     )
 
 

@@ -9,7 +9,9 @@ with the agent's `local` deciding whether the chat is local. The agent's updates
 become the answer's words, its thoughts and plan, its tool calls and their results
 (stored as the model-API turn stores them, pictures included). A permission request
 goes to the same approver as a model's tool call. Stop sends `session/cancel` and
-answers a waiting permission request `cancelled`.
+answers a waiting permission request `cancelled`; so does Sightline when the agent's
+output reaches its cap or the turn its overall limit (app/turn/limits.py), and the turn
+ends saying which.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from app.tools.base import Tool
 from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.asking import Asking
 from app.turn.acp.client import DoorAsked, DoorTold, Inbox, PermissionAsked, Update
-from app.turn.acp.errors import AgentProblem, AgentStopped
+from app.turn.acp.errors import AgentCut, AgentProblem, AgentStopped, why_failed
 from app.turn.acp.prompting import AgentPrompt
 from app.turn.acp.recording import SESSION, TurnRecord
 from app.turn.acp.session import (
@@ -42,6 +44,7 @@ from app.turn.acp.session import (
 )
 from app.turn.engine import agent_for, agent_mode, agent_model, error_notice, saved
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
+from app.turn.limits import output_cut, turn_limit, worked_too_long
 from app.turn.tool_step import AllowAll, DenyAll, ToolStep
 from routing.agent_refs import AgentOffer, agent_ref
 from routing.catalogue import Catalogue
@@ -80,13 +83,15 @@ class AcpEngine:
         idle_timeout: float = IDLE_SECONDS,
         denied_hint: str = "",
         turn_budget: int = TURN_BUDGET,
+        turn_timeout: float | None = None,
     ) -> None:
         self.store = store
         self.agents = list(agents)
         self.tool_step = tool_step or ToolStep(DenyAll())
         self.mcp_servers = list(mcp_servers)
         self.cwd = cwd or Path.cwd()  # the chat's working folder (headless: where it runs)
-        self.idle_timeout = idle_timeout
+        self.idle_timeout = idle_timeout  # unless the agent's config sets its idle_seconds
+        self.turn_timeout = turn_timeout  # None: its turn_seconds, else Sightline's limit
         self._prompting = AgentPrompt(
             store, catalogue, prefs or RoutingPrefs(), describer or Describer(), turn_budget
         )
@@ -212,6 +217,8 @@ class AcpEngine:
         async for event in prompting:
             yield event
         turn.sent = time.monotonic()
+        turn.clock.limit = self.turn_timeout or turn_limit(session.agent)
+        turn.clock.start()
         connection = session.process.connection
         assert connection is not None
         session.process.last_heard = asyncio.get_running_loop().time()
@@ -220,12 +227,20 @@ class AcpEngine:
         )
         try:
             while True:
-                item = await self._next(session, prompt)
+                item = await self._next(session, prompt, turn)
                 if item is None:
                     break
                 async for event in self._take(session, turn, [item, *session.client.ready()]):
                     yield event
+                if turn.cut:
+                    raise AgentCut(output_cut(f"The agent {session.agent.id}", turn.cap))
             response = prompt.result()
+        except AgentCut as cut:  # the agent is stopped as Stop stops it, the session kept
+            for event in await self._cancel(session, turn, prompt):
+                yield event
+            yield ItemAdded(error_notice(self.store, turn.conversation_id, cut))
+            yield TurnEnded(cut, turn.ref)
+            return
         except AgentStopped as hung:
             await self._drop(turn.conversation_id, prompt)
             for event in self._failed(turn, hung):
@@ -237,7 +252,7 @@ class AcpEngine:
         except (RequestError, ValidationError, ConnectionError, Exception) as exc:
             if isinstance(exc, ConnectionError):
                 await session.process.settle()
-            problem = self._why(session, exc)
+            problem = why_failed(session, exc)
             if isinstance(problem, AgentStopped):
                 await self._drop(turn.conversation_id, prompt)
             for event in self._failed(turn, problem):
@@ -262,7 +277,9 @@ class AcpEngine:
                 for event in turn.updates(updates):
                     yield event
                 updates = []
-                for event in await self._take_one(session, turn, item):
+                with turn.clock.paused():  # the person's time deciding is not the turn's
+                    taken = await self._take_one(session, turn, item)
+                for event in taken:
                     yield event
         finally:  # stopped while the person decided: what came with it is answered too
             session.client.answer_unasked(left)
@@ -285,24 +302,32 @@ class AcpEngine:
             refused = await self._asking.permission(session, turn.conversation_id, item, asking)
         return [ItemAdded(refused)] if refused is not None else []
 
-    async def _next(self, session: AgentSession, prompt: asyncio.Task[Any]) -> Inbox | None:
+    async def _next(
+        self, session: AgentSession, prompt: asyncio.Task[Any], turn: TurnRecord
+    ) -> Inbox | None:
         """The agent's next update or request; None once the prompt is answered and all
-        its updates taken; AgentStopped when it has been silent too long."""
+        its updates taken; AgentStopped when it has been silent too long, AgentCut when
+        the turn passed its overall limit."""
         inbox = session.client.inbox
+        idle = session.agent.idle_seconds or self.idle_timeout
         while True:
+            if turn.clock.left() <= 0:  # first: a flood never leaves the inbox empty
+                name = f"The agent {session.agent.id}"
+                raise AgentCut(worked_too_long(name, turn.clock.limit))
             if not inbox.empty():
                 return inbox.get_nowait()
             if prompt.done():
                 return None
-            left = self.idle_timeout - session.process.quiet_for()
+            left = idle - session.process.quiet_for()
             if left <= 0:
                 raise AgentStopped(
-                    f"The agent {session.agent.id} sent nothing for {self.idle_timeout:g} s, "
+                    f"The agent {session.agent.id} sent nothing for {idle:g} s, "
                     "so it was stopped; what it said is kept. Your next message starts it again."
                 )
             getter = asyncio.ensure_future(inbox.get())
+            wait = min(left, turn.clock.left())
             try:
-                await asyncio.wait({getter, prompt}, timeout=left, return_when="FIRST_COMPLETED")
+                await asyncio.wait({getter, prompt}, timeout=wait, return_when="FIRST_COMPLETED")
             finally:
                 if not getter.done():
                     getter.cancel()
@@ -345,7 +370,7 @@ class AcpEngine:
 
     async def _cancel(
         self, session: AgentSession, turn: TurnRecord, prompt: asyncio.Task[Any]
-    ) -> None:
+    ) -> list[TurnEvent]:
         """Stop: `session/cancel`, pending permissions answered `cancelled`, the answer kept."""
         if turn.asking is not None and not turn.asking.answer.done():
             turn.asking.answer.set_result(None)
@@ -363,6 +388,7 @@ class AcpEngine:
         with contextlib.suppress(StoreError):
             turn.end_answer(events, MessageStatus.STOPPED)
             turn.stop_calls(events)
+        return events
 
     async def _drop(self, conversation_id: str, prompt: asyncio.Task[Any]) -> None:
         """End the chat's agent: the next turn starts it again."""
@@ -372,27 +398,3 @@ class AcpEngine:
         session = self._sessions.pop(conversation_id, None)
         if session is not None:
             await session.close()
-
-    def _why(self, session: AgentSession, exc: BaseException) -> AgentProblem:
-        """A failed prompt, in words; AgentStopped when the agent must be started again."""
-        agent = session.agent.id
-        log.info("the agent %s failed its turn: %r", agent, exc)
-        if session.process.malformed:
-            return AgentStopped(
-                f"The agent {agent} sent {session.process.malformed}, which Sightline can't "
-                "read, so its turn ended; what it said is kept. Your next message starts it again."
-            )
-        if not session.running or isinstance(exc, ConnectionError):
-            status = session.process.exit_status()
-            how = f" (exit status {status})" if status is not None else ""
-            return AgentStopped(
-                f"The agent {agent} stopped mid-turn{how}; what it said is kept. Your next "
-                "message starts it again."
-            )
-        if isinstance(exc, RequestError):
-            return AgentProblem(f"The agent {agent} could not answer: {exc}", str(exc.data or ""))
-        return AgentStopped(
-            f"The agent {agent} answered in a way Sightline can't read, so its turn ended; "
-            "your next message starts it again.",
-            detail=f"{type(exc).__name__}: {exc}"[:2000],
-        )

@@ -6,7 +6,9 @@ the answer and its result a tool message after it: the shapes the model-API turn
 stores, pictures included, so the window, `ask` and exports read both alike. The
 agent's next words after a tool's result begin another answer. How long the answer
 took and what the agent counted (tokens, its context's fullness) end up in the last
-answer's stats.
+answer's stats. Its words, thoughts and tools' output together are bounded per turn
+(routing/wires/answer_cap.py ANSWER_CHARS): what fits is kept and `cut` says the
+engine must stop the agent; `clock` is the turn's overall limit (app/turn/limits.py).
 """
 
 from __future__ import annotations
@@ -28,10 +30,12 @@ from app.turn.events import (
     ThoughtAdded,
     TurnEvent,
 )
+from app.turn.limits import TURN_SECONDS, TurnClock
 from app.turn.tool_step import STOPPED
 from routing.agent_refs import ref_parts
 from routing.answer_stats import AnswerStats
 from routing.transcript import CarriedPart, Message, MessageStatus, TextPart, ToolCall
+from routing.wires import answer_cap
 from routing.wires.payload import bounded_arguments
 
 SESSION = "acp"  # CarriedPart shape: the agent's session id, kept with its answers
@@ -59,6 +63,10 @@ class TurnRecord:
     last: float | None = None
     context: tuple[int, int] | None = None  # its `usage_update`: used, size
     asking: PermissionAsked | None = None  # a request the person is deciding (Stop cancels it)
+    clock: TurnClock = field(default_factory=lambda: TurnClock(TURN_SECONDS))
+    cap: int = field(default_factory=lambda: answer_cap.ANSWER_CHARS)
+    taken: int = 0  # characters of its words, thoughts and tools' output this turn
+    cut: bool = False  # they reached `cap`: the engine stops the agent
 
     @property
     def agent_id(self) -> str:
@@ -87,7 +95,7 @@ class TurnRecord:
         if kind == "agent_message_chunk":
             self._words(block_text(update.content), events)
         elif kind == "agent_thought_chunk":
-            text = block_text(update.content)
+            text = self.fit(block_text(update.content))
             if text and sum(map(len, self.thoughts)) < MAX_THOUGHT_CHARS:
                 answer = self.begin(events)
                 self.thoughts.append(text)
@@ -157,7 +165,19 @@ class TurnRecord:
         )
         return stats if stats.known else None
 
+    def fit(self, text: str, size: int | None = None) -> str:
+        """What of `text` (of `size` characters, when it is not all words) fits under the
+        turn's cap; `cut` once something did not."""
+        size = len(text) if size is None else size
+        room = max(self.cap - self.taken, 0)
+        if size > room:
+            self.cut = True
+            text = text[:room]
+        self.taken += min(size, room)
+        return text
+
     def _words(self, text: str, events: list[TurnEvent]) -> None:
+        text = self.fit(text)
         if not text:
             return
         answer = self.begin(events)
@@ -185,6 +205,7 @@ class TurnRecord:
             self.calls[call_id] = call
             events.append(PartAdded(answer.id, call))
         if update.content is not None:
+            self.fit("", _size(update.content))
             self.content[call_id] = (update.content, update.raw_output)
         elif update.raw_output is not None:
             previous = self.content.get(call_id, (None, None))[0]
@@ -214,3 +235,16 @@ class TurnRecord:
             entries = [{"content": e.content, "status": e.status} for e in self.plan]
             parts.append(CarriedPart(PLAN, agent_id, {"entries": entries}))
         return parts
+
+
+def _size(content: Any) -> int:
+    """About how many characters a tool's content carries: its words, a diff's new text,
+    a picture's base64."""
+    total = 0
+    for item in content if isinstance(content, list) else ():
+        block = getattr(item, "content", None)
+        if block is not None:
+            total += len(str(getattr(block, "data", "") or "")) or len(block_text(block))
+        else:
+            total += len(str(getattr(item, "new_text", "") or ""))
+    return total
