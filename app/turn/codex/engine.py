@@ -14,7 +14,9 @@ as `image` inputs (clamped, data URLs) and their crossing off this computer is d
 when Sightline knows the model Codex runs can't see (a model of one of Sightline's
 providers named like the `model_provider`, say Ollama's), they are described first, who
 looks chosen as for any blind model (app/turn/engine_words.py), and so are the pictures
-of a tool's result. Stop sends `turn/interrupt` and keeps the answer as stopped.
+of a tool's result. Stop sends `turn/interrupt` and keeps the answer as stopped; so
+does Sightline when Codex's output reaches its cap or the turn its overall limit
+(app/turn/limits.py), and the turn ends saying which.
 
 The models it offers the picker are Codex's own list for its own sign-in, else those
 Sightline lists for the provider its `model_provider` names (Codex lists only its own).
@@ -34,14 +36,16 @@ from typing import Any
 
 from app.store import Store, StoreError
 from app.tools.base import Tool
-from app.turn.acp.errors import AgentProblem, AgentStopped
+from app.turn.acp.errors import AgentCut, AgentProblem, AgentStopped
 from app.turn.codex.asking import CodexAsking, data_url
-from app.turn.codex.process import CodexProcess, CodexRefused
+from app.turn.codex.ending import cancelled, completed, failed, interrupted, why_failed
+from app.turn.codex.process import CodexRefused
 from app.turn.codex.record import THREAD, CodexRecord
 from app.turn.codex.session import START_SECONDS, CodexSession, start_codex
 from app.turn.engine import error_notice, saved
 from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
+from app.turn.limits import output_cut, turn_limit, worked_too_long
 from app.turn.tool_step import DenyAll, ToolStep
 from routing.agent_refs import AgentOffer, agent_ref, ref_parts
 from routing.catalogue import Catalogue
@@ -78,13 +82,15 @@ class CodexEngine:
         tools: Sequence[Tool] | None = None,
         catalogue: Catalogue | None = None,
         prefs: RoutingPrefs | None = None,
+        turn_timeout: float | None = None,
     ) -> None:
         self.store = store
         self.providers = [p for p in providers if p.kind == KIND]
         self.tool_step = tool_step or ToolStep(DenyAll())
         self.cwd = cwd or Path.cwd()
-        self.idle_timeout = idle_timeout
+        self.idle_timeout = idle_timeout  # unless the provider's config sets its idle_seconds
         self.cancel_timeout = cancel_timeout
+        self.turn_timeout = turn_timeout  # None: its turn_seconds, else Sightline's limit
         self.tools = None if tools is None else list(tools)  # None: each turn's tools
         # Who looks at pictures for a model Sightline knows is blind.
         self.words = EngineWords(catalogue, prefs or RoutingPrefs())
@@ -249,43 +255,58 @@ class CodexEngine:
         for event in events:
             yield event
         process, turn_id = session.process, ""
+        record.clock.limit = self.turn_timeout or turn_limit(session.provider)
+        record.clock.start()
         try:
             started = await process.request(
                 "turn/start", {"threadId": session.thread_id, "input": inputs}, START_SECONDS
             )
             turn_id = str(started["turn"]["id"])
             while True:
-                incoming = await self._next(session)
+                incoming = await self._next(session, record)
                 events = []
                 done = await self._take(session, record, incoming, tools, events)
                 for event in events:
                     yield event
                 if done:
                     return
+                if record.cut:
+                    raise AgentCut(output_cut(f"Codex ({session.provider.id})", record.cap))
         except (asyncio.CancelledError, GeneratorExit):
             await self._interrupt(session, record, turn_id)
             raise
+        except AgentCut as cut:  # interrupted as Stop interrupts it, the thread kept
+            for event in await self._interrupt(session, record, turn_id):
+                yield event
+            yield ItemAdded(error_notice(self.store, record.conversation_id, cut))
+            yield TurnEnded(cut, record.ref)
         except AgentStopped as hung:
             await self._drop(record.conversation_id)
-            for event in self._failed(record, hung):
+            for event in failed(self.store, record, hung):
                 yield event
         except (CodexRefused, ConnectionError, TimeoutError, KeyError, TypeError) as exc:
-            problem = await self._why(session, exc)
+            problem = await why_failed(session, exc)
             if isinstance(problem, AgentStopped):
                 await self._drop(record.conversation_id)
-            for event in self._failed(record, problem):
+            for event in failed(self.store, record, problem):
                 yield event
 
-    async def _next(self, session: CodexSession) -> dict[str, Any]:
-        """Codex's next message; AgentStopped when it ended or was silent too long."""
-        process = session.process
-        left = self.idle_timeout - process.quiet_for()
+    async def _next(self, session: CodexSession, record: CodexRecord) -> dict[str, Any]:
+        """Codex's next message; AgentStopped when it ended or was silent too long,
+        AgentCut when the turn passed its overall limit."""
+        process, name = session.process, f"Codex ({session.provider.id})"
+        idle = session.provider.idle_seconds or self.idle_timeout
+        left, turn_left = idle - process.quiet_for(), record.clock.left()
+        if turn_left <= 0:
+            raise AgentCut(worked_too_long(name, record.clock.limit))
         try:
-            incoming = await asyncio.wait_for(process.inbox.get(), max(left, 0.01))
+            incoming = await asyncio.wait_for(process.inbox.get(), max(min(left, turn_left), 0.01))
         except TimeoutError:
+            if record.clock.left() <= 0:
+                raise AgentCut(worked_too_long(name, record.clock.limit)) from None
             raise AgentStopped(
-                f"Codex ({session.provider.id}) sent nothing for {self.idle_timeout:g} s, so it "
-                "was stopped; what it said is kept. Your next message starts it again."
+                f"{name} sent nothing for {idle:g} s, so it was stopped; what it said is "
+                "kept. Your next message starts it again."
             ) from None
         if incoming is None:
             raise ConnectionError("Codex's output ended")
@@ -305,14 +326,15 @@ class CodexEngine:
         assert isinstance(params, dict)
         if "id" in incoming:  # Codex asks
             try:
-                result = await self._asking.answer(
-                    record, method, params, tools, bool(session.provider.local), events
-                )
+                with record.clock.paused():  # the person's time deciding is not the turn's
+                    result = await self._asking.answer(
+                        record, method, params, tools, bool(session.provider.local), events
+                    )
             except (asyncio.CancelledError, GeneratorExit):
                 # Stop while the person decides: the request is answered `cancel` before
                 # the turn is interrupted, so Codex isn't left waiting for it.
                 with contextlib.suppress(Exception):
-                    await session.process.respond(incoming["id"], _cancelled(incoming))
+                    await session.process.respond(incoming["id"], cancelled(incoming))
                 raise
             finally:
                 session.process.last_heard = asyncio.get_running_loop().time()  # the person's time
@@ -343,119 +365,24 @@ class CodexEngine:
         elif method == "turn/completed":
             turn = params.get("turn") if isinstance(params.get("turn"), dict) else {}
             assert isinstance(turn, dict)
-            self._ended(record, turn, events)
+            completed(self.store, record, turn, events)
             return True
         return False
 
-    def _ended(self, record: CodexRecord, turn: dict[str, Any], events: list[TurnEvent]) -> None:
-        status = turn.get("status")
-        if record.usage is not None:
-            events.append(UsageAdded(record.usage))
-        if status == "failed":
-            error = turn.get("error") if isinstance(turn.get("error"), dict) else {}
-            assert isinstance(error, dict)
-            problem = AgentProblem(f"Codex could not answer: {error.get('message') or 'it failed'}")
-            record.end_answer(events, MessageStatus.FAILED, record.stats(record.usage))
-            record.stop_calls(events)
-            if not any(
-                isinstance(e, ItemAdded)
-                and isinstance(e.item.item, Notice)
-                and e.item.item.kind == NoticeKind.ERROR
-                for e in events
-            ):
-                events.append(ItemAdded(error_notice(self.store, record.conversation_id, problem)))
-            events.append(TurnEnded(problem, record.ref))
-            return
-        done = MessageStatus.STOPPED if status == "interrupted" else MessageStatus.COMPLETE
-        record.begin(events)
-        record.stop_calls(events)
-        if record.answer is None:  # a tool result ended it: the thread is kept on an empty one
-            record.begin(events)
-        record.end_answer(events, done, record.stats(record.usage))
-        events.append(TurnEnded(None, record.ref))
-
-    def _failed(self, record: CodexRecord, problem: AgentProblem) -> list[TurnEvent]:
-        events: list[TurnEvent] = []
-        record.end_answer(events, MessageStatus.FAILED)
-        record.stop_calls(events)
-        events.append(ItemAdded(error_notice(self.store, record.conversation_id, problem)))
-        events.append(TurnEnded(problem, record.ref))
-        return events
-
-    async def _interrupt(self, session: CodexSession, record: CodexRecord, turn_id: str) -> None:
-        """Stop: `turn/interrupt`, then what came until the turn ended; the answer kept."""
-        process = session.process
-        try:
-            if turn_id and process.running:
-                # One budget for the interrupt's answer and the turn's end.
-                async with asyncio.timeout(self.cancel_timeout):
-                    try:
-                        await process.request(
-                            "turn/interrupt",
-                            {"threadId": session.thread_id, "turnId": turn_id},
-                            self.cancel_timeout,
-                        )
-                    except CodexRefused as refused:
-                        # The turn ended before the interrupt was read (a `cancel`ed
-                        # approval ends it at once): its end is still to be read below.
-                        log.info("Codex refused the interrupt: %s", refused)
-                    await self._until_ended(process, record)
-        except (Exception, asyncio.CancelledError) as exc:
-            log.info("Codex did not end its turn on interrupt: %r", exc)
+    async def _interrupt(
+        self, session: CodexSession, record: CodexRecord, turn_id: str
+    ) -> list[TurnEvent]:
+        """Stop: `turn/interrupt` (app/turn/codex/ending.py), the answer kept as stopped."""
+        if not await interrupted(session, record, turn_id, self.cancel_timeout):
             await self._drop(record.conversation_id)
+        events: list[TurnEvent] = []
         with contextlib.suppress(StoreError):
-            record.end_answer([], MessageStatus.STOPPED)
-            record.stop_calls([])
-
-    async def _until_ended(self, process: CodexProcess, record: CodexRecord) -> None:
-        """Codex's messages until `turn/completed`: words kept, its questions cancelled."""
-        while (incoming := await process.inbox.get()) is not None:
-            if "id" in incoming:
-                await process.respond(incoming["id"], _cancelled(incoming))
-            elif incoming.get("method") == "turn/completed":
-                return
-            elif incoming.get("method") == "item/agentMessage/delta":
-                record.words(str((incoming.get("params") or {}).get("delta") or ""), [])
-        raise ConnectionError("Codex's output ended")
+            record.end_answer(events, MessageStatus.STOPPED)
+            record.stop_calls(events)
+        return events
 
     async def _drop(self, chat: str) -> None:
         """End the chat's Codex: the next turn starts it again."""
         session = self._sessions.pop(chat, None)
         if session is not None:
             await session.process.close()
-
-    async def _why(self, session: CodexSession, exc: BaseException) -> AgentProblem:
-        process, name = session.process, session.provider.id
-        log.info("Codex %s failed its turn: %r", name, exc)
-        if process.malformed:
-            return AgentStopped(
-                f"Codex ({name}) sent {process.malformed}, which Sightline can't "
-                "read, so its turn ended; what it said is kept. Your next "
-                "message starts it again."
-            )
-        if isinstance(exc, CodexRefused):
-            return AgentProblem(f"Codex ({name}) refused the turn: {exc.message}")
-        await process.settle()
-        status = process.exit_status()
-        how = f" (exit status {status})" if status is not None else ""
-        return AgentStopped(
-            f"Codex ({name}) stopped mid-turn{how}; what it said is kept. "
-            "Your next message starts it again.",
-            f"{type(exc).__name__}: {exc}",
-        )
-
-
-def _cancelled(request: dict[str, Any]) -> dict[str, Any]:
-    """The answer to a request of Codex's that came while stopping."""
-    method = request.get("method")
-    if method in ("execCommandApproval", "applyPatchApproval"):
-        return {"decision": "abort"}
-    if method == "item/tool/call":
-        return {"contentItems": [{"type": "inputText", "text": "Stopped."}], "success": False}
-    if method == "item/permissions/requestApproval":
-        return {"permissions": {}}
-    if method == "item/tool/requestUserInput":
-        return {"answers": {}}
-    if method == "mcpServer/elicitation/request":
-        return {"action": "cancel"}
-    return {"decision": "cancel"}

@@ -51,6 +51,7 @@ class CodexRecord(TurnRecord):
 
     def thought(self, text: str, events: list[TurnEvent]) -> None:
         """More of what Codex reasons (bounded), kept with the answer."""
+        text = self.fit(text)  # within the turn's cap, as its words and commands' output
         if text and sum(map(len, self.thoughts)) < MAX_THOUGHT_CHARS:
             answer = self.begin(events)
             self._heard()
@@ -122,6 +123,7 @@ class CodexRecord(TurnRecord):
 
     def command_output(self, item_id: str, delta: str) -> None:
         """More of a running command's output (bounded)."""
+        self.fit("", len(delta))
         kept = self.output.setdefault(item_id, [])
         if sum(map(len, kept)) < MAX_OUTPUT_CHARS:
             kept.append(delta)

@@ -1,0 +1,82 @@
+"""A Codex turn within its bounds (app/turn/limits.py): the fake app server as a process,
+flooding or trickling.
+
+Its words, reasoning and commands' output together reach the cap: what fits is kept,
+`turn/interrupt` is sent, the turn ends saying so. A one-character delta every moment
+never lets it go idle: the turn's overall limit ends it the same way.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.store import Store
+from app.turn.acp.errors import AgentCut
+from routing.models import ProviderConfig
+from routing.transcript import MessageStatus, NoticeKind
+from routing.wires import answer_cap
+from tests.app.turn.codex.test_engine import engine_for, fake
+from tests.app.turn.engine_helpers import collect, ended, notices
+
+__all__ = ["engine_for"]  # the fixture, shared with the engine's tests
+
+
+def trickling(tmp_path: Path, every: str = "0.05") -> ProviderConfig:
+    codex = fake(tmp_path, "trickle")
+    return replace(codex, env=(*codex.env, ("FAKE_CODEX_EVERY", every)))
+
+
+async def test_a_flood_is_cut_at_the_cap_and_the_turn_interrupted(
+    store: Store, tmp_path: Path, engine_for: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 30_000)
+    engine = engine_for(fake(tmp_path, "flood"))
+    chat = store.conversations.create()
+    events = await collect(engine.run(chat, "go", requested_model="codex"))
+    problem = ended(events).error
+    assert isinstance(problem, AgentCut)
+    assert problem.message == (
+        "Codex (codex) sent more than 30,000 characters in this turn (its words, thoughts and "
+        "tools' output), the most Sightline keeps, so it was stopped there; what fits is kept."
+    )
+    assert [n.text for n in notices(events) if n.kind == NoticeKind.ERROR] == [problem.message]
+    _user, answer = store.messages(chat)
+    assert 9_000 <= len(answer.text) <= 10_000 and set(answer.text) == {"x"}
+    assert answer.status == MessageStatus.STOPPED
+    thoughts = answer.carried("acp_thought", "codex")[0].data["text"]
+    assert len(answer.text) + len(thoughts) <= 30_000
+    # Interrupted, not dropped: the same Codex answers the next turn.
+    assert engine._sessions[chat].process.running
+
+
+async def test_a_trickle_past_the_turn_s_limit_is_interrupted(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    engine = engine_for(trickling(tmp_path), turn_timeout=1.0)
+    chat = store.conversations.create()
+    started = time.monotonic()
+    events = await collect(engine.run(chat, "go", requested_model="codex"))
+    assert time.monotonic() - started < 8
+    problem = ended(events).error
+    assert isinstance(problem, AgentCut)
+    assert problem.message == (
+        "Codex (codex) worked on this turn for longer than 1 second, the most one turn may "
+        "take, so it was stopped; what it said is kept."
+    )
+    _user, answer = store.messages(chat)
+    assert answer.text.startswith("...") and answer.status == MessageStatus.STOPPED
+    assert engine._sessions[chat].process.running
+
+
+async def test_codex_s_own_turn_seconds_is_its_limit(
+    store: Store, tmp_path: Path, engine_for: Any
+) -> None:
+    engine = engine_for(replace(trickling(tmp_path), turn_seconds=0.5))
+    events = await collect(engine.run(store.conversations.create(), "go", requested_model="codex"))
+    problem = ended(events).error
+    assert isinstance(problem, AgentCut) and "longer than 0.5 seconds" in problem.message
