@@ -100,14 +100,29 @@ def _as_written(text: str) -> str:
 
 
 def _cleaned(value: Any, clean: Callable[[str], str]) -> Any:
-    """A JSON value with each of its texts cleaned."""
-    if isinstance(value, str):
-        return clean(value)
-    if isinstance(value, dict):
-        return {key: _cleaned(item, clean) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_cleaned(item, clean) for item in value]
-    return value
+    """A JSON value with each of its texts cleaned, however deep it nests: copied a
+    container at a time, without recursion (a model's arguments may nest hundreds deep)."""
+
+    def copy_of(item: Any) -> Any:
+        if isinstance(item, dict):
+            return {}
+        if isinstance(item, list):
+            return []
+        return clean(item) if isinstance(item, str) else item
+
+    top = copy_of(value)
+    pending = [(value, top)] if isinstance(value, dict | list) else []
+    while pending:
+        source, target = pending.pop()
+        for key, item in source.items() if isinstance(source, dict) else enumerate(source):
+            copied = copy_of(item)
+            if isinstance(target, dict):
+                target[key] = copied
+            else:
+                target.append(copied)
+            if isinstance(item, dict | list):
+                pending.append((item, copied))
+    return top
 
 
 def _encode_piece(piece: ResultPart, out: Encoded, clean: Callable[[str], str]) -> dict[str, Any]:

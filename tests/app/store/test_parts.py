@@ -4,6 +4,7 @@ back as it went in, text first; pictures and PDFs are stored once each by SHA-25
 from __future__ import annotations
 
 import base64
+import sqlite3
 from pathlib import Path
 
 from app.store import Store
@@ -161,3 +162,15 @@ def test_what_a_model_or_tool_wrote_is_stored_with_every_secret_redacted(tmp_pat
     assert last.text == "It is [redacted]."
     # Only the person's message holds it raw (once in its text, once in the title).
     assert stored_bytes(folder).count(TOKEN.encode()) <= 2
+
+
+def test_arguments_nested_hundreds_deep_are_stored_redacted(store: Store) -> None:
+    register_secret(TOKEN)
+    deep: dict[str, object] = {"token": TOKEN}
+    for _ in range(450):  # 900 containers: as deep as JSON itself writes here
+        deep = {"a": [deep]}
+    chat = store.conversations.create()
+    store.add_message(chat, Message("assistant", (ToolCall("c1", "t", deep),), "m:1"))
+    with sqlite3.connect(store.path) as db:  # read as stored: loading nests as deep again
+        (parts,) = db.execute("SELECT parts FROM items").fetchone()
+    assert TOKEN not in parts and parts.count("[redacted]") == 1
