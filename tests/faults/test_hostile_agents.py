@@ -3,11 +3,14 @@
 An ACP agent (tests/servers/acp_agent.py) and Codex's app server
 (tests/servers/codex_app_server.py) each send one line of 100 MB mid-answer: the turn
 ends with the one line that says so, and nothing follows it (a pipe left full once used
-to close after the event loop, printing `RuntimeError: Event loop is closed`).
+to close after the event loop, printing `RuntimeError: Event loop is closed`). Each
+also sends a tiny update every 2 seconds, never idle and never done: the turn's overall
+limit (its `turn_seconds`, shortened in the config) ends it.
 """
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -53,3 +56,29 @@ def test_a_100_mb_line_is_one_clear_line_and_no_traceback(
     kept = answers(agent_home)
     assert kept[0] == ("user", "Go on.", "complete")
     assert kept[-1] == ("notice", "error", line.removeprefix("sightline: "))
+
+
+@pytest.mark.parametrize("kind", ["acp", "codex"])
+def test_a_tiny_update_every_2_seconds_ends_at_the_turn_s_limit(
+    kind: str, agent_home: SightlineHome, tmp_path: Path
+) -> None:
+    if kind == "acp":
+        with_agent(agent_home, tmp_path, "trickle")
+        model, name = "fake", "The agent fake"
+    else:
+        with_fake_codex(agent_home, tmp_path / "codex.json", "trickle")
+        model, name = "codex", "Codex (codex)"
+    with agent_home.config.open("a", encoding="utf-8") as config:
+        config.write("turn_seconds = 3\n")  # the agent's table is the file's last
+    started = time.monotonic()
+    done = sightline(agent_home.env(), "ask", "--model", model, "Go on.", timeout=60)
+    assert time.monotonic() - started < 30
+    line = one_clear_line(done)
+    assert line == (
+        f"sightline: {name} worked on this turn for longer than 3 seconds, the most one turn "
+        "may take, so it was stopped; what it said is kept."
+    )
+    user, answer, notice = answers(agent_home)
+    assert user == ("user", "Go on.", "complete")
+    assert answer[2] == "stopped" and answer[1].endswith("..")  # an update every 2 s
+    assert notice == ("notice", "error", line.removeprefix("sightline: "))

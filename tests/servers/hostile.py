@@ -19,7 +19,15 @@ ENDLESS_EVENT = "endless event"  # SSE: short data lines, never the blank line e
 GZIP_BOMB = "gzip bomb"  # Content-Encoding: gzip, about 6 MB that inflate to BOMB_BYTES
 KEEPALIVE_FLOOD = "keep-alive flood"  # keep-alive bytes every FLOOD_INTERVAL, forever
 ENDLESS_ANSWER = "endless answer"  # well-formed events of words, forever
-MODES = (ENDLESS_LINE, ENDLESS_EVENT, GZIP_BOMB, KEEPALIVE_FLOOD, ENDLESS_ANSWER)
+WORDS_THEN_KEEPALIVE = "words, then keep-alives"  # one event of words, then a keep-alive flood
+MODES = (
+    ENDLESS_LINE,
+    ENDLESS_EVENT,
+    GZIP_BOMB,
+    KEEPALIVE_FLOOD,
+    ENDLESS_ANSWER,
+    WORDS_THEN_KEEPALIVE,
+)
 WORDS = b"word " * 20  # what each event of an endless answer says
 
 BOMB_BYTES = 6 << 30
@@ -86,10 +94,14 @@ def body(mode: str, shape: Shape) -> Iterator[bytes]:
         return gzip_bomb()  # compressed from its first byte: no opening
     elif mode == KEEPALIVE_FLOOD:
         tail = _flood(shape.keepalive)
-    elif mode == ENDLESS_ANSWER:
+    elif mode in (ENDLESS_ANSWER, WORDS_THEN_KEEPALIVE):
         if not shape.line_end:
-            raise ValueError("an endless answer needs a shape whose lines end (line_end)")
-        tail = itertools.repeat((shape.line_start + WORDS + shape.line_end) * 64)
+            raise ValueError(f"{mode} needs a shape whose lines end (line_end)")
+        event = shape.line_start + WORDS + shape.line_end
+        if mode == ENDLESS_ANSWER:
+            tail = itertools.repeat(event * 64)
+        else:
+            tail = itertools.chain([event], _flood(shape.keepalive))
     else:
         raise ValueError(f"mode must be one of {MODES}")
     return itertools.chain([shape.opening], tail)
