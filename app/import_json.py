@@ -35,8 +35,9 @@ from routing.transcript import Crossed, Message, MessageStatus, Notice, NoticeKi
 from vision.pdf import MAX_PDF_BYTES, PdfFile
 from vision.pictures import MAX_FILE_BYTES, Picture
 
-# A chat of many pictures is hundreds of MB; past this, not an export of ours. Reading
-# one takes about twice its size in memory, and storing its largest text three times that.
+# A chat of many pictures is hundreds of MB; past this, not an export of ours. Reading one
+# takes about twice its size in memory; storing one that is a single text, three times
+# (the text, SQLite's copy of it and the row it makes: 887 MB for 300 MB).
 MAX_IMPORT_BYTES = 1_000_000_000
 _READABLE = (1, VERSION)
 _ROLES = ("system", "user", "assistant", "tool")
