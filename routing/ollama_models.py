@@ -38,7 +38,7 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.presets import preset_for
 from routing.pull_progress import SPEED_WINDOW, PullProgress, PullTracker, TooManyLayers
-from routing.wires.bounded import ERROR_BODY_CAP, fetch, ndjson_lines, read_error
+from routing.wires.bounded import ERROR_BODY_CAP, IdleDeadline, fetch, ndjson_lines, read_error
 from routing.wires.client import http_client
 from routing.wires.http_errors import translate_transport
 from routing.wires.ollama_errors import error_text, malformed, not_ollama
@@ -125,9 +125,11 @@ async def pull(
     local: bool | None = None,
     environ: Mapping[str, str] | None = None,
     clock: Callable[[], float] = time.monotonic,
+    idle_limit: float = READ_TIMEOUT,
 ) -> AsyncGenerator[PullProgress, None]:
     """Pull `name` into the Ollama at `base_url` ("" or an address: OLLAMA_HOST's rules),
-    yielding its progress up to the line that says success.
+    yielding its progress up to the line that says success; `TimedOut` once `idle_limit`
+    seconds pass without a progress line (blank keep-alive lines are none).
 
     A failure is a `ProviderError` naming the model: `ModelNotFound` for a name the
     library doesn't know, `CannotConnect` when Ollama can't be reached (or can't reach
@@ -152,22 +154,44 @@ async def pull(
                     text = await read_error(response, provider_id=pid)
                     raise _answer_error(response.status_code, text, name, where)
                 lines = ndjson_lines(response, provider_id=pid, cap=LINE_CAP)
-                async with aclosing(lines):
-                    async for line in lines:
-                        if not line.strip():
-                            continue
-                        try:
-                            progress = tracker.step(_progress_line(line, name, where))
-                        except TooManyLayers as exc:
-                            raise malformed(
-                                pid, f"{exc} in one pull", line, server=where.server
-                            ) from None
+                deadline = IdleDeadline(idle_limit, server=where.server, provider_id=pid)
+                steps = deadline.watch(_progress(lines, tracker, name, where))
+                async with aclosing(steps):
+                    async for progress in steps:
                         yield progress
                         if progress.done:
                             return
         except httpx.HTTPError as exc:
             raise _transport(exc, name, where) from exc
+        except TimedOut:  # only keep-alives, or nothing, for idle_limit
+            raise _silent(name, where, idle_limit) from None
     raise _stopped(name, where, "the stream ended before Ollama said success")
+
+
+async def _progress(
+    lines: AsyncGenerator[str, None], tracker: PullTracker, name: str, where: _Ollama
+) -> AsyncGenerator[PullProgress, None]:
+    """The pull's progress, a line at a time; blank lines (keep-alives) passed over."""
+    async with aclosing(lines):
+        async for line in lines:
+            if not line.strip():
+                continue
+            try:
+                progress = tracker.step(_progress_line(line, name, where))
+            except TooManyLayers as exc:
+                pid, server = where.provider.id, where.server
+                raise malformed(pid, f"{exc} in one pull", line, server=server) from None
+            yield progress
+
+
+def _silent(name: str, where: _Ollama, seconds: float, detail: str = "") -> TimedOut:
+    """A pull Ollama said nothing of for `seconds`."""
+    return TimedOut(
+        f"Ollama at {where.server} said nothing about {name} for {seconds:g} seconds, so "
+        "Sightline stopped waiting. Try again.",
+        provider_id=where.provider.id,
+        detail=detail or f"no progress line for {seconds:g} s (blank lines don't count)",
+    )
 
 
 def _progress_line(line: str, name: str, where: _Ollama) -> Mapping[str, Any]:
@@ -278,12 +302,7 @@ def _transport(
             detail=detail,
         )
     if isinstance(exc, httpx.ReadTimeout):
-        return TimedOut(
-            f"Ollama at {where.server} said nothing about {name} for "
-            f"{READ_TIMEOUT:g} seconds, so Sightline stopped waiting. Try again.",
-            provider_id=pid,
-            detail=detail,
-        )
+        return _silent(name, where, READ_TIMEOUT, detail)
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
         return _stopped(name, where, detail)
     return translate_transport(where.provider, exc, preset=preset_for("ollama"))

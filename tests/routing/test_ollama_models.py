@@ -9,7 +9,14 @@ import httpx
 import pytest
 
 from routing import pull_progress
-from routing.errors import CannotConnect, MalformedResponse, ModelNotFound, ServerError, TooLarge
+from routing.errors import (
+    CannotConnect,
+    MalformedResponse,
+    ModelNotFound,
+    ServerError,
+    TimedOut,
+    TooLarge,
+)
 from routing.ollama_models import (
     LINE_CAP,
     VISION_MODELS,
@@ -259,6 +266,29 @@ async def test_a_line_longer_than_any_progress_stops_at_its_cap(fake_ollama: Fak
     with pytest.raises(TooLarge) as caught:
         await pulled(fake_ollama, "llava:7b")
     assert f"more than {LINE_CAP} decoded bytes" in caught.value.detail
+
+
+async def test_blank_lines_alone_are_no_progress_and_time_out(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_pull(PullReply(hostile=hostile.KEEPALIVE_FLOOD))
+    seen: list[PullProgress] = []
+    started = asyncio.get_running_loop().time()
+    with pytest.raises(TimedOut) as caught:
+        async with aclosing(pull(fake_ollama.base_url, "llava:7b", idle_limit=0.5)) as progress:
+            async for step in progress:
+                seen.append(step)
+    assert 0.5 <= asyncio.get_running_loop().time() - started < 4
+    assert [step.status for step in seen] == ["pulling manifest"]
+    assert caught.value.message == (
+        f"Ollama at 127.0.0.1:{fake_ollama.port} said nothing about llava:7b for 0.5 seconds, "
+        "so Sightline stopped waiting. Try again."
+    )
+
+
+async def test_a_slow_pull_that_shows_progress_is_never_idle(fake_ollama: FakeOllama) -> None:
+    fake_ollama.enqueue_pull(PullReply(delay=0.15, steps=8))  # well past 0.5 s in all
+    async with aclosing(pull(fake_ollama.base_url, "llava:7b", idle_limit=0.5)) as progress:
+        steps = [step async for step in progress]
+    assert steps[-1].done
 
 
 async def test_a_gzip_bomb_inflates_no_further_than_a_line(fake_ollama: FakeOllama) -> None:

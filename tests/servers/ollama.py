@@ -91,6 +91,14 @@ HOSTILE_SHAPE = hostile.Shape(
     ),
 )
 
+# A pull's stream for the hostile answers: progress lines, and blank lines to keep alive.
+PULL_SHAPE = hostile.Shape(
+    "application/x-ndjson",
+    opening=b'{"status":"pulling manifest"}\n',
+    line_start=b'{"status":"',
+    keepalive=(b"\n", b"\r\n"),
+)
+
 
 DEFAULT_MODELS = (
     FakeModel("llama3.2:3b", ("completion", "tools"), 131072),
@@ -264,7 +272,7 @@ class _Handler(LoopbackHandler):
             return
         owner = self.owner
         reply = owner.next_pull()
-        if self.answered_otherwise(reply, HOSTILE_SHAPE):
+        if self.answered_otherwise(reply, PULL_SHAPE):
             return
         model = owner.in_library(name)
         run = owner.start_pull(name)
