@@ -7,11 +7,11 @@ count decoded bytes (after gzip or deflate), inflated here a piece at a time fro
 the raw bytes, so a 6 MB body that inflates to 6 GB stops at its cap having
 inflated little more than the cap. Past a cap the request fails as `TooLarge`.
 
-A stream is cut off as `TimedOut` once it goes `IDLE_LIMIT` seconds without an
-event: text, a tool call fragment, usage, a thinking model's thoughts, or the
-end. httpx's read timeout only
-catches silence; keep-alive lines, SSE comments and empty chunks would keep it
-waiting forever.
+A stream is cut off as `TimedOut` once it goes `IDLE_LIMIT` seconds (or its
+provider's `idle_seconds`) without an event: text, a tool call fragment, usage, a
+thinking model's thoughts, or the end. httpx's read timeout only catches silence;
+keep-alive lines, SSE comments, empty chunks and heartbeat events would keep it
+waiting forever. How much of an answer is read in all: routing/wires/answer_cap.py.
 """
 
 from __future__ import annotations
