@@ -96,6 +96,13 @@ _PLAIN_SETTING = re.compile(
     r"\d{1,5}(\.\d+)?|(?:[a-z]{1,16}|[A-Z]{1,16}|[A-Z][a-z]{1,15})(?:[ ,;:._-]"
     r"(?:[a-z]{1,16}|[A-Z]{1,16}|[A-Z][a-z]{1,15})){0,3}"
 )
+# A folder, a file or a list of them (`PATH`), or an address with no user-info and no
+# query, is where a program works, not a secret: redacted, every tool result naming
+# that folder would lose it.
+_PLACE_SETTING = re.compile(
+    r"(?:(?:~|/|[A-Za-z]:\\)[^\s:;]*)(?:[:;](?:~|/|[A-Za-z]:\\)[^\s:;]*)*"
+    r"|https?://[^\s@?#/]+(?:/[^\s@?#]*)?"
+)
 # ...unless the variable's name says it holds a secret, whatever it looks like.
 _SECRET_NAME = re.compile(r"(?i)key|token|secret|pass|pwd|auth|cred|cookie|session|private")
 
@@ -105,7 +112,9 @@ def register_env(env: Iterable[tuple[str, str]]) -> None:
     agent's): every value but a plain setting under a name that isn't a secret's, and the
     user-info of each URL."""
     for name, value in env:
-        if _SECRET_NAME.search(name) or not _PLAIN_SETTING.fullmatch(value.strip()):
+        plain = value.strip()
+        setting = _PLAIN_SETTING.fullmatch(plain) or _PLACE_SETTING.fullmatch(plain)
+        if _SECRET_NAME.search(name) or not setting:
             register_secret(value)  # whatever its length: a short one as a whole token
         register_url_userinfo(value)
 

@@ -212,6 +212,9 @@ def test_every_form_is_redacted_in_a_megabyte_at_once() -> None:
         ("FAKE_CODEX", "permissions"),
         ("BEHAVIOURS", "think,plan"),
         ("MODE", "Plan"),
+        ("FOLDER", "/srv/private/data"),  # where a program works: its results name it
+        ("PATH", "/usr/local/bin:/usr/bin:~/bin"),
+        ("OLLAMA_HOST", "http://127.0.0.1:11434/api"),
     ],
 )
 def test_an_env_value_that_is_plainly_a_setting_stays_readable(name: str, value: str) -> None:
@@ -225,10 +228,11 @@ def test_an_env_value_that_is_plainly_a_setting_stays_readable(name: str, value:
         ("GITHUB", "ghp_0123456789abcdef"),  # letters and digits: a token's shape
         ("UPSTREAM", "xYzAbCdEfGhIjKlM"),  # mixed case inside a word
         ("LETTERS", "abcdefghijklmnopqrstu"),  # a word longer than any plain one
-        ("FOLDER", "/srv/private/data"),
         ("DB_PASSWORD", "hunter"),  # plain, but its name says what it is
         ("API_KEY", "1234"),
         ("SESSION", "true"),
+        ("SECRET_DIR", "/srv/private/data"),  # a place, but its name says it is secret
+        ("HOOK", "https://hooks.example/in?sig=0123456789"),  # a query may carry a token
     ],
 )
 def test_every_other_env_value_is_a_secret(name: str, value: str) -> None:
