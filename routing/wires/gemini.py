@@ -163,8 +163,10 @@ def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
         output = token_count(usage.get("candidatesTokenCount")) + token_count(
             usage.get("thoughtsTokenCount")
         )
-        state.usage = Usage(token_count(usage.get("promptTokenCount")), output)
-        state.taken += 1
+        counted = Usage(token_count(usage.get("promptTokenCount")), output)
+        if counted != state.usage:  # the same counts again are no progress
+            state.usage = counted
+            state.taken += 1
     candidates = obj.get("candidates") or []
     feedback = obj.get("promptFeedback")
     if not candidates and isinstance(feedback, dict) and feedback.get("blockReason"):

@@ -287,7 +287,7 @@ def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
         if reason := choice.get("finish_reason"):
             state.finish_reason = str(reason)
             events.extend(_flush_calls(state))
-    if usage is not None:
+    if usage is not None and usage != state.usage:  # the same counts again: no progress
         state.usage = usage  # kept for the end: some servers repeat it on every chunk
         state.taken += 1
     return events

@@ -169,7 +169,11 @@ HOSTILE_SHAPE = hostile.sse(
     opening=b'data: {"candidates":[{"content":{"parts":[{"text":""}],"role":"model"},'
     b'"index":0}]}\r\n\r\n',
     line_start=b'data: {"candidates":[{"content":{"parts":[{"text":"',
-    keepalive=(b"\r\n", b": keep-alive\r\n\r\n"),
+    keepalive=(
+        b"\r\n",
+        b": keep-alive\r\n\r\n",
+        b'data: {"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1}}\r\n\r\n',
+    ),
     line_end=b'"}],"role":"model"},"index":0}]}\r\n\r\n',
 )
 

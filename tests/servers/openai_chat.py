@@ -168,7 +168,14 @@ HOSTILE_SHAPE = hostile.sse(
     opening=b'data: {"object":"chat.completion.chunk","choices":[{"index":0,'
     b'"delta":{"role":"assistant","content":""},"finish_reason":null}]}\n\n',
     line_start=b'data: {"choices":[{"index":0,"delta":{"content":"',
-    keepalive=(b": ping\n\n", b"\n", b"data: \n\n", b": OPENROUTER PROCESSING\n\n"),
+    # A chunk repeating the same usage is no progress either (some servers repeat it).
+    keepalive=(
+        b": ping\n\n",
+        b"\n",
+        b"data: \n\n",
+        b": OPENROUTER PROCESSING\n\n",
+        b'data: {"choices":[],"usage":{"prompt_tokens":5,"completion_tokens":1}}\n\n',
+    ),
     line_end=b'"}}]}\n\n',
 )
 
