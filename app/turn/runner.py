@@ -17,6 +17,7 @@ from app.store import Store, StoredItem
 from app.store.branches import asked_in
 from app.tools.base import Tool
 from app.turn.boundary import EarlierPictures, Kept, carried, kept_here, leaving_notice, without
+from app.turn.choosing import Needs, choose, offline, routing_notice
 from app.turn.engine import saved
 from app.turn.events import (
     ItemAdded,
@@ -44,11 +45,9 @@ from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
 from routing.models import ModelInfo
 from routing.parameters import SettingRefused, stream_taken
-from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
+from routing.router import Choice, RoutingPrefs
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import (
-    WHOLE_MESSAGE,
-    Crossed,
     Message,
     MessageStatus,
     Notice,
@@ -67,14 +66,6 @@ __all__ = ["TurnRunner"]
 log = logging.getLogger(__name__)
 
 MAX_TOOL_STEPS = 12
-
-
-@dataclass(frozen=True)
-class _Needs:
-    """What the turn needs of whoever answers it."""
-
-    pictures: bool = False
-    tools: bool = False
 
 
 def _offered(model: ModelInfo, tools: Sequence[Tool]) -> dict[str, Tool]:
@@ -188,17 +179,17 @@ class TurnRunner:
         chosen = (settings or ChatSettings()).over(own).over(self.defaults)
         # A scanned PDF is pages to look at: the turn needs a model that sees, as for pictures.
         read = pdfs_for_model((message,), reads_pdfs=False).messages
-        needs = _Needs(pictures=any(has_pictures(m) for m in read), tools=bool(tools))
+        needs = Needs(pictures=any(has_pictures(m) for m in read), tools=bool(tools))
         unreachable: set[str] = set()  # providers this turn found it can't reach
         try:
-            choice = await self._choose(requested_model, needs, unreachable)
+            choice = await choose(self.catalogue, self.prefs, requested_model, needs, unreachable)
         except ProviderError as error:
             yield ItemAdded(self._error_notice(conversation_id, error))
             yield TurnEnded(error)
             return
         self.store.conversations.set_model(conversation_id, requested_model or "auto")
         if choice.by_sightline:
-            yield ItemAdded(self._routing_notice(conversation_id, choice))
+            yield ItemAdded(self._routed(conversation_id, choice))
         sight = TurnSight(
             self.catalogue,
             self.describer,
@@ -213,48 +204,11 @@ class TurnRunner:
         async for event in self._steps(conversation_id, choice, needs, tools, sight, chosen):
             yield event
 
-    async def _choose(self, requested: str, needs: _Needs, unreachable: set[str]) -> Choice:
-        """The person's model if it can be reached; else Auto's pick, or an offline one."""
-        if is_auto(requested):
-            if not self.catalogue.models():
-                await self.catalogue.refresh()
-            return choose_auto(
-                self.catalogue.models(),
-                has_pictures=needs.pictures,
-                needs_tools=needs.tools,
-                allow_cloud=self.prefs.auto_may_use_cloud,
-            )
-        try:
-            return Choice(await self.catalogue.resolve(requested), "your choice", False)
-        except (CannotConnect, TimedOut) as error:
-            return await self._offline(self._unresolved(requested), needs, error, unreachable)
-
-    async def _offline(
-        self, lost: ModelInfo, needs: _Needs, error: ProviderError, unreachable: set[str]
-    ) -> Choice:
-        """A model on this computer answers when the chosen one's provider can't be reached."""
-        unreachable.add(lost.provider_id)
-        # Only providers on this computer are asked: the fallback never goes to the cloud.
-        others = [p.id for p in self.catalogue.providers if p.id not in unreachable and p.is_local]
-        await self.catalogue.refresh(others)
-        reachable = [m for m in self.catalogue.models() if m.provider_id not in unreachable]
-        try:
-            return choose_offline(
-                reachable, lost, has_pictures=needs.pictures, needs_tools=needs.tools
-            )
-        except CannotConnect:
-            raise error from None
-
-    def _unresolved(self, ref: str) -> ModelInfo:
-        provider_id, _, name = ref.partition(":")
-        provider = self.catalogue.provider(provider_id)
-        return ModelInfo(provider_id, name, local=provider.is_local)
-
     async def _steps(
         self,
         conversation_id: str,
         choice: Choice,
-        needs: _Needs,
+        needs: Needs,
         tools: Sequence[Tool],
         sight: TurnSight,
         settings: ChatSettings,
@@ -275,7 +229,7 @@ class TurnRunner:
                     took_over = True
                     choice, model, offered = taking, taking.model, _offered(taking.model, tools)
                     sight.answered_by(model)
-                    yield ItemAdded(self._routing_notice(conversation_id, taking, "now answers"))
+                    yield ItemAdded(self._routed(conversation_id, taking, "now answers"))
                     disclosure = sight.takeover_disclosure(taking, messages)
                     yield ItemAdded(self.store.add_notice(conversation_id, disclosure))
             step = _Step()
@@ -294,13 +248,15 @@ class TurnRunner:
                 if unreachable and step.answer is None and not fell_back:
                     fell_back = True
                     try:
-                        choice = await self._offline(model, needs, step.error, sight.unreachable)
+                        choice = await offline(
+                            self.catalogue, model, needs, step.error, sight.unreachable
+                        )
                     except ProviderError:
                         pass
                     else:
                         model, offered = choice.model, _offered(choice.model, tools)
                         sight.answered_by(model)
-                        yield ItemAdded(self._routing_notice(conversation_id, choice))
+                        yield ItemAdded(self._routed(conversation_id, choice))
                         continue
                 yield ItemAdded(self._error_notice(conversation_id, step.error))
                 yield TurnEnded(step.error, model.ref)
@@ -463,21 +419,8 @@ class TurnRunner:
         )
         return self.store.add_notice(conversation_id, notice)
 
-    def _routing_notice(
-        self, conversation_id: str, choice: Choice, verb: str = "answers"
-    ) -> StoredItem:
-        provider = self.catalogue.provider(choice.model.provider_id)
-        host = endpoint_name(provider.base_url)
-        text = f"{choice.model.ref} {verb} at {host} ({choice.where()}): {choice.reason}."
-        # A model off this computer gets the whole conversation: a crossing for the ledger.
-        crossed = (
-            None
-            if provider.is_local
-            else Crossed(
-                choice.model.ref, host, WHOLE_MESSAGE, f"Sightline chose it: {choice.reason}", False
-            )
-        )
-        notice = Notice(NoticeKind.ROUTING, text, crossed=crossed)
+    def _routed(self, conversation_id: str, choice: Choice, verb: str = "answers") -> StoredItem:
+        notice = routing_notice(self.catalogue, choice, verb)
         return self.store.add_notice(conversation_id, notice)
 
     def _error_notice(self, conversation_id: str, error: ProviderError) -> StoredItem:
