@@ -125,8 +125,11 @@ async def test_a_permission_request_goes_to_the_approver(
 async def test_stop_sends_cancel_and_answers_the_permission_cancelled(
     store: Store, tmp_path: Path, engine_for: object
 ) -> None:
+    asked = asyncio.Event()
+
     class Never:
         async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
+            asked.set()
             await asyncio.Event().wait()
             raise AssertionError("never answered")
 
@@ -134,14 +137,11 @@ async def test_stop_sends_cancel_and_answers_the_permission_cancelled(
     chat = store.conversations.create()
 
     async def turn() -> None:
-        async for event in engine.run(chat, "go", requested_model="fake"):
-            if isinstance(event, TextAdded):
-                task_started.set()
+        async for _event in engine.run(chat, "go", requested_model="fake"):
+            pass
 
-    task_started = asyncio.Event()
     task = asyncio.create_task(turn())
-    await asyncio.wait_for(task_started.wait(), 20)
-    await asyncio.sleep(0.3)  # the permission request is waiting for the person now
+    await asyncio.wait_for(asked.wait(), 20)  # the permission request waits for the person
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
