@@ -36,6 +36,7 @@ from app.config import ConfigError
 from app.config_file import write_config_text
 from routing.models import ProviderConfig
 from routing.secrets import register_env
+from routing.wires.payload import json_kind
 
 MAX_PASTE_BYTES = 256 * 1024  # a Zed settings file is a few KB; this bounds what is read
 MASK = "•••"
@@ -166,14 +167,14 @@ def _loaded(text: str) -> Any:
 def _servers(value: Any) -> dict[str, Any]:
     """The object of agents: under `agent_servers`, or the pasted object itself."""
     if not isinstance(value, dict):
-        raise _Broken(f"The JSON must be an object like {EXAMPLE}, not {_kind(value)}.")
+        raise _Broken(f"The JSON must be an object like {EXAMPLE}, not {json_kind(value)}.")
     if "agent_servers" in value:
         servers = value["agent_servers"]
         if servers is None:
             return {}
         if not isinstance(servers, dict):
             raise _Broken(
-                f"agent_servers must be an object of agents by name, not {_kind(servers)}."
+                f"agent_servers must be an object of agents by name, not {json_kind(servers)}."
             )
         return servers
     mcp = next((key for key in _MCP_KEYS if key in value), None)
@@ -201,7 +202,7 @@ def _entry(name: str, entry: Any) -> tuple[str, _Program | None]:
     if not isinstance(entry, dict):
         return (
             f'it must be an object like {{"command": "opencode", "args": ["acp"]}}, '
-            f"not {_kind(entry)}."
+            f"not {json_kind(entry)}."
         ), None
     command = entry.get("command")
     if command is None or (isinstance(command, str) and not command.strip()):
@@ -210,7 +211,7 @@ def _entry(name: str, entry: Any) -> tuple[str, _Program | None]:
             'give it a "command" (and "args") as for a custom agent.'
         ), None
     if not isinstance(command, str):
-        return f"its command must be a string, not {_kind(command)}.", None
+        return f"its command must be a string, not {json_kind(command)}.", None
     if any(not c.isprintable() for c in command):
         return "its command holds a line break or another control character.", None
     args = entry.get("args")
@@ -234,21 +235,6 @@ def _entry(name: str, entry: Any) -> tuple[str, _Program | None]:
     if program.startswith("~"):  # Zed expands it; the agent is started without a shell
         program = os.path.expanduser(program)
     return "", (program, tuple(args), tuple(env.items()))
-
-
-def _kind(value: Any) -> str:
-    """What a JSON value is, in words."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
 
 
 def without_comments(text: str) -> str:

@@ -14,6 +14,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
+from routing.wires.payload import json_kind
+
 _MISSING: Any = object()
 _SHOWN = 40  # characters of a wrong value quoted in a message
 # A lone surrogate (JSON's "\ud800") is a str Python holds but no UTF-8 can: SQLite and
@@ -23,21 +25,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 class FieldError(ValueError):
     """A field of the wrong kind, or missing; the message names its place and what it must be."""
-
-
-def kind_of(value: object) -> str:
-    """The JSON kind of a value, in words ("a string", "an object")."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
 
 
 def quoted(value: object) -> str:
@@ -87,7 +74,7 @@ class Fields:
         """Read `value`, found at `where` (a JSON path; "" is the top); it must be an object."""
         if type(value) is not dict:
             at = where or "the top level"
-            raise FieldError(f"{at} must be an object, not {kind_of(value)}")
+            raise FieldError(f"{at} must be an object, not {json_kind(value)}")
         self.raw: dict[str, Any] = value
         self.where = where
 
@@ -100,7 +87,7 @@ class Fields:
         return value
 
     def _wrong(self, key: str, what: str, value: object) -> FieldError:
-        return FieldError(f"{place(self.where, key)} must be {what}, not {kind_of(value)}")
+        return FieldError(f"{place(self.where, key)} must be {what}, not {json_kind(value)}")
 
     # Each reader takes the common case (present, of its kind) first: an export of 200,000
     # items reads millions of fields, and a place is put in words only when one is wrong.

@@ -28,6 +28,7 @@ from types import MappingProxyType
 from typing import Any
 
 from routing.secrets import register_env
+from routing.wires.payload import json_kind
 from vision.files import FileRefused, read_capped
 
 REMOTE_UNSUPPORTED = "remote MCP servers are not supported yet"
@@ -83,21 +84,6 @@ def _where(path: str, key: str | int) -> str:
     return f"{path}[{json.dumps(key)}]"
 
 
-def _kind(value: Any) -> str:
-    """What a JSON value is, in words."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
-
-
 def _syntax_error(text: str, exc: json.JSONDecodeError) -> str:
     """Where the JSON breaks, with a hint for the two usual slips."""
     message = f"not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
@@ -115,7 +101,7 @@ def _syntax_error(text: str, exc: json.JSONDecodeError) -> str:
 def _text(value: Any, where: str, what: str) -> str:
     """A string field's value, refusing other kinds and NUL characters."""
     if not isinstance(value, str):
-        raise McpConfigError(f"{where} must be a string, not {_kind(value)}")
+        raise McpConfigError(f"{where} must be a string, not {json_kind(value)}")
     if "\0" in value:
         raise McpConfigError(f"{where} contains a NUL character, which {what} can't hold")
     return value
@@ -126,7 +112,7 @@ def _server(name: str, entry: Any, where: str) -> McpServerConfig | None:
     if not isinstance(entry, dict):
         raise McpConfigError(
             f'{where} must be an object like {{"command": "npx", "args": [...]}}, '
-            f"not {_kind(entry)}"
+            f"not {json_kind(entry)}"
         )
     disabled = entry.get("disabled", False)
     if not isinstance(disabled, bool):
@@ -135,7 +121,7 @@ def _server(name: str, entry: Any, where: str) -> McpServerConfig | None:
         return None
     kind = entry.get("type", "stdio")
     if not isinstance(kind, str):
-        raise McpConfigError(f'{_where(where, "type")} must be "stdio", not {_kind(kind)}')
+        raise McpConfigError(f'{_where(where, "type")} must be "stdio", not {json_kind(kind)}')
     kind = kind.lower()
     if "url" in entry or "serverUrl" in entry or kind in _REMOTE_TYPES:
         url = entry.get("url", entry.get("serverUrl", ""))
@@ -164,7 +150,7 @@ def _args(value: Any, where: str) -> tuple[str, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
-        raise McpConfigError(f"{where} must be a list of strings, not {_kind(value)}")
+        raise McpConfigError(f"{where} must be a list of strings, not {json_kind(value)}")
     return tuple(_text(item, _where(where, i), "an argument") for i, item in enumerate(value))
 
 
@@ -202,7 +188,7 @@ def _servers_object(data: Any) -> tuple[dict[str, Any], str]:
     if "mcpServers" in data:
         servers = data["mcpServers"]
         if not isinstance(servers, dict):
-            raise McpConfigError(f"mcpServers must be an object, not {_kind(servers)}")
+            raise McpConfigError(f"mcpServers must be an object, not {json_kind(servers)}")
         return servers, "mcpServers"
     if isinstance(data.get("command"), str) or isinstance(data.get("url"), str):
         raise McpConfigError(
