@@ -12,7 +12,7 @@ from PIL import Image
 
 from app.ledger import WHOLE_MESSAGE, Crossing, Endpoint, endpoints_of, ledger, summary
 from app.store import Store
-from app.turn.runner import TurnRunner
+from app.turn.choosing import routing_notice
 from app.turn.sight import TurnSight, looker_disclosure
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
@@ -113,8 +113,7 @@ def test_a_takeover_disclosure_and_its_routing_notice(
     chat = store.conversations.create()
     store.add_message(chat, user_message("Look", (picture("red", "shot.png"),)))
     choice = Choice(GPT, "llama can't see this turn's pictures; gpt sees them", True)
-    runner = TurnRunner(store, Catalogue([OLLAMA, OPENAI]))
-    runner._routing_notice(chat, choice, "now answers")
+    store.add_notice(chat, routing_notice(Catalogue([OLLAMA, OPENAI]), choice, "now answers"))
     store.add_notice(chat, sight.takeover_disclosure(choice, store.messages(chat)))
     store.add_message(chat, Message("assistant", (TextPart("A red square."),), model=GPT.ref))
 
@@ -135,8 +134,8 @@ def test_a_takeover_disclosure_and_its_routing_notice(
 def test_routing_to_this_computer_is_not_a_crossing(store: Store) -> None:
     chat = store.conversations.create()
     store.add_message(chat, user_message("Hi"))
-    runner = TurnRunner(store, Catalogue([OLLAMA]))
-    runner._routing_notice(chat, Choice(LLAMA, "it runs on this computer", True))
+    notice = routing_notice(Catalogue([OLLAMA]), Choice(LLAMA, "it runs on this computer", True))
+    store.add_notice(chat, notice)
     store.add_message(chat, Message("assistant", (TextPart("Hello"),), model=LLAMA.ref))
     assert ledger(store.items(chat), ENDPOINTS) == []
     assert "Nothing" in summary([])
