@@ -34,9 +34,9 @@ from tomlkit.items import AoT, Table
 
 from app.config import ConfigError
 from app.config_file import write_config_text
+from routing.json_kinds import json_kind
 from routing.models import ProviderConfig
 from routing.secrets import register_env
-from routing.wires.payload import json_kind
 
 MAX_PASTE_BYTES = 256 * 1024  # a Zed settings file is a few KB; this bounds what is read
 MASK = "•••"

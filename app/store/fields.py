@@ -14,7 +14,7 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from routing.wires.payload import json_kind
+from routing.json_kinds import json_kind
 
 _MISSING: Any = object()
 _SHOWN = 40  # characters of a wrong value quoted in a message

@@ -27,22 +27,6 @@ TOO_DEEP = (
 )
 
 
-def json_kind(value: Any) -> str:
-    """What a JSON value is, in words ("a string", "an object", "true"), for a message that
-    says what was found where something else belongs."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
-
-
 def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
     """Whether JSON-like data nests mappings and lists more than `limit` levels (no recursion)."""
     stack = [(value, 1)]

@@ -27,8 +27,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+from routing.json_kinds import json_kind
 from routing.secrets import register_env
-from routing.wires.payload import json_kind
 from vision.files import FileRefused, read_capped
 
 REMOTE_UNSUPPORTED = "remote MCP servers are not supported yet"

@@ -1,10 +1,10 @@
-"""The JSON helpers every wire and every reader of JSON share."""
+"""What a JSON value is, in words (routing/json_kinds.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from routing.wires.payload import json_kind
+from routing.json_kinds import json_kind
 
 
 @pytest.mark.parametrize(
