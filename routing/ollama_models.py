@@ -43,6 +43,7 @@ from routing.wires.client import http_client
 from routing.wires.http_errors import translate_transport
 from routing.wires.ollama_errors import error_text, malformed, not_ollama
 from routing.wires.payload import load_json
+from routing.wires.statuses import Failure, failure_of
 
 __all__ = [
     "LINE_CAP",
@@ -252,13 +253,14 @@ def pull_failure(
             "computer is online, then pull it again.",
             **kw,
         )
-    if status in (401, 403) or "unauthorized" in low:
+    failure = Failure.UNAUTHORIZED if "unauthorized" in low else failure_of(status)
+    if failure in (Failure.UNAUTHORIZED, Failure.FORBIDDEN):
         return KeyProblem(
             f"The library refused to give Ollama {name}: it may be private or misspelled. "
             "Check the name.",
             **kw,
         )
-    if status == 503:
+    if failure is Failure.UNAVAILABLE:
         return Overloaded(f"The Ollama{at} is busy: wait a moment and pull {name} again.", **kw)
     shown = words.strip()[:_WORDS_SHOWN] or "no reason given"
     return ServerError(

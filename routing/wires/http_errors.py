@@ -3,10 +3,10 @@
 Nothing answered (or only a proxy did), it stopped answering, the answer was cut
 off, there is no key, a web page came instead of an API. Each shape's classifier
 (`openai_errors`, `anthropic_errors`, `gemini_errors`, `ollama_errors`) names its
-provider with `who` and `server` from here, and says the failures they share (a key
-refused, a conversation past the context, a model it lacks, a setting it doesn't take,
-a request only a bug of Sightline's explains) in the sentences here; the provider's
-own words go to `.detail`, for the log.
+provider with `who` and `server` from here, and says the refusals they share (a
+conversation past the context, a setting it doesn't take) in the sentences here; what
+a status says is routing/wires/statuses.py's table. The provider's own words go to
+`.detail`, for the log.
 """
 
 from __future__ import annotations
@@ -47,11 +47,6 @@ def key_hint(preset: Preset | None) -> str:
     return "add it in Settings → Providers"
 
 
-def key_refused(name: str, status: int, preset: Preset | None) -> str:
-    """A provider's refusal of the key, and where a good one goes."""
-    return f"{name} refused the API key (HTTP {status}): {key_hint(preset)}."
-
-
 def no_longer_fits(model: str) -> str:
     """A conversation past the model's context, and what to do."""
     return (
@@ -60,25 +55,12 @@ def no_longer_fits(model: str) -> str:
     )
 
 
-def no_model_called(name: str, model: str) -> str:
-    """A model the provider doesn't have."""
-    return f"{name} has no model called {model or 'that'}. Pick one of its models."
-
-
 def setting_refused(name: str, model: str, setting: str, what: str) -> str:
     """A setting of the chat's the model refused, named (`what`: the status, its kind)."""
     words = SETTING_WORDS.get(setting, setting)
     return (
         f"{model or 'This model'} doesn't take the chat's {words}: {name} refused it ({what}). "
         f"Clear the {words} in the chat's settings, or pick another model."
-    )
-
-
-def sightline_bug(name: str, what: str) -> str:
-    """A refusal only a wrong request of Sightline's explains (`what`: the status, its kind)."""
-    return (
-        f"{name} rejected the request ({what}). This is a Sightline bug: please report it with "
-        "the details."
     )
 
 
