@@ -408,9 +408,12 @@ class Controller(QObject):
         text = text if text.strip() else ""  # attachments alone: no blank words with them
         runner, conversation_id = self._engine(model_ref), self._current
 
+        from app.turn.turn_input import TurnInput
+
         def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
             pdfs = tuple(a.pdf for a in attached.pdfs)
-            return runner.run(conversation_id, text, attached.pictures, model_ref, tools, pdfs)
+            asked = TurnInput(conversation_id, text, attached.pictures, model_ref, tools, pdfs)
+            return runner.run(asked)
 
         self._begin_turn(turn, text, attached)
         return True
@@ -459,11 +462,13 @@ class Controller(QObject):
         self._reload(self._current)
         engine, conversation_id = self._engine(model_ref), self._current
         pictures = tuple(p.picture for p in message.parts if isinstance(p, PicturePart))
+        from app.turn.turn_input import TurnInput
 
         def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
-            return engine.run(
+            asked = TurnInput(
                 conversation_id, message.text, pictures, model_ref, tools, message.pdfs
             )
+            return engine.run(asked)
 
         self._begin_turn(turn, "", Attachments())
         return True
