@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.approvals import ApprovalRequest
+from app.presenters.approvals import ApprovalRequest
+from app.presenters.tool_words import pretty_arguments
 from app.ui.icons import badge_image, icon_of
 from app.ui.painting import blend, code_font
-from app.ui.tool_words import pretty_arguments
 from routing.transcript import ToolCall
 
 # app.turn.tool_step.Approval's values

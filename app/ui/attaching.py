@@ -14,9 +14,9 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from app.ui.listing import ModelListing
-from app.ui.pdf_notes import PdfNote, pdf_note
-from app.ui.pending import (
+from app.presenters.listing import ModelListing
+from app.presenters.pdf_notes import PdfNote, pdf_note
+from app.presenters.pending import (
     Attachments,
     Offered,
     PendingAttachments,
@@ -24,7 +24,7 @@ from app.ui.pending import (
     read_offered,
     sight_note,
 )
-from app.ui.unlocking import PasswordRequest, Passwords, unlock_each
+from app.presenters.unlocking import PasswordRequest, Passwords, unlock_each
 
 # asyncio is not imported here at all: reading runs as a chore the controller
 # starts (after the window's first paint), and `Passwords` imports it when it asks.

@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.presenters.pdf_notes import PdfNote
+from app.presenters.pending import Attachments, Offered, SightNote
 from app.ui.cards import CARD, Card, PdfCard, PictureCard, small_label
-from app.ui.pdf_notes import PdfNote
-from app.ui.pending import Attachments, Offered, SightNote
 
 PROBLEM_COLOR = "#dc2626"
 

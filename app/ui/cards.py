@@ -10,10 +10,10 @@ from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from app.presenters.pdf_notes import PdfNote, PdfWay, pages_words
+from app.presenters.pending import AttachedPdf, Sight, SightNote, size_words
 from app.ui.icons import badge_image, struck_badge_image
 from app.ui.painting import blend, paint_document
-from app.ui.pdf_notes import PdfNote, PdfWay, pages_words
-from app.ui.pending import AttachedPdf, Sight, SightNote, size_words
 from app.ui.thumbnails import fit, shown_size, thumbnail
 from vision.pictures import Picture
 

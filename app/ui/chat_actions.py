@@ -92,7 +92,7 @@ class ChatActions(QObject):
         message = stored.item
         window.composer.restore_draft(message.text)
         if message.pictures or message.pdfs:
-            from app.ui.pending import Attachments, attached_pdf
+            from app.presenters.pending import Attachments, attached_pdf
 
             pdfs = tuple(attached_pdf(pdf) for pdf in message.pdfs)
             c.attaching.give_back(Attachments(message.pictures, pdfs))

@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.presenters.pdf_notes import PdfNote
+from app.presenters.pending import PDF_SUFFIXES, PICTURE_SUFFIXES, Attachments, Offered, SightNote
 from app.ui.attachments import (
     AttachmentDrops,
     AttachmentStrip,
@@ -31,8 +33,6 @@ from app.ui.attachments import (
     offer_from_mime,
 )
 from app.ui.icons import badge_image, icon_of
-from app.ui.pdf_notes import PdfNote
-from app.ui.pending import PDF_SUFFIXES, PICTURE_SUFFIXES, Attachments, Offered, SightNote
 
 _MIN_LINES, _MAX_LINES = 2, 8
 _ICON = QSize(20, 20)

@@ -20,9 +20,9 @@ from PySide6.QtCore import (
     QTimer,
 )
 
+from app.presenters.pdf_notes import pages_words
+from app.presenters.tool_words import pretty_arguments, result_summary, shown_text
 from app.store import StoredItem
-from app.ui.pdf_notes import pages_words
-from app.ui.tool_words import pretty_arguments, result_summary, shown_text
 from routing.answer_stats import stats_words
 from routing.transcript import (
     CarriedPart,

@@ -36,7 +36,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem, QWidget
 
-from app.ui.row_heights import RowHeights
+from app.presenters.row_heights import RowHeights
 
 _Index = QModelIndex | QPersistentModelIndex
 _BOTTOM_SLACK = 6  # pixels from the end that still count as "at the bottom"

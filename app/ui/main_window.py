@@ -23,10 +23,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.presenters.approvals import ApprovalRequest
 from app.store import ConversationSummary, StoredItem
 from app.ui.appearance import Appearance, ThemeChoice
 from app.ui.approval_card import ApprovalCard
-from app.ui.approvals import ApprovalRequest
 from app.ui.attachments import AttachmentDrops
 from app.ui.chat_actions import ChatActions
 from app.ui.composer import Composer

@@ -21,6 +21,8 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
+from app.presenters.pdf_notes import pages_words
+from app.presenters.tool_words import call_line
 from app.ui.conversation_model import ConversationModel, Row
 from app.ui.icons import badge_image
 from app.ui.painting import (
@@ -43,11 +45,9 @@ from app.ui.painting import (
     paint_thumbnail,
     small_font,
 )
-from app.ui.pdf_notes import pages_words
 from app.ui.switch import Switch, paint_switch, place_switch
 from app.ui.theme import STATUS_LABELS, Theme, theme_for
 from app.ui.thumbnails import fit, shown_size
-from app.ui.tool_words import call_line
 from routing.answer_stats import stats_words
 from routing.transcript import MessageStatus, TextPart
 from vision.pdf import PdfFile

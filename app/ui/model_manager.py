@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.listing import ModelListing
+from app.presenters.listing import ModelListing
 from app.ui.provider_form import ERROR_STYLE
 from app.ui.pull_progress import PullProgressBox
 from app.ui.vision_offer import VisionOffer

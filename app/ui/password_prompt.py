@@ -12,8 +12,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QWidget
 
+from app.presenters.unlocking import PasswordRequest
 from app.ui.attaching import Attaching
-from app.ui.unlocking import PasswordRequest
 
 TITLE = "PDF password"
 

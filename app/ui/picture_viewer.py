@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.pending import size_words
+from app.presenters.pending import size_words
 from app.ui.thumbnails import decode, fit
 from vision.pictures import Picture
 

@@ -29,8 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.keys import KeyStore
-from app.ui.icons import badge_image
-from app.ui.settings_model import (
+from app.presenters.settings_model import (
     KeySource,
     ProviderDraft,
     ProviderList,
@@ -40,6 +39,7 @@ from app.ui.settings_model import (
     shown_models,
     url_problem,
 )
+from app.ui.icons import badge_image
 from routing.endpoints import endpoint_name, known_locality
 from routing.models import ProviderConfig
 from routing.presets import preset_for

@@ -31,19 +31,19 @@ from PySide6.QtWidgets import (
 )
 
 from app.config import ConfigError
-from app.ui.agents_page import AgentsPage
-from app.ui.appearance_page import AppearancePage
-from app.ui.controller import Controller, ModelListing
-from app.ui.provider_form import ERROR_STYLE, ProviderForm
-from app.ui.settings_model import (
+from app.presenters.settings_model import (
     ProviderDraft,
     ProviderList,
     menu_kinds,
     preset_label,
     write_settings,
 )
+from app.presenters.tools_settings import mcp_path, read_mcp_text, write_tools_settings
+from app.ui.agents_page import AgentsPage
+from app.ui.appearance_page import AppearancePage
+from app.ui.controller import Controller, ModelListing
+from app.ui.provider_form import ERROR_STYLE, ProviderForm
 from app.ui.tools_page import ToolsPage
-from app.ui.tools_settings import mcp_path, read_mcp_text, write_tools_settings
 from routing.endpoints import endpoint_name
 from routing.models import ProviderConfig
 from routing.presets import preset_for

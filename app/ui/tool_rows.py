@@ -24,6 +24,15 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyleOptionViewItem
 
+from app.presenters.pending import size_words
+from app.presenters.tool_words import (
+    Outcome,
+    first_line,
+    outcome_of,
+    picture_count,
+    pretty_arguments,
+    shown_text,
+)
 from app.ui.conversation_model import Row
 from app.ui.icons import badge_image
 from app.ui.painting import (
@@ -40,17 +49,8 @@ from app.ui.painting import (
     paint_thumbnail,
     small_font,
 )
-from app.ui.pending import size_words
 from app.ui.theme import Theme
 from app.ui.thumbnails import fit, shown_size
-from app.ui.tool_words import (
-    Outcome,
-    first_line,
-    outcome_of,
-    picture_count,
-    pretty_arguments,
-    shown_text,
-)
 from routing.transcript import ToolResult
 from vision.pictures import Picture
 

@@ -1,7 +1,7 @@
 """Settings → Tools: MCP servers as pasted, how approval works, routing, and the data folder.
 
 The page only shows and collects; checking the JSON and saving are
-app.ui.tools_settings's, and the dialog's Save writes everything at once.
+app.presenters.tools_settings's, and the dialog's Save writes everything at once.
 """
 
 from __future__ import annotations
@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.config import Config
+from app.presenters.tools_settings import McpCheck, ToolsSettings, check_mcp, vision_choices
 from app.ui.painting import code_font
 from app.ui.provider_form import ERROR_STYLE
-from app.ui.tools_settings import McpCheck, ToolsSettings, check_mcp, vision_choices
 from routing.models import ModelInfo
 
 MCP_PLACEHOLDER = """{

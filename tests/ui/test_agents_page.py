@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.config import agent_providers, load_config
+from app.presenters.settings_model import ProviderList
 from app.ui.agents_page import AgentsPage
-from app.ui.settings_model import ProviderList
 from routing.models import ProviderConfig
 from tests.conftest import SightlineHome
 from tests.ui.test_settings import OpenWindow, open_settings, save

@@ -25,8 +25,9 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-import app.ui.pending as pending
+import app.presenters.pending as pending
 from app.attachments import load_attachment
+from app.presenters.pending import BLIND_TIP, Sight, byte_words, sight_note
 from app.store import Store, StoredItem
 from app.ui.cards import PictureCard
 from app.ui.conversation_model import ConversationModel
@@ -34,7 +35,6 @@ from app.ui.conversation_view import ConversationView
 from app.ui.message_delegate import THUMB
 from app.ui.model_picker import AUTO, PickerRole
 from app.ui.painting import RETRY_BUTTON
-from app.ui.pending import BLIND_TIP, Sight, byte_words, sight_note
 from app.ui.picture_viewer import PictureViewer
 from app.ui.session import Session
 from app.ui.thumbnails import shown_size, thumbnail

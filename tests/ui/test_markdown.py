@@ -7,7 +7,6 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.highlight import MAX_CHARS, highlight
 from app.ui.markdown import find_fences, render
-from app.ui.row_heights import RowHeights
 from app.ui.theme import PYGMENTS_LIGHT, theme_for
 
 
@@ -80,19 +79,6 @@ def test_unknown_languages_and_huge_blocks_stay_plain(qtbot: QtBot) -> None:
     runs = highlight("x = 1", "py3", PYGMENTS_LIGHT)
     assert runs is not None and "".join(words for words, _ in runs) == "x = 1"
     assert highlight("x = 1", "py3", PYGMENTS_LIGHT) is runs  # lexed once
-
-
-def test_row_heights_sum_lazily_and_find_rows() -> None:
-    rows = RowHeights()
-    rows.reset([10, 20, 30])
-    assert (rows.total(), rows.unmeasured) == (60, 3)
-    assert [rows.row_at(y) for y in (-5, 0, 9, 10, 59, 60, 500)] == [0, 0, 0, 1, 2, 2, 2]
-    assert rows.set(1, 25) == 5 and rows.exact(1) and rows.unmeasured == 2
-    assert (rows.top(2), rows.total()) == (35, 65)
-    rows.insert(3, [5, 5])
-    assert (len(rows), rows.total(), rows.top(4)) == (5, 75, 70)
-    rows.forget()
-    assert rows.unmeasured == 5 and rows.total() == 75  # guesses kept until measured
 
 
 def _font() -> QFont:

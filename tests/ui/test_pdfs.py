@@ -19,13 +19,13 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.presenters.pdf_notes import PAGES_LOOKED_AT, SENT_AS_PDF, SENT_AS_TEXT, PdfWay, pdf_note
+from app.presenters.pending import AttachedPdf
 from app.store import Store
 from app.tools.read_file import ReadFile
 from app.ui.cards import PdfCard
 from app.ui.conversation_model import Role
 from app.ui.model_picker import AUTO
-from app.ui.pdf_notes import PAGES_LOOKED_AT, SENT_AS_PDF, SENT_AS_TEXT, PdfWay, pdf_note
-from app.ui.pending import AttachedPdf
 from app.ui.session import Session
 from routing import documents
 from routing.capabilities import resolved

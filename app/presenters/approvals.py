@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.ui.questions import Questions
+from app.presenters.questions import Questions
 from routing.transcript import ToolCall
 
 if TYPE_CHECKING:  # app.turn.tool_step imports asyncio, which loads after the first paint

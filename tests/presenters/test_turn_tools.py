@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.ui.turn_tools import TurnTools
+from app.presenters.turn_tools import TurnTools
 
 
 def servers_file(tmp_path: Path, servers: object) -> Path:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 from app.config import Config
 from app.config_file import write_config_text
+from app.presenters.settings_model import save_top_level
 from app.tools.mcp.config import McpConfigError, McpServerConfig, parse_mcp_servers
-from app.ui.settings_model import save_top_level
 from routing.models import ModelInfo
 
 MCP_FILE = "mcp.json"

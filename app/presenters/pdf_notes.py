@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
-from app.ui.pending import AttachedPdf, byte_words
+from app.presenters.pending import AttachedPdf, byte_words
 from vision.pdf import PdfFile
 
 if TYPE_CHECKING:  # the first paint needn't import routing's models

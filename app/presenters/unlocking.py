@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from app.attachments import AttachmentError
-from app.ui.pending import AttachedPdf, PendingAttachments, read_file
-from app.ui.questions import Questions
+from app.presenters.pending import AttachedPdf, PendingAttachments, read_file
+from app.presenters.questions import Questions
 from vision.pdf import PdfNeedsPassword
 from vision.pictures import Picture
 

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.ui.listing import ModelListing
+from app.presenters.listing import ModelListing
 
 # asyncio is imported by the methods that use it, after the window's first paint.
 if TYPE_CHECKING:

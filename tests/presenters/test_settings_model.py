@@ -9,7 +9,7 @@ import pytest
 
 from app.config import ConfigError
 from app.keys import SERVICE, KeyStore
-from app.ui.settings_model import (
+from app.presenters.settings_model import (
     KeySource,
     ProviderList,
     id_problem,
@@ -218,7 +218,7 @@ def test_a_broken_file_is_not_overwritten_and_no_key_changes(
 
 
 def test_a_providers_api_choice_survives_its_draft() -> None:
-    from app.ui.settings_model import draft_from
+    from app.presenters.settings_model import draft_from
     from routing.models import ProviderConfig
 
     provider = ProviderConfig("mine", "custom", "http://127.0.0.1:8080/v1", api="responses")
