@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 
 from app.presenters.approvals import ApprovalRequest
 from app.presenters.tool_words import pretty_arguments
+from app.ui.conversation.painting import blend, code_font
 from app.ui.icons import badge_image, icon_of
-from app.ui.painting import blend, code_font
 from routing.transcript import ToolCall
 
 # app.turn.tool_step.Approval's values

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLay
 
 from app.presenters.pdf_notes import PdfNote, PdfWay, pages_words
 from app.presenters.pending import AttachedPdf, Sight, SightNote, size_words
+from app.ui.conversation.painting import blend, paint_document
+from app.ui.conversation.thumbnails import fit, shown_size, thumbnail
 from app.ui.icons import badge_image, struck_badge_image
-from app.ui.painting import blend, paint_document
-from app.ui.thumbnails import fit, shown_size, thumbnail
 from vision.pictures import Picture
 
 CARD = QSize(330, 64)  # room for "Described by qwen2.5vl:3b on this computer"

@@ -25,9 +25,9 @@ from app.presenters.turn_tools import TurnTools
 from app.ui.agent_turns import AgentTurns, agent_named, agents_of
 from app.ui.attaching import Attaching
 from app.ui.chats import Chats
+from app.ui.conversation.versions import Versions
 from app.ui.running_turn import RunningTurn
 from app.ui.turn_feed import TurnFeed
-from app.ui.versions import Versions
 from routing.transcript import ToolCall  # loaded by the store: costs nothing here
 
 # asyncio (~25 ms) is imported by the methods that use it: they all run after the

@@ -28,11 +28,11 @@ from app.store import ConversationSummary, StoredItem
 from app.ui.appearance import Appearance, ThemeChoice
 from app.ui.approval_card import ApprovalCard
 from app.ui.attachments import AttachmentDrops
-from app.ui.chat_actions import ChatActions
 from app.ui.composer import Composer
 from app.ui.controller import Controller, ModelListing
-from app.ui.conversation_model import ConversationModel
-from app.ui.conversation_view import ConversationView
+from app.ui.conversation.chat_actions import ChatActions
+from app.ui.conversation.conversation_model import ConversationModel
+from app.ui.conversation.conversation_view import ConversationView
 from app.ui.editing_bar import EditingBar
 from app.ui.first_run import FirstRunPanel, is_first_run, welcome
 from app.ui.leaving_prompt import LeavingPrompt
@@ -425,7 +425,7 @@ class MainWindow(QMainWindow):
 
     def open_picture(self, picture: Picture) -> QDialog:
         """Show a picture in its own window (replacing one already open)."""
-        from app.ui.picture_viewer import PictureViewer  # on first use, not at start
+        from app.ui.conversation.picture_viewer import PictureViewer  # on first use, not at start
 
         if self.viewer is not None:
             self.viewer.close()
@@ -439,7 +439,7 @@ class MainWindow(QMainWindow):
 
     def open_pdf(self, pdf: PdfFile) -> None:
         """Open a PDF of the conversation in the system's viewer."""
-        from app.ui.pdf_opening import open_outside  # on first use, not at start
+        from app.ui.conversation.pdf_opening import open_outside  # on first use, not at start
 
         try:
             if not open_outside(pdf):

@@ -30,14 +30,14 @@ from app.attachments import load_attachment
 from app.presenters.pending import BLIND_TIP, Sight, byte_words, sight_note
 from app.store import Store, StoredItem
 from app.ui.cards import PictureCard
-from app.ui.conversation_model import ConversationModel
-from app.ui.conversation_view import ConversationView
-from app.ui.message_delegate import THUMB
+from app.ui.conversation.conversation_model import ConversationModel
+from app.ui.conversation.conversation_view import ConversationView
+from app.ui.conversation.message_delegate import THUMB
+from app.ui.conversation.painting import RETRY_BUTTON
+from app.ui.conversation.picture_viewer import PictureViewer
+from app.ui.conversation.thumbnails import shown_size, thumbnail
 from app.ui.model_picker import AUTO, PickerRole
-from app.ui.painting import RETRY_BUTTON
-from app.ui.picture_viewer import PictureViewer
 from app.ui.session import Session
-from app.ui.thumbnails import shown_size, thumbnail
 from routing.capabilities import resolved
 from routing.models import ModelInfo
 from routing.transcript import Message, NoticeKind, PicturePart, TextPart, ToolResult

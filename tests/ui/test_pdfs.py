@@ -24,7 +24,7 @@ from app.presenters.pending import AttachedPdf
 from app.store import Store
 from app.tools.read_file import ReadFile
 from app.ui.cards import PdfCard
-from app.ui.conversation_model import Role
+from app.ui.conversation.conversation_model import Role
 from app.ui.model_picker import AUTO
 from app.ui.session import Session
 from routing import documents

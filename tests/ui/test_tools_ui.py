@@ -25,8 +25,8 @@ from app.presenters.tools_settings import AUTOMATIC
 from app.tools.mcp.config import load_mcp_servers
 from app.turn.tool_step import DENIED, STOPPED
 from app.ui.approval_card import ApprovalCard
-from app.ui.conversation_model import Role
-from app.ui.painting import MARGIN_X, MARGIN_Y
+from app.ui.conversation.conversation_model import Role
+from app.ui.conversation.painting import MARGIN_X, MARGIN_Y
 from app.ui.session import Session
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply

@@ -30,7 +30,7 @@ from PySide6.QtGui import (
     QTextTable,
 )
 
-from app.ui.painting import CODE_HEADER, CODE_PAD
+from app.ui.conversation.painting import CODE_HEADER, CODE_PAD
 from app.ui.theme import Theme
 
 _GAP = 6  # between a code box and the paragraphs around it
@@ -307,7 +307,7 @@ def _fill(
     cursor.beginEditBlock()
     cursor.removeSelectedText()
     # Pygments (~8 ms) loads with the first code block shown, not before the first paint.
-    from app.ui.highlight import highlight
+    from app.ui.conversation.highlight import highlight
 
     runs = highlight(fence.code, fence.language, theme.pygments_style) if fence.closed else None
     for words, fmt in runs or ((fence.code, None),):

@@ -19,8 +19,8 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
+from app.ui.conversation.thumbnails import thumbnail
 from app.ui.theme import blend
-from app.ui.thumbnails import thumbnail
 from vision.pictures import Picture
 
 if TYPE_CHECKING:

@@ -33,9 +33,8 @@ from app.presenters.tool_words import (
     pretty_arguments,
     shown_text,
 )
-from app.ui.conversation_model import Row
-from app.ui.icons import badge_image
-from app.ui.painting import (
+from app.ui.conversation.conversation_model import Row
+from app.ui.conversation.painting import (
     GAP,
     MARGIN_X,
     MARGIN_Y,
@@ -49,8 +48,9 @@ from app.ui.painting import (
     paint_thumbnail,
     small_font,
 )
+from app.ui.conversation.thumbnails import fit, shown_size
+from app.ui.icons import badge_image
 from app.ui.theme import Theme
-from app.ui.thumbnails import fit, shown_size
 from routing.transcript import ToolResult
 from vision.pictures import Picture
 

@@ -23,8 +23,8 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from app.ui.conversation_model import Row
-from app.ui.painting import (
+from app.ui.conversation.conversation_model import Row
+from app.ui.conversation.painting import (
     GET_SEEING,
     MARGIN_X,
     MARGIN_Y,
@@ -38,7 +38,7 @@ from app.ui.painting import (
     paint_pill,
     small_font,
 )
-from app.ui.switch import Switch, paint_switch, place_switch
+from app.ui.conversation.switch import Switch, paint_switch, place_switch
 from app.ui.theme import NOTICE_LABELS, Theme, blend
 from routing.transcript import NoticeKind
 

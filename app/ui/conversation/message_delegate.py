@@ -17,18 +17,25 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPoint, 
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from app.ui.conversation_model import ConversationModel, Row
-from app.ui.painting import GET_SEEING, MESSAGE, RETRY_BUTTON, THUMB, ButtonState, blend
+from app.ui.conversation.conversation_model import ConversationModel, Row
+from app.ui.conversation.painting import (
+    GET_SEEING,
+    MESSAGE,
+    RETRY_BUTTON,
+    THUMB,
+    ButtonState,
+    blend,
+)
 from app.ui.theme import Theme, theme_for
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.ui.agent_rows import AgentLayout, AgentRows
-    from app.ui.markdown import CodeBlock
-    from app.ui.message_rows import MessageLayout, MessageRows
-    from app.ui.notice_rows import NoticeLayout, NoticeRows
-    from app.ui.tool_rows import ToolLayout, ToolRows
+    from app.ui.conversation.markdown import CodeBlock
+    from app.ui.conversation.message_rows import MessageLayout, MessageRows
+    from app.ui.conversation.notice_rows import NoticeLayout, NoticeRows
+    from app.ui.conversation.tool_rows import ToolLayout, ToolRows
 
     _Layout: TypeAlias = MessageLayout | ToolLayout | NoticeLayout | AgentLayout  # by KIND
 
@@ -270,9 +277,9 @@ class _Kinds:
 
     def __init__(self) -> None:
         from app.ui.agent_rows import AgentRows
-        from app.ui.message_rows import MessageRows
-        from app.ui.notice_rows import NoticeRows
-        from app.ui.tool_rows import ToolRows
+        from app.ui.conversation.message_rows import MessageRows
+        from app.ui.conversation.notice_rows import NoticeRows
+        from app.ui.conversation.tool_rows import ToolRows
 
         self.messages = MessageRows()
         self.tools = ToolRows()

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.presenters.pending import size_words
-from app.ui.thumbnails import decode, fit
+from app.ui.conversation.thumbnails import decode, fit
 from vision.pictures import Picture
 
 _MIN = QSize(360, 260)

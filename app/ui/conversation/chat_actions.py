@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 
-from app.ui.message_actions import Requested
+from app.ui.conversation.message_actions import Requested
 from routing.transcript import Message
 
 if TYPE_CHECKING:
-    from app.ui.chat_settings_panel import ChatSettingsPanel
+    from app.ui.conversation.chat_settings_panel import ChatSettingsPanel
     from app.ui.main_window import MainWindow
 
 BUSY = "Wait for the answer to finish, or Stop it, first."
@@ -128,7 +128,7 @@ class ChatActions(QObject):
         if self.panel is not None:
             self.panel.raise_()
             return self.panel
-        from app.ui.chat_settings_panel import ChatSettingsPanel
+        from app.ui.conversation.chat_settings_panel import ChatSettingsPanel
 
         c = self.window.controller
         chat = c.current_id

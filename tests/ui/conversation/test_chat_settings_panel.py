@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from app.ui.chat_settings_panel import ChatSettingsPanel
+from app.ui.conversation.chat_settings_panel import ChatSettingsPanel
 from routing.capabilities import resolved
 from routing.chat_settings import ChatSettings
 from routing.models import ModelInfo

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication
 from pytestqt.qtbot import QtBot
 
 from app.store import StoredItem
-from app.ui.conversation_model import ConversationModel, Role
-from app.ui.conversation_view import ConversationView
-from app.ui.message_delegate import MESSAGE
+from app.ui.conversation.conversation_model import ConversationModel, Role
+from app.ui.conversation.conversation_view import ConversationView
+from app.ui.conversation.message_delegate import MESSAGE
 from app.ui.session import Session
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind, TextPart
 from tests.conftest import SightlineHome
@@ -349,7 +349,7 @@ def test_a_long_chat_lays_out_only_what_it_shows(
 def test_on_a_wide_window_the_conversation_is_a_centred_column(qtbot: QtBot) -> None:
     from PySide6.QtCore import QRect
 
-    from app.ui.message_delegate import MAX_COLUMN
+    from app.ui.conversation.message_delegate import MAX_COLUMN
 
     view = _view(qtbot, [_answer_message("A short answer to read.")])
     index = view.model().index(0, 0)

@@ -23,9 +23,8 @@ from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
 from app.presenters.pdf_notes import pages_words
 from app.presenters.tool_words import call_line
-from app.ui.conversation_model import ConversationModel, Row
-from app.ui.icons import badge_image
-from app.ui.painting import (
+from app.ui.conversation.conversation_model import ConversationModel, Row
+from app.ui.conversation.painting import (
     CODE_HEADER,
     CODE_PAD,
     GAP,
@@ -45,16 +44,17 @@ from app.ui.painting import (
     paint_thumbnail,
     small_font,
 )
-from app.ui.switch import Switch, paint_switch, place_switch
+from app.ui.conversation.switch import Switch, paint_switch, place_switch
+from app.ui.conversation.thumbnails import fit, shown_size
+from app.ui.icons import badge_image
 from app.ui.theme import STATUS_LABELS, Theme, theme_for
-from app.ui.thumbnails import fit, shown_size
 from routing.answer_stats import stats_words
 from routing.transcript import MessageStatus, TextPart
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
-    from app.ui.markdown import CodeBlock, Rendered
+    from app.ui.conversation.markdown import CodeBlock, Rendered
 
 USER_SHARE = 0.78  # a person's bubble takes at most this much of the width
 COPY, COPIED = "Copy", "Copied"
@@ -143,7 +143,7 @@ class MessageRows:
         rendered = self._rendered.get(key)
         if rendered is None:
             # Markdown's machinery loads with the first message shown, not before the first paint.
-            from app.ui.markdown import render
+            from app.ui.conversation.markdown import render
 
             rendered = render(row.text, option.font, theme)
             self._rendered[key] = rendered

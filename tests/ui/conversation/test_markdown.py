@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 from pytestqt.qtbot import QtBot
 
-from app.ui.highlight import MAX_CHARS, highlight
-from app.ui.markdown import find_fences, render
+from app.ui.conversation.highlight import MAX_CHARS, highlight
+from app.ui.conversation.markdown import find_fences, render
 from app.ui.theme import PYGMENTS_LIGHT, theme_for
 
 

@@ -49,16 +49,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.conversation_model import ConversationModel, Row
-from app.ui.lazy_list import LazyListView
-from app.ui.message_delegate import MESSAGE, MessageDelegate
-from app.ui.painting import GET_SEEING, NEXT, PREVIOUS, RETRY_BUTTON
+from app.ui.conversation.conversation_model import ConversationModel, Row
+from app.ui.conversation.lazy_list import LazyListView
+from app.ui.conversation.message_delegate import MESSAGE, MessageDelegate
+from app.ui.conversation.painting import GET_SEEING, NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.theme import Theme
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
-    from app.ui.markdown import CodeBlock
+    from app.ui.conversation.markdown import CodeBlock
 
 _Index = QModelIndex | QPersistentModelIndex
 _COPIED_MS = 1500  # how long a button says "Copied"
@@ -80,7 +80,7 @@ class ConversationView(LazyListView):
 
     picture_clicked = Signal(object)  # the Picture whose thumbnail was clicked
     pdf_clicked = Signal(object)  # the PdfFile whose tile was clicked
-    # A Requested (app/ui/message_actions.py): answer again, edit, delete, another version.
+    # A Requested (conversation/message_actions.py): answer again, edit, delete, a version.
     action_requested = Signal(object)
 
     def __init__(self, model: ConversationModel, parent: QWidget | None = None) -> None:
@@ -271,7 +271,7 @@ class ConversationView(LazyListView):
 
     def _row_button(self, row: Row, block: int) -> None:
         """A version arrow leads to that version; Retry answers the failed turn again."""
-        from app.ui.message_actions import Requested
+        from app.ui.conversation.message_actions import Requested
 
         if block == RETRY_BUTTON:
             self.action_requested.emit(Requested("regenerate", row.item_id))
@@ -381,7 +381,9 @@ class ConversationView(LazyListView):
             menu.addAction(f"Open {name}", partial(self.picture_clicked.emit, picture))
         for _rect, pdf in self.documents(index):
             menu.addAction(f"Open {pdf.name or 'the PDF'}", partial(self.pdf_clicked.emit, pdf))
-        from app.ui.message_actions import add_actions  # with the first menu, not at start
+        from app.ui.conversation.message_actions import (
+            add_actions,  # with the first menu, not at start
+        )
 
         add_actions(menu, row, self.models_for_menu(), self.action_requested.emit)
         return menu
