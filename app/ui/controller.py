@@ -23,8 +23,8 @@ from app.presenters.model_lister import ModelLister
 from app.presenters.pending import Attachments
 from app.presenters.turn_tools import TurnTools
 from app.ui.agent_turns import AgentTurns, agent_named, agents_of
-from app.ui.attaching import Attaching
 from app.ui.chats import Chats
+from app.ui.composer.attaching import Attaching
 from app.ui.conversation.versions import Versions
 from app.ui.running_turn import RunningTurn
 from app.ui.turn_feed import TurnFeed

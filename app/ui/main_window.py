@@ -26,9 +26,10 @@ from PySide6.QtWidgets import (
 from app.presenters.approvals import ApprovalRequest
 from app.store import ConversationSummary, StoredItem
 from app.ui.appearance import Appearance, ThemeChoice
-from app.ui.approval_card import ApprovalCard
-from app.ui.attachments import AttachmentDrops
-from app.ui.composer import Composer
+from app.ui.composer.approval_card import ApprovalCard
+from app.ui.composer.attachments import AttachmentDrops
+from app.ui.composer.composer import Composer
+from app.ui.composer.password_prompt import PasswordPrompt
 from app.ui.controller import Controller, ModelListing
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
@@ -39,7 +40,6 @@ from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.ledger_panel import LedgerPanel
 from app.ui.local_models import LocalModels
 from app.ui.menu_bar import MenuBar
-from app.ui.password_prompt import PasswordPrompt
 from app.ui.provider_panel import ProviderPanel, explain
 from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
 from app.ui.top_bar import TopBar

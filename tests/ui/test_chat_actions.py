@@ -16,7 +16,7 @@ from routing.chat_settings import ChatSettings
 from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.test_attachments import pick
+from tests.ui.composer.test_attachments import pick
 from tests.ui.test_window import (
     OpenWindow,
     answers,

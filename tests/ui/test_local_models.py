@@ -13,7 +13,7 @@ from app.ui.model_picker import MANAGE, PickerRole
 from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
-from tests.ui.test_attachments import picture_file
+from tests.ui.composer.test_attachments import picture_file
 from tests.ui.test_window import (
     OpenWindow,
     answers,

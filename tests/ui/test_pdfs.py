@@ -23,7 +23,7 @@ from app.presenters.pdf_notes import PAGES_LOOKED_AT, SENT_AS_PDF, SENT_AS_TEXT,
 from app.presenters.pending import AttachedPdf
 from app.store import Store
 from app.tools.read_file import ReadFile
-from app.ui.cards import PdfCard
+from app.ui.composer.cards import PdfCard
 from app.ui.conversation.conversation_model import Role
 from app.ui.model_picker import AUTO
 from app.ui.session import Session
@@ -43,7 +43,14 @@ from tests.conftest import SightlineHome
 from tests.pdfs import encrypted_pdf, scanned_pdf, text_pdf
 from tests.servers.anthropic import FakeAnthropic
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.test_attachments import cards, drop, file_urls, pick, picture_file, reading_done
+from tests.ui.composer.test_attachments import (
+    cards,
+    drop,
+    file_urls,
+    pick,
+    picture_file,
+    reading_done,
+)
 from tests.ui.test_window import OpenWindow, answers, rows, send, wait_for_models, wait_idle
 from vision.pdf import PdfFile, open_pdf
 

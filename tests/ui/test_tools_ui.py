@@ -24,13 +24,13 @@ from app.config import load_config
 from app.presenters.tools_settings import AUTOMATIC
 from app.tools.mcp.config import load_mcp_servers
 from app.turn.tool_step import DENIED, STOPPED
-from app.ui.approval_card import ApprovalCard
+from app.ui.composer.approval_card import ApprovalCard
 from app.ui.conversation.conversation_model import Role
 from app.ui.conversation.painting import MARGIN_X, MARGIN_Y
 from app.ui.session import Session
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.test_attachments import pick
+from tests.ui.composer.test_attachments import pick
 from tests.ui.test_settings import open_settings
 from tests.ui.test_window import answers, send, wait_for_models, wait_idle
 

@@ -13,7 +13,7 @@ from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QWidget
 
 from app.presenters.unlocking import PasswordRequest
-from app.ui.attaching import Attaching
+from app.ui.composer.attaching import Attaching
 
 TITLE = "PDF password"
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.presenters.pdf_notes import PdfNote
 from app.presenters.pending import Attachments, Offered, SightNote
-from app.ui.cards import CARD, Card, PdfCard, PictureCard, small_label
+from app.ui.composer.cards import CARD, Card, PdfCard, PictureCard, small_label
 
 PROBLEM_COLOR = "#dc2626"
 

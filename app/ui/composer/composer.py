@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.presenters.pdf_notes import PdfNote
 from app.presenters.pending import PDF_SUFFIXES, PICTURE_SUFFIXES, Attachments, Offered, SightNote
-from app.ui.attachments import (
+from app.ui.composer.attachments import (
     AttachmentDrops,
     AttachmentStrip,
     ProblemBar,

@@ -29,7 +29,7 @@ import app.presenters.pending as pending
 from app.attachments import load_attachment
 from app.presenters.pending import BLIND_TIP, Sight, byte_words, sight_note
 from app.store import Store, StoredItem
-from app.ui.cards import PictureCard
+from app.ui.composer.cards import PictureCard
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
 from app.ui.conversation.message_delegate import THUMB
