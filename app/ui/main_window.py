@@ -25,7 +25,6 @@ from PySide6.QtWidgets import (
 
 from app.presenters.approvals import ApprovalRequest
 from app.store import ConversationSummary, StoredItem
-from app.ui.appearance import Appearance, ThemeChoice
 from app.ui.composer.approval_card import ApprovalCard
 from app.ui.composer.attachments import AttachmentDrops
 from app.ui.composer.composer import Composer
@@ -38,9 +37,10 @@ from app.ui.editing_bar import EditingBar
 from app.ui.first_run import FirstRunPanel, is_first_run, welcome
 from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.ledger_panel import LedgerPanel
-from app.ui.local_models import LocalModels
 from app.ui.menu_bar import MenuBar
+from app.ui.models.local_models import LocalModels
 from app.ui.provider_panel import ProviderPanel, explain
+from app.ui.settings.appearance import Appearance, ThemeChoice
 from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
 from app.ui.top_bar import TopBar
 from app.ui.undo_bar import UndoBar
@@ -50,7 +50,7 @@ from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.turn.boundary import EarlierPictures
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.settings.settings_dialog import SettingsDialog
 
 MARKDOWN_FILTER = "Markdown, pictures in a folder beside it (*.md)"
 JSON_FILTER = "JSON, everything in one file (*.json)"
@@ -537,7 +537,7 @@ class MainWindow(QMainWindow):
             self.settings_dialog.activateWindow()
             return self.settings_dialog
         # Imported on first use: the first paint doesn't need the dialog's modules.
-        from app.ui.settings_dialog import SettingsDialog
+        from app.ui.settings.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.controller, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

@@ -14,7 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.ui.agent_turns import FOLDER
 from app.ui.conversation.conversation_model import Role
 from app.ui.conversation.painting import RETRY_BUTTON
-from app.ui.model_picker import AGENTS_HEADER, PickerRole
+from app.ui.models.model_picker import AGENTS_HEADER, PickerRole
 from app.ui.session import Session
 from routing.transcript import CarriedPart, Message, MessageStatus, NoticeKind
 from tests.conftest import SightlineHome, write_config

@@ -25,7 +25,7 @@ from app.store import Store
 from app.tools.read_file import ReadFile
 from app.ui.composer.cards import PdfCard
 from app.ui.conversation.conversation_model import Role
-from app.ui.model_picker import AUTO
+from app.ui.models.model_picker import AUTO
 from app.ui.session import Session
 from routing import documents
 from routing.capabilities import resolved

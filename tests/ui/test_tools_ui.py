@@ -31,7 +31,7 @@ from app.ui.session import Session
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
 from tests.ui.composer.test_attachments import pick
-from tests.ui.test_settings import open_settings
+from tests.ui.settings.test_settings_dialog import open_settings
 from tests.ui.test_window import answers, send, wait_for_models, wait_idle
 
 OpenWindow = Callable[[], Session]
@@ -410,7 +410,7 @@ def test_check_says_when_a_servers_command_is_not_installed(
 
 
 def test_the_approval_words_say_allow_in_this_chat_is_kept() -> None:
-    from app.ui.tools_page import APPROVAL_WORDS
+    from app.ui.settings.tools_page import APPROVAL_WORDS
 
     assert "until Sightline closes" not in APPROVAL_WORDS
     assert "after a restart too" in APPROVAL_WORDS

@@ -37,7 +37,7 @@ from routing.transcript import (
 _Index = QModelIndex | QPersistentModelIndex
 _COALESCE_MS = 33  # about 30 relayouts a second while streaming is plenty to read
 
-# An agent's thinking and plan: rows of their own before its answer (app/ui/agent_rows.py).
+# An agent's thinking and plan: rows of their own before its answer (app/ui/agents/agent_rows.py).
 THOUGHT_ROW, PLAN_ROW = "thought", "plan"
 # How the agent engine keeps them on its answers (app/turn/acp/recording.py THOUGHT and PLAN,
 # repeated so opening a chat needn't load the agent protocol's SDK).

@@ -31,7 +31,7 @@ from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
-    from app.ui.agent_rows import AgentLayout, AgentRows
+    from app.ui.agents.agent_rows import AgentLayout, AgentRows
     from app.ui.conversation.markdown import CodeBlock
     from app.ui.conversation.message_rows import MessageLayout, MessageRows
     from app.ui.conversation.notice_rows import NoticeLayout, NoticeRows
@@ -276,7 +276,7 @@ class _Kinds:
     """The kinds of row, each laying out and painting its own (loaded with the first row)."""
 
     def __init__(self) -> None:
-        from app.ui.agent_rows import AgentRows
+        from app.ui.agents.agent_rows import AgentRows
         from app.ui.conversation.message_rows import MessageRows
         from app.ui.conversation.notice_rows import NoticeRows
         from app.ui.conversation.tool_rows import ToolRows

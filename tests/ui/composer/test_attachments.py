@@ -36,7 +36,7 @@ from app.ui.conversation.message_delegate import THUMB
 from app.ui.conversation.painting import RETRY_BUTTON
 from app.ui.conversation.picture_viewer import PictureViewer
 from app.ui.conversation.thumbnails import shown_size, thumbnail
-from app.ui.model_picker import AUTO, PickerRole
+from app.ui.models.model_picker import AUTO, PickerRole
 from app.ui.session import Session
 from routing.capabilities import resolved
 from routing.models import ModelInfo

@@ -12,10 +12,10 @@ from pytestqt.qtbot import QtBot
 
 from app.config import agent_providers, load_config
 from app.presenters.settings_model import ProviderList
-from app.ui.agents_page import AgentsPage
+from app.ui.agents.agents_page import AgentsPage
 from routing.models import ProviderConfig
 from tests.conftest import SightlineHome
-from tests.ui.test_settings import OpenWindow, open_settings, save
+from tests.ui.settings.test_settings_dialog import OpenWindow, open_settings, save
 
 SECRET = "sk-agent-token-0123456789"
 OLLAMA = ProviderConfig("ollama", "ollama", "http://127.0.0.1:11434")

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 
 from app.agent_servers import AgentDraft, AgentPaste, masked_env, read_agent_servers, shown_command
 from app.presenters.settings_model import ProviderList
-from app.ui.provider_form import ERROR_STYLE
-from app.ui.tools_page import json_paste_box
+from app.ui.settings.provider_form import ERROR_STYLE
+from app.ui.settings.tools_page import json_paste_box
 
 AGENTS_PLACEHOLDER = """{
   "agent_servers": {

@@ -2,8 +2,8 @@
 
 A non-modal dialog. It lists the models the controller's listing has for the
 provider, each with Delete (after a confirmation); pulls a model by name with a
-progress bar (app/ui/pull_progress.py) and Cancel; and, with `suggest_vision`,
-first offers a few small models that see (app/ui/vision_offer.py), each with its
+progress bar (app/ui/models/pull_progress.py) and Cancel; and, with `suggest_vision`,
+first offers a few small models that see (app/ui/models/vision_offer.py), each with its
 download size: approximate until Ollama reports the real one during the pull.
 One pull runs at a time. When a pull finishes the controller lists models again,
 and once the picker has the new model `pulled` carries its ref, so the window can
@@ -38,9 +38,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.presenters.listing import ModelListing
-from app.ui.provider_form import ERROR_STYLE
-from app.ui.pull_progress import PullProgressBox
-from app.ui.vision_offer import VisionOffer
+from app.ui.models.pull_progress import PullProgressBox
+from app.ui.models.vision_offer import VisionOffer
+from app.ui.settings.provider_form import ERROR_STYLE
 from routing.addresses import ollama_base_url
 from routing.endpoints import endpoint_name
 from routing.errors import ModelNotFound, ProviderError

@@ -25,7 +25,7 @@ from pytestqt.qtbot import QtBot
 
 from app.keys import SERVICE
 from app.ui.session import Session
-from app.ui.settings_dialog import SettingsDialog
+from app.ui.settings.settings_dialog import SettingsDialog
 from routing.transcript import MessageStatus
 from tests.app.test_keys import MemoryKeyring
 from tests.conftest import SightlineHome, write_config

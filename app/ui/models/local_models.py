@@ -1,4 +1,4 @@
-"""Where the window opens Local models (app/ui/model_manager.py): the picker's last row,
+"""Where the window opens Local models (app/ui/models/model_manager.py): the picker's last row,
 File ▸ Local models…, Settings, and a notice that no model here could see a picture.
 
 From that notice the dialog offers models that see first; once one is pulled, the
@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QMessageBox, QPushButton
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
-    from app.ui.model_manager import ModelManager
+    from app.ui.models.model_manager import ModelManager
 
 
 class LocalModels(QObject):
@@ -55,7 +55,7 @@ class LocalModels(QObject):
             self.dialog.raise_()
             self.dialog.activateWindow()
             return self.dialog
-        from app.ui.model_manager import ModelManager  # on first use, not at start
+        from app.ui.models.model_manager import ModelManager  # on first use, not at start
 
         dialog = ModelManager(
             self.window.controller, provider, self.window, suggest_vision=suggest_vision

@@ -6,7 +6,7 @@ from functools import partial
 
 from PySide6.QtWidgets import QButtonGroup, QGroupBox, QLabel, QRadioButton, QVBoxLayout, QWidget
 
-from app.ui.appearance import Appearance, ThemeChoice
+from app.ui.settings.appearance import Appearance, ThemeChoice
 
 _WORDS = {
     ThemeChoice.SYSTEM: "&System (follow this computer)",

@@ -3,7 +3,8 @@
 The list's order is the order routing and the describer try providers in.
 Nothing is written until Save: then the config file (never a key), the keys
 (OS keyring), the MCP servers file, and the controller lists models with the
-new providers. The Agents page is app.ui.agents_page, the Tools page app.ui.tools_page.
+new providers. The Agents page is app.ui.agents.agents_page, the Tools page
+app.ui.settings.tools_page.
 """
 
 from __future__ import annotations
@@ -39,11 +40,11 @@ from app.presenters.settings_model import (
     write_settings,
 )
 from app.presenters.tools_settings import mcp_path, read_mcp_text, write_tools_settings
-from app.ui.agents_page import AgentsPage
-from app.ui.appearance_page import AppearancePage
+from app.ui.agents.agents_page import AgentsPage
 from app.ui.controller import Controller, ModelListing
-from app.ui.provider_form import ERROR_STYLE, ProviderForm
-from app.ui.tools_page import ToolsPage
+from app.ui.settings.appearance_page import AppearancePage
+from app.ui.settings.provider_form import ERROR_STYLE, ProviderForm
+from app.ui.settings.tools_page import ToolsPage
 from routing.endpoints import endpoint_name
 from routing.models import ProviderConfig
 from routing.presets import preset_for

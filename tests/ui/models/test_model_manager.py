@@ -20,11 +20,11 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
-from app.ui.model_manager import ModelManager
-from app.ui.provider_form import ERROR_STYLE
-from app.ui.pull_progress import STEPS, amount_words, size_words, status_words
+from app.ui.models.model_manager import ModelManager
+from app.ui.models.pull_progress import STEPS, amount_words, size_words, status_words
+from app.ui.models.vision_offer import SEES_HEADING
 from app.ui.session import Session
-from app.ui.vision_offer import SEES_HEADING
+from app.ui.settings.provider_form import ERROR_STYLE
 from routing.ollama_models import VISION_MODELS, PullProgress
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama

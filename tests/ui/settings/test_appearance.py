@@ -8,11 +8,11 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.ui.appearance import ThemeChoice
+from app.ui.settings.appearance import ThemeChoice
 from app.ui.theme import is_dark
 from tests.conftest import SightlineHome
 from tests.ui.conftest import close_session
-from tests.ui.test_settings import open_settings
+from tests.ui.settings.test_settings_dialog import open_settings
 from tests.ui.test_window import OpenWindow, wait_for_models
 
 

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 from app.config import Config
 from app.presenters.tools_settings import McpCheck, ToolsSettings, check_mcp, vision_choices
 from app.ui.conversation.painting import code_font
-from app.ui.provider_form import ERROR_STYLE
+from app.ui.settings.provider_form import ERROR_STYLE
 from routing.models import ModelInfo
 
 MCP_PLACEHOLDER = """{

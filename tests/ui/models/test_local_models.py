@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
 from app.ui.conversation.painting import GET_SEEING
-from app.ui.model_picker import MANAGE, PickerRole
+from app.ui.models.model_picker import MANAGE, PickerRole
 from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
