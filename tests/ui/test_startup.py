@@ -55,6 +55,7 @@ NEVER_BEFORE_PAINT = {
     "routing.catalogue": "wires load when models are listed",
     "httpx": "wires load when models are listed",
     "app.ui.conversation.message_rows": "the kinds of row load with the first row",
+    "app.ui.conversation.pdf_tiles": "the kinds of row load with the first row",
     "app.ui.conversation.tool_rows": "the kinds of row load with the first row",
     "app.ui.conversation.notice_rows": "the kinds of row load with the first row",
     "app.ui.conversation.markdown": "Markdown loads with the first message shown",
