@@ -64,6 +64,7 @@ NEVER_BEFORE_PAINT = {
     "app.export": "export loads when the person exports",
     "app.ledger": "the ledger loads when it is shown",
     "app.ui.settings.settings_dialog": "Settings load when opened",
+    "app.ui.settings.providers_page": "Settings load when opened",
     "logging.handlers": "the log file rotates from its first record",
     "uuid": "ids are made with the first conversation",
     "html": "rich text is escaped when it is first shown",
