@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.presenters.approvals import ApprovalRequest
 from app.store import ConversationSummary, StoredItem
+from app.ui.chat_list import ID_ROLE, UNTITLED
 from app.ui.composer.approval_card import ApprovalCard
 from app.ui.composer.attachments import AttachmentDrops
 from app.ui.composer.composer import Composer
@@ -41,7 +42,7 @@ from app.ui.menu_bar import MenuBar
 from app.ui.models.local_models import LocalModels
 from app.ui.provider_panel import ProviderPanel, explain
 from app.ui.settings.appearance import Appearance, ThemeChoice
-from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
+from app.ui.sidebar import Sidebar
 from app.ui.top_bar import TopBar
 from app.ui.undo_bar import UndoBar
 from app.ui.window_state import Remembered, WindowState

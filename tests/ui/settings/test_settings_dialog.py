@@ -210,7 +210,10 @@ def test_without_a_keyring_the_key_lives_for_the_session_and_the_turn_works(
     wait_for_models(qtbot, session)
     dialog = open_settings(qtbot, session)
     add_openai(qtbot, dialog, openai.url)
-    assert "No system keyring: kept until Sightline closes." in dialog.providers_page.form.key_note.text()
+    assert (
+        "No system keyring: kept until Sightline closes."
+        in dialog.providers_page.form.key_note.text()
+    )
     save(qtbot, dialog)
     picker = session.window.picker
     qtbot.waitUntil(
@@ -282,10 +285,16 @@ def test_up_and_down_change_the_saved_order(
     add(dialog, "Anthropic")
     add(dialog, "Groq")
     assert [d.id for d in dialog.providers.drafts] == ["ollama", "anthropic", "groq"]
-    assert dialog.providers_page.list.currentRow() == 2 and not dialog.providers_page.down_button.isEnabled()
+    assert (
+        dialog.providers_page.list.currentRow() == 2
+        and not dialog.providers_page.down_button.isEnabled()
+    )
     qtbot.mouseClick(dialog.providers_page.up_button, Qt.MouseButton.LeftButton)
     qtbot.mouseClick(dialog.providers_page.up_button, Qt.MouseButton.LeftButton)
-    assert dialog.providers_page.list.currentRow() == 0 and not dialog.providers_page.up_button.isEnabled()
+    assert (
+        dialog.providers_page.list.currentRow() == 0
+        and not dialog.providers_page.up_button.isEnabled()
+    )
     dialog.providers_page.list.setCurrentRow(1)  # ollama
     qtbot.mouseClick(dialog.providers_page.down_button, Qt.MouseButton.LeftButton)
     assert [d.id for d in dialog.providers.drafts] == ["groq", "anthropic", "ollama"]
@@ -313,7 +322,10 @@ def test_dragging_a_provider_reorders_the_list(
     assert dialog.providers_page.list.model().moveRows(QModelIndex(), 2, 1, QModelIndex(), 0)
     qtbot.waitUntil(lambda: dialog.providers.drafts[0].id == "groq")
     assert [d.id for d in dialog.providers.drafts] == ["groq", "ollama", "anthropic"]
-    assert dialog.providers_page.list.currentRow() == 0 and dialog.providers_page.form.id_edit.text() == "groq"
+    assert (
+        dialog.providers_page.list.currentRow() == 0
+        and dialog.providers_page.form.id_edit.text() == "groq"
+    )
 
 
 def test_remove_asks_first_and_cancel_changes_nothing(
@@ -324,7 +336,10 @@ def test_remove_asks_first_and_cancel_changes_nothing(
     before = home.config.read_text(encoding="utf-8")
     dialog = open_settings(qtbot, session)
     qtbot.mouseClick(dialog.providers_page.remove_button, Qt.MouseButton.LeftButton)
-    assert dialog.providers_page.remove_box is not None and "ollama" in dialog.providers_page.remove_box.text()
+    assert (
+        dialog.providers_page.remove_box is not None
+        and "ollama" in dialog.providers_page.remove_box.text()
+    )
     dialog.providers_page.remove_box.button(QMessageBox.StandardButton.Cancel).click()
     assert [d.id for d in dialog.providers.drafts] == ["ollama"]
     qtbot.mouseClick(dialog.providers_page.remove_button, Qt.MouseButton.LeftButton)
@@ -366,7 +381,9 @@ def test_an_invalid_name_or_address_blocks_save_with_a_message_beside_it(
     form.id_edit.selectAll()
     qtbot.keyClicks(form.id_edit, "ollama")
     assert "Another provider" in form.id_error.text()
-    dialog.providers_page.list.setCurrentRow(0)  # the problem follows the list: Save selects it again
+    dialog.providers_page.list.setCurrentRow(
+        0
+    )  # the problem follows the list: Save selects it again
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     assert dialog.isVisible() and dialog.providers_page.list.currentRow() == 1
     assert "Another provider" in dialog.message.text()
@@ -422,10 +439,15 @@ def test_a_server_found_on_this_computer_can_be_added(
     assert dialog.providers_page.list.item(0).text().endswith("found on this computer")
     dialog.providers_page.list.setCurrentRow(0)
     where = f"127.0.0.1:{fake_ollama.port}"
-    assert dialog.providers_page.stack.currentIndex() == 1 and where in dialog.providers_page.found_text.text()
+    assert (
+        dialog.providers_page.stack.currentIndex() == 1
+        and where in dialog.providers_page.found_text.text()
+    )
     qtbot.mouseClick(dialog.providers_page.add_found_button, Qt.MouseButton.LeftButton)
     assert [d.id for d in dialog.providers.drafts] == ["ollama"]
-    assert dialog.providers_page.stack.currentIndex() == 0 and dialog.providers_page.list.count() == 1
+    assert (
+        dialog.providers_page.stack.currentIndex() == 0 and dialog.providers_page.list.count() == 1
+    )
     save(qtbot, dialog)
     # Its address is OLLAMA_HOST's, so the file needn't repeat it.
     assert tomllib.loads(config.read_text(encoding="utf-8"))["providers"] == [
