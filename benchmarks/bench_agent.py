@@ -40,6 +40,7 @@ from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementatio
 from app.store import Store
 from app.turn.acp.engine import AcpEngine
 from app.turn.events import ItemAdded, TextAdded, TurnEnded
+from app.turn.turn_input import TurnInput
 from benchmarks.common import ROOT, Row
 from routing.models import ProviderConfig
 from routing.transcript import Message
@@ -154,7 +155,9 @@ class _Sightline:
         words: list[str] = []
         tool_rows = 0
         error: object = None
-        async with aclosing(self.engine.run(self.chat, PROMPT, requested_model="fake")) as run:
+        async with aclosing(
+            self.engine.run(TurnInput(self.chat, PROMPT, requested_model="fake"))
+        ) as run:
             async for event in run:
                 if isinstance(event, TextAdded):
                     words.append(event.text)
