@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app import config, paths
-from app.ui.first_run import WELCOME
+from app.presenters.welcome import WELCOME
 from app.ui.session import Session
 from routing.models import ProviderConfig
 from tests.conftest import SightlineHome

@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.ui.models.model_manager import ModelManager
-from app.ui.models.pull_progress import STEPS, amount_words, size_words, status_words
+from app.ui.models.pull_progress import STEPS
 from app.ui.models.vision_offer import SEES_HEADING
 from app.ui.session import Session
 from app.ui.settings.provider_form import ERROR_STYLE
-from routing.ollama_models import VISION_MODELS, PullProgress
+from routing.ollama_models import VISION_MODELS
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
 from tests.servers.ollama_library import LibraryModel, PullReply
@@ -293,26 +293,3 @@ def test_every_control_is_named(session: Session, qtbot: QtBot) -> None:
     assert dialog.accessibleName() == "Local models" and dialog.windowTitle() == "Local models"
     assert not dialog.isModal()
     dialog.close()
-
-
-# -- words -----------------------------------------------------------------------------
-
-
-def test_the_words_of_a_pull() -> None:
-    step = PullProgress("pulling 1a2b3c4d5e6f", "sha256:1a2b", 1_234_000_000, 3_200_000_000)
-    running = PullProgress(
-        step.status, step.digest, step.completed, step.total, 38.56, 25_300_000.0
-    )
-    assert amount_words(running) == "1.2 GB of 3.2 GB · 38 % · 25 MB/s"
-    assert amount_words(PullProgress("pulling manifest")) == ""
-    assert status_words("llava:7b", running) == "Downloading llava:7b…"
-    assert status_words("llava:7b", PullProgress("verifying sha256 digest")) == (
-        "Checking the download of llava:7b…"
-    )
-    assert status_words("llava:7b", PullProgress("something new")) == "llava:7b: something new"
-    assert [size_words(n) for n in (512, 12_300, 850_000_000, 4_700_000_000)] == [
-        "512 bytes",
-        "12 KB",
-        "850 MB",
-        "4.7 GB",
-    ]
