@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -30,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from app.agent_servers import AgentDraft, AgentPaste, masked_env, read_agent_servers, shown_command
 from app.presenters.settings_model import ProviderList
+from app.ui.named import named_button
 from app.ui.settings.provider_form import ERROR_STYLE
 from app.ui.settings.tools_page import json_paste_box
 
@@ -62,14 +62,6 @@ def _note(text: str, parent: QWidget, name: str) -> QLabel:
     label.setWordWrap(True)
     label.setTextFormat(Qt.TextFormat.RichText)
     return label
-
-
-def _button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
-    button = QPushButton(text, parent)
-    button.setAccessibleName(name)
-    button.setToolTip(tip)
-    button.setAutoDefault(False)
-    return button
 
 
 class AgentsPage(QWidget):
@@ -111,8 +103,12 @@ class AgentsPage(QWidget):
         self.table.setMinimumHeight(90)
         self.empty_text = QLabel("No agents yet: paste some from Zed below.", self)
         self.empty_text.setAccessibleName("No agents")
-        self.remove_button = _button(
-            "Re&move agent", "Remove agent", "Remove the selected agent (on Save)", self
+        self.remove_button = named_button(
+            "Re&move agent",
+            "Remove agent",
+            "Remove the selected agent (on Save)",
+            self,
+            never_default=True,
         )
         self.local_boxes: list[QCheckBox] = []
 
@@ -122,11 +118,19 @@ class AgentsPage(QWidget):
             "Paste the agent_servers JSON from Zed's settings, as it is",
             AGENTS_PLACEHOLDER,
         )
-        self.check_button = _button(
-            "C&heck", "Check agents", "Read the JSON and look for each agent's command", self
+        self.check_button = named_button(
+            "C&heck",
+            "Check agents",
+            "Read the JSON and look for each agent's command",
+            self,
+            never_default=True,
         )
-        self.add_button = _button(
-            "A&dd agents", "Add agents", "Add the pasted agents to the list", self
+        self.add_button = named_button(
+            "A&dd agents",
+            "Add agents",
+            "Add the pasted agents to the list",
+            self,
+            never_default=True,
         )
         self.result = QLabel(self)
         self.result.setAccessibleName("Agents check result")
