@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPushButton, QWidget
 
 
@@ -20,9 +21,12 @@ def named_button(
     return button
 
 
-def named_label(text: str, name: str, parent: QWidget | None) -> QLabel:
-    """A label that wraps its words, with its accessible name."""
+def named_label(text: str, name: str, parent: QWidget | None, *, rich: bool = False) -> QLabel:
+    """A label that wraps its words, with its accessible name; `rich`: the words are rich
+    text (a note with <b> and <code> in it)."""
     label = QLabel(text, parent)
     label.setAccessibleName(name)
     label.setWordWrap(True)
+    if rich:
+        label.setTextFormat(Qt.TextFormat.RichText)
     return label

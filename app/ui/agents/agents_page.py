@@ -12,7 +12,6 @@ import os
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -29,9 +28,9 @@ from PySide6.QtWidgets import (
 
 from app.agent_servers import AgentDraft, AgentPaste, masked_env, read_agent_servers, shown_command
 from app.presenters.settings_model import ProviderList
-from app.ui.named import named_button
+from app.ui.named import named_button, named_label
+from app.ui.settings.json_paste import json_paste_box, put_cursor_at
 from app.ui.settings.provider_form import ERROR_STYLE
-from app.ui.settings.tools_page import json_paste_box
 
 AGENTS_PLACEHOLDER = """{
   "agent_servers": {
@@ -54,14 +53,6 @@ ABOUT_PASTE = (
 )
 LOCAL_WORDS = "Its model runs on this computer"
 COLUMNS = ("Agent", "Command", "Environment", "Its model runs")
-
-
-def _note(text: str, parent: QWidget, name: str) -> QLabel:
-    label = QLabel(text, parent)
-    label.setAccessibleName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    return label
 
 
 class AgentsPage(QWidget):
@@ -149,7 +140,7 @@ class AgentsPage(QWidget):
     def _build_layout(self) -> None:
         agents = QGroupBox("Agents", self)
         agents_layout = QVBoxLayout(agents)
-        agents_layout.addWidget(_note(ABOUT_AGENTS, agents, "About agents"))
+        agents_layout.addWidget(named_label(ABOUT_AGENTS, "About agents", agents, rich=True))
         agents_layout.addWidget(self.table, 1)
         agents_layout.addWidget(self.empty_text)
         row = QHBoxLayout()
@@ -159,7 +150,7 @@ class AgentsPage(QWidget):
 
         paste = QGroupBox("Add agents from Zed", self)
         paste_layout = QVBoxLayout(paste)
-        paste_layout.addWidget(_note(ABOUT_PASTE, paste, "About pasting agents"))
+        paste_layout.addWidget(named_label(ABOUT_PASTE, "About pasting agents", paste, rich=True))
         paste_layout.addWidget(self.paste_edit, 1)
         result_row = QHBoxLayout()
         result_row.addWidget(self.result, 1)
@@ -272,15 +263,7 @@ class AgentsPage(QWidget):
     def _show(self, paste: AgentPaste, words: str) -> None:
         self.result.setStyleSheet(ERROR_STYLE if paste.error else "")
         self.result.setText(words)
-        if paste.position is not None:  # put the cursor where the JSON breaks
-            line, column = paste.position
-            block = self.paste_edit.document().findBlockByNumber(line - 1)
-            if block.isValid():
-                cursor = QTextCursor(block)
-                cursor.movePosition(
-                    QTextCursor.MoveOperation.Right, n=min(column - 1, block.length() - 1)
-                )
-                self.paste_edit.setTextCursor(cursor)
+        put_cursor_at(self.paste_edit, paste.position)
 
     # -- for the dialog ------------------------------------------------------------------
 
