@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.presenters.approvals import ApprovalRequest
+from app.presenters.listing import ModelListing
 from app.presenters.model_status import explain
 from app.presenters.welcome import is_first_run, welcome
 from app.store import ConversationSummary, StoredItem
@@ -33,7 +34,7 @@ from app.ui.composer.approval_card import ApprovalCard
 from app.ui.composer.attachments import AttachmentDrops
 from app.ui.composer.composer import Composer
 from app.ui.composer.password_prompt import PasswordPrompt
-from app.ui.controller import Controller, ModelListing
+from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
