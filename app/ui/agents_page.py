@@ -28,7 +28,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.agent_servers import AgentDraft, AgentPaste, masked_env, read_agent_servers, shown_command
+from app.agent_commands import masked_env, shown_command
+from app.agent_drafts import AgentDraft
+from app.agent_servers import AgentPaste, read_agent_servers
 from app.ui.provider_form import ERROR_STYLE
 from app.ui.settings_model import ProviderList
 from app.ui.tools_page import json_paste_box

@@ -18,14 +18,8 @@ from typing import TYPE_CHECKING
 import tomlkit
 from tomlkit.items import AoT, Table
 
-from app.agent_servers import (
-    AgentDraft,
-    PastedAgent,
-    agent_draft_from,
-    draft_of,
-    unique_id,
-    write_new_agents,
-)
+from app.agent_drafts import AgentDraft, agent_draft_from, draft_of, write_new_agents
+from app.agent_servers import PastedAgent, unique_id
 from app.config import ConfigError, checked_base_url, ollama_address
 from app.config_file import write_config_text
 from app.keys import KeyStore
