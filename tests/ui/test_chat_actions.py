@@ -10,13 +10,13 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from app.store import Store
-from app.ui.painting import NEXT, PREVIOUS, RETRY_BUTTON
+from app.ui.conversation.painting import NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.session import Session
 from routing.chat_settings import ChatSettings
 from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.test_attachments import pick
+from tests.ui.composer.test_attachments import pick
 from tests.ui.test_window import (
     OpenWindow,
     answers,

@@ -24,8 +24,8 @@ from app.ui.sidebar import ID_ROLE, SNIPPET_ROLE
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
 from tests.app.store.helpers import opens_in_time
 from tests.conftest import SightlineHome
+from tests.ui.composer.test_attachments import cards, pick, picture_file
 from tests.ui.conftest import close_session
-from tests.ui.test_attachments import cards, pick, picture_file
 from tests.ui.test_window import rows, send, wait_for_models, wait_idle
 from vision.pictures import sniff
 

@@ -12,10 +12,10 @@ from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from app.store import StoredItem
-from app.ui.composer import Composer
+from app.ui.composer.composer import Composer
 from app.ui.controller import ModelListing
-from app.ui.conversation_model import ConversationModel, Role
-from app.ui.conversation_view import ConversationView
+from app.ui.conversation.conversation_model import ConversationModel, Role
+from app.ui.conversation.conversation_view import ConversationView
 from app.ui.provider_panel import LOOKING, NOTHING_READY, explain
 from routing.catalogue import ProviderStatus
 from routing.errors import CannotConnect
