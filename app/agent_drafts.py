@@ -37,32 +37,18 @@ class AgentDraft:
 
     def to_config(self) -> ProviderConfig:
         """The agent as the config file keeps it."""
-        return ProviderConfig(
-            id=self.id,
-            kind=self.kind,
-            base_url="",
-            enabled=self.enabled,
-            local=self.local,
-            command=self.command,
-            args=self.args,
-            env=self.env,
-            model_provider=self.model_provider,
-        )
+        same = {name: getattr(self, name) for name in _KEPT_AS_IS}
+        return ProviderConfig(base_url="", local=self.local, **same)
+
+
+# What a draft and a configured agent hold alike, under the same names.
+_KEPT_AS_IS = ("id", "kind", "enabled", "command", "args", "env", "model_provider")
 
 
 def agent_draft_from(provider: ProviderConfig) -> AgentDraft:
     """A draft of a configured agent."""
-    return AgentDraft(
-        id=provider.id,
-        command=provider.command,
-        args=provider.args,
-        env=provider.env,
-        local=provider.is_local,
-        enabled=provider.enabled,
-        saved=True,
-        kind=provider.kind,
-        model_provider=provider.model_provider,
-    )
+    same = {name: getattr(provider, name) for name in _KEPT_AS_IS}
+    return AgentDraft(local=provider.is_local, saved=True, **same)
 
 
 def draft_of(agent: PastedAgent) -> AgentDraft:

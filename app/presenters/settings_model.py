@@ -8,7 +8,6 @@ what to write) lives here, so it is tested without a window.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
@@ -20,8 +19,9 @@ from tomlkit.items import AoT, Table
 
 from app.agent_drafts import AgentDraft, agent_draft_from, draft_of, write_new_agents
 from app.agent_servers import PastedAgent, unique_id
-from app.config import ConfigError, checked_base_url, ollama_address
-from app.config_file import write_config_text
+from app.config import checked_base_url, ollama_address
+from app.config_check import ID_PATTERN
+from app.config_file import read_config_document, write_config_text
 from app.keys import KeyStore
 from routing.models import ProviderConfig
 from routing.presets import PRESETS, preset_for
@@ -30,8 +30,6 @@ if TYPE_CHECKING:
     from routing.catalogue import ProviderStatus
     from routing.models import ModelInfo
 
-# The same rule as the config file's (app.config): ids name providers in `provider:model`.
-_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 # Read once so the dialog can tell "no keyring" before the person has typed any key.
 KEYRING_PROBE = "sightline-keyring-check"
 CUSTOM_LABEL = "Your own server (OpenAI-compatible)"
@@ -62,7 +60,7 @@ def id_problem(provider_id: str, others: Iterable[str]) -> str:
     """Why an id can't be used ('' when it can); `others` are the ids before it."""
     if not provider_id:
         return "Give the provider a name."
-    if not _ID_PATTERN.match(provider_id):
+    if not ID_PATTERN.match(provider_id):  # the config file's rule
         return "Use letters, digits, '.', '_' or '-', starting with a letter or digit."
     if provider_id in set(others):
         return "Another provider has this name."
@@ -397,11 +395,7 @@ def save_top_level(path: Path, values: Mapping[str, str | bool | list[str] | Non
     (`mcp_config`, `auto_may_use_cloud`, `vision_model`), written the same way:
     tomlkit keeps the person's comments and order, and the file is replaced whole.
     """
-    try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        document = tomlkit.parse(text)
-    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
-        raise ConfigError(f"{path}: can't be updated: {exc}") from None
+    document = read_config_document(path)
     # A top-level key written after a table would land inside it: keep the tables last.
     tables = [(k, v) for k, v in list(document.items()) if isinstance(v, Table | AoT)]
     for key, _ in tables:
