@@ -26,7 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.agent_servers import AgentDraft, AgentPaste, masked_env, read_agent_servers, shown_command
+from app.agent_commands import masked_env, shown_command
+from app.agent_drafts import AgentDraft
+from app.agent_servers import AgentPaste, read_agent_servers
 from app.presenters.settings_model import ProviderList
 from app.ui.named import named_button, named_label
 from app.ui.settings.json_paste import json_paste_box, put_cursor_at
