@@ -40,6 +40,7 @@ from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementatio
 from app.store import Store
 from app.turn.acp.engine import AcpEngine
 from app.turn.events import ItemAdded, TextAdded, TurnEnded
+from app.turn.turn_input import TurnInput
 from benchmarks.common import ROOT, Row
 from routing.models import ProviderConfig
 from routing.transcript import Message
@@ -154,7 +155,9 @@ class _Sightline:
         words: list[str] = []
         tool_rows = 0
         error: object = None
-        async with aclosing(self.engine.run(self.chat, PROMPT, requested_model="fake")) as run:
+        async with aclosing(
+            self.engine.run(TurnInput(self.chat, PROMPT, requested_model="fake"))
+        ) as run:
             async for event in run:
                 if isinstance(event, TextAdded):
                     words.append(event.text)
@@ -273,7 +276,7 @@ def _serve_agent() -> None:
 
     chunks = int(os.environ.get(CHUNKS_ENV, "0"))
 
-    class Chatty(FakeAgent):
+    class Chatty(FakeAgent):  # type: ignore[misc]  # FakeAgent is the tests', unchecked here
         async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> Any:
             for n in range(chunks):
                 await self.conn.session_update(session_id, update_agent_message_text(f"word{n} "))

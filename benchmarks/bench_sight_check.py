@@ -20,6 +20,7 @@ from PIL import Image
 
 from app.store import Store
 from app.turn.runner import TurnRunner
+from app.turn.turn_input import TurnInput
 from benchmarks.common import Row
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
@@ -45,7 +46,7 @@ async def _turn_pair(server: FakeOpenAI, folder: Path) -> tuple[float, float]:
         times = []
         for _ in range(2):
             started = time.perf_counter()
-            run = runner.run(cid, "what is it?", (_photo(),), "mine:my-model")
+            run = runner.run(TurnInput(cid, "what is it?", (_photo(),), "mine:my-model"))
             async with aclosing(run) as events:
                 async for _event in events:
                     pass

@@ -16,6 +16,7 @@ from app.cli.common import (
     open_store,
 )
 from app.cli.printers import JsonPrinter, PlainPrinter
+from app.turn.turn_input import TurnInput
 from vision.labels import shown_name
 
 if TYPE_CHECKING:
@@ -113,13 +114,16 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
                 config, args, store, agents, catalogue, step, prefs, allowed=args.allow_tools
             )
             engine = agent_engine
-            turn = engine.run(conversation_id, args.prompt, pictures, requested, (), pdfs)
+            turn = engine.run(
+                TurnInput(conversation_id, args.prompt, pictures, requested, pdfs=pdfs)
+            )
         elif args.regenerate:
             turn = runner.regenerate(conversation_id, None, requested, tools, settings)
         else:
-            turn = runner.run(
+            asked = TurnInput(
                 conversation_id, args.prompt, pictures, requested, tools, pdfs, settings
             )
+            turn = runner.run(asked)
         async with aclosing(turn) as events:
             async for event in events:
                 printer.show(event)

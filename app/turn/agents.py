@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,13 +21,11 @@ from app.tools.mcp.config import McpServerConfig
 from app.turn.engine import agent_for
 from app.turn.events import TurnEvent
 from app.turn.tool_step import DenyAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.agent_refs import AgentOffer
 from routing.catalogue import Catalogue
-from routing.chat_settings import ChatSettings
 from routing.models import ProviderConfig
 from routing.router import RoutingPrefs
-from vision.pdf import PdfFile
-from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.turn.acp.engine import AcpEngine
@@ -83,21 +82,12 @@ class AgentEngines:
         for engine in engines:
             await engine.aclose()
 
-    async def run(
-        self,
-        conversation_id: str,
-        text: str,
-        pictures: tuple[Picture, ...] = (),
-        requested_model: str = "auto",
-        tools: Sequence[Tool] = (),
-        pdfs: tuple[PdfFile, ...] = (),
-        settings: ChatSettings | None = None,
-    ) -> AsyncGenerator[TurnEvent, None]:
+    async def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """The turn, by the engine of the named agent's kind (ACP when none is named: it
         says there is no such agent)."""
-        agent = agent_for(requested_model, self.agents)
+        agent = agent_for(asked.requested_model, self.agents)
         engine = self._codex_engine() if agent and agent.kind == "codex" else self._acp_engine()
-        turn = engine.run(conversation_id, text, pictures, requested_model, (), pdfs, settings)
+        turn = engine.run(replace(asked, tools=()))
         async with aclosing(turn) as events:
             async for event in events:
                 yield event

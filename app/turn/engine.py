@@ -12,19 +12,16 @@ and results as the events and messages a model's tool step would give.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, Iterable, Sequence
+from collections.abc import AsyncGenerator, Iterable
 from contextlib import aclosing
 from typing import Protocol
 
 from app.store import Store, StoredItem, StoreError
-from app.tools.base import Tool
 from app.turn.events import NotSaved, TurnEnded, TurnEvent, TurnProblem
+from app.turn.turn_input import TurnInput
 from routing.agent_refs import ref_parts
-from routing.chat_settings import ChatSettings
 from routing.models import ProviderConfig
 from routing.transcript import Notice, NoticeKind
-from vision.pdf import PdfFile
-from vision.pictures import Picture
 
 log = logging.getLogger(__name__)
 
@@ -32,16 +29,7 @@ log = logging.getLogger(__name__)
 class Engine(Protocol):
     """Answers turns of any conversation, storing each event before yielding it."""
 
-    def run(
-        self,
-        conversation_id: str,
-        text: str,
-        pictures: tuple[Picture, ...] = (),
-        requested_model: str = "auto",
-        tools: Sequence[Tool] = (),
-        pdfs: tuple[PdfFile, ...] = (),
-        settings: ChatSettings | None = None,
-    ) -> AsyncGenerator[TurnEvent, None]:
+    def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """Store the person's message, answer it, and yield each event once it is stored."""
         ...
 

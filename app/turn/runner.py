@@ -34,6 +34,7 @@ from app.turn.remedies import details_of
 from app.turn.sight import TurnSight
 from app.turn.stats import AnswerClock
 from app.turn.tool_step import DenyAll, ToolStep, stopped_results
+from app.turn.turn_input import TurnInput
 from app.turn.unused_settings import UnusedSettings
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
@@ -54,12 +55,9 @@ from routing.transcript import (
     NoticeKind,
     ToolCall,
     turn_start,
-    user_message,
 )
 from routing.wires.base import Carried, ChatRequest, Done, TextDelta, ToolCallEvent, Usage
 from routing.wires.payload import bounded_arguments
-from vision.pdf import PdfFile
-from vision.pictures import Picture
 
 __all__ = ["TurnRunner"]
 
@@ -106,25 +104,21 @@ class TurnRunner:
         self.defaults = defaults or ChatSettings()  # Settings' system prompt, for every chat
         self.unused = UnusedSettings(store, catalogue)  # settings a model doesn't take
 
-    async def run(
-        self,
-        conversation_id: str,
-        text: str,
-        pictures: tuple[Picture, ...] = (),
-        requested_model: str = "auto",
-        tools: Sequence[Tool] = (),
-        pdfs: tuple[PdfFile, ...] = (),
-        settings: ChatSettings | None = None,
-    ) -> AsyncGenerator[TurnEvent, None]:
+    async def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding each event once it is stored.
 
-        `settings` override the chat's own for this turn only. When the store can't be
+        `asked.settings` override the chat's own for this turn only. When the store can't be
         written (a full disk), the turn ends there with a `NotSaved` error: what was
         saved before (the person's message, the answer's words so far) stays, and
         nothing else is asked of the model.
         """
-        message = user_message(text, pictures, pdfs)
-        turn = self._run(conversation_id, message, requested_model, tools, settings)
+        turn = self._run(
+            asked.conversation_id,
+            asked.message(),
+            asked.requested_model,
+            asked.tools,
+            asked.settings,
+        )
         async for event in saved(turn):
             yield event
 

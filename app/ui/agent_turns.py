@@ -22,18 +22,15 @@ if TYPE_CHECKING:
 
     from app.config import Config
     from app.store import Store
-    from app.tools.base import Tool
     from app.tools.mcp.config import McpServerConfig
     from app.turn.agents import AgentEngines
     from app.turn.events import TurnEvent
     from app.turn.tool_step import ToolStep
+    from app.turn.turn_input import TurnInput
     from routing.agent_refs import AgentOffer
     from routing.catalogue import Catalogue
-    from routing.chat_settings import ChatSettings
     from routing.models import ProviderConfig
     from routing.router import RoutingPrefs
-    from vision.pdf import PdfFile
-    from vision.pictures import Picture
 
 log = logging.getLogger(__name__)
 
@@ -162,27 +159,19 @@ class ChatAgent:
         self._turns = turns
         self._made = (config, catalogue, tool_step, prefs)
 
-    async def run(
-        self,
-        conversation_id: str,
-        text: str,
-        pictures: tuple[Picture, ...] = (),
-        requested_model: str = "auto",
-        tools: Sequence[Tool] = (),
-        pdfs: tuple[PdfFile, ...] = (),
-        settings: ChatSettings | None = None,
-    ) -> AsyncGenerator[TurnEvent, None]:
+    async def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """The agent's turn; the person's message, once stored, keeps the chat's folder."""
         from contextlib import aclosing
 
         from app.turn.engine import agent_for
         from app.turn.events import ItemAdded
 
+        conversation_id = asked.conversation_id
         engine = await self._turns._engine_for(conversation_id, *self._made)
-        agent = agent_for(requested_model, engine.agents)
-        agent_id = agent.id if agent is not None else requested_model
+        agent = agent_for(asked.requested_model, engine.agents)
+        agent_id = agent.id if agent is not None else asked.requested_model
         kept = False
-        turn = engine.run(conversation_id, text, pictures, requested_model, tools, pdfs, settings)
+        turn = engine.run(asked)
         try:
             async with aclosing(turn) as events:
                 async for event in events:

@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from app import paths
+from app.presenters.approvals import ApprovalRequest, Approvals
+from app.presenters.listing import ModelListing  # where other modules have always imported it from
+from app.presenters.model_lister import ModelLister
+from app.presenters.pending import Attachments
+from app.presenters.turn_tools import TurnTools
 from app.ui.agent_turns import AgentTurns, agent_named, agents_of
-from app.ui.approvals import ApprovalRequest, Approvals
-from app.ui.attaching import Attaching
 from app.ui.chats import Chats
-from app.ui.listing import ModelListing  # where other modules have always imported it from
-from app.ui.model_lister import ModelLister
-from app.ui.pending import Attachments
+from app.ui.composer.attaching import Attaching
+from app.ui.conversation.versions import Versions
 from app.ui.running_turn import RunningTurn
 from app.ui.turn_feed import TurnFeed
-from app.ui.turn_tools import TurnTools
-from app.ui.versions import Versions
 from routing.transcript import ToolCall  # loaded by the store: costs nothing here
 
 # asyncio (~25 ms) is imported by the methods that use it: they all run after the
@@ -408,9 +408,12 @@ class Controller(QObject):
         text = text if text.strip() else ""  # attachments alone: no blank words with them
         runner, conversation_id = self._engine(model_ref), self._current
 
+        from app.turn.turn_input import TurnInput
+
         def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
             pdfs = tuple(a.pdf for a in attached.pdfs)
-            return runner.run(conversation_id, text, attached.pictures, model_ref, tools, pdfs)
+            asked = TurnInput(conversation_id, text, attached.pictures, model_ref, tools, pdfs)
+            return runner.run(asked)
 
         self._begin_turn(turn, text, attached)
         return True
@@ -441,7 +444,7 @@ class Controller(QObject):
         def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
             return runner.regenerate(conversation_id, asked.id, model_ref, tools)
 
-        from app.ui.pending import Attachments
+        from app.presenters.pending import Attachments
 
         self._begin_turn(turn, "", Attachments())
         return True
@@ -449,7 +452,7 @@ class Controller(QObject):
     def _ask_agent_again(self, asked: StoredItem, model_ref: str) -> bool:
         """An agent answers a turn again: its session can't forget the turn, so the person's
         message is sent to it once more, as another version of that message."""
-        from app.ui.pending import Attachments
+        from app.presenters.pending import Attachments
         from routing.transcript import Message, PicturePart
 
         message = asked.item
@@ -459,11 +462,13 @@ class Controller(QObject):
         self._reload(self._current)
         engine, conversation_id = self._engine(model_ref), self._current
         pictures = tuple(p.picture for p in message.parts if isinstance(p, PicturePart))
+        from app.turn.turn_input import TurnInput
 
         def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
-            return engine.run(
+            asked = TurnInput(
                 conversation_id, message.text, pictures, model_ref, tools, message.pdfs
             )
+            return engine.run(asked)
 
         self._begin_turn(turn, "", Attachments())
         return True

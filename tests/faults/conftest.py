@@ -18,6 +18,7 @@ import pytest
 from app.store import Store, StoredItem
 from app.turn.events import TurnEnded, TurnEvent
 from app.turn.runner import TurnRunner
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.errors import ProviderError
 from routing.models import ProviderConfig
@@ -185,10 +186,12 @@ class Rig:
     ) -> list[TurnEvent]:
         """Run one turn to its end and return its events."""
         turn = self.runner.run(
-            self.conversation,
-            text,
-            pictures,
-            requested_model=model or self.backend.model,
+            TurnInput(
+                self.conversation,
+                text,
+                pictures,
+                requested_model=model or self.backend.model,
+            )
         )
         async with aclosing(turn) as events:
             return [event async for event in events]

@@ -17,6 +17,7 @@ from app.tools.mcp.hub import McpHub
 from app.turn.events import TurnEvent
 from app.turn.runner import TurnRunner
 from app.turn.tool_step import AllowAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from tests.faults.conftest import describe, ended
 from tests.servers.mcp_server import settings
@@ -41,7 +42,9 @@ async def hub() -> AsyncIterator[McpHub]:
 
 async def run_turn(runner: TurnRunner, cid: str, text: str, hub: McpHub) -> list[TurnEvent]:
     tools = await hub.tools()
-    async with aclosing(runner.run(cid, text, requested_model=MODEL, tools=tools)) as events:
+    async with aclosing(
+        runner.run(TurnInput(cid, text, requested_model=MODEL, tools=tools))
+    ) as events:
         return [event async for event in events]
 
 

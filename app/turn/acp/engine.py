@@ -28,7 +28,6 @@ from acp import RequestError
 from pydantic import ValidationError
 
 from app.store import Store, StoreError
-from app.tools.base import Tool
 from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.asking import Asking
 from app.turn.acp.client import DoorAsked, DoorTold, Inbox, PermissionAsked, Update
@@ -46,17 +45,15 @@ from app.turn.engine import agent_for, agent_mode, agent_model, error_notice, sa
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
 from app.turn.limits import output_cut, turn_limit, worked_too_long
 from app.turn.tool_step import AllowAll, DenyAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.agent_refs import AgentOffer, agent_ref
 from routing.catalogue import Catalogue
-from routing.chat_settings import ChatSettings
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET
 from routing.models import ProviderConfig
 from routing.router import RoutingPrefs
-from routing.transcript import Message, MessageStatus, Notice, NoticeKind, user_message
+from routing.transcript import Message, MessageStatus, Notice, NoticeKind
 from routing.wires.base import Usage
-from vision.pdf import PdfFile
-from vision.pictures import Picture
 
 __all__ = ["AcpEngine"]
 
@@ -124,23 +121,15 @@ class AcpEngine:
         for session in sessions:
             await session.close()
 
-    async def run(
-        self,
-        conversation_id: str,
-        text: str,
-        pictures: tuple[Picture, ...] = (),
-        requested_model: str = "auto",
-        tools: Sequence[Tool] = (),
-        pdfs: tuple[PdfFile, ...] = (),
-        settings: ChatSettings | None = None,
-    ) -> AsyncGenerator[TurnEvent, None]:
+    async def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn with the agent `requested_model` names, yielding each stored event.
 
-        `tools` and `settings` are the model-API turn's: an agent brings its own tools
-        (the person's MCP servers reach it through `session/new`) and its own prompt.
+        `asked.tools` and `asked.settings` are the model-API turn's: an agent brings its
+        own tools (the person's MCP servers reach it through `session/new`) and its own
+        prompt.
         """
-        message = user_message(text, pictures, pdfs)
-        async for event in saved(self._turn(conversation_id, message, requested_model)):
+        turn = self._turn(asked.conversation_id, asked.message(), asked.requested_model)
+        async for event in saved(turn):
             yield event
 
     async def _turn(

@@ -47,14 +47,13 @@ from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
 from app.turn.limits import output_cut, turn_limit, worked_too_long
 from app.turn.tool_step import DenyAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.agent_refs import AgentOffer, agent_ref, ref_parts
 from routing.catalogue import Catalogue
-from routing.chat_settings import ChatSettings
 from routing.documents import flatten_pages, pdfs_for_model
 from routing.models import ModelInfo, ProviderConfig
 from routing.router import RoutingPrefs
-from routing.transcript import Crossed, Message, MessageStatus, Notice, NoticeKind, user_message
-from vision.pdf import PdfFile
+from routing.transcript import Crossed, Message, MessageStatus, Notice, NoticeKind
 from vision.pictures import Picture, PictureError, clamp
 
 __all__ = ["KIND", "CodexEngine"]
@@ -105,20 +104,10 @@ class CodexEngine:
         for session in sessions:
             await session.process.close()
 
-    async def run(
-        self,
-        conversation_id: str,
-        text: str,
-        pictures: tuple[Picture, ...] = (),
-        requested_model: str = "auto",
-        tools: Sequence[Tool] = (),
-        pdfs: tuple[PdfFile, ...] = (),
-        settings: ChatSettings | None = None,
-    ) -> AsyncGenerator[TurnEvent, None]:
+    async def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn with the Codex `requested_model` names, yielding each stored event."""
-        message = user_message(text, pictures, pdfs)
-        offered = list(tools) if self.tools is None else self.tools
-        turn = self._turn(conversation_id, message, requested_model, offered)
+        offered = list(asked.tools) if self.tools is None else self.tools
+        turn = self._turn(asked.conversation_id, asked.message(), asked.requested_model, offered)
         async for event in saved(turn):
             yield event
 

@@ -29,6 +29,7 @@ from app.turn.boundary import EarlierPictures
 from app.turn.events import TurnEnded
 from app.turn.runner import TurnRunner
 from app.turn.tool_step import AllowAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.router import RoutingPrefs
@@ -201,7 +202,9 @@ async def test_no_picture_crosses_unless_the_rules_allow_and_every_crossing_is_t
         prefs=RoutingPrefs(auto_may_use_cloud=allow_cloud, vision_model=VISION_IN_THE_CLOUD),
     )
     cid = store.conversations.create()
-    run = runner.run(cid, "what is this?", setup.pictures, setup.requested, setup.tools, setup.pdfs)
+    run = runner.run(
+        TurnInput(cid, "what is this?", setup.pictures, setup.requested, setup.tools, setup.pdfs)
+    )
     async with aclosing(run) as events:
         ended = [e async for e in events if isinstance(e, TurnEnded)][-1]
     await catalogue.aclose()
@@ -244,7 +247,7 @@ class Moving:
 
     async def turn(self, text: str, model: str, **kw: Any) -> TurnEnded:
         """One turn of this chat."""
-        run = self.runner.run(self.cid, text, requested_model=model, **kw)
+        run = self.runner.run(TurnInput(self.cid, text, requested_model=model, **kw))
         async with aclosing(run) as events:
             return [e async for e in events if isinstance(e, TurnEnded)][-1]
 

@@ -23,6 +23,7 @@ from app.turn.events import TurnEnded, TurnEvent
 from app.turn.limits import TurnClock, duration, turn_limit
 from app.turn.runner import TurnRunner
 from app.turn.tool_step import Approval, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.errors import AnswerCut, TurnTooLong
 from routing.models import ProviderConfig
@@ -138,7 +139,9 @@ async def slow_limited(fake_ollama: FakeOllama, tmp_path: Path) -> AsyncIterator
 
 async def turn(runner: TurnRunner, text: str, **options: object) -> list[TurnEvent]:
     cid = runner.store.conversations.create()
-    async with aclosing(runner.run(cid, text, requested_model=MODEL, **options)) as events:  # type: ignore[arg-type]
+    async with aclosing(
+        runner.run(TurnInput(cid, text, requested_model=MODEL, **options))
+    ) as events:  # type: ignore[arg-type]
         got = [event async for event in events]
     return got
 
@@ -198,7 +201,7 @@ async def test_an_endless_answer_is_stored_to_its_cap_and_says_so(
     with Store.open(tmp_path / "data") as store:
         runner = TurnRunner(store, catalogue)
         cid = store.conversations.create()
-        turn = runner.run(cid, "Go on.", requested_model="ollama:llama3.2:3b")
+        turn = runner.run(TurnInput(cid, "Go on.", requested_model="ollama:llama3.2:3b"))
         async with aclosing(turn) as events:
             got = [event async for event in events]
         ended = got[-1]

@@ -12,6 +12,7 @@ import pytest
 from app.store import Store
 from app.turn.events import ItemAdded, NothingToAnswer, TurnEnded, TurnEvent
 from app.turn.runner import TurnRunner
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.errors import ServerError
@@ -45,8 +46,8 @@ def shown(runner: TurnRunner, cid: str) -> list[str]:
 async def two_turns(runner: TurnRunner, fake_ollama: FakeOllama) -> str:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="Red."), Reply(text="Because."))
-    await collect(runner.run(cid, "name a colour", requested_model=BLIND))
-    await collect(runner.run(cid, "why?", requested_model=BLIND))
+    await collect(runner.run(TurnInput(cid, "name a colour", requested_model=BLIND)))
+    await collect(runner.run(TurnInput(cid, "why?", requested_model=BLIND)))
     return cid
 
 
@@ -65,7 +66,7 @@ async def test_regenerate_sends_only_what_came_before_and_keeps_both_versions(
     assert answer.versions == (first_answer.id, answer.id)
     # Later turns build on the version shown.
     fake_ollama.enqueue(Reply(text="Sky."))
-    await collect(runner.run(cid, "like what?", requested_model=BLIND))
+    await collect(runner.run(TurnInput(cid, "like what?", requested_model=BLIND)))
     assert sent(fake_ollama.chat_requests()[-1])[1:] == [
         ("user", "name a colour"),
         ("assistant", "Blue."),
@@ -101,7 +102,7 @@ async def test_retry_of_a_failed_turn_reuses_the_persons_message(
 ) -> None:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(status=500, body={"error": "model runner crashed"}))
-    events = await collect(runner.run(cid, "hello?", requested_model=BLIND))
+    events = await collect(runner.run(TurnInput(cid, "hello?", requested_model=BLIND)))
     assert isinstance(events[-1], TurnEnded) and isinstance(events[-1].error, ServerError)
     failed = runner.store.items(cid)[-1]
     assert isinstance(failed.item, Notice) and failed.item.kind == NoticeKind.ERROR
@@ -118,7 +119,7 @@ async def test_edit_and_resend_forks_at_the_message(
     why = runner.store.items(cid)[2]
     runner.store.branches.rewind(cid, why.parent_id)
     fake_ollama.enqueue(Reply(text="Yellow is warm."))
-    await collect(runner.run(cid, "why yellow?", requested_model=BLIND))
+    await collect(runner.run(TurnInput(cid, "why yellow?", requested_model=BLIND)))
     assert sent(fake_ollama.chat_requests()[-1])[1:] == [
         ("user", "name a colour"),
         ("assistant", "Red."),
@@ -145,9 +146,11 @@ async def test_the_chats_own_settings_over_the_default_and_a_turns_over_both(
         cid, ChatSettings(system_prompt="Answer in French.", temperature=0.2)
     )
     fake_ollama.enqueue(Reply(text="Oui."), Reply(text="Non."))
-    await collect(runner.run(cid, "yes?", requested_model=BLIND))
+    await collect(runner.run(TurnInput(cid, "yes?", requested_model=BLIND)))
     await collect(
-        runner.run(cid, "no?", requested_model=BLIND, settings=ChatSettings(max_tokens=20))
+        runner.run(
+            TurnInput(cid, "no?", requested_model=BLIND, settings=ChatSettings(max_tokens=20))
+        )
     )
     first, second = fake_ollama.chat_requests()
     assert first["messages"][0] == {"role": "system", "content": "Answer in French."}
@@ -157,7 +160,7 @@ async def test_the_chats_own_settings_over_the_default_and_a_turns_over_both(
     other = runner.store.conversations.create()
     runner.store.conversations.set_settings(other, ChatSettings(system_prompt=""))
     fake_ollama.enqueue(Reply(text="Hi."))
-    await collect(runner.run(other, "hi", requested_model=BLIND))
+    await collect(runner.run(TurnInput(other, "hi", requested_model=BLIND)))
     assert fake_ollama.chat_requests()[-1]["messages"][0]["role"] == "user"
 
 
@@ -169,7 +172,9 @@ async def test_the_system_prompt_goes_to_the_answering_model_not_the_describer(
 
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="A blue square."), Reply(text="Blue it is."))
-    events = await collect(runner.run(cid, "what colour?", (sniff(png(), label="dot.png"),), BLIND))
+    events = await collect(
+        runner.run(TurnInput(cid, "what colour?", (sniff(png(), label="dot.png"),), BLIND))
+    )
     assert isinstance(events[-1], TurnEnded) and events[-1].error is None
     looked, answered = fake_ollama.chat_requests()
     assert "Be kind." not in str(looked)

@@ -14,6 +14,7 @@ from PIL import Image
 from app.store import Store
 from app.turn.events import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent
 from app.turn.runner import TurnRunner
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.errors import ModelNotFound, ServerError
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind
@@ -44,7 +45,7 @@ async def test_explicit_model_streams_and_stores(
 ) -> None:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="Hello there, friend."))
-    events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
+    events = await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:llama3.2:3b")))
     streamed = "".join(e.text for e in events if isinstance(e, TextAdded))
     assert streamed == "Hello there, friend."
     assert isinstance(events[-1], TurnEnded) and events[-1].error is None
@@ -64,8 +65,8 @@ async def test_history_is_sent_on_the_next_turn(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
     cid = runner.store.conversations.create()
-    await collect(runner.run(cid, "first", requested_model="ollama:llama3.2:3b"))
-    await collect(runner.run(cid, "second", requested_model="ollama:llama3.2:3b"))
+    await collect(runner.run(TurnInput(cid, "first", requested_model="ollama:llama3.2:3b")))
+    await collect(runner.run(TurnInput(cid, "second", requested_model="ollama:llama3.2:3b")))
     last = fake_ollama.chat_requests()[-1]
     assert [(m["role"], m["content"]) for m in last["messages"]] == [
         ("user", "first"),
@@ -79,7 +80,7 @@ async def test_auto_picks_a_local_model_that_sees_for_a_picture(
 ) -> None:
     cid = runner.store.conversations.create()
     picture = sniff(png(), label="dot.png")
-    events = await collect(runner.run(cid, "what is this?", (picture,), "auto"))
+    events = await collect(runner.run(TurnInput(cid, "what is this?", (picture,), "auto")))
     notices = [
         e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)
     ]
@@ -93,7 +94,7 @@ async def test_auto_picks_a_local_model_that_sees_for_a_picture(
 
 async def test_unknown_model_lists_what_exists(runner: TurnRunner) -> None:
     cid = runner.store.conversations.create()
-    events = await collect(runner.run(cid, "hi", requested_model="ollama:nope:1b"))
+    events = await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:nope:1b")))
     ended = events[-1]
     assert isinstance(ended, TurnEnded) and isinstance(ended.error, ModelNotFound)
     assert "llama3.2:3b" in ended.error.message and "llava:7b" in ended.error.message
@@ -106,7 +107,7 @@ async def test_provider_failure_mid_answer_keeps_what_came(
 ) -> None:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="Partial words here", midstream_error="runner crashed"))
-    events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
+    events = await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:llama3.2:3b")))
     ended = events[-1]
     assert isinstance(ended, TurnEnded) and isinstance(ended.error, ServerError)
     _user, answer = runner.store.messages(cid)
@@ -121,7 +122,7 @@ async def test_a_blind_models_picture_is_described_not_sent(
     cid = runner.store.conversations.create()
     picture = sniff(png(), label="dot.png")
     fake_ollama.enqueue(Reply(text="A small blue square."), Reply(text="It is blue."))
-    events = await collect(runner.run(cid, "look", (picture,), "ollama:gemma3:270m"))
+    events = await collect(runner.run(TurnInput(cid, "look", (picture,), "ollama:gemma3:270m")))
     ended = events[-1]
     assert isinstance(ended, TurnEnded) and ended.error is None
     looked, answered = fake_ollama.chat_requests()
@@ -142,7 +143,7 @@ async def test_stop_keeps_the_partial_answer(runner: TurnRunner, fake_ollama: Fa
 
     async def consume() -> None:
         async with aclosing(
-            runner.run(cid, "count", requested_model="ollama:llama3.2:3b")
+            runner.run(TurnInput(cid, "count", requested_model="ollama:llama3.2:3b"))
         ) as events:
             async for event in events:
                 if isinstance(event, TextAdded):
@@ -162,7 +163,7 @@ async def test_stop_keeps_the_partial_answer(runner: TurnRunner, fake_ollama: Fa
 
 async def test_finished_event_closes_the_answer(runner: TurnRunner) -> None:
     cid = runner.store.conversations.create()
-    events = await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
+    events = await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:llama3.2:3b")))
     finished = [e for e in events if isinstance(e, ItemFinished)]
     assert [f.status for f in finished] == [MessageStatus.COMPLETE]
     assert all(isinstance(i.item, Message) for i in runner.store.items(cid))
@@ -173,7 +174,7 @@ async def test_an_error_notice_gives_the_providers_words_and_what_to_do(
 ) -> None:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(status=500, body={"error": "CUDA error: out of memory"}))
-    await collect(runner.run(cid, "hi", requested_model="ollama:llama3.2:3b"))
+    await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:llama3.2:3b")))
     notice = runner.store.items(cid)[-1].item
     assert isinstance(notice, Notice) and notice.kind == NoticeKind.ERROR
     assert "The provider said: " in notice.details and "out of memory" in notice.details
@@ -190,7 +191,7 @@ async def test_auto_with_nothing_ready_speaks_of_the_window_and_the_command_alik
     offline = Catalogue([ProviderConfig("ollama", "ollama", "http://127.0.0.1:9")])
     try:
         cid = store.conversations.create()
-        events = await collect(TurnRunner(store, offline).run(cid, "hi"))
+        events = await collect(TurnRunner(store, offline).run(TurnInput(cid, "hi")))
     finally:
         await offline.aclose()
         store.close()

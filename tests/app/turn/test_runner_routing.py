@@ -11,6 +11,7 @@ from app.ledger import ledger
 from app.store import Store
 from app.turn.events import TurnEnded, TurnEvent
 from app.turn.runner import TurnRunner
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.errors import CannotConnect
 from routing.models import ProviderConfig
@@ -22,7 +23,7 @@ from vision.pictures import sniff
 
 
 async def run(runner: TurnRunner, cid: str, text: str, model: str, **kw: object) -> list[TurnEvent]:
-    async with aclosing(runner.run(cid, text, requested_model=model, **kw)) as events:  # type: ignore[arg-type]
+    async with aclosing(runner.run(TurnInput(cid, text, requested_model=model, **kw))) as events:  # type: ignore[arg-type]
         return [e async for e in events]
 
 

@@ -26,6 +26,7 @@ from app.turn.events import TurnEnded, TurnEvent, UsageAdded
 from app.turn.runner import TurnRunner
 from app.turn.sight import TurnSight
 from app.turn.tool_step import AllowAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.describing.framing import TurnBudget, nobody_can_look, over_budget, unavailable
@@ -95,7 +96,7 @@ async def run(
     tools: list[Any] | None = None,
 ) -> list[TurnEvent]:
     """Run one turn to its end; its events."""
-    events = turns.run(cid, text, pictures, requested_model=model, tools=tools or [])
+    events = turns.run(TurnInput(cid, text, pictures, requested_model=model, tools=tools or []))
     async with aclosing(events) as stream:
         return [event async for event in stream]
 

@@ -18,6 +18,7 @@ from PIL import Image
 from app.store import Store
 from app.turn.events import TurnEnded
 from app.turn.runner import TurnRunner
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig, SightFrom
 from routing.router import RoutingPrefs
@@ -53,7 +54,7 @@ def _setup(store: Store, server: FakeOpenAI, ollama: FakeOllama, **prefs: Any) -
 
 
 async def _turn(runner: TurnRunner, cid: str, **kw: Any) -> TurnEnded:
-    run = runner.run(cid, "what is in it?", requested_model=MINE, **kw)
+    run = runner.run(TurnInput(cid, "what is in it?", requested_model=MINE, **kw))
     async with aclosing(run) as events:
         return [e async for e in events if isinstance(e, TurnEnded)][-1]
 
@@ -128,7 +129,7 @@ async def test_a_model_whose_listing_says_is_never_checked(
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
     runner = TurnRunner(store, catalogue)
     cid = store.conversations.create()
-    run = runner.run(cid, "see?", (_photo(),), requested_model="ollama:llama3.2:3b")
+    run = runner.run(TurnInput(cid, "see?", (_photo(),), requested_model="ollama:llama3.2:3b"))
     async with aclosing(run) as events:
         [e async for e in events]
     await catalogue.aclose()

@@ -15,6 +15,7 @@ import pytest
 from app.store import Store
 from app.turn.events import TurnEvent
 from app.turn.runner import TurnRunner
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.documents import NATIVE_MAX_PAGES
 from routing.models import ProviderConfig
@@ -33,7 +34,7 @@ def scan(pages: int = 6) -> PdfFile:
 
 
 async def run(turns: TurnRunner, cid: str, text: str, model: str, pdf: PdfFile) -> list[TurnEvent]:
-    events = turns.run(cid, text, (), requested_model=model, pdfs=(pdf,))
+    events = turns.run(TurnInput(cid, text, (), requested_model=model, pdfs=(pdf,)))
     async with aclosing(events) as stream:
         return [event async for event in stream]
 

@@ -17,6 +17,7 @@ from app.turn.events import TurnEnded, TurnEvent
 from app.turn.runner import TurnRunner
 from app.turn.stats import AnswerClock
 from app.turn.tool_step import AllowAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.answer_stats import AnswerStats
 from routing.catalogue import Catalogue
 from routing.transcript import Message, MessageStatus, ToolCall, ToolResult
@@ -43,7 +44,7 @@ async def ask(
     tools: Sequence[Tool] = (),
     pictures: tuple[Picture, ...] = (),
 ) -> list[TurnEvent]:
-    turn = runner.run(cid, text, pictures, requested_model=model, tools=tools)
+    turn = runner.run(TurnInput(cid, text, pictures, requested_model=model, tools=tools))
     async with aclosing(turn) as events:
         found = [event async for event in events]
     ended = found[-1]
@@ -200,7 +201,7 @@ async def test_a_failed_answer_keeps_what_was_measured(
 ) -> None:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="Partial", delay=DELAY, midstream_error="runner crashed"))
-    async with aclosing(runner.run(cid, "hi", requested_model=MODEL)) as events:
+    async with aclosing(runner.run(TurnInput(cid, "hi", requested_model=MODEL))) as events:
         [event async for event in events]
     [answer] = answers(runner.store, cid)
     assert answer.status == MessageStatus.FAILED

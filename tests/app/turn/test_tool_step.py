@@ -15,6 +15,7 @@ from app.tools.read_file import ReadFile
 from app.turn.events import ItemAdded, PartAdded, TurnEnded, TurnEvent
 from app.turn.runner import TurnRunner
 from app.turn.tool_step import DENIED, STOPPED, AllowAll, Approval, DenyAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.transcript import Message, Notice, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ToolSpec
@@ -57,7 +58,9 @@ class Asker:
 
 
 async def turn(runner: TurnRunner, cid: str, text: str, tools: list) -> list[TurnEvent]:  # type: ignore[type-arg]
-    async with aclosing(runner.run(cid, text, requested_model=MODEL, tools=tools)) as events:
+    async with aclosing(
+        runner.run(TurnInput(cid, text, requested_model=MODEL, tools=tools))
+    ) as events:
         return [event async for event in events]
 
 
@@ -227,7 +230,7 @@ async def test_unknown_tool_and_a_model_without_tools(
     assert result.is_error and "no tool named 'nonexistent'" in result.text
     # llava:7b does not take tools (its capabilities say so): it is offered none.
     async with aclosing(
-        runner.run(cid, "plain", requested_model="ollama:llava:7b", tools=[ReadFile()])
+        runner.run(TurnInput(cid, "plain", requested_model="ollama:llava:7b", tools=[ReadFile()]))
     ) as stream:
         [e async for e in stream]
     assert "tools" not in fake_ollama.chat_requests()[-1]

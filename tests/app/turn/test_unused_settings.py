@@ -12,6 +12,7 @@ import pytest
 from app.store import Store
 from app.turn.events import TurnEnded, TurnEvent
 from app.turn.runner import TurnRunner
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.errors import BadRequest, ParameterRefused
@@ -44,7 +45,7 @@ def _runner(store: Store, provider: ProviderConfig) -> TurnRunner:
 
 async def _turn(runner: TurnRunner, cid: str, model: str) -> list[TurnEvent]:
     try:
-        return [e async for e in runner.run(cid, "hi", requested_model=model)]
+        return [e async for e in runner.run(TurnInput(cid, "hi", requested_model=model))]
     finally:
         await runner.catalogue.aclose()
 

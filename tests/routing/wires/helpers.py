@@ -13,6 +13,7 @@ from app.store import Store
 from app.turn.events import TurnEvent
 from app.turn.runner import TurnRunner
 from app.turn.tool_step import AllowAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.transcript import PicturePart, TextPart, ToolCall, ToolResult
@@ -51,7 +52,7 @@ async def runner_turn(
     runner = TurnRunner(store, catalogue, tool_step=ToolStep(AllowAll()))
     cid = store.conversations.create()
     try:
-        events = [e async for e in runner.run(cid, text, requested_model=model, **kw)]
+        events = [e async for e in runner.run(TurnInput(cid, text, requested_model=model, **kw))]
     finally:
         await catalogue.aclose()
     return store, events

@@ -20,6 +20,7 @@ from app.store import Store
 from app.turn.acp.engine import AcpEngine
 from app.turn.events import ItemAdded, TextAdded, TurnEnded
 from app.turn.tool_step import AllowAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
 from routing.transcript import Notice
 from tests.conftest import SightlineHome
@@ -89,7 +90,7 @@ async def test_opencode_answers_and_a_picture_reaches_its_model_as_an_image(
             events = [
                 e
                 async for e in engine.run(
-                    chat, "hello", (open_picture(path),), requested_model="opencode"
+                    TurnInput(chat, "hello", (open_picture(path),), requested_model="opencode")
                 )
             ]
         finally:
@@ -120,7 +121,12 @@ async def test_opencode_calls_the_door_and_its_picture_reaches_the_loopback_mode
         )
         try:
             chat = store.conversations.create()
-            events = [e async for e in engine.run(chat, "read red.png", requested_model="opencode")]
+            events = [
+                e
+                async for e in engine.run(
+                    TurnInput(chat, "read red.png", requested_model="opencode")
+                )
+            ]
         finally:
             await engine.aclose()
         last = events[-1]

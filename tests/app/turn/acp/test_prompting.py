@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.store import Store
+from app.turn.turn_input import TurnInput
 from tests.app.turn.acp.helpers import fake
 from tests.app.turn.engine_helpers import collect, ended
 from tests.pdfs import text_pdf
@@ -24,7 +25,7 @@ async def test_a_pdf_is_an_embedded_text_resource_for_an_agent_that_takes_them(
     engine = engine_for(fake(tmp_path, "embeds"))  # type: ignore[operator]
     chat = store.conversations.create()
     events = await collect(
-        engine.run(chat, "sum up", pdfs=(pdf(tmp_path),), requested_model="fake")
+        engine.run(TurnInput(chat, "sum up", pdfs=(pdf(tmp_path),), requested_model="fake"))
     )
     assert ended(events).error is None
     asked = next(e for e in read_log(tmp_path) if "resources" in e)
@@ -41,7 +42,7 @@ async def test_a_pdf_is_read_into_the_words_for_an_agent_without_embedded_contex
     engine = engine_for(fake(tmp_path))  # type: ignore[operator]
     chat = store.conversations.create()
     events = await collect(
-        engine.run(chat, "sum up", pdfs=(pdf(tmp_path),), requested_model="fake")
+        engine.run(TurnInput(chat, "sum up", pdfs=(pdf(tmp_path),), requested_model="fake"))
     )
     assert ended(events).error is None
     prompt = next(e["prompt"] for e in read_log(tmp_path) if "prompt" in e)

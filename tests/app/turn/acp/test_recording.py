@@ -6,6 +6,7 @@ from pathlib import Path
 
 from app.store import Store
 from app.turn.events import ItemFinished
+from app.turn.turn_input import TurnInput
 from routing.answer_stats import stats_words
 from tests.app.turn.acp.helpers import fake
 from tests.app.turn.engine_helpers import collect, ended
@@ -16,7 +17,7 @@ async def test_usage_and_context_fullness_are_the_answers_stats(
 ) -> None:
     engine = engine_for(fake(tmp_path, "usage"))  # type: ignore[operator]
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "hi", requested_model="fake"))
+    events = await collect(engine.run(TurnInput(chat, "hi", requested_model="fake")))
     assert ended(events).error is None
     stats = store.messages(chat)[-1].stats
     assert stats is not None

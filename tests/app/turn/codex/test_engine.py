@@ -17,6 +17,7 @@ from app.turn.acp.errors import AgentNeedsSignIn, AgentStopped
 from app.turn.codex.engine import CodexEngine
 from app.turn.events import TextAdded, ThoughtAdded
 from app.turn.tool_step import AllowAll, Approval, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, NoticeKind, ToolCall
@@ -65,7 +66,7 @@ async def test_a_streamed_answer_with_reasoning_is_stored(
 ) -> None:
     engine = engine_for(fake(tmp_path, "reason"))
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "hello", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "hello", requested_model="codex")))
     assert ended(events).error is None
     text = "".join(e.text for e in events if isinstance(e, TextAdded))
     assert text == "You said: hello (0 images)"
@@ -84,7 +85,7 @@ async def test_a_picture_reaches_it_and_its_crossing_is_disclosed(
     Image.new("RGB", (8, 8), "red").save(path)
     engine = engine_for(fake(tmp_path))
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "what?", (open_picture(path),), "codex"))
+    events = await collect(engine.run(TurnInput(chat, "what?", (open_picture(path),), "codex")))
     assert ended(events).error is None
     _user, answer = store.messages(chat)
     assert answer.text == "You said: what? (1 images: data:image/png;base64)"
@@ -108,7 +109,7 @@ async def test_command_and_file_approvals_go_to_the_approver(
         fake(tmp_path, "command", "file"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "go", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
     assert ended(events).error is None
     names = [c.name for c in approver.asked]
     # "allow in this chat" holds for the rest of the chat: the second kind is asked still
@@ -146,7 +147,7 @@ async def test_more_permissions_are_asked_and_granted_as_asked(
         fake(tmp_path, "permissions"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "go", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
     assert ended(events).error is None
     [asked] = approver.asked
     assert asked.name == "codex.permissions"
@@ -181,7 +182,7 @@ async def test_a_dynamic_tool_returns_a_picture(
         fake(tmp_path, "tool"), tool_step=ToolStep(AllowAll()), tools=[PathReadFile(tmp_path)]
     )
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "look", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "look", requested_model="codex")))
     assert ended(events).error is None
     messages = store.messages(chat)
     [call] = [c for m in messages for c in m.tool_calls]
@@ -197,7 +198,7 @@ async def test_usage_becomes_the_answer_stats(
 ) -> None:
     engine = engine_for(fake(tmp_path, "usage"))
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "count", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "count", requested_model="codex")))
     assert ended(events).error is None
     _user, answer = store.messages(chat)
     kept = answer.stats
@@ -211,13 +212,13 @@ async def test_a_crash_is_an_error_and_the_next_turn_starts_it_again(
 ) -> None:
     engine = engine_for(fake(tmp_path, "crash"))
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "one", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "one", requested_model="codex")))
     assert isinstance(ended(events).error, AgentStopped)
     assert "exit status 1" in notices(events)[-1].text
     _user, answer = store.messages(chat)
     assert answer.status == MessageStatus.FAILED and answer.text == "You said"
     engine.providers = [fake(tmp_path)]
-    again = await collect(engine.run(chat, "two", requested_model="codex"))
+    again = await collect(engine.run(TurnInput(chat, "two", requested_model="codex")))
     assert ended(again).error is None
     assert store.messages(chat)[-1].text == "You said: two (0 images)"
 
@@ -227,7 +228,7 @@ async def test_a_malformed_line_ends_the_turn_cleanly(
 ) -> None:
     engine = engine_for(fake(tmp_path, "malformed"))
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "one", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "one", requested_model="codex")))
     assert isinstance(ended(events).error, AgentStopped)
     assert "not JSON" in notices(events)[-1].text
 
@@ -240,7 +241,7 @@ async def test_stop_interrupts_the_turn_and_keeps_the_answer(
     seen = asyncio.Event()
 
     async def turn() -> None:
-        async for event in engine.run(chat, "go", requested_model="codex"):
+        async for event in engine.run(TurnInput(chat, "go", requested_model="codex")):
             if isinstance(event, TextAdded):
                 seen.set()
 
@@ -261,17 +262,17 @@ async def test_a_thread_is_resumed_by_another_engine(
 ) -> None:
     chat = store.conversations.create()
     first = engine_for(fake(tmp_path))
-    await collect(first.run(chat, "one", requested_model="codex"))
+    await collect(first.run(TurnInput(chat, "one", requested_model="codex")))
     await first.aclose()
     second = engine_for(fake(tmp_path))
-    events = await collect(second.run(chat, "two", requested_model="codex"))
+    events = await collect(second.run(TurnInput(chat, "two", requested_model="codex")))
     assert ended(events).error is None
     assert not [n for n in notices(events) if "doesn't remember" in n.text]
     threads = {m.carried("codex", "codex")[0].data["thread"] for m in store.messages(chat)[1::2]}
     assert len(threads) == 1
     (tmp_path / "state.json").write_text("[]", encoding="utf-8")  # the rollout is gone
     third = engine_for(fake(tmp_path))
-    events = await collect(third.run(chat, "three", requested_model="codex"))
+    events = await collect(third.run(TurnInput(chat, "three", requested_model="codex")))
     assert ended(events).error is None
     assert [n for n in notices(events) if "doesn't remember" in n.text]
 
@@ -281,7 +282,7 @@ async def test_signed_out_codex_is_told_plainly(
 ) -> None:
     engine = engine_for(fake(tmp_path, "signed-out"))
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "hi", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "hi", requested_model="codex")))
     assert isinstance(ended(events).error, AgentNeedsSignIn)
     assert "codex login" in notices(events)[-1].text
 
@@ -291,7 +292,7 @@ async def test_a_hung_codex_is_stopped_after_the_idle_timeout(
 ) -> None:
     engine = engine_for(fake(tmp_path, "hang"), idle_timeout=0.5)
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "one", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "one", requested_model="codex")))
     assert isinstance(ended(events).error, AgentStopped)
     assert "sent nothing for 0.5 s" in notices(events)[-1].text
     _user, answer = store.messages(chat)
@@ -319,7 +320,7 @@ async def test_stop_while_an_approval_waits_answers_it_cancel_and_keeps_codex(
     chat = store.conversations.create()
 
     async def turn() -> None:
-        async for _event in engine.run(chat, "go", requested_model="codex"):
+        async for _event in engine.run(TurnInput(chat, "go", requested_model="codex")):
             pass
 
     task = asyncio.create_task(turn())
@@ -331,7 +332,7 @@ async def test_stop_while_an_approval_waits_answers_it_cancel_and_keeps_codex(
     [session] = engine._sessions.values()
     assert session.process.running
     engine.tool_step.approver = AllowAll()
-    events = await collect(engine.run(chat, "again", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "again", requested_model="codex")))
     assert ended(events).error is None
     assert "Approval: accept." in store.messages(chat)[-1].text
 
@@ -357,7 +358,7 @@ async def test_pictures_are_described_for_a_blind_local_model_codex_runs(
     chat = store.conversations.create()
     picture = open_picture(path)
     events = await collect(
-        engine.run(chat, "look", (picture,), requested_model="codex:llama3.2:3b")
+        engine.run(TurnInput(chat, "look", (picture,), requested_model="codex:llama3.2:3b"))
     )
     assert ended(events).error is None
     answer = store.messages(chat)[-1].text
@@ -373,11 +374,16 @@ async def test_the_models_offered_are_codexs_own_or_its_model_providers(
 ) -> None:
     own = engine_for(fake(tmp_path))
     chat = store.conversations.create()
-    assert ended(await collect(own.run(chat, "hi", requested_model="codex"))).error is None
+    assert (
+        ended(await collect(own.run(TurnInput(chat, "hi", requested_model="codex")))).error is None
+    )
     assert own.offered["codex"].models == ("gpt-5-mini",)  # Codex's model/list
     ollama = engine_for(fake(tmp_path, model_provider="ollama"), catalogue=catalogue)
     other = store.conversations.create()
-    assert ended(await collect(ollama.run(other, "hi", requested_model="codex"))).error is None
+    assert (
+        ended(await collect(ollama.run(TurnInput(other, "hi", requested_model="codex")))).error
+        is None
+    )
     # Codex lists only its own models: a model provider's come from Sightline's listing.
     assert ollama.offered["codex"].models == (
         "llama3.2:3b",

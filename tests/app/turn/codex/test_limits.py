@@ -17,6 +17,7 @@ import pytest
 
 from app.store import Store
 from app.turn.acp.errors import AgentCut
+from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, NoticeKind
 from routing.wires import answer_cap
@@ -37,7 +38,7 @@ async def test_a_flood_is_cut_at_the_cap_and_the_turn_interrupted(
     monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 30_000)
     engine = engine_for(fake(tmp_path, "flood"))
     chat = store.conversations.create()
-    events = await collect(engine.run(chat, "go", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
     problem = ended(events).error
     assert isinstance(problem, AgentCut)
     assert problem.message == (
@@ -60,7 +61,7 @@ async def test_a_trickle_past_the_turn_s_limit_is_interrupted(
     engine = engine_for(trickling(tmp_path), turn_timeout=1.0)
     chat = store.conversations.create()
     started = time.monotonic()
-    events = await collect(engine.run(chat, "go", requested_model="codex"))
+    events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
     assert time.monotonic() - started < 8
     problem = ended(events).error
     assert isinstance(problem, AgentCut)
@@ -77,6 +78,8 @@ async def test_codex_s_own_turn_seconds_is_its_limit(
     store: Store, tmp_path: Path, engine_for: Any
 ) -> None:
     engine = engine_for(replace(trickling(tmp_path), turn_seconds=0.5))
-    events = await collect(engine.run(store.conversations.create(), "go", requested_model="codex"))
+    events = await collect(
+        engine.run(TurnInput(store.conversations.create(), "go", requested_model="codex"))
+    )
     problem = ended(events).error
     assert isinstance(problem, AgentCut) and "longer than 0.5 seconds" in problem.message

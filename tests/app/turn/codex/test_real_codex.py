@@ -18,6 +18,7 @@ from app.tools.read_file import ReadFile
 from app.turn.codex.engine import CodexEngine
 from app.turn.events import ItemAdded, TextAdded, TurnEnded, TurnEvent
 from app.turn.tool_step import AllowAll, DenyAll, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
 from routing.transcript import Notice
 from tests.servers.codex_config import PROVIDER, CodexResponses, prepare
@@ -53,7 +54,7 @@ async def turn(
     engine = CodexEngine(store, [provider], cwd=tmp_path, idle_timeout=120, **options)
     try:
         chat = store.conversations.create()
-        events: AsyncIterator[TurnEvent] = engine.run(chat, text, pictures, "codex")
+        events: AsyncIterator[TurnEvent] = engine.run(TurnInput(chat, text, pictures, "codex"))
         return [event async for event in events]
     finally:
         await engine.aclose()

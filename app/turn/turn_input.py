@@ -1,0 +1,38 @@
+"""What a person asks in one turn, as one value every engine takes.
+
+The window, `sightline ask` and the agent engines hand a turn on whole: one value, not
+the same seven parameters written at every hop. Like a prompt object, it carries what
+was typed and attached, which model was asked for, and the turn's own settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.tools.base import Tool
+from routing.chat_settings import ChatSettings
+from routing.transcript import Message, user_message
+from vision.pdf import PdfFile
+from vision.pictures import Picture
+
+
+@dataclass(frozen=True)
+class TurnInput:
+    """One turn's question: the chat, the words, the attachments, the model asked for.
+
+    `tools` are what a model-API turn may offer (an agent brings its own); `settings`
+    override the chat's own for this turn only.
+    """
+
+    conversation_id: str
+    text: str
+    pictures: tuple[Picture, ...] = ()
+    requested_model: str = "auto"
+    tools: Sequence[Tool] = ()
+    pdfs: tuple[PdfFile, ...] = ()
+    settings: ChatSettings | None = None
+
+    def message(self) -> Message:
+        """The person's message as the store keeps it."""
+        return user_message(self.text, self.pictures, self.pdfs)
