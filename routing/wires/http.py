@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import aclosing
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -204,44 +204,70 @@ class HttpWire(ABC):
         self, body: dict[str, Any], request: ChatRequest, deadline: IdleDeadline
     ) -> AsyncGenerator[StreamEvent, None]:
         """One try: the events of the answer, or its failure as our error."""
-        failed: tuple[int, str, httpx.Headers] | None = None
+        pictures = self.carries_pictures(body)
+        async with self.opened(
+            self.chat_url, body, self.stream_headers(), model=request.model, pictures=pictures
+        ) as response:
+            events = self.read_events(response, body, request, deadline)
+            async with aclosing(events):  # returning at the end closes the reader now
+                async for event in events:
+                    yield event
+
+    @asynccontextmanager
+    async def opened(
+        self,
+        url: str,
+        body: Mapping[str, Any],
+        headers: Mapping[str, str] | None = None,
+        *,
+        model: str = "",
+        pictures: bool = False,
+    ) -> AsyncIterator[httpx.Response]:
+        """One streamed POST (a chat, a pull): its 200 answer, to be read within bounds, or its
+        failure as our error: an error answer read within its cap and classified once it is
+        closed, a failure to talk at all (then or while reading) translated."""
+        failed: ErrorAnswer | None = None
         try:
             async with self._client.stream(
                 "POST",
-                self.chat_url,
+                url,
                 json=body,
-                headers=self.stream_headers(),
+                headers=self.headers() if headers is None else headers,
                 timeout=self._timeout,
             ) as response:
-                if response.status_code != 200:
-                    text = await read_error(response, provider_id=self.provider.id)
-                    failed = (response.status_code, text, response.headers)
+                if response.status_code == 200:
+                    yield response
                 else:
-                    events = self.read_events(response, body, request, deadline)
-                    async with aclosing(events):  # returning at the end closes the reader now
-                        async for event in events:
-                            yield event
+                    text = await read_error(response, provider_id=self.provider.id)
+                    failed = ErrorAnswer(
+                        response.status_code, text, response.headers, model, pictures
+                    )
         except httpx.HTTPError as exc:
             raise self.transport_error(exc) from exc
-        if failed is not None:  # classified once the answer is closed
-            status, text, headers = failed
-            pictures = self.carries_pictures(body)
-            error = self.classify(ErrorAnswer(status, text, headers, request.model, pictures))
+        if failed is not None:
+            error = self.classify(failed)
             if isinstance(error, ModelNotFound) and self.names_help(error):
                 error.available = await self.model_names()
             raise error
 
     async def read(
-        self, url: str, *, method: str = "GET", what: str = "the model list", **options: Any
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        what: str = "the model list",
+        cap: int = LISTING_CAP,
+        **options: Any,
     ) -> Fetched:
-        """One listing request read whole within its cap (a failure to connect translated)."""
+        """One request read whole within `cap` (a failure to connect translated): a listing,
+        by default."""
         options.setdefault("timeout", self._timeout)
         try:
             return await fetch(
                 self._client,
                 method,
                 url,
-                cap=LISTING_CAP,
+                cap=cap,
                 what=what,
                 provider_id=self.provider.id,
                 headers=self.headers(),
