@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -30,7 +30,18 @@ from routing.presets import Preset
 from routing.wires import answer_cap, bounded
 from routing.wires.answer_cap import AnswerCap
 from routing.wires.base import ChatRequest, StreamEvent
-from routing.wires.bounded import LISTING_CAP, Fetched, IdleDeadline, fetch, read_error
+from routing.wires.bounded import (
+    EVENT_CAP,
+    LISTING_CAP,
+    Fetched,
+    IdleDeadline,
+    SseEvent,
+    Taking,
+    fetch,
+    parsed_sse,
+    read_body,
+    read_error,
+)
 from routing.wires.client import http_client
 from routing.wires.http_errors import cut_off, missing_key, translate_transport
 from routing.wires.retry import RETRY_BASE, retrying
@@ -42,6 +53,8 @@ CONNECT_TIMEOUT = 10.0
 # Extras (another listing, the names for a ModelNotFound) never hold anything up.
 NAMES_TIMEOUT = 3.0
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class ErrorAnswer:
@@ -52,6 +65,40 @@ class ErrorAnswer:
     headers: Mapping[str, str] = field(default_factory=dict)
     model: str = ""
     had_pictures: bool = False
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A 200 answer to one chat request, as its shape reads it: what was asked, and the
+    deadline its events keep."""
+
+    response: httpx.Response
+    body: Mapping[str, Any]
+    request: ChatRequest
+    deadline: IdleDeadline
+    provider_id: str
+
+    @property
+    def is_sse(self) -> bool:
+        """Whether it is an event stream (a server that ignored "stream", or a proxy's
+        page, answers with something else)."""
+        return "text/event-stream" in self.response.headers.get("content-type", "")
+
+    async def whole(self, cap: int = EVENT_CAP, what: str = "an answer") -> str:
+        """The answer read whole, within `cap`."""
+        return await read_body(self.response, cap, what, provider_id=self.provider_id)
+
+    def events(
+        self, state: Taking, parse: Callable[[SseEvent], tuple[Iterable[T], bool]]
+    ) -> AsyncGenerator[T, None]:
+        """Its SSE events, each parsed by `parse` (bounded.parsed_sse), against its deadline."""
+        return parsed_sse(
+            self.response,
+            provider_id=self.provider_id,
+            deadline=self.deadline,
+            state=state,
+            parse=parse,
+        )
 
 
 class HttpWire(ABC):
@@ -133,15 +180,9 @@ class HttpWire(ABC):
         return False
 
     @abstractmethod
-    def read_events(
-        self,
-        response: httpx.Response,
-        body: Mapping[str, Any],
-        request: ChatRequest,
-        deadline: IdleDeadline,
-    ) -> AsyncGenerator[StreamEvent, None]:
-        """The events of a 200 answer, read within bounds; `deadline.progress()` for any
-        part that shows no event yet. Raise `self.cut_off(...)` when it ends unfinished."""
+    def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
+        """The events of a 200 answer, read within bounds; `answer.deadline.progress()` for
+        any part that shows no event yet. Raise `self.cut_off(...)` when it ends unfinished."""
 
     @abstractmethod
     def classify(self, answer: ErrorAnswer) -> ProviderError:
@@ -208,7 +249,8 @@ class HttpWire(ABC):
         async with self.opened(
             self.chat_url, body, self.stream_headers(), model=request.model, pictures=pictures
         ) as response:
-            events = self.read_events(response, body, request, deadline)
+            streamed = Streamed(response, body, request, deadline, self.provider.id)
+            events = self.read_events(streamed)
             async with aclosing(events):  # returning at the end closes the reader now
                 async for event in events:
                     yield event

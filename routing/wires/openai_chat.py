@@ -17,16 +17,14 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from routing.errors import MalformedResponse, ProviderError
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.answer_cap import hold
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
-from routing.wires.bounded import EVENT_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
-from routing.wires.http import ErrorAnswer
+from routing.wires.bounded import SseEvent
+from routing.wires.http import ErrorAnswer, Streamed
 from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.openai_errors import translate_status
@@ -325,22 +323,17 @@ class OpenAIChatWire(OpenAICompatWire):
         """Whether any message has an image_url part."""
         return _has_pictures(body)
 
-    async def read_events(
-        self,
-        response: httpx.Response,
-        body: Mapping[str, Any],
-        request: ChatRequest,
-        deadline: IdleDeadline,
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The chunks of the SSE stream as events (or a whole answer, as one chunk)."""
         state = StreamState(
-            self.located, self.preset, model=request.model, had_pictures=_has_pictures(body)
+            self.located,
+            self.preset,
+            model=answer.request.model,
+            had_pictures=_has_pictures(answer.body),
         )
-        pid = self.provider.id
-        if "text/event-stream" not in response.headers.get("content-type", ""):
+        if not answer.is_sse:
             # A server that ignored "stream" (or a proxy's page): read it whole, as one event.
-            text = await read_body(response, EVENT_CAP, "an answer", provider_id=pid)
-            for event in self._whole_body(text, state):
+            for event in self._whole_body(await answer.whole(), state):
                 yield event
             return
         done = False
@@ -350,8 +343,7 @@ class OpenAIChatWire(OpenAICompatWire):
             events, done = _on_data(sse.data, state)
             return events, done
 
-        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
-        async with aclosing(stream) as events:
+        async with aclosing(answer.events(state, parse)) as events:
             async for event in events:
                 yield event
         if done:

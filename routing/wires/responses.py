@@ -18,8 +18,6 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from routing.errors import BadRequest, MalformedResponse, PicturesRefused, ProviderError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset
@@ -34,8 +32,8 @@ from routing.wires.base import (
     ToolCallEvent,
     Usage,
 )
-from routing.wires.bounded import EVENT_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
-from routing.wires.http import DEFAULT_TIMEOUT, ErrorAnswer
+from routing.wires.bounded import SseEvent
+from routing.wires.http import DEFAULT_TIMEOUT, ErrorAnswer, Streamed
 from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.openai_compat import OpenAICompatWire
@@ -322,26 +320,18 @@ class ResponsesWire(OpenAICompatWire):
         """One listed model; it reads PDFs where the preset's Responses API does."""
         return super().info(name, sees, tools, reads_pdfs=self.preset.pdfs_as_files, **extra)
 
-    async def read_events(
-        self,
-        response: httpx.Response,
-        body: Mapping[str, Any],
-        request: ChatRequest,
-        deadline: IdleDeadline,
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The SSE events as ours, up to the response's end (or a whole answer, as one)."""
         state = StreamState(
             self.located,
-            self.source(request.model),
+            self.source(answer.request.model),
             self.preset,
-            model=request.model,
-            had_pictures=has_pictures(body),
+            model=answer.request.model,
+            had_pictures=has_pictures(answer.body),
         )
-        pid = self.provider.id
-        if "text/event-stream" not in response.headers.get("content-type", ""):
+        if not answer.is_sse:
             # A server that ignored "stream" (or a proxy's page): read it whole.
-            text = await read_body(response, EVENT_CAP, "an answer", provider_id=pid)
-            for event in self._whole_body(text, state):
+            for event in self._whole_body(await answer.whole(), state):
                 yield event
             return
 
@@ -355,8 +345,7 @@ class ResponsesWire(OpenAICompatWire):
                 raise _malformed(state, "an event that is not JSON", data) from None
             return parse_event(payload, state), state.finished
 
-        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
-        async with aclosing(stream) as events:
+        async with aclosing(answer.events(state, parse)) as events:
             async for event in events:
                 yield event
         if not state.finished:
