@@ -24,26 +24,29 @@ from PySide6.QtWidgets import (
 )
 
 from app.presenters.approvals import ApprovalRequest
+from app.presenters.listing import ModelListing
+from app.presenters.model_status import explain
+from app.presenters.welcome import is_first_run, welcome
 from app.store import ConversationSummary, StoredItem
+from app.ui.bars import EditingBar, UndoBar
+from app.ui.chat_list import ID_ROLE, UNTITLED
 from app.ui.composer.approval_card import ApprovalCard
 from app.ui.composer.attachments import AttachmentDrops
 from app.ui.composer.composer import Composer
 from app.ui.composer.password_prompt import PasswordPrompt
-from app.ui.controller import Controller, ModelListing
+from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
-from app.ui.editing_bar import EditingBar
-from app.ui.first_run import FirstRunPanel, is_first_run, welcome
+from app.ui.first_run import FirstRunPanel
 from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.ledger_panel import LedgerPanel
 from app.ui.menu_bar import MenuBar
 from app.ui.models.local_models import LocalModels
-from app.ui.provider_panel import ProviderPanel, explain
+from app.ui.provider_panel import ProviderPanel
 from app.ui.settings.appearance import Appearance, ThemeChoice
-from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
+from app.ui.sidebar import Sidebar
 from app.ui.top_bar import TopBar
-from app.ui.undo_bar import UndoBar
 from app.ui.window_state import Remembered, WindowState
 from vision.pdf import PdfFile
 from vision.pictures import Picture
