@@ -18,7 +18,7 @@ from app.import_json import read_json
 from app.store import Store
 from app.ui import chats
 from app.ui.edits import EscapeEdit
-from app.ui.main_window import JSON_FILTER
+from app.ui.export_dialog import JSON_FILTER
 from app.ui.session import Session
 from app.ui.sidebar import ID_ROLE, SNIPPET_ROLE
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
