@@ -12,13 +12,16 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
 from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMainWindow, QWidget
 
+from app.presenters.listing import ModelListing
+from app.presenters.model_status import explain
 from app.store import ConversationSummary, StoredItem
 from app.ui.approving import Approving
+from app.ui.chat_list import ID_ROLE, UNTITLED
 from app.ui.composer.approval_card import ApprovalCard
 from app.ui.composer.attachments import AttachmentDrops
 from app.ui.composer.composer import Composer
 from app.ui.composer.password_prompt import PasswordPrompt
-from app.ui.controller import Controller, ModelListing
+from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
@@ -28,11 +31,11 @@ from app.ui.first_run import FirstRunPanel
 from app.ui.ledger_panel import LedgerPanel
 from app.ui.menu_bar import MenuBar
 from app.ui.models.local_models import LocalModels
-from app.ui.provider_panel import ProviderPanel, explain
+from app.ui.provider_panel import ProviderPanel
 from app.ui.send_questions import SendQuestions
 from app.ui.sending import Send
 from app.ui.settings.appearance import Appearance, ThemeChoice
-from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
+from app.ui.sidebar import Sidebar
 from app.ui.sight_buttons import SightButtons
 from app.ui.top_bar import TopBar
 from app.ui.undo_bar import UndoBar

@@ -7,10 +7,10 @@ from pathlib import Path
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QWidget
 
+from app.ui.chat_list import UNTITLED
 from app.ui.edits import TitleEdit
 from app.ui.ledger_panel import TITLE as LEDGER_TITLE
 from app.ui.models.model_picker import ModelPicker
-from app.ui.sidebar import UNTITLED
 
 NARROW = 720  # below this width the bar drops the word "Model"
 

@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout, QWidget
 
-from app.ui.first_run import is_first_run, welcome
+from app.presenters.welcome import is_first_run, welcome
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow

@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from app.store import Store
 from app.ui.conversation.painting import NEXT, PREVIOUS, RETRY_BUTTON
+from app.ui.conversation.row_menu import row_menu
 from app.ui.session import Session
 from routing.chat_settings import ChatSettings
 from routing.transcript import NoticeKind
@@ -42,7 +43,7 @@ def menu_action(session: Session, item_id: int, words: str) -> None:
     """Trigger an entry of a row's context menu (or of one of its submenus) by its words."""
     view = session.window.view
     index = session.window.conversation.index(session.window.conversation.row_of(item_id), 0)
-    menu = view.menu_for(index)
+    menu = row_menu(view, index)
     found = [a for a in menu.actions() if a.text() == words]
     for action in menu.actions():
         sub = action.menu()

@@ -25,6 +25,7 @@ from app.store import Store
 from app.tools.read_file import ReadFile
 from app.ui.composer.cards import PdfCard
 from app.ui.conversation.conversation_model import Role
+from app.ui.conversation.row_menu import row_menu
 from app.ui.models.model_picker import AUTO
 from app.ui.sending import Send
 from app.ui.session import Session
@@ -392,7 +393,7 @@ def test_a_pdf_goes_with_the_message_as_its_text_and_shows_in_the_conversation(
     qtbot.keyClick(view, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: len(no_viewer) == 2)
     assert no_viewer[1] == no_viewer[0]  # the same copy, not written again
-    menu = view.menu_for(index)
+    menu = row_menu(view, index)
     assert "Open report.pdf" in [action.text() for action in menu.actions()]
     menu.deleteLater()
 

@@ -16,7 +16,7 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QTextDocument
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from app.ui.conversation.conversation_model import PLAN_ROW, THOUGHT_ROW, Row
+from app.presenters.rows import PLAN_ROW, THOUGHT_ROW, Row
 from app.ui.conversation.painting import (
     MARGIN_X,
     MARGIN_Y,

@@ -1,4 +1,5 @@
-"""The open conversation as a Qt list model: one row per stored message or notice.
+"""The open conversation as a Qt list model: one row (app/presenters/rows.py) per stored
+message or notice, and the roles Qt reads them by.
 
 Rows change in place while an answer streams: the words are appended at once
 (so the row is always current) but `dataChanged` is sent at most every few
@@ -7,7 +8,6 @@ frames, because each one makes the delegate lay the row's Markdown out again.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any
 
@@ -20,47 +20,21 @@ from PySide6.QtCore import (
     QTimer,
 )
 
-from app.presenters.pdf_notes import pages_words
-from app.presenters.tool_words import pretty_arguments, result_summary, shown_text
-from app.store import StoredItem
-from routing.answer_stats import stats_words
-from routing.transcript import (
-    CarriedPart,
-    Message,
-    MessageStatus,
-    Notice,
-    NoticeKind,
-    ToolCall,
-    starts_turn,
+from app.presenters.rows import (
+    PLAN_ROW,
+    THOUGHT_ROW,
+    Row,
+    agent_row_id,
+    latest_turn,
+    place_switches,
+    plan_text,
+    thought_and_plan_rows,
 )
+from app.store import StoredItem
+from routing.transcript import Message, ToolCall, starts_turn
 
 _Index = QModelIndex | QPersistentModelIndex
 _COALESCE_MS = 33  # about 30 relayouts a second while streaming is plenty to read
-
-# An agent's thinking and plan: rows of their own before its answer (app/ui/agents/agent_rows.py).
-THOUGHT_ROW, PLAN_ROW = "thought", "plan"
-# How the agent engine keeps them on its answers (app/turn/acp/recording.py THOUGHT and PLAN,
-# repeated so opening a chat needn't load the agent protocol's SDK).
-THOUGHT_SHAPE, PLAN_SHAPE = "acp_thought", "acp_plan"
-_TICKS = {"completed": "\u2611", "in_progress": "\u25b8"}  # ☑ done, ▸ under way
-_TO_DO = "\u2610"  # ☐
-
-
-def plan_text(entries: object) -> str:
-    """A plan as a checklist, a step a line: PlanEntry objects or the stored dicts."""
-    lines = []
-    for entry in entries if isinstance(entries, list | tuple) else ():
-        if isinstance(entry, dict):
-            content, status = str(entry.get("content", "")), str(entry.get("status", ""))
-        else:
-            content, status = str(getattr(entry, "content", "")), str(getattr(entry, "status", ""))
-        lines.append(f"{_TICKS.get(status, _TO_DO)} {content}")
-    return "\n".join(lines)
-
-
-def agent_row_id(answer_id: int, kind: str) -> int:
-    """The id of an answer's thinking or plan row: negative, so no stored item has it."""
-    return -2 * answer_id - (1 if kind == PLAN_ROW else 0)
 
 
 class Role(IntEnum):
@@ -87,202 +61,26 @@ class Role(IntEnum):
     PDFS = Qt.ItemDataRole.UserRole + 14  # tuple[PdfFile, ...]: the PDFs a person attached
 
 
-def author_of(message: Message) -> str:
-    """Who wrote a message, as its author line says."""
-    if message.role == "user":
-        return "You"
-    if message.role == "assistant":
-        return message.model or "Assistant"
-    return message.role.capitalize()
-
-
-def _words(item: Message | Notice) -> str:
-    """A row's words: a tool message has none of its own, so its results' words stand in."""
-    if isinstance(item, Message) and item.role == "tool":
-        return "\n\n".join(result.text for result in item.tool_results)
-    return item.text
-
-
-@dataclass
-class Row:
-    """One row; mutable so streamed words, tool calls and the final status land in place."""
-
-    stored: StoredItem
-    text: str
-    status: MessageStatus | None
-    streamed_calls: list[ToolCall] = field(default_factory=list)  # before the message ends
-    # A tool row's calls, one per result (None when not found), for its arguments.
-    result_calls: tuple[ToolCall | None, ...] = ()
-    expanded: bool = False
-    # The versions this row switches between ("‹ 2 / 3 ›"), and which is shown: an
-    # answer's, or the person's message's own. () when there is one version.
-    switch: tuple[int, ...] = ()
-    switch_at: int = 0
-    agent: str = ""  # THOUGHT_ROW or PLAN_ROW: an agent's thinking or plan, not an item
-
-    @classmethod
-    def agent_row(cls, answer: StoredItem, kind: str, text: str) -> Row:
-        """An answer's thinking or plan row (a quiet note to the rest of the window)."""
-        label = "Thinking" if kind == THOUGHT_ROW else "Plan"
-        notice = Notice(NoticeKind.INFO, label)
-        stored = StoredItem(
-            agent_row_id(answer.id, kind),
-            answer.conversation_id,
-            answer.seq,
-            answer.created_at,
-            notice,
-        )
-        return cls(stored, text, None, agent=kind)
-
-    @classmethod
-    def of(cls, stored: StoredItem) -> Row:
-        """A row showing a stored item."""
-        item = stored.item
-        return cls(stored, _words(item), None if isinstance(item, Notice) else item.status)
-
-    @property
-    def item_id(self) -> int:
-        """The stored item's id."""
-        return self.stored.id
-
-    @property
-    def notice(self) -> Notice | None:
-        """The notice shown, if this row is one."""
-        item = self.stored.item
-        return item if isinstance(item, Notice) else None
-
-    @property
-    def message(self) -> Message | None:
-        """The message shown, if this row is one."""
-        item = self.stored.item
-        return item if isinstance(item, Message) else None
-
-    @property
-    def tool_calls(self) -> tuple[ToolCall, ...]:
-        """The calls an answer made: stored ones, and those streamed since."""
-        message = self.message
-        stored = message.tool_calls if message else ()
-        have = {call.id for call in stored}
-        return stored + tuple(c for c in self.streamed_calls if c.id not in have)
-
-    @property
-    def is_tool(self) -> bool:
-        """Whether this row shows tool results (a collapsible row)."""
-        message = self.message
-        return message is not None and message.role == "tool"
-
-    @property
-    def expandable(self) -> bool:
-        """Whether the row opens to show more: tool results, a notice with details, or an
-        agent's thinking (its plan is always shown whole)."""
-        if self.agent:
-            return self.agent == THOUGHT_ROW
-        notice = self.notice
-        return self.is_tool or (notice is not None and bool(notice.details))
-
-    @property
-    def shape(self) -> int:
-        """A hash of everything that changes the row's height."""
-        return hash((self.text, self.status, len(self.tool_calls), self.expanded, self.switch))
-
-    @property
-    def version_words(self) -> str:
-        """ " (version 2 of 3)" for a row with versions, else ""."""
-        if not self.switch:
-            return ""
-        return f" (version {self.switch_at + 1} of {len(self.switch)})"
-
-    def version_beside(self, step: int) -> int | None:
-        """The version `step` away (-1 the one before, +1 the one after), if there is one."""
-        at = self.switch_at + step
-        return self.switch[at] if self.switch and 0 <= at < len(self.switch) else None
-
-    @property
-    def accessible_text(self) -> str:
-        """What a screen reader says for the row."""
-        message, notice = self.message, self.notice
-        if self.agent == THOUGHT_ROW:
-            if self.expanded:
-                return f"The agent's thinking (expanded): {self.text}"
-            return (
-                f"The agent's thinking, {len(self.text.split())} words (collapsed, Enter shows it)"
-            )
-        if self.agent == PLAN_ROW:
-            return f"The agent's plan:\n{self.text}"
-        if notice is not None:
-            said = f"{self.author} notice{self.version_words}: {notice.text}"
-            if not notice.details:
-                return said
-            if self.expanded:
-                return f"{said}\nDetails: {notice.details}"
-            return f"{said} (collapsed, Enter shows details)"
-        if message is not None and message.role == "tool":
-            if not self.expanded:
-                results = "; ".join(result_summary(r) for r in message.tool_results)
-                return f"Tool result (collapsed, Enter shows all): {results}"
-            # Open, it says all the row shows, as a sighted person reads it.
-            parts = []
-            for result, call in zip(message.tool_results, self.result_calls, strict=False):
-                arguments = f" with {pretty_arguments(call.arguments)}" if call else ""
-                parts.append(f"{result_summary(result)}{arguments}. {shown_text(result.text)}")
-            return "Tool result (expanded): " + "\n".join(parts)
-        said = f"{self.author}{self.version_words}: {self.text}{self.picture_words}"
-        return f"{said}{self._spoken_stats}"
-
-    @property
-    def _spoken_stats(self) -> str:
-        """A finished answer's stats, as its quiet line under the card shows them, in words
-        for a screen reader on a line of their own ("(12 tokens in, 148 out, …)"), or ""."""
-        message = self.message
-        if message is None or message.role != "assistant" or message.stats is None:
-            return ""
-        if self.status == MessageStatus.STREAMING:
-            return ""
-        spoken = stats_words(message.stats, spoken=True)
-        return f"\n({spoken})" if spoken else ""
-
-    @property
-    def author(self) -> str:
-        """The author line: "You", the answering model, or the notice's kind."""
-        item = self.stored.item
-        if self.agent:
-            return item.text if isinstance(item, Notice) else self.agent
-        return author_of(item) if isinstance(item, Message) else str(item.kind).capitalize()
-
-    @property
-    def picture_words(self) -> str:
-        """What a row shows beside its words, for a screen reader: " (2 pictures)" or "".
-
-        PDFs are named with their pages: " (1 picture; PDF report.pdf, 12 pages · 1.2 MB)".
-        """
-        message = self.message
-        if message is None:
-            return ""
-        count = len(message.pictures) + sum(len(r.pictures) for r in message.tool_results)
-        said = [f"{count} picture{'s' * (count != 1)}"] if count else []
-        said += [f"PDF {pdf.name}, {pages_words(pdf)}" for pdf in message.pdfs]
-        return f" ({'; '.join(said)})" if said else ""
-
-    def value(self, role: int) -> Any:
-        """The value of one of the custom roles (see `Role`); None for any other role."""
-        message, notice = self.message, self.notice
-        values: dict[int, Any] = {
-            Role.STORED: self.stored,
-            Role.ITEM_ID: self.item_id,
-            Role.KIND: self.agent or ("notice" if notice else "message"),
-            Role.TEXT: self.text,
-            Role.AUTHOR: self.author,
-            Role.MESSAGE_ROLE: message.role if message else "",
-            Role.STATUS: self.status or "",
-            Role.NOTICE_KIND: notice.kind if notice else "",
-            Role.PICTURES: message.pictures if message else (),
-            Role.TOOL_CALLS: self.tool_calls,
-            Role.TOOL_RESULTS: message.tool_results if message else (),
-            Role.DETAILS: notice.details if notice else "",
-            Role.EXPANDED: self.expanded,
-            Role.PDFS: message.pdfs if message else (),
-        }
-        return values.get(role)
+def value(row: Row, role: int) -> Any:
+    """A row's value for one of the custom roles (see `Role`); None for any other role."""
+    message, notice = row.message, row.notice
+    values: dict[int, Any] = {
+        Role.STORED: row.stored,
+        Role.ITEM_ID: row.item_id,
+        Role.KIND: row.agent or ("notice" if notice else "message"),
+        Role.TEXT: row.text,
+        Role.AUTHOR: row.author,
+        Role.MESSAGE_ROLE: message.role if message else "",
+        Role.STATUS: row.status or "",
+        Role.NOTICE_KIND: notice.kind if notice else "",
+        Role.PICTURES: message.pictures if message else (),
+        Role.TOOL_CALLS: row.tool_calls,
+        Role.TOOL_RESULTS: message.tool_results if message else (),
+        Role.DETAILS: notice.details if notice else "",
+        Role.EXPANDED: row.expanded,
+        Role.PDFS: message.pdfs if message else (),
+    }
+    return values.get(role)
 
 
 class ConversationModel(QAbstractListModel):
@@ -315,7 +113,7 @@ class ConversationModel(QAbstractListModel):
             return row.text
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return row.accessible_text
-        return row.value(role)
+        return value(row, role)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         """Rows can be selected (to copy them) but not edited."""
@@ -342,7 +140,8 @@ class ConversationModel(QAbstractListModel):
             if isinstance(item, Message) and starts_turn(item):
                 plan = ""
             elif isinstance(item, Message) and item.role == "assistant":
-                plan = self._agent_rows(stored, item, plan)
+                thoughts, plan = thought_and_plan_rows(stored, item, plan)
+                self._rows += thoughts
             self._rows.append(self._row(stored))
         self._by_id = {row.stored.id: i for i, row in enumerate(self._rows)}
         place_switches(self._rows, 0)
@@ -358,7 +157,7 @@ class ConversationModel(QAbstractListModel):
         self._by_id[stored.id] = position
         self.endInsertRows()
         # A new answer may take its response's versions from the notice before it.
-        for changed in place_switches(self._rows, _latest_turn(self._rows)):
+        for changed in place_switches(self._rows, latest_turn(self._rows)):
             self._changed(changed)
 
     def append_text(self, item_id: int, text: str) -> None:
@@ -417,22 +216,6 @@ class ConversationModel(QAbstractListModel):
         if answer is not None:
             self._insert(answer, Row.agent_row(self._rows[answer].stored, PLAN_ROW, text))
 
-    def _agent_rows(self, stored: StoredItem, message: Message, plan: str) -> str:
-        """A stored answer's thinking and plan rows (a plan its turn showed already, once);
-        the turn's plan now."""
-        for part in message.parts:
-            if not isinstance(part, CarriedPart):
-                continue
-            if part.shape == THOUGHT_SHAPE and str(part.data.get("text", "")).strip():
-                text = str(part.data["text"])
-                self._rows.append(Row.agent_row(stored, THOUGHT_ROW, text))
-            elif part.shape == PLAN_SHAPE:
-                text = plan_text(part.data.get("entries"))
-                if text and text != plan:
-                    self._rows.append(Row.agent_row(stored, PLAN_ROW, text))
-                    plan = text
-        return plan
-
     def _insert(self, position: int, row: Row) -> None:
         """A row placed before `position` (an answer's thinking, its plan)."""
         self.beginInsertRows(QModelIndex(), position, position)
@@ -475,43 +258,3 @@ class ConversationModel(QAbstractListModel):
     def _changed(self, position: int) -> None:
         index = self.index(position, 0)
         self.dataChanged.emit(index, index)
-
-
-def _starts_turn(row: Row) -> bool:
-    message = row.message
-    return message is not None and starts_turn(message)
-
-
-def _latest_turn(rows: list[Row]) -> int:
-    """The position of the latest message of the person (0 when there is none)."""
-    return next((i for i in range(len(rows) - 1, -1, -1) if _starts_turn(rows[i])), 0)
-
-
-def place_switches(rows: list[Row], start: int) -> list[int]:
-    """Put each version switch from `start` on where people look for it; the rows changed.
-
-    A person's edited message switches on itself. An answer given again switches on
-    its first answer, even when a notice (routing, say) came first in the response.
-    """
-    changed = []
-    holder: Row | None = None  # the row of the response's first item, while versions wait
-    for position in range(start, len(rows)):
-        row = rows[position]
-        wanted = row.stored.versions
-        at = wanted.index(row.stored.id) if wanted else 0
-        if _starts_turn(row):
-            holder = None
-        elif row.notice is not None and wanted:
-            holder = row  # the notice keeps them unless an answer follows
-        elif holder is not None and row.message is not None and row.message.role == "assistant":
-            wanted, at = holder.switch or holder.stored.versions, holder.switch_at
-            if not holder.switch:
-                at = holder.stored.versions.index(holder.stored.id)
-            if holder.switch:
-                holder.switch, holder.switch_at = (), 0
-                changed.append(rows.index(holder))
-            holder = None
-        if (row.switch, row.switch_at) != (wanted, at):
-            row.switch, row.switch_at = wanted, at
-            changed.append(position)
-    return changed

@@ -14,15 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
     QModelIndex,
     QPersistentModelIndex,
     QPoint,
-    QRect,
     Qt,
     QTimer,
     Signal,
@@ -44,21 +41,17 @@ from PySide6.QtWidgets import (
     QApplication,
     QFrame,
     QMenu,
-    QPushButton,
-    QStyleOptionViewItem,
     QWidget,
 )
 
-from app.ui.conversation.conversation_model import ConversationModel, Row
-from app.ui.conversation.lazy_list import LazyListView
-from app.ui.conversation.message_delegate import MESSAGE, MessageDelegate
+from app.presenters.rows import Row
+from app.ui.conversation.conversation_model import ConversationModel
+from app.ui.conversation.jump_button import JumpButton
+from app.ui.conversation.message_delegate import MESSAGE
 from app.ui.conversation.painting import GET_SEEING, NEXT, PREVIOUS, RETRY_BUTTON
-from app.ui.theme import Theme
+from app.ui.conversation.row_geometry import RowGeometryView
 from vision.pdf import PdfFile
 from vision.pictures import Picture
-
-if TYPE_CHECKING:
-    from app.ui.conversation.markdown import CodeBlock
 
 _Index = QModelIndex | QPersistentModelIndex
 _COPIED_MS = 1500  # how long a button says "Copied"
@@ -75,7 +68,7 @@ class _Pressed:
     pdf: PdfFile | None = None
 
 
-class ConversationView(LazyListView):
+class ConversationView(RowGeometryView):
     """Rows drawn by `MessageDelegate`; scrolls along with new words while at the bottom."""
 
     picture_clicked = Signal(object)  # the Picture whose thumbnail was clicked
@@ -90,8 +83,6 @@ class ConversationView(LazyListView):
         self.menu: QMenu | None = None  # the open context menu, if any
         self.setAccessibleName("Conversation")
         self.setAccessibleDescription("Messages and notices of the open conversation")
-        self._delegate = MessageDelegate(self)
-        self.setItemDelegate(self._delegate)
         self.setModel(model)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setFrameShape(QFrame.Shape.NoFrame)
@@ -102,14 +93,10 @@ class ConversationView(LazyListView):
         self._copied.timeout.connect(self._forget_copied)
         self.placeholder = "Send a message to start the conversation."
         # Scrolled up while the chat goes on: one click (or Ctrl+End) back to the newest.
-        self.jump_button = QPushButton("Jump to latest ↓", self.viewport())
-        self.jump_button.setAccessibleName("Jump to latest")
-        self.jump_button.setToolTip("Show the newest message (Ctrl+End)")
-        self.jump_button.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.jump_button = JumpButton(self)
         self.jump_button.clicked.connect(self.jump_to_latest)
-        self.jump_button.hide()
-        self.following_changed.connect(self._show_jump)
-        model.rowsInserted.connect(self._show_jump)
+        self.following_changed.connect(self.jump_button.show_if_wanted)
+        model.rowsInserted.connect(self.jump_button.show_if_wanted)
         # The models a "… with" submenu offers, (ref, label) pairs: the window's picker's.
         self.models_for_menu: Callable[[], list[tuple[str, str]]] = list
         hints = QGuiApplication.styleHints()
@@ -121,37 +108,12 @@ class ConversationView(LazyListView):
     def jump_to_latest(self) -> None:
         """Show the newest message and follow the chat again."""
         self.follow_end()
-        self._show_jump()
-
-    def _show_jump(self, *_args: object) -> None:
-        model = self.model()
-        wanted = not self.follows_bottom() and model is not None and model.rowCount() > 0
-        if wanted:
-            self._place_jump()
-        self.jump_button.setVisible(wanted)
-
-    def _place_jump(self) -> None:
-        size = self.jump_button.sizeHint()
-        area = self.viewport().rect()
-        self.jump_button.resize(size)
-        self.jump_button.move(
-            area.center().x() - size.width() // 2, area.bottom() - size.height() - 12
-        )
+        self.jump_button.show_if_wanted()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """Keep the jump button at the bottom middle."""
         super().resizeEvent(event)
-        self._place_jump()
-
-    # -- theme ------------------------------------------------------------------
-
-    def theme(self) -> Theme:
-        """The colours rows are drawn in now."""
-        return self._delegate.theme(self.row_option(-1))
-
-    def row_colors(self, index: _Index) -> dict[str, QColor]:
-        """The colours a row is drawn in (card, text, accent, code)."""
-        return self._delegate.row_colors(self._option(index), index)
+        self.jump_button.place()
 
     def changeEvent(self, event: QEvent) -> None:
         """New colours are a repaint; a new font is a new layout of every row."""
@@ -175,83 +137,18 @@ class ConversationView(LazyListView):
         self._pressed = None
         super().reset()
 
-    def _option(self, index: _Index) -> QStyleOptionViewItem:
-        # The option the row is painted with, so hits and drawing agree.
-        return self.row_option(index.row() if index.isValid() else -1)
-
-    def thumbnails(self, index: _Index) -> list[tuple[QRect, Picture]]:
-        """Where a row's thumbnails are, in viewport coordinates."""
-        if not index.isValid():
-            return []
-        return self._delegate.thumbnails(self._option(index), index)
-
-    def picture_at(self, point: QPoint) -> Picture | None:
-        """The picture whose thumbnail is at `point` (viewport coordinates), if any."""
-        index = self.indexAt(point)
-        if not index.isValid():
-            return None
-        return self._delegate.picture_at(self._option(index), index, point)
-
-    def documents(self, index: _Index) -> list[tuple[QRect, PdfFile]]:
-        """Where a row's PDF tiles are, in viewport coordinates."""
-        if not index.isValid():
-            return []
-        return self._delegate.documents(self._option(index), index)
-
-    def pdf_at(self, point: QPoint) -> PdfFile | None:
-        """The PDF whose tile is at `point` (viewport coordinates), if any."""
-        index = self.indexAt(point)
-        if not index.isValid():
-            return None
-        return self._delegate.pdf_at(self._option(index), index, point)
-
-    def shown_texts(self, index: _Index) -> list[str]:
-        """The blocks of words a row draws, in order."""
-        return self._delegate.texts(self._option(index), index) if index.isValid() else []
-
-    def html(self, index: _Index) -> str:
-        """A message's words as rendered, as HTML."""
-        return self._delegate.html(self._option(index), index) if index.isValid() else ""
-
-    def code_blocks(self, index: _Index) -> list[CodeBlock]:
-        """A message's code blocks, in order."""
-        return self._delegate.code_blocks(self._option(index), index) if index.isValid() else []
-
-    def copy_buttons(self, index: _Index) -> dict[int, QRect]:
-        """Where a row's copy buttons are (viewport coordinates): by block number, or MESSAGE."""
-        return self._delegate.buttons_at(self._option(index), index) if index.isValid() else {}
-
-    def header_at(self, point: QPoint) -> int:
-        """The row that opens when `point` (viewport coordinates) is clicked, or -1."""
-        index = self.indexAt(point)
-        if not index.isValid() or not self._delegate.header_at(self._option(index), index, point):
-            return -1
-        return index.row()
-
-    def _button_at(self, point: QPoint) -> tuple[int, int] | None:
-        index = self.indexAt(point)
-        if not index.isValid():
-            return None
-        block = self._delegate.button_at(self._option(index), index, point)
-        return None if block is None else (index.row(), block)
-
     def toggle_row(self, row: int) -> None:
         """Open or close a tool result row or a notice's details (other rows don't open)."""
         model = self.model()
         if isinstance(model, ConversationModel):
             model.toggle_expanded(row)
 
-    def _row(self, index: _Index) -> Row:
-        model = self.model()
-        assert isinstance(model, ConversationModel)
-        return model.row(index.row())
-
     # -- copying ----------------------------------------------------------------
 
     def copy_row(self, index: _Index) -> None:
         """Put a row's words (an answer's Markdown source) on the clipboard."""
         if index.isValid():
-            self._copy(index, MESSAGE, self._row(index).text)
+            self._copy(index, MESSAGE, self.row_at(index).text)
 
     def copy_code(self, index: _Index, number: int) -> None:
         """Put exactly one code block's code on the clipboard."""
@@ -261,7 +158,7 @@ class ConversationView(LazyListView):
 
     def _copy(self, index: _Index, block: int, text: str) -> None:
         QApplication.clipboard().setText(text)
-        self._delegate.buttons.copied = (self._row(index).item_id, block)
+        self._delegate.buttons.copied = (self.row_at(index).item_id, block)
         self._copied.start()
         self.viewport().update(self.visualRect(index))
 
@@ -311,7 +208,7 @@ class ConversationView(LazyListView):
         if pressed.kind == "copy" and self._button_at(point) == (pressed.row, pressed.block):
             index = self.model().index(pressed.row, 0)
             if pressed.block in (PREVIOUS, NEXT, RETRY_BUTTON, GET_SEEING):
-                self._row_button(self._row(index), pressed.block)
+                self._row_button(self.row_at(index), pressed.block)
             elif pressed.block == MESSAGE:
                 self.copy_row(index)
             else:
@@ -334,9 +231,9 @@ class ConversationView(LazyListView):
         button = self._button_at(point)
         hovered = None
         if button is not None:
-            hovered = (self._row(self.model().index(button[0], 0)).item_id, button[1])
+            hovered = (self.row_at(self.model().index(button[0], 0)).item_id, button[1])
         index = self.indexAt(point)
-        row = self._row(index).item_id if index.isValid() else -1
+        row = self.row_at(index).item_id if index.isValid() else -1
         buttons = self._delegate.buttons
         if hovered != buttons.hovered or row != buttons.hovered_row:
             buttons.hovered, buttons.hovered_row = hovered, row
@@ -361,33 +258,6 @@ class ConversationView(LazyListView):
 
     # -- the menu and the keyboard ----------------------------------------------
 
-    def menu_for(self, index: _Index) -> QMenu:
-        """The actions a row offers: copy it, copy each code block, open it, show its pictures."""
-        menu = QMenu(self)
-        menu.setAccessibleName("Message menu")
-        menu.addAction("Copy message", partial(self.copy_row, QPersistentModelIndex(index)))
-        for block in self.code_blocks(index):
-            language = f" ({block.language})" if block.language else ""
-            menu.addAction(
-                f"Copy code block {block.number + 1}{language}",
-                partial(self.copy_code, QPersistentModelIndex(index), block.number),
-            )
-        row = self._row(index)
-        if row.expandable:
-            words = "Hide details" if row.expanded else "Show details"
-            menu.addAction(words, partial(self.toggle_row, index.row()))
-        for number, (_rect, picture) in enumerate(self.thumbnails(index), start=1):
-            name = picture.label or f"picture {number}"
-            menu.addAction(f"Open {name}", partial(self.picture_clicked.emit, picture))
-        for _rect, pdf in self.documents(index):
-            menu.addAction(f"Open {pdf.name or 'the PDF'}", partial(self.pdf_clicked.emit, pdf))
-        from app.ui.conversation.message_actions import (
-            add_actions,  # with the first menu, not at start
-        )
-
-        add_actions(menu, row, self.models_for_menu(), self.action_requested.emit)
-        return menu
-
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:
         """The row's menu: under the pointer, or (from the keyboard) at the current row."""
         if event.reason() == QContextMenuEvent.Reason.Keyboard:
@@ -408,7 +278,9 @@ class ConversationView(LazyListView):
             position = rect.topLeft() + QPoint(24, min(24, rect.height() // 2))
         if self.menu is not None:
             self.menu.close()
-        self.menu = self.menu_for(index)
+        from app.ui.conversation.row_menu import row_menu  # with the first menu, not at start
+
+        self.menu = row_menu(self, index)
         self.menu.aboutToHide.connect(self.menu.deleteLater)
         self.menu.destroyed.connect(self._menu_gone)
         # popup, not exec: no nested event loop under qasync.
@@ -431,10 +303,10 @@ class ConversationView(LazyListView):
         if alt and event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right) and index.isValid():
             # Alt+Left / Alt+Right: the version before or after, as the arrows do.
             block = PREVIOUS if event.key() == Qt.Key.Key_Left else NEXT
-            self._row_button(self._row(index), block)
+            self._row_button(self.row_at(index), block)
             return
         keys = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Space)
-        if event.key() in keys and index.isValid() and self._row(index).expandable:
+        if event.key() in keys and index.isValid() and self.row_at(index).expandable:
             self.toggle_row(index.row())
             return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and self._open_first():

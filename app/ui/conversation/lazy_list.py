@@ -16,43 +16,34 @@ from collections.abc import Sequence
 from time import perf_counter
 
 from PySide6.QtCore import (
-    QItemSelection,
-    QItemSelectionModel,
     QModelIndex,
     QPersistentModelIndex,
-    QPoint,
-    QRect,
     Qt,
     QTimer,
     Signal,
 )
 from PySide6.QtGui import (
-    QAccessible,
-    QAccessibleEvent,
     QPainter,
     QPaintEvent,
-    QRegion,
     QResizeEvent,
 )
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem, QWidget
 
-from app.presenters.row_heights import RowHeights
+from app.ui.conversation.positioned_list import PositionedListView
 
 _Index = QModelIndex | QPersistentModelIndex
 _BOTTOM_SLACK = 6  # pixels from the end that still count as "at the bottom"
 _IDLE_BUDGET_S = 0.006  # measuring while idle stops after this long, to keep input snappy
 
 
-class LazyListView(QListView):
+class LazyListView(PositionedListView):
     """Rows measured when shown: the delegate's `estimate_rows` first, its `sizeHint` then."""
 
     following_changed = Signal(bool)  # the view follows the end again, or stopped to
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """An empty view that follows the end of its rows."""
-        super().__init__(parent)
-        # First: the setters below already call this class's overrides.
-        self._rows = RowHeights()
+        super().__init__(parent)  # first: the setters below already call the overrides
         self._width = -1  # the viewport width the rows were measured at
         self._follow = True
         self._quiet = False  # the view scrolls because rows changed: redrawn, not pixel-moved
@@ -267,22 +258,7 @@ class LazyListView(QListView):
         if not self._quiet:
             self.viewport().scroll(0, dy)
 
-    # -- where rows are ---------------------------------------------------------------
-
-    def visualRect(self, index: _Index) -> QRect:
-        """A row's rectangle in viewport coordinates (estimated if not yet measured)."""
-        row = index.row()
-        if not index.isValid() or row >= len(self._rows):
-            return QRect()
-        top = self._rows.top(row) - self.verticalScrollBar().value()
-        return QRect(0, top, self.viewport().width(), self._rows.height(row))
-
-    def indexAt(self, point: QPoint) -> QModelIndex:
-        """The row at `point` (viewport coordinates)."""
-        y = point.y() + self.verticalScrollBar().value()
-        if not len(self._rows) or not 0 <= y < self._rows.total():
-            return QModelIndex()
-        return self.model().index(self._rows.row_at(y), 0)
+    # -- scrolling to a row ------------------------------------------------------------
 
     def scrollTo(
         self,
@@ -312,78 +288,6 @@ class LazyListView(QListView):
         self._set_range(value)
         self._set_follow(self.at_bottom())
         self._settle()
-
-    def moveCursor(
-        self, action: QAbstractItemView.CursorAction, modifiers: Qt.KeyboardModifier
-    ) -> QModelIndex:
-        """Up and down a row, a page, or to the first and last rows."""
-        count = len(self._rows)
-        if not count:
-            return QModelIndex()
-        current = self.currentIndex().row() if self.currentIndex().isValid() else -1
-        actions = QAbstractItemView.CursorAction
-        page = self.viewport().height()
-        if action in (actions.MoveUp, actions.MovePrevious):
-            row = current - 1 if current > 0 else 0
-        elif action in (actions.MoveDown, actions.MoveNext):
-            row = min(count - 1, current + 1)
-        elif action == actions.MovePageUp:
-            row = self._rows.row_at(self._rows.top(max(current, 0)) - page)
-        elif action == actions.MovePageDown:
-            row = self._rows.row_at(self._rows.top(max(current, 0)) + page)
-        elif action == actions.MoveHome:
-            row = 0
-        elif action == actions.MoveEnd:
-            row = count - 1
-        else:
-            row = max(current, 0)
-        return self.model().index(row, 0)
-
-    def horizontalOffset(self) -> int:
-        """Rows are never wider than the view."""
-        return 0
-
-    def verticalOffset(self) -> int:
-        """How far the view is scrolled down."""
-        return self.verticalScrollBar().value()
-
-    def setSelection(self, rect: QRect, command: QItemSelectionModel.SelectionFlag) -> None:
-        """Select the rows `rect` (viewport coordinates) touches."""
-        top, bottom = self.indexAt(rect.topLeft()), self.indexAt(rect.bottomLeft())
-        if not top.isValid():
-            return
-        bottom = bottom if bottom.isValid() else top
-        self.selectionModel().select(QItemSelection(top, bottom), command)
-
-    def visualRegionForSelection(self, selection: QItemSelection) -> QRegion:
-        """Where the selected rows are drawn."""
-        region = QRegion()
-        for index in selection.indexes():
-            region += self.visualRect(index)
-        return region
-
-    # -- what screen readers hear (QListView's own would name row -1: it has no layout) --
-
-    def currentChanged(self, current: _Index, previous: _Index) -> None:
-        """Tell assistive technology which row has the focus."""
-        if QAccessible.isActive() and current.isValid() and self.hasFocus():
-            event = QAccessibleEvent(self, QAccessible.Event.Focus)
-            event.setChild(current.row())
-            QAccessible.updateAccessibility(event)
-        QAbstractItemView.currentChanged(self, current, previous)
-
-    def selectionChanged(self, selected: QItemSelection, deselected: QItemSelection) -> None:
-        """Tell assistive technology which row was selected."""
-        if QAccessible.isActive():
-            for indexes, kind in (
-                (selected.indexes(), QAccessible.Event.SelectionAdd),
-                (deselected.indexes(), QAccessible.Event.SelectionRemove),
-            ):
-                if indexes:
-                    event = QAccessibleEvent(self, kind)
-                    event.setChild(indexes[0].row())
-                    QAccessible.updateAccessibility(event)
-        QAbstractItemView.selectionChanged(self, selected, deselected)
 
     # -- painting -------------------------------------------------------------------------
 

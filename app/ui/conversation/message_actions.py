@@ -12,7 +12,7 @@ from typing import Literal
 
 from PySide6.QtWidgets import QMenu
 
-from app.ui.conversation.conversation_model import Row
+from app.presenters.rows import Row
 from routing.transcript import MessageStatus, NoticeKind
 
 Action = Literal["regenerate", "edit", "delete", "version", "get_seeing"]

@@ -17,7 +17,8 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPoint, 
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from app.ui.conversation.conversation_model import ConversationModel, Row
+from app.presenters.rows import Row
+from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.painting import (
     GET_SEEING,
     MESSAGE,

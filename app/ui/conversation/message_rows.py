@@ -5,8 +5,7 @@ Each code box has a strip with its language and a "Copy" button, and the
 author line has a "Copy" for the whole message (a person's own shows on hover).
 Rendered Markdown is kept per row, keyed by the row's words, the font and the
 theme, and only re-wrapped when just the width changes. A PDF the person
-attached is a compact tile (a drawn document mark, its name, pages and size),
-one per line below the pictures, in the order the message carries them. A
+attached is a compact tile (pdf_tiles.py), one per line below the pictures. A
 finished answer's stats (tokens, time to its first word, speed) are one small
 faded line under its card.
 """
@@ -21,9 +20,9 @@ from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyle, QStyleOptionViewItem
 
-from app.presenters.pdf_notes import pages_words
+from app.presenters.rows import Row
 from app.presenters.tool_words import call_line
-from app.ui.conversation.conversation_model import ConversationModel, Row
+from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.painting import (
     CODE_HEADER,
     CODE_PAD,
@@ -39,17 +38,16 @@ from app.ui.conversation.painting import (
     draw_document,
     paint_button,
     paint_code_box,
-    paint_document,
     paint_pill,
     paint_thumbnail,
     small_font,
 )
+from app.ui.conversation.pdf_tiles import paint_tile, tile_height, tile_width
 from app.ui.conversation.switch import Switch, paint_switch, place_switch
 from app.ui.conversation.thumbnails import fit, shown_size
 from app.ui.icons import badge_image
 from app.ui.theme import STATUS_LABELS, Theme, theme_for
-from routing.answer_stats import stats_words
-from routing.transcript import MessageStatus, TextPart
+from routing.transcript import TextPart
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
@@ -59,8 +57,6 @@ if TYPE_CHECKING:
 USER_SHARE = 0.78  # a person's bubble takes at most this much of the width
 COPY, COPIED = "Copy", "Copied"
 _RENDERED = 300  # rendered messages kept (heights are kept by the delegate for every row)
-TILE_WIDTH = 320  # a PDF tile's widest: a long name is elided, the tile stays compact
-TILE_PAD = 8  # a PDF tile's edge to its mark and words
 STATS_GAP = 3  # the card's bottom to its stats line: close, so the line reads as the card's
 
 
@@ -132,8 +128,8 @@ class MessageRows:
             if len(parts) > 1 or (parts and not isinstance(parts[0], TextPart)):
                 height += THUMB.height() + GAP if message.pictures else 0
                 height += len(message.tool_calls) * (line + GAP)
-                height += len(message.pdfs) * (_tile_height(option) + GAP)
-            height += _stats_height(option) if stats_text(row) else 0
+                height += len(message.pdfs) * (tile_height(option) + GAP)
+            height += _stats_height(option) if row.stats_words() else 0
             guesses.append(height + len(row.streamed_calls) * (line + GAP))
         return guesses
 
@@ -169,7 +165,7 @@ class MessageRows:
         box = QSize(min(THUMB.width(), inner_max), THUMB.height())
         sizes = [fit(shown_size(picture), box) for picture, _ in pictures]
         blocks = rendered.code_blocks() if rendered is not None else []
-        tiles = [_tile_width(option, pdf, inner_max) for pdf in message.pdfs]
+        tiles = [tile_width(option, pdf, inner_max) for pdf in message.pdfs]
 
         # The person's bubble hugs its words (on the right); an answer takes the width.
         inner = inner_max
@@ -232,16 +228,16 @@ class MessageRows:
                 x += size.width() + GAP
                 tallest = max(tallest, size.height() + (caption if name else 0))
             y += tallest
-        tile_height = _tile_height(option)
-        for pdf, tile_width in zip(message.pdfs, tiles, strict=True):
+        tall = tile_height(option)
+        for pdf, wide in zip(message.pdfs, tiles, strict=True):
             y += GAP if y > card_top + PAD else 0
-            layout.documents.append((QRect(card_x + PAD, y, tile_width, tile_height), pdf))
-            y += tile_height
+            layout.documents.append((QRect(card_x + PAD, y, wide, tall), pdf))
+            y += tall
         if y == card_top + PAD:  # nothing yet (an answer about to stream): one empty line
             y += QFontMetrics(option.font).height()
         y += PAD
         layout.card = QRect(card_x, card_top, card_width, y - card_top)
-        said = stats_text(row)
+        said = row.stats_words()
         if said:
             metrics = QFontMetrics(stats_font(option.font))
             y += STATS_GAP
@@ -327,23 +323,12 @@ class MessageRows:
                 )
                 painter.drawText(below, Qt.AlignmentFlag.AlignLeft, elided)
         for rect, pdf in layout.documents:
-            _paint_tile(painter, option, rect, pdf, theme, is_user)
+            paint_tile(painter, option, rect, pdf, theme, is_user)
         if layout.stats is not None:
             rect, said = layout.stats
             painter.setFont(stats_font(option.font))
             painter.setPen(theme.faded)
             painter.drawText(rect, Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter, said)
-
-
-def stats_text(row: Row) -> str:
-    """The stats line under a finished answer ("" for none: the person's messages, an
-    answer still streaming, or one nothing was measured for)."""
-    message = row.message
-    if message is None or message.role != "assistant" or message.stats is None:
-        return ""
-    if row.status == MessageStatus.STREAMING:
-        return ""
-    return stats_words(message.stats)
 
 
 def stats_font(font: QFont) -> QFont:
@@ -353,63 +338,6 @@ def stats_font(font: QFont) -> QFont:
 
 def _stats_height(option: QStyleOptionViewItem) -> int:
     return STATS_GAP + QFontMetrics(stats_font(option.font)).height()
-
-
-def _tile_fonts(option: QStyleOptionViewItem) -> tuple[QFont, QFont]:
-    """A PDF tile's fonts: its name's, and its pages line's."""
-    return (
-        small_font(option.font, 0.95, QFont.Weight.DemiBold),
-        small_font(option.font, 0.85, QFont.Weight.Normal),
-    )
-
-
-def _tile_height(option: QStyleOptionViewItem) -> int:
-    name, pages = (QFontMetrics(font) for font in _tile_fonts(option))
-    return max(40, name.height() + pages.height() + 2 * TILE_PAD + 2)
-
-
-def _mark_size(height: int) -> QSize:
-    """The document mark inside a tile of `height`: a page's proportions."""
-    mark_height = height - 2 * TILE_PAD
-    return QSize(round(mark_height * 0.78), mark_height)
-
-
-def _tile_width(option: QStyleOptionViewItem, pdf: PdfFile, room: int) -> int:
-    name, pages = (QFontMetrics(font) for font in _tile_fonts(option))
-    words = max(name.horizontalAdvance(pdf.name), pages.horizontalAdvance(pages_words(pdf)))
-    mark = _mark_size(_tile_height(option)).width()
-    return min(room, TILE_WIDTH, 2 * TILE_PAD + mark + 10 + words + 2)
-
-
-def _paint_tile(
-    painter: QPainter,
-    option: QStyleOptionViewItem,
-    rect: QRect,
-    pdf: PdfFile,
-    theme: Theme,
-    is_user: bool,
-) -> None:
-    """One PDF's tile: a rounded box with the document mark, the name, pages and size."""
-    card = theme.user_card if is_user else theme.answer_card
-    painter.setPen(theme.border)
-    painter.setBrush(blend(card, theme.base, 0.7))
-    painter.drawRoundedRect(rect.adjusted(0, 0, -1, -1), 6, 6)
-    mark = QRect(QPoint(rect.x() + TILE_PAD, rect.y() + TILE_PAD), _mark_size(rect.height()))
-    paint_document(painter, mark, theme.base, theme.text)
-    name_font, pages_font = _tile_fonts(option)
-    name, pages = QFontMetrics(name_font), QFontMetrics(pages_font)
-    left = mark.right() + 10
-    width = max(0, rect.right() - TILE_PAD - left)
-    top = rect.y() + (rect.height() - name.height() - pages.height() - 2) // 2
-    painter.setFont(name_font)
-    painter.setPen(theme.text)
-    shown = name.elidedText(pdf.name, Qt.TextElideMode.ElideMiddle, width)
-    painter.drawText(QRect(left, top, width, name.height()), Qt.AlignmentFlag.AlignLeft, shown)
-    painter.setFont(pages_font)
-    painter.setPen(theme.faded)
-    below = QRect(left, top + name.height() + 2, width, pages.height())
-    said = pages.elidedText(pages_words(pdf), Qt.TextElideMode.ElideRight, width)
-    painter.drawText(below, Qt.AlignmentFlag.AlignLeft, said)
 
 
 def _button(

@@ -23,7 +23,7 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from app.ui.conversation.conversation_model import Row
+from app.presenters.rows import Row
 from app.ui.conversation.painting import (
     GET_SEEING,
     MARGIN_X,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 
-from app.ui.conversation.conversation_model import Row
+from app.presenters.rows import Row
 from app.ui.conversation.painting import NEXT, PREVIOUS, ButtonState, blend, paint_button
 from app.ui.theme import Theme
 

@@ -25,6 +25,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.presenters.pending import size_words
+from app.presenters.rows import Row
 from app.presenters.tool_words import (
     Outcome,
     first_line,
@@ -33,7 +34,6 @@ from app.presenters.tool_words import (
     pretty_arguments,
     shown_text,
 )
-from app.ui.conversation.conversation_model import Row
 from app.ui.conversation.painting import (
     GAP,
     MARGIN_X,

@@ -1,7 +1,7 @@
 """Local models: one Ollama provider's installed models, pulled and deleted from the window.
 
 A non-modal dialog. It lists the models the controller's listing has for the
-provider, each with Delete (after a confirmation); pulls a model by name with a
+provider, each with Delete after a confirmation (installed_models.py); pulls a model by name with a
 progress bar (app/ui/models/pull_progress.py) and Cancel; and, with `suggest_vision`,
 first offers a few small models that see (app/ui/models/vision_offer.py), each with its
 download size: approximate until Ollama reports the real one during the pull.
@@ -30,14 +30,12 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QMessageBox,
-    QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from app.presenters.listing import ModelListing
+from app.ui.models.installed_models import InstalledModels, button, label
 from app.ui.models.pull_progress import PullProgressBox
 from app.ui.models.vision_offer import VisionOffer
 from app.ui.settings.provider_form import ERROR_STYLE
@@ -55,25 +53,12 @@ log = logging.getLogger(__name__)
 TITLE = "Local models"
 
 
-def _label(text: str, name: str, parent: QWidget) -> QLabel:
-    label = QLabel(text, parent)
-    label.setAccessibleName(name)
-    label.setWordWrap(True)
-    return label
-
-
 def _heading(text: str, name: str, parent: QWidget) -> QLabel:
-    label = _label(text, name, parent)
-    font = label.font()
+    heading = label(text, name, parent)
+    font = heading.font()
     font.setBold(True)
-    label.setFont(font)
-    return label
-
-
-def _button(text: str, name: str, parent: QWidget) -> QPushButton:
-    button = QPushButton(text, parent)
-    button.setAccessibleName(name)
-    return button
+    heading.setFont(font)
+    return heading
 
 
 class ModelManager(QDialog):
@@ -103,28 +88,18 @@ class ModelManager(QDialog):
         self._awaited = ""  # the ref of a model pulled, until the listing has it
         self._relist_after = False  # list again once the listing under way ends
         self._closed = False
-        self.confirm: QMessageBox | None = None  # the open "Delete …?" question, if any
 
-        self.where = _label("", "Where the models are", self)
+        self.where = label("", "Where the models are", self)
         self.vision_box = VisionOffer(self)
         self.vision_rows = self.vision_box.rows
         self.installed_heading = _heading("Installed", "Installed models heading", self)
-        self.installed_area = QScrollArea(self)
-        self.installed_area.setAccessibleName("Installed models")
-        self.installed_area.setWidgetResizable(True)
-        self.installed_area.setMinimumHeight(150)  # four rows before it scrolls
-        self.installed_list = QWidget(self.installed_area)
-        self.installed_list.setAccessibleName("Installed models list")
-        self.installed_area.setWidget(self.installed_list)
-        self.installed_rows: dict[str, tuple[QLabel, QPushButton]] = {}
-        self._row_widgets: list[QWidget] = []
-        self.installed_note = _label("", "Installed models note", self.installed_list)
+        self.installed = InstalledModels(self)
         self.name_edit = QLineEdit(self)
         self.name_edit.setAccessibleName("Model to pull")
         self.name_edit.setPlaceholderText("A name from ollama.com/library, such as qwen2.5vl:3b")
-        self.pull_button = _button("Pull", "Pull the model named", self)
+        self.pull_button = button("Pull", "Pull the model named", self)
         self.progress = PullProgressBox(self)
-        self.message = _label("", "Local models message", self)
+        self.message = label("", "Local models message", self)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         close = self.buttons.button(QDialogButtonBox.StandardButton.Close)
@@ -136,15 +111,13 @@ class ModelManager(QDialog):
         self.name_edit.returnPressed.connect(lambda: self.pull_model(self.name_edit.text()))
         self.progress.cancel_requested.connect(self.cancel_pull)
         self.vision_box.pull_requested.connect(self.pull_model)
+        self.installed.delete_confirmed.connect(self._delete_confirmed)
         self.buttons.rejected.connect(self.reject)
         controller.models_changed.connect(self._listing_changed)
         self._listing_changed(controller.listing)
 
     def _build(self) -> None:
         self.vision_box.setVisible(self.suggest_vision)
-        rows = QVBoxLayout(self.installed_list)
-        rows.addWidget(self.installed_note)
-        rows.addStretch(1)
         line = QHBoxLayout()
         line.addWidget(self.name_edit, 1)
         line.addWidget(self.pull_button)
@@ -152,7 +125,7 @@ class ModelManager(QDialog):
         layout.addWidget(self.where)
         layout.addWidget(self.vision_box)
         layout.addWidget(self.installed_heading)
-        layout.addWidget(self.installed_area, 1)
+        layout.addWidget(self.installed, 1)
         layout.addWidget(_heading("Pull a model", "Pull a model heading", self))
         layout.addLayout(line)
         layout.addWidget(self.progress)
@@ -167,7 +140,7 @@ class ModelManager(QDialog):
         found = next((p for p in listing.providers if p.id == self.provider_id), None)
         return found if found is not None and found.kind == "ollama" else None
 
-    def installed(self) -> list[str]:
+    def installed_names(self) -> list[str]:
         """The provider's models as the latest listing has them."""
         models = self.controller.listing.models
         return [m.name for m in models if m.provider_id == self.provider_id]
@@ -183,33 +156,10 @@ class ModelManager(QDialog):
             self.where.setText(f"Models in Ollama at {endpoint_name(url)}")
         for widget in (self.name_edit, self.pull_button, self.vision_box):
             widget.setEnabled(provider is not None)
-        self._show_installed(self.installed(), listing.listing)
-        self._check_awaited(listing)
-
-    def _show_installed(self, names: list[str], listing: bool) -> None:
-        if list(self.installed_rows) != names:  # rebuilt only when the names change
-            for widget in self._row_widgets:
-                widget.deleteLater()
-            self._row_widgets, self.installed_rows = [], {}
-            rows = self.installed_list.layout()
-            assert isinstance(rows, QVBoxLayout)
-            for at, name in enumerate(names, start=1):
-                row = QWidget(self.installed_list)
-                row.setAccessibleName(name)
-                label = _label(name, f"Installed model {name}", row)
-                button = _button("Delete", f"Delete {name}", row)
-                button.clicked.connect(lambda _=False, n=name: self.confirm_delete(n))
-                line = QHBoxLayout(row)
-                line.setContentsMargins(0, 0, 0, 0)
-                line.addWidget(label, 1)
-                line.addWidget(button)
-                rows.insertWidget(at, row)
-                self._row_widgets.append(row)
-                self.installed_rows[name] = (label, button)
-        waiting = "Looking for models…" if listing else "No models yet: pull one below."
-        self.installed_note.setText("" if names else waiting)
-        self.installed_note.setVisible(not names)
+        names = self.installed_names()
+        self.installed.show_installed(names, listing.listing)
         self.vision_box.show_installed(names)
+        self._check_awaited(listing)
 
     def _check_awaited(self, listing: ModelListing) -> None:
         """Tell the window about a pulled model once the picker lists it."""
@@ -312,37 +262,9 @@ class ModelManager(QDialog):
 
     # -- deleting ----------------------------------------------------------------------
 
-    def confirm_delete(self, name: str) -> None:
-        """Ask before deleting `name` (the answer comes back through the event loop)."""
-        if self.confirm is not None:
-            self.confirm.reject()
-        box = QMessageBox(self)
-        box.setIcon(QMessageBox.Icon.Question)
-        box.setWindowTitle("Delete model")
-        box.setAccessibleName("Delete model")
-        box.setText(
-            f"Delete {name} from Ollama on this computer? Its disk space is freed; you can "
-            "pull it again later."
-        )
-        yes = box.addButton("Delete", QMessageBox.ButtonRole.DestructiveRole)
-        no = box.addButton("Keep it", QMessageBox.ButtonRole.RejectRole)
-        yes.setAccessibleName(f"Delete {name} now")
-        no.setAccessibleName(f"Keep {name}")
-        for label in box.findChildren(QLabel):  # the text and the icon, read out by name
-            label.setAccessibleName(label.text() or "Question")
-        box.setDefaultButton(no)
-        box.setEscapeButton(no)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-
-        def answered(_result: int) -> None:
-            if self.confirm is box:
-                self.confirm = None
-            if box.clickedButton() is yes and not self._closed:
-                self.delete_model(name)
-
-        box.finished.connect(answered)
-        self.confirm = box
-        box.open()
+    def _delete_confirmed(self, name: str) -> None:
+        if not self._closed:
+            self.delete_model(name)
 
     def delete_model(self, name: str) -> None:
         """Delete `name` now (no question: `confirm_delete` asks first)."""
@@ -350,8 +272,7 @@ class ModelManager(QDialog):
         if provider is None:
             self._say(f"There is no Ollama provider called {self.provider_id} now.", error=True)
             return
-        if row := self.installed_rows.get(name):
-            row[1].setEnabled(False)
+        self.installed.set_deletable(name, False)
         self._say(f"Deleting {name}…")
         task = asyncio.ensure_future(self._run_delete(provider, name))
         self._deletes.add(task)
@@ -371,8 +292,7 @@ class ModelManager(QDialog):
         except ProviderError as exc:
             log.warning("deleting %s failed: %s", name, exc.detail or exc.message)
             self._say(exc.message, error=True)
-            if row := self.installed_rows.get(name):
-                row[1].setEnabled(True)
+            self.installed.set_deletable(name, True)
             return
         except Exception as exc:  # a bug must still end "Deleting…", in words
             log.exception("deleting %s failed", name)
@@ -407,8 +327,7 @@ class ModelManager(QDialog):
         for task in (self._pull, *self._deletes):
             if task is not None and not task.done():
                 task.cancel()
-        if self.confirm is not None:
-            self.confirm.reject()
+        self.installed.close_question()
         with contextlib.suppress(RuntimeError):  # already disconnected by an earlier close
             self.controller.models_changed.disconnect(self._listing_changed)
         super().done(result)

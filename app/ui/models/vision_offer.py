@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QGridLayout, QGroupBox, QLabel, QPushButton, QWidget
 
-from app.ui.models.pull_progress import size_words
+from app.presenters.pull_words import size_words
 from routing.ollama_models import VISION_MODELS
 
 SEES_HEADING = "Get a model that sees"

@@ -29,16 +29,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.keys import KeyStore
-from app.presenters.settings_model import (
-    KeySource,
-    ProviderDraft,
-    ProviderList,
-    key_note,
-    list_provider,
-    listing_words,
-    shown_models,
-    url_problem,
-)
+from app.presenters.connection_test import list_provider, listing_words, shown_models
+from app.presenters.provider_drafts import KeySource, ProviderDraft, key_note, url_problem
+from app.presenters.settings_model import ProviderList
 from app.ui.icons import badge_image
 from routing.endpoints import endpoint_name, known_locality
 from routing.models import ProviderConfig

@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from app.ui.models.model_manager import ModelManager
-from app.ui.models.pull_progress import STEPS, amount_words, size_words, status_words
+from app.ui.models.pull_progress import STEPS
 from app.ui.models.vision_offer import SEES_HEADING
 from app.ui.session import Session
 from app.ui.settings.provider_form import ERROR_STYLE
-from routing.ollama_models import VISION_MODELS, PullProgress
+from routing.ollama_models import VISION_MODELS
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
 from tests.servers.ollama_library import LibraryModel, PullReply
@@ -100,7 +100,7 @@ def test_a_pull_moves_the_bar_in_words_and_the_picker_lists_the_model(
     assert len({v for v in values if 0 < v < STEPS}) >= 5
     assert values == sorted(values) and values[-1] == STEPS
     assert "ollama:moondream:1.8b" in picker_refs(session)  # listed before `pulled` came
-    assert "moondream:1.8b" in dialog.installed_rows
+    assert "moondream:1.8b" in dialog.installed.rows
     assert dialog.message.text().startswith("moondream:1.8b is ready")
     assert not dialog.progress.isVisibleTo(dialog) and dialog.pulling == ""
     request = fake_ollama.received(lambda r: r.path == "/api/pull")
@@ -188,7 +188,7 @@ def test_a_second_pull_while_one_runs_is_refused_in_words(
     with qtbot.waitSignal(dialog.pulled, timeout=10_000) as pulled:
         qtbot.mouseClick(dialog.vision_rows["moondream:1.8b"][2], Qt.MouseButton.LeftButton)
     assert pulled.args == ["ollama:moondream:1.8b"]
-    qtbot.waitUntil(lambda: "moondream:1.8b" in dialog.installed_rows)
+    qtbot.waitUntil(lambda: "moondream:1.8b" in dialog.installed.rows)
     assert dialog.vision_rows["moondream:1.8b"][2].text() == "Installed"
     dialog.close()
 
@@ -208,14 +208,14 @@ def test_delete_asks_first_and_the_model_leaves_the_picker(
     session: Session, fake_ollama: FakeOllama, qtbot: QtBot
 ) -> None:
     dialog = open_manager(qtbot, session)
-    assert list(dialog.installed_rows) == ["llama3.2:3b", "llava:7b", "qwen2.5vl:3b", "gemma3:270m"]
+    assert list(dialog.installed.rows) == ["llama3.2:3b", "llava:7b", "qwen2.5vl:3b", "gemma3:270m"]
 
     def deletes() -> list[object]:
         return [r.body for r in fake_ollama.received(lambda r: r.method == "DELETE")]
 
     def ask() -> QMessageBox:
-        qtbot.mouseClick(dialog.installed_rows["gemma3:270m"][1], Qt.MouseButton.LeftButton)
-        box = dialog.confirm
+        qtbot.mouseClick(dialog.installed.rows["gemma3:270m"][1], Qt.MouseButton.LeftButton)
+        box = dialog.installed.confirm
         assert isinstance(box, QMessageBox)
         qtbot.waitUntil(box.isVisible)
         assert "Delete gemma3:270m from Ollama on this computer?" in box.text()
@@ -227,11 +227,11 @@ def test_delete_asks_first_and_the_model_leaves_the_picker(
         qtbot.mouseClick(button, Qt.MouseButton.LeftButton)
 
     press(ask(), "Keep gemma3:270m")
-    qtbot.waitUntil(lambda: dialog.confirm is None)
-    assert deletes() == [] and "gemma3:270m" in dialog.installed_rows
+    qtbot.waitUntil(lambda: dialog.installed.confirm is None)
+    assert deletes() == [] and "gemma3:270m" in dialog.installed.rows
 
     press(ask(), "Delete gemma3:270m now")
-    qtbot.waitUntil(lambda: "gemma3:270m" not in dialog.installed_rows, timeout=10_000)
+    qtbot.waitUntil(lambda: "gemma3:270m" not in dialog.installed.rows, timeout=10_000)
     assert deletes() == [{"model": "gemma3:270m"}]
     assert dialog.message.text() == "Deleted gemma3:270m."
     qtbot.waitUntil(lambda: not session.controller.listing.listing, timeout=10_000)
@@ -247,7 +247,7 @@ def test_deleting_a_model_already_gone_says_so(
     dialog.delete_model("llava:7b")
     qtbot.waitUntil(lambda: "not installed" in dialog.message.text(), timeout=10_000)
     assert dialog.message.text().startswith("llava:7b is not installed in Ollama")
-    qtbot.waitUntil(lambda: "llava:7b" not in dialog.installed_rows, timeout=10_000)
+    qtbot.waitUntil(lambda: "llava:7b" not in dialog.installed.rows, timeout=10_000)
     dialog.close()
 
 
@@ -261,7 +261,7 @@ def test_suggest_vision_offers_small_models_that_see_first_and_pulls_one(
     assert dialog.vision_box.isVisible() and dialog.vision_box.title() == SEES_HEADING
     layout = dialog.layout()
     assert layout is not None
-    assert layout.indexOf(dialog.vision_box) < layout.indexOf(dialog.installed_area)
+    assert layout.indexOf(dialog.vision_box) < layout.indexOf(dialog.installed)
     assert list(dialog.vision_rows) == [name for name, _ in VISION_MODELS]
     shown = {
         name: (size.text(), button.text()) for name, (_, size, button) in dialog.vision_rows.items()
@@ -293,26 +293,3 @@ def test_every_control_is_named(session: Session, qtbot: QtBot) -> None:
     assert dialog.accessibleName() == "Local models" and dialog.windowTitle() == "Local models"
     assert not dialog.isModal()
     dialog.close()
-
-
-# -- words -----------------------------------------------------------------------------
-
-
-def test_the_words_of_a_pull() -> None:
-    step = PullProgress("pulling 1a2b3c4d5e6f", "sha256:1a2b", 1_234_000_000, 3_200_000_000)
-    running = PullProgress(
-        step.status, step.digest, step.completed, step.total, 38.56, 25_300_000.0
-    )
-    assert amount_words(running) == "1.2 GB of 3.2 GB · 38 % · 25 MB/s"
-    assert amount_words(PullProgress("pulling manifest")) == ""
-    assert status_words("llava:7b", running) == "Downloading llava:7b…"
-    assert status_words("llava:7b", PullProgress("verifying sha256 digest")) == (
-        "Checking the download of llava:7b…"
-    )
-    assert status_words("llava:7b", PullProgress("something new")) == "llava:7b: something new"
-    assert [size_words(n) for n in (512, 12_300, 850_000_000, 4_700_000_000)] == [
-        "512 bytes",
-        "12 KB",
-        "850 MB",
-        "4.7 GB",
-    ]

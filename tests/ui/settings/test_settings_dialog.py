@@ -65,21 +65,21 @@ def open_settings(qtbot: QtBot, session: Session) -> SettingsDialog:
 
 def add(dialog: SettingsDialog, label: str) -> None:
     """Choose a kind from the Add provider menu."""
-    action = next(a for a in dialog.add_menu.actions() if a.text() == label)
+    action = next(a for a in dialog.providers_page.add_menu.actions() if a.text() == label)
     action.trigger()
 
 
 def add_openai(qtbot: QtBot, dialog: SettingsDialog, url: str, key: str = KEY) -> None:
     """Add an OpenAI provider at `url`, typing its address and key like a person."""
     add(dialog, "OpenAI")
-    form = dialog.form
+    form = dialog.providers_page.form
     qtbot.keyClicks(form.url_edit, url)
     qtbot.keyClicks(form.key_edit, key)
 
 
 def check_connection(qtbot: QtBot, dialog: SettingsDialog) -> str:
     """Click Test connection and wait for its result."""
-    form = dialog.form
+    form = dialog.providers_page.form
     qtbot.mouseClick(form.test_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not form.testing, timeout=10_000)
     return form.test_result.text()
@@ -116,7 +116,7 @@ def test_add_an_openai_provider_test_it_and_save_it(
     dialog = open_settings(qtbot, session)
     assert [d.id for d in dialog.providers.drafts] == ["ollama"]
     add(dialog, "OpenAI")
-    form = dialog.form
+    form = dialog.providers_page.form
     assert form.id_edit.text() == "openai" and form.kind_label.text() == "OpenAI"
     assert form.url_edit.text() == "" and form.url_edit.placeholderText() == (
         "https://api.openai.com/v1"
@@ -192,7 +192,7 @@ def test_a_key_from_the_environment_is_shown_by_name_and_used(
     session = open_window()
     dialog = open_settings(qtbot, session)
     add(dialog, "OpenAI")
-    form = dialog.form
+    form = dialog.providers_page.form
     assert form.key_edit.placeholderText() == "from OPENAI_API_KEY"
     assert form.key_edit.text() == ""
     qtbot.keyClicks(form.url_edit, openai.url)
@@ -210,7 +210,10 @@ def test_without_a_keyring_the_key_lives_for_the_session_and_the_turn_works(
     wait_for_models(qtbot, session)
     dialog = open_settings(qtbot, session)
     add_openai(qtbot, dialog, openai.url)
-    assert "No system keyring: kept until Sightline closes." in dialog.form.key_note.text()
+    assert (
+        "No system keyring: kept until Sightline closes."
+        in dialog.providers_page.form.key_note.text()
+    )
     save(qtbot, dialog)
     picker = session.window.picker
     qtbot.waitUntil(
@@ -229,10 +232,10 @@ def test_without_a_keyring_the_key_lives_for_the_session_and_the_turn_works(
 
     # Reopened, the dialog says where the key is without showing it.
     dialog = open_settings(qtbot, session)
-    dialog.list.setCurrentRow(1)
-    assert dialog.form.key_edit.text() == ""
-    assert dialog.form.key_edit.placeholderText() == "••• saved"
-    assert "kept until Sightline closes" in dialog.form.key_note.text()
+    dialog.providers_page.list.setCurrentRow(1)
+    assert dialog.providers_page.form.key_edit.text() == ""
+    assert dialog.providers_page.form.key_edit.placeholderText() == "••• saved"
+    assert "kept until Sightline closes" in dialog.providers_page.form.key_note.text()
     dialog.reject()
 
 
@@ -248,14 +251,14 @@ def test_with_a_keyring_the_key_is_stored_there_replaced_and_forgotten(
     wait_for_models(qtbot, session)
     dialog = open_settings(qtbot, session)
     add_openai(qtbot, dialog, openai.url)
-    assert "Stored in your system keyring." in dialog.form.key_note.text()
+    assert "Stored in your system keyring." in dialog.providers_page.form.key_note.text()
     save(qtbot, dialog)
     assert memory_keyring.secrets == {(SERVICE, "openai"): KEY}
     assert files_containing(tmp_path, KEY) == []
 
     dialog = open_settings(qtbot, session)
-    dialog.list.setCurrentRow(1)
-    form = dialog.form
+    dialog.providers_page.list.setCurrentRow(1)
+    form = dialog.providers_page.form
     assert form.key_edit.text() == "" and form.key_edit.placeholderText() == "••• saved"
     assert form.key_note.text().startswith("Stored in your system keyring.")
     assert form.clear_key.isVisible()
@@ -282,14 +285,20 @@ def test_up_and_down_change_the_saved_order(
     add(dialog, "Anthropic")
     add(dialog, "Groq")
     assert [d.id for d in dialog.providers.drafts] == ["ollama", "anthropic", "groq"]
-    assert dialog.list.currentRow() == 2 and not dialog.down_button.isEnabled()
-    qtbot.mouseClick(dialog.up_button, Qt.MouseButton.LeftButton)
-    qtbot.mouseClick(dialog.up_button, Qt.MouseButton.LeftButton)
-    assert dialog.list.currentRow() == 0 and not dialog.up_button.isEnabled()
-    dialog.list.setCurrentRow(1)  # ollama
-    qtbot.mouseClick(dialog.down_button, Qt.MouseButton.LeftButton)
+    assert (
+        dialog.providers_page.list.currentRow() == 2
+        and not dialog.providers_page.down_button.isEnabled()
+    )
+    qtbot.mouseClick(dialog.providers_page.up_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.providers_page.up_button, Qt.MouseButton.LeftButton)
+    assert (
+        dialog.providers_page.list.currentRow() == 0
+        and not dialog.providers_page.up_button.isEnabled()
+    )
+    dialog.providers_page.list.setCurrentRow(1)  # ollama
+    qtbot.mouseClick(dialog.providers_page.down_button, Qt.MouseButton.LeftButton)
     assert [d.id for d in dialog.providers.drafts] == ["groq", "anthropic", "ollama"]
-    assert dialog.list.item(0).text().startswith("groq\n")
+    assert dialog.providers_page.list.item(0).text().startswith("groq\n")
     save(qtbot, dialog)
     assert [p["id"] for p in saved_providers(home)] == ["groq", "anthropic", "ollama"]
     # The controller uses the new order too.
@@ -309,11 +318,14 @@ def test_dragging_a_provider_reorders_the_list(
     add(dialog, "Anthropic")
     add(dialog, "Groq")
     # What a drop does to the list's model: the last row moves to the top.
-    dialog.list.setCurrentRow(2)
-    assert dialog.list.model().moveRows(QModelIndex(), 2, 1, QModelIndex(), 0)
+    dialog.providers_page.list.setCurrentRow(2)
+    assert dialog.providers_page.list.model().moveRows(QModelIndex(), 2, 1, QModelIndex(), 0)
     qtbot.waitUntil(lambda: dialog.providers.drafts[0].id == "groq")
     assert [d.id for d in dialog.providers.drafts] == ["groq", "ollama", "anthropic"]
-    assert dialog.list.currentRow() == 0 and dialog.form.id_edit.text() == "groq"
+    assert (
+        dialog.providers_page.list.currentRow() == 0
+        and dialog.providers_page.form.id_edit.text() == "groq"
+    )
 
 
 def test_remove_asks_first_and_cancel_changes_nothing(
@@ -323,14 +335,17 @@ def test_remove_asks_first_and_cancel_changes_nothing(
     wait_for_models(qtbot, session)
     before = home.config.read_text(encoding="utf-8")
     dialog = open_settings(qtbot, session)
-    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
-    assert dialog.remove_box is not None and "ollama" in dialog.remove_box.text()
-    dialog.remove_box.button(QMessageBox.StandardButton.Cancel).click()
+    qtbot.mouseClick(dialog.providers_page.remove_button, Qt.MouseButton.LeftButton)
+    assert (
+        dialog.providers_page.remove_box is not None
+        and "ollama" in dialog.providers_page.remove_box.text()
+    )
+    dialog.providers_page.remove_box.button(QMessageBox.StandardButton.Cancel).click()
     assert [d.id for d in dialog.providers.drafts] == ["ollama"]
-    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
-    assert dialog.remove_box is not None
-    dialog.remove_box.button(QMessageBox.StandardButton.Yes).click()
-    assert dialog.providers.drafts == [] and dialog.stack.currentIndex() == 2
+    qtbot.mouseClick(dialog.providers_page.remove_button, Qt.MouseButton.LeftButton)
+    assert dialog.providers_page.remove_box is not None
+    dialog.providers_page.remove_box.button(QMessageBox.StandardButton.Yes).click()
+    assert dialog.providers.drafts == [] and dialog.providers_page.stack.currentIndex() == 2
 
     # Cancel: the file, the controller and the picker are as they were.
     with qtbot.waitSignal(dialog.finished):
@@ -340,10 +355,10 @@ def test_remove_asks_first_and_cancel_changes_nothing(
     assert len(session.window.picker.models()) == 4
 
     dialog = open_settings(qtbot, session)
-    dialog.list.setCurrentRow(0)
-    qtbot.mouseClick(dialog.remove_button, Qt.MouseButton.LeftButton)
-    assert dialog.remove_box is not None
-    dialog.remove_box.button(QMessageBox.StandardButton.Yes).click()
+    dialog.providers_page.list.setCurrentRow(0)
+    qtbot.mouseClick(dialog.providers_page.remove_button, Qt.MouseButton.LeftButton)
+    assert dialog.providers_page.remove_box is not None
+    dialog.providers_page.remove_box.button(QMessageBox.StandardButton.Yes).click()
     save(qtbot, dialog)
     assert "providers" not in tomllib.loads(home.config.read_text(encoding="utf-8")) or (
         saved_providers(home) == []
@@ -358,7 +373,7 @@ def test_an_invalid_name_or_address_blocks_save_with_a_message_beside_it(
     before = home.config.read_text(encoding="utf-8")
     dialog = open_settings(qtbot, session)
     add(dialog, "Your own server (OpenAI-compatible)")
-    form = dialog.form
+    form = dialog.providers_page.form
     assert form.id_edit.text() == "custom"
     form.id_edit.selectAll()
     qtbot.keyClicks(form.id_edit, "my server")
@@ -366,9 +381,11 @@ def test_an_invalid_name_or_address_blocks_save_with_a_message_beside_it(
     form.id_edit.selectAll()
     qtbot.keyClicks(form.id_edit, "ollama")
     assert "Another provider" in form.id_error.text()
-    dialog.list.setCurrentRow(0)  # the problem follows the list: Save selects it again
+    dialog.providers_page.list.setCurrentRow(
+        0
+    )  # the problem follows the list: Save selects it again
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
-    assert dialog.isVisible() and dialog.list.currentRow() == 1
+    assert dialog.isVisible() and dialog.providers_page.list.currentRow() == 1
     assert "Another provider" in dialog.message.text()
 
     form.id_edit.selectAll()
@@ -383,7 +400,7 @@ def test_an_invalid_name_or_address_blocks_save_with_a_message_beside_it(
     form.url_edit.selectAll()
     qtbot.keyClicks(form.url_edit, "http://127.0.0.1:8080/v1")
     assert not form.url_error.isVisible()
-    assert dialog.list.item(1).text().startswith("llama.cpp · Your own server")
+    assert dialog.providers_page.list.item(1).text().startswith("llama.cpp · Your own server")
     save(qtbot, dialog)
     assert saved_providers(home)[1] == {"id": "llama.cpp", "kind": "custom", "enabled": True}
 
@@ -418,14 +435,19 @@ def test_a_server_found_on_this_computer_can_be_added(
     qtbot.waitUntil(lambda: len(session.window.picker.models()) == 4, timeout=10_000)
     dialog = open_settings(qtbot, session)
     assert dialog.providers.drafts == []
-    assert dialog.list.count() == 1
-    assert dialog.list.item(0).text().endswith("found on this computer")
-    dialog.list.setCurrentRow(0)
+    assert dialog.providers_page.list.count() == 1
+    assert dialog.providers_page.list.item(0).text().endswith("found on this computer")
+    dialog.providers_page.list.setCurrentRow(0)
     where = f"127.0.0.1:{fake_ollama.port}"
-    assert dialog.stack.currentIndex() == 1 and where in dialog.found_text.text()
-    qtbot.mouseClick(dialog.add_found_button, Qt.MouseButton.LeftButton)
+    assert (
+        dialog.providers_page.stack.currentIndex() == 1
+        and where in dialog.providers_page.found_text.text()
+    )
+    qtbot.mouseClick(dialog.providers_page.add_found_button, Qt.MouseButton.LeftButton)
     assert [d.id for d in dialog.providers.drafts] == ["ollama"]
-    assert dialog.stack.currentIndex() == 0 and dialog.list.count() == 1
+    assert (
+        dialog.providers_page.stack.currentIndex() == 0 and dialog.providers_page.list.count() == 1
+    )
     save(qtbot, dialog)
     # Its address is OLLAMA_HOST's, so the file needn't repeat it.
     assert tomllib.loads(config.read_text(encoding="utf-8"))["providers"] == [
@@ -458,7 +480,7 @@ def test_ctrl_comma_opens_settings_and_every_control_is_named(
         if isinstance(w, controls) and not w.accessibleName()
     ]
     assert unnamed == []
-    assert [a.text() for a in dialog.add_menu.actions() if not a.isSeparator()] == [
+    assert [a.text() for a in dialog.providers_page.add_menu.actions() if not a.isSeparator()] == [
         "OpenAI",
         "Anthropic",
         "OpenRouter",

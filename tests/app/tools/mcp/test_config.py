@@ -16,6 +16,7 @@ from app.tools.mcp.config import (
     load_mcp_servers,
     parse_mcp_servers,
 )
+from tests.config_checks import WRITTEN_ENTRY, servers_as_written
 
 CLAUDE_DESKTOP = """
 {
@@ -287,7 +288,7 @@ def parses_or_explains(text: str) -> None:
     except McpConfigError as exc:
         assert str(exc).startswith("pasted JSON: ")
     else:
-        assert all(isinstance(c, McpServerConfig) for c in configs)
+        servers_as_written(text, configs)
 
 
 @given(st.text())
@@ -295,7 +296,9 @@ def test_any_text_parses_or_explains(text: str) -> None:
     parses_or_explains(text)
 
 
-@given(st.dictionaries(st.text(), st.dictionaries(ENTRY_KEYS, JSON_VALUES), max_size=3))
+@given(
+    st.dictionaries(st.text(), st.dictionaries(ENTRY_KEYS, JSON_VALUES) | WRITTEN_ENTRY, max_size=3)
+)
 def test_any_entries_parse_or_explain(inner: dict[str, object]) -> None:
     parses_or_explains(servers(inner))
     parses_or_explains(json.dumps(inner))
