@@ -4,17 +4,15 @@ name and address, the kinds offered, and where its key comes from."""
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
 from app.config import checked_base_url, ollama_address
+from app.config_check import ID_PATTERN
 from routing.models import ProviderConfig
 from routing.presets import PRESETS, preset_for
 
-# The same rule as the config file's (app.config): ids name providers in `provider:model`.
-_ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 CUSTOM_LABEL = "Your own server (OpenAI-compatible)"
 
 
@@ -43,7 +41,7 @@ def id_problem(provider_id: str, others: Iterable[str]) -> str:
     """Why an id can't be used ('' when it can); `others` are the ids before it."""
     if not provider_id:
         return "Give the provider a name."
-    if not _ID_PATTERN.match(provider_id):
+    if not ID_PATTERN.match(provider_id):  # the config file's rule
         return "Use letters, digits, '.', '_' or '-', starting with a letter or digit."
     if provider_id in set(others):
         return "Another provider has this name."

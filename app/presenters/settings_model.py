@@ -15,16 +15,9 @@ from pathlib import Path
 import tomlkit
 from tomlkit.items import AoT, Table
 
-from app.agent_servers import (
-    AgentDraft,
-    PastedAgent,
-    agent_draft_from,
-    draft_of,
-    unique_id,
-    write_new_agents,
-)
-from app.config import ConfigError
-from app.config_file import write_config_text
+from app.agent_drafts import AgentDraft, agent_draft_from, draft_of, write_new_agents
+from app.agent_servers import PastedAgent, unique_id
+from app.config_file import read_config_document, write_config_text
 from app.keys import KeyStore
 from app.presenters.provider_drafts import (
     KeySource,
@@ -227,11 +220,7 @@ def save_top_level(path: Path, values: Mapping[str, str | bool | list[str] | Non
     (`mcp_config`, `auto_may_use_cloud`, `vision_model`), written the same way:
     tomlkit keeps the person's comments and order, and the file is replaced whole.
     """
-    try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        document = tomlkit.parse(text)
-    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
-        raise ConfigError(f"{path}: can't be updated: {exc}") from None
+    document = read_config_document(path)
     # A top-level key written after a table would land inside it: keep the tables last.
     tables = [(k, v) for k, v in list(document.items()) if isinstance(v, Table | AoT)]
     for key, _ in tables:

@@ -7,13 +7,12 @@ file gets `mcp_config`, `auto_may_use_cloud` and `vision_model`.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.agent_commands import shown_command
 from app.config import Config
 from app.config_file import write_config_text
 from app.presenters.settings_model import save_top_level
@@ -22,7 +21,6 @@ from routing.models import ModelInfo
 
 MCP_FILE = "mcp.json"
 AUTOMATIC = "Choose automatically"
-_WHERE = re.compile(r"\bat line (\d+), column (\d+)")
 EMPTY_MCP = '{\n  "mcpServers": {}\n}\n'
 
 
@@ -62,7 +60,7 @@ class McpCheck:
             elif (missing := missing_command(server)) is not None:
                 lines.append(f"• {server.name}: {missing}")
             else:
-                lines.append(f"• {server.name}: {shown_command(server)}")
+                lines.append(f"• {server.name}: {shown_command(server.command, server.args)}")
         return "\n".join(lines)
 
 
@@ -80,24 +78,14 @@ def missing_command(server: McpServerConfig) -> str | None:
     )
 
 
-def shown_command(server: McpServerConfig, limit: int = 90) -> str:
-    """A server's command line as a person would type it, cut to `limit` characters."""
-    words = [server.command, *server.args]
-    line = " ".join(json.dumps(w) if not w or any(c.isspace() for c in w) else w for w in words)
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 def check_mcp(text: str) -> McpCheck:
     """Read pasted `mcpServers` JSON; empty text means no servers."""
     if not text.strip():
         return McpCheck(empty=True)
     try:
-        return McpCheck(servers=tuple(parse_mcp_servers(text, "MCP servers")))
+        return McpCheck(servers=tuple(parse_mcp_servers(text)))
     except McpConfigError as exc:
-        # parse_mcp_servers words a syntax error "… at line L, column C: …".
-        where = _WHERE.search(str(exc))
-        position = (int(where[1]), int(where[2])) if where else None
-        return McpCheck(error=str(exc), position=position)
+        return McpCheck(error=str(exc), position=exc.position)
 
 
 def mcp_path(config: Config, config_path: Path) -> Path:

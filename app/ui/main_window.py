@@ -16,6 +16,7 @@ from app.presenters.listing import ModelListing
 from app.presenters.model_status import explain
 from app.store import ConversationSummary, StoredItem
 from app.ui.approving import Approving
+from app.ui.bars import EditingBar, UndoBar
 from app.ui.chat_list import ID_ROLE, UNTITLED
 from app.ui.composer.approval_card import ApprovalCard
 from app.ui.composer.attachments import AttachmentDrops
@@ -25,7 +26,6 @@ from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
-from app.ui.editing_bar import EditingBar
 from app.ui.export_dialog import JSON_FILTER, MARKDOWN_FILTER, ask_export_path
 from app.ui.first_run import FirstRunPanel
 from app.ui.ledger_panel import LedgerPanel
@@ -38,7 +38,6 @@ from app.ui.settings.appearance import Appearance, ThemeChoice
 from app.ui.sidebar import Sidebar
 from app.ui.sight_buttons import SightButtons
 from app.ui.top_bar import TopBar
-from app.ui.undo_bar import UndoBar
 from app.ui.window_layout import WindowLayout
 from app.ui.window_state import Remembered, WindowState
 from vision.pdf import PdfFile

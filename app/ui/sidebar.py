@@ -32,10 +32,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.store import ConversationSummary
+from app.ui.bars import UndoBar
 from app.ui.chat_list import ID_ROLE, ChatRows, ConversationList, ConversationListModel
 from app.ui.chats import Deleted
 from app.ui.edits import EscapeEdit
-from app.ui.undo_bar import UndoBar
 
 SEARCH_DELAY_MS = 150  # typing quickly searches once, after the last key
 

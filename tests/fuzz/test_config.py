@@ -236,7 +236,7 @@ def servers_or_error(text: str) -> None:
     try:
         servers = parse_mcp_servers(text)
     except McpConfigError as error:
-        assert str(error).startswith("pasted JSON: ")
+        assert str(error).startswith(("pasted text: ", "pasted text, line "))
         return
     assert all(isinstance(s, McpServerConfig) and s.name.strip() for s in servers)
     assert all(s.unsupported or s.command.strip() for s in servers)

@@ -150,7 +150,7 @@ def test_cancel_editing_leaves_the_message_as_it_was(
     two_turns(qtbot, session, fake_ollama)
     menu_action(session, int(rows(session)[0]["id"]), "Edit and resend…")
     assert session.window.composer.text() == "name a colour"
-    qtbot.mouseClick(session.window.editing_bar.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(session.window.editing_bar.button, Qt.MouseButton.LeftButton)
     assert session.window.composer.text() == ""
     assert not session.window.editing_bar.isVisible()
     assert len(fake_ollama.chat_requests()) == 2

@@ -21,7 +21,7 @@ from app.ui.conversation.painting import (
     MARGIN_X,
     MARGIN_Y,
     PAD,
-    PlainDocuments,
+    DocumentRows,
     draw_document,
     label_font,
     paint_pill,
@@ -50,16 +50,12 @@ class AgentLayout:
     document: QTextDocument | None = None  # an open thought's words, or the plan's steps
 
 
-class AgentRows:
+class AgentRows(DocumentRows):
     """Lays out and paints an agent's thinking and plan rows."""
 
     def __init__(self) -> None:
         """Nothing laid out yet."""
-        self._documents = PlainDocuments(_DOCUMENTS)
-
-    def clear(self) -> None:
-        """Forget laid-out words (another font or palette)."""
-        self._documents.clear()
+        super().__init__(_DOCUMENTS)
 
     def layout(self, option: QStyleOptionViewItem, row: Row, width: int) -> AgentLayout:
         """Place the label, a thought's line (or, open, its words), or the plan's steps."""

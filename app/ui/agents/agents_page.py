@@ -12,7 +12,6 @@ import os
 from collections.abc import Mapping
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractItemView,
@@ -21,17 +20,19 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QLabel,
-    QPushButton,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
 
-from app.agent_servers import AgentDraft, AgentPaste, masked_env, read_agent_servers, shown_command
+from app.agent_commands import masked_env, shown_command
+from app.agent_drafts import AgentDraft
+from app.agent_servers import AgentPaste, read_agent_servers
 from app.presenters.settings_model import ProviderList
+from app.ui.named import named_button, named_label
+from app.ui.settings.json_paste import json_paste_box, put_cursor_at
 from app.ui.settings.provider_form import ERROR_STYLE
-from app.ui.settings.tools_page import json_paste_box
 
 AGENTS_PLACEHOLDER = """{
   "agent_servers": {
@@ -54,22 +55,6 @@ ABOUT_PASTE = (
 )
 LOCAL_WORDS = "Its model runs on this computer"
 COLUMNS = ("Agent", "Command", "Environment", "Its model runs")
-
-
-def _note(text: str, parent: QWidget, name: str) -> QLabel:
-    label = QLabel(text, parent)
-    label.setAccessibleName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    return label
-
-
-def _button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
-    button = QPushButton(text, parent)
-    button.setAccessibleName(name)
-    button.setToolTip(tip)
-    button.setAutoDefault(False)
-    return button
 
 
 class AgentsPage(QWidget):
@@ -111,8 +96,12 @@ class AgentsPage(QWidget):
         self.table.setMinimumHeight(90)
         self.empty_text = QLabel("No agents yet: paste some from Zed below.", self)
         self.empty_text.setAccessibleName("No agents")
-        self.remove_button = _button(
-            "Re&move agent", "Remove agent", "Remove the selected agent (on Save)", self
+        self.remove_button = named_button(
+            "Re&move agent",
+            "Remove agent",
+            "Remove the selected agent (on Save)",
+            self,
+            never_default=True,
         )
         self.local_boxes: list[QCheckBox] = []
 
@@ -122,11 +111,19 @@ class AgentsPage(QWidget):
             "Paste the agent_servers JSON from Zed's settings, as it is",
             AGENTS_PLACEHOLDER,
         )
-        self.check_button = _button(
-            "C&heck", "Check agents", "Read the JSON and look for each agent's command", self
+        self.check_button = named_button(
+            "C&heck",
+            "Check agents",
+            "Read the JSON and look for each agent's command",
+            self,
+            never_default=True,
         )
-        self.add_button = _button(
-            "A&dd agents", "Add agents", "Add the pasted agents to the list", self
+        self.add_button = named_button(
+            "A&dd agents",
+            "Add agents",
+            "Add the pasted agents to the list",
+            self,
+            never_default=True,
         )
         self.result = QLabel(self)
         self.result.setAccessibleName("Agents check result")
@@ -145,7 +142,7 @@ class AgentsPage(QWidget):
     def _build_layout(self) -> None:
         agents = QGroupBox("Agents", self)
         agents_layout = QVBoxLayout(agents)
-        agents_layout.addWidget(_note(ABOUT_AGENTS, agents, "About agents"))
+        agents_layout.addWidget(named_label(ABOUT_AGENTS, "About agents", agents, rich=True))
         agents_layout.addWidget(self.table, 1)
         agents_layout.addWidget(self.empty_text)
         row = QHBoxLayout()
@@ -155,7 +152,7 @@ class AgentsPage(QWidget):
 
         paste = QGroupBox("Add agents from Zed", self)
         paste_layout = QVBoxLayout(paste)
-        paste_layout.addWidget(_note(ABOUT_PASTE, paste, "About pasting agents"))
+        paste_layout.addWidget(named_label(ABOUT_PASTE, "About pasting agents", paste, rich=True))
         paste_layout.addWidget(self.paste_edit, 1)
         result_row = QHBoxLayout()
         result_row.addWidget(self.result, 1)
@@ -268,15 +265,7 @@ class AgentsPage(QWidget):
     def _show(self, paste: AgentPaste, words: str) -> None:
         self.result.setStyleSheet(ERROR_STYLE if paste.error else "")
         self.result.setText(words)
-        if paste.position is not None:  # put the cursor where the JSON breaks
-            line, column = paste.position
-            block = self.paste_edit.document().findBlockByNumber(line - 1)
-            if block.isValid():
-                cursor = QTextCursor(block)
-                cursor.movePosition(
-                    QTextCursor.MoveOperation.Right, n=min(column - 1, block.length() - 1)
-                )
-                self.paste_edit.setTextCursor(cursor)
+        put_cursor_at(self.paste_edit, paste.position)
 
     # -- for the dialog ------------------------------------------------------------------
 

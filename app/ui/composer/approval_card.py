@@ -13,7 +13,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QPushButton,
     QSizePolicy,
     QVBoxLayout,
     QWidget,
@@ -23,22 +22,13 @@ from app.presenters.approvals import ApprovalRequest
 from app.presenters.tool_words import pretty_arguments
 from app.ui.conversation.painting import blend, code_font
 from app.ui.icons import badge_image, icon_of
+from app.ui.named import named_button
 from routing.transcript import ToolCall
 
 # app.turn.tool_step.Approval's values
 ONCE, STEP, CONVERSATION, DENY = "once", "step", "conversation", "deny"
 _ICON = QSize(18, 18)
 AMBER = "#d97706"  # asking: the colour of "wait", not of an error
-
-
-def _button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
-    button = QPushButton(text, parent)
-    button.setAccessibleName(name)
-    button.setToolTip(tip)
-    # No default anywhere: an Enter meant for something else must not allow a tool.
-    button.setAutoDefault(False)
-    button.setDefault(False)
-    return button
 
 
 class ApprovalCard(QFrame):
@@ -75,20 +65,30 @@ class ApprovalCard(QFrame):
         self.hint = QLabel(self)
         self.hint.setAccessibleName("What the answers mean")
         self.hint.setWordWrap(True)
-        self.once_button = _button(
-            "Allow &once", "Allow once", "Run this call, and ask again", self
+        # No default anywhere: an Enter meant for something else must not allow a tool.
+        self.once_button = named_button(
+            "Allow &once", "Allow once", "Run this call, and ask again", self, never_default=True
         )
-        self.step_button = _button(
+        self.step_button = named_button(
             "Allow &all",
             "Allow all of this step",
             "Run this call and the others the model asked for with it, without asking about each",
             self,
+            never_default=True,
         )
-        self.chat_button = _button(
-            "Allow in this &chat", "Allow in this chat", "Don't ask again in this chat", self
+        self.chat_button = named_button(
+            "Allow in this &chat",
+            "Allow in this chat",
+            "Don't ask again in this chat",
+            self,
+            never_default=True,
         )
-        self.deny_button = _button(
-            "&Don't allow", "Don't allow", "The model is told the call was not allowed", self
+        self.deny_button = named_button(
+            "&Don't allow",
+            "Don't allow",
+            "The model is told the call was not allowed",
+            self,
+            never_default=True,
         )
 
         top = QHBoxLayout()

@@ -26,11 +26,10 @@ from PySide6.QtGui import (
     QTextDocument,
     QTextFormat,
     QTextFrameFormat,
-    QTextOption,
     QTextTable,
 )
 
-from app.ui.conversation.painting import CODE_HEADER, CODE_PAD
+from app.ui.conversation.painting import CODE_HEADER, CODE_PAD, wrapping_document
 from app.ui.theme import Theme
 
 _GAP = 6  # between a code box and the paragraphs around it
@@ -171,13 +170,7 @@ def render(text: str, font: QFont, theme: Theme) -> Rendered:
 
 
 def _render(text: str, fences: list[Fence], font: QFont, theme: Theme) -> Rendered:
-    document = QTextDocument()
-    document.setDocumentMargin(0)
-    document.setDefaultFont(font)
-    option = QTextOption()
-    # Long words and code lines break rather than run out of the card.
-    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-    document.setDefaultTextOption(option)
+    document = wrapping_document(font)
     document.setMarkdown(_marked(text, fences), _FEATURES)
     by_mark = {f"{_MARK}{fence.number}": fence for fence in fences}
     starts: list[_Start] = []

@@ -222,10 +222,6 @@ class MessageDelegate(QStyledItemDelegate):
         origin = column_origin(option)
         return [(rect.translated(origin), pdf) for rect, pdf in layout.documents]
 
-    def pdf_at(self, option: QStyleOptionViewItem, index: _Index, point: QPoint) -> PdfFile | None:
-        """The PDF whose tile is under `point` (view coordinates), if any."""
-        return next((p for rect, p in self.documents(option, index) if rect.contains(point)), None)
-
     def texts(self, option: QStyleOptionViewItem, index: _Index) -> list[str]:
         """The words a row draws as text blocks, in order (a tool row's only once opened)."""
         layout = self._layout(option, _row(index), column_width(option.rect.width()))
@@ -249,12 +245,6 @@ class MessageDelegate(QStyledItemDelegate):
         if layout.KIND == "tool":
             return any(header.rect.contains(local) for header in layout.headers)
         return layout.card.contains(local)
-
-    def picture_at(
-        self, option: QStyleOptionViewItem, index: _Index, point: QPoint
-    ) -> Picture | None:
-        """The picture whose thumbnail is under `point` (view coordinates), if any."""
-        return next((p for rect, p in self.thumbnails(option, index) if rect.contains(point)), None)
 
     # -- layout -----------------------------------------------------------------
 

@@ -31,7 +31,7 @@ from app.ui.conversation.painting import (
     PAD,
     RETRY_BUTTON,
     ButtonState,
-    PlainDocuments,
+    DocumentRows,
     draw_document,
     label_font,
     paint_button,
@@ -65,16 +65,12 @@ class NoticeLayout:
     retry: QRect = field(default_factory=QRect)  # an error's "Retry"; empty on other kinds
 
 
-class NoticeRows:
+class NoticeRows(DocumentRows):
     """Lays out and paints notice rows; keeps their laid-out words."""
 
     def __init__(self) -> None:
         """Nothing laid out yet."""
-        self._documents = PlainDocuments(_DOCUMENTS)
-
-    def clear(self) -> None:
-        """Forget laid-out words (another font or palette)."""
-        self._documents.clear()
+        super().__init__(_DOCUMENTS)
 
     def estimate(self, option: QStyleOptionViewItem, row: Row, width: int) -> int:
         """A cheap guess of the row's height, before it is laid out."""

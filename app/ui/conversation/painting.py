@@ -224,9 +224,21 @@ def paint_document(painter: QPainter, rect: QRect, paper: QColor, ink: QColor) -
     painter.restore()
 
 
+def wrapping_document(font: QFont) -> QTextDocument:
+    """An empty document in `font`, no margin, whose long words and code lines break
+    rather than run out of their card."""
+    document = QTextDocument()
+    document.setDocumentMargin(0)
+    document.setDefaultFont(font)
+    option = QTextOption()
+    option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
+    document.setDefaultTextOption(option)
+    return document
+
+
 class PlainDocuments:
     """Plain words laid out as documents that wrap anywhere, kept by words, width and font
-    (the notice rows and the agent rows share this: a relayout reuses what was laid out)."""
+    (a relayout reuses what was laid out)."""
 
     def __init__(self, maxsize: int) -> None:
         """Nothing laid out yet; at most `maxsize` kept."""
@@ -243,13 +255,21 @@ class PlainDocuments:
         key = (text, width, font.pointSize(), font.weight().value)
         document = self._kept.get(key)
         if document is None:
-            document = QTextDocument()
-            document.setDocumentMargin(0)
-            document.setDefaultFont(font)
-            option = QTextOption()
-            option.setWrapMode(QTextOption.WrapMode.WrapAtWordBoundaryOrAnywhere)
-            document.setDefaultTextOption(option)
+            document = wrapping_document(font)
             document.setPlainText(text)
             document.setTextWidth(width)
             self._kept[key] = document
         return document
+
+
+class DocumentRows:
+    """A kind of row whose words are plain documents, kept (`self._documents`) until another
+    font or palette; the notice rows and the agent rows are."""
+
+    def __init__(self, kept: int) -> None:
+        """Nothing laid out yet; at most `kept` documents kept."""
+        self._documents = PlainDocuments(kept)
+
+    def clear(self) -> None:
+        """Forget laid-out words (another font or palette)."""
+        self._documents.clear()

@@ -57,10 +57,8 @@ class RowGeometryView(LazyListView):
 
     def picture_at(self, point: QPoint) -> Picture | None:
         """The picture whose thumbnail is at `point` (viewport coordinates), if any."""
-        index = self.indexAt(point)
-        if not index.isValid():
-            return None
-        return self._delegate.picture_at(self._option(index), index, point)
+        shown = self.thumbnails(self.indexAt(point))
+        return next((picture for rect, picture in shown if rect.contains(point)), None)
 
     def documents(self, index: _Index) -> list[tuple[QRect, PdfFile]]:
         """Where a row's PDF tiles are, in viewport coordinates."""
@@ -70,10 +68,8 @@ class RowGeometryView(LazyListView):
 
     def pdf_at(self, point: QPoint) -> PdfFile | None:
         """The PDF whose tile is at `point` (viewport coordinates), if any."""
-        index = self.indexAt(point)
-        if not index.isValid():
-            return None
-        return self._delegate.pdf_at(self._option(index), index, point)
+        shown = self.documents(self.indexAt(point))
+        return next((pdf for rect, pdf in shown if rect.contains(point)), None)
 
     def shown_texts(self, index: _Index) -> list[str]:
         """The blocks of words a row draws, in order."""

@@ -20,20 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-
-def label(text: str, name: str, parent: QWidget) -> QLabel:
-    """A wrapping label with its accessible name."""
-    made = QLabel(text, parent)
-    made.setAccessibleName(name)
-    made.setWordWrap(True)
-    return made
-
-
-def button(text: str, name: str, parent: QWidget) -> QPushButton:
-    """A push button with its accessible name."""
-    made = QPushButton(text, parent)
-    made.setAccessibleName(name)
-    return made
+from app.ui.named import named_button, named_label
 
 
 class InstalledModels(QScrollArea):
@@ -52,7 +39,7 @@ class InstalledModels(QScrollArea):
         self.setWidget(self.list)
         self.rows: dict[str, tuple[QLabel, QPushButton]] = {}
         self._row_widgets: list[QWidget] = []
-        self.note = label("", "Installed models note", self.list)
+        self.note = named_label("", "Installed models note", self.list)
         self.confirm: QMessageBox | None = None  # the open "Delete …?" question, if any
         rows = QVBoxLayout(self.list)
         rows.addWidget(self.note)
@@ -69,8 +56,8 @@ class InstalledModels(QScrollArea):
             for at, name in enumerate(names, start=1):
                 row = QWidget(self.list)
                 row.setAccessibleName(name)
-                shown = label(name, f"Installed model {name}", row)
-                delete = button("Delete", f"Delete {name}", row)
+                shown = named_label(name, f"Installed model {name}", row)
+                delete = named_button("Delete", f"Delete {name}", "", row)
                 delete.clicked.connect(lambda _=False, n=name: self.confirm_delete(n))
                 line = QHBoxLayout(row)
                 line.setContentsMargins(0, 0, 0, 0)

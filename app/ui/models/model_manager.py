@@ -35,9 +35,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.presenters.listing import ModelListing
-from app.ui.models.installed_models import InstalledModels, button, label
+from app.ui.models.installed_models import InstalledModels
 from app.ui.models.pull_progress import PullProgressBox
 from app.ui.models.vision_offer import VisionOffer
+from app.ui.named import named_button, named_label
 from app.ui.settings.provider_form import ERROR_STYLE
 from routing.addresses import ollama_base_url
 from routing.endpoints import endpoint_name
@@ -54,7 +55,7 @@ TITLE = "Local models"
 
 
 def _heading(text: str, name: str, parent: QWidget) -> QLabel:
-    heading = label(text, name, parent)
+    heading = named_label(text, name, parent)
     font = heading.font()
     font.setBold(True)
     heading.setFont(font)
@@ -89,7 +90,7 @@ class ModelManager(QDialog):
         self._relist_after = False  # list again once the listing under way ends
         self._closed = False
 
-        self.where = label("", "Where the models are", self)
+        self.where = named_label("", "Where the models are", self)
         self.vision_box = VisionOffer(self)
         self.vision_rows = self.vision_box.rows
         self.installed_heading = _heading("Installed", "Installed models heading", self)
@@ -97,9 +98,9 @@ class ModelManager(QDialog):
         self.name_edit = QLineEdit(self)
         self.name_edit.setAccessibleName("Model to pull")
         self.name_edit.setPlaceholderText("A name from ollama.com/library, such as qwen2.5vl:3b")
-        self.pull_button = button("Pull", "Pull the model named", self)
+        self.pull_button = named_button("Pull", "Pull the model named", "", self)
         self.progress = PullProgressBox(self)
-        self.message = label("", "Local models message", self)
+        self.message = named_label("", "Local models message", self)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         close = self.buttons.button(QDialogButtonBox.StandardButton.Close)

@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QMenu,
     QMessageBox,
-    QPushButton,
     QStackedWidget,
     QVBoxLayout,
     QWidget,
@@ -28,6 +27,7 @@ from app.keys import KeyStore
 from app.presenters.listing import ModelListing
 from app.presenters.provider_drafts import ProviderDraft, menu_kinds, preset_label
 from app.presenters.settings_model import ProviderList
+from app.ui.named import named_button
 from app.ui.settings.provider_form import ProviderForm
 from routing.endpoints import endpoint_name
 from routing.models import ProviderConfig
@@ -40,14 +40,6 @@ FOUND = "found on this computer"
 def found_in(listing: ModelListing) -> list[tuple[ProviderConfig, bool]]:
     """Each provider listed so far, and whether it answered."""
     return [(s.provider, s.error is None) for s in listing.statuses]
-
-
-def button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
-    """A push button with its accessible name and tooltip."""
-    made = QPushButton(text, parent)
-    made.setAccessibleName(name)
-    made.setToolTip(tip)
-    return made
 
 
 class ProvidersPage(QWidget):
@@ -75,24 +67,24 @@ class ProvidersPage(QWidget):
         self.list.setDragDropMode(QListWidget.DragDropMode.InternalMove)
         self.list.setDefaultDropAction(Qt.DropAction.MoveAction)
         self.list.setSpacing(2)
-        self.add_button = button("Add provider", "Add provider", "Add a provider", self)
+        self.add_button = named_button("Add provider", "Add provider", "Add a provider", self)
         self.add_menu = QMenu(self.add_button)
         self.add_menu.setAccessibleName("Provider kinds")
         self.add_button.setMenu(self.add_menu)
-        self.remove_button = button("Remove", "Remove provider", "Remove this provider", self)
-        self.up_button = button("Up", "Move up", "Try this provider earlier", self)
-        self.local_models_button = button(
+        self.remove_button = named_button("Remove", "Remove provider", "Remove this provider", self)
+        self.up_button = named_button("Up", "Move up", "Try this provider earlier", self)
+        self.local_models_button = named_button(
             "Local models…",
             "Local models",
             "Download models to this computer through Ollama, or remove them",
             self,
         )
-        self.down_button = button("Down", "Move down", "Try this provider later", self)
+        self.down_button = named_button("Down", "Move down", "Try this provider later", self)
         self.form = ProviderForm(keys, environ, self)
         self.found_text = QLabel(self)
         self.found_text.setAccessibleName("Server found on this computer")
         self.found_text.setWordWrap(True)
-        self.add_found_button = button(
+        self.add_found_button = named_button(
             "Add to my providers", "Add found server", "Keep it, with its own settings", self
         )
         self.empty_text = QLabel(

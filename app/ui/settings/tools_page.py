@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices, QTextCursor
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -25,7 +25,8 @@ from PySide6.QtWidgets import (
 
 from app.config import Config
 from app.presenters.tools_settings import McpCheck, ToolsSettings, check_mcp, vision_choices
-from app.ui.conversation.painting import code_font
+from app.ui.named import named_label
+from app.ui.settings.json_paste import json_paste_box, put_cursor_at
 from app.ui.settings.provider_form import ERROR_STYLE
 from routing.models import ModelInfo
 
@@ -48,29 +49,6 @@ VISION_WORDS = (
     "model can't see, so it can describe them in words. Chats with a model on this "
     "computer only ever use models on this computer."
 )
-
-
-def _note(text: str, parent: QWidget, name: str) -> QLabel:
-    label = QLabel(text, parent)
-    label.setAccessibleName(name)
-    label.setWordWrap(True)
-    label.setTextFormat(Qt.TextFormat.RichText)
-    return label
-
-
-def json_paste_box(
-    parent: QWidget, name: str, description: str, placeholder: str
-) -> QPlainTextEdit:
-    """A box for JSON pasted as it is: code font, no wrapping, Tab leaves it."""
-    box = QPlainTextEdit(parent)
-    box.setAccessibleName(name)
-    box.setAccessibleDescription(description)
-    box.setPlaceholderText(placeholder)
-    box.setFont(code_font(parent.font(), 0.95))
-    box.setTabChangesFocus(True)
-    box.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-    box.setMinimumHeight(100)
-    return box
 
 
 class ToolsPage(QWidget):
@@ -163,11 +141,12 @@ class ToolsPage(QWidget):
         mcp = QGroupBox("MCP servers", self)
         mcp_layout = QVBoxLayout(mcp)
         mcp_layout.addWidget(
-            _note(
+            named_label(
                 "Paste the <code>mcpServers</code> JSON from Claude Desktop, Cursor or a "
                 "server's instructions, as it is. Their tools join read_file and screenshot.",
-                mcp,
                 "About MCP servers",
+                mcp,
+                rich=True,
             )
         )
         mcp_layout.addWidget(self.mcp_edit, 1)
@@ -178,7 +157,9 @@ class ToolsPage(QWidget):
 
         approval = QGroupBox("Approval", self)
         approval_layout = QVBoxLayout(approval)
-        approval_layout.addWidget(_note(APPROVAL_WORDS, approval, "How tool approval works"))
+        approval_layout.addWidget(
+            named_label(APPROVAL_WORDS, "How tool approval works", approval, rich=True)
+        )
         for box in self.always_boxes.values():
             approval_layout.addWidget(box)
 
@@ -193,7 +174,9 @@ class ToolsPage(QWidget):
         vision_row.addWidget(vision_label)
         vision_row.addWidget(self.vision_combo, 1)
         routing_layout.addLayout(vision_row)
-        routing_layout.addWidget(_note(VISION_WORDS, routing, "About the vision model"))
+        routing_layout.addWidget(
+            named_label(VISION_WORDS, "About the vision model", routing, rich=True)
+        )
 
         chats = QGroupBox("Chats", self)
         chats_layout = QVBoxLayout(chats)
@@ -203,11 +186,12 @@ class ToolsPage(QWidget):
         chats_layout.addWidget(prompt_label)
         chats_layout.addWidget(self.prompt_edit)
         chats_layout.addWidget(
-            _note(
+            named_label(
                 "A chat's own prompt (Chat ▸ Chat settings…) takes its place there. It goes "
                 "only to the model that answers, with the conversation.",
-                chats,
                 "About the system prompt",
+                chats,
+                rich=True,
             )
         )
 
@@ -244,15 +228,7 @@ class ToolsPage(QWidget):
         result = check_mcp(self.mcp_edit.toPlainText())
         self.mcp_result.setStyleSheet(ERROR_STYLE if result.error else "")
         self.mcp_result.setText(result.words())
-        if result.position is not None:  # put the cursor where the JSON breaks
-            line, column = result.position
-            block = self.mcp_edit.document().findBlockByNumber(line - 1)
-            if block.isValid():
-                cursor = QTextCursor(block)
-                cursor.movePosition(
-                    QTextCursor.MoveOperation.Right, n=min(column - 1, block.length() - 1)
-                )
-                self.mcp_edit.setTextCursor(cursor)
+        put_cursor_at(self.mcp_edit, result.position)
         return result
 
     def open_data_folder(self) -> None:

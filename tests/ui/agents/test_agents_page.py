@@ -89,7 +89,7 @@ def test_bad_json_says_where_and_puts_the_cursor_there(qtbot: QtBot) -> None:
     qtbot.addWidget(page)
     page.paste_edit.setPlainText('{\n  "agent_servers": {\n    "a": {"command": "x"\n    "b"')
     qtbot.mouseClick(page.check_button, Qt.MouseButton.LeftButton)
-    assert page.result.text().startswith("Not valid JSON at line 4, column 5")
+    assert page.result.text().startswith("pasted text, line 4, column 5: not valid JSON")
     cursor = page.paste_edit.textCursor()
     assert (cursor.blockNumber(), cursor.positionInBlock()) == (3, 4)
     assert page.pending  # Save would ask first: the person meant to add something
