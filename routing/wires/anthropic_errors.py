@@ -11,17 +11,14 @@ from typing import Any
 
 from routing.endpoints import endpoint_name
 from routing.errors import (
-    ContextTooLong,
     KeyProblem,
     MalformedResponse,
-    ParameterRefused,
-    PicturesRefused,
     ProviderError,
 )
 from routing.models import ProviderConfig
 from routing.refusals import ANTHROPIC_WORDS as WORDS
-from routing.refusals import is_context_too_long, refused_setting, refuses_pictures, says
-from routing.wires.http_errors import no_longer_fits, setting_refused
+from routing.refusals import refused_setting, says
+from routing.wires.http_errors import refused_by_words, setting_refused
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds, wait_words
 from routing.wires.statuses import Failed, Failure, Sentence, failure_of, status_error
@@ -172,18 +169,15 @@ def classify_anthropic_error(
         return status_error(failure, failed, OWN_WORDS, **kw)
     refused = refused_setting(said, WORDS) if kind == "invalid_request_error" else None
     if refused is not None:  # `temperature` is deprecated for this model (Opus 4.7 on)
-        return ParameterRefused(
-            setting_refused("Anthropic", model, refused, where), param=refused, **kw
-        )
-    if is_context_too_long(text, WORDS):
-        return ContextTooLong(no_longer_fits(model or "that model"), **kw)
-    if refuses_pictures(status, text, words=WORDS):
-        return PicturesRefused(
-            "Anthropic could not use a picture in this message (it may be damaged, too large, "
-            "or in a format Claude does not take). Describe it in words, or attach it again "
-            "as PNG or JPEG.",
-            **kw,
-        )
+        return setting_refused("Anthropic", model, refused, where, **kw)
+    pictures = (
+        "Anthropic could not use a picture in this message (it may be damaged, too large, "
+        "or in a format Claude does not take). Describe it in words, or attach it again "
+        "as PNG or JPEG."
+    )
+    said_no = refused_by_words(status, text, WORDS, pictures, model=model or "that model", **kw)
+    if said_no is not None:
+        return said_no
     if status >= 500 or kind == "api_error" or (status == 200 and kind):
         return status_error(Failure.SERVER, failed, OWN_WORDS, **kw)
     if not kind:

@@ -15,20 +15,17 @@ from typing import Any
 
 from routing.errors import (
     BadRequest,
-    ContextTooLong,
     MalformedResponse,
-    ParameterRefused,
-    PicturesRefused,
     ProviderError,
 )
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import GEMINI_WORDS as WORDS
-from routing.refusals import is_context_too_long, refused_setting, refuses_pictures, says
+from routing.refusals import refused_setting, says
 from routing.wires.http_errors import (
     key_hint,
     looks_like_html,
-    no_longer_fits,
+    refused_by_words,
     server,
     setting_refused,
 )
@@ -211,19 +208,18 @@ def classify_gemini(
         None,
     )
     if refused is not None and 400 <= status < 500:  # Unknown name "temperature" at ...
-        return ParameterRefused(
-            setting_refused(NAME, model, refused, f"HTTP {status}"), param=refused, **kw
-        )
+        return setting_refused(NAME, model, refused, f"HTTP {status}", **kw)
     if status == 413 or says(text, WORDS.too_large):
         return status_error(Failure.TOO_LARGE, failed, OWN_WORDS, **kw)
-    if refuses_pictures(status, text, had_pictures, WORDS):
-        return PicturesRefused(
-            f"{NAME} could not use a picture in this message (it may be damaged or in a format "
-            "it does not take). Describe it in words, or attach it again as PNG or JPEG.",
-            **kw,
-        )
-    if is_context_too_long(text, WORDS):
-        return ContextTooLong(no_longer_fits(model), **kw)
+    pictures = (
+        f"{NAME} could not use a picture in this message (it may be damaged or in a format "
+        "it does not take). Describe it in words, or attach it again as PNG or JPEG."
+    )
+    said_no = refused_by_words(
+        status, text, WORDS, pictures, model=model, had_pictures=had_pictures, **kw
+    )
+    if said_no is not None:
+        return said_no
     failure = failure_said(status, fields)
     if failure is Failure.RATE_LIMITED:  # RetryInfo's delay, else the headers' or the words'
         wait = fields.retry_delay() or retry_after_seconds(headers, fields.message)

@@ -16,10 +16,20 @@ from typing import Any
 import httpx
 
 from routing.endpoints import endpoint_name, without_credentials
-from routing.errors import CannotConnect, KeyProblem, ProviderError, ServerError, TimedOut
+from routing.errors import (
+    CannotConnect,
+    ContextTooLong,
+    KeyProblem,
+    ParameterRefused,
+    PicturesRefused,
+    ProviderError,
+    ServerError,
+    TimedOut,
+)
 from routing.models import ProviderConfig
 from routing.parameters import WORDS as SETTING_WORDS
 from routing.presets import Preset
+from routing.refusals import Words, is_context_too_long, refuses_pictures
 from routing.wires.client import proxy_for
 
 
@@ -47,20 +57,47 @@ def key_hint(preset: Preset | None) -> str:
     return "add it in Settings → Providers"
 
 
-def no_longer_fits(model: str) -> str:
+def no_longer_fits(model: str, *, provider_id: str, detail: str) -> ContextTooLong:
     """A conversation past the model's context, and what to do."""
-    return (
+    return ContextTooLong(
         f"The conversation no longer fits {model or 'the model'}'s context. Start a new chat, "
-        "or remove earlier messages or pictures."
+        "or remove earlier messages or pictures.",
+        provider_id=provider_id,
+        detail=detail,
     )
 
 
-def setting_refused(name: str, model: str, setting: str, what: str) -> str:
+def refused_by_words(
+    status: int,
+    text: str,
+    words: Words,
+    pictures: str,
+    *,
+    model: str,
+    had_pictures: bool = True,
+    provider_id: str,
+    detail: str,
+) -> PicturesRefused | ContextTooLong | None:
+    """What a provider's words alone say it refused, whatever its status: the pictures
+    (`pictures` is the shape's sentence for that), or a conversation past the context."""
+    if refuses_pictures(status, text, had_pictures, words):
+        return PicturesRefused(pictures, provider_id=provider_id, detail=detail)
+    if is_context_too_long(text, words):
+        return no_longer_fits(model, provider_id=provider_id, detail=detail)
+    return None
+
+
+def setting_refused(
+    name: str, model: str, setting: str, what: str, *, provider_id: str, detail: str
+) -> ParameterRefused:
     """A setting of the chat's the model refused, named (`what`: the status, its kind)."""
     words = SETTING_WORDS.get(setting, setting)
-    return (
+    return ParameterRefused(
         f"{model or 'This model'} doesn't take the chat's {words}: {name} refused it ({what}). "
-        f"Clear the {words} in the chat's settings, or pick another model."
+        f"Clear the {words} in the chat's settings, or pick another model.",
+        param=setting,
+        provider_id=provider_id,
+        detail=detail,
     )
 
 

@@ -11,16 +11,14 @@ from typing import Any
 
 from routing.addresses import OLLAMA_DEFAULT_URL as DEFAULT_BASE_URL
 from routing.errors import (
-    ContextTooLong,
     MalformedResponse,
     Overloaded,
-    PicturesRefused,
     ProviderError,
     ServerError,
 )
 from routing.refusals import OLLAMA_WORDS as WORDS
-from routing.refusals import is_context_too_long, refuses_pictures, says
-from routing.wires.http_errors import no_longer_fits
+from routing.refusals import says
+from routing.wires.http_errors import refused_by_words
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds
 from routing.wires.statuses import Failed, Failure, Sentence, failure_of, status_error
@@ -64,14 +62,13 @@ def classify_error(
     detail = f"HTTP {status}: {message}" if status >= 400 else f"in the stream: {message}"
     this = f"The model {model}" if model else "This model"
     kw: dict[str, Any] = {"provider_id": provider_id, "detail": detail}
-    if refuses_pictures(status, message, words=WORDS):
-        return PicturesRefused(
-            f"{this} can't take pictures, so Ollama refused the message. Describe the "
-            "pictures in words, or switch to a model that sees (such as llava or qwen2.5vl).",
-            **kw,
-        )
-    if is_context_too_long(message, WORDS):
-        return ContextTooLong(no_longer_fits(model), **kw)
+    pictures = (
+        f"{this} can't take pictures, so Ollama refused the message. Describe the "
+        "pictures in words, or switch to a model that sees (such as llava or qwen2.5vl)."
+    )
+    refused = refused_by_words(status, message, WORDS, pictures, model=model, **kw)
+    if refused is not None:
+        return refused
     failure = failure_of(status)
     if failure is Failure.NOT_FOUND and says(message, WORDS.no_model):
         failure = Failure.NO_MODEL

@@ -29,6 +29,7 @@ from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.openai_errors import translate_status
 from routing.wires.payload import (
+    PartialCall,
     ToolPictures,
     function_tools,
     load_json,
@@ -130,13 +131,6 @@ def _has_pictures(body: Mapping[str, Any]) -> bool:
 
 
 @dataclass
-class _PartialCall:
-    id: str = ""
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-
-
-@dataclass
 class StreamState:
     """What one stream has said so far: unfinished tool calls, the finish reason, usage."""
 
@@ -144,7 +138,7 @@ class StreamState:
     preset: Preset | None = None
     model: str = ""
     had_pictures: bool = False
-    calls: dict[int, _PartialCall] = field(default_factory=dict)
+    calls: dict[int, PartialCall] = field(default_factory=dict)
     emitted: int = 0
     finish_reason: str | None = None
     usage: Usage | None = None
@@ -187,7 +181,7 @@ def _slot(fragment: Mapping[str, Any], state: StreamState) -> int:
 def _absorb(fragment: Any, state: StreamState) -> None:
     if not isinstance(fragment, dict):
         raise _malformed(state, "a tool call that is not an object", json.dumps(fragment))
-    call = state.calls.setdefault(_slot(fragment, state), _PartialCall())
+    call = state.calls.setdefault(_slot(fragment, state), PartialCall())
     state.taken += 1
     if isinstance(fragment.get("id"), str) and fragment["id"] and not call.id:
         call.id = fragment["id"]
@@ -210,16 +204,8 @@ def _flush_calls(state: StreamState) -> list[StreamEvent]:
         call = state.calls[index]
         if not call.name:
             raise _malformed(state, "a tool call without a name", json.dumps(vars(call)))
-        raw = "".join(call.arguments).strip()
-        try:
-            arguments = load_json(raw) if raw else {}
-        except ValueError:
-            arguments = None
-        if not isinstance(arguments, dict):  # keep what the model said rather than crash
-            arguments = {"_raw": raw}
-        events.append(
-            ToolCallEvent(ToolCall(call.id or f"call_{state.emitted}", call.name, arguments))
-        )
+        call_id = call.id or f"call_{state.emitted}"
+        events.append(ToolCallEvent(ToolCall(call_id, call.name, call.decoded())))
         state.emitted += 1
     state.calls.clear()
     return events

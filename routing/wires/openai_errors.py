@@ -15,21 +15,16 @@ from typing import Any
 
 from routing.errors import (
     BadRequest,
-    ContextTooLong,
     MalformedResponse,
     ModelNotFound,
-    ParameterRefused,
-    PicturesRefused,
     ProviderError,
 )
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import OPENAI_WORDS as WORDS
 from routing.refusals import (
-    is_context_too_long,
     is_role_order_error,
     refused_setting,
-    refuses_pictures,
     says,
     setting_of,
 )
@@ -37,7 +32,7 @@ from routing.wires.http_errors import (
     address,
     key_hint,
     looks_like_html,
-    no_longer_fits,
+    refused_by_words,
     server,
     setting_refused,
     who,
@@ -195,17 +190,16 @@ def translate_status(
             **kw,
         )
     if 400 <= status < 500 and (param := refused_param(body_text, text)) is not None:
-        return ParameterRefused(
-            setting_refused(name, model, param, f"HTTP {status}"), param=param, **kw
-        )
-    if refuses_pictures(status, text, had_pictures, WORDS):
-        return PicturesRefused(
-            f"{subject} can't take pictures, so {name} refused the message. Describe the "
-            "pictures in words, or pick a model that sees.",
-            **kw,
-        )
-    if is_context_too_long(text, WORDS):
-        return ContextTooLong(no_longer_fits(model), **kw)
+        return setting_refused(name, model, param, f"HTTP {status}", **kw)
+    pictures = (
+        f"{subject} can't take pictures, so {name} refused the message. Describe the "
+        "pictures in words, or pick a model that sees."
+    )
+    refused = refused_by_words(
+        status, text, WORDS, pictures, model=model, had_pictures=had_pictures, **kw
+    )
+    if refused is not None:
+        return refused
     failure = failure_said(status, text)
     if failure is Failure.NO_MODEL and says(text, WORDS.data_policy):
         # OpenRouter's 404 when the account's privacy settings exclude every endpoint.
