@@ -1,0 +1,57 @@
+"""Real pictures made by the tests: one colour, any size, encoded by Pillow, as bytes, as
+the `Picture` the app sniffs from them, or as a file; and PNGs that lie about their size."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+
+from PIL import Image
+
+from vision.pictures import Picture, sniff
+
+Colour = str | tuple[int, int, int]
+
+
+def picture_bytes(
+    colour: Colour = "red", size: tuple[int, int] = (4, 4), fmt: str = "PNG"
+) -> bytes:
+    """An RGB picture of one colour, encoded as `fmt` (a Pillow format name)."""
+    buffer = io.BytesIO()
+    Image.new("RGB", size, colour).save(buffer, format=fmt)
+    return buffer.getvalue()
+
+
+def make_picture(
+    colour: Colour = "red",
+    size: tuple[int, int] = (4, 4),
+    *,
+    fmt: str = "PNG",
+    label: str = "",
+) -> Picture:
+    """The same, sniffed as the app would; labelled after its colour unless told."""
+    named = colour if isinstance(colour, str) else "picture"
+    return sniff(picture_bytes(colour, size, fmt), label=label or f"{named}.{fmt.lower()}")
+
+
+def numbered_picture(number: int = 0, size: tuple[int, int] = (4, 4), label: str = "") -> Picture:
+    """A PNG different for every number (up to 65,536), so each has its own hash;
+    labelled `p{number}.png` unless told."""
+    colour = (number % 256, number // 256 % 256, 7)
+    return make_picture(colour, size, label=label or f"p{number}.png")
+
+
+def picture_file(path: Path, colour: Colour = "red", size: tuple[int, int] = (8, 8)) -> Path:
+    """A picture saved at `path`, in the format its suffix names."""
+    Image.new("RGB", size, colour).save(path)
+    return path
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A PNG whose header claims a size its (empty) data does not have: a decompression
+    bomb's shape, for the checks that must refuse it before decoding."""
+    chunk = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    header = struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    return b"\x89PNG\r\n\x1a\n" + header + b"\x00\x00\x00\x00IEND\xaeB`\x82"
