@@ -36,7 +36,9 @@ def make_picture(
     return sniff(picture_bytes(colour, size, fmt), label=label or f"{named}.{fmt.lower()}")
 
 
-def numbered_picture(number: int = 0, size: tuple[int, int] = (4, 4), label: str = "") -> Picture:
+def numbered_picture(
+    number: int = 0, label: str = "", *, size: tuple[int, int] = (4, 4)
+) -> Picture:
     """A PNG different for every number (up to 65,536), so each has its own hash;
     labelled `p{number}.png` unless told."""
     colour = (number % 256, number // 256 % 256, 7)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import io
 import json
 import os
 from collections.abc import AsyncIterator, Iterator
@@ -11,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
 
 from app.config import ConfigError, parse_config
 from app.store import Store
@@ -69,7 +67,7 @@ from tests.servers.gemini import (
     retry_info,
 )
 from vision.pdf import open_pdf
-from vision.pictures import Picture, sniff
+from vision.pictures import Picture
 
 G3, G25 = "gemini-3-pro-preview", "gemini-2.5-flash"
 
@@ -148,11 +146,8 @@ async def test_an_attached_picture_is_bare_inline_data(
 
 
 async def test_a_gif_goes_as_a_png_gemini_takes(wire: GeminiWire, server: FakeGemini) -> None:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "green").save(buffer, format="GIF")
-    await collect(
-        wire.stream(ask("and this?", pictures=(sniff(buffer.getvalue(), label="g.gif"),)))
-    )
+    gif = make_picture("green", fmt="GIF", label="g.gif")
+    await collect(wire.stream(ask("and this?", pictures=(gif,))))
     part = server.chat_requests()[0]["contents"][0]["parts"][1]["inlineData"]
     assert part["mimeType"] == "image/png"
     assert base64.b64decode(part["data"]).startswith(b"\x89PNG")
