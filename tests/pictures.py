@@ -1,5 +1,6 @@
-"""Real pictures made by the tests: one colour, any size, encoded by Pillow, as bytes, as
-the `Picture` the app sniffs from them, or as a file; and PNGs that lie about their size."""
+"""Real pictures made by the tests with Pillow: one colour or a ramp, any size and format,
+as bytes, as the `Picture` the app sniffs from them, or as a file; and PNGs that lie about
+their size."""
 
 from __future__ import annotations
 
@@ -12,16 +13,27 @@ from PIL import Image
 
 from vision.pictures import Picture, sniff
 
-Colour = str | tuple[int, int, int]
+Colour = str | int | tuple[int, ...]
+
+
+def encoded(image: Image.Image, fmt: str, **options: object) -> bytes:
+    """A Pillow image saved as `fmt` (a Pillow format name), with its save options."""
+    buffer = io.BytesIO()
+    image.save(buffer, format=fmt, **options)
+    return buffer.getvalue()
 
 
 def picture_bytes(
-    colour: Colour = "red", size: tuple[int, int] = (4, 4), fmt: str = "PNG"
+    colour: Colour = "red", size: tuple[int, int] = (4, 4), fmt: str = "PNG", mode: str = "RGB"
 ) -> bytes:
-    """An RGB picture of one colour, encoded as `fmt` (a Pillow format name)."""
-    buffer = io.BytesIO()
-    Image.new("RGB", size, colour).save(buffer, format=fmt)
-    return buffer.getvalue()
+    """A picture of one colour (in Pillow's `mode`), encoded as `fmt`."""
+    return encoded(Image.new(mode, size, colour), fmt)
+
+
+def gradient(size: tuple[int, int] = (40, 24)) -> Image.Image:
+    """A grey ramp in RGB: a picture with detail, where one colour would squeeze to
+    nothing (and a decoder meets real data to damage)."""
+    return Image.linear_gradient("L").resize(size).convert("RGB")
 
 
 def make_picture(

@@ -453,9 +453,9 @@ async def test_listing_reads_capabilities_where_given() -> None:
 # -- errors ------------------------------------------------------------------------------
 
 
-async def test_wrong_key_is_a_key_problem(fake: FakeAnthropic) -> None:
-    """The real 401 becomes KeyProblem naming ANTHROPIC_API_KEY; Anthropic's words in detail."""
-    wire = AnthropicWire(provider(fake.base_url, key="sk-ant-wrong"))
+async def key_problem(fake: FakeAnthropic, key: str) -> KeyProblem:
+    """How a wire with `key` fails: with a KeyProblem, answering and listing alike."""
+    wire = AnthropicWire(provider(fake.base_url, key=key))
     try:
         _, error = await collect_until_error(wire.stream(ask()))
         with pytest.raises(KeyProblem):
@@ -463,20 +463,19 @@ async def test_wrong_key_is_a_key_problem(fake: FakeAnthropic) -> None:
     finally:
         await wire.aclose()
     assert isinstance(error, KeyProblem)
+    return error
+
+
+async def test_wrong_key_is_a_key_problem(fake: FakeAnthropic) -> None:
+    """The real 401 becomes KeyProblem naming ANTHROPIC_API_KEY; Anthropic's words in detail."""
+    error = await key_problem(fake, "sk-ant-wrong")
     assert "ANTHROPIC_API_KEY" in error.message
     assert "invalid x-api-key" in error.detail and "invalid x-api-key" not in error.message
 
 
 async def test_no_key_fails_before_any_request(fake: FakeAnthropic) -> None:
     """With no key nothing is sent, and the message says where to put one."""
-    wire = AnthropicWire(provider(fake.base_url, key=""))
-    try:
-        _, error = await collect_until_error(wire.stream(ask()))
-        with pytest.raises(KeyProblem):
-            await wire.list_models()
-    finally:
-        await wire.aclose()
-    assert isinstance(error, KeyProblem)
+    error = await key_problem(fake, "")
     assert error.message == (
         "Anthropic needs an API key: set ANTHROPIC_API_KEY, or add it in Settings → Providers"
     )

@@ -32,7 +32,6 @@ from routing.transcript import (
     Message,
     NoticeKind,
     PdfPart,
-    PicturePart,
     TextPart,
     ToolCall,
     ToolResult,
@@ -55,7 +54,14 @@ from tests.events import collect
 from tests.faults.cli import sightline
 from tests.pdfs import text_pdf
 from tests.pictures import make_picture
-from tests.routing.wires.helpers import PictureTool, failure, runner_turn, text_of
+from tests.routing.wires.helpers import (
+    PictureTool,
+    failure,
+    runner_turn,
+    screenshot_steps,
+    text_of,
+    two_screenshots,
+)
 from tests.servers.gemini import (
     DEFAULT_KEY,
     MISSING_SIGNATURE,
@@ -186,28 +192,7 @@ def signed(messages: tuple[Message, ...], model: str, server: FakeGemini) -> tup
     return tuple(out)
 
 
-STEP = (
-    user_message("compare the windows"),
-    Message(
-        "assistant",
-        (
-            TextPart("Looking."),
-            ToolCall("c-left", "screenshot", {"window": "left"}),
-            ToolCall(f"{INVENTED}abc", "screenshot", {"window": "right"}),
-        ),
-    ),
-    Message(
-        "tool",
-        (
-            ToolResult(
-                "c-left", "screenshot", (TextPart("left"), PicturePart(make_picture("red")))
-            ),
-            ToolResult(
-                f"{INVENTED}abc", "screenshot", (PicturePart(make_picture("blue")),), is_error=True
-            ),
-        ),
-    ),
-)
+STEP = two_screenshots("c-left", f"{INVENTED}abc", second_failed=True)
 
 
 def test_a_step_of_two_tool_pictures_for_gemini_3_goes_inside_the_responses() -> None:
@@ -323,14 +308,8 @@ async def test_five_tool_pictures_age_to_the_newest_three(
     wire: GeminiWire, server: FakeGemini
 ) -> None:
     colours = ["red", "orange", "yellow", "green", "blue"]
-    messages: list[Message] = [user_message("watch")]
-    for n, colour in enumerate(colours):
-        messages.append(Message("assistant", (ToolCall(f"c{n}", "screenshot", {}),)))
-        result = ToolResult(
-            f"c{n}", "screenshot", (TextPart(colour), PicturePart(make_picture(colour)))
-        )
-        messages.append(Message("tool", (result,)))
-    shaped = shape_messages(signed(tuple(messages), G3, server), PictureLimits())
+    messages = screenshot_steps("watch", colours)
+    shaped = shape_messages(signed(messages, G3, server), PictureLimits())
     await collect(wire.stream(ChatRequest(G3, shaped)))
     contents = server.chat_requests()[0]["contents"]
     responses = [c["parts"][0]["functionResponse"] for c in contents[2::2]]

@@ -31,7 +31,6 @@ from routing.transcript import (
 from routing.wires.base import (
     ChatRequest,
     Done,
-    StreamEvent,
     TextDelta,
     ToolCallEvent,
     ToolSpec,
@@ -40,7 +39,7 @@ from routing.wires.base import (
 from routing.wires.ollama import OllamaWire, parse_chunk
 from tests.events import collect
 from tests.pictures import make_picture
-from tests.routing.wires.helpers import text_of
+from tests.routing.wires.helpers import failure, text_of
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import (
     REFUSAL_OLD_RUNNER,
@@ -326,23 +325,17 @@ async def test_refusal_inside_a_200_stream(wire: OllamaWire, fake_ollama: FakeOl
 async def test_other_midstream_error_after_text(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
     """Text already streamed is yielded, then the error line raises ServerError."""
     fake_ollama.enqueue(Reply(text="partial answer", midstream_error="llama runner crashed"))
-    seen: list[StreamEvent] = []
-    with pytest.raises(ServerError) as caught:
-        async for event in wire.stream(ask("hi")):
-            seen.append(event)
-    assert text_of(seen) == "partial answer"
-    assert "llama runner crashed" in caught.value.detail
+    text, error = await failure(wire.stream(ask("hi")))
+    assert isinstance(error, ServerError) and text == "partial answer"
+    assert "llama runner crashed" in error.detail
 
 
 async def test_connection_dropped_midstream(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
     """A connection cut mid-answer is a ServerError saying the answer was cut off."""
     fake_ollama.enqueue(Reply(text="abcdefghijkl", drop_after=2))
-    seen: list[StreamEvent] = []
-    with pytest.raises(ServerError) as caught:
-        async for event in wire.stream(ask("hi")):
-            seen.append(event)
-    assert text_of(seen) == "abcdefgh"
-    assert "cut off" in caught.value.message
+    text, error = await failure(wire.stream(ask("hi")))
+    assert isinstance(error, ServerError) and text == "abcdefgh"
+    assert "cut off" in error.message
 
 
 async def test_connection_refused_on_closed_port() -> None:

@@ -30,7 +30,6 @@ from routing.transcript import (
     Message,
     NoticeKind,
     PdfPart,
-    PicturePart,
     TextPart,
     ToolCall,
     ToolResult,
@@ -54,7 +53,13 @@ from tests.events import collect
 from tests.faults.cli import sightline
 from tests.pdfs import text_pdf
 from tests.pictures import make_picture
-from tests.routing.wires.helpers import PictureTool, failure, runner_turn
+from tests.routing.wires.helpers import (
+    PictureTool,
+    failure,
+    runner_turn,
+    screenshot_steps,
+    two_screenshots,
+)
 from tests.servers.openai_chat import FakeOpenAI
 from tests.servers.openai_responses import FakeResponses, Reply, error_reply
 from vision.pdf import open_pdf
@@ -172,26 +177,7 @@ async def test_an_attached_pdf_goes_as_an_input_file(
     assert "(I read invoice.pdf)" in "".join(e.text for e in events if isinstance(e, TextDelta))
 
 
-TWO_PICTURES_STEP = (
-    user_message("compare the windows"),
-    Message(
-        "assistant",
-        (
-            TextPart("Looking."),
-            ToolCall("call_a", "screenshot", {"window": "left"}),
-            ToolCall("call_b", "screenshot", {"window": "right"}),
-        ),
-    ),
-    Message(
-        "tool",
-        (
-            ToolResult(
-                "call_a", "screenshot", (TextPart("left"), PicturePart(make_picture("red")))
-            ),
-            ToolResult("call_b", "screenshot", (PicturePart(make_picture("blue")),)),
-        ),
-    ),
-)
+TWO_PICTURES_STEP = two_screenshots("call_a", "call_b")
 
 
 async def test_a_step_of_two_tool_pictures_goes_inside_the_outputs(
@@ -254,14 +240,7 @@ async def test_five_tool_pictures_age_to_the_newest_three(
 ) -> None:
     """Shaped as the turn shapes them: the two oldest become a line, in a plain string."""
     colours = ["red", "orange", "yellow", "green", "blue"]
-    messages: list[Message] = [user_message("watch the screen")]
-    for n, colour in enumerate(colours):
-        messages.append(Message("assistant", (ToolCall(f"c{n}", "screenshot", {}),)))
-        result = ToolResult(
-            f"c{n}", "screenshot", (TextPart(colour), PicturePart(make_picture(colour)))
-        )
-        messages.append(Message("tool", (result,)))
-    shaped = shape_messages(tuple(messages), PictureLimits())
+    shaped = shape_messages(screenshot_steps("watch the screen", colours), PictureLimits())
     await collect(wire.stream(ChatRequest("gpt-5-mini", shaped)))
     outputs = [i["output"] for i in server.chat_requests()[0]["input"] if "output" in i]
     line = aged_line(ToolResult("c0", "screenshot"))
