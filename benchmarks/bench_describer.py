@@ -8,19 +8,17 @@ once; the server takes a little while per answer, as a model would.
 from __future__ import annotations
 
 import asyncio
-import io
 import statistics
 import time
-
-from PIL import Image
 
 from benchmarks.common import Row
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.describing.looker import WireLooker
 from routing.models import ProviderConfig
+from tests.pictures import make_picture
 from tests.servers.ollama import FakeOllama, Reply
-from vision.pictures import Picture, sniff
+from vision.pictures import Picture
 
 CALLERS = 8
 RUNS = 3
@@ -28,10 +26,9 @@ DESCRIPTION = "A small square, one colour."
 SECONDS_PER_PIECE = 0.02  # the loopback model's pace: about 0.2 s an answer
 
 
-def picture(shade: int) -> Picture:
-    buffer = io.BytesIO()
-    Image.new("RGB", (64, 64), (shade, 90, 200)).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=f"square-{shade}.png")
+def square(shade: int) -> Picture:
+    """A 64×64 PNG of one colour, its own for every shade."""
+    return make_picture((shade, 90, 200), (64, 64), label=f"square-{shade}.png")
 
 
 async def _describe_all(server: FakeOllama, pictures: list[Picture]) -> tuple[float, int]:
@@ -60,8 +57,8 @@ async def _describe_all(server: FakeOllama, pictures: list[Picture]) -> tuple[fl
 
 def run() -> list[Row]:
     """Measure and return the rows."""
-    one = picture(0)
-    many = [picture(shade) for shade in range(0, 8 * CALLERS, 8)]
+    one = square(0)
+    many = [square(shade) for shade in range(0, 8 * CALLERS, 8)]
     same: list[tuple[float, int]] = []
     different: list[tuple[float, int]] = []
     with FakeOllama() as server:

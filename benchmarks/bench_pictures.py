@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import random
 
@@ -14,6 +13,7 @@ from routing.shaping import ClampCache, PictureLimits, shape_messages
 from routing.transcript import Message, PicturePart, TextPart, ToolCall, ToolResult, user_message
 from routing.wires.base import ChatRequest
 from routing.wires.openai_chat import build_chat_body
+from tests.pictures import encoded
 from vision.pictures import Picture, clamp, sniff
 
 
@@ -27,9 +27,7 @@ def screenshot(width: int, height: int, seed: int) -> Picture:
         colour = tuple(rng.randrange(256) for _ in range(3))
         draw.rectangle([x, y, x + rng.randrange(40, 200), y + rng.randrange(16, 60)], fill=colour)
         draw.text((x + 4, y + 4), f"Button {rng.randrange(1000)}", fill="black")
-    buffer = io.BytesIO()
-    image.save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=f"screen-{seed}.png")
+    return sniff(encoded(image, "PNG"), label=f"screen-{seed}.png")
 
 
 def tool_loop(steps: int) -> tuple[Message, ...]:

@@ -9,14 +9,11 @@ picture; the difference is the probe: drawing it, one request, reading the answe
 from __future__ import annotations
 
 import asyncio
-import io
 import statistics
 import tempfile
 import time
 from contextlib import aclosing
 from pathlib import Path
-
-from PIL import Image
 
 from app.store import Store
 from app.turn.runner import TurnRunner
@@ -24,16 +21,11 @@ from app.turn.turn_input import TurnInput
 from benchmarks.common import Row
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
+from tests.pictures import make_picture
 from tests.servers.openai_chat import ChatModel, FakeOpenAI
-from vision.pictures import Picture, sniff
 
 RUNS = 7
-
-
-def _photo() -> Picture:
-    buffer = io.BytesIO()
-    Image.new("RGB", (320, 240), (40, 120, 200)).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), "photo.png")
+PHOTO = make_picture((40, 120, 200), (320, 240), label="photo.png")
 
 
 async def _turn_pair(server: FakeOpenAI, folder: Path) -> tuple[float, float]:
@@ -46,7 +38,7 @@ async def _turn_pair(server: FakeOpenAI, folder: Path) -> tuple[float, float]:
         times = []
         for _ in range(2):
             started = time.perf_counter()
-            run = runner.run(TurnInput(cid, "what is it?", (_photo(),), "mine:my-model"))
+            run = runner.run(TurnInput(cid, "what is it?", (PHOTO,), "mine:my-model"))
             async with aclosing(run) as events:
                 async for _event in events:
                     pass

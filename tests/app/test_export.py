@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -10,7 +9,6 @@ from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-from PIL import Image
 
 from app.export import ExportError, snapshot, write
 from app.export_json import to_json, write_json
@@ -33,17 +31,11 @@ from routing.transcript import (
     user_message,
 )
 from tests.pdfs import scanned_pdf, text_pdf
+from tests.pictures import make_picture
 from vision.pdf import open_pdf, read_pdf
-from vision.pictures import Picture, sniff
 
-
-def picture(colour: str, label: str, fmt: str = "PNG") -> Picture:
-    buffer = io.BytesIO()
-    Image.new("RGB", (6, 4), colour).save(buffer, format=fmt)
-    return sniff(buffer.getvalue(), label=label)
-
-
-RED, PHOTO = picture("red", "red [1].png"), picture("blue", "photo.jpg", "JPEG")
+RED = make_picture("red", (6, 4), label="red [1].png")
+PHOTO = make_picture("blue", (6, 4), fmt="JPEG", label="photo.jpg")
 
 
 @pytest.fixture

@@ -14,8 +14,8 @@ from app.export import Exported, ExportError, snapshot
 from app.export_markdown import write_markdown
 from app.store import Store
 from routing.transcript import user_message
-from tests.app.store.helpers import make_picture
 from tests.pdfs import text_pdf
+from tests.pictures import make_picture
 from vision.pdf import open_pdf
 
 RED, BLUE = make_picture("red"), make_picture("blue")

@@ -25,8 +25,8 @@ from routing.transcript import (
     ToolResult,
     user_message,
 )
-from tests.app.store.helpers import make_picture
 from tests.pdfs import text_pdf
+from tests.pictures import make_picture
 from vision.pdf import open_pdf
 
 RED = make_picture("red")

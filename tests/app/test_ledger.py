@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import io
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from PIL import Image
 
 from app.ledger import WHOLE_MESSAGE, Crossing, Endpoint, endpoints_of, ledger, summary
 from app.store import Store
@@ -19,7 +17,7 @@ from routing.describing.describer import Describer
 from routing.models import ModelInfo, ProviderConfig
 from routing.router import Choice, RoutingPrefs
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
-from vision.pictures import Picture, sniff
+from tests.pictures import make_picture
 
 OLLAMA = ProviderConfig("ollama", "ollama", "http://127.0.0.1:11434")
 OPENAI = ProviderConfig("openai", "openai", "https://api.openai.com/v1")
@@ -32,12 +30,6 @@ ENDPOINTS = {
 }
 
 
-def picture(colour: str, label: str) -> Picture:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), colour).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=label)
-
-
 @pytest.fixture
 def sight() -> TurnSight:
     catalogue = Catalogue([OLLAMA, OPENAI])
@@ -48,7 +40,10 @@ def test_a_looker_disclosure_names_model_host_pictures_and_why(
     store: Store, sight: TurnSight
 ) -> None:
     chat = store.conversations.create()
-    pictures = [picture("red", "cat.png"), picture("blue", "report.pdf, page 2")]
+    pictures = [
+        make_picture("red", label="cat.png"),
+        make_picture("blue", label="report.pdf, page 2"),
+    ]
     store.add_message(chat, user_message("What is this?", tuple(pictures)))
     looker = SimpleNamespace(label=GPT.ref, host="api.openai.com", local=False)
     notice = looker_disclosure(looker, LLAMA, pictures, [], "it is the vision model", failed=0)  # type: ignore[arg-type]
@@ -67,7 +62,9 @@ def test_a_looker_disclosure_names_model_host_pictures_and_why(
 def test_the_ledger_lists_a_notices_facts_whatever_its_words_say(store: Store) -> None:
     chat = store.conversations.create()
     looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True)
-    notice = looker_disclosure(looker, LLAMA, [picture("red", "a.png")], [], "it sees", failed=0)  # type: ignore[arg-type]
+    notice = looker_disclosure(
+        looker, LLAMA, [make_picture("red", label="a.png")], [], "it sees", failed=0
+    )  # type: ignore[arg-type]
     reworded = replace(notice, text="Wording from a later version that no pattern knows.")
     store.add_notice(chat, reworded)
     [crossing] = ledger(store.items(chat))
@@ -81,7 +78,7 @@ def test_the_ledger_lists_a_notices_facts_whatever_its_words_say(store: Store) -
 
 def test_a_failed_description_still_crossed(store: Store) -> None:
     chat = store.conversations.create()
-    sent = [picture("red", "a.png"), picture("green", "b.png")]
+    sent = [make_picture("red", label="a.png"), make_picture("green", label="b.png")]
     looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True)
     notice = looker_disclosure(looker, LLAMA, sent, [], "it sees", failed=2)  # type: ignore[arg-type]
     store.add_notice(chat, notice)
@@ -111,7 +108,7 @@ def test_a_takeover_disclosure_and_its_routing_notice(
     store: Store, sight: TurnSight, tmp_path: Path
 ) -> None:
     chat = store.conversations.create()
-    store.add_message(chat, user_message("Look", (picture("red", "shot.png"),)))
+    store.add_message(chat, user_message("Look", (make_picture("red", label="shot.png"),)))
     choice = Choice(GPT, "llama can't see this turn's pictures; gpt sees them", True)
     store.add_notice(chat, routing_notice(Catalogue([OLLAMA, OPENAI]), choice, "now answers"))
     store.add_notice(chat, sight.takeover_disclosure(choice, store.messages(chat)))
@@ -143,8 +140,8 @@ def test_routing_to_this_computer_is_not_a_crossing(store: Store) -> None:
 
 def test_a_heal_names_the_turns_pictures(store: Store, sight: TurnSight) -> None:
     chat = store.conversations.create()
-    store.add_message(chat, user_message("Old turn", (picture("blue", "old.png"),)))
-    store.add_message(chat, user_message("New turn", (picture("red", "new.png"),)))
+    store.add_message(chat, user_message("Old turn", (make_picture("blue", label="old.png"),)))
+    store.add_message(chat, user_message("New turn", (make_picture("red", label="new.png"),)))
     store.add_notice(chat, sight.heal(GPT, store.messages(chat)))
     [crossing] = ledger(store.items(chat), ENDPOINTS)
     assert crossing.kind == NoticeKind.HEAL

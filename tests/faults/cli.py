@@ -13,6 +13,18 @@ ROOT = Path(__file__).resolve().parents[2]
 NO_KEYRING = {"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}
 
 
+def bare_env(tmp_path: Path, config: Path, **more: str) -> dict[str, str]:
+    """A Sightline's whole environment: the system's PATH, a home of its own under
+    `tmp_path` (its data there too), the config at `config`, and `more`."""
+    return {
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(tmp_path / "home"),
+        "SIGHTLINE_CONFIG": str(config),
+        "SIGHTLINE_DATA_DIR": str(tmp_path / "data"),
+        **more,
+    }
+
+
 def command(*args: str) -> list[str]:
     """The command line of `sightline ARGS...` run by this Python."""
     return [sys.executable, "-m", "app", *args]

@@ -8,7 +8,6 @@ through `TurnRunner` into a SQLite file that tests reopen to prove nothing was l
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import aclosing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -16,7 +15,7 @@ from typing import Any, TypeVar
 import pytest
 
 from app.store import Store, StoredItem
-from app.turn.events import TurnEnded, TurnEvent
+from app.turn.events import TurnEvent
 from app.turn.runner import TurnRunner
 from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
@@ -27,6 +26,7 @@ from routing.wires.anthropic import AnthropicWire
 from routing.wires.base import Wire
 from routing.wires.ollama import OllamaWire
 from routing.wires.openai_chat import OpenAIChatWire
+from tests.events import collect, ended
 from tests.servers import anthropic as anthropic_server
 from tests.servers import ollama as ollama_server
 from tests.servers import openai_chat as openai_server
@@ -185,16 +185,10 @@ class Rig:
         self, text: str, model: str | None = None, pictures: tuple[Picture, ...] = ()
     ) -> list[TurnEvent]:
         """Run one turn to its end and return its events."""
-        turn = self.runner.run(
-            TurnInput(
-                self.conversation,
-                text,
-                pictures,
-                requested_model=model or self.backend.model,
-            )
+        asked = TurnInput(
+            self.conversation, text, pictures, requested_model=model or self.backend.model
         )
-        async with aclosing(turn) as events:
-            return [event async for event in events]
+        return await collect(self.runner.run(asked))
 
     async def good_turn(self, text: str) -> tuple[str, ...]:
         """A turn that must succeed; its answer as `describe` shows it."""
@@ -207,13 +201,6 @@ class Rig:
         """The conversation as a fresh open of the database file reads it."""
         with Store.open(self.folder) as store:
             return [describe(item) for item in store.items(self.conversation)]
-
-
-def ended(events: list[TurnEvent]) -> TurnEnded:
-    """The turn's last event, which must be its end."""
-    last = events[-1]
-    assert isinstance(last, TurnEnded), last
-    return last
 
 
 E = TypeVar("E", bound=ProviderError)

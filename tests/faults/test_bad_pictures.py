@@ -9,27 +9,23 @@ from __future__ import annotations
 
 import hashlib
 import io
-import struct
-import zlib
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from app.store import Store
 from routing.errors import ProviderError
 from routing.models import ProviderConfig
 from tests.conftest import SightlineHome
+from tests.events import ended
 from tests.faults.cli import sightline
-from tests.faults.conftest import Backend, ended, make_rig
+from tests.faults.conftest import Backend, make_rig
+from tests.pictures import encoded, gradient, png_claiming
 from tests.servers.ollama import FakeOllama
 from vision.pictures import Picture, PictureError, sniff
 
 SEEING = "ollama:llava:7b"
-
-
-def gradient() -> Image.Image:
-    return Image.linear_gradient("L").resize((40, 24)).convert("RGB")
+PNG = encoded(gradient(), "PNG")
 
 
 def truncated_animated_gif() -> bytes:
@@ -41,31 +37,12 @@ def truncated_animated_gif() -> bytes:
     return whole[: whole.rindex(b"\x21\xf9\x04") + 4]
 
 
-def png_claiming(width: int, height: int) -> bytes:
-    """A PNG whose header claims a size its data does not have (a decompression bomb's shape)."""
-    ihdr = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    chunk = struct.pack(">I", 13) + ihdr + struct.pack(">I", zlib.crc32(ihdr))
-    return b"\x89PNG\r\n\x1a\n" + chunk + b"\x00\x00\x00\x00IEND\xaeB`\x82"
-
-
-def png() -> bytes:
-    buffer = io.BytesIO()
-    gradient().save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def jpeg() -> bytes:
-    buffer = io.BytesIO()
-    gradient().save(buffer, format="JPEG")
-    return buffer.getvalue()
-
-
 @pytest.mark.parametrize(
     ("name", "data", "says"),
     [
         ("empty.png", b"", "is empty"),
         ("notes.png", b"These are my notes, not a picture.\n", "not a picture Sightline can read"),
-        ("cut.png", png()[: len(png()) // 2], "damaged or truncated"),
+        ("cut.png", PNG[: len(PNG) // 2], "damaged or truncated"),
         ("bomb.png", png_claiming(30_000, 30_000), "too large to open safely"),
     ],
 )
@@ -84,7 +61,7 @@ def test_a_mislabelled_picture_is_read_by_its_bytes(
     home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
     path = tmp_path / "photo.png"  # a JPEG, whatever its name says
-    path.write_bytes(jpeg())
+    path.write_bytes(encoded(gradient(), "JPEG"))
     done = sightline(home.env(), "ask", "--model", SEEING, "--attach", str(path), "what is it?")
     assert done.returncode == 0, done.stderr
     assert done.stdout == "You said: what is it? (I see 1 pictures)\n"

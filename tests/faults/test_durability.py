@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from app.store import Store
+from app.store import ConversationSummary, Store
 from tests.conftest import SightlineHome
 from tests.faults.cli import NO_KEYRING, ROOT, command, sightline
 from tests.faults.conftest import describe
@@ -72,13 +72,19 @@ def killed_mid_answer(home: SightlineHome, *args: str) -> str:
     return seen
 
 
-def test_kill_9_mid_answer_keeps_the_transcript_and_marks_the_answer_interrupted(
-    home: SightlineHome, fake_ollama: FakeOllama
-) -> None:
-    first = sightline(home.env(), "ask", "--json", "--model", MODEL, "Before the crash")
+def first_turn(home: SightlineHome, text: str) -> ConversationSummary:
+    """A new chat's first turn, answered whole: the chat."""
+    first = sightline(home.env(), "ask", "--json", "--model", MODEL, text)
     assert first.returncode == 0, first.stderr
     with Store.open(home.data) as store:
         [conversation] = store.conversations.list()
+    return conversation
+
+
+def test_kill_9_mid_answer_keeps_the_transcript_and_marks_the_answer_interrupted(
+    home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    conversation = first_turn(home, "Before the crash")
 
     fake_ollama.enqueue(Reply(text=LONG, chunk_chars=8, delay=0.01))  # about 25 s in all
     args = ("ask", "--conversation", conversation.id, "--model", MODEL, "Tell me a long story")
@@ -113,10 +119,7 @@ def test_kill_9_mid_answer_keeps_the_transcript_and_marks_the_answer_interrupted
 def test_kill_9_mid_regenerate_keeps_the_earlier_answer_as_a_version(
     home: SightlineHome, fake_ollama: FakeOllama
 ) -> None:
-    first = sightline(home.env(), "ask", "--json", "--model", MODEL, "Tell me a story")
-    assert first.returncode == 0, first.stderr
-    with Store.open(home.data) as store:
-        [conversation] = store.conversations.list()
+    conversation = first_turn(home, "Tell me a story")
 
     fake_ollama.enqueue(Reply(text=LONG, chunk_chars=8, delay=0.01))
     args = ("ask", "--conversation", conversation.id, "--regenerate", "--model", MODEL)

@@ -24,7 +24,7 @@ from subprocess import CompletedProcess
 
 import pytest
 
-from tests.faults.cli import ROOT, sightline
+from tests.faults.cli import ROOT, bare_env, sightline
 from tests.secret_checks import leaks
 from tests.servers.gemini import FakeGemini
 from tests.servers.gemini import Reply as GeminiReply
@@ -108,14 +108,12 @@ def home(tmp_path: Path) -> Iterator[Home]:
             'model_provider = "loopback"\n',
             encoding="utf-8",
         )
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path / "home"),
-            "SIGHTLINE_CONFIG": str(folder / "config.toml"),
-            "SIGHTLINE_DATA_DIR": str(tmp_path / "data"),
-            "OPENAI_API_KEY": RESPONSES_KEY,
-            "GEMINI_API_KEY": GEMINI_KEY,
-        }
+        env = bare_env(
+            tmp_path,
+            folder / "config.toml",
+            OPENAI_API_KEY=RESPONSES_KEY,
+            GEMINI_API_KEY=GEMINI_KEY,
+        )
         yield Home(tmp_path, env, responses, gem)
 
 

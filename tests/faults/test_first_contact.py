@@ -14,11 +14,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from app.store import Store
 from tests.conftest import SightlineHome
 from tests.faults.cli import NO_KEYRING, ROOT, command, one_clear_line, sightline
+from tests.pictures import picture_file
 from tests.servers.ollama import FakeOllama, Reply
 
 MODEL = "ollama:llama3.2:3b"
@@ -98,8 +98,7 @@ def test_ctrl_c_ends_the_json_stream_with_a_stopped_error(
 def test_the_describers_usage_is_told_apart(
     home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
-    picture = tmp_path / "dot.png"
-    Image.new("RGB", (8, 8), "red").save(picture)
+    picture = picture_file(tmp_path / "dot.png")
     fake_ollama.enqueue(Reply(text="A dot.", eval_count=3), Reply(text="Red.", eval_count=5))
     done = sightline(
         home.env(), "ask", "--json", "--model", "ollama:gemma3:270m", "--attach", str(picture), "?"

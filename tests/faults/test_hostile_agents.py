@@ -30,6 +30,18 @@ def agent_home(tmp_path: Path) -> SightlineHome:
     return SightlineHome(config=config, data=tmp_path / "data")
 
 
+def hostile_agent(
+    kind: str, home: SightlineHome, folder: Path, *, acp: str, codex: str
+) -> tuple[str, str]:
+    """The fake ACP agent or Codex app server added to `home`, behaving as told: the model
+    to ask for and the name Sightline gives it."""
+    if kind == "acp":
+        with_agent(home, folder, acp)
+        return "fake", "The agent fake"
+    with_fake_codex(home, folder / "codex.json", codex)
+    return "codex", "Codex (codex)"
+
+
 def answers(home: SightlineHome) -> list[tuple[str, ...]]:
     with Store.open(home.data) as store:
         [conversation] = store.conversations.list()
@@ -40,12 +52,7 @@ def answers(home: SightlineHome) -> list[tuple[str, ...]]:
 def test_a_100_mb_line_is_one_clear_line_and_no_traceback(
     kind: str, agent_home: SightlineHome, tmp_path: Path
 ) -> None:
-    if kind == "acp":
-        with_agent(agent_home, tmp_path, "long_line")
-        model, name = "fake", "The agent fake"
-    else:
-        with_fake_codex(agent_home, tmp_path / "codex.json", "long-line")
-        model, name = "codex", "Codex (codex)"
+    model, name = hostile_agent(kind, agent_home, tmp_path, acp="long_line", codex="long-line")
     done = sightline(agent_home.env(), "ask", "--model", model, "Go on.", timeout=90)
     line = one_clear_line(done)
     assert "Event loop is closed" not in done.stderr and "Exception ignored" not in done.stderr
@@ -62,12 +69,7 @@ def test_a_100_mb_line_is_one_clear_line_and_no_traceback(
 def test_a_tiny_update_every_2_seconds_ends_at_the_turn_s_limit(
     kind: str, agent_home: SightlineHome, tmp_path: Path
 ) -> None:
-    if kind == "acp":
-        with_agent(agent_home, tmp_path, "trickle")
-        model, name = "fake", "The agent fake"
-    else:
-        with_fake_codex(agent_home, tmp_path / "codex.json", "trickle")
-        model, name = "codex", "Codex (codex)"
+    model, name = hostile_agent(kind, agent_home, tmp_path, acp="trickle", codex="trickle")
     with agent_home.config.open("a", encoding="utf-8") as config:
         config.write("turn_seconds = 3\n")  # the agent's table is the file's last
     started = time.monotonic()

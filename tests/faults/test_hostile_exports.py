@@ -9,9 +9,9 @@ import pytest
 
 from app.store import Store
 from routing.transcript import user_message
-from tests.app.store.helpers import make_picture
 from tests.conftest import SightlineHome
 from tests.faults.cli import one_clear_line, sightline
+from tests.pictures import make_picture
 
 
 @pytest.fixture

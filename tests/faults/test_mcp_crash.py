@@ -7,7 +7,6 @@ tool ends the process in the middle of the call.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from contextlib import aclosing
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,8 @@ from app.turn.runner import TurnRunner
 from app.turn.tool_step import AllowAll, ToolStep
 from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
-from tests.faults.conftest import describe, ended
+from tests.events import collect, ended
+from tests.faults.conftest import describe
 from tests.servers.mcp_server import settings
 from tests.servers.ollama import FakeOllama, Reply
 
@@ -42,10 +42,7 @@ async def hub() -> AsyncIterator[McpHub]:
 
 async def run_turn(runner: TurnRunner, cid: str, text: str, hub: McpHub) -> list[TurnEvent]:
     tools = await hub.tools()
-    async with aclosing(
-        runner.run(TurnInput(cid, text, requested_model=MODEL, tools=tools))
-    ) as events:
-        return [event async for event in events]
+    return await collect(runner.run(TurnInput(cid, text, requested_model=MODEL, tools=tools)))
 
 
 async def test_a_crash_mid_call_is_a_tool_error_and_the_next_call_restarts_the_server(

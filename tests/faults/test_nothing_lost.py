@@ -88,16 +88,25 @@ def _run_with_file_limit(
     )
 
 
-def test_a_full_disk_mid_answer_ends_the_turn_and_keeps_what_was_written(
-    home: SightlineHome, fake_ollama: FakeOllama
-) -> None:
+def _a_long_answer_past_the_disk(
+    home: SightlineHome, fake_ollama: FakeOllama, text: str, *flags: str
+) -> tuple[str, subprocess.CompletedProcess[str]]:
+    """A chat's second turn (`ask FLAGS ... TEXT`) streaming a long answer with room on
+    disk for only 200 kB more: the chat's id and how the run ended."""
     assert sightline(home.env(), "ask", "--model", MODEL, "first").returncode == 0
     chat = _only_chat(home)
     size = sum(p.stat().st_size for p in home.data.glob("sightline.db*"))
     fake_ollama.enqueue(Reply(text="word " * 200_000, chunk_chars=500))
     done = _run_with_file_limit(
-        home, size + 200_000, "ask", "--conversation", chat, "--model", MODEL, "tell me a lot"
+        home, size + 200_000, "ask", *flags, "--conversation", chat, "--model", MODEL, text
     )
+    return chat, done
+
+
+def test_a_full_disk_mid_answer_ends_the_turn_and_keeps_what_was_written(
+    home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    chat, done = _a_long_answer_past_the_disk(home, fake_ollama, "tell me a lot")
     line = one_clear_line(done)
     assert "could not save this turn" in line and "free some disk space" in line
     assert done.stdout.startswith("word word")  # it streamed until the disk was full
@@ -112,12 +121,6 @@ def test_a_full_disk_mid_answer_ends_the_turn_and_keeps_what_was_written(
 def test_a_full_disk_in_json_ends_with_an_error_event(
     home: SightlineHome, fake_ollama: FakeOllama
 ) -> None:
-    assert sightline(home.env(), "ask", "--model", MODEL, "first").returncode == 0
-    chat = _only_chat(home)
-    size = sum(p.stat().st_size for p in home.data.glob("sightline.db*"))
-    fake_ollama.enqueue(Reply(text="word " * 200_000, chunk_chars=500))
-    done = _run_with_file_limit(
-        home, size + 200_000, "ask", "--json", "--conversation", chat, "--model", MODEL, "more"
-    )
+    _, done = _a_long_answer_past_the_disk(home, fake_ollama, "more", "--json")
     last = json.loads(done.stdout.splitlines()[-1])
     assert last["type"] == "error" and "could not save this turn" in last["message"]

@@ -13,7 +13,6 @@ the person's own in it is left alone.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
@@ -22,10 +21,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from tests.conftest import SightlineHome
 from tests.faults.cli import NO_KEYRING, ROOT, command
+from tests.pictures import picture_file
 
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="POSIX permission bits")
 
@@ -90,19 +89,12 @@ def private(top: Path) -> dict[str, str]:
     }
 
 
-def picture(path: Path) -> Path:
-    out = io.BytesIO()
-    Image.new("RGB", (32, 24), (200, 40, 40)).save(out, format="PNG")
-    path.write_bytes(out.getvalue())
-    return path
-
-
 @pytest.mark.parametrize("umask", [0o022, 0o000], ids=["umask-022", "umask-000"])
 def test_every_file_and_folder_sightline_writes_is_the_persons_only(
     home: SightlineHome, tmp_path: Path, umask: int
 ) -> None:
     env = home.env()
-    attached = picture(tmp_path / "red.png")
+    attached = picture_file(tmp_path / "red.png", (200, 40, 40), (32, 24))
     run(
         env,
         umask,

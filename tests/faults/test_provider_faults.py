@@ -36,11 +36,11 @@ from routing.wires.ollama import OllamaWire
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.responses import ResponsesWire
 from routing.wires.retry import RETRIES
+from tests.events import ended
 from tests.faults import conftest as faults
 from tests.faults.conftest import (
     Backend,
     Rig,
-    ended,
     failed_with,
     make_rig,
 )

@@ -27,7 +27,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from tests.faults.cli import ROOT, sightline
+from tests.faults.cli import ROOT, bare_env, sightline
 from tests.servers.anthropic import FakeAnthropic
 from tests.servers.loopback import closed_port
 from tests.servers.mcp_server import EXIT_ENV, PRINT_ENV
@@ -75,18 +75,16 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
         )
         home = tmp_path / "home"
         home.mkdir()
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(home),
-            "XDG_CONFIG_HOME": str(home / ".config"),
-            "XDG_DATA_HOME": str(home / ".local" / "share"),
-            "XDG_CACHE_HOME": str(home / ".cache"),
-            "SIGHTLINE_CONFIG": str(config),
-            "SIGHTLINE_DATA_DIR": str(tmp_path / "data"),
-            "OPENAI_API_KEY": OPENAI_KEY,
-            "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
-            "DEEPSEEK_API_KEY": WRONG_KEY,
-        }
+        env = bare_env(
+            tmp_path,
+            config,
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_DATA_HOME=str(home / ".local" / "share"),
+            XDG_CACHE_HOME=str(home / ".cache"),
+            OPENAI_API_KEY=OPENAI_KEY,
+            ANTHROPIC_API_KEY=ANTHROPIC_KEY,
+            DEEPSEEK_API_KEY=WRONG_KEY,
+        )
         yield Setup(tmp_path, config, tmp_path / "data", home, env, mine)
 
 
@@ -228,17 +226,15 @@ def leaky(tmp_path: Path) -> Iterator[Leaky]:
             f'[[providers]]\nid = "ollama"\nkind = "ollama"\nbase_url = "{ollama.base_url}"\n',
             encoding="utf-8",
         )
-        env = {
-            "PATH": "/usr/bin:/bin",
-            "HOME": str(tmp_path / "home"),
-            "SIGHTLINE_CONFIG": str(folder / "config.toml"),
-            "SIGHTLINE_DATA_DIR": str(tmp_path / "data"),
-            "OPENAI_API_KEY": SHORT_KEY,
-            "DEEPSEEK_API_KEY": SLASH_KEY,
+        env = bare_env(
+            tmp_path,
+            folder / "config.toml",
+            OPENAI_API_KEY=SHORT_KEY,
+            DEEPSEEK_API_KEY=SLASH_KEY,
             # Never used here (every server is on loopback, reached directly), but its
             # password is a secret all the same.
-            "HTTPS_PROXY": f"http://proxy-user:{quote(PROXY_PASSWORD, safe='')}@127.0.0.1:9",
-        }
+            HTTPS_PROXY=f"http://proxy-user:{quote(PROXY_PASSWORD, safe='')}@127.0.0.1:9",
+        )
         yield Leaky(tmp_path / "data", env, openai, deepseek, mine, ollama)
 
 

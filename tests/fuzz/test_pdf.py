@@ -7,16 +7,15 @@ inserted or deleted.
 
 from __future__ import annotations
 
-import io
 from functools import cache
 
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from PIL import Image
 
 from tests.fuzz.strategies import EXAMPLES, FEW, FUZZ, known_bugs
 from tests.pdfs import text_pdf as sized_pdf
+from tests.pictures import picture_bytes
 
 pdf = pytest.importorskip("vision.pdf", reason="vision/pdf.py is not built yet")
 
@@ -53,9 +52,8 @@ def text_pdf(pages: list[str]) -> bytes:
 
 @cache
 def real_pdfs() -> tuple[bytes, ...]:
-    scan = io.BytesIO()
-    Image.new("RGB", (60, 80), "white").save(scan, format="PDF")  # no text: a scan
-    return text_pdf(["Page one", "Page two", "Page three"]), scan.getvalue()
+    scan = picture_bytes("white", (60, 80), "PDF")  # no text: a scan
+    return text_pdf(["Page one", "Page two", "Page three"]), scan
 
 
 @st.composite

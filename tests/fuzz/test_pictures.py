@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import io
-import struct
 import time
-import zlib
 from functools import cache
 
 import pytest
@@ -22,6 +20,7 @@ from PIL import Image
 import vision.pictures as pictures
 from tests.fuzz.strategies import EXAMPLES, FEW, FUZZ, known_bugs
 from tests.gifs import animated_gif
+from tests.pictures import encoded, gradient, png_claiming
 from vision.pictures import (
     Picture,
     PictureError,
@@ -38,35 +37,29 @@ MIMES = {"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "ima
 MIMES |= {"image/x-icon"}
 
 
-def encoded(image: Image.Image, fmt: str, **options: object) -> bytes:
-    buffer = io.BytesIO()
-    image.save(buffer, format=fmt, **options)
-    return buffer.getvalue()
-
-
 @cache
 def real_pictures() -> tuple[bytes, ...]:
     """Small real files of every format Sightline reads, in modes that need converting."""
-    gradient = Image.linear_gradient("L").resize((40, 24)).convert("RGB")
-    rgba = gradient.convert("RGBA")
+    ramp = gradient()
+    rgba = ramp.convert("RGBA")
     rgba.putalpha(128)
     exif = Image.Exif()
     exif[0x0112] = 6  # rotated: clamp must turn it upright
-    frames = [gradient, gradient.rotate(90)]
+    frames = [ramp, ramp.rotate(90)]
     animated = io.BytesIO()
     frames[0].save(animated, format="GIF", save_all=True, append_images=frames[1:], loop=0)
     return (
-        encoded(gradient, "PNG"),
+        encoded(ramp, "PNG"),
         encoded(rgba, "PNG"),
-        encoded(gradient.convert("P"), "PNG", transparency=0),
-        encoded(gradient.convert("I;16"), "PNG"),
-        encoded(gradient, "JPEG", quality=70, exif=exif.tobytes()),
-        encoded(gradient.convert("CMYK"), "JPEG"),
+        encoded(ramp.convert("P"), "PNG", transparency=0),
+        encoded(ramp.convert("I;16"), "PNG"),
+        encoded(ramp, "JPEG", quality=70, exif=exif.tobytes()),
+        encoded(ramp.convert("CMYK"), "JPEG"),
         animated.getvalue(),
         encoded(rgba, "WEBP"),
-        encoded(gradient, "BMP"),
-        encoded(gradient, "TIFF"),
-        encoded(gradient, "ICO"),
+        encoded(ramp, "BMP"),
+        encoded(ramp, "TIFF"),
+        encoded(ramp, "ICO"),
     )
 
 
@@ -90,14 +83,6 @@ def mutated(draw: st.DrawFn) -> bytes:
         else:
             del data[at : at + draw(st.integers(min_value=1, max_value=64))]
     return bytes(data)
-
-
-def png_claiming(width: int, height: int) -> bytes:
-    """A PNG whose header claims a size its (tiny) data does not have."""
-    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    chunk = b"IHDR" + ihdr
-    body = struct.pack(">I", len(ihdr)) + chunk + struct.pack(">I", zlib.crc32(chunk))
-    return b"\x89PNG\r\n\x1a\n" + body + b"\x00\x00\x00\x00IEND\xaeB`\x82"
 
 
 def sniffed(data: bytes) -> Picture | None:

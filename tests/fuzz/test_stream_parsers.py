@@ -44,6 +44,7 @@ from routing.wires.base import (
     Wire,
 )
 from routing.wires.bounded import ERROR_BODY_CAP, EVENT_CAP, MB
+from tests.events import collect
 from tests.fuzz.strategies import FEW, FUZZ, JSON, JUNK_TEXT, dumps, known_bugs, shaped
 
 PROVIDER = ProviderConfig("fuzz", "custom", "http://127.0.0.1:9/v1", api_key="sk-fuzz-key")
@@ -94,7 +95,7 @@ def outcome(wire: Wire) -> list[StreamEvent] | ProviderError:
 
     async def run() -> list[StreamEvent]:
         try:
-            return [event async for event in wire.stream(REQUEST)]
+            return await collect(wire.stream(REQUEST))
         finally:
             await wire.aclose()
 

@@ -9,7 +9,6 @@ cleared, so nothing can come from the checkout.
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -23,12 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 import resources
 from routing.describing.prompt import describer_prompt
 from tests.conftest import SightlineHome
 from tests.pdfs import text_pdf
+from tests.pictures import picture_file
 from tests.servers.ollama import FakeOllama, Reply
 
 # Both builds write into the source tree (sightline.egg-info, build/, dist/): under xdist
@@ -164,10 +163,7 @@ def test_models_json_lists_the_loopback_ollama(built: Built, home: SightlineHome
 def test_a_picture_for_a_blind_model_is_described_with_the_shipped_prompt(
     built: Built, home: SightlineHome, fake_ollama: FakeOllama
 ) -> None:
-    picture = home.config.parent / "dot.png"
-    buffer = io.BytesIO()
-    Image.new("RGB", (64, 48), "red").save(buffer, "PNG")
-    picture.write_bytes(buffer.getvalue())
+    picture = picture_file(home.config.parent / "dot.png", size=(64, 48))
     fake_ollama.enqueue(Reply(text="A red dot."), Reply(text="It is a dot."))
     done = run(
         built, home, "ask", "--model", "ollama:gemma3:270m", "--attach", str(picture), "what?"
@@ -219,7 +215,6 @@ def test_a_chat_made_headless_is_answered_again_and_read_back_from_the_installed
 def test_an_agent_reads_a_picture_through_the_installed_door(
     built: Built, home: SightlineHome, tmp_path: Path
 ) -> None:
-    from PIL import Image
 
     from tests.servers.acp_agent import read_log
     from tests.servers.acp_config import with_agent
@@ -227,8 +222,7 @@ def test_an_agent_reads_a_picture_through_the_installed_door(
     log = tmp_path / "agent-log"
     log.mkdir()
     with_agent(home, log, "sees,door")
-    picture = tmp_path / "red.png"
-    Image.new("RGB", (8, 8), "red").save(picture)
+    picture = picture_file(tmp_path / "red.png")
     done = run(built, home, "ask", "--json", "--allow-tools", "--model", "fake", str(picture))
     assert done.returncode == 0, done.stderr
     [entry] = [e["door_entry"] for e in read_log(log) if "door_entry" in e]

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import io
-from contextlib import aclosing
 
 from PIL import Image
 
@@ -29,26 +28,22 @@ from routing.transcript import (
     user_message,
 )
 from routing.wires.anthropic import AnthropicWire
-from routing.wires.base import ChatRequest, StreamEvent, Wire
+from routing.wires.base import ChatRequest
 from routing.wires.ollama import OllamaWire
 from routing.wires.openai_chat import OpenAIChatWire, build_chat_body
+from tests.events import collect
+from tests.pictures import make_picture
 from tests.servers.anthropic import DEFAULT_KEY, FakeAnthropic
 from tests.servers.ollama import FakeOllama
 from tests.servers.openai_chat import FakeOpenAI
 from vision.pictures import Picture, sniff
 
 
-def shot(colour: str, size: tuple[int, int] = (8, 8)) -> Picture:
-    buffer = io.BytesIO()
-    Image.new("RGB", size, colour).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=f"{colour}.png")
-
-
 def b64(picture: Picture) -> str:
     return base64.b64encode(picture.data).decode("ascii")
 
 
-RED = shot("red")
+RED = make_picture("red", (8, 8))
 WEATHER = ToolResult("c1", "get_weather", (TextPart("sunny"),))
 SCREEN = ToolResult("c2", "screenshot", (TextPart("1280×800 pixels"), PicturePart(RED)))
 
@@ -63,15 +58,10 @@ def one_step() -> tuple[Message, ...]:
     )
 
 
-async def drain(wire: Wire, request: ChatRequest) -> list[StreamEvent]:
-    async with aclosing(wire.stream(request)) as events:  # type: ignore[type-var]
-        return [event async for event in events]
-
-
 async def test_openai_shape_follows_tool_messages_with_one_picture_message() -> None:
     with FakeOpenAI() as server:
         wire = OpenAIChatWire(ProviderConfig("oa", "custom", server.url))
-        await drain(wire, ChatRequest("gpt-4o-mini", one_step()))
+        await collect(wire.stream(ChatRequest("gpt-4o-mini", one_step())))
         await wire.aclose()
     body = server.requests[-1][2]
     assert body["messages"][2:] == [
@@ -100,7 +90,7 @@ async def test_ollama_carries_tool_pictures_in_images_of_a_following_user_messag
     fake_ollama: FakeOllama,
 ) -> None:
     wire = OllamaWire(ProviderConfig("ollama", "ollama", fake_ollama.base_url))
-    await drain(wire, ChatRequest("qwen2.5vl:3b", one_step()))
+    await collect(wire.stream(ChatRequest("qwen2.5vl:3b", one_step())))
     await wire.aclose()
     sent = fake_ollama.chat_requests()[-1]["messages"]
     assert sent[-1] == {
@@ -117,7 +107,7 @@ async def test_ollama_carries_tool_pictures_in_images_of_a_following_user_messag
 async def test_anthropic_puts_the_picture_inside_its_tool_result_after_the_text() -> None:
     with FakeAnthropic() as server:
         wire = AnthropicWire(ProviderConfig("claude", "anthropic", server.base_url, DEFAULT_KEY))
-        await drain(wire, ChatRequest("claude-haiku-4-5-20251001", one_step()))
+        await collect(wire.stream(ChatRequest("claude-haiku-4-5-20251001", one_step())))
         await wire.aclose()
     body = server.message_requests()[-1].body
     assert body["messages"][-1] == {
@@ -157,7 +147,9 @@ def five_screenshots() -> tuple[Message, ...]:
     messages: list[Message] = [user_message("click through the wizard")]
     for number, colour in enumerate(colours):
         call = ToolCall(f"s{number}", "screenshot", {})
-        result = ToolResult(f"s{number}", "screenshot", (TextPart("ok"), PicturePart(shot(colour))))
+        result = ToolResult(
+            f"s{number}", "screenshot", (TextPart("ok"), PicturePart(make_picture(colour, (8, 8))))
+        )
         messages += [Message("assistant", (call,)), Message("tool", (result,))]
     return tuple(messages)
 
@@ -180,7 +172,7 @@ def test_aged_pictures_leave_the_request_in_every_wire_shape() -> None:
 
 
 def test_pictures_are_clamped_to_the_providers_side_limit() -> None:
-    big = shot("white", (3000, 1000))
+    big = make_picture("white", (3000, 1000))
     messages = (user_message("look", (big,)),)
     [shaped] = shape_messages(messages, PictureLimits(max_side=1568))
     [picture] = shaped.pictures

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import json
 import os
 import sys
@@ -79,11 +78,9 @@ BEHAVIOURS = set(filter(None, os.environ.get("FAKE_ACP", "").split(",")))
 
 
 def _picture_b64() -> str:
-    from PIL import Image
+    from tests.pictures import picture_bytes  # Pillow loads only when a tool result needs it
 
-    out = io.BytesIO()
-    Image.new("RGB", (4, 3), "blue").save(out, "PNG")
-    return base64.b64encode(out.getvalue()).decode("ascii")
+    return base64.b64encode(picture_bytes("blue", (4, 3))).decode("ascii")
 
 
 class FakeAgent(Agent):

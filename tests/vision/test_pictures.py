@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import hashlib
-import io
 import os
 import time
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 import vision.pictures as pictures
 from tests.gifs import animated_gif
+from tests.pictures import picture_bytes
 from vision.pictures import WALK_FRAMES, WALK_PIXELS, PictureError, open_picture, sniff
-
-
-def encoded(fmt: str, size: tuple[int, int] = (8, 6), mode: str = "RGB") -> bytes:
-    buffer = io.BytesIO()
-    Image.new(mode, size, (200, 30, 30) if mode == "RGB" else 0).save(buffer, format=fmt)
-    return buffer.getvalue()
 
 
 @pytest.mark.parametrize(
@@ -27,7 +20,7 @@ def encoded(fmt: str, size: tuple[int, int] = (8, 6), mode: str = "RGB") -> byte
     [("PNG", "image/png"), ("JPEG", "image/jpeg"), ("GIF", "image/gif"), ("WEBP", "image/webp")],
 )
 def test_type_and_size_come_from_the_bytes(fmt: str, mime: str) -> None:
-    data = encoded(fmt)
+    data = picture_bytes(size=(8, 6), fmt=fmt)
     picture = sniff(data, label="x.png")
     assert (picture.mime, picture.width, picture.height) == (mime, 8, 6)
     assert picture.sha256 == hashlib.sha256(data).hexdigest()
@@ -35,7 +28,7 @@ def test_type_and_size_come_from_the_bytes(fmt: str, mime: str) -> None:
 
 def test_a_jpeg_named_png_is_a_jpeg(tmp_path: Path) -> None:
     path = tmp_path / "holiday.png"
-    path.write_bytes(encoded("JPEG"))
+    path.write_bytes(picture_bytes(size=(8, 6), fmt="JPEG"))
     assert open_picture(path).mime == "image/jpeg"
 
 
@@ -52,14 +45,14 @@ def test_text_with_an_image_name() -> None:
 
 
 def test_truncated_png() -> None:
-    data = encoded("PNG", (64, 64))
+    data = picture_bytes(size=(64, 64))
     with pytest.raises(PictureError, match="damaged or truncated"):
         sniff(data[: len(data) // 2], label="cut.png")
 
 
 def test_decompression_bomb_is_refused_before_decoding() -> None:
     # A 20000×20000 one-bit PNG is tiny on disk and 400 megapixels when opened.
-    data = encoded("PNG", (20_000, 20_000), mode="1")
+    data = picture_bytes(0, (20_000, 20_000), mode="1")
     assert len(data) < 2_000_000
     with pytest.raises(PictureError, match="too large to open safely"):
         sniff(data, label="bomb.png")
@@ -76,7 +69,7 @@ def test_a_png_with_a_broken_optional_chunk_still_opens() -> None:
     import struct
     import zlib
 
-    good = encoded("PNG", (6, 6))
+    good = picture_bytes(size=(6, 6))
     payload = b"sRGB\x00" + zlib.compress(b"not really a profile")
     chunk = struct.pack(">I", len(payload)) + b"iCCP" + payload + struct.pack(">I", 0xDEADBEEF)
     broken = good[:33] + chunk + good[33:]  # after the signature and IHDR
@@ -136,4 +129,4 @@ def test_the_frame_walk_stops_at_its_time(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_a_small_animation_is_walked_whole_and_a_picture_has_no_note() -> None:
     assert sniff(animated_gif(200, 100, 30), label="small.gif").note == ""
-    assert sniff(encoded("PNG", (8000, 8000), mode="L"), label="still.png").note == ""
+    assert sniff(picture_bytes(0, (8000, 8000), mode="L"), label="still.png").note == ""

@@ -1,24 +1,14 @@
-"""What the store's tests share: real small pictures, rows counted beside the store."""
+"""What the store's tests share: a conversation's title, rows counted beside the store, and
+a store opened in a child process."""
 
 from __future__ import annotations
 
-import io
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
-from PIL import Image
-
 from app.store import Store
-from vision.pictures import Picture, sniff
-
-
-def make_picture(color: str, size: tuple[int, int] = (8, 6), fmt: str = "PNG") -> Picture:
-    """A small real picture made with Pillow."""
-    buffer = io.BytesIO()
-    Image.new("RGB", size, color).save(buffer, format=fmt)
-    return sniff(buffer.getvalue(), label=f"{color}.{fmt.lower()}")
 
 
 def title(store: Store, conversation_id: str) -> str:

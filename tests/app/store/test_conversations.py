@@ -18,8 +18,9 @@ from routing.transcript import (
     ToolResult,
     user_message,
 )
-from tests.app.store.helpers import count, make_picture, title
+from tests.app.store.helpers import count, title
 from tests.pdfs import text_pdf
+from tests.pictures import make_picture
 from vision.pdf import open_pdf
 
 

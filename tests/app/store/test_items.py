@@ -25,13 +25,14 @@ from routing.transcript import (
     ToolCall,
     user_message,
 )
-from tests.app.store.helpers import count, make_picture
+from tests.app.store.helpers import count
+from tests.pictures import make_picture
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_picture_is_found_by_hash(store: Store) -> None:
-    red = make_picture("red")
+    red = make_picture("red", (8, 6))
     conversation = store.conversations.create()
     store.add_message(conversation, user_message("hi", (red,)))
     found = store.picture(red.sha256)

@@ -23,12 +23,12 @@ from routing.transcript import (
     ToolCall,
     ToolResult,
 )
-from tests.app.store.helpers import make_picture
 from tests.pdfs import text_pdf
+from tests.pictures import make_picture
 from vision.pdf import PdfFile, open_pdf
 from vision.pictures import Picture
 
-RED = make_picture("red")
+RED = make_picture("red", (8, 6))
 MEMO = open_pdf(text_pdf(["Friday"]), name="memo.pdf")
 
 

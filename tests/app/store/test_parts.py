@@ -18,14 +18,15 @@ from routing.transcript import (
     ToolResult,
     user_message,
 )
-from tests.app.store.helpers import count, make_picture
+from tests.app.store.helpers import count
 from tests.pdfs import scanned_pdf, text_pdf
+from tests.pictures import make_picture
 from tests.secret_checks import secret_bytes_left
 from vision.pdf import open_pdf, read_pdf
 
 
 def test_every_part_type_round_trips_through_a_reopen(tmp_path: Path) -> None:
-    red, blue = make_picture("red"), make_picture("blue", (3, 4), "JPEG")
+    red, blue = make_picture("red"), make_picture("blue", (3, 4), fmt="JPEG")
     call = ToolCall(
         id="call_1",
         name="search",

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -69,14 +71,22 @@ def test_database_from_a_newer_sightline_is_refused(tmp_path: Path) -> None:
         Store.open(folder)
 
 
-def test_a_database_from_before_pdfs_gains_them_and_keeps_its_chats(tmp_path: Path) -> None:
-    folder = tmp_path / "data"
+@contextmanager
+def at_schema(folder: Path, version: int) -> Iterator[sqlite3.Connection]:
+    """A database in `folder` as schema `version` left it, with one empty chat `c`, for
+    the test to fill before it is closed."""
     folder.mkdir()
-    with sqlite3.connect(folder / Store.DB_NAME) as db:  # as schema 3 left it
-        for number, step in enumerate(schema.MIGRATIONS[:3], start=1):
+    with sqlite3.connect(folder / Store.DB_NAME) as db:
+        for number, step in enumerate(schema.MIGRATIONS[:version], start=1):
             db.executescript(step)
             db.execute(f"PRAGMA user_version = {number}")
         db.execute("INSERT INTO conversations (id, created_at, updated_at) VALUES ('c', 1, 1)")
+        yield db
+
+
+def test_a_database_from_before_pdfs_gains_them_and_keeps_its_chats(tmp_path: Path) -> None:
+    folder = tmp_path / "data"
+    with at_schema(folder, 3) as db:
         db.execute(
             "INSERT INTO items (conversation_id, seq, created_at, kind, role, status, text) "
             "VALUES ('c', 1, 1, 'message', 'user', 'complete', 'older words')"
@@ -89,12 +99,7 @@ def test_a_database_from_before_pdfs_gains_them_and_keeps_its_chats(tmp_path: Pa
 
 def test_a_database_from_before_stats_opens_and_its_answers_have_none(tmp_path: Path) -> None:
     folder = tmp_path / "data"
-    folder.mkdir()
-    with sqlite3.connect(folder / Store.DB_NAME) as db:  # as schema 10 left it
-        for number, step in enumerate(schema.MIGRATIONS[:10], start=1):
-            db.executescript(step)
-            db.execute(f"PRAGMA user_version = {number}")
-        db.execute("INSERT INTO conversations (id, created_at, updated_at) VALUES ('c', 1, 1)")
+    with at_schema(folder, 10) as db:
         db.execute(
             "INSERT INTO items (conversation_id, seq, created_at, kind, role, status, text) "
             "VALUES ('c', 1, 1, 'message', 'user', 'complete', 'a question'),"

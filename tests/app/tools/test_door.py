@@ -20,6 +20,8 @@ from app.store import Store
 from routing.transcript import Notice, NoticeKind
 from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome
+from tests.events import stored_notices
+from tests.pictures import picture_file
 from tests.servers.acp_agent import read_log
 from tests.servers.acp_config import with_agent
 from tests.servers.ollama import FakeOllama
@@ -38,11 +40,6 @@ async def door(home: SightlineHome, *flags: str) -> AsyncIterator[Client]:
         yield client
 
 
-def png(path: Path) -> Path:
-    Image.new("RGB", (8, 6), "red").save(path)
-    return path
-
-
 def texts(result: types.CallToolResult) -> str:
     return "\n".join(c.text for c in result.content if isinstance(c, types.TextContent))
 
@@ -56,11 +53,8 @@ def new_chat(home: SightlineHome) -> str:
 
 
 def notices(home: SightlineHome, conversation: str) -> list[Notice]:
-    store = Store.open(home.data)
-    try:
-        return [i.item for i in store.items(conversation) if isinstance(i.item, Notice)]
-    finally:
-        store.close()
+    with Store.open(home.data) as store:
+        return stored_notices(store, conversation)
 
 
 async def test_lists_read_file_then_screenshot(home: SightlineHome) -> None:
@@ -103,7 +97,7 @@ async def test_without_allow_tools_a_call_is_refused_and_not_run(
 async def test_a_picture_goes_as_image_content_after_the_text_and_is_logged(
     home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
-    picture = png(tmp_path / "red.png")
+    picture = picture_file(tmp_path / "red.png", size=(8, 6))
     async with door(home, "--allow-tools", "--sees", "--agent", "opencode") as client:
         result = await client.call_tool("read_file", {"path": str(picture)})
     assert not result.is_error
@@ -120,7 +114,7 @@ async def test_a_picture_goes_as_image_content_after_the_text_and_is_logged(
 async def test_a_blind_agent_gets_the_describers_words_and_the_looker_is_logged(
     home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
-    picture = png(tmp_path / "red.png")
+    picture = picture_file(tmp_path / "red.png", size=(8, 6))
     async with door(home, "--allow-tools", "--agent", "opencode") as client:
         result = await client.call_tool("read_file", {"path": str(picture)})
     assert not result.is_error
@@ -170,6 +164,19 @@ def ask_agent(home: SightlineHome, *flags: str) -> tuple[str, list[dict]]:
     return lines[-1]["conversation"], lines
 
 
+def agent_reads_through_the_door(
+    home: SightlineHome, tmp_path: Path, behaviours: str, *flags: str
+) -> tuple[Path, str, list[dict]]:
+    """The fake agent (`behaviours`) asked to read a red picture through the door: the
+    folder of its log, the chat's id and the turn's events."""
+    log = tmp_path / "log"
+    log.mkdir()
+    with_agent(home, log, behaviours)
+    picture = picture_file(tmp_path / "red.png", size=(8, 6))
+    conversation, lines = ask_agent(home, *flags, str(picture))
+    return log, conversation, lines
+
+
 def logged(log: Path, key: str) -> object:
     return next(entry[key] for entry in read_log(log) if key in entry)
 
@@ -177,11 +184,9 @@ def logged(log: Path, key: str) -> object:
 async def test_a_seeing_agent_gets_the_doors_picture_as_a_picture(
     home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
-    log = tmp_path / "log"
-    log.mkdir()
-    with_agent(home, log, "sees,door")
-    picture = png(tmp_path / "red.png")
-    conversation, lines = ask_agent(home, "--allow-tools", str(picture))
+    log, conversation, lines = agent_reads_through_the_door(
+        home, tmp_path, "sees,door", "--allow-tools"
+    )
     entry = logged(log, "door_entry")
     assert isinstance(entry, list) and entry[:4] == [sys.executable, "-m", "app", "mcp-serve"]
     # It only hands each call to the running turn over its line: the turn asks and runs it
@@ -198,11 +203,7 @@ async def test_a_seeing_agent_gets_the_doors_picture_as_a_picture(
 async def test_a_blind_agent_gets_words_through_the_door(
     home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
-    log = tmp_path / "log"
-    log.mkdir()
-    with_agent(home, log, "door")
-    picture = png(tmp_path / "red.png")
-    conversation, _ = ask_agent(home, "--allow-tools", str(picture))
+    log, conversation, _ = agent_reads_through_the_door(home, tmp_path, "door", "--allow-tools")
     entry = logged(log, "door_entry")
     assert isinstance(entry, list) and "--ask" in entry and "--allow-tools" not in entry
     assert logged(log, "door") == ["text", "text"]
@@ -214,11 +215,7 @@ async def test_a_blind_agent_gets_words_through_the_door(
 async def test_without_allow_tools_the_agents_door_call_is_refused(
     home: SightlineHome, tmp_path: Path
 ) -> None:
-    log = tmp_path / "log"
-    log.mkdir()
-    with_agent(home, log, "sees,door")
-    picture = png(tmp_path / "red.png")
-    conversation, _ = ask_agent(home, str(picture))
+    log, conversation, _ = agent_reads_through_the_door(home, tmp_path, "sees,door")
     entry = logged(log, "door_entry")
     assert isinstance(entry, list) and "--allow-tools" not in entry and "--ask" in entry
     assert logged(log, "door_error") is True

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import io
 import os
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from app.tools.read_file import MAX_TEXT_CHARS, ReadFile
 from routing.transcript import ToolCall, ToolResult
 from tests.pdfs import encrypted_pdf, scanned_pdf, text_pdf
+from tests.pictures import picture_bytes, picture_file
 
 
 async def read(path: Path | str, base: Path | None = None) -> ToolResult:
@@ -54,7 +53,7 @@ async def test_big_text_is_cut_with_a_note(tmp_path: Path) -> None:
 
 
 async def test_a_picture_comes_back_as_a_picture(tmp_path: Path) -> None:
-    Image.new("RGB", (30, 20), "purple").save(tmp_path / "shot.png")
+    picture_file(tmp_path / "shot.png", "purple", (30, 20))
     result = await read(tmp_path / "shot.png")
     [picture] = result.pictures
     assert (picture.mime, picture.width, picture.height) == ("image/png", 30, 20)
@@ -62,9 +61,7 @@ async def test_a_picture_comes_back_as_a_picture(tmp_path: Path) -> None:
 
 
 async def test_a_picture_without_its_suffix_is_still_a_picture(tmp_path: Path) -> None:
-    buffer = io.BytesIO()
-    Image.new("RGB", (5, 5), "red").save(buffer, format="JPEG")
-    (tmp_path / "download").write_bytes(buffer.getvalue())
+    (tmp_path / "download").write_bytes(picture_bytes("red", (5, 5), "JPEG"))
     assert (await read(tmp_path / "download")).pictures[0].mime == "image/jpeg"
 
 

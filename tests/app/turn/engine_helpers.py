@@ -1,31 +1,13 @@
-"""What the engines' tests share: reading a turn's events, and an approver that records."""
+"""What the engines' tests share: an approver that records (reading a turn's events is
+tests/events.py's, re-exported here for the tests that import it from this module)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-from app.turn.events import ItemAdded, TurnEnded, TurnEvent
 from app.turn.tool_step import Approval
-from routing.transcript import Notice, ToolCall
+from routing.transcript import ToolCall
+from tests.events import collect, ended, notices
 
-
-async def collect(events: AsyncIterator[TurnEvent]) -> list[TurnEvent]:
-    """Every event of a turn."""
-    return [event async for event in events]
-
-
-def ended(events: list[TurnEvent]) -> TurnEnded:
-    """The turn's last event, which ends it."""
-    last = events[-1]
-    assert isinstance(last, TurnEnded)
-    return last
-
-
-def notices(events: list[TurnEvent]) -> list[Notice]:
-    """The notices the turn stored."""
-    return [
-        e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)
-    ]
+__all__ = ["Recording", "collect", "ended", "notices"]
 
 
 class Recording:

@@ -6,10 +6,8 @@ Requests are counted where they land: at a loopback Ollama whose seeing model lo
 from __future__ import annotations
 
 import asyncio
-import io
 
 import pytest
-from PIL import Image
 
 from routing.catalogue import Catalogue
 from routing.describing.describer import (
@@ -24,18 +22,12 @@ from routing.describing.looker import WireLooker
 from routing.describing.prompt import describer_prompt
 from routing.models import ProviderConfig
 from routing.shaping import PictureLimits
+from tests.pictures import numbered_picture
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama, Reply
-from vision.pictures import Picture, sniff
+from vision.pictures import Picture
 
 LOOKER = "ollama:qwen2.5vl:3b"
-
-
-def picture(number: int = 0, label: str = "") -> Picture:
-    """A small PNG, different for every number."""
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), (number % 256, number // 256, 7)).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=label or f"p{number}.png")
 
 
 def asked(server: FakeOllama) -> int:
@@ -75,8 +67,8 @@ async def test_the_same_picture_twice_is_asked_once(
 ) -> None:
     describer = Describer()
     fake_ollama.enqueue(Reply(text="A small square.", prompt_eval_count=40, eval_count=9))
-    first = await describer.describe(picture(), looker)
-    again = await describer.describe(picture(), looker)
+    first = await describer.describe(numbered_picture(), looker)
+    again = await describer.describe(numbered_picture(), looker)
     assert asked(fake_ollama) == 1 and describer.requests == 1
     assert first == Description("A small square.", LOOKER, 40, 9)
     # Served from memory: same words, and no cost counted twice.
@@ -86,7 +78,9 @@ async def test_the_same_picture_twice_is_asked_once(
 async def test_the_looker_gets_the_prompt_the_picture_and_the_focus(
     looker: WireLooker, fake_ollama: FakeOllama
 ) -> None:
-    await Describer().describe(picture(label="chart.png"), looker, "From the tool read_file")
+    await Describer().describe(
+        numbered_picture(label="chart.png"), looker, "From the tool read_file"
+    )
     [body] = fake_ollama.chat_requests()
     system, user = body["messages"]
     assert system == {"role": "system", "content": describer_prompt()}
@@ -99,18 +93,20 @@ async def test_the_257th_picture_evicts_the_least_recently_used(
 ) -> None:
     describer = Describer()
     for number in range(CACHE_SIZE):
-        await describer.describe(picture(number), looker)
+        await describer.describe(numbered_picture(number), looker)
     assert asked(fake_ollama) == CACHE_SIZE
-    await describer.describe(picture(0), looker)  # used again: now the most recent
+    await describer.describe(numbered_picture(0), looker)  # used again: now the most recent
     assert asked(fake_ollama) == CACHE_SIZE
-    await describer.describe(picture(CACHE_SIZE), looker)  # the 257th: p1 goes
+    await describer.describe(numbered_picture(CACHE_SIZE), looker)  # the 257th: p1 goes
     assert asked(fake_ollama) == CACHE_SIZE + 1
-    assert describer.cached(picture(1).sha256) is None
-    kept = [n for n in range(CACHE_SIZE + 1) if describer.cached(picture(n).sha256) is not None]
+    assert describer.cached(numbered_picture(1).sha256) is None
+    kept = [
+        n for n in range(CACHE_SIZE + 1) if describer.cached(numbered_picture(n).sha256) is not None
+    ]
     assert len(kept) == CACHE_SIZE and 1 not in kept
-    await describer.describe(picture(0), looker)  # recently used: still kept
+    await describer.describe(numbered_picture(0), looker)  # recently used: still kept
     assert asked(fake_ollama) == CACHE_SIZE + 1
-    await describer.describe(picture(1), looker)  # evicted: asked again
+    await describer.describe(numbered_picture(1), looker)  # evicted: asked again
     assert asked(fake_ollama) == CACHE_SIZE + 2
 
 
@@ -119,7 +115,9 @@ async def test_concurrent_asks_for_one_picture_share_one_request(
 ) -> None:
     describer = Describer()
     fake_ollama.enqueue(Reply(text="A shared look.", delay=0.05))
-    results = await asyncio.gather(*(describer.describe(picture(), looker) for _ in range(6)))
+    results = await asyncio.gather(
+        *(describer.describe(numbered_picture(), looker) for _ in range(6))
+    )
     assert asked(fake_ollama) == 1
     assert {r.text for r in results} == {"A shared look."}
     # The cost is counted once: only the caller that started the request carries it.
@@ -142,11 +140,11 @@ async def test_a_failed_description_is_not_kept(
     describer = Describer()
     fake_ollama.enqueue(reply)
     with pytest.raises(DescriptionFailed) as failed:
-        await describer.describe(picture(), looker)
+        await describer.describe(numbered_picture(), looker)
     assert "CUDA" not in str(failed.value)  # the provider's words stay in the log
-    assert describer.cached(picture().sha256) is None
+    assert describer.cached(numbered_picture().sha256) is None
     fake_ollama.enqueue(Reply(text="Second time lucky."))
-    assert (await describer.describe(picture(), looker)).text == "Second time lucky."
+    assert (await describer.describe(numbered_picture(), looker)).text == "Second time lucky."
     assert asked(fake_ollama) == 2
 
 
@@ -154,36 +152,36 @@ async def test_a_slow_looker_times_out(looker: WireLooker, fake_ollama: FakeOlla
     describer = Describer(timeout=0.2)
     fake_ollama.enqueue(Reply(text="Too late.", delay=2.0))
     with pytest.raises(DescriptionFailed, match=r"took longer than 0\.2 s"):
-        await describer.describe(picture(), looker)
-    assert describer.cached(picture().sha256) is None
+        await describer.describe(numbered_picture(), looker)
+    assert describer.cached(numbered_picture().sha256) is None
 
 
 async def test_an_unreachable_looker_fails_plainly(looker: WireLooker) -> None:
     nowhere = Catalogue([ProviderConfig("ollama", "ollama", f"http://127.0.0.1:{closed_port()}")])
     with pytest.raises(DescriptionFailed, match="connect"):
-        await Describer().describe(picture(), WireLooker(nowhere, looker.model))
+        await Describer().describe(numbered_picture(), WireLooker(nowhere, looker.model))
     await nowhere.aclose()
 
 
 async def test_cancelling_the_only_caller_cancels_the_request() -> None:
     describer, held = Describer(), Held()
-    task = asyncio.create_task(describer.describe(picture(), held))
+    task = asyncio.create_task(describer.describe(numbered_picture(), held))
     await asyncio.wait_for(held.started.wait(), 5)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
     # The request goes too (the looker is free again), and nothing is half-kept.
     await asyncio.wait_for(held.stopped.wait(), 5)
-    assert describer.cached(picture().sha256) is None
+    assert describer.cached(numbered_picture().sha256) is None
     held.release.set()
-    assert (await describer.describe(picture(), held)).text == "A held picture."
+    assert (await describer.describe(numbered_picture(), held)).text == "A held picture."
     assert held.looks == 2
 
 
 async def test_one_caller_leaving_keeps_the_request_for_the_others() -> None:
     describer, held = Describer(), Held()
-    leaving = asyncio.create_task(describer.describe(picture(), held))
-    staying = asyncio.create_task(describer.describe(picture(), held))
+    leaving = asyncio.create_task(describer.describe(numbered_picture(), held))
+    staying = asyncio.create_task(describer.describe(numbered_picture(), held))
     await asyncio.wait_for(held.started.wait(), 5)
     leaving.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -191,7 +189,7 @@ async def test_one_caller_leaving_keeps_the_request_for_the_others() -> None:
     held.release.set()
     assert (await asyncio.wait_for(staying, 5)).text == "A held picture."
     assert (held.looks, held.cancelled) == (1, 0)
-    assert describer.cached(picture().sha256) is not None
+    assert describer.cached(numbered_picture().sha256) is not None
 
 
 async def test_a_picture_too_big_to_send_is_not_looked_at(
@@ -202,7 +200,7 @@ async def test_a_picture_too_big_to_send_is_not_looked_at(
         "routing.describing.looker.limits_for", lambda side: PictureLimits(side, 10)
     )
     with pytest.raises(DescriptionFailed):
-        await Describer().describe(picture(label="huge.png"), looker)
+        await Describer().describe(numbered_picture(label="huge.png"), looker)
     assert asked(fake_ollama) == 0
 
 

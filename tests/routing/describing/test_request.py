@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import io
-
 import pytest
-from PIL import Image
 
 from routing.describing.describer import Describer
 from routing.describing.framing import TurnBudget, earlier_picture, nobody_can_look, over_budget
@@ -21,23 +18,19 @@ from routing.transcript import (
     turn_start,
     user_message,
 )
+from tests.pictures import numbered_picture
 from tests.routing.conftest import LOOKER
 from tests.servers.ollama import FakeOllama, Reply
-from vision.pictures import Picture, sniff
-
-
-def picture(number: int, label: str = "") -> Picture:
-    """A small PNG, different for every number."""
-    buffer = io.BytesIO()
-    Image.new("RGB", (5, 5), (200, number % 256, 10)).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=label or f"p{number}.png")
 
 
 def tool_step(number: int, *, text: str = "read 5x5 pixels", error: bool = False) -> list[Message]:
     """An assistant's read_file call and its result: words and one picture."""
     call = ToolCall(f"call_{number}", "read_file", {"path": f"p{number}.png"})
     result = ToolResult(
-        call.id, "read_file", (TextPart(text), PicturePart(picture(number))), is_error=error
+        call.id,
+        "read_file",
+        (TextPart(text), PicturePart(numbered_picture(number))),
+        is_error=error,
     )
     return [Message("assistant", (call,)), Message("tool", (result,))]
 
@@ -45,9 +38,9 @@ def tool_step(number: int, *, text: str = "read 5x5 pixels", error: bool = False
 def transcript() -> tuple[Message, ...]:
     """An earlier turn with a picture, then this turn: an attachment and a tool picture."""
     return (
-        user_message("what was this?", (picture(1),)),
+        user_message("what was this?", (numbered_picture(1),)),
         Message("assistant", (TextPart("A square."),)),
-        user_message("and these?", (picture(2, "photo.jpg"),)),
+        user_message("and these?", (numbered_picture(2, "photo.jpg"),)),
         *tool_step(3),
     )
 
@@ -75,7 +68,7 @@ async def test_this_turns_pictures_are_described_earlier_ones_become_a_line(
     assert sent_pictures(result.messages) == 0
     assert len(fake_ollama.chat_requests()) == 2  # never the earlier turn's picture
     earlier, _answer, attached, call, tool = result.messages
-    assert earlier.text == "what was this?\n" + earlier_picture(picture(1))
+    assert earlier.text == "what was this?\n" + earlier_picture(numbered_picture(1))
     assert attached.text.startswith('and these?\n[Description of "photo.jpg"')
     assert {"A photo of a dog.", "A 5x5 orange tile."} == {
         d.text for _, d in result.fresh
@@ -87,7 +80,10 @@ async def test_this_turns_pictures_are_described_earlier_ones_become_a_line(
     assert described.parts[0] == TextPart("read 5x5 pixels")
     added = described.parts[1]
     assert isinstance(added, TextPart) and added.text.startswith('[Description of "p3.png"')
-    assert [p.sha256 for p in result.asked] == [picture(2).sha256, picture(3).sha256]
+    assert [p.sha256 for p in result.asked] == [
+        numbered_picture(2).sha256,
+        numbered_picture(3).sha256,
+    ]
     assert (result.input_tokens, result.output_tokens) == (190, 30)
 
 
@@ -95,7 +91,7 @@ async def test_a_kept_description_serves_an_earlier_turn(
     looker: WireLooker, fake_ollama: FakeOllama
 ) -> None:
     describer = Describer()
-    await describer.describe(picture(1), looker)
+    await describer.describe(numbered_picture(1), looker)
     messages = (*transcript()[:2], user_message("thanks"))
     result = await in_words(
         messages, turn_from=2, describer=describer, looker=looker, budget=TurnBudget()
@@ -118,7 +114,7 @@ async def test_a_tool_error_with_a_picture_stays_an_error(looker: WireLooker) ->
 async def test_one_picture_in_two_places_is_looked_at_once(
     looker: WireLooker, fake_ollama: FakeOllama
 ) -> None:
-    same = picture(5)
+    same = numbered_picture(5)
     messages = (user_message("twice", (same, same)), *tool_step(5))
     result = await in_words(
         messages, turn_from=0, describer=Describer(), looker=looker, budget=TurnBudget(cap=1)
@@ -135,8 +131,8 @@ async def test_without_a_looker_every_picture_is_a_note(fake_ollama: FakeOllama)
         messages, turn_from=2, describer=Describer(), looker=None, budget=TurnBudget()
     )
     assert sent_pictures(result.messages) == 0 and fake_ollama.chat_requests() == []
-    assert nobody_can_look(picture(2, "photo.jpg")) in result.messages[2].text
-    assert nobody_can_look(picture(3)) in result.messages[4].tool_results[0].text
+    assert nobody_can_look(numbered_picture(2, "photo.jpg")) in result.messages[2].text
+    assert nobody_can_look(numbered_picture(3)) in result.messages[4].tool_results[0].text
     assert result.asked == [] and result.input_tokens == 0
 
 
@@ -147,7 +143,7 @@ def test_the_last_guard_leaves_no_picture() -> None:
     assert sent_pictures(guarded) == 0 and not any(has_pictures(m) for m in guarded)
     assert guarded[1] is messages[1] and guarded[3] is messages[3]  # untouched without pictures
     [result] = guarded[4].tool_results
-    assert result.text == "read 5x5 pixels\n" + earlier_picture(picture(3))
+    assert result.text == "read 5x5 pixels\n" + earlier_picture(numbered_picture(3))
 
 
 async def test_the_looker_says_who_and_where(looker: WireLooker, fake_ollama: FakeOllama) -> None:
@@ -178,5 +174,5 @@ async def test_pictures_past_the_budget_are_listed(
     )
     assert [p.label for p in result.asked] == ["photo.jpg"]
     assert [p.label for p in result.past_budget] == ["p3.png"]
-    assert over_budget(picture(3), 1) in result.messages[4].tool_results[0].text
+    assert over_budget(numbered_picture(3), 1) in result.messages[4].tool_results[0].text
     assert len(fake_ollama.chat_requests()) == 1

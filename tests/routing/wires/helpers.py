@@ -1,13 +1,12 @@
-"""What the wires' tests share: a real picture, a tool that returns one, and a whole turn
-through the runner against a loopback server."""
+"""What the wires' tests share: an answer's words, how a stream failed, transcripts of
+screenshot calls, a tool that returns a picture, and a whole turn through the runner
+against a loopback server."""
 
 from __future__ import annotations
 
-import io
+from collections.abc import AsyncIterable
 from pathlib import Path
 from typing import Any
-
-from PIL import Image
 
 from app.store import Store
 from app.turn.events import TurnEvent
@@ -15,17 +14,66 @@ from app.turn.runner import TurnRunner
 from app.turn.tool_step import AllowAll, ToolStep
 from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
+from routing.errors import ProviderError
 from routing.models import ProviderConfig
-from routing.transcript import PicturePart, TextPart, ToolCall, ToolResult
-from routing.wires.base import ToolSpec
-from vision.pictures import Picture, sniff
+from routing.transcript import Message, PicturePart, TextPart, ToolCall, ToolResult, user_message
+from routing.wires.base import StreamEvent, TextDelta, ToolSpec
+from tests.events import collect_until_error
+from tests.pictures import make_picture
 
 
-def png(color: str = "red") -> Picture:
-    """A real 4×4 PNG, sniffed as the app would."""
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), color).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=f"{color}.png")
+def text_of(events: list[StreamEvent]) -> str:
+    """The answer's words, joined."""
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def two_screenshots(first: str, second: str, *, second_failed: bool = False) -> tuple[Message, ...]:
+    """A step of two screenshot calls (ids `first` and `second`): the first answers with
+    words and a red picture, the second with a blue picture alone."""
+    return (
+        user_message("compare the windows"),
+        Message(
+            "assistant",
+            (
+                TextPart("Looking."),
+                ToolCall(first, "screenshot", {"window": "left"}),
+                ToolCall(second, "screenshot", {"window": "right"}),
+            ),
+        ),
+        Message(
+            "tool",
+            (
+                ToolResult(
+                    first, "screenshot", (TextPart("left"), PicturePart(make_picture("red")))
+                ),
+                ToolResult(
+                    second,
+                    "screenshot",
+                    (PicturePart(make_picture("blue")),),
+                    is_error=second_failed,
+                ),
+            ),
+        ),
+    )
+
+
+def screenshot_steps(text: str, colours: list[str]) -> tuple[Message, ...]:
+    """`text` asked, then one screenshot call per colour, each answered with the colour's
+    name and a picture of it."""
+    messages: list[Message] = [user_message(text)]
+    for n, colour in enumerate(colours):
+        messages.append(Message("assistant", (ToolCall(f"c{n}", "screenshot", {}),)))
+        result = ToolResult(
+            f"c{n}", "screenshot", (TextPart(colour), PicturePart(make_picture(colour)))
+        )
+        messages.append(Message("tool", (result,)))
+    return tuple(messages)
+
+
+async def failure(stream: AsyncIterable[StreamEvent]) -> tuple[str, ProviderError]:
+    """The words streamed before the answer failed, and the failure."""
+    events, error = await collect_until_error(stream)
+    return text_of(events), error
 
 
 class PictureTool:
@@ -39,7 +87,9 @@ class PictureTool:
         return self._spec
 
     async def run(self, call: ToolCall) -> ToolResult:
-        return ToolResult(call.id, call.name, (TextPart("the screen"), PicturePart(png("green"))))
+        return ToolResult(
+            call.id, call.name, (TextPart("the screen"), PicturePart(make_picture("green")))
+        )
 
 
 async def runner_turn(

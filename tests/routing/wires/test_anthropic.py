@@ -39,14 +39,15 @@ from routing.wires.anthropic import (
 from routing.wires.base import (
     ChatRequest,
     Done,
-    StreamEvent,
     TextDelta,
     ToolCallEvent,
     ToolSpec,
     Usage,
 )
+from tests.events import collect, collect_until_error
 from tests.pdfs import text_pdf
-from tests.routing.wires.helpers import png
+from tests.pictures import make_picture
+from tests.routing.wires.helpers import text_of
 from tests.servers.anthropic import (
     DEFAULT_KEY,
     DEFAULT_MODELS,
@@ -97,27 +98,6 @@ async def wire(fake: FakeAnthropic) -> AsyncIterator[AnthropicWire]:
     await w.aclose()
 
 
-async def collect(wire: AnthropicWire, request: ChatRequest) -> list[StreamEvent]:
-    """Every event of one streamed answer."""
-    return [event async for event in wire.stream(request)]
-
-
-async def collect_until_error(
-    wire: AnthropicWire, request: ChatRequest
-) -> tuple[list[StreamEvent], ProviderError]:
-    """The events before the stream failed, and its error."""
-    events: list[StreamEvent] = []
-    with pytest.raises(ProviderError) as caught:
-        async for event in wire.stream(request):
-            events.append(event)
-    return events, caught.value
-
-
-def text_of(events: list[StreamEvent]) -> str:
-    """The answer's words, joined."""
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
-
-
 # -- the request, exactly -------------------------------------------------------
 
 
@@ -125,7 +105,7 @@ async def test_headers_system_and_text_only_string(
     fake: FakeAnthropic, wire: AnthropicWire
 ) -> None:
     """Headers, a top-level system string, a text-only user message as a plain string."""
-    events = await collect(wire, ask("Hello", system="Be brief."))
+    events = await collect(wire.stream(ask("Hello", system="Be brief.")))
     (sent,) = fake.message_requests()
     assert sent.path == "/v1/messages"
     assert sent.headers["x-api-key"] == DEFAULT_KEY
@@ -149,9 +129,9 @@ async def test_the_chats_parameters_in_anthropics_shape(
     request = ChatRequest(
         MODEL, (user_message("Hello"),), system="Be brief.", temperature=0.4, max_tokens=500
     )
-    await collect(wire, request)
+    await collect(wire.stream(request))
     warmer = ChatRequest(MODEL, (user_message("Hello"),), temperature=1.7)
-    await collect(wire, warmer)
+    await collect(wire.stream(warmer))
     first, second = fake.message_requests()
     assert first.body == {
         "model": MODEL,
@@ -178,7 +158,7 @@ async def test_alternation_merges_neighbours_and_folds_system_messages(
         Message("assistant", (TextPart("ok"),)),
         user_message("fourth"),
     )
-    await collect(wire, ChatRequest(MODEL, messages, system="Rule one."))
+    await collect(wire.stream(ChatRequest(MODEL, messages, system="Rule one.")))
     body = fake.message_requests()[0].body
     assert body["system"] == "Rule one.\n\nRule two."
     assert body["messages"] == [
@@ -197,8 +177,8 @@ async def test_alternation_merges_neighbours_and_folds_system_messages(
 
 async def test_picture_blocks_follow_the_text(fake: FakeAnthropic, wire: AnthropicWire) -> None:
     """Attached pictures are base64 image blocks after the words; the server sees them."""
-    red, blue = png("red"), png("blue")
-    events = await collect(wire, ChatRequest(MODEL, (user_message("look", (red, blue)),)))
+    red, blue = make_picture("red"), make_picture("blue")
+    events = await collect(wire.stream(ChatRequest(MODEL, (user_message("look", (red, blue)),))))
     assert fake.message_requests()[0].body["messages"] == [
         {
             "role": "user",
@@ -247,7 +227,7 @@ def test_an_attached_pdf_goes_as_a_document_block_before_the_words() -> None:
 
 async def test_tool_use_and_tool_result_blocks(fake: FakeAnthropic, wire: AnthropicWire) -> None:
     """tool_use after the text; ONE user message of tool_results; pictures after their text."""
-    shot = png("green")
+    shot = make_picture("green")
     messages = (
         user_message("What is on screen?"),
         Message(
@@ -268,7 +248,7 @@ async def test_tool_use_and_tool_result_blocks(fake: FakeAnthropic, wire: Anthro
             ),
         ),
     )
-    await collect(wire, ChatRequest(MODEL, messages))
+    await collect(wire.stream(ChatRequest(MODEL, messages)))
     sent = fake.message_requests()[0].body["messages"]
     assert sent[1] == {
         "role": "assistant",
@@ -336,7 +316,7 @@ def test_tool_results_lead_a_merged_user_message() -> None:
 async def test_tools_go_with_input_schema(fake: FakeAnthropic, wire: AnthropicWire) -> None:
     """Tools are name, description and input_schema."""
     schema = {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}
-    await collect(wire, ask(tools=(ToolSpec("read_file", "Read a file.", schema),)))
+    await collect(wire.stream(ask(tools=(ToolSpec("read_file", "Read a file.", schema),))))
     assert fake.message_requests()[0].body["tools"] == [
         {"name": "read_file", "description": "Read a file.", "input_schema": schema}
     ]
@@ -348,7 +328,7 @@ async def test_tools_go_with_input_schema(fake: FakeAnthropic, wire: AnthropicWi
 async def test_streamed_text_arrives_in_pieces(fake: FakeAnthropic, wire: AnthropicWire) -> None:
     """Each text_delta is one TextDelta, in order."""
     fake.enqueue(Reply(text="Hello there, friend", chunk_chars=4))
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     deltas = [e.text for e in events if isinstance(e, TextDelta)]
     assert deltas == ["Hell", "o th", "ere,", " fri", "end"]
     assert isinstance(events[-1], Done)
@@ -369,7 +349,7 @@ async def test_two_tool_calls_joined_from_fragments(
             json_chunk_chars=3,
         )
     )
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     calls = [e.call for e in events if isinstance(e, ToolCallEvent)]
     assert [(c.id, c.name, dict(c.arguments)) for c in calls] == [
         ("toolu_A", "read_file", args),
@@ -391,7 +371,7 @@ async def test_usage_totals_count_cached_input(fake: FakeAnthropic, wire: Anthro
             stop_reason="max_tokens",
         )
     )
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     assert events[-2:] == [Usage(3210, 42), Done("max_tokens")]
 
 
@@ -473,30 +453,29 @@ async def test_listing_reads_capabilities_where_given() -> None:
 # -- errors ------------------------------------------------------------------------------
 
 
-async def test_wrong_key_is_a_key_problem(fake: FakeAnthropic) -> None:
-    """The real 401 becomes KeyProblem naming ANTHROPIC_API_KEY; Anthropic's words in detail."""
-    wire = AnthropicWire(provider(fake.base_url, key="sk-ant-wrong"))
+async def key_problem(fake: FakeAnthropic, key: str) -> KeyProblem:
+    """How a wire with `key` fails: with a KeyProblem, answering and listing alike."""
+    wire = AnthropicWire(provider(fake.base_url, key=key))
     try:
-        _, error = await collect_until_error(wire, ask())
+        _, error = await collect_until_error(wire.stream(ask()))
         with pytest.raises(KeyProblem):
             await wire.list_models()
     finally:
         await wire.aclose()
     assert isinstance(error, KeyProblem)
+    return error
+
+
+async def test_wrong_key_is_a_key_problem(fake: FakeAnthropic) -> None:
+    """The real 401 becomes KeyProblem naming ANTHROPIC_API_KEY; Anthropic's words in detail."""
+    error = await key_problem(fake, "sk-ant-wrong")
     assert "ANTHROPIC_API_KEY" in error.message
     assert "invalid x-api-key" in error.detail and "invalid x-api-key" not in error.message
 
 
 async def test_no_key_fails_before_any_request(fake: FakeAnthropic) -> None:
     """With no key nothing is sent, and the message says where to put one."""
-    wire = AnthropicWire(provider(fake.base_url, key=""))
-    try:
-        _, error = await collect_until_error(wire, ask())
-        with pytest.raises(KeyProblem):
-            await wire.list_models()
-    finally:
-        await wire.aclose()
-    assert isinstance(error, KeyProblem)
+    error = await key_problem(fake, "")
     assert error.message == (
         "Anthropic needs an API key: set ANTHROPIC_API_KEY, or add it in Settings → Providers"
     )
@@ -506,7 +485,7 @@ async def test_no_key_fails_before_any_request(fake: FakeAnthropic) -> None:
 async def test_unknown_model_lists_the_available_ones(wire: AnthropicWire) -> None:
     """The real 404 `model: x` becomes ModelNotFound with the key's models."""
     request = ChatRequest("claude-nope", (user_message("hi"),))
-    _, error = await collect_until_error(wire, request)
+    _, error = await collect_until_error(wire.stream(request))
     assert isinstance(error, ModelNotFound)
     assert "claude-nope" in error.message
     assert error.available == tuple(m.id for m in DEFAULT_MODELS)
@@ -518,7 +497,7 @@ async def test_429_is_retried_then_answers(fake: FakeAnthropic, wire: AnthropicW
         error_reply(429, "rate_limit_error", "Number of request tokens exceeded", retry_after="0"),
         Reply(text="finally"),
     )
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     assert text_of(events) == "finally"
     assert len(fake.message_requests()) == 2
 
@@ -529,7 +508,7 @@ async def test_529_repeated_gives_up_after_two_retries(
     """Three 529s in a row: two retries, then RateLimited carrying retry_after."""
     overloaded = error_reply(529, "overloaded_error", "Overloaded", retry_after="0")
     fake.enqueue(overloaded, overloaded, overloaded, Reply(text="too late"))
-    _, error = await collect_until_error(wire, ask())
+    _, error = await collect_until_error(wire.stream(ask()))
     assert isinstance(error, RateLimited)
     assert error.retry_after == 0.0
     assert "overloaded" in error.message
@@ -539,7 +518,7 @@ async def test_529_repeated_gives_up_after_two_retries(
 async def test_long_retry_after_is_not_waited_out(fake: FakeAnthropic, wire: AnthropicWire) -> None:
     """A retry-after past the cap is the person's call: no retry, and the wait is said."""
     fake.enqueue(error_reply(429, "rate_limit_error", "Rate limited", retry_after="30"))
-    _, error = await collect_until_error(wire, ask())
+    _, error = await collect_until_error(wire.stream(ask()))
     assert isinstance(error, RateLimited)
     assert error.retry_after == 30.0
     assert "30 seconds" in error.message
@@ -594,7 +573,7 @@ async def test_error_bodies_become_typed_errors(
 ) -> None:
     """Each of Anthropic's error answers becomes the error whose next step is right."""
     fake.enqueue(reply)
-    events, error = await collect_until_error(wire, ask())
+    events, error = await collect_until_error(wire.stream(ask()))
     assert events == []
     assert type(error) is kind
     assert words in error.message
@@ -607,7 +586,9 @@ async def test_undecodable_picture_is_refused_by_the_server(
 ) -> None:
     """The server's own "Could not process image" becomes PicturesRefused."""
     broken = raw_picture(b"not really a png", "image/png")
-    _, error = await collect_until_error(wire, ChatRequest(MODEL, (user_message("x", (broken,)),)))
+    _, error = await collect_until_error(
+        wire.stream(ChatRequest(MODEL, (user_message("x", (broken,)),)))
+    )
     assert isinstance(error, PicturesRefused)
     assert "Could not process image" in error.detail
 
@@ -619,7 +600,7 @@ async def test_error_event_mid_stream_comes_after_the_text(
     fake.enqueue(
         Reply(text="partial answer", midstream_error={"type": "overloaded_error", "message": "x"})
     )
-    events, error = await collect_until_error(wire, ask())
+    events, error = await collect_until_error(wire.stream(ask()))
     assert text_of(events) == "partial answer"
     assert isinstance(error, RateLimited)
     assert error.detail.startswith("in the stream")
@@ -634,7 +615,7 @@ async def test_error_event_before_output_is_retried(
         Reply(midstream_error={"type": "overloaded_error", "message": "Overloaded"}),
         Reply(text="second try"),
     )
-    assert text_of(await collect(wire, ask())) == "second try"
+    assert text_of(await collect(wire.stream(ask()))) == "second try"
     assert len(fake.message_requests()) == 2
 
 
@@ -643,7 +624,7 @@ async def test_dropped_stream_is_cut_off_after_its_words(
 ) -> None:
     """A connection cut mid-stream: the words so far, then ServerError "cut off"."""
     fake.enqueue(Reply(text="one two three four", chunk_chars=4, drop_after=5))
-    events, error = await collect_until_error(wire, ask())
+    events, error = await collect_until_error(wire.stream(ask()))
     assert text_of(events) == "one two "
     assert isinstance(error, ServerError)
     assert "cut off" in error.message
@@ -654,7 +635,7 @@ async def test_stream_without_message_stop_is_cut_off(
 ) -> None:
     """A body that ends cleanly but never says message_stop is still a cut-off answer."""
     fake.enqueue(Reply(text="almost", omit_stop=True))
-    events, error = await collect_until_error(wire, ask())
+    events, error = await collect_until_error(wire.stream(ask()))
     assert text_of(events) == "almost"
     assert isinstance(error, ServerError)
     assert "cut off" in error.message
@@ -667,7 +648,7 @@ async def test_connection_refused_names_the_address() -> None:
         port = sock.getsockname()[1]
     wire = AnthropicWire(provider(f"http://127.0.0.1:{port}"))
     try:
-        _, error = await collect_until_error(wire, ask())
+        _, error = await collect_until_error(wire.stream(ask()))
         with pytest.raises(CannotConnect):
             await wire.list_models()
     finally:
@@ -681,7 +662,7 @@ async def test_slow_server_times_out(fake: FakeAnthropic) -> None:
     fake.enqueue(Reply(text="slow", delay=1.0))
     wire = AnthropicWire(provider(fake.base_url), timeout=0.3)
     try:
-        _, error = await collect_until_error(wire, ask())
+        _, error = await collect_until_error(wire.stream(ask()))
     finally:
         await wire.aclose()
     assert isinstance(error, TimedOut)

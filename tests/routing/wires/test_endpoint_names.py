@@ -7,7 +7,6 @@ a real loopback server that fails that way.
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator
 
 import pytest
@@ -17,18 +16,12 @@ from routing.errors import ProviderError
 from routing.models import ProviderConfig
 from routing.transcript import user_message
 from routing.wires.base import ChatRequest
+from tests.servers.loopback import closed_port
 from tests.servers.proxy import RecordingServer
 
 SECRET = "s3cr3t"
 KINDS = ("ollama", "custom", "anthropic", "lmstudio")
 WEB_PAGE = "<!doctype html><html><head><title>Sign in</title></head><body>Wi-Fi</body></html>"
-
-
-def closed_port() -> int:
-    """A port nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def provider(kind: str, port: int) -> ProviderConfig:

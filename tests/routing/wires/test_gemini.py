@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import io
 import json
 import os
 from collections.abc import AsyncIterator, Iterator
@@ -11,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
 
 from app.config import ConfigError, parse_config
 from app.store import Store
@@ -23,7 +21,6 @@ from routing.errors import (
     MalformedResponse,
     ModelNotFound,
     PicturesRefused,
-    ProviderError,
     QuotaExhausted,
     RateLimited,
     ServerError,
@@ -35,7 +32,6 @@ from routing.transcript import (
     Message,
     NoticeKind,
     PdfPart,
-    PicturePart,
     TextPart,
     ToolCall,
     ToolResult,
@@ -45,7 +41,6 @@ from routing.wires.base import (
     Carried,
     ChatRequest,
     Done,
-    StreamEvent,
     TextDelta,
     ToolCallEvent,
     ToolSpec,
@@ -55,9 +50,18 @@ from routing.wires.gemini import GeminiWire, StreamState, finish_stream, parse_c
 from routing.wires.gemini_request import INVENTED, build_gemini_body, pictures_in_responses
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.registry import make_wire
+from tests.events import collect
 from tests.faults.cli import sightline
 from tests.pdfs import text_pdf
-from tests.routing.wires.helpers import PictureTool, png, runner_turn
+from tests.pictures import make_picture
+from tests.routing.wires.helpers import (
+    PictureTool,
+    failure,
+    runner_turn,
+    screenshot_steps,
+    text_of,
+    two_screenshots,
+)
 from tests.servers.gemini import (
     DEFAULT_KEY,
     MISSING_SIGNATURE,
@@ -69,7 +73,7 @@ from tests.servers.gemini import (
     retry_info,
 )
 from vision.pdf import open_pdf
-from vision.pictures import Picture, sniff
+from vision.pictures import Picture
 
 G3, G25 = "gemini-3-pro-preview", "gemini-2.5-flash"
 
@@ -95,24 +99,8 @@ async def wire(server: FakeGemini) -> AsyncIterator[GeminiWire]:
     await wire.aclose()
 
 
-async def collect(wire: GeminiWire, request: ChatRequest) -> list[StreamEvent]:
-    return [event async for event in wire.stream(request)]
-
-
-async def failure(wire: GeminiWire, request: ChatRequest) -> tuple[str, ProviderError]:
-    seen: list[StreamEvent] = []
-    with pytest.raises(ProviderError) as caught:
-        async for event in wire.stream(request):
-            seen.append(event)
-    return "".join(e.text for e in seen if isinstance(e, TextDelta)), caught.value
-
-
 def ask(text: str = "hi", model: str = G25, **kw: Any) -> ChatRequest:
     return ChatRequest(model=model, messages=(user_message(text, kw.pop("pictures", ())),), **kw)
-
-
-def words(events: list[StreamEvent]) -> str:
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
 
 
 SHOT = ToolSpec(
@@ -128,7 +116,9 @@ async def test_text_exact_json_with_system_temperature_and_length(
     wire: GeminiWire, server: FakeGemini
 ) -> None:
     events = await collect(
-        wire, ask("hello", system="Be brief.", temperature=0.3, max_tokens=200, context_length=9)
+        wire.stream(
+            ask("hello", system="Be brief.", temperature=0.3, max_tokens=200, context_length=9)
+        )
     )
     assert server.chat_requests() == [
         {
@@ -141,30 +131,29 @@ async def test_text_exact_json_with_system_temperature_and_length(
     assert request.path == f"/v1beta/models/{G25}:streamGenerateContent?alt=sse"
     assert request.headers["x-goog-api-key"] == DEFAULT_KEY
     assert "authorization" not in request.headers
-    assert words(events) == "You said: hello" and events[-1] == Done("stop")
+    assert text_of(events) == "You said: hello" and events[-1] == Done("stop")
     assert Usage(17, 8) in events
 
 
 async def test_nothing_is_sent_that_was_not_set(wire: GeminiWire, server: FakeGemini) -> None:
-    await collect(wire, ask())
+    await collect(wire.stream(ask()))
     assert server.chat_requests() == [{"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}]
 
 
 async def test_an_attached_picture_is_bare_inline_data(
     wire: GeminiWire, server: FakeGemini
 ) -> None:
-    red = png("red")
-    events = await collect(wire, ask("what is it?", pictures=(red,)))
+    red = make_picture("red")
+    events = await collect(wire.stream(ask("what is it?", pictures=(red,))))
     assert server.chat_requests()[0]["contents"] == [
         {"role": "user", "parts": [{"text": "what is it?"}, blob(red.data)]}
     ]
-    assert words(events) == "You said: what is it? (I see 1 pictures)"
+    assert text_of(events) == "You said: what is it? (I see 1 pictures)"
 
 
 async def test_a_gif_goes_as_a_png_gemini_takes(wire: GeminiWire, server: FakeGemini) -> None:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "green").save(buffer, format="GIF")
-    await collect(wire, ask("and this?", pictures=(sniff(buffer.getvalue(), label="g.gif"),)))
+    gif = make_picture("green", fmt="GIF", label="g.gif")
+    await collect(wire.stream(ask("and this?", pictures=(gif,))))
     part = server.chat_requests()[0]["contents"][0]["parts"][1]["inlineData"]
     assert part["mimeType"] == "image/png"
     assert base64.b64decode(part["data"]).startswith(b"\x89PNG")
@@ -175,12 +164,12 @@ async def test_an_attached_pdf_is_inline_data_before_the_words(
 ) -> None:
     pdf = open_pdf(text_pdf(["Invoice 42"]), name="invoice.pdf")
     events = await collect(
-        wire, ChatRequest(G25, (Message("user", (TextPart("total?"), PdfPart(pdf))),))
+        wire.stream(ChatRequest(G25, (Message("user", (TextPart("total?"), PdfPart(pdf))),)))
     )
     assert server.chat_requests()[0]["contents"] == [
         {"role": "user", "parts": [blob(pdf.data, "application/pdf"), {"text": "total?"}]}
     ]
-    assert words(events) == "You said: total? (I read 1 PDFs)"
+    assert text_of(events) == "You said: total? (I read 1 PDFs)"
 
 
 SIGNATURE = "c2lnbmVkIGJ5IHRoZSB0ZXN0"
@@ -203,24 +192,7 @@ def signed(messages: tuple[Message, ...], model: str, server: FakeGemini) -> tup
     return tuple(out)
 
 
-STEP = (
-    user_message("compare the windows"),
-    Message(
-        "assistant",
-        (
-            TextPart("Looking."),
-            ToolCall("c-left", "screenshot", {"window": "left"}),
-            ToolCall(f"{INVENTED}abc", "screenshot", {"window": "right"}),
-        ),
-    ),
-    Message(
-        "tool",
-        (
-            ToolResult("c-left", "screenshot", (TextPart("left"), PicturePart(png("red")))),
-            ToolResult(f"{INVENTED}abc", "screenshot", (PicturePart(png("blue")),), is_error=True),
-        ),
-    ),
-)
+STEP = two_screenshots("c-left", f"{INVENTED}abc", second_failed=True)
 
 
 def test_a_step_of_two_tool_pictures_for_gemini_3_goes_inside_the_responses() -> None:
@@ -250,14 +222,14 @@ def test_a_step_of_two_tool_pictures_for_gemini_3_goes_inside_the_responses() ->
                         "name": "screenshot",
                         "id": "c-left",
                         "response": {"output": "left"},
-                        "parts": [blob(png("red").data)],
+                        "parts": [blob(make_picture("red").data)],
                     }
                 },
                 {
                     "functionResponse": {
                         "name": "screenshot",
                         "response": {"error": ""},
-                        "parts": [blob(png("blue").data)],
+                        "parts": [blob(make_picture("blue").data)],
                     }
                 },
             ],
@@ -283,7 +255,7 @@ def test_a_step_of_two_tool_pictures_for_gemini_3_goes_inside_the_responses() ->
 async def test_older_models_get_the_pictures_right_after_each_response(
     wire: GeminiWire, server: FakeGemini
 ) -> None:
-    events = await collect(wire, ChatRequest(G25, STEP))
+    events = await collect(wire.stream(ChatRequest(G25, STEP)))
     assert server.chat_requests()[0]["contents"][2] == {
         "role": "user",
         "parts": [
@@ -294,12 +266,12 @@ async def test_older_models_get_the_pictures_right_after_each_response(
                     "response": {"output": "left"},
                 }
             },
-            blob(png("red").data),
+            blob(make_picture("red").data),
             {"functionResponse": {"name": "screenshot", "response": {"error": ""}}},
-            blob(png("blue").data),
+            blob(make_picture("blue").data),
         ],
     }
-    assert words(events) == "Tools answered 2 calls (0 pictures inside, 2 after)"
+    assert text_of(events) == "Tools answered 2 calls (0 pictures inside, 2 after)"
 
 
 @pytest.mark.parametrize(
@@ -322,8 +294,8 @@ async def test_a_model_that_refuses_them_inside_is_given_them_after_and_remember
         wire = wire_to(server.base_url)
         try:
             step = signed(STEP, "gemini-3-nano", server)
-            await collect(wire, ChatRequest("gemini-3-nano", step))
-            await collect(wire, ChatRequest("gemini-3-nano", step))
+            await collect(wire.stream(ChatRequest("gemini-3-nano", step)))
+            await collect(wire.stream(ChatRequest("gemini-3-nano", step)))
         finally:
             await wire.aclose()
     refused, after, remembered = server.chat_requests()
@@ -336,13 +308,9 @@ async def test_five_tool_pictures_age_to_the_newest_three(
     wire: GeminiWire, server: FakeGemini
 ) -> None:
     colours = ["red", "orange", "yellow", "green", "blue"]
-    messages: list[Message] = [user_message("watch")]
-    for n, colour in enumerate(colours):
-        messages.append(Message("assistant", (ToolCall(f"c{n}", "screenshot", {}),)))
-        result = ToolResult(f"c{n}", "screenshot", (TextPart(colour), PicturePart(png(colour))))
-        messages.append(Message("tool", (result,)))
-    shaped = shape_messages(signed(tuple(messages), G3, server), PictureLimits())
-    await collect(wire, ChatRequest(G3, shaped))
+    messages = screenshot_steps("watch", colours)
+    shaped = shape_messages(signed(messages, G3, server), PictureLimits())
+    await collect(wire.stream(ChatRequest(G3, shaped)))
     contents = server.chat_requests()[0]["contents"]
     responses = [c["parts"][0]["functionResponse"] for c in contents[2::2]]
     line = aged_line(ToolResult("c0", "screenshot"))
@@ -356,7 +324,7 @@ async def test_five_tool_pictures_age_to_the_newest_three(
     assert [r.get("parts") for r in responses] == [
         None,
         None,
-        *([blob(png(c).data)] for c in colours[2:]),
+        *([blob(make_picture(c).data)] for c in colours[2:]),
     ]
 
 
@@ -429,7 +397,7 @@ async def test_a_turn_sends_the_signature_back_and_gemini_3_accepts_it(
     assert call["thoughtSignature"] in server.signatures
     assert call["functionCall"]["args"] == {"window": "a"}
     response = second["contents"][2]["parts"][0]["functionResponse"]
-    assert response["parts"] == [blob(png("green").data)]
+    assert response["parts"] == [blob(make_picture("green").data)]
     [cid] = [c.id for c in store.conversations.list()]
     kept = store.messages(cid)[1].carried("gemini", f"g:{G3}")
     assert kept[0].data["parts"][0]["thoughtSignature"] == call["thoughtSignature"]
@@ -442,7 +410,7 @@ async def test_without_its_signature_gemini_3_refuses_the_call() -> None:
     with FakeGemini() as server:
         wire = wire_to(server.base_url)
         try:
-            _, error = await failure(wire, ChatRequest(G3, messages))
+            _, error = await failure(wire.stream(ChatRequest(G3, messages)))
         finally:
             await wire.aclose()
     assert isinstance(error, BadRequest) and "Sightline bug" in error.message
@@ -455,7 +423,9 @@ async def test_a_picture_gemini_cannot_use_heals_in_words(
     server.enqueue(
         error_reply(400, "INVALID_ARGUMENT", "Unable to process input image. Please retry.")
     )
-    store, events = await turn(server, tmp_path, "what is it?", f"g:{G25}", pictures=(png(),))
+    store, events = await turn(
+        server, tmp_path, "what is it?", f"g:{G25}", pictures=(make_picture(),)
+    )
     assert isinstance(events[-1], TurnEnded) and events[-1].error is None
     asked = [r for r in server.received(server.is_chat) if G25 in r.path]
     refused, healed = asked[0].body, asked[-1].body
@@ -522,17 +492,17 @@ def test_calls_without_an_id_get_one_of_sightline_s_and_thoughts_stay_unseen() -
 
 async def test_an_answer_cut_short_by_its_length(wire: GeminiWire, server: FakeGemini) -> None:
     server.enqueue(Reply(text="Half", finish_reason="MAX_TOKENS"))
-    assert (await collect(wire, ask()))[-1] == Done("max_tokens")
+    assert (await collect(wire.stream(ask())))[-1] == Done("max_tokens")
 
 
 async def test_unsigned_answers_carry_nothing(wire: GeminiWire, server: FakeGemini) -> None:
-    events = await collect(wire, ask(model=G25))
+    events = await collect(wire.stream(ask(model=G25)))
     assert not any(isinstance(e, Carried) for e in events)
 
 
 async def test_a_blocked_prompt_says_so(wire: GeminiWire, server: FakeGemini) -> None:
     server.enqueue(Reply(block_reason="SAFETY"))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert "blocked: SAFETY" in error.message and "\n" not in error.message
 
 
@@ -541,19 +511,19 @@ async def test_words_then_an_error_chunk(wire: GeminiWire, server: FakeGemini) -
         "error": {"code": 500, "status": "INTERNAL", "message": "An internal error has occurred."}
     }
     server.enqueue(Reply(text="So far", midstream_error=failed))
-    said, error = await failure(wire, ask())
+    said, error = await failure(wire.stream(ask()))
     assert said == "So far" and isinstance(error, ServerError)
 
 
 async def test_a_stream_without_a_finish_is_cut_off(wire: GeminiWire, server: FakeGemini) -> None:
     server.enqueue(Reply(text="So far", finish=False))
-    said, error = await failure(wire, ask())
+    said, error = await failure(wire.stream(ask()))
     assert said == "So far" and isinstance(error, ServerError) and "cut off" in error.message
 
 
 async def test_a_chunk_that_is_not_json(wire: GeminiWire, server: FakeGemini) -> None:
     server.enqueue(Reply(text="Before", raw_events=["{not json"]))
-    said, error = await failure(wire, ask())
+    said, error = await failure(wire.stream(ask()))
     assert said == "Before" and isinstance(error, MalformedResponse) and "{not json" in error.detail
 
 
@@ -569,20 +539,20 @@ def test_a_whole_answer_as_a_json_array() -> None:
 async def test_a_wrong_key_and_no_key(server: FakeGemini) -> None:
     wrong = wire_to(server.base_url, key="AIza-wrong")
     try:
-        _, error = await failure(wrong, ask())
+        _, error = await failure(wrong.stream(ask()))
     finally:
         await wrong.aclose()
     assert isinstance(error, KeyProblem) and "GEMINI_API_KEY" in error.message
     assert "AIza-wrong" not in error.message
     keyless = wire_to(server.base_url, key="")
     with pytest.raises(KeyProblem):
-        await collect(keyless, ask())
+        await collect(keyless.stream(ask()))
     await keyless.aclose()
     assert len(server.chat_requests()) == 1  # no key: nothing was sent
 
 
 async def test_an_unknown_model_lists_what_there_is(wire: GeminiWire) -> None:
-    _, error = await failure(wire, ask(model="gemini-9"))
+    _, error = await failure(wire.stream(ask(model="gemini-9")))
     assert isinstance(error, ModelNotFound)
     assert G3 in error.available and "text-embedding-004" not in error.available
 
@@ -591,7 +561,7 @@ async def test_a_request_too_large() -> None:
     with FakeGemini(payload_limit=200) as server:
         wire = wire_to(server.base_url)
         try:
-            _, error = await failure(wire, ask("x" * 300))
+            _, error = await failure(wire.stream(ask("x" * 300)))
         finally:
             await wire.aclose()
     assert isinstance(error, BadRequest) and "too large for Gemini" in error.message
@@ -607,7 +577,7 @@ async def test_a_per_minute_limit_is_waited_out(wire: GeminiWire, server: FakeGe
         retry_info("0.05s"),
     )
     server.enqueue(limited, Reply(text="ok"))
-    assert words(await collect(wire, ask())) == "ok"
+    assert text_of(await collect(wire.stream(ask()))) == "ok"
 
 
 async def test_a_daily_quota_is_not_waited_out(wire: GeminiWire, server: FakeGemini) -> None:
@@ -620,7 +590,7 @@ async def test_a_daily_quota_is_not_waited_out(wire: GeminiWire, server: FakeGem
             retry_info("3s"),
         )
     )
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert isinstance(error, QuotaExhausted) and len(server.chat_requests()) == 1
 
 
@@ -629,7 +599,7 @@ async def test_rate_limited_past_the_retries(wire: GeminiWire, server: FakeGemin
         429, "RESOURCE_EXHAUSTED", "Resource has been exhausted.", retry_info("0.01s")
     )
     server.enqueue(limited, limited, limited)
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert isinstance(error, RateLimited) and error.retry_after == pytest.approx(0.01)
 
 
@@ -705,7 +675,7 @@ async def test_an_invalid_picture_is_a_picture_refusal(
     wire: GeminiWire, server: FakeGemini
 ) -> None:
     broken = Picture(data=b"not a picture", mime="image/png", width=4, height=4, sha256="x")
-    _, error = await failure(wire, ask(pictures=(broken,)))
+    _, error = await failure(wire.stream(ask(pictures=(broken,))))
     assert isinstance(error, PicturesRefused) and "Provided image is not valid." in error.detail
 
 
@@ -716,7 +686,7 @@ def test_sightline_ask_against_gemini_3_with_a_tool_picture(tmp_path: Path) -> N
     """A whole `sightline ask` process: the key from GEMINI_API_KEY, the native wire, the
     tool's picture inside its function response, the call's signature sent back."""
     picture = tmp_path / "red.png"
-    picture.write_bytes(png("red").data)
+    picture.write_bytes(make_picture("red").data)
     config = tmp_path / "config.toml"
     with FakeGemini() as server:
         config.write_text(

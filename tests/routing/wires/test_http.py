@@ -24,6 +24,18 @@ from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.retry import RETRIES
 from tests.servers import anthropic, ollama, openai_chat
 
+# Each shape's status, words and error type for "overloaded" and for "too many requests".
+BUSY = {
+    "ollama": (503, "server busy, please try again.", ""),
+    "openai": (503, "The server is overloaded", "server_error"),
+    "anthropic": (529, "Overloaded", "overloaded_error"),
+}
+LIMITED = {
+    "ollama": (429, "too many requests", ""),
+    "openai": (429, "Rate limit reached for requests", "requests"),
+    "anthropic": (429, "Number of request tokens", "rate_limit_error"),
+}
+
 
 @dataclass
 class Shape:
@@ -36,21 +48,21 @@ class Shape:
 
     def busy(self) -> object:
         """The shape's way of saying it is overloaded."""
-        if self.name == "ollama":
-            return ollama.Reply(status=503, body={"error": "server busy, please try again."})
-        if self.name == "openai":
-            body = {"error": {"message": "The server is overloaded", "type": "server_error"}}
-            return openai_chat.Reply(status=503, body=body)
-        return anthropic.error_reply(529, "overloaded_error", "Overloaded")
+        return self._error(*BUSY[self.name])
 
     def limited(self) -> object:
         """A 429."""
+        return self._error(*LIMITED[self.name])
+
+    def _error(self, status: int, words: str, kind: str) -> object:
+        """An error of `status` in the shape's own body (`kind` is its error type)."""
         if self.name == "ollama":
-            return ollama.Reply(status=429, body={"error": "too many requests"})
+            return ollama.Reply(status=status, body={"error": words})
         if self.name == "openai":
-            body = {"error": {"message": "Rate limit reached for requests", "type": "requests"}}
-            return openai_chat.Reply(status=429, body=body)
-        return anthropic.error_reply(429, "rate_limit_error", "Number of request tokens")
+            return openai_chat.Reply(
+                status=status, body={"error": {"message": words, "type": kind}}
+            )
+        return anthropic.error_reply(status, kind, words)
 
     def text(self, text: str, **fields: Any) -> object:
         module = {"ollama": ollama, "openai": openai_chat, "anthropic": anthropic}[self.name]

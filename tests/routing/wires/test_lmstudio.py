@@ -12,7 +12,7 @@ from routing.models import ProviderConfig
 from routing.transcript import user_message
 from routing.wires.base import ChatRequest, Done, TextDelta
 from routing.wires.lmstudio import LMStudioWire
-from tests.routing.wires.helpers import png
+from tests.pictures import make_picture
 from tests.servers.lmstudio import FakeLMStudio, LMModel
 
 
@@ -95,7 +95,7 @@ async def test_picture_to_a_blind_model_is_refused_in_lm_studios_words(
     wire: LMStudioWire,
 ) -> None:
     """'Model does not support images' is a picture refusal."""
-    request = ChatRequest("qwen/qwen3-8b", (user_message("look", (png("green"),)),))
+    request = ChatRequest("qwen/qwen3-8b", (user_message("look", (make_picture("green"),)),))
     with pytest.raises(PicturesRefused) as caught:
         async for _ in wire.stream(request):
             pass
@@ -104,7 +104,7 @@ async def test_picture_to_a_blind_model_is_refused_in_lm_studios_words(
 
 async def test_seeing_model_gets_the_picture(wire: LMStudioWire, server: FakeLMStudio) -> None:
     """A vision model's request carries the picture as an image_url part."""
-    request = ChatRequest("google/gemma-3-4b", (user_message("look", (png("green"),)),))
+    request = ChatRequest("google/gemma-3-4b", (user_message("look", (make_picture("green"),)),))
     events = [e async for e in wire.stream(request)]
     assert "(I see 1 pictures)" in "".join(e.text for e in events if isinstance(e, TextDelta))
     assert server.chat_requests()[0]["messages"][0]["content"][1]["type"] == "image_url"

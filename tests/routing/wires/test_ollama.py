@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import socket
 from collections.abc import AsyncIterator
 
 import pytest
@@ -32,14 +31,16 @@ from routing.transcript import (
 from routing.wires.base import (
     ChatRequest,
     Done,
-    StreamEvent,
     TextDelta,
     ToolCallEvent,
     ToolSpec,
     Usage,
 )
 from routing.wires.ollama import OllamaWire, parse_chunk
-from tests.routing.wires.helpers import png
+from tests.events import collect
+from tests.pictures import make_picture
+from tests.routing.wires.helpers import failure, text_of
+from tests.servers.loopback import closed_port
 from tests.servers.ollama import (
     REFUSAL_OLD_RUNNER,
     FakeModel,
@@ -61,28 +62,11 @@ async def wire(fake_ollama: FakeOllama) -> AsyncIterator[OllamaWire]:
     await wire.aclose()
 
 
-async def collect(wire: OllamaWire, request: ChatRequest) -> list[StreamEvent]:
-    """Every event of one request."""
-    return [event async for event in wire.stream(request)]
-
-
 def ask(
     text: str, model: str = "llama3.2:3b", *, system: str = "", tools: tuple[ToolSpec, ...] = ()
 ) -> ChatRequest:
     """A one-message request."""
     return ChatRequest(model=model, messages=(user_message(text),), tools=tools, system=system)
-
-
-def text_of(events: list[StreamEvent]) -> str:
-    """The answer's words."""
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
-
-
-def free_port() -> int:
-    """A port nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 # -- the request JSON ----------------------------------------------------------------
@@ -92,7 +76,7 @@ async def test_text_only_request_is_plain_strings(
     wire: OllamaWire, fake_ollama: FakeOllama
 ) -> None:
     """System prompt first, then string content; no empty images or tools keys."""
-    events = await collect(wire, ask("hi there", system="Be brief."))
+    events = await collect(wire.stream(ask("hi there", system="Be brief.")))
     assert fake_ollama.chat_requests() == [
         {
             "model": "llama3.2:3b",
@@ -120,7 +104,7 @@ async def test_the_chats_parameters_go_as_options(
         max_tokens=256,
         context_length=8192,
     )
-    await collect(wire, request)
+    await collect(wire.stream(request))
     assert fake_ollama.chat_requests() == [
         {
             "model": "llama3.2:3b",
@@ -135,16 +119,16 @@ async def test_the_chats_parameters_go_as_options(
 
 
 async def test_only_the_parameters_set_are_sent(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
-    await collect(wire, ChatRequest("llama3.2:3b", (user_message("hi"),), temperature=0.0))
+    await collect(wire.stream(ChatRequest("llama3.2:3b", (user_message("hi"),), temperature=0.0)))
     (sent,) = fake_ollama.chat_requests()
     assert sent["options"] == {"temperature": 0.0}
 
 
 async def test_pictures_go_as_raw_base64(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
     """A message's pictures become `images`, base64 without a data: prefix."""
-    red, blue = png("red"), png("blue")
+    red, blue = make_picture("red"), make_picture("blue")
     request = ChatRequest(model="llava:7b", messages=(user_message("what?", (red, blue)),))
-    events = await collect(wire, request)
+    events = await collect(wire.stream(request))
     sent = fake_ollama.chat_requests()[0]["messages"]
     assert sent == [
         {
@@ -159,7 +143,7 @@ async def test_pictures_go_as_raw_base64(wire: OllamaWire, fake_ollama: FakeOlla
 async def test_tools_and_tool_turns(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
     """Tools, an assistant's tool calls and each tool result map to Ollama's shapes."""
     call = ToolCall(id="call_0", name="get_weather", arguments={"city": "Oslo", "days": [1, 2]})
-    photo = png("green")
+    photo = make_picture("green")
     camera = ToolResult("call_2", "camera", (TextPart("a photo"), PicturePart(photo)))
     history = (
         user_message("weather?"),
@@ -178,7 +162,7 @@ async def test_tools_and_tool_turns(wire: OllamaWire, fake_ollama: FakeOllama) -
         "Weather for a city.",
         {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
     )
-    await collect(wire, ChatRequest(model="qwen2.5vl:3b", messages=history, tools=(spec,)))
+    await collect(wire.stream(ChatRequest(model="qwen2.5vl:3b", messages=history, tools=(spec,))))
     assert fake_ollama.chat_requests()[0] == {
         "model": "qwen2.5vl:3b",
         "messages": [
@@ -240,7 +224,7 @@ async def test_tool_calls_become_events(wire: OllamaWire, fake_ollama: FakeOllam
         ),
         Reply(tool_calls=[{"id": "call_abc123", "name": "get_time", "arguments": {"tz": "UTC"}}]),
     )
-    events = await collect(wire, ask("weather and time?"))
+    events = await collect(wire.stream(ask("weather and time?")))
     assert text_of(events) == "Let me check."
     calls = [e.call for e in events if isinstance(e, ToolCallEvent)]
     assert calls == [
@@ -248,7 +232,7 @@ async def test_tool_calls_become_events(wire: OllamaWire, fake_ollama: FakeOllam
         ToolCall("call_1", "get_time", {}),
     ]
     assert events[-2:] == [Usage(40, 9), Done("stop")]
-    again = await collect(wire, ask("time?"))
+    again = await collect(wire.stream(ask("time?")))
     assert [e.call.id for e in again if isinstance(e, ToolCallEvent)] == ["call_abc123"]
 
 
@@ -314,7 +298,7 @@ async def test_models_unknowns_and_failures() -> None:
 async def test_unknown_model_lists_what_there_is(wire: OllamaWire) -> None:
     """A 404 becomes ModelNotFound with Ollama's models in `available`."""
     with pytest.raises(ModelNotFound) as caught:
-        await collect(wire, ask("hi", model="llama9:1b"))
+        await collect(wire.stream(ask("hi", model="llama9:1b")))
     error = caught.value
     assert "ollama pull llama9:1b" in error.message
     assert error.available == ("llama3.2:3b", "llava:7b", "qwen2.5vl:3b", "gemma3:270m")
@@ -324,9 +308,9 @@ async def test_unknown_model_lists_what_there_is(wire: OllamaWire) -> None:
 
 async def test_picture_to_blind_model_500(wire: OllamaWire) -> None:
     """The older runner's 500 refusal becomes PicturesRefused."""
-    request = ChatRequest(model="gemma3:270m", messages=(user_message("see?", (png(),)),))
+    request = ChatRequest(model="gemma3:270m", messages=(user_message("see?", (make_picture(),)),))
     with pytest.raises(PicturesRefused) as caught:
-        await collect(wire, request)
+        await collect(wire.stream(request))
     assert "gemma3:270m" in caught.value.message
     assert REFUSAL_OLD_RUNNER in caught.value.detail
 
@@ -335,38 +319,32 @@ async def test_refusal_inside_a_200_stream(wire: OllamaWire, fake_ollama: FakeOl
     """An `{"error": ...}` refusal line under HTTP 200 is still a refusal."""
     fake_ollama.enqueue(Reply(midstream_error=REFUSAL_OLD_RUNNER))
     with pytest.raises(PicturesRefused):
-        await collect(wire, ask("see?", model="llava:7b"))
+        await collect(wire.stream(ask("see?", model="llava:7b")))
 
 
 async def test_other_midstream_error_after_text(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
     """Text already streamed is yielded, then the error line raises ServerError."""
     fake_ollama.enqueue(Reply(text="partial answer", midstream_error="llama runner crashed"))
-    seen: list[StreamEvent] = []
-    with pytest.raises(ServerError) as caught:
-        async for event in wire.stream(ask("hi")):
-            seen.append(event)
-    assert text_of(seen) == "partial answer"
-    assert "llama runner crashed" in caught.value.detail
+    text, error = await failure(wire.stream(ask("hi")))
+    assert isinstance(error, ServerError) and text == "partial answer"
+    assert "llama runner crashed" in error.detail
 
 
 async def test_connection_dropped_midstream(wire: OllamaWire, fake_ollama: FakeOllama) -> None:
     """A connection cut mid-answer is a ServerError saying the answer was cut off."""
     fake_ollama.enqueue(Reply(text="abcdefghijkl", drop_after=2))
-    seen: list[StreamEvent] = []
-    with pytest.raises(ServerError) as caught:
-        async for event in wire.stream(ask("hi")):
-            seen.append(event)
-    assert text_of(seen) == "abcdefgh"
-    assert "cut off" in caught.value.message
+    text, error = await failure(wire.stream(ask("hi")))
+    assert isinstance(error, ServerError) and text == "abcdefgh"
+    assert "cut off" in error.message
 
 
 async def test_connection_refused_on_closed_port() -> None:
     """Nothing listening: CannotConnect naming the address and how to start Ollama."""
-    url = f"http://127.0.0.1:{free_port()}"
+    url = f"http://127.0.0.1:{closed_port()}"
     wire = wire_for(url)
     try:
         with pytest.raises(CannotConnect) as caught:
-            await collect(wire, ask("hi"))
+            await collect(wire.stream(ask("hi")))
         with pytest.raises(CannotConnect):
             await wire.list_models()
     finally:
@@ -382,7 +360,7 @@ async def test_html_body_is_malformed(
     """A web page (a proxy, a captive portal) instead of Ollama: MalformedResponse."""
     fake_ollama.enqueue(Reply(status=status, raw_body="<html><body>Bad Gateway</body></html>"))
     with pytest.raises(MalformedResponse) as caught:
-        await collect(wire, ask("hi"))
+        await collect(wire.stream(ask("hi")))
     assert "<html>" in caught.value.detail
 
 
@@ -395,7 +373,7 @@ async def test_broken_or_misshapen_line(
     """A line that isn't JSON, or JSON of the wrong shape: MalformedResponse."""
     fake_ollama.enqueue(Reply(text="ok", raw_lines=[line]))
     with pytest.raises(MalformedResponse):
-        await collect(wire, ask("hi"))
+        await collect(wire.stream(ask("hi")))
 
 
 async def test_timeout(fake_ollama: FakeOllama) -> None:
@@ -404,7 +382,7 @@ async def test_timeout(fake_ollama: FakeOllama) -> None:
     wire = wire_for(fake_ollama.base_url, timeout=0.2)
     try:
         with pytest.raises(TimedOut):
-            await collect(wire, ask("hi"))
+            await collect(wire.stream(ask("hi")))
     finally:
         await wire.aclose()
 
@@ -416,12 +394,12 @@ async def test_other_statuses(wire: OllamaWire, fake_ollama: FakeOllama) -> None
         Reply(status=500, body={"error": "llama runner process has terminated"}),
     )
     with pytest.raises(ContextTooLong):
-        await collect(wire, ask("long"))
+        await collect(wire.stream(ask("long")))
     with pytest.raises(ServerError):
-        await collect(wire, ask("hi"))
+        await collect(wire.stream(ask("hi")))
     spec = ToolSpec("f", "does f")
     with pytest.raises(BadRequest) as caught:  # real Ollama: 400 "... does not support tools"
-        await collect(wire, ask("hi", model="gemma3:270m", tools=(spec,)))
+        await collect(wire.stream(ask("hi", model="gemma3:270m", tools=(spec,))))
     assert "tools" in caught.value.message
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import socket
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -21,7 +20,6 @@ from routing.errors import (
     ModelNotFound,
     Overloaded,
     PicturesRefused,
-    ProviderError,
     QuotaExhausted,
     RateLimited,
     ServerError,
@@ -33,7 +31,6 @@ from routing.transcript import Message, TextPart, ToolCall, ToolResult, user_mes
 from routing.wires.base import (
     ChatRequest,
     Done,
-    StreamEvent,
     TextDelta,
     ToolCallEvent,
     ToolSpec,
@@ -46,7 +43,10 @@ from routing.wires.openai_chat import (
     finish_stream,
     parse_chunk,
 )
-from tests.routing.wires.helpers import png
+from tests.events import collect
+from tests.pictures import make_picture
+from tests.routing.wires.helpers import failure, text_of
+from tests.servers.loopback import closed_port
 from tests.servers.openai_chat import ChatModel, FakeOpenAI, Reply
 
 KEY = "sk-test-123"
@@ -75,36 +75,10 @@ async def wire(server: FakeOpenAI) -> AsyncIterator[OpenAIChatWire]:
     await wire.aclose()
 
 
-async def collect(wire: OpenAIChatWire, request: ChatRequest) -> list[StreamEvent]:
-    """Every event of one request."""
-    return [event async for event in wire.stream(request)]
-
-
 def ask(text: str = "hi", model: str = "gpt-4o-mini", **kw: Any) -> ChatRequest:
     """A one-message request."""
     pictures = kw.pop("pictures", ())
     return ChatRequest(model=model, messages=(user_message(text, pictures),), **kw)
-
-
-def text_of(events: list[StreamEvent]) -> str:
-    """The answer's words."""
-    return "".join(e.text for e in events if isinstance(e, TextDelta))
-
-
-async def failure(wire: OpenAIChatWire, request: ChatRequest) -> tuple[str, ProviderError]:
-    """The text streamed before the request failed, and the failure."""
-    seen: list[StreamEvent] = []
-    with pytest.raises(ProviderError) as caught:
-        async for event in wire.stream(request):
-            seen.append(event)
-    return text_of(seen), caught.value
-
-
-def free_port() -> int:
-    """A port nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 TOOL_TURN = (
@@ -134,7 +108,7 @@ WEATHER = ToolSpec(
 
 async def test_text_only_request_is_plain_strings(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
     """System first, text as a plain string (never a one-part array), usage asked for."""
-    await collect(wire, ask("hello", system="Be brief."))
+    await collect(wire.stream(ask("hello", system="Be brief.")))
     assert server.chat_requests() == [
         {
             "model": "gpt-4o-mini",
@@ -160,8 +134,15 @@ async def test_the_chats_parameters_in_the_openai_shape(
     wire = wire_for(kind, server.url)
     try:
         await collect(
-            wire,
-            ask("hello", system="Be brief.", temperature=1.2, max_tokens=300, context_length=4096),
+            wire.stream(
+                ask(
+                    "hello",
+                    system="Be brief.",
+                    temperature=1.2,
+                    max_tokens=300,
+                    context_length=4096,
+                )
+            )
         )
     finally:
         await wire.aclose()
@@ -175,15 +156,15 @@ async def test_the_chats_parameters_in_the_openai_shape(
 
 
 async def test_no_parameters_are_sent_unless_set(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
-    await collect(wire, ask("hello"))
+    await collect(wire.stream(ask("hello")))
     (sent,) = server.chat_requests()
     assert not {"temperature", "max_tokens", "max_completion_tokens"} & set(sent)
 
 
 async def test_pictures_go_as_image_url_data_urls(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
     """Words first, then each picture as a base64 data URL with its real type."""
-    red, blue = png("red"), png("blue")
-    events = await collect(wire, ask("what is this?", pictures=(red, blue)))
+    red, blue = make_picture("red"), make_picture("blue")
+    events = await collect(wire.stream(ask("what is this?", pictures=(red, blue))))
     assert text_of(events) == "You said: what is this? (I see 2 pictures)"
     content = server.chat_requests()[0]["messages"][0]["content"]
     assert content[0] == {"type": "text", "text": "what is this?"}
@@ -196,13 +177,13 @@ async def test_pictures_go_as_image_url_data_urls(wire: OpenAIChatWire, server: 
 
 def test_a_picture_alone_has_no_empty_text_part() -> None:
     """A message of pictures only carries no empty text part."""
-    body = build_chat_body(ask("", pictures=(png(),)), preset_for("openai"))
+    body = build_chat_body(ask("", pictures=(make_picture(),)), preset_for("openai"))
     assert [p["type"] for p in body["messages"][0]["content"]] == ["image_url"]
 
 
 async def test_tool_turn_exact_json(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
     """Assistant tool calls with JSON-string arguments, one tool message per result."""
-    await collect(wire, ChatRequest("gpt-4o-mini", TOOL_TURN, tools=(WEATHER,)))
+    await collect(wire.stream(ChatRequest("gpt-4o-mini", TOOL_TURN, tools=(WEATHER,))))
     body = server.chat_requests()[0]
     assert body["messages"] == [
         {"role": "user", "content": "weather in Oslo?"},
@@ -260,7 +241,7 @@ async def test_mistral_bridge_is_in_the_request_only() -> None:
     """Mistral gets an empty assistant turn between tool and user; the transcript does not."""
     with FakeOpenAI(flavour="mistral", models=[ChatModel("mistral-small-latest")]) as server:
         wire = wire_for("mistral", server.url)
-        events = await collect(wire, ChatRequest("mistral-small-latest", TOOL_TURN))
+        events = await collect(wire.stream(ChatRequest("mistral-small-latest", TOOL_TURN)))
         await wire.aclose()
     assert text_of(events) == "You said: and tomorrow?"
     roles = [m["role"] for m in server.chat_requests()[0]["messages"]]
@@ -274,7 +255,7 @@ async def test_without_the_bridge_mistral_refuses_with_a_bad_request() -> None:
     """Mistral's role-order refusal is our shaping bug (BadRequest), never a picture refusal."""
     with FakeOpenAI(flavour="mistral", models=[ChatModel("mistral-small-latest")]) as server:
         wire = wire_for("custom", server.url, key="")
-        _, error = await failure(wire, ChatRequest("mistral-small-latest", TOOL_TURN))
+        _, error = await failure(wire.stream(ChatRequest("mistral-small-latest", TOOL_TURN)))
         await wire.aclose()
     assert isinstance(error, BadRequest) and not isinstance(error, PicturesRefused)
     assert "Unexpected role 'user' after role 'tool'" in error.detail
@@ -287,7 +268,7 @@ async def test_without_the_bridge_mistral_refuses_with_a_bad_request() -> None:
 async def test_text_usage_and_done(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
     """Deltas as they come, usage from the choices-less chunk, then Done."""
     server.enqueue(Reply(text="Hello there!", prompt_tokens=30, completion_tokens=4))
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     assert events == [
         TextDelta("Hell"),
         TextDelta("o th"),
@@ -301,7 +282,7 @@ async def test_no_usage_unless_asked() -> None:
     """A preset without include_usage asks for none, and the server sends none."""
     with FakeOpenAI(models=[ChatModel("glm-4.6")]) as server:
         wire = wire_for("zai", server.url)
-        events = await collect(wire, ask(model="glm-4.6"))
+        events = await collect(wire.stream(ask(model="glm-4.6")))
         await wire.aclose()
     assert not any(isinstance(e, Usage) for e in events)
     assert events[-1] == Done("stop")
@@ -316,7 +297,7 @@ async def test_parallel_tool_calls_joined_across_chunks(
         {"id": "call_b", "name": "time", "arguments": {"zone": "Europe/Oslo"}},
     ]
     server.enqueue(Reply(text="Checking.", tool_calls=calls, args_chunk=3, interleave=True))
-    events = await collect(wire, ask(tools=(WEATHER,)))
+    events = await collect(wire.stream(ask(tools=(WEATHER,))))
     assert text_of(events) == "Checking."
     assert [e.call for e in events if isinstance(e, ToolCallEvent)] == [
         ToolCall("call_a", "weather", {"city": "Oslo", "unit": "celsius"}),
@@ -330,7 +311,7 @@ async def test_invalid_tool_arguments_are_kept_raw(
 ) -> None:
     """Arguments that are not JSON are kept as `_raw` rather than failing the turn."""
     server.enqueue(Reply(tool_calls=[{"id": "c1", "name": "f", "arguments": '{"a": 1,'}]))
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     assert [e.call for e in events if isinstance(e, ToolCallEvent)] == [
         ToolCall("c1", "f", {"_raw": '{"a": 1,'})
     ]
@@ -341,7 +322,7 @@ async def test_stream_without_done_after_a_finish_reason(
 ) -> None:
     """A server that never sends [DONE] still finished when it gave a finish reason."""
     server.enqueue(Reply(text="ok", done=False))
-    assert (await collect(wire, ask()))[-1] == Done("stop")
+    assert (await collect(wire.stream(ask())))[-1] == Done("stop")
 
 
 async def test_a_server_that_ignores_stream(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
@@ -369,7 +350,7 @@ async def test_a_server_that_ignores_stream(wire: OpenAIChatWire, server: FakeOp
         "usage": {"prompt_tokens": 3, "completion_tokens": 4, "total_tokens": 7},
     }
     server.enqueue(Reply(raw_body=json.dumps(whole), content_type="application/json"))
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     assert events == [
         TextDelta("All at once."),
         ToolCallEvent(ToolCall("c", "f", {})),
@@ -501,7 +482,9 @@ async def test_each_flavours_picture_refusal(flavour: str) -> None:
     """A picture to a blind model, refused in each provider's own words, is of kind images."""
     with FakeOpenAI(flavour=flavour) as server:
         wire = wire_for("custom", server.url, key="")
-        _, error = await failure(wire, ask("look", model="text-only-7b", pictures=(png(),)))
+        _, error = await failure(
+            wire.stream(ask("look", model="text-only-7b", pictures=(make_picture(),)))
+        )
         await wire.aclose()
     assert isinstance(error, PicturesRefused), error.detail
     assert error.kind == "images"
@@ -532,7 +515,7 @@ async def test_every_refusal_text_over_http(
 ) -> None:
     """Ollama's, LM Studio's and xAI's words too, whatever shape the body takes."""
     server.enqueue(Reply(status=status, body=body))
-    _, error = await failure(wire, ask(pictures=(png(),)))
+    _, error = await failure(wire.stream(ask(pictures=(make_picture(),))))
     assert isinstance(error, PicturesRefused)
 
 
@@ -540,7 +523,7 @@ async def test_refusal_inside_the_stream(wire: OpenAIChatWire, server: FakeOpenA
     """OpenRouter may refuse inside a 200 stream; that is still a picture refusal."""
     refusal = {"code": 404, "message": "No endpoints found that support image input"}
     server.enqueue(Reply(midstream_error=refusal))
-    _, error = await failure(wire, ask(pictures=(png(),)))
+    _, error = await failure(wire.stream(ask(pictures=(make_picture(),))))
     assert isinstance(error, PicturesRefused)
 
 
@@ -552,8 +535,8 @@ async def test_groq_shape_complaint_without_pictures_is_a_bad_request(
     words += "[('messages.0.content' : value must be a string)]"
     body = {"error": {"message": words, "type": "invalid_request_error"}}
     server.enqueue(Reply(status=400, body=body), Reply(status=400, body=body))
-    _, plain = await failure(wire, ask())
-    _, pictured = await failure(wire, ask(pictures=(png(),)))
+    _, plain = await failure(wire.stream(ask()))
+    _, pictured = await failure(wire.stream(ask(pictures=(make_picture(),))))
     assert type(plain) is BadRequest
     assert isinstance(pictured, PicturesRefused)
 
@@ -564,7 +547,7 @@ async def test_openrouter_data_policy_404_is_not_about_pictures() -> None:
     with FakeOpenAI(flavour="openrouter") as server:
         server.enqueue(Reply(status=404, body={"error": {"message": words, "code": 404}}))
         wire = wire_for("openrouter", server.url)
-        _, error = await failure(wire, ask(pictures=(png(),)))
+        _, error = await failure(wire.stream(ask(pictures=(make_picture(),))))
         await wire.aclose()
     assert isinstance(error, ModelNotFound) and not isinstance(error, PicturesRefused)
     assert "openrouter.ai/settings/privacy" in error.message
@@ -574,7 +557,7 @@ async def test_wrong_key_names_the_variable() -> None:
     """A 401 says which variable to set, and where else the key can go."""
     with FakeOpenAI(api_key="sk-right") as server:
         wire = wire_for("openai", server.url, key="sk-wrong")
-        _, error = await failure(wire, ask())
+        _, error = await failure(wire.stream(ask()))
         with pytest.raises(KeyProblem):
             await wire.list_models()
         await wire.aclose()
@@ -586,7 +569,7 @@ async def test_wrong_key_names_the_variable() -> None:
 async def test_missing_key_fails_before_any_request(server: FakeOpenAI) -> None:
     """A preset that needs a key and has none fails without sending anything."""
     wire = wire_for("groq", server.url, key="")
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     with pytest.raises(KeyProblem, match="GROQ_API_KEY"):
         await wire.list_models()
     await wire.aclose()
@@ -605,7 +588,7 @@ async def test_rate_limit_is_retried_after_the_wait_asked(
         Reply(status=429, body=RATE, headers={"retry-after": "0.2"}), Reply(text="finally")
     )
     started = time.monotonic()
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     assert text_of(events) == "finally"
     assert len(server.chat_requests()) == 2
     assert time.monotonic() - started >= 0.15
@@ -617,7 +600,7 @@ async def test_rate_limit_repeated_gives_up_with_retry_after(
     """Two retries at most; then RateLimited says how long to wait."""
     limited = Reply(status=429, body=RATE, headers={"retry-after-ms": "50"})
     server.enqueue(limited, limited, limited, Reply(text="too late"))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert isinstance(error, RateLimited) and error.retry_after == pytest.approx(0.05)
     assert len(server.chat_requests()) == 3
 
@@ -625,7 +608,7 @@ async def test_rate_limit_repeated_gives_up_with_retry_after(
 async def test_a_long_wait_is_not_waited(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
     """Past the cap (20 s) the person decides: no retry, the wait is reported."""
     server.enqueue(Reply(status=429, body=RATE, headers={"x-ratelimit-reset-requests": "1m30s"}))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert isinstance(error, RateLimited) and error.retry_after == 90
     assert "90 seconds" in error.message
     assert len(server.chat_requests()) == 1
@@ -641,7 +624,7 @@ async def test_quota_is_never_retried(wire: OpenAIChatWire, server: FakeOpenAI) 
         }
     }
     server.enqueue(Reply(status=429, body=body), Reply(text="never"))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert isinstance(error, QuotaExhausted) and len(server.chat_requests()) == 1
 
 
@@ -649,9 +632,9 @@ async def test_overloaded_is_retried(wire: OpenAIChatWire, server: FakeOpenAI) -
     """A 503 gets a short backoff, then the answer."""
     busy = {"error": {"message": "The server is overloaded", "type": "server_error"}}
     server.enqueue(Reply(status=503, body=busy), Reply(text="back"))
-    assert text_of(await collect(wire, ask())) == "back"
+    assert text_of(await collect(wire.stream(ask()))) == "back"
     server.enqueue(*(Reply(status=503, body=busy) for _ in range(3)))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert isinstance(error, Overloaded) and isinstance(error, ServerError)
 
 
@@ -659,7 +642,7 @@ async def test_server_error_500(wire: OpenAIChatWire, server: FakeOpenAI) -> Non
     """A 500 without refusal words is the provider's failure, not retried."""
     body = {"error": {"message": "The server had an error", "type": "server_error"}}
     server.enqueue(Reply(status=500, body=body))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert type(error) is ServerError and "HTTP 500" in error.message
     assert len(server.chat_requests()) == 1
 
@@ -676,14 +659,14 @@ async def test_context_length(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
         }
     }
     server.enqueue(Reply(status=400, body=body))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert isinstance(error, ContextTooLong) and "new chat" in error.message
 
 
 async def test_broken_sse_json_after_text(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
     """A chunk that is not JSON is MalformedResponse; the words before it were yielded."""
     server.enqueue(Reply(text="partial", raw_events=['{"choices": [{"delta": ']))
-    seen, error = await failure(wire, ask())
+    seen, error = await failure(wire.stream(ask()))
     assert seen == "partial"
     assert isinstance(error, MalformedResponse)
 
@@ -693,7 +676,7 @@ async def test_captive_portal_page(wire: OpenAIChatWire, server: FakeOpenAI, sta
     """A network's sign-in page instead of the API says so."""
     page = "<!DOCTYPE html><html><head><title>Sign in to Café Wi-Fi</title></head></html>"
     server.enqueue(Reply(status=status, raw_body=page))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert isinstance(error, MalformedResponse)
     assert "web page" in error.message and "captive portal" in error.message
 
@@ -703,7 +686,7 @@ async def test_dropped_stream_keeps_the_words_so_far(
 ) -> None:
     """The connection cut mid-answer: the text already streamed came out, then ServerError."""
     server.enqueue(Reply(text="Once upon a time", drop_after=3))
-    seen, error = await failure(wire, ask())
+    seen, error = await failure(wire.stream(ask()))
     assert seen == "Once upo"  # the role chunk, then two 4-character deltas
     assert type(error) is ServerError and "cut off" in error.message
 
@@ -711,7 +694,7 @@ async def test_dropped_stream_keeps_the_words_so_far(
 async def test_stream_ending_early_is_cut_off(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
     """A clean end without [DONE] or a finish reason is still a cut-off answer."""
     server.enqueue(Reply(text="Half", finish=False, done=False))
-    seen, error = await failure(wire, ask())
+    seen, error = await failure(wire.stream(ask()))
     assert seen == "Half"
     assert type(error) is ServerError and "cut off" in error.message
 
@@ -722,7 +705,7 @@ async def test_a_cut_off_answer_names_a_server_of_your_own_mid_sentence(
     wire = wire_for("custom", server.url)
     server.enqueue(Reply(text="Half", finish=False, done=False))
     try:
-        _, error = await failure(wire, ask())
+        _, error = await failure(wire.stream(ask()))
     finally:
         await wire.aclose()
     assert error.message == (
@@ -736,16 +719,16 @@ async def test_error_inside_the_stream_after_text(wire: OpenAIChatWire, server: 
     server.enqueue(
         Reply(text="Hi", midstream_error={"code": 502, "message": "Provider returned error"})
     )
-    seen, error = await failure(wire, ask())
+    seen, error = await failure(wire.stream(ask()))
     assert seen == "Hi"
     assert isinstance(error, ServerError) and "Provider returned error" in error.detail
 
 
 async def test_connection_refused() -> None:
     """Nothing listening: CannotConnect naming the address."""
-    url = f"http://127.0.0.1:{free_port()}/v1"
+    url = f"http://127.0.0.1:{closed_port()}/v1"
     wire = wire_for("custom", url, key="")
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     with pytest.raises(CannotConnect):
         await wire.list_models()
     await wire.aclose()
@@ -755,7 +738,7 @@ async def test_connection_refused() -> None:
 
 async def test_unknown_model_lists_what_there_is(wire: OpenAIChatWire) -> None:
     """A 404 model_not_found carries the provider's model names."""
-    _, error = await failure(wire, ask(model="gpt-9"))
+    _, error = await failure(wire.stream(ask(model="gpt-9")))
     assert isinstance(error, ModelNotFound)
     assert "gpt-9" in error.message
     assert "gpt-4o-mini" in error.available
@@ -764,7 +747,7 @@ async def test_unknown_model_lists_what_there_is(wire: OpenAIChatWire) -> None:
 async def test_wrong_path_says_check_the_base_url(server: FakeOpenAI) -> None:
     """The server root given to a preset that expects /v1: a 404 that names the fix."""
     wire = wire_for("openai", server.base_url)
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     await wire.aclose()
     assert isinstance(error, MalformedResponse) and "base URL" in error.message
 
@@ -773,7 +756,7 @@ async def test_timeout(server: FakeOpenAI) -> None:
     """A server that stops answering is TimedOut."""
     wire = wire_for("openai", server.url, timeout=0.3)
     server.enqueue(Reply(text="slow", delay=1.0))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     await wire.aclose()
     assert isinstance(error, TimedOut)
 
@@ -788,7 +771,7 @@ async def test_real_llama_cpp_server(llama_server: str) -> None:
     models = await wire.list_models()
     assert [m.name for m in models] == ["gemma3-270m"] and models[0].local
     # A few words are the proof; a cap keeps a rambling small model from filling its context.
-    events = await collect(wire, ask("Say hello.", model="gemma3-270m", max_tokens=32))
+    events = await collect(wire.stream(ask("Say hello.", model="gemma3-270m", max_tokens=32)))
     await wire.aclose()
     assert isinstance(events[-1], Done)
     assert text_of(events).strip()

@@ -3,7 +3,6 @@ written; used for one elsewhere; a setting Sightline can't use is one clear line
 
 from __future__ import annotations
 
-import socket
 import sys
 from collections.abc import Iterator
 
@@ -14,8 +13,9 @@ from routing.errors import CannotConnect, ProviderError, ProxyUnusable
 from routing.models import ProviderConfig
 from routing.transcript import user_message
 from routing.wires.base import ChatRequest, Done
+from tests.pictures import make_picture
 from tests.routing.test_endpoints import hosts_file_aliases
-from tests.routing.wires.helpers import png
+from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama
 from tests.servers.proxy import RecordingServer
 
@@ -28,13 +28,6 @@ ALIASES = hosts_file_aliases()
 SPELLINGS = ["127.1", "2130706433", "[::ffff:127.0.0.1]", "localhost"] + (
     ALIASES[:1] or ["(no alias)"]
 )
-
-
-def closed_port() -> int:
-    """A port nothing listens on."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def clear_proxies(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -81,7 +74,7 @@ async def test_a_picture_goes_straight_to_a_server_on_this_computer(
     try:
         status = (await catalogue.refresh())["ollama"]
         assert status.ready, status.error
-        request = ChatRequest("qwen2.5vl:3b", (user_message("What is this?", (png(),)),))
+        request = ChatRequest("qwen2.5vl:3b", (user_message("What is this?", (make_picture(),)),))
         events = [event async for event in catalogue.wire("ollama").stream(request)]
     finally:
         await catalogue.aclose()

@@ -20,7 +20,6 @@ from routing.errors import (
     MalformedResponse,
     ModelNotFound,
     PicturesRefused,
-    ProviderError,
     RateLimited,
     ServerError,
 )
@@ -31,7 +30,6 @@ from routing.transcript import (
     Message,
     NoticeKind,
     PdfPart,
-    PicturePart,
     TextPart,
     ToolCall,
     ToolResult,
@@ -51,9 +49,17 @@ from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.registry import make_wire
 from routing.wires.responses import ResponsesWire, StreamState, parse_event
 from routing.wires.responses_request import build_responses_body
+from tests.events import collect
 from tests.faults.cli import sightline
 from tests.pdfs import text_pdf
-from tests.routing.wires.helpers import PictureTool, png, runner_turn
+from tests.pictures import make_picture
+from tests.routing.wires.helpers import (
+    PictureTool,
+    failure,
+    runner_turn,
+    screenshot_steps,
+    two_screenshots,
+)
 from tests.servers.openai_chat import FakeOpenAI
 from tests.servers.openai_responses import FakeResponses, Reply, error_reply
 from vision.pdf import open_pdf
@@ -88,18 +94,6 @@ async def wire(server: FakeResponses) -> AsyncIterator[ResponsesWire]:
     await wire.aclose()
 
 
-async def collect(wire: ResponsesWire, request: ChatRequest) -> list[StreamEvent]:
-    return [event async for event in wire.stream(request)]
-
-
-async def failure(wire: ResponsesWire, request: ChatRequest) -> tuple[str, ProviderError]:
-    seen: list[StreamEvent] = []
-    with pytest.raises(ProviderError) as caught:
-        async for event in wire.stream(request):
-            seen.append(event)
-    return "".join(e.text for e in seen if isinstance(e, TextDelta)), caught.value
-
-
 def ask(text: str = "hi", model: str = "gpt-5-mini", **kw: Any) -> ChatRequest:
     return ChatRequest(model=model, messages=(user_message(text, kw.pop("pictures", ())),), **kw)
 
@@ -118,7 +112,9 @@ async def test_text_exact_json_with_system_temperature_and_length(
 ) -> None:
     """System as instructions, the chat's parameters by the API's names, stateless."""
     events = await collect(
-        wire, ask("hello", system="Be brief.", temperature=0.4, max_tokens=300, context_length=8)
+        wire.stream(
+            ask("hello", system="Be brief.", temperature=0.4, max_tokens=300, context_length=8)
+        )
     )
     assert server.chat_requests() == [
         {
@@ -140,14 +136,14 @@ async def test_text_exact_json_with_system_temperature_and_length(
 
 
 async def test_nothing_is_sent_that_was_not_set(wire: ResponsesWire, server: FakeResponses) -> None:
-    await collect(wire, ask("hello"))
+    await collect(wire.stream(ask("hello")))
     [sent] = server.chat_requests()
     assert not {"instructions", "temperature", "max_output_tokens", "tools"} & set(sent)
 
 
 async def test_an_attached_picture_exact_json(wire: ResponsesWire, server: FakeResponses) -> None:
-    red = png("red")
-    await collect(wire, ask("what is this?", pictures=(red,)))
+    red = make_picture("red")
+    await collect(wire.stream(ask("what is this?", pictures=(red,))))
     assert server.chat_requests()[0]["input"] == [
         {
             "type": "message",
@@ -162,7 +158,7 @@ async def test_an_attached_pdf_goes_as_an_input_file(
 ) -> None:
     pdf = open_pdf(text_pdf(["Invoice 42"]), name="invoice.pdf")
     message = Message("user", (TextPart("total?"), PdfPart(pdf)))
-    events = await collect(wire, ChatRequest("gpt-5-mini", (message,)))
+    events = await collect(wire.stream(ChatRequest("gpt-5-mini", (message,))))
     encoded = base64.b64encode(pdf.data).decode()
     assert server.chat_requests()[0]["input"] == [
         {
@@ -181,31 +177,14 @@ async def test_an_attached_pdf_goes_as_an_input_file(
     assert "(I read invoice.pdf)" in "".join(e.text for e in events if isinstance(e, TextDelta))
 
 
-TWO_PICTURES_STEP = (
-    user_message("compare the windows"),
-    Message(
-        "assistant",
-        (
-            TextPart("Looking."),
-            ToolCall("call_a", "screenshot", {"window": "left"}),
-            ToolCall("call_b", "screenshot", {"window": "right"}),
-        ),
-    ),
-    Message(
-        "tool",
-        (
-            ToolResult("call_a", "screenshot", (TextPart("left"), PicturePart(png("red")))),
-            ToolResult("call_b", "screenshot", (PicturePart(png("blue")),)),
-        ),
-    ),
-)
+TWO_PICTURES_STEP = two_screenshots("call_a", "call_b")
 
 
 async def test_a_step_of_two_tool_pictures_goes_inside_the_outputs(
     wire: ResponsesWire, server: FakeResponses
 ) -> None:
     """Calls as function_call items, pictures in each output after its words, flat tools."""
-    await collect(wire, ChatRequest("gpt-5-mini", TWO_PICTURES_STEP, tools=(SHOT,)))
+    await collect(wire.stream(ChatRequest("gpt-5-mini", TWO_PICTURES_STEP, tools=(SHOT,))))
     body = server.chat_requests()[0]
     assert body["input"] == [
         {"type": "message", "role": "user", "content": "compare the windows"},
@@ -225,9 +204,13 @@ async def test_a_step_of_two_tool_pictures_goes_inside_the_outputs(
         {
             "type": "function_call_output",
             "call_id": "call_a",
-            "output": [{"type": "input_text", "text": "left"}, image(png("red"))],
+            "output": [{"type": "input_text", "text": "left"}, image(make_picture("red"))],
         },
-        {"type": "function_call_output", "call_id": "call_b", "output": [image(png("blue"))]},
+        {
+            "type": "function_call_output",
+            "call_id": "call_b",
+            "output": [image(make_picture("blue"))],
+        },
     ]
     assert body["tools"] == [
         {
@@ -257,19 +240,14 @@ async def test_five_tool_pictures_age_to_the_newest_three(
 ) -> None:
     """Shaped as the turn shapes them: the two oldest become a line, in a plain string."""
     colours = ["red", "orange", "yellow", "green", "blue"]
-    messages: list[Message] = [user_message("watch the screen")]
-    for n, colour in enumerate(colours):
-        messages.append(Message("assistant", (ToolCall(f"c{n}", "screenshot", {}),)))
-        result = ToolResult(f"c{n}", "screenshot", (TextPart(colour), PicturePart(png(colour))))
-        messages.append(Message("tool", (result,)))
-    shaped = shape_messages(tuple(messages), PictureLimits())
-    await collect(wire, ChatRequest("gpt-5-mini", shaped))
+    shaped = shape_messages(screenshot_steps("watch the screen", colours), PictureLimits())
+    await collect(wire.stream(ChatRequest("gpt-5-mini", shaped)))
     outputs = [i["output"] for i in server.chat_requests()[0]["input"] if "output" in i]
     line = aged_line(ToolResult("c0", "screenshot"))
     assert outputs == [
         f"red\n{line}",
         f"orange\n{line}",
-        *([{"type": "input_text", "text": c}, image(png(c))] for c in colours[2:]),
+        *([{"type": "input_text", "text": c}, image(make_picture(c))] for c in colours[2:]),
     ]
 
 
@@ -333,7 +311,7 @@ async def test_a_turn_hands_its_reasoning_back_and_keeps_it(
     ]
     assert second["input"][-1]["output"] == [
         {"type": "input_text", "text": "the screen"},
-        image(png("green")),
+        image(make_picture("green")),
     ]
     [cid] = [c.id for c in store.conversations.list()]
     answer = store.messages(cid)[1]
@@ -346,7 +324,7 @@ async def test_a_blind_model_refusing_a_picture_heals_in_words(
     server: FakeResponses, tmp_path: Path
 ) -> None:
     store, events = await turn(
-        server, tmp_path, "what is it?", "oa:text-only-7b", pictures=(png("red"),)
+        server, tmp_path, "what is it?", "oa:text-only-7b", pictures=(make_picture("red"),)
     )
     assert isinstance(events[-1], TurnEnded) and events[-1].error is None
     asked = [body for body in server.chat_requests() if body["model"] == "text-only-7b"]
@@ -370,8 +348,8 @@ async def test_a_server_taking_words_only_gets_the_trailing_user_message_once() 
     with FakeResponses(lists_in_outputs=False) as server:
         wire = wire_to(server.url, kind="custom", pid="mine")
         try:
-            events = await collect(wire, ChatRequest("gpt-5-mini", TWO_PICTURES_STEP))
-            await collect(wire, ChatRequest("gpt-5-mini", TWO_PICTURES_STEP))
+            events = await collect(wire.stream(ChatRequest("gpt-5-mini", TWO_PICTURES_STEP)))
+            await collect(wire.stream(ChatRequest("gpt-5-mini", TWO_PICTURES_STEP)))
         finally:
             await wire.aclose()
     refused, flat, remembered = server.chat_requests()
@@ -390,8 +368,8 @@ async def test_a_server_taking_words_only_gets_the_trailing_user_message_once() 
                     "the tool calls above.]\nPicture 1: from screenshot, call call_a (red.png)."
                     "\nPicture 2: from screenshot, call call_b (blue.png).",
                 },
-                image(png("red")),
-                image(png("blue")),
+                image(make_picture("red")),
+                image(make_picture("blue")),
             ],
         },
     ]
@@ -401,9 +379,9 @@ async def test_a_server_taking_words_only_gets_the_trailing_user_message_once() 
 async def test_a_model_without_reasoning_is_asked_again_without_the_include(
     wire: ResponsesWire, server: FakeResponses
 ) -> None:
-    await collect(wire, ask("hi", model="gpt-4.1-mini"))
-    await collect(wire, ask("again", model="gpt-4.1-mini"))
-    await collect(wire, ask("and you", model="gpt-5-mini"))
+    await collect(wire.stream(ask("hi", model="gpt-4.1-mini")))
+    await collect(wire.stream(ask("again", model="gpt-4.1-mini")))
+    await collect(wire.stream(ask("and you", model="gpt-5-mini")))
     includes = [body.get("include") for body in server.chat_requests()]
     assert includes == [
         ["reasoning.encrypted_content"],
@@ -417,7 +395,7 @@ async def test_a_refusal_that_teaches_nothing_is_not_asked_again(
     wire: ResponsesWire, server: FakeResponses
 ) -> None:
     server.enqueue(error_reply(400, "Unknown parameter: 'nope'.", "unknown_parameter"))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert error.kind == "request" and len(server.chat_requests()) == 1
 
 
@@ -430,7 +408,7 @@ async def test_calls_text_usage_and_done(wire: ResponsesWire, server: FakeRespon
         {"call_id": "call_y", "name": "screenshot", "arguments": {}},
     ]
     server.enqueue(Reply(text="Two looks.", tool_calls=calls, args_chunk=3))
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     assert [e for e in events if not isinstance(e, TextDelta)] == [
         ToolCallEvent(ToolCall("call_x", "screenshot", {"window": "a" * 20})),
         ToolCallEvent(ToolCall("call_y", "screenshot", {})),
@@ -508,7 +486,7 @@ def test_reasoning_nested_past_the_bound_is_never_kept() -> None:
 async def test_words_then_an_error_event(wire: ResponsesWire, server: FakeResponses) -> None:
     error = {"code": "server_error", "message": "The model had an error.", "param": None}
     server.enqueue(Reply(text="Partial", midstream_error=error))
-    words, failed = await failure(wire, ask())
+    words, failed = await failure(wire.stream(ask()))
     assert words == "Partial" and isinstance(failed, ServerError)
 
 
@@ -516,7 +494,7 @@ async def test_a_failed_response_with_an_image_code_is_a_picture_refusal(
     wire: ResponsesWire, server: FakeResponses
 ) -> None:
     server.enqueue(Reply(failed={"code": "invalid_image", "message": "Invalid image."}))
-    _, error = await failure(wire, ask(pictures=(png(),)))
+    _, error = await failure(wire.stream(ask(pictures=(make_picture(),))))
     assert isinstance(error, PicturesRefused) and "invalid_image" in error.message
 
 
@@ -525,7 +503,7 @@ async def test_image_error_codes_over_http_are_picture_refusals(
     wire: ResponsesWire, server: FakeResponses, code: str
 ) -> None:
     server.enqueue(error_reply(400, "The image could not be used.", code))
-    _, error = await failure(wire, ask(pictures=(png(),)))
+    _, error = await failure(wire.stream(ask(pictures=(make_picture(),))))
     assert isinstance(error, PicturesRefused)
     assert len(server.chat_requests()) == 1  # the turn heals; the wire asks no more
 
@@ -535,7 +513,7 @@ async def test_a_rate_limit_inside_the_stream_is_waited_out(
 ) -> None:
     limited = {"code": "rate_limit_exceeded", "message": "Rate limit reached. Try again in 0.01s."}
     server.enqueue(Reply(failed=limited), Reply(text="ok"))
-    events = await collect(wire, ask())
+    events = await collect(wire.stream(ask()))
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["ok"]
     assert len(server.chat_requests()) == 2
 
@@ -544,13 +522,13 @@ async def test_a_stream_without_its_end_is_cut_off(
     wire: ResponsesWire, server: FakeResponses
 ) -> None:
     server.enqueue(Reply(text="So far", end=False))
-    words, error = await failure(wire, ask())
+    words, error = await failure(wire.stream(ask()))
     assert words == "So far" and isinstance(error, ServerError) and "cut off" in error.message
 
 
 async def test_an_event_that_is_not_json(wire: ResponsesWire, server: FakeResponses) -> None:
     server.enqueue(Reply(text="Before", raw_events=["{not json"]))
-    words, error = await failure(wire, ask())
+    words, error = await failure(wire.stream(ask()))
     assert words == "Before" and isinstance(error, MalformedResponse)
     assert "Responses format" in error.message and "{not json" in error.detail
 
@@ -582,7 +560,7 @@ async def test_a_whole_answer_when_stream_is_ignored(server: FakeResponses) -> N
 async def test_a_wrong_key(server: FakeResponses) -> None:
     wire = ResponsesWire(ProviderConfig("oa", "openai", server.url, api_key="sk-wrong"))
     try:
-        _, error = await failure(wire, ask())
+        _, error = await failure(wire.stream(ask()))
     finally:
         await wire.aclose()
     assert isinstance(error, KeyProblem) and "OPENAI_API_KEY" in error.message
@@ -590,14 +568,14 @@ async def test_a_wrong_key(server: FakeResponses) -> None:
 
 
 async def test_an_unknown_model_lists_what_there_is(wire: ResponsesWire) -> None:
-    _, error = await failure(wire, ask(model="gpt-9"))
+    _, error = await failure(wire.stream(ask(model="gpt-9")))
     assert isinstance(error, ModelNotFound) and "gpt-5-mini" in error.available
 
 
 async def test_a_rate_limit_past_the_retries(wire: ResponsesWire, server: FakeResponses) -> None:
     limited = [error_reply(429, "Rate limit reached", "rate_limit_exceeded", retry_after="0.01")]
     server.enqueue(*(limited * 3))
-    _, error = await failure(wire, ask())
+    _, error = await failure(wire.stream(ask()))
     assert isinstance(error, RateLimited) and error.retry_after == pytest.approx(0.01)
 
 
@@ -657,7 +635,7 @@ def test_sightline_ask_uses_a_tool_and_hands_its_reasoning_back(tmp_path: Path) 
     """A whole `sightline ask` process: the key from OPENAI_API_KEY, the openai preset's
     Responses wire, a tool's picture inside its output, the reasoning item handed back."""
     picture = tmp_path / "red.png"
-    picture.write_bytes(png("red").data)
+    picture.write_bytes(make_picture("red").data)
     config = tmp_path / "config.toml"
     with FakeResponses(api_key=KEY) as server:
         config.write_text(
@@ -701,9 +679,9 @@ async def test_a_server_without_responses_answers_through_chat_unless_responses_
             ProviderConfig("oa", "openai", chat_only.url, api_key=KEY, api="responses")
         )
         try:
-            first = await collect(default, ask("one", model="gpt-4o-mini"))
-            second = await collect(default, ask("two", model="gpt-4o-mini"))
-            _, error = await failure(chosen, ask("three", model="gpt-4o-mini"))
+            first = await collect(default.stream(ask("one", model="gpt-4o-mini")))
+            second = await collect(default.stream(ask("two", model="gpt-4o-mini")))
+            _, error = await failure(chosen.stream(ask("three", model="gpt-4o-mini")))
         finally:
             await default.aclose()
             await chosen.aclose()

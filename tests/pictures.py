@@ -1,0 +1,71 @@
+"""Real pictures made by the tests with Pillow: one colour or a ramp, any size and format,
+as bytes, as the `Picture` the app sniffs from them, or as a file; and PNGs that lie about
+their size."""
+
+from __future__ import annotations
+
+import io
+import struct
+import zlib
+from pathlib import Path
+
+from PIL import Image
+
+from vision.pictures import Picture, sniff
+
+Colour = str | int | tuple[int, ...]
+
+
+def encoded(image: Image.Image, fmt: str, **options: object) -> bytes:
+    """A Pillow image saved as `fmt` (a Pillow format name), with its save options."""
+    buffer = io.BytesIO()
+    image.save(buffer, format=fmt, **options)
+    return buffer.getvalue()
+
+
+def picture_bytes(
+    colour: Colour = "red", size: tuple[int, int] = (4, 4), fmt: str = "PNG", mode: str = "RGB"
+) -> bytes:
+    """A picture of one colour (in Pillow's `mode`), encoded as `fmt`."""
+    return encoded(Image.new(mode, size, colour), fmt)
+
+
+def gradient(size: tuple[int, int] = (40, 24)) -> Image.Image:
+    """A grey ramp in RGB: a picture with detail, where one colour would squeeze to
+    nothing (and a decoder meets real data to damage)."""
+    return Image.linear_gradient("L").resize(size).convert("RGB")
+
+
+def make_picture(
+    colour: Colour = "red",
+    size: tuple[int, int] = (4, 4),
+    *,
+    fmt: str = "PNG",
+    label: str = "",
+) -> Picture:
+    """The same, sniffed as the app would; labelled after its colour unless told."""
+    named = colour if isinstance(colour, str) else "picture"
+    return sniff(picture_bytes(colour, size, fmt), label=label or f"{named}.{fmt.lower()}")
+
+
+def numbered_picture(
+    number: int = 0, label: str = "", *, size: tuple[int, int] = (4, 4)
+) -> Picture:
+    """A PNG different for every number (up to 65,536), so each has its own hash;
+    labelled `p{number}.png` unless told."""
+    colour = (number % 256, number // 256 % 256, 7)
+    return make_picture(colour, size, label=label or f"p{number}.png")
+
+
+def picture_file(path: Path, colour: Colour = "red", size: tuple[int, int] = (8, 8)) -> Path:
+    """A picture saved at `path`, in the format its suffix names."""
+    Image.new("RGB", size, colour).save(path)
+    return path
+
+
+def png_claiming(width: int, height: int) -> bytes:
+    """A PNG whose header claims a size its (empty) data does not have: a decompression
+    bomb's shape, for the checks that must refuse it before decoding."""
+    chunk = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    header = struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk))
+    return b"\x89PNG\r\n\x1a\n" + header + b"\x00\x00\x00\x00IEND\xaeB`\x82"
