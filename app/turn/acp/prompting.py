@@ -24,10 +24,7 @@ from app.turn.acp.session import AgentSession
 from app.turn.engine import agent_model
 from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, TurnEvent, UsageAdded
-from routing.catalogue import Catalogue
-from routing.describing.describer import Describer
 from routing.documents import flatten_pages, pdf_reading, pdfs_for_model
-from routing.router import RoutingPrefs
 from routing.transcript import (
     Crossed,
     Message,
@@ -43,17 +40,9 @@ from routing.transcript import (
 class AgentPrompt:
     """Makes each turn's prompt blocks, storing the notices they need."""
 
-    def __init__(
-        self,
-        store: Store,
-        catalogue: Catalogue | None,
-        prefs: RoutingPrefs,
-        describer: Describer,
-        turn_budget: int,
-    ) -> None:
+    def __init__(self, store: Store, words: EngineWords) -> None:
         self.store = store
-        # Who looks at pictures for an agent that doesn't take them.
-        self.words = EngineWords(catalogue, prefs, describer, turn_budget)
+        self.words = words  # who looks at pictures for an agent that doesn't take them
 
     async def blocks(
         self,

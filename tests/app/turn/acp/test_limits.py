@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.store import Store
-from app.turn.acp.errors import AgentCut
+from app.turn.agent_problems import AgentCut
 from app.turn.tool_step import Approval, ToolStep
 from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig

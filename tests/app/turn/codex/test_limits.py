@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from app.store import Store
-from app.turn.acp.errors import AgentCut
+from app.turn.agent_problems import AgentCut
 from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, NoticeKind
