@@ -2,7 +2,8 @@
 
 With no file at all Sightline runs on defaults: Ollama at `OLLAMA_HOST` (or its
 usual address) and discovery of local servers. A broken file is reported with
-its path and line, never silently ignored.
+its path, the line and the key at fault (app/config_check.py), never silently
+ignored.
 """
 
 from __future__ import annotations
@@ -17,6 +18,19 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from app import paths
+from app.config_check import (
+    ID_PATTERN,
+    ID_RULE,
+    Key,
+    SettingsError,
+    flag,
+    kind_of,
+    maybe_flag,
+    problem,
+    read_settings_file,
+    text,
+    texts,
+)
 from routing.addresses import ollama_base_url
 from routing.endpoints import without_credentials
 
@@ -24,7 +38,6 @@ if TYPE_CHECKING:  # loaded only for [[providers]] and discovery: see _parse_pro
     from routing.models import ProviderConfig
 
 MAX_CONFIG_BYTES = 4_000_000  # a config is a few KB; this bounds what is read, not taste
-ID_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 
 
 _TOP_LEVEL_KEYS = frozenset(
@@ -50,10 +63,12 @@ _PROVIDER_KEYS = (
 AGENT_KEYS = frozenset({"id", "kind", "command", "args", "env", "enabled", "local"}) | LIMIT_KEYS
 CODEX_KEYS = AGENT_KEYS | {"model_provider"}
 _LONGEST = 7 * 24 * 3600.0  # a week: any limit longer is a mistake, not a wish
+_TOML_WHERE = re.compile(r"(.*?)(?: \(at line (\d+), column (\d+)\))?\Z", re.DOTALL)
 
 
-class ConfigError(ValueError):
-    """The config file can't be used; the message names the file and what to change."""
+class ConfigError(SettingsError):
+    """The config file can't be used; the message names the file, the line, the key and
+    what to change."""
 
 
 @dataclass(frozen=True)
@@ -88,24 +103,28 @@ def load_config(environ: Mapping[str, str] = os.environ) -> Config:
     data_dir = paths.data_dir(environ)
     if not path.exists():
         if environ.get("SIGHTLINE_CONFIG"):
-            raise ConfigError(f"{path}: SIGHTLINE_CONFIG names this file, but it does not exist.")
+            raise ConfigError(
+                "SIGHTLINE_CONFIG names this file, but it does not exist", source=str(path)
+            )
         return Config(data_dir=data_dir)
-    from vision.files import FileRefused, read_capped
-
     try:
-        # utf-8-sig: a byte-order mark (as some Windows editors write) is not a setting.
-        text = read_capped(path, MAX_CONFIG_BYTES, what="config file").decode("utf-8-sig")
+        text = read_settings_file(path, MAX_CONFIG_BYTES, "config file")
         raw = tomllib.loads(text)
+    except SettingsError as exc:
+        raise ConfigError.said_of(exc, "") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+        # tomllib says where at the end of its words: "… (at line 3, column 13)".
+        words, line, column = _TOML_WHERE.match(str(exc)).groups()  # type: ignore[union-attr]
+        raise ConfigError(
+            f"not valid TOML: {words}",
+            source=str(path),
+            line=int(line) if line else None,
+            column=int(column) if column else None,
+        ) from None
     except RecursionError:
         raise ConfigError(
-            f"{path}: tables or lists are nested too deeply to be a Sightline config."
+            "tables or lists are nested too deeply to be a Sightline config", source=str(path)
         ) from None
-    except FileRefused as exc:
-        raise ConfigError(str(exc)) from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start} can't be read).") from None
     return parse_config(raw, path, data_dir, environ, lines=text.splitlines())
 
 
@@ -119,92 +138,94 @@ def parse_config(
 ) -> Config:
     """Turn a parsed TOML document into a Config, naming the key at fault on error.
 
-    `lines` (the file's text) lets an error name the line of a provider's base_url.
+    `lines` (the file's text) lets an error name the line of the key at fault.
     """
+    try:
+        return _parse_document(raw, path, data_dir, environ)
+    except SettingsError as exc:
+        raise ConfigError.said_of(exc, str(path), toml_line(lines or [], exc.key)) from None
+
+
+def _parse_document(
+    raw: Mapping[str, Any], path: Path, data_dir: Path, environ: Mapping[str, str]
+) -> Config:
     unknown = sorted(set(raw) - _TOP_LEVEL_KEYS)
     if unknown:
-        raise ConfigError(
-            f"{path}: unknown setting {unknown[0]!r}; the settings are: "
-            f"{', '.join(sorted(_TOP_LEVEL_KEYS))}."
-        )
-    discover = raw.get("discover_local", True)
-    if not isinstance(discover, bool):
-        raise ConfigError(f"{path}: discover_local must be true or false.")
-    auto_cloud = raw.get("auto_may_use_cloud", False)
-    if not isinstance(auto_cloud, bool):
-        raise ConfigError(f"{path}: auto_may_use_cloud must be true or false.")
-    check_sight = raw.get("check_sight", True)
-    if not isinstance(check_sight, bool):
-        raise ConfigError(f"{path}: check_sight must be true or false.")
-    vision_model = raw.get("vision_model", "")
-    if not isinstance(vision_model, str) or (vision_model and ":" not in vision_model):
-        raise ConfigError(f'{path}: vision_model must be "PROVIDER:MODEL" in quotes.')
-    system_prompt = raw.get("system_prompt", "")
-    if not isinstance(system_prompt, str):
-        raise ConfigError(f"{path}: system_prompt must be text in quotes.")
-    mcp = raw.get("mcp_config")
-    if mcp is not None and not isinstance(mcp, str):
-        raise ConfigError(f"{path}: mcp_config must be the path of a JSON file, in quotes.")
-    mcp_config = (path.parent / _expanded(mcp, path, "mcp_config")) if mcp else None
-    at_launch = raw.get("mcp_start_at_launch", False)
-    if not isinstance(at_launch, bool):
-        raise ConfigError(f"{path}: mcp_start_at_launch must be true or false.")
-    always = raw.get("always_allow_tools", [])
-    if not isinstance(always, list) or not all(isinstance(n, str) for n in always):
-        raise ConfigError(
-            f'{path}: always_allow_tools must be a list of tool names, like ["read_file"].'
-        )
+        settings = ", ".join(sorted(_TOP_LEVEL_KEYS))
+        raise problem((unknown[0],), f"is not a setting; the settings are: {settings}")
+    vision_model = text(raw, (), "vision_model", what='"PROVIDER:MODEL" in quotes')
+    if vision_model and ":" not in vision_model:
+        raise problem(("vision_model",), 'must be "PROVIDER:MODEL", like "ollama:llava:7b"')
+    mcp = text(raw, (), "mcp_config", what="the path of a JSON file, in quotes")
     tables = raw.get("providers", [])
-    if not isinstance(tables, list) or not all(isinstance(t, dict) for t in tables):
-        raise ConfigError(f"{path}: providers must be [[providers]] tables.")
+    if not isinstance(tables, list):
+        raise problem(("providers",), f"must be [[providers]] tables, not {kind_of(tables)}")
     providers: list[ProviderConfig] = []
     for index, table in enumerate(tables):
-        line = _base_url_line(lines or [], index)
-        where = f"{path}: providers[{index + 1}]"
-        provider = _parse_provider(table, where, environ, line=line)
+        if not isinstance(table, dict):
+            raise problem(
+                ("providers", index), f"must be a [[providers]] table, not {kind_of(table)}"
+            )
+        provider = _parse_provider(table, ("providers", index), environ)
         if any(p.id == provider.id for p in providers):
-            raise ConfigError(
-                f"{path}: two providers have the id {provider.id!r}; ids must differ."
+            raise problem(
+                ("providers", index, "id"),
+                f"{provider.id!r} is an earlier provider's id too; ids must differ",
             )
         providers.append(provider)
-    folder = raw.get("data_dir")
-    if folder is not None and not isinstance(folder, str):
-        raise ConfigError(f"{path}: data_dir must be a folder path in quotes.")
+    folder = text(raw, (), "data_dir", what="a folder path in quotes")
     if folder and not environ.get("SIGHTLINE_DATA_DIR"):
-        data_dir = _expanded(folder, path, "data_dir")
+        data_dir = _expanded(folder, "data_dir")
     return Config(
         providers=tuple(providers),
-        discover_local=discover,
-        auto_may_use_cloud=auto_cloud,
-        check_sight=check_sight,
+        discover_local=flag(raw, (), "discover_local", True),
+        auto_may_use_cloud=flag(raw, (), "auto_may_use_cloud", False),
+        check_sight=flag(raw, (), "check_sight", True),
         vision_model=vision_model,
-        system_prompt=system_prompt,
-        mcp_config=mcp_config,
-        mcp_start_at_launch=at_launch,
-        always_allow_tools=tuple(always),
+        system_prompt=text(raw, (), "system_prompt", what="text in quotes"),
+        mcp_config=(path.parent / _expanded(mcp, "mcp_config")) if mcp else None,
+        mcp_start_at_launch=flag(raw, (), "mcp_start_at_launch", False),
+        always_allow_tools=texts(
+            raw, (), "always_allow_tools", what='a list of tool names, like ["read_file"]'
+        ),
         data_dir=data_dir,
         source=path,
     )
 
 
-def _expanded(value: str, path: Path, key: str) -> Path:
+def _expanded(value: str, key: str) -> Path:
     """A path with ~ expanded; a ~user that doesn't exist is the key's error."""
     try:
         return Path(value).expanduser()
     except RuntimeError as exc:
-        raise ConfigError(f"{path}: {key}: {exc}.") from None
+        raise problem((key,), f"can't be used: {exc}") from None
 
 
-def _base_url_line(lines: list[str], index: int) -> int | None:
-    """The line number of the `index`-th [[providers]] table's base_url, if it has one."""
-    tables = [n for n, line in enumerate(lines) if line.strip().startswith("[[providers]]")]
-    if index >= len(tables):
+def toml_line(lines: list[str], key: Key) -> int | None:
+    """The line of the file where `key` is written: a top-level key's own line, or a
+    key's in the n-th [[providers]] table (else that table's header). None when the text
+    doesn't show it (an inline table, a key that was left out)."""
+    if not key or not lines:
         return None
-    end = tables[index + 1] if index + 1 < len(tables) else len(lines)
-    for number in range(tables[index] + 1, end):
-        if lines[number].lstrip().startswith("base_url"):
-            return number + 1
-    return None
+    headers = [n for n, line in enumerate(lines) if line.lstrip().startswith("[")]
+    if key[0] == "providers" and len(key) > 1 and isinstance(key[1], int):
+        tables = [n for n in headers if lines[n].strip().startswith("[[providers]]")]
+        if key[1] >= len(tables):
+            return None
+        start = tables[key[1]]
+        end = next((n for n in tables if n > start), len(lines))
+        if len(key) > 2:
+            found = _key_line(lines, start + 1, end, str(key[2]))
+            if found:
+                return found
+        return start + 1
+    return _key_line(lines, 0, headers[0] if headers else len(lines), str(key[0]))
+
+
+def _key_line(lines: list[str], start: int, end: int, name: str) -> int | None:
+    quoted = re.escape(name)
+    written = re.compile(rf"""\s*(?:{quoted}|"{quoted}"|'{quoted}')\s*[=.]""")
+    return next((n + 1 for n in range(start, end) if written.match(lines[n])), None)
 
 
 def checked_base_url(base_url: str) -> str:
@@ -231,7 +252,7 @@ def checked_base_url(base_url: str) -> str:
 
 
 def _parse_provider(
-    table: Mapping[str, Any], where: str, environ: Mapping[str, str], *, line: int | None = None
+    table: Mapping[str, Any], at: Key, environ: Mapping[str, str]
 ) -> ProviderConfig:
     # Here, not at the top: routing.models (with socket) and routing.presets (~5 ms)
     # then load before the window's first paint only when the file names providers.
@@ -244,12 +265,13 @@ def _parse_provider(
     if kind in AGENT_KINDS:
         from app.config_agents import parse_agent
 
-        return parse_agent(table, where)
+        return parse_agent(table, at)
+    keys = ", ".join(sorted(_PROVIDER_KEYS))
     unknown = sorted(set(table) - _PROVIDER_KEYS)
     if unknown and unknown[0] in AGENT_KEYS:
-        raise ConfigError(
-            f'{where}: {unknown[0]} is for an agent (kind = "acp"); a provider of kind '
-            f"{kind!r} has: {', '.join(sorted(_PROVIDER_KEYS))}."
+        raise problem(
+            (*at, unknown[0]),
+            f'is for an agent (kind = "acp"); a provider of kind {kind!r} has: {keys}',
         )
     if unknown:
         hint = (
@@ -257,63 +279,43 @@ def _parse_provider(
             if unknown[0] in _TOP_LEVEL_KEYS
             else ""
         )
-        raise ConfigError(
-            f"{where}: unknown key {unknown[0]!r}{hint}; a provider has: "
-            f"{', '.join(sorted(_PROVIDER_KEYS))}."
-        )
+        raise problem((*at, unknown[0]), f"is not a provider's key{hint}; a provider has: {keys}")
     if kind not in ALL_KINDS:
-        raise ConfigError(f"{where}: kind {kind!r} is not one of: {', '.join(ALL_KINDS)}.")
+        said = "is missing" if kind is None else f"{kind!r} is not one of"
+        raise problem((*at, "kind"), f"{said}: {', '.join(ALL_KINDS)}")
     provider_id = table.get("id", kind)
     if not isinstance(provider_id, str) or not ID_PATTERN.match(provider_id):
-        raise ConfigError(
-            f"{where}: id {provider_id!r} must be letters, digits, '.', '_' or '-' (no colon)."
-        )
+        raise problem((*at, "id"), f"{provider_id!r} must be {ID_RULE}")
     # Which endpoint of an OpenAI-shape provider (the Responses API or chat completions).
-    api = table.get("api", "")
-    if not isinstance(api, str):
-        raise ConfigError(f'{where}: api must be "responses" or "chat", in quotes.')
-    if problem := api_problem(preset_for(kind), api):
-        raise ConfigError(f"{where}: {problem}.")
-    base_url = table.get("base_url", "")
-    if not isinstance(base_url, str):
-        raise ConfigError(f"{where}: base_url must be a URL in quotes.")
+    api = text(table, at, "api", what='"responses" or "chat", in quotes')
+    if words := api_problem(preset_for(kind), api):
+        raise problem((*at, "api"), f"can't be used: {words}")
+    base_url = text(table, at, "base_url", what="a URL in quotes")
     if kind == "ollama":
         try:
             base_url = ollama_base_url(base_url or None, environ)
         except ValueError as exc:
-            raise ConfigError(f"{where}: base_url: {exc}") from None
+            raise problem((*at, "base_url"), f"can't be used: {exc}") from None
     if not base_url:
         base_url = base_url_for(preset_for(kind), api)
-    problem = checked_base_url(base_url)
-    if problem:
-        at = f" (line {line})" if line else ""
-        raise ConfigError(
-            f"{where}{at}: base_url {without_credentials(base_url)!r} can't be used: {problem}."
-        )
-    api_key = table.get("api_key", "")
-    enabled = table.get("enabled", True)
-    local = table.get("local")
-    if not isinstance(api_key, str):
-        raise ConfigError(f"{where}: api_key must be text in quotes.")
-    if not isinstance(enabled, bool):
-        raise ConfigError(f"{where}: enabled must be true or false.")
-    if local is not None and not isinstance(local, bool):
-        raise ConfigError(f"{where}: local must be true or false.")
-    idle, turn = limits_of(table, where)
+    if words := checked_base_url(base_url):
+        shown = without_credentials(base_url)
+        raise problem((*at, "base_url"), f"{shown!r} can't be used: {words}")
+    idle, turn = limits_of(table, at)
     return ProviderConfig(
         id=provider_id,
         kind=kind,
         base_url=base_url.rstrip("/"),
-        api_key=api_key,
-        enabled=enabled,
-        local=local,
+        api_key=text(table, at, "api_key", what="text in quotes"),
+        enabled=flag(table, at, "enabled", True),
+        local=maybe_flag(table, at, "local"),
         api=api,
         idle_seconds=idle,
         turn_seconds=turn,
     )
 
 
-def limits_of(table: Mapping[str, Any], where: str) -> tuple[float | None, float | None]:
+def limits_of(table: Mapping[str, Any], at: Key) -> tuple[float | None, float | None]:
     """A provider's own limits, `idle_seconds` and `turn_seconds` (None when not set)."""
     found: list[float | None] = []
     for key in ("idle_seconds", "turn_seconds"):
@@ -321,9 +323,7 @@ def limits_of(table: Mapping[str, Any], where: str) -> tuple[float | None, float
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int | float) or not value > 0
         ):
-            raise ConfigError(
-                f"{where}: {key} must be a number of seconds above 0, like {key} = 600."
-            )
+            raise problem((*at, key), f"must be a number of seconds above 0, like {key} = 600")
         found.append(None if value is None else float(min(value, _LONGEST)))  # nan: refused above
     return found[0], found[1]
 

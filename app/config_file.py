@@ -12,8 +12,10 @@ from pathlib import Path
 
 import tomlkit
 from tomlkit.items import AoT, Table
+from tomlkit.toml_document import TOMLDocument
 
-from app.config import ConfigError
+from app.config import MAX_CONFIG_BYTES, ConfigError
+from app.config_check import SettingsError, read_settings_file
 from app.private_files import make_private_folder, write_private
 from routing.models import ProviderConfig
 from routing.presets import preset_for
@@ -37,11 +39,7 @@ def _provider_table(provider: ProviderConfig, previous: Table | None) -> Table:
 
 def save_providers(path: Path, providers: Iterable[ProviderConfig]) -> None:
     """Replace the file's `[[providers]]` with these, in this order; nothing else changes."""
-    try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        document = tomlkit.parse(text)
-    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
-        raise ConfigError(f"{path}: can't be updated: {exc}") from None
+    document = read_config_document(path)
     existing = document.get("providers")
     previous: dict[str, Table] = {}
     if isinstance(existing, AoT):
@@ -53,6 +51,19 @@ def save_providers(path: Path, providers: Iterable[ProviderConfig]) -> None:
     write_config_text(path, tomlkit.dumps(document))
 
 
+def read_config_document(path: Path) -> TOMLDocument:
+    """The config file as tomlkit edits it (an empty one when there is no file), read
+    within the config's cap; ConfigError, and nothing written, when it can't be read."""
+    try:
+        text = read_settings_file(path, MAX_CONFIG_BYTES, "config file") if path.exists() else ""
+        return tomlkit.parse(text)
+    except SettingsError as exc:  # a device, a folder, gigabytes, not UTF-8
+        words = exc.problem
+    except tomlkit.exceptions.ParseError as exc:
+        words = str(exc)
+    raise ConfigError(f"can't be updated: {words}", source=str(path))
+
+
 def write_config_text(path: Path, text: str) -> None:
     """Write a settings file whole (0600; a missing folder made 0700); ConfigError if it can't."""
     # A crash mid-write must never leave the person with half a config file.
@@ -60,4 +71,4 @@ def write_config_text(path: Path, text: str) -> None:
         make_private_folder(path.parent)
         write_private(path, text)
     except OSError as exc:
-        raise ConfigError(f"{path}: can't be written: {exc.strerror or exc}") from None
+        raise ConfigError(f"can't be written: {exc.strerror or exc}", source=str(path)) from None

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 
 from app.store import StoredItem
 from routing.endpoints import endpoint_name, on_this_computer
+from routing.refs import ref_halves
 from routing.transcript import WHOLE_MESSAGE, Message, Notice, NoticeKind
 
 # "<looker> at <host> looked at 2 pictures (a.png, b.png) and described them for <model>, ..."
@@ -269,7 +270,7 @@ def _known_local(model: str, known: Mapping[str, Endpoint]) -> bool | None:
 
 
 def _provider_id(model_ref: str) -> str:
-    return model_ref.partition(":")[0]
+    return ref_halves(model_ref)[0]
 
 
 def _picture_labels(message: Message) -> list[str]:

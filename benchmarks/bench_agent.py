@@ -276,7 +276,7 @@ def _serve_agent() -> None:
 
     chunks = int(os.environ.get(CHUNKS_ENV, "0"))
 
-    class Chatty(FakeAgent):
+    class Chatty(FakeAgent):  # type: ignore[misc]  # FakeAgent is the tests', unchecked here
         async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> Any:
             for n in range(chunks):
                 await self.conn.session_update(session_id, update_agent_message_text(f"word{n} "))

@@ -17,8 +17,8 @@ from PySide6.QtCore import QEvent, QEventLoop, QObject
 from PySide6.QtWidgets import QApplication
 
 from app.store import Store
-from app.ui.conversation_model import ConversationModel
-from app.ui.conversation_view import ConversationView
+from app.ui.conversation.conversation_model import ConversationModel
+from app.ui.conversation.conversation_view import ConversationView
 
 DEADLINE_S = 60.0
 

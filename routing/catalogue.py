@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 from routing.capabilities import resolved
 from routing.endpoints import endpoint_key, endpoint_name, look_up
 from routing.errors import CannotConnect, ModelNotFound, ProviderError
-from routing.models import ModelInfo, ProviderConfig, Verdict, split_ref
+from routing.models import ModelInfo, ProviderConfig, Verdict
+from routing.refs import split_ref
 from routing.wires.base import Wire
 from routing.wires.registry import make_wire
 

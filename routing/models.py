@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from routing.endpoints import on_this_computer
+from routing.refs import model_ref
 
 AGENT_KINDS = ("acp", "codex")  # engines that are programs (routing/presets.py names them)
 # Codex's built-in model providers that run on this computer: `local` is implied for them.
@@ -122,18 +123,10 @@ class ModelInfo:
     @property
     def ref(self) -> str:
         """`provider:model`, the form the command line and the store use."""
-        return f"{self.provider_id}:{self.name}"
+        return model_ref(self.provider_id, self.name)
 
     @property
     def gets_pictures(self) -> bool:
         """Whether Sightline sends it pictures as pictures: it sees, or nobody knows and
         its provider takes pictures (it then may or may not see them)."""
         return self.takes_pictures if self.sees is None else self.sees
-
-
-def split_ref(ref: str) -> tuple[str, str]:
-    """Split `provider:model` at the first colon (Ollama model names have colons)."""
-    provider, sep, model = ref.partition(":")
-    if not sep or not provider or not model:
-        raise ValueError(f"{ref!r} is not PROVIDER:MODEL (for example ollama:llama3.2:3b)")
-    return provider, model

@@ -27,6 +27,14 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The real engines (a llama.cpp server on both cores, Codex, OpenCode) run one after
+    another on one worker under xdist, so two never share the cores and their limits hold."""
+    for item in items:
+        if item.get_closest_marker("real_engine"):
+            item.add_marker(pytest.mark.xdist_group("real_engine"))
+
+
 @pytest.fixture(autouse=True)
 def fresh_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's secrets are its own: the redaction registry is process-wide, and one

@@ -81,13 +81,14 @@ async def check_model(
 ) -> None:
     """Refuse a --model that names no model, before anything is stored or sent (`agents`:
     the configured agents' ids, named with the providers when neither is meant)."""
+    from routing.refs import ref_halves
     from routing.router import is_auto
 
     if is_auto(ref):
         if auto_allowed:
             return
         raise CommandError("name the model to check as PROVIDER:MODEL (`sightline models`).")
-    provider, _, name = ref.strip().partition(":")
+    provider, name = ref_halves(ref.strip())
     ids = [p.id for p in catalogue.providers]
     if not provider:
         raise CommandError(

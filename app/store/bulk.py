@@ -93,7 +93,7 @@ def _next_item_id(db: sqlite3.Connection) -> int:
     """The id the next item gets (inside the write transaction, so nobody takes it first)."""
     (largest,) = db.execute("SELECT COALESCE(MAX(id), 0) FROM items").fetchone()
     row = db.execute("SELECT seq FROM sqlite_sequence WHERE name = 'items'").fetchone()
-    return max(largest, row[0] if row else 0) + 1
+    return max(int(largest), int(row[0]) if row else 0) + 1
 
 
 class _Blobs:

@@ -160,7 +160,8 @@ class Fields:
         value = self._get(key, default, "an object")
         if type(value) is not dict:
             raise self._wrong(key, "an object", value)
-        return checked_json(value, place(self.where, key))
+        checked: dict[str, Any] = checked_json(value, place(self.where, key))
+        return checked
 
     def object(self, key: str) -> Fields:
         """An object field, itself read field by field."""

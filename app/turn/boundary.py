@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from routing.refs import ref_halves
 from routing.transcript import (
     Crossed,
     Message,
@@ -93,7 +94,7 @@ def would_leave(
         return None
     if store.crossings.earlier_pictures(conversation_id) != EarlierPictures.UNDECIDED:
         return None
-    provider_id, _, _ = model_ref.partition(":")
+    provider_id, _ = ref_halves(model_ref)
     if provider_id not in {p.id for p in catalogue.providers}:
         return None
     provider = catalogue.provider(provider_id)

@@ -14,6 +14,7 @@ from routing.catalogue import Catalogue
 from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, ProviderError, TimedOut
 from routing.models import ModelInfo
+from routing.refs import ref_halves
 from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
 from routing.transcript import WHOLE_MESSAGE, Crossed, Notice, NoticeKind
 
@@ -72,7 +73,7 @@ async def offline(
 
 
 def _unresolved(catalogue: Catalogue, ref: str) -> ModelInfo:
-    provider_id, _, name = ref.partition(":")
+    provider_id, name = ref_halves(ref)
     provider = catalogue.provider(provider_id)
     return ModelInfo(provider_id, name, local=provider.is_local)
 

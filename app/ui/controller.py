@@ -17,17 +17,17 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 from app import paths
+from app.presenters.approvals import ApprovalRequest, Approvals
+from app.presenters.listing import ModelListing  # where other modules have always imported it from
+from app.presenters.model_lister import ModelLister
+from app.presenters.pending import Attachments
+from app.presenters.turn_tools import TurnTools
 from app.ui.agent_turns import AgentTurns, agent_named, agents_of
-from app.ui.approvals import ApprovalRequest, Approvals
-from app.ui.attaching import Attaching
 from app.ui.chats import Chats
-from app.ui.listing import ModelListing  # where other modules have always imported it from
-from app.ui.model_lister import ModelLister
-from app.ui.pending import Attachments
+from app.ui.composer.attaching import Attaching
+from app.ui.conversation.versions import Versions
 from app.ui.running_turn import RunningTurn
 from app.ui.turn_feed import TurnFeed
-from app.ui.turn_tools import TurnTools
-from app.ui.versions import Versions
 from routing.transcript import ToolCall  # loaded by the store: costs nothing here
 
 # asyncio (~25 ms) is imported by the methods that use it: they all run after the
@@ -444,7 +444,7 @@ class Controller(QObject):
         def turn(tools: Sequence[Tool]) -> AsyncGenerator[TurnEvent, None]:
             return runner.regenerate(conversation_id, asked.id, model_ref, tools)
 
-        from app.ui.pending import Attachments
+        from app.presenters.pending import Attachments
 
         self._begin_turn(turn, "", Attachments())
         return True
@@ -452,7 +452,7 @@ class Controller(QObject):
     def _ask_agent_again(self, asked: StoredItem, model_ref: str) -> bool:
         """An agent answers a turn again: its session can't forget the turn, so the person's
         message is sent to it once more, as another version of that message."""
-        from app.ui.pending import Attachments
+        from app.presenters.pending import Attachments
         from routing.transcript import Message, PicturePart
 
         message = asked.item

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
@@ -22,6 +21,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from app.presenters.when import today_or_full_when
 
 if TYPE_CHECKING:
     from app.ledger import Crossing
@@ -44,14 +45,6 @@ class LedgerRole(IntEnum):
     WHY = Qt.ItemDataRole.UserRole + 4
     HTML = Qt.ItemDataRole.UserRole + 5  # the card's words, as rich text
     LOCAL = Qt.ItemDataRole.UserRole + 6  # "yes", "no" or "unknown"
-
-
-def _when(timestamp: float) -> str:
-    """Time of day for today's crossings, the date too for older ones."""
-    then = time.localtime(timestamp)
-    today = time.localtime()
-    same_day = then[:3] == today[:3]
-    return time.strftime("%H:%M" if same_day else "%Y-%m-%d %H:%M", then)
 
 
 class _CrossingCards(QStyledItemDelegate):
@@ -184,8 +177,9 @@ class LedgerPanel(QFrame):
 
         dim = self.palette().color(QPalette.ColorRole.PlaceholderText).name()
         model = html.escape(crossing.model or "a model")
+        when = today_or_full_when(crossing.when)
         return (
-            f"<b>{model}</b> <span style='color:{dim}'>· {_when(crossing.when)}</span><br>"
+            f"<b>{model}</b> <span style='color:{dim}'>· {when}</span><br>"
             f"<span style='color:{dim}'>{html.escape(crossing.where)}</span>"
             f"<p style='margin-top:4px'><b>Sent:</b> {html.escape(crossing.what)}<br>"
             f"<b>Why:</b> {html.escape(crossing.why)}</p>"
@@ -195,7 +189,7 @@ class LedgerPanel(QFrame):
     def _words(crossing: Crossing) -> str:
         model = crossing.model or "a model"
         return (
-            f"{_when(crossing.when)} · {model}\n"
+            f"{today_or_full_when(crossing.when)} · {model}\n"
             f"{crossing.where}\n"
             f"Sent: {crossing.what}\n"
             f"Why: {crossing.why}"

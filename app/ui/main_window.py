@@ -23,34 +23,37 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.presenters.approvals import ApprovalRequest
+from app.presenters.listing import ModelListing
+from app.presenters.model_status import explain
+from app.presenters.welcome import is_first_run, welcome
 from app.store import ConversationSummary, StoredItem
-from app.ui.appearance import Appearance, ThemeChoice
-from app.ui.approval_card import ApprovalCard
-from app.ui.approvals import ApprovalRequest
-from app.ui.attachments import AttachmentDrops
-from app.ui.chat_actions import ChatActions
-from app.ui.composer import Composer
-from app.ui.controller import Controller, ModelListing
-from app.ui.conversation_model import ConversationModel
-from app.ui.conversation_view import ConversationView
-from app.ui.editing_bar import EditingBar
-from app.ui.first_run import FirstRunPanel, is_first_run, welcome
+from app.ui.bars import EditingBar, UndoBar
+from app.ui.chat_list import ID_ROLE, UNTITLED
+from app.ui.composer.approval_card import ApprovalCard
+from app.ui.composer.attachments import AttachmentDrops
+from app.ui.composer.composer import Composer
+from app.ui.composer.password_prompt import PasswordPrompt
+from app.ui.controller import Controller
+from app.ui.conversation.chat_actions import ChatActions
+from app.ui.conversation.conversation_model import ConversationModel
+from app.ui.conversation.conversation_view import ConversationView
+from app.ui.first_run import FirstRunPanel
 from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.ledger_panel import LedgerPanel
-from app.ui.local_models import LocalModels
 from app.ui.menu_bar import MenuBar
-from app.ui.password_prompt import PasswordPrompt
-from app.ui.provider_panel import ProviderPanel, explain
-from app.ui.sidebar import ID_ROLE, UNTITLED, Sidebar
+from app.ui.models.local_models import LocalModels
+from app.ui.provider_panel import ProviderPanel
+from app.ui.settings.appearance import Appearance, ThemeChoice
+from app.ui.sidebar import Sidebar
 from app.ui.top_bar import TopBar
-from app.ui.undo_bar import UndoBar
 from app.ui.window_state import Remembered, WindowState
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.turn.boundary import EarlierPictures
-    from app.ui.settings_dialog import SettingsDialog
+    from app.ui.settings.settings_dialog import SettingsDialog
 
 MARKDOWN_FILTER = "Markdown, pictures in a folder beside it (*.md)"
 JSON_FILTER = "JSON, everything in one file (*.json)"
@@ -425,7 +428,7 @@ class MainWindow(QMainWindow):
 
     def open_picture(self, picture: Picture) -> QDialog:
         """Show a picture in its own window (replacing one already open)."""
-        from app.ui.picture_viewer import PictureViewer  # on first use, not at start
+        from app.ui.conversation.picture_viewer import PictureViewer  # on first use, not at start
 
         if self.viewer is not None:
             self.viewer.close()
@@ -439,7 +442,7 @@ class MainWindow(QMainWindow):
 
     def open_pdf(self, pdf: PdfFile) -> None:
         """Open a PDF of the conversation in the system's viewer."""
-        from app.ui.pdf_opening import open_outside  # on first use, not at start
+        from app.ui.conversation.pdf_opening import open_outside  # on first use, not at start
 
         try:
             if not open_outside(pdf):
@@ -537,7 +540,7 @@ class MainWindow(QMainWindow):
             self.settings_dialog.activateWindow()
             return self.settings_dialog
         # Imported on first use: the first paint doesn't need the dialog's modules.
-        from app.ui.settings_dialog import SettingsDialog
+        from app.ui.settings.settings_dialog import SettingsDialog
 
         dialog = SettingsDialog(self.controller, self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

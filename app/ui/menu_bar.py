@@ -14,7 +14,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QMenu, QMessageBox, QToolButton
 
-from app.ui.appearance import ThemeChoice
+from app.ui.settings.appearance import ThemeChoice
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow

@@ -2,71 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QWidget
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
-
-from app.ui.controller import ModelListing
-from routing.endpoints import endpoint_name
-
-LOOKING = "Looking for models…"
-NOTHING_READY = "No model is ready"
+from app.presenters.model_status import LOOKING, Explanation
+from app.ui.area_panel import AreaPanel, code_html
+from app.ui.named import named_button
 
 
-@dataclass(frozen=True)
-class Explanation:
-    """The words of the panel: a title, what was tried, and what to do."""
-
-    title: str
-    tried: tuple[tuple[str, str], ...] = ()  # (where, what happened) per provider
-    advice: str = ""
-
-
-def explain(listing: ModelListing) -> Explanation:
-    """Put a failed (or running) model listing into words a person can act on."""
-    if listing.listing:
-        return Explanation(LOOKING)
-    statuses = {s.provider.id: s for s in listing.statuses}
-    tried: list[tuple[str, str]] = []
-    empty_ollama = False
-    for provider in listing.providers:
-        status = statuses.get(provider.id)
-        if status is None:
-            outcome = "did not answer"
-        elif status.error is not None:
-            outcome = status.error.message
-        else:
-            outcome = "answered, but offers no models"
-            empty_ollama = empty_ollama or provider.kind == "ollama"
-        tried.append((f"{endpoint_name(provider.base_url)} ({provider.id})", outcome))
-    if not listing.providers:
-        tried.append(("No provider", "none is configured, and looking for local ones is off."))
-    # What a provider's own error already said (how to start Ollama, say) is not said again.
-    said = " ".join(outcome for _, outcome in tried)
-    steps = (
-        []
-        if "ollama serve" in said
-        else ["Start Ollama with `ollama serve` (or set OLLAMA_HOST to where it runs)"]
-    )
-    steps.append(f"add a provider in Settings ▸ Providers (saved to {listing.config_path})")
-    advice = " or ".join(steps) + "."
-    advice = advice[0].upper() + advice[1:]
-    if empty_ollama:
-        advice = "Download a model with `ollama pull llama3.2`, then try again. " + advice
-    return Explanation(NOTHING_READY, tuple(tried), advice)
-
-
-def _code(text: str) -> str:
-    """Plain words to rich text, with `backticked` commands in a fixed-width font."""
-    import html  # here, not at the top: its entity table (~1 ms) isn't needed to paint
-
-    parts = html.escape(text).split("`")
-    return "".join(f"<code>{p}</code>" if i % 2 else p for i, p in enumerate(parts))
-
-
-class ProviderPanel(QFrame):
+class ProviderPanel(AreaPanel):
     """Shown instead of an empty picker: the listing's progress or why nothing is ready."""
 
     retry_requested = Signal()
@@ -74,41 +18,21 @@ class ProviderPanel(QFrame):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """A panel saying models are being looked for."""
-        super().__init__(parent)
+        super().__init__(parent, "Model status", LOOKING, title_scale=1.25, max_width=780)
         self.setObjectName("providerPanel")
-        self.setAccessibleName("Model status")
-        self.setFrameShape(QFrame.Shape.StyledPanel)
-        self.setMaximumWidth(780)
-        self.title = QLabel(LOOKING, self)
-        self.title.setAccessibleName("Model status title")
-        font = QFont(self.title.font())
-        font.setPointSizeF(font.pointSizeF() * 1.25)
-        font.setBold(True)
-        self.title.setFont(font)
-        self.details = QLabel(self)
-        self.details.setAccessibleName("What was tried")
-        self.details.setWordWrap(True)
-        self.details.setTextFormat(Qt.TextFormat.RichText)
-        self.details.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.retry = QPushButton("Try again", self)
-        self.retry.setAccessibleName("Try again")
-        self.retry.setToolTip("Ask every provider for its models again")
+        self.details = self.rich_label("What was tried")
+        self.retry = named_button(
+            "Try again", "Try again", "Ask every provider for its models again", self
+        )
         self.retry.clicked.connect(self.retry_requested)
-        self.settings = QPushButton("Provider settings…", self)
-        self.settings.setAccessibleName("Provider settings")
-        self.settings.setToolTip("Add a provider, or fix one's address or key")
+        self.settings = named_button(
+            "Provider settings…",
+            "Provider settings",
+            "Add a provider, or fix one's address or key",
+            self,
+        )
         self.settings.clicked.connect(self.settings_requested)
-
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.retry)
-        buttons.addWidget(self.settings)
-        buttons.addStretch(1)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(22, 18, 22, 18)
-        layout.setSpacing(10)
-        layout.addWidget(self.title)
-        layout.addWidget(self.details)
-        layout.addLayout(buttons)
+        self.lay_out([self.details], [self.retry, self.settings], (22, 18, 22, 18), 10)
         self.show_explanation(Explanation(LOOKING))
 
     def show_explanation(self, explanation: Explanation) -> None:
@@ -116,15 +40,15 @@ class ProviderPanel(QFrame):
         self.title.setText(explanation.title)
         self.setAccessibleDescription(explanation.title)
         if explanation.tried or explanation.advice:
-            import html  # here, not at the top: see `_code`
+            import html  # here, not at the top: see `code_html`
 
             items = "".join(
-                f"<li><b>{html.escape(where)}</b><br>{_code(outcome)}</li>"
+                f"<li><b>{html.escape(where)}</b><br>{code_html(outcome)}</li>"
                 for where, outcome in explanation.tried
             )
             self.details.setText(
                 f"<p>Sightline asked:</p><ul style='margin-left:-18px'>{items}</ul>"
-                f"<p><b>What to do:</b> {_code(explanation.advice)}</p>"
+                f"<p><b>What to do:</b> {code_html(explanation.advice)}</p>"
             )
             self.details.show()
             self.retry.show()

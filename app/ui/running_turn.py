@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from app.ui.pending import Attachments
+from app.presenters.pending import Attachments
 from app.ui.turn_feed import TurnFeed
 
 # asyncio is imported by the methods that use it, after the window's first paint.

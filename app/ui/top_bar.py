@@ -5,21 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtGui import QResizeEvent
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QPushButton, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QWidget
 
+from app.ui.chat_list import UNTITLED
 from app.ui.edits import TitleEdit
 from app.ui.ledger_panel import TITLE as LEDGER_TITLE
-from app.ui.model_picker import ModelPicker
-from app.ui.sidebar import UNTITLED
+from app.ui.models.model_picker import ModelPicker
+from app.ui.named import named_button
 
 NARROW = 720  # below this width the bar drops the word "Model"
-
-
-def _button(text: str, name: str, tip: str, parent: QWidget) -> QPushButton:
-    button = QPushButton(text, parent)
-    button.setAccessibleName(name)
-    button.setToolTip(tip)
-    return button
 
 
 class TopBar(QWidget):
@@ -38,7 +32,7 @@ class TopBar(QWidget):
         self.model_label = QLabel("Model", self)
         self.model_label.setBuddy(self.picker)
         self.model_label.setAccessibleName("Model label")
-        self.ledger_button = _button(
+        self.ledger_button = named_button(
             "Data ledger",
             LEDGER_TITLE,
             f"{LEDGER_TITLE}: every picture, page and message of this chat that went to "
@@ -46,7 +40,7 @@ class TopBar(QWidget):
             self,
         )
         self.ledger_button.setCheckable(True)
-        self.check_again_button = _button(
+        self.check_again_button = named_button(
             "Check again",
             "Check again whether this model sees",
             "This model once refused pictures, so Sightline describes pictures for it. "
@@ -54,7 +48,7 @@ class TopBar(QWidget):
             self,
         )
         self.check_again_button.hide()
-        self.check_sight_button = _button(
+        self.check_sight_button = named_button(
             "Check sight",
             "Check whether this model sees",
             "Nobody says whether this model sees pictures. Sightline can ask it about a "
@@ -64,7 +58,7 @@ class TopBar(QWidget):
         self.check_sight_button.hide()
         # What is done to the open chat as a whole: its own settings, and export. One
         # button with a menu, so the bar still fits an 800-pixel-wide window.
-        self.chat_button = _button(
+        self.chat_button = named_button(
             "Chat", "This chat", "This chat's system prompt and parameters, and export", self
         )
         self.chat_menu = QMenu(self.chat_button)
@@ -76,7 +70,7 @@ class TopBar(QWidget):
         self.export_action = self.chat_menu.addAction("Export…")
         self.export_action.setToolTip("Save this chat as Markdown or JSON (Ctrl+S)")
         self.chat_button.setMenu(self.chat_menu)
-        self.settings_button = _button(
+        self.settings_button = named_button(
             "Settings…", "Settings", "Providers, tools and the data folder (Ctrl+,)", self
         )
 

@@ -104,7 +104,7 @@ def retry_wait(
         return None
     if error.retry_after is not None:
         return error.retry_after if error.retry_after <= cap else None
-    return min(cap, base * (2**attempt))
+    return min(cap, base * 2.0**attempt)
 
 
 async def retrying(

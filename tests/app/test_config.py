@@ -77,10 +77,13 @@ def test_providers_are_read_with_their_fields(tmp_path: Path) -> None:
     [
         (
             '[[providers]]\nkind = "nonsense"\n',
-            r"providers\[1\]: kind 'nonsense' is not one of: openai, .*ollama",
+            r"line 2: providers\[0\]\.kind 'nonsense' is not one of: openai, .*ollama",
         ),
         ('[[providers]]\nid = "a:b"\nkind = "ollama"\n', r"id 'a:b' must be"),
-        ('[[providers]]\nkind = "ollama"\n[[providers]]\nkind = "ollama"\n', "two providers"),
+        (
+            '[[providers]]\nkind = "ollama"\n[[providers]]\nkind = "ollama"\n',
+            r"line 3: providers\[1\]\.id 'ollama' is an earlier provider's id too; ids must differ",
+        ),
         ('[[providers]]\nkind = "ollama"\nenabled = "yes"\n', "enabled must be true or false"),
         ('[[providers]]\nkind = "ollama"\nbase_url = "ftp://x"\n', "must start with http"),
         ("discover_local = 1\n", "discover_local must be true or false"),
@@ -116,7 +119,7 @@ def test_a_limit_that_is_no_number_of_seconds_says_so(tmp_path: Path, key: str, 
     with pytest.raises(ConfigError) as raised:
         load_config(env_for(tmp_path))
     assert str(raised.value).endswith(
-        f"providers[1]: {key} must be a number of seconds above 0, like {key} = 600."
+        f", line 3: providers[0].{key} must be a number of seconds above 0, like {key} = 600"
     )
 
 
@@ -165,7 +168,7 @@ def test_a_setting_written_under_a_provider_table_says_where_it_belongs(tmp_path
     with pytest.raises(ConfigError, match="go above the first \\[\\[providers\\]\\]"):
         load_config(env_for(tmp_path))
     (tmp_path / "config.toml").write_text("discover_locale = true\n")
-    with pytest.raises(ConfigError, match="unknown setting 'discover_locale'"):
+    with pytest.raises(ConfigError, match="line 1: discover_locale is not a setting"):
         load_config(env_for(tmp_path))
 
 
@@ -175,3 +178,53 @@ def test_tools_allowed_without_asking(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text('always_allow_tools = "read_file"\n')
     with pytest.raises(ConfigError, match="list of tool names"):
         load_config(env_for(tmp_path))
+
+
+def test_an_error_names_the_file_the_line_and_the_key(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text(
+        "# mine\ndiscover_local = false\n\n"
+        '[[providers]]\nkind = "ollama"\n\n'
+        '[[providers]]\nid = "box"\nkind = "custom"\nbase_url = 3\n'
+    )
+    with pytest.raises(ConfigError) as raised:
+        load_config(env_for(tmp_path))
+    assert str(raised.value) == (
+        f"{tmp_path / 'config.toml'}, line 10: providers[1].base_url must be a URL in quotes, "
+        "not a number"
+    )
+    assert (raised.value.line, raised.value.key) == (10, ("providers", 1, "base_url"))
+
+
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        ('system_prompt = "hi"\ncheck_sight = "no"\n', 2),  # a top-level key's own line
+        ('[[providers]]\nkind = "ollama"\n\n[[providers]]\nid = "x"\nkind = "nope"\n', 6),
+        ('[[providers]]\nkind = "ollama"\n[[providers]]\nkind = "ollama"\n', 3),  # its header
+        ('providers = [{ kind = "nope" }]\n', None),  # an inline table: no line of its own
+        ('[[providers]]\nkind = "acp"\nid = "a"\n"command" = 3\n', 4),  # a quoted key
+    ],
+)
+def test_the_line_is_the_key_s_own(tmp_path: Path, body: str, line: int | None) -> None:
+    (tmp_path / "config.toml").write_text(body)
+    with pytest.raises(ConfigError) as raised:
+        load_config(env_for(tmp_path))
+    assert raised.value.line == line
+
+
+def test_a_toml_syntax_error_names_its_line_and_column(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text('discover_local = true\n\n[[providers]\nid = "x"\n')
+    with pytest.raises(ConfigError) as raised:
+        load_config(env_for(tmp_path))
+    assert str(raised.value).startswith(
+        f"{tmp_path / 'config.toml'}, line 3, column 12: not valid TOML: "
+    )
+
+
+def test_a_file_that_is_not_utf8_says_which_byte(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_bytes(b'system_prompt = "caf\xe9"\n')
+    with pytest.raises(ConfigError) as raised:
+        load_config(env_for(tmp_path))
+    assert str(raised.value) == (
+        f"{tmp_path / 'config.toml'}: is not UTF-8 text (byte 21 can't be read); save it as UTF-8"
+    )

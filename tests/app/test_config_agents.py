@@ -61,22 +61,26 @@ def test_a_disabled_agent_is_not_offered() -> None:
 @pytest.mark.parametrize(
     ("table", "words"),
     [
-        ({"kind": "acp", "command": "x"}, "an agent needs an id"),
-        ({"id": "a", "kind": "acp"}, "needs command: the program to start, in quotes"),
-        ({"id": "a", "kind": "acp", "command": "  "}, "needs command"),
+        ({"kind": "acp", "command": "x"}, "id is needed: an agent's id is letters"),
+        ({"id": "a", "kind": "acp"}, "command is needed: the program to start, in quotes"),
+        ({"id": "a", "kind": "acp", "command": "  "}, "command is needed"),
+        ({"id": "a", "kind": "acp", "command": 3}, "command must be text in quotes, not a number"),
+        ({"id": "a", "kind": "acp", "command": "a\nb"}, "command holds a line break"),
         ({"id": "a", "kind": "acp", "command": "x", "args": "acp"}, "args must be a list"),
-        ({"id": "a", "kind": "acp", "command": "x", "args": [1]}, "args must be a list"),
+        ({"id": "a", "kind": "acp", "command": "x", "args": [1]}, "args[0] must be a string"),
+        ({"id": "a", "kind": "acp", "command": "x", "args": ["\0"]}, "args[0] contains a NUL"),
         ({"id": "a", "kind": "acp", "command": "x", "env": ["A"]}, "env must be a table"),
-        ({"id": "a", "kind": "acp", "command": "x", "env": {"A": 1}}, "env must be a table"),
-        ({"id": "a", "kind": "acp", "command": "x", "env": {"A B": "1"}}, "env name 'A B'"),
+        ({"id": "a", "kind": "acp", "command": "x", "env": {"A": 1}}, "env.A must be a string"),
+        ({"id": "a", "kind": "acp", "command": "x", "env": {"A B": "1"}}, 'env["A B"] is not'),
         ({"id": "a", "kind": "acp", "command": "x", "local": "no"}, "local must be true or false"),
-        ({"id": "a", "kind": "acp", "command": "x", "base_url": "h"}, "key 'base_url'"),
+        ({"id": "a", "kind": "acp", "command": "x", "base_url": "h"}, "base_url is not a key"),
         ({"id": "a:b", "kind": "acp", "command": "x"}, "no colon"),
     ],
 )
 def test_a_broken_agent_table_names_what_to_change(table: dict[str, Any], words: str) -> None:
-    with pytest.raises(ConfigError, match="providers\\[1\\]") as caught:
+    with pytest.raises(ConfigError) as caught:
         parsed(table)
+    assert str(caught.value).startswith(f"{PATH}: providers[0].")
     assert words in str(caught.value)
 
 
@@ -117,7 +121,9 @@ def test_codex_as_the_issue_writes_it() -> None:
 
 
 def test_a_codex_key_on_an_acp_agent_says_which_keys_an_acp_agent_has() -> None:
-    with pytest.raises(ConfigError, match=r'unknown key .model_provider.*kind = "acp"'):
+    with pytest.raises(
+        ConfigError, match=r'model_provider is not a key of an agent \(kind = "acp"\)'
+    ):
         parsed({"id": "oc", "kind": "acp", "command": "opencode", "model_provider": "ollama"})
     with pytest.raises(ConfigError, match="model_provider must be the name"):
         parsed({"id": "codex", "kind": "codex", "model_provider": 3})

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app.config import ConfigError, load_config
-from app.config_file import save_providers
+from app.config import MAX_CONFIG_BYTES, ConfigError, load_config
+from app.config_file import read_config_document, save_providers
 from routing.models import ProviderConfig
 
 
@@ -57,3 +57,21 @@ def test_a_broken_file_is_not_overwritten(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="can't be updated"):
         save_providers(path, [])
     assert path.read_text() == "[[providers]\n"
+
+
+def test_a_file_too_large_to_be_a_config_is_not_read_to_be_updated(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    with path.open("wb") as handle:
+        handle.truncate(MAX_CONFIG_BYTES + 1)  # sparse: nothing is written
+    with pytest.raises(ConfigError) as raised:
+        save_providers(path, [])
+    assert str(raised.value).startswith(f"{path}: can't be updated: ")
+    assert "too large" in str(raised.value)
+    assert path.stat().st_size == MAX_CONFIG_BYTES + 1  # left as it was
+
+
+def test_a_config_with_a_byte_order_mark_is_updated_without_it(tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    path.write_bytes(b"\xef\xbb\xbfdiscover_local = false\n")
+    document = read_config_document(path)
+    assert document["discover_local"] is False

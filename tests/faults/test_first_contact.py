@@ -152,7 +152,7 @@ def test_a_base_url_that_cant_be_used_names_the_file_and_line(
 ) -> None:
     env = _config(home, f'[[providers]]\nkind = "custom"\nbase_url = "{base_url}"\n')
     line = one_clear_line(sightline(env, "models"))
-    assert line.startswith(f"sightline: {home.config}: providers[1] (line 3): base_url ")
+    assert line.startswith(f"sightline: {home.config}, line 3: providers[0].base_url ")
     assert said in line
 
 

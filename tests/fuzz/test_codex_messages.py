@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from app.store import Store
 from app.turn.codex.asking import _asked, _permissions_asked
 from app.turn.codex.record import CodexRecord
-from app.turn.events import TurnEvent
+from app.turn.events import ItemAdded, PartAdded, TurnEvent
+from routing.transcript import Message, ToolCall
+from routing.wires.base import Usage
 from tests.fuzz.strategies import FUZZ, JSON, known_bugs, shaped
 
 
@@ -50,6 +52,32 @@ def test_any_item_is_stored_as_a_step_or_left(items: list[tuple[dict[str, Any], 
         events: list[TurnEvent] = []
         for item, completed in items:
             codex.item(item, completed, events)
+        called, answered = steps_of(items)
+        # One call per command or change with an id, one stored result once it completes.
+        parts = [e.part for e in events if isinstance(e, PartAdded)]
+        assert all(isinstance(part, ToolCall) for part in parts)
+        assert [part.id for part in parts if isinstance(part, ToolCall)] == called
+        stored = codex.store.messages(codex.conversation_id)
+        assert [m.tool_results[0].call_id for m in stored if m.role == "tool"] == answered
+        shown = [e.item.item for e in events if isinstance(e, ItemAdded)]
+        assert [
+            m.tool_results[0].call_id for m in shown if isinstance(m, Message) and m.role == "tool"
+        ] == answered
+
+
+def steps_of(items: list[tuple[dict[str, Any], bool]]) -> tuple[list[str], list[str]]:
+    """The ids of the steps the items make, in order: each call, and each call's result."""
+    called: list[str] = []
+    answered: list[str] = []
+    for item, completed in items:
+        item_id = str(item.get("id") or "")
+        if item.get("type") not in ("commandExecution", "fileChange") or not item_id:
+            continue
+        if item_id not in called:
+            called.append(item_id)
+        if completed and item_id not in answered:
+            answered.append(item_id)
+    return called, answered
 
 
 @FUZZ
@@ -68,6 +96,17 @@ def test_any_usage_report_is_taken_or_left(usage: dict[str, Any]) -> None:
         if codex.context is not None:
             used, size = codex.context
             assert used >= 0 and size > 0
+        # Taken exactly when its numbers are whole numbers; otherwise left, not guessed at.
+        given = usage.get("last")
+        last: dict[str, Any] = given if isinstance(given, dict) else {}
+        tokens_in, tokens_out = last.get("inputTokens"), last.get("outputTokens")
+        if isinstance(tokens_in, int) and isinstance(tokens_out, int):
+            assert codex.usage == Usage(tokens_in, tokens_out)
+        else:
+            assert codex.usage is None
+        fullness = (last.get("totalTokens"), usage.get("modelContextWindow"))
+        if not all(isinstance(n, int) for n in fullness):
+            assert codex.context is None
 
 
 PERMISSIONS = shaped(
@@ -105,3 +144,12 @@ def test_any_permissions_request_is_shown_in_words(asked: dict[str, Any]) -> Non
 def test_any_approval_request_is_shown(params: dict[str, Any]) -> None:
     shown = _asked(params)
     assert set(shown) <= {"command", "cwd", "reason", "grantRoot", "paths"}
+    # Everything asked is shown: a list (a command's words) as one line, files by their paths.
+    for key in ("command", "cwd", "reason", "grantRoot"):
+        value = params.get(key)
+        if value is None:
+            assert key not in shown
+        else:
+            assert shown[key] == (" ".join(map(str, value)) if isinstance(value, list) else value)
+    changes = params.get("fileChanges")
+    assert shown.get("paths") == (list(changes) if isinstance(changes, dict) else None)

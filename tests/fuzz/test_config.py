@@ -16,10 +16,16 @@ from typing import Any
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from app.agent_servers import read_agent_servers
+from app.agent_servers import AgentPaste, read_agent_servers
 from app.config import Config, ConfigError, parse_config
 from app.tools.mcp.config import McpConfigError, McpServerConfig, parse_mcp_servers
 from routing.presets import KINDS
+from tests.config_checks import (
+    WRITTEN_ENTRY,
+    agents_as_written,
+    agents_can_be_saved,
+    servers_as_written,
+)
 from tests.fuzz.strategies import FUZZ, JSON, known_bugs, shaped
 
 PATH = Path("/home/someone/.config/sightline/config.toml")
@@ -66,6 +72,16 @@ PROVIDER = shaped(
         "local": st.booleans() | TOML_VALUES,
     }
 )
+# A document written well, so that settings with providers are read, not only refused.
+WRITTEN_PROVIDER = st.fixed_dictionaries(
+    {"kind": st.sampled_from(KINDS)},
+    optional={
+        "id": st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,8}", fullmatch=True),
+        "base_url": st.sampled_from(["http://127.0.0.1:11434", "https://api.example.com/v1/"]),
+        "api_key": st.text(max_size=20),
+        "enabled": st.booleans(),
+    },
+)
 DOCUMENT = shaped(
     {
         "discover_local": st.booleans() | TOML_VALUES,
@@ -76,6 +92,17 @@ DOCUMENT = shaped(
         "providers": st.lists(PROVIDER, max_size=3) | TOML_VALUES,
     }
 )
+WRITTEN_DOCUMENT = st.fixed_dictionaries(
+    {},
+    optional={
+        "discover_local": st.booleans(),
+        "auto_may_use_cloud": st.booleans(),
+        "vision_model": st.sampled_from(["", "ollama:llava:7b"]),
+        "data_dir": st.sampled_from(["/tmp/sightline", "~/sightline"]),
+        "providers": st.lists(WRITTEN_PROVIDER, max_size=3),
+    },
+)
+DOCUMENTS = DOCUMENT | WRITTEN_DOCUMENT
 ENVIRON = st.fixed_dictionaries(
     {}, optional={"OLLAMA_HOST": URLS, "SIGHTLINE_DATA_DIR": st.sampled_from(["/tmp/x"])}
 )
@@ -90,7 +117,25 @@ def config_or_error(raw: dict[str, Any], environ: dict[str, str]) -> Config | No
         return None
     assert all(p.base_url.startswith(("http://", "https://")) for p in config.providers)
     assert len({p.id for p in config.providers}) == len(config.providers)
+    said_as_written(raw, environ, config)
     return config
+
+
+def said_as_written(raw: dict[str, Any], environ: dict[str, str], config: Config) -> None:
+    """The settings are the document's: one provider per table, in order, of the kind and
+    id written; each switch as written or its default; the environment's data folder first."""
+    tables = raw.get("providers", [])
+    assert [(p.kind, p.id) for p in config.providers] == [
+        (table["kind"], table.get("id", table["kind"])) for table in tables
+    ]
+    assert config.discover_local is raw.get("discover_local", True)
+    assert config.auto_may_use_cloud is raw.get("auto_may_use_cloud", False)
+    assert config.vision_model == raw.get("vision_model", "")
+    folder = raw.get("data_dir")
+    if folder and not environ.get("SIGHTLINE_DATA_DIR"):
+        assert config.data_dir == Path(folder).expanduser()
+    else:
+        assert config.data_dir == DATA
 
 
 @known_bugs(
@@ -98,7 +143,7 @@ def config_or_error(raw: dict[str, Any], environ: dict[str, str]) -> Config | No
     "starts with ~user when there is no such user (mcp_config and data_dir), not ConfigError"
 )
 @FUZZ
-@given(DOCUMENT, ENVIRON)
+@given(DOCUMENTS, ENVIRON)
 @example({"mcp_config": HOME_OF_NOBODY}, {})
 def test_any_config_document_is_settings_or_a_config_error(
     raw: dict[str, Any], environ: dict[str, str]
@@ -107,7 +152,7 @@ def test_any_config_document_is_settings_or_a_config_error(
 
 
 @FUZZ
-@given(DOCUMENT, ENVIRON)
+@given(DOCUMENTS, ENVIRON)
 def test_guard_any_config_document_without_home_folders_of_others(
     raw: dict[str, Any], environ: dict[str, str]
 ) -> None:
@@ -191,10 +236,11 @@ def servers_or_error(text: str) -> None:
     try:
         servers = parse_mcp_servers(text)
     except McpConfigError as error:
-        assert str(error).startswith("pasted JSON: ")
+        assert str(error).startswith(("pasted text: ", "pasted text, line "))
         return
     assert all(isinstance(s, McpServerConfig) and s.name.strip() for s in servers)
     assert all(s.unsupported or s.command.strip() for s in servers)
+    servers_as_written(text, servers)
 
 
 @FUZZ
@@ -208,7 +254,7 @@ def test_any_text_is_servers_or_an_mcp_config_error(text: str) -> None:
 
 @FUZZ
 @given(
-    st.dictionaries(st.text(max_size=10), ENTRY | JSON, max_size=3),
+    st.dictionaries(st.text(max_size=10), ENTRY | JSON | WRITTEN_ENTRY, max_size=3),
     st.booleans(),
 )
 def test_any_json_is_servers_or_an_mcp_config_error(inner: dict[str, Any], wrapped: bool) -> None:
@@ -227,11 +273,13 @@ ZED_AGENTS = json.dumps(
 )
 
 
-def agents_or_words(text: str) -> None:
+def agents_or_words(text: str) -> AgentPaste:
     pasted = read_agent_servers(text)
     assert pasted.empty or pasted.error or pasted.agents or pasted.skipped
     assert all(agent.id and agent.command for agent in pasted.agents)
     assert pasted.words({"PATH": ""}).strip()  # what the person reads, always something
+    agents_can_be_saved(pasted)
+    return pasted
 
 
 @known_bugs("a number of thousands of digits raised ValueError out of the paste")
@@ -245,8 +293,12 @@ def test_any_pasted_text_is_agents_or_words_saying_why_not(text: str) -> None:
 
 
 @FUZZ
-@given(st.dictionaries(st.text(max_size=10), ENTRY | JSON, max_size=3), st.booleans())
+@given(
+    st.dictionaries(st.text(max_size=10), ENTRY | JSON | WRITTEN_ENTRY, max_size=3), st.booleans()
+)
 def test_any_json_pasted_is_agents_or_words_saying_why_not(
     inner: dict[str, Any], wrapped: bool
 ) -> None:
-    agents_or_words(json.dumps({"agent_servers": inner} if wrapped else inner))
+    pasted = agents_or_words(json.dumps({"agent_servers": inner} if wrapped else inner))
+    if wrapped:
+        agents_as_written(inner, pasted)

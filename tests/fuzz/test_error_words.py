@@ -8,14 +8,24 @@ provider's words stay in `detail`); a wait read from headers is never NaN or inf
 
 from __future__ import annotations
 
+import json
 import math
+import string
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from routing import refusals
-from routing.errors import ProviderError
+from routing.errors import (
+    BadRequest,
+    ContextTooLong,
+    KeyProblem,
+    Overloaded,
+    PicturesRefused,
+    ProviderError,
+    RateLimited,
+)
 from routing.models import ProviderConfig
 from routing.presets import PRESETS, Preset
 from routing.refusals import ANTHROPIC_WORDS, OLLAMA_WORDS, OPENAI_WORDS, Words
@@ -111,9 +121,32 @@ SHAPES = st.sampled_from([OPENAI_WORDS, OLLAMA_WORDS, ANTHROPIC_WORDS])
 def test_the_classifier_reads_any_text(
     status: int, text: str, had_pictures: bool, words: Words
 ) -> None:
-    assert isinstance(refusals.refuses_pictures(status, text, had_pictures, words), bool)
-    assert isinstance(refusals.is_context_too_long(text, words), bool)
-    assert isinstance(refusals.is_role_order_error(text, words), bool)
+    said = classified(status, text, had_pictures, words)
+    assert all(isinstance(answer, bool) for answer in said)
+    # The words decide, whatever the status, their case and the runs of space between them.
+    assert classified(200, respaced(text), had_pictures, words) == said
+    # Pictures in the request only add refusals (the words that count only then).
+    assert not refusals.refuses_pictures(status, text, False, words) or (
+        refusals.refuses_pictures(status, text, True, words)
+    )
+
+
+def classified(status: int, text: str, had_pictures: bool, words: Words) -> tuple[bool, ...]:
+    return (
+        refusals.refuses_pictures(status, text, had_pictures, words),
+        refusals.is_context_too_long(text, words),
+        refusals.is_role_order_error(text, words),
+    )
+
+
+_SWAPPED = str.maketrans(
+    string.ascii_lowercase + string.ascii_uppercase, string.ascii_uppercase + string.ascii_lowercase
+)
+
+
+def respaced(text: str) -> str:
+    """`text` with its ASCII letters in the other case and each space a run of spaces."""
+    return text.translate(_SWAPPED).replace(" ", " \t\n ")
 
 
 def _without_policy(text: str) -> bool:
@@ -234,14 +267,27 @@ def test_a_wait_read_from_headers_is_finite(headers: dict[str, str], message: st
 @example(DEEP)
 def test_error_words_reads_any_body(body: str) -> None:
     words = parse_error_body(body)
-    assert words is None or isinstance(words, str)
+    assert words is None or (isinstance(words, str) and words)
+    try:
+        parsed = json.loads(body)
+    except (ValueError, RecursionError):
+        assert words is None  # no JSON, no words of the provider's
+    else:
+        assert words == error_words(parsed)  # the body's words are its JSON's
 
 
 @FUZZ
 @given(JSON | BODY)
 def test_error_words_reads_any_parsed_body(body: object) -> None:
     words = error_words(body)
-    assert words is None or isinstance(words, str)
+    assert words is None or (isinstance(words, str) and words)
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, str) and error:  # Ollama's, LM Studio's: the words as they are
+        assert words == error
+    elif isinstance(error, dict) and error.get("message"):  # OpenAI's: its message first
+        assert words is not None and words.startswith(str(error["message"]))
+    elif isinstance(body, list):  # Gemini's list: the words of one of its errors
+        assert words is None or words in [error_words(item) for item in body]
 
 
 @FUZZ
@@ -249,7 +295,24 @@ def test_error_words_reads_any_parsed_body(body: object) -> None:
 def test_ollamas_classifier_turns_anything_into_our_error(
     status: int, message: str, model: str
 ) -> None:
-    is_ours(ollama_errors.classify_error(status, message, "fuzz", model=model))
+    error = ollama_errors.classify_error(status, message, "fuzz", model=model)
+    is_ours(error)
+    assert message in error.detail  # what Ollama said is kept
+    # Its words decide first (pictures, then length), then the status.
+    if refusals.refuses_pictures(status, message, words=OLLAMA_WORDS):
+        assert isinstance(error, PicturesRefused)
+    elif refusals.is_context_too_long(message, OLLAMA_WORDS):
+        assert isinstance(error, ContextTooLong)
+    elif status in OLLAMA_STATUSES:
+        assert isinstance(error, OLLAMA_STATUSES[status])
+
+
+OLLAMA_STATUSES: dict[int, type[ProviderError]] = {
+    401: KeyProblem,
+    403: KeyProblem,
+    429: RateLimited,
+    503: Overloaded,
+}
 
 
 ANTHROPIC_BUGS = known_bugs(
@@ -279,7 +342,17 @@ def test_guard_anthropics_classifier_without_the_known_bugs(
     status: int, body: str, headers: dict[str, str]
 ) -> None:
     provider = ProviderConfig("fuzz", "anthropic", "http://127.0.0.1:9")
-    is_ours(anthropic_errors.classify_anthropic_error(status, body, headers, provider))
+    error = anthropic_errors.classify_anthropic_error(status, body, headers, provider)
+    is_ours(error)
+    assert body[:500] in error.detail  # what Anthropic said is kept
+    # Too large, busy and rate-limited are told apart by status or type, whatever the words.
+    kind, _ = anthropic_errors.error_fields(body)
+    if status == 413 or kind == "request_too_large":
+        assert isinstance(error, BadRequest)
+    elif status in (503, 529) or kind == "overloaded_error":
+        assert isinstance(error, Overloaded)
+    elif status == 429 or kind == "rate_limit_error":
+        assert isinstance(error, RateLimited)
 
 
 @ANTHROPIC_BUGS

@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import gzip
 import itertools
+import json
 import zlib
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import suppress
@@ -165,6 +166,22 @@ def ollama_line() -> st.SearchStrategy[dict[str, Any]]:
 OLLAMA_LINE = ollama_line()
 ODD_COUNT = {"done": True, "prompt_eval_count": "many", "eval_count": 1}
 OLLAMA_BUG = known_bugs(OLLAMA_COUNTS)
+# A whole answer as Ollama streams it: words, then the line that says it is done.
+OLLAMA_ANSWER = st.builds(
+    lambda words, end: (
+        [dumps({"message": {"role": "assistant", "content": w}}) for w in words]
+        + [dumps({"done": True, **end})]
+    ),
+    st.lists(TEXTS, max_size=4),
+    st.fixed_dictionaries(
+        {},
+        optional={
+            "done_reason": st.sampled_from(["stop", "length"]),
+            "prompt_eval_count": COUNTS,
+            "eval_count": COUNTS,
+        },
+    ),
+)
 
 
 def ollama_events(line: Any, calls: int = 0) -> list[StreamEvent]:
@@ -174,7 +191,39 @@ def ollama_events(line: Any, calls: int = 0) -> list[StreamEvent]:
     except ProviderError:
         return []
     well_typed(events)
+    as_the_line_says(line, events, calls)
     return events
+
+
+def count_of(value: Any) -> int:
+    """A count as a line gives it: a non-negative integer, else none (0)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def as_the_line_says(line: dict[str, Any], events: list[StreamEvent], calls: int) -> None:
+    """A line read is its words, then its tool calls (numbered on from `calls` where they
+    have no id), then, when it is the last, its usage and why it ended."""
+    message = line.get("message") or {}
+    text, asked = message.get("content") or "", message.get("tool_calls") or []
+    done = [Usage, Done] if line.get("done") else []
+    assert [type(e) for e in events] == [TextDelta] * bool(text) + [ToolCallEvent] * len(
+        asked
+    ) + done
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == text
+    made = [e.call for e in events if isinstance(e, ToolCallEvent)]
+    for n, (call, raw) in enumerate(zip(made, asked, strict=True), start=calls):
+        assert call.name == raw["function"]["name"]
+        assert call.id == (
+            raw["id"] if isinstance(raw.get("id"), str) and raw["id"] else f"call_{n}"
+        )
+    if done:
+        usage, end = events[-2:]
+        assert isinstance(usage, Usage) and isinstance(end, Done)
+        assert (usage.input_tokens, usage.output_tokens) == (
+            count_of(line.get("prompt_eval_count")),
+            count_of(line.get("eval_count")),
+        )
+        assert end.reason == str(line.get("done_reason") or "stop")
 
 
 def ndjson(lines: list[str]) -> httpx.AsyncClient:
@@ -199,10 +248,42 @@ def test_ollama_usage_that_is_not_a_number(count: object) -> None:
 
 @known_bugs(OLLAMA_COUNTS, DEEP_JSON)
 @FEW
-@given(st.lists(OLLAMA_LINE.map(dumps) | JUNK_TEXT, max_size=6))
+@given(st.lists(OLLAMA_LINE.map(dumps) | JUNK_TEXT, max_size=6) | OLLAMA_ANSWER)
 @example([dumps(ODD_COUNT)])
 def test_ollama_wire_takes_any_body(lines: list[str]) -> None:
-    streamed(ollama.OllamaWire(PROVIDER, client=ndjson(lines)))
+    said = outcome(ollama.OllamaWire(PROVIDER, client=ndjson(lines)))
+    assert_as_parsed(said, ollama_stream_of(lines))
+
+
+def assert_as_parsed(
+    said: list[StreamEvent] | ProviderError, parsed: list[StreamEvent] | None
+) -> None:
+    """The wire yields what parsing its pieces one by one gives (`parsed`), or fails where
+    that fails (None): the framing, decoding and HTTP around the parser add and lose nothing."""
+    if parsed is None:
+        assert isinstance(said, ProviderError), said
+    else:
+        assert said == parsed
+
+
+def ollama_stream_of(lines: list[str]) -> list[StreamEvent] | None:
+    """Each non-blank line's events, up to the first Done; None where the wire must fail
+    (a line that is not JSON or is refused, or no Done before the end)."""
+    events: list[StreamEvent] = []
+    calls = 0
+    for line in "\n".join(lines).split("\n"):  # NDJSON ends a line at \n only
+        if not line.strip():
+            continue
+        try:
+            parsed = ollama.parse_chunk(json.loads(line), provider_id="fuzz", calls_so_far=calls)
+        except (ValueError, RecursionError, ProviderError):
+            return None
+        for event in parsed:
+            calls += isinstance(event, ToolCallEvent)
+            events.append(event)
+            if isinstance(event, Done):
+                return events
+    return None
 
 
 @DEEP_JSON_BUG
@@ -261,6 +342,17 @@ def openai_chunk() -> st.SearchStrategy[dict[str, Any]]:
 OPENAI_CHUNK = openai_chunk()
 ODD_USAGE = {"choices": [], "usage": {"prompt_tokens": 3, "completion_tokens": "seven"}}
 OPENAI_BUGS = known_bugs(OPENAI_CHUNKS)
+# A whole answer as the OpenAI shape streams it: words, the finish reason, and [DONE] or not.
+OPENAI_ANSWER = st.builds(
+    lambda words, reason, done: (
+        [dumps({"choices": [{"index": 0, "delta": {"content": w}}]}) for w in words]
+        + [dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})]
+        + ["[DONE]"] * done
+    ),
+    st.lists(TEXTS, max_size=4),
+    st.sampled_from(["stop", "length"]),
+    st.booleans(),
+)
 
 
 def openai_state() -> openai_chat.StreamState:
@@ -279,8 +371,36 @@ def test_openai_parse_chunk_takes_any_json(chunks: list[Any]) -> None:
     state = openai_state()
     with suppress(ProviderError):
         for chunk in chunks:
-            well_typed(openai_chat.parse_chunk(chunk, state))
-        well_typed(openai_chat.finish_stream(state))
+            events = openai_chat.parse_chunk(chunk, state)
+            well_typed(events)
+            assert text_of(events) == openai_words_in(chunk)
+            assert not any(isinstance(e, Done | Usage) for e in events)  # those close the stream
+        closing = openai_chat.finish_stream(state)
+        well_typed(closing)
+        assert isinstance(closing[-1], Done)
+        assert [type(e) for e in closing if not isinstance(e, ToolCallEvent)] in (
+            [Done],
+            [Usage, Done],
+        )
+
+
+def text_of(events: Iterable[StreamEvent]) -> str:
+    return "".join(e.text for e in events if isinstance(e, TextDelta))
+
+
+def openai_words_in(chunk: dict[str, Any]) -> str:
+    """The words a chunk carries: its first choice's content, or the text of its parts."""
+    words = ""
+    for choice in chunk.get("choices") or []:
+        if choice.get("index", 0) != 0:
+            continue
+        content = (choice.get("delta") or choice.get("message") or {}).get("content")
+        if isinstance(content, list):
+            content = "".join(
+                p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+            )
+        words += content or ""
+    return words
 
 
 @OPENAI_BUGS
@@ -303,13 +423,42 @@ def test_openai_odd_chunks_are_typed_errors_or_events(chunk: dict[str, Any]) -> 
 @known_bugs(OPENAI_CHUNKS, DEEP_JSON)
 @FEW
 @given(
-    st.lists(OPENAI_CHUNK.map(dumps) | JUNK_TEXT | st.just("[DONE]"), max_size=6),
+    st.lists(OPENAI_CHUNK.map(dumps) | JUNK_TEXT | st.just("[DONE]"), max_size=6) | OPENAI_ANSWER,
     st.sampled_from(["text/event-stream", "application/json", "text/html"]),
 )
 @example([dumps(ODD_USAGE), "[DONE]"], "text/event-stream")
 def test_openai_wire_takes_any_body(payloads: list[str], content_type: str) -> None:
     body = sse(payloads) if content_type == "text/event-stream" else "\n".join(payloads)
-    streamed(openai_chat.OpenAIChatWire(PROVIDER, client=client(body, content_type)))
+    said = outcome(openai_chat.OpenAIChatWire(PROVIDER, client=client(body, content_type)))
+    streaming = content_type == "text/event-stream"
+    if streaming and any(end in p for p in payloads for end in "\r\n"):
+        return  # a payload broken over lines: its pieces are events of their own
+    if not streaming and body.lstrip().startswith("data:"):
+        return  # SSE under another content type, read line by line
+    assert_as_parsed(said, openai_stream_of(payloads, streaming=streaming))
+
+
+def openai_stream_of(payloads: list[str], *, streaming: bool) -> list[StreamEvent] | None:
+    """The chunks' events in order, then the closing ones (at [DONE], or at the end once a
+    finish reason came); a whole body is one chunk. None where the wire must fail."""
+    state = openai_state()
+    try:
+        if not streaming:
+            return openai_chat.parse_chunk(json.loads("\n".join(payloads)), state) + (
+                openai_chat.finish_stream(state)
+            )
+        events: list[StreamEvent] = []
+        for payload in payloads:
+            data = payload.strip()
+            if data == "[DONE]":
+                return events + openai_chat.finish_stream(state)
+            if data:
+                events += openai_chat.parse_chunk(json.loads(data), state)
+        if state.finish_reason is None:
+            return None
+        return events + openai_chat.finish_stream(state)
+    except (ValueError, RecursionError, ProviderError):
+        return None
 
 
 @DEEP_JSON_BUG
@@ -376,6 +525,27 @@ UNHASHABLE_INDEX = dumps(
 ANTHROPIC_BUG = known_bugs(ANTHROPIC_INDEX)
 
 
+def _anthropic_answer(words: list[str], stop: str) -> list[tuple[str, str]]:
+    """The events of a whole answer of words, as the Messages API streams it."""
+    said: list[dict[str, Any]] = [
+        {"type": "message_start", "message": {"usage": {"input_tokens": 3}}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
+        *(
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": w}}
+            for w in words
+        ),
+        {"type": "content_block_stop", "index": 0},
+        {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 5}},
+        {"type": "message_stop"},
+    ]
+    return [(event["type"], dumps(event)) for event in said]
+
+
+ANTHROPIC_ANSWER = st.builds(
+    _anthropic_answer, st.lists(TEXTS, max_size=4), st.sampled_from(["end_turn", "max_tokens"])
+)
+
+
 def anthropic_state() -> anthropic.StreamState:
     return anthropic.StreamState(PROVIDER, model="some-model")
 
@@ -392,7 +562,24 @@ def test_anthropic_parse_event_takes_any_data(events: list[tuple[str, str]]) -> 
     state = anthropic_state()
     for name, data in events:
         with suppress(ProviderError):
-            well_typed(anthropic.parse_event(name, data, state))
+            said = anthropic.parse_event(name, data, state)
+            well_typed(said)
+            said_by_its_kind(name, json.loads(data) if data else {}, said)
+
+
+# What each kind of event may say: words at a text block's start or delta, a tool call at
+# its block's end, and the usage and the end only at message_stop.
+SAYS: dict[str, list[list[type[StreamEvent]]]] = {
+    "content_block_start": [[], [TextDelta]],
+    "content_block_delta": [[], [TextDelta]],
+    "content_block_stop": [[], [ToolCallEvent]],
+    "message_stop": [[Usage, Done]],
+}
+
+
+def said_by_its_kind(name: str, payload: dict[str, Any], said: list[StreamEvent]) -> None:
+    kind = str(payload.get("type") or name)
+    assert [type(e) for e in said] in SAYS.get(kind, [[]])
 
 
 @ANTHROPIC_BUG
@@ -409,12 +596,30 @@ def test_anthropic_parse_event_takes_deeply_nested_json() -> None:
 
 @known_bugs(ANTHROPIC_INDEX, DEEP_JSON)
 @FEW
-@given(st.lists(ANTHROPIC_EVENT, max_size=6), st.booleans())
+@given(st.lists(ANTHROPIC_EVENT, max_size=6) | ANTHROPIC_ANSWER, st.booleans())
 @example(events=[("content_block_delta", UNHASHABLE_INDEX)], as_sse=True)
 def test_anthropic_wire_takes_any_body(events: list[tuple[str, str]], as_sse: bool) -> None:
     content_type = "text/event-stream" if as_sse else "application/json"
     wire = anthropic.AnthropicWire(PROVIDER, client=client(anthropic_sse(events), content_type))
-    streamed(wire)
+    said = outcome(wire)
+    if not as_sse:  # a 200 that is no event stream is an error body or a page, never an answer
+        assert isinstance(said, ProviderError), said
+    elif not any(end in part for event in events for part in event for end in "\r\n"):
+        assert_as_parsed(said, anthropic_stream_of(events))
+
+
+def anthropic_stream_of(events: list[tuple[str, str]]) -> list[StreamEvent] | None:
+    """Each event's events, up to message_stop; None where the wire must fail."""
+    state = anthropic_state()
+    parsed: list[StreamEvent] = []
+    try:
+        for name, data in events:
+            parsed += anthropic.parse_event(name, data, state)
+            if state.finished:
+                return parsed
+    except ProviderError:
+        pass
+    return None
 
 
 # -- what every wire reads: any pieces, compressed, without end ------------------

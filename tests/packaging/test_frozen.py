@@ -22,7 +22,9 @@ from tests.conftest import SightlineHome
 from tests.pdfs import scanned_pdf
 from tests.servers.ollama import FakeOllama, Reply
 
-pytestmark = pytest.mark.slow
+# Both builds write into the source tree (sightline.egg-info, build/, dist/): under xdist
+# they run on one worker, one after the other, and each session fixture builds once.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("builds")]
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD_TIMEOUT_S = 1800.0

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -52,9 +55,18 @@ def test_json_round_trip_keeps_only_what_is_set() -> None:
     assert "temperature" not in kept.to_json()
 
 
-@given(st.text(max_size=200))
-def test_any_stored_text_reads_back_without_raising(text: str) -> None:
-    ChatSettings.from_json(text)
+# Stored settings as a damaged row may hold them: any text, and objects of any values.
+STORED = st.text(max_size=200) | st.dictionaries(
+    st.sampled_from(["system_prompt", "temperature", "max_tokens", "context_length", "x"]),
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20),
+).map(json.dumps)
+
+
+@given(STORED)
+def test_any_stored_text_reads_back_as_settings_that_store_the_same(text: str) -> None:
+    read = ChatSettings.from_json(text)
+    assert checked(**asdict(read)) == read  # every value kept is one the checks allow
+    assert ChatSettings.from_json(read.to_json()) == read
 
 
 def test_a_damaged_value_is_dropped_and_the_rest_kept() -> None:

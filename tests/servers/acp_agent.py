@@ -339,5 +339,16 @@ def read_log(folder: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+async def logged(folder: Path, entry: dict[str, Any], within: float = 10.0) -> list[dict[str, Any]]:
+    """The log once `entry` is in it: the agent is another process, which logs a message when
+    it reads it, a moment after Sightline has sent it (longer on a busy machine)."""
+    deadline = asyncio.get_running_loop().time() + within
+    while entry not in (log := read_log(folder)):
+        if asyncio.get_running_loop().time() > deadline:
+            break
+        await asyncio.sleep(0.05)
+    return log
+
+
 if __name__ == "__main__":
     asyncio.run(run_agent(FakeAgent()))

@@ -220,6 +220,7 @@ def test_a_crash_mid_turn_exits_1() -> None:
 CODEX = os.environ.get("SIGHTLINE_CODEX")
 
 
+@pytest.mark.real_engine
 @pytest.mark.skipif(
     not CODEX, reason="SIGHTLINE_CODEX names no codex launcher (.ci/run installs it)"
 )

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from app.ui.agent_turns import FOLDER
-from app.ui.conversation_model import Role
-from app.ui.model_picker import AGENTS_HEADER, PickerRole
-from app.ui.painting import RETRY_BUTTON
+from app.ui.conversation.conversation_model import Role
+from app.ui.conversation.painting import RETRY_BUTTON
+from app.ui.models.model_picker import AGENTS_HEADER, PickerRole
 from app.ui.session import Session
 from routing.transcript import CarriedPart, Message, MessageStatus, NoticeKind
 from tests.conftest import SightlineHome, write_config
@@ -258,12 +258,12 @@ def test_thinking_opens_on_a_click_the_plan_is_a_checklist_and_tool_pictures_sho
 
 
 def test_the_window_reads_the_shapes_the_agent_engine_stores() -> None:
+    from app.presenters import rows
     from app.turn import agent_record
     from app.turn.acp import recording
-    from app.ui import conversation_model
 
-    assert conversation_model.THOUGHT_SHAPE == agent_record.THOUGHT
-    assert conversation_model.PLAN_SHAPE == recording.PLAN
+    assert rows.THOUGHT_SHAPE == agent_record.THOUGHT
+    assert rows.PLAN_SHAPE == recording.PLAN
 
 
 def test_a_crashed_agent_is_an_error_notice_and_retry_starts_it_again(
@@ -347,7 +347,7 @@ def test_stop_while_the_agent_asks_answers_its_request_cancelled(
 def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    from app.ui.message_actions import Requested
+    from app.ui.conversation.message_actions import Requested
 
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "")
     picker = session.window.picker

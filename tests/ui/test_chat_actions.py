@@ -10,13 +10,14 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from app.store import Store
-from app.ui.painting import NEXT, PREVIOUS, RETRY_BUTTON
+from app.ui.conversation.painting import NEXT, PREVIOUS, RETRY_BUTTON
+from app.ui.conversation.row_menu import row_menu
 from app.ui.session import Session
 from routing.chat_settings import ChatSettings
 from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.test_attachments import pick
+from tests.ui.composer.test_attachments import pick
 from tests.ui.test_window import (
     OpenWindow,
     answers,
@@ -42,7 +43,7 @@ def menu_action(session: Session, item_id: int, words: str) -> None:
     """Trigger an entry of a row's context menu (or of one of its submenus) by its words."""
     view = session.window.view
     index = session.window.conversation.index(session.window.conversation.row_of(item_id), 0)
-    menu = view.menu_for(index)
+    menu = row_menu(view, index)
     found = [a for a in menu.actions() if a.text() == words]
     for action in menu.actions():
         sub = action.menu()
@@ -149,7 +150,7 @@ def test_cancel_editing_leaves_the_message_as_it_was(
     two_turns(qtbot, session, fake_ollama)
     menu_action(session, int(rows(session)[0]["id"]), "Edit and resend…")
     assert session.window.composer.text() == "name a colour"
-    qtbot.mouseClick(session.window.editing_bar.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(session.window.editing_bar.button, Qt.MouseButton.LeftButton)
     assert session.window.composer.text() == ""
     assert not session.window.editing_bar.isVisible()
     assert len(fake_ollama.chat_requests()) == 2

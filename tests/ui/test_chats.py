@@ -17,15 +17,15 @@ from pytestqt.qtbot import QtBot
 from app.import_json import read_json
 from app.store import Store
 from app.ui import chats
+from app.ui.chat_list import ID_ROLE, SNIPPET_ROLE
 from app.ui.edits import EscapeEdit
 from app.ui.main_window import JSON_FILTER
 from app.ui.session import Session
-from app.ui.sidebar import ID_ROLE, SNIPPET_ROLE
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
 from tests.app.store.helpers import opens_in_time
 from tests.conftest import SightlineHome
+from tests.ui.composer.test_attachments import cards, pick, picture_file
 from tests.ui.conftest import close_session
-from tests.ui.test_attachments import cards, pick, picture_file
 from tests.ui.test_window import rows, send, wait_for_models, wait_idle
 from vision.pictures import sniff
 
@@ -498,7 +498,8 @@ def test_the_ledger_follows_a_turn_as_it_happens(
 def test_the_list_says_when_each_chat_was_last_used_so_twins_tell_apart(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    from app.ui.sidebar import WHEN_ROLE, short_when
+    from app.presenters.when import short_when
+    from app.ui.chat_list import WHEN_ROLE
 
     with Store.open(home.data) as store:
         older = store.conversations.create("Same title")
@@ -522,7 +523,7 @@ def test_the_list_says_when_each_chat_was_last_used_so_twins_tell_apart(
 
 
 def test_short_when_reads_like_a_chat_list() -> None:
-    from app.ui.sidebar import short_when
+    from app.presenters.when import short_when
 
     now = time.mktime((2026, 12, 1, 15, 0, 0, 0, 0, -1))
     at = lambda *day: time.mktime((*day, 0, 0, -1))  # noqa: E731

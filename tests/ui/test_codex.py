@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.ui.model_picker import PickerRole
+from app.ui.models.model_picker import PickerRole
 from app.ui.session import Session
 from tests.conftest import SightlineHome
 from tests.servers.acp_config import with_fake_codex

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app import config, paths
-from app.ui.first_run import WELCOME
+from app.presenters.welcome import WELCOME
 from app.ui.session import Session
 from routing.models import ProviderConfig
 from tests.conftest import SightlineHome
@@ -68,8 +68,8 @@ def test_found_servers_are_named_and_the_first_message_ends_the_welcome(
     dialog = window.settings_dialog
     assert dialog is not None and dialog.isVisible()
     assert dialog.tabs.currentIndex() == 0
-    qtbot.waitUntil(dialog.add_menu.isVisible)
-    dialog.add_menu.hide()
+    qtbot.waitUntil(dialog.providers_page.add_menu.isVisible)
+    dialog.providers_page.add_menu.hide()
     dialog.reject()
     qtbot.waitUntil(lambda: window.settings_dialog is None)
 

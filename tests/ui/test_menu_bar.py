@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.ui.appearance import ThemeChoice
+from app.ui.settings.appearance import ThemeChoice
 from app.ui.theme import is_dark
 from app.version import installed_version
 from tests.conftest import SightlineHome

@@ -19,13 +19,14 @@ from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
+from app.presenters.pdf_notes import PAGES_LOOKED_AT, SENT_AS_PDF, SENT_AS_TEXT, PdfWay, pdf_note
+from app.presenters.pending import AttachedPdf
 from app.store import Store
 from app.tools.read_file import ReadFile
-from app.ui.cards import PdfCard
-from app.ui.conversation_model import Role
-from app.ui.model_picker import AUTO
-from app.ui.pdf_notes import PAGES_LOOKED_AT, SENT_AS_PDF, SENT_AS_TEXT, PdfWay, pdf_note
-from app.ui.pending import AttachedPdf
+from app.ui.composer.cards import PdfCard
+from app.ui.conversation.conversation_model import Role
+from app.ui.conversation.row_menu import row_menu
+from app.ui.models.model_picker import AUTO
 from app.ui.session import Session
 from routing import documents
 from routing.capabilities import resolved
@@ -43,7 +44,14 @@ from tests.conftest import SightlineHome
 from tests.pdfs import encrypted_pdf, scanned_pdf, text_pdf
 from tests.servers.anthropic import FakeAnthropic
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.test_attachments import cards, drop, file_urls, pick, picture_file, reading_done
+from tests.ui.composer.test_attachments import (
+    cards,
+    drop,
+    file_urls,
+    pick,
+    picture_file,
+    reading_done,
+)
 from tests.ui.test_window import OpenWindow, answers, rows, send, wait_for_models, wait_idle
 from vision.pdf import PdfFile, open_pdf
 
@@ -384,7 +392,7 @@ def test_a_pdf_goes_with_the_message_as_its_text_and_shows_in_the_conversation(
     qtbot.keyClick(view, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: len(no_viewer) == 2)
     assert no_viewer[1] == no_viewer[0]  # the same copy, not written again
-    menu = view.menu_for(index)
+    menu = row_menu(view, index)
     assert "Open report.pdf" in [action.text() for action in menu.actions()]
     menu.deleteLater()
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from app.presenters.pending import Attachments
 from app.store import Store
 from app.tools.base import Tool
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, TurnProblem
-from app.ui.pending import Attachments
 from app.ui.running_turn import RunningTurn
 from app.ui.turn_feed import TurnFeed
 from routing.transcript import user_message

@@ -13,9 +13,9 @@ from PySide6.QtGui import QColor, QFontMetrics, QImage
 from pytestqt.qtbot import QtBot
 
 from app.store import StoredItem
-from app.ui.conversation_model import ConversationModel, Role
-from app.ui.conversation_view import ConversationView
-from app.ui.message_rows import STATS_GAP, MessageLayout, MessageRows, stats_font
+from app.ui.conversation.conversation_model import ConversationModel, Role
+from app.ui.conversation.conversation_view import ConversationView
+from app.ui.conversation.message_rows import STATS_GAP, MessageLayout, MessageRows, stats_font
 from app.ui.session import Session
 from app.ui.theme import theme_for
 from routing.answer_stats import AnswerStats

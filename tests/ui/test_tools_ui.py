@@ -21,17 +21,17 @@ from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
 from app.config import load_config
+from app.presenters.tools_settings import AUTOMATIC
 from app.tools.mcp.config import load_mcp_servers
 from app.turn.tool_step import DENIED, STOPPED
-from app.ui.approval_card import ApprovalCard
-from app.ui.conversation_model import Role
-from app.ui.painting import MARGIN_X, MARGIN_Y
+from app.ui.composer.approval_card import ApprovalCard
+from app.ui.conversation.conversation_model import Role
+from app.ui.conversation.painting import MARGIN_X, MARGIN_Y
 from app.ui.session import Session
-from app.ui.tools_settings import AUTOMATIC
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.test_attachments import pick
-from tests.ui.test_settings import open_settings
+from tests.ui.composer.test_attachments import pick
+from tests.ui.settings.test_settings_dialog import open_settings
 from tests.ui.test_window import answers, send, wait_for_models, wait_idle
 
 OpenWindow = Callable[[], Session]
@@ -410,7 +410,7 @@ def test_check_says_when_a_servers_command_is_not_installed(
 
 
 def test_the_approval_words_say_allow_in_this_chat_is_kept() -> None:
-    from app.ui.tools_page import APPROVAL_WORDS
+    from app.ui.settings.tools_page import APPROVAL_WORDS
 
     assert "until Sightline closes" not in APPROVAL_WORDS
     assert "after a restart too" in APPROVAL_WORDS

@@ -13,10 +13,17 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.presenters.model_status import LOOKING, NOTHING_READY
 from app.store import Store
-from app.ui.conversation_model import Role
-from app.ui.model_picker import AUTO, AUTO_LABEL, CLOUD_HEADER, LOCAL_HEADER, MANAGE, PickerRole
-from app.ui.provider_panel import LOOKING, NOTHING_READY
+from app.ui.conversation.conversation_model import Role
+from app.ui.models.model_picker import (
+    AUTO,
+    AUTO_LABEL,
+    CLOUD_HEADER,
+    LOCAL_HEADER,
+    MANAGE,
+    PickerRole,
+)
 from app.ui.session import Session
 from routing.transcript import Message, MessageStatus, NoticeKind, TextPart
 from tests.conftest import SightlineHome, write_config

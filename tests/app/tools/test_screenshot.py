@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -48,19 +48,21 @@ def xvfb() -> Iterator[str]:
     """A real X server on a free display number, 1024×768."""
     if shutil.which("Xvfb") is None:
         pytest.skip("needs Xvfb (the xvfb Debian package; scripts/setup installs it)")
-    for number in range(90, 120):
-        if not Path(f"/tmp/.X11-unix/X{number}").exists():
-            break
+    # Xvfb takes the first free number itself (its lock file decides, so tests running
+    # side by side never share one) and writes it down the pipe once it listens.
+    readable, writable = os.pipe()
     server = subprocess.Popen(
-        ["Xvfb", f":{number}", "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
+        ["Xvfb", "-displayfd", str(writable), "-screen", "0", "1024x768x24", "-nolisten", "tcp"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        pass_fds=(writable,),
     )
+    os.close(writable)
     try:
-        deadline = time.monotonic() + 10
-        while not Path(f"/tmp/.X11-unix/X{number}").exists():
-            assert time.monotonic() < deadline, "Xvfb did not start"
-            time.sleep(0.05)
+        with os.fdopen(readable) as said:
+            assert select.select([said], [], [], 10)[0], "Xvfb did not start"
+            number = said.readline().strip()
+        assert number, "Xvfb did not start"
         yield f":{number}"
     finally:
         server.terminate()

@@ -163,6 +163,7 @@ async def test_a_gzip_bomb_error_body_stops_at_a_megabyte(served: Served, status
 
 
 async def test_a_gzip_bomb_stream_stops_at_the_event_cap(served: Served) -> None:
+    patient(served)  # inflating 16 MB under tracemalloc on a loaded machine is not silence
     with peak_memory(3 * EVENT_CAP):
         error = await served.error(hostile=GZIP_BOMB)
     assert isinstance(error, TooLarge) and "of the stream over 16 MB" in error.message

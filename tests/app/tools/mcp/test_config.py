@@ -16,6 +16,7 @@ from app.tools.mcp.config import (
     load_mcp_servers,
     parse_mcp_servers,
 )
+from tests.config_checks import WRITTEN_ENTRY, servers_as_written
 
 CLAUDE_DESKTOP = """
 {
@@ -127,7 +128,7 @@ def test_config_is_frozen_and_hashable() -> None:
 
 def test_names_with_odd_characters_are_quoted_in_messages() -> None:
     message = error_of(servers({"my server": {"args": []}}))
-    assert 'mcpServers["my server"]: command is missing' in message
+    assert 'mcpServers["my server"].command is missing' in message
 
 
 # -- every mistake, in words -----------------------------------------------------
@@ -136,9 +137,9 @@ def test_names_with_odd_characters_are_quoted_in_messages() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        (servers({"foo": {"args": []}}), "mcpServers.foo: command is missing"),
-        (servers({"foo": {"command": None}}), "mcpServers.foo: command is missing"),
-        (servers({"foo": {"command": "  "}}), "mcpServers.foo: command is empty"),
+        (servers({"foo": {"args": []}}), "mcpServers.foo.command is missing"),
+        (servers({"foo": {"command": None}}), "mcpServers.foo.command is missing"),
+        (servers({"foo": {"command": "  "}}), "mcpServers.foo.command is empty"),
         (servers({"foo": {"command": 5}}), "mcpServers.foo.command must be a string, not a number"),
         (
             servers({"foo": {"command": "x", "args": "-y pkg"}}),
@@ -166,11 +167,11 @@ def test_names_with_odd_characters_are_quoted_in_messages() -> None:
         ),
         (
             servers({"foo": {"command": "x", "env": {"A=B": "1"}}}),
-            'mcpServers.foo.env["A=B"]: "A=B" is not a usable variable name',
+            'mcpServers.foo.env["A=B"] is not a usable variable name',
         ),
         (
             servers({"foo": {"command": "x", "env": {"": "1"}}}),
-            'mcpServers.foo.env[""]: "" is not a usable variable name',
+            'mcpServers.foo.env[""] is not a usable variable name',
         ),
         (
             servers({"foo": {"command": "x", "cwd": 1}}),
@@ -201,12 +202,17 @@ def test_names_with_odd_characters_are_quoted_in_messages() -> None:
 def test_mistakes_say_what_and_where(text: str, expected: str) -> None:
     message = error_of(text)
     assert expected in message
-    assert message.startswith("pasted JSON: ")
+    assert message.startswith("pasted text: ")
 
 
 def test_json_syntax_errors_give_line_and_column() -> None:
     text = '{\n  "mcpServers": {\n    "a": {"command": "x"}\n    "b": {"command": "y"}\n  }\n}'
-    assert "not valid JSON at line 4, column 5: Expecting ',' delimiter" in error_of(text)
+    assert (
+        error_of(text) == "pasted text, line 4, column 5: not valid JSON: Expecting ',' delimiter"
+    )
+    with pytest.raises(McpConfigError) as caught:
+        parse_mcp_servers(text)
+    assert caught.value.position == (4, 5)  # where Settings puts the cursor
 
 
 @pytest.mark.parametrize(
@@ -219,21 +225,22 @@ def test_json_syntax_errors_give_line_and_column() -> None:
 )
 def test_usual_syntax_slips_get_a_hint(text: str, hint: str) -> None:
     message = error_of(text)
-    assert "not valid JSON at line" in message and hint in message
+    assert message.startswith("pasted text, line 1") or message.startswith("pasted text, line 2")
+    assert "not valid JSON: " in message and hint in message
 
 
 def test_a_server_named_twice_is_refused() -> None:
     text = '{"mcpServers": {"a": {"command": "x"}, "a": {"command": "y"}}}'
-    assert 'mcpServers: the server "a" is named twice' in error_of(text)
+    assert "mcpServers.a is named twice" in error_of(text)
 
 
 def test_deep_nesting_and_huge_numbers_are_errors_not_crashes() -> None:
     assert "nested too deeply" in error_of("[" * 100_000)
-    assert "can't be read" in error_of('{"a": {"command": "x", "n": ' + "9" * 5000 + "}}")
+    assert "number too long to read" in error_of('{"a": {"command": "x", "n": ' + "9" * 5000 + "}}")
 
 
 def test_source_names_where_the_text_came_from() -> None:
-    with pytest.raises(McpConfigError, match=r"^settings box: mcpServers.a: command is missing"):
+    with pytest.raises(McpConfigError, match=r"^settings box: mcpServers\.a\.command is missing"):
         parse_mcp_servers(servers({"a": {}}), source="settings box")
 
 
@@ -255,7 +262,7 @@ def test_load_a_file_with_a_byte_order_mark(tmp_path: Path) -> None:
 def test_file_errors_name_the_file(tmp_path: Path) -> None:
     path = tmp_path / "mcp.json"
     path.write_text(servers({"a": {"args": []}}), encoding="utf-8")
-    with pytest.raises(McpConfigError, match=r"mcp\.json: mcpServers\.a: command is missing"):
+    with pytest.raises(McpConfigError, match=r"mcp\.json: mcpServers\.a\.command is missing"):
         load_mcp_servers(path)
 
 
@@ -285,9 +292,9 @@ def parses_or_explains(text: str) -> None:
     try:
         configs = parse_mcp_servers(text)
     except McpConfigError as exc:
-        assert str(exc).startswith("pasted JSON: ")
+        assert str(exc).startswith(("pasted text: ", "pasted text, line "))
     else:
-        assert all(isinstance(c, McpServerConfig) for c in configs)
+        servers_as_written(text, configs)
 
 
 @given(st.text())
@@ -295,7 +302,9 @@ def test_any_text_parses_or_explains(text: str) -> None:
     parses_or_explains(text)
 
 
-@given(st.dictionaries(st.text(), st.dictionaries(ENTRY_KEYS, JSON_VALUES), max_size=3))
+@given(
+    st.dictionaries(st.text(), st.dictionaries(ENTRY_KEYS, JSON_VALUES) | WRITTEN_ENTRY, max_size=3)
+)
 def test_any_entries_parse_or_explain(inner: dict[str, object]) -> None:
     parses_or_explains(servers(inner))
     parses_or_explains(json.dumps(inner))

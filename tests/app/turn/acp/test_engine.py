@@ -22,7 +22,7 @@ from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, NoticeKind, ToolCall
 from tests.app.turn.acp.helpers import fake
 from tests.app.turn.engine_helpers import Recording, collect, ended, notices
-from tests.servers.acp_agent import read_log
+from tests.servers.acp_agent import logged, read_log
 from vision.pictures import open_picture
 
 
@@ -150,7 +150,7 @@ async def test_stop_sends_cancel_and_answers_the_permission_cancelled(
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    log = read_log(tmp_path)
+    log = await logged(tmp_path, {"cancel": "s-1"})
     assert {"cancel": "s-1"} in log and {"permission": "cancelled"} in log
     _user, answer = store.messages(chat)
     assert (answer.text, answer.status) == ("Part one. ", MessageStatus.STOPPED)

@@ -1,0 +1,32 @@
+"""Buttons and labels made with the name a screen reader says: every control has one."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel, QPushButton, QWidget
+
+
+def named_button(
+    text: str, name: str, tip: str, parent: QWidget | None, *, never_default: bool = False
+) -> QPushButton:
+    """A push button with its accessible name and tooltip ("" for none). `never_default`:
+    Enter pressed elsewhere in its window never presses it."""
+    button = QPushButton(text, parent)
+    button.setAccessibleName(name)
+    if tip:
+        button.setToolTip(tip)
+    if never_default:
+        button.setAutoDefault(False)
+        button.setDefault(False)
+    return button
+
+
+def named_label(text: str, name: str, parent: QWidget | None, *, rich: bool = False) -> QLabel:
+    """A label that wraps its words, with its accessible name; `rich`: the words are rich
+    text (a note with <b> and <code> in it)."""
+    label = QLabel(text, parent)
+    label.setAccessibleName(name)
+    label.setWordWrap(True)
+    if rich:
+        label.setTextFormat(Qt.TextFormat.RichText)
+    return label

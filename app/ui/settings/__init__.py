@@ -1,0 +1,1 @@
+"""Settings: the dialog and its pages (providers, tools, privacy and routing, appearance)."""

@@ -1,0 +1,36 @@
+"""The chat settings panel on its own: a note under each setting the chat's model doesn't
+take, saying why, and none for one it takes or for Auto."""
+
+from __future__ import annotations
+
+from pytestqt.qtbot import QtBot
+
+from app.ui.conversation.chat_settings_panel import ChatSettingsPanel
+from routing.capabilities import resolved
+from routing.chat_settings import ChatSettings
+from routing.models import ModelInfo
+
+
+def _panel(qtbot: QtBot, model: ModelInfo | None) -> ChatSettingsPanel:
+    panel = ChatSettingsPanel(
+        "A chat", ChatSettings(temperature=0.5), "", lambda _: None, None, model
+    )
+    qtbot.addWidget(panel)
+    return panel
+
+
+def test_each_setting_the_model_does_not_take_is_noted_with_why(qtbot: QtBot) -> None:
+    claude = resolved(ModelInfo("anthropic", "claude-opus-4-8"), "anthropic")
+    panel = _panel(qtbot, claude)
+    assert {k: v.text() for k, v in panel.notes.items()} == {
+        "temperature": "anthropic:claude-opus-4-8 doesn't take a temperature (its provider "
+        "says so): it isn't sent to it.",
+        "context_length": "anthropic:claude-opus-4-8 doesn't take a context length (its API "
+        "has no such setting): it isn't sent to it.",
+    }
+    assert panel.temperature.text() == "0.5"  # still the chat's: another model may take it
+
+
+def test_a_model_that_takes_them_all_or_auto_has_no_notes(qtbot: QtBot) -> None:
+    assert _panel(qtbot, resolved(ModelInfo("ollama", "llama3.2:3b"), "ollama")).notes == {}
+    assert _panel(qtbot, None).notes == {}
