@@ -10,7 +10,7 @@ Every turn is recorded as it comes (app/turn/agent_record.py) and ends one of fo
 ways: answered, cut (its output reached the cap or the turn its overall limit: stopped
 as Stop stops it, the session kept), stopped (the program hung or ended: dropped), or
 failed (told, the answer so far kept). Pictures for an agent whose model doesn't see
-are put into words by the sight policy (`words`).
+are put into words by the sight policy (`sight`, app/turn/sight_policy.py).
 
 A protocol supplies only its own part: how it names an agent, starts and readies a
 session, runs one turn (`answer`), stops one, and says why one failed.
@@ -29,9 +29,9 @@ from app.store import Store, StoreError
 from app.turn.agent_problems import AgentCut, AgentProblem, AgentStopped
 from app.turn.agent_record import AgentRecord
 from app.turn.engine import agent_for, agent_mode, agent_model, error_notice, saved
-from app.turn.engine_words import EngineWords
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent
 from app.turn.limits import output_cut, turn_limit, worked_too_long
+from app.turn.sight_policy import SightPolicy
 from app.turn.tool_step import DenyAll, ToolStep
 from app.turn.turn_input import TurnInput
 from routing.agent_refs import AgentOffer, agent_ref
@@ -93,7 +93,7 @@ class AgentEngine(Generic[S, R]):
         store: Store,
         agents: Sequence[ProviderConfig],
         tool_step: ToolStep | None,
-        words: EngineWords,
+        sight: SightPolicy,
         *,
         cwd: Path | None = None,
         idle_timeout: float = IDLE_SECONDS,
@@ -102,7 +102,7 @@ class AgentEngine(Generic[S, R]):
         self.store = store
         self.agents = list(agents)
         self.tool_step = tool_step or ToolStep(DenyAll())
-        self.words = words  # who looks at pictures for an agent whose model doesn't see
+        self.sight = sight  # who looks at pictures for an agent whose model doesn't see
         self.cwd = cwd or Path.cwd()  # the chat's working folder (headless: where it runs)
         self.idle_timeout = idle_timeout  # unless the agent's config sets its idle_seconds
         self.turn_timeout = turn_timeout  # None: its turn_seconds, else Sightline's limit
@@ -113,20 +113,20 @@ class AgentEngine(Generic[S, R]):
     @property
     def catalogue(self) -> Catalogue | None:
         """Who may look at pictures for an agent whose model doesn't see them."""
-        return self.words.catalogue
+        return self.sight.catalogue
 
     @catalogue.setter
     def catalogue(self, catalogue: Catalogue | None) -> None:
-        self.words.catalogue = catalogue
+        self.sight.catalogue = catalogue
 
     @property
     def prefs(self) -> RoutingPrefs:
         """The person's routing preferences (who may look)."""
-        return self.words.prefs
+        return self.sight.prefs
 
     @prefs.setter
     def prefs(self, prefs: RoutingPrefs) -> None:
-        self.words.prefs = prefs
+        self.sight.prefs = prefs
 
     # -- the protocol's part ---------------------------------------------------------
 

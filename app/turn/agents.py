@@ -123,5 +123,5 @@ class AgentEngines:
                 catalogue=self.catalogue,
                 prefs=self.prefs,
             )
-        self._codex.words.catalogue, self._codex.words.prefs = self.catalogue, self.prefs
+        self._codex.catalogue, self._codex.prefs = self.catalogue, self.prefs  # today's
         return self._codex

@@ -42,8 +42,8 @@ from app.turn.acp.session import (
 from app.turn.agent_engine import IDLE_SECONDS, AgentEngine
 from app.turn.agent_problems import AgentProblem
 from app.turn.engine import agent_mode, agent_model
-from app.turn.engine_words import EngineWords
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
+from app.turn.sight_policy import SightPolicy
 from app.turn.tool_step import AllowAll, ToolStep
 from app.turn.turn_input import TurnInput
 from routing.agent_refs import AgentOffer
@@ -87,20 +87,20 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
         turn_budget: int = TURN_BUDGET,
         turn_timeout: float | None = None,
     ) -> None:
-        words = EngineWords(
+        sight = SightPolicy(
             catalogue, prefs or RoutingPrefs(), describer or Describer(), turn_budget
         )
         super().__init__(
             store,
             agents,
             tool_step,
-            words,
+            sight,
             cwd=cwd,
             idle_timeout=idle_timeout,
             turn_timeout=turn_timeout,
         )
         self.mcp_servers = list(mcp_servers)
-        self._prompting = AgentPrompt(store, words)
+        self._prompting = AgentPrompt(store, sight)
         self._asking = Asking(store, self.tool_step, denied_hint)
 
     # -- starting ---------------------------------------------------------------------
@@ -108,7 +108,7 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
     async def start(self, agent: ProviderConfig, earlier: str, asked: TurnInput) -> AgentSession:
         """The agent started with the SDK, its session new or loaded, the door offered."""
         # The door's calls are asked and run by this turn, as the agent's own requests are.
-        door = DoorOffer(self.words, allowed=isinstance(self.tool_step.approver, AllowAll))
+        door = DoorOffer(self.sight, allowed=isinstance(self.tool_step.approver, AllowAll))
         return await start_agent(agent, self.cwd, self.mcp_servers, earlier, door=door)
 
     async def ready(self, session: AgentSession, requested: str) -> None:

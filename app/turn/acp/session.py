@@ -37,7 +37,7 @@ from app.turn.acp.door_calls import DoorCalls
 from app.turn.acp.errors import INSTALL_HINT
 from app.turn.acp.process import AgentProcess
 from app.turn.agent_problems import AgentNeedsSignIn, AgentNotInstalled, AgentProblem, AgentStopped
-from app.turn.engine_words import EngineWords
+from app.turn.sight_policy import SightPolicy
 from routing.models import ProviderConfig
 
 log = logging.getLogger(__name__)
@@ -97,7 +97,7 @@ class DoorOffer:
     looks at their pictures for an agent that doesn't take them, and, for a door with no
     line, whether the run allows its calls (headless `--allow-tools`)."""
 
-    words: EngineWords
+    sight: SightPolicy
     allowed: bool = False
     asks: bool = True  # the door hands each call to this turn over a line (where it can)
 
@@ -122,7 +122,7 @@ async def start_agent(
     session = AgentSession(agent, process, client)
     try:
         if door is not None and door.asks and line_supported():
-            session.line = DoorLine(DoorCalls(session, cwd, door.words))
+            session.line = DoorLine(DoorCalls(session, cwd, door.sight))
             await session.line.open()
         await asyncio.wait_for(_open(session, cwd, mcp_servers, earlier_session, door), timeout)
     except BaseException as exc:

@@ -13,7 +13,7 @@ start with `approvalPolicy: "untrusted"` (every command is asked about) in the
 as `image` inputs (clamped, data URLs) and their crossing off this computer is disclosed;
 when Sightline knows the model Codex runs can't see (a model of one of Sightline's
 providers named like the `model_provider`, say Ollama's), they are described first, who
-looks chosen as for any blind model (app/turn/engine_words.py), and so are the pictures
+looks chosen as for any blind model (app/turn/sight_policy.py), and so are the pictures
 of a tool's result. Stop sends `turn/interrupt` and keeps the answer as stopped; so
 does Sightline when Codex's output reaches its cap or the turn its overall limit
 (app/turn/limits.py), and the turn ends saying which.
@@ -38,14 +38,14 @@ from app.store import Store
 from app.tools.base import Tool
 from app.turn.agent_engine import IDLE_SECONDS, AgentEngine
 from app.turn.agent_problems import AgentProblem
-from app.turn.codex.asking import CodexAsking, data_url
+from app.turn.codex.asking import CodexAsking, clamped, data_url
 from app.turn.codex.ending import cancelled, completed, interrupted, why_failed
 from app.turn.codex.process import CodexRefused
 from app.turn.codex.record import CodexRecord
 from app.turn.codex.session import START_SECONDS, CodexSession, start_codex
 from app.turn.engine import agent_model
-from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, TurnEvent, UsageAdded
+from app.turn.sight_policy import AgentSight, SightPolicy, agent_sight
 from app.turn.tool_step import ToolStep
 from app.turn.turn_input import TurnInput
 from routing.agent_refs import AgentOffer, ref_parts
@@ -53,8 +53,7 @@ from routing.catalogue import Catalogue
 from routing.documents import flatten_pages, pdfs_for_model
 from routing.models import ModelInfo, ProviderConfig
 from routing.router import RoutingPrefs
-from routing.transcript import Crossed, Message, Notice, NoticeKind
-from vision.pictures import Picture, PictureError, clamp
+from routing.transcript import Message, Notice, NoticeKind
 
 __all__ = ["KIND", "CodexEngine"]
 
@@ -95,14 +94,14 @@ class CodexEngine(AgentEngine[CodexSession, CodexRecord]):
             store,
             [p for p in providers if p.kind == KIND],
             tool_step,
-            EngineWords(catalogue, prefs or RoutingPrefs()),
+            SightPolicy(catalogue, prefs or RoutingPrefs()),
             cwd=cwd,
             idle_timeout=idle_timeout,
             turn_timeout=turn_timeout,
         )
         self.cancel_timeout = cancel_timeout
         self.tools = None if tools is None else list(tools)  # None: each turn's tools
-        self._asking = CodexAsking(store, self.tool_step, denied_hint, self.words)
+        self._asking = CodexAsking(store, self.tool_step, denied_hint, self.sight)
 
     def _tools(self, asked: TurnInput) -> list[Tool]:
         """The tools Codex is given: the engine's own, else the turn's."""
@@ -125,13 +124,13 @@ class CodexEngine(AgentEngine[CodexSession, CodexRecord]):
     async def record(self, conversation_id: str, ref: str, session: CodexSession) -> CodexRecord:
         """The turn's record in the thread, knowing whether the model Codex runs sees."""
         record = CodexRecord(self.store, conversation_id, ref, session.thread_id)
-        record.blind = await self.blind_model(session.provider, ref_parts(ref)[1])
+        record.sight = await self._sight(session.provider, ref)
         return record
 
     async def _provider_models(self, provider: ProviderConfig) -> list[ModelInfo]:
         """The models of the Sightline provider named like Codex's `model_provider` (listed
         first if it wasn't yet); none when Sightline has no such provider."""
-        catalogue, named = self.words.catalogue, provider.model_provider
+        catalogue, named = self.sight.catalogue, provider.model_provider
         if catalogue is None or not named:
             return []
         listed = {s.provider.id for s in catalogue.statuses()}
@@ -139,15 +138,19 @@ class CodexEngine(AgentEngine[CodexSession, CodexRecord]):
             await catalogue.refresh([named])
         return [m for m in catalogue.models() if m.provider_id == named]
 
-    async def blind_model(self, provider: ProviderConfig, model: str) -> ModelInfo | None:
-        """The model this Codex runs, when Sightline lists it and knows it can't see: a
-        model of the Sightline provider named like Codex's `model_provider` (Ollama's)."""
-        if not model:
-            return None
-        listed = next((m for m in await self._provider_models(provider) if m.name == model), None)
-        if listed is None or listed.gets_pictures:
-            return None
-        return blind_engine(provider.id, model, local=provider.is_local)
+    async def _sight(self, provider: ProviderConfig, ref: str) -> AgentSight:
+        """Codex as the sight policy sees it: it takes pictures unless Sightline lists the
+        model it runs and knows that can't see (a model of the Sightline provider named
+        like Codex's `model_provider`, Ollama's say)."""
+        model = ref_parts(ref)[1]
+        listed = None
+        if model:
+            models = await self._provider_models(provider)
+            listed = next((m for m in models if m.name == model), None)
+        blind = listed is not None and not listed.gets_pictures
+        return agent_sight(
+            provider.id, local=provider.is_local, sees=not blind, model=model, ref=ref, kind=KIND
+        )
 
     # -- a turn ---------------------------------------------------------------------
 
@@ -156,36 +159,21 @@ class CodexEngine(AgentEngine[CodexSession, CodexRecord]):
     ) -> tuple[list[dict[str, Any]], list[TurnEvent]]:
         prepared = flatten_pages(pdfs_for_model((message,), reads_pdfs=False).messages)[0]
         events: list[TurnEvent] = []
-        blind = record.blind
-        if blind is not None and prepared.pictures:
-            worded = await self.words.words((prepared,), blind)
+        sight = record.sight
+        assert sight is not None
+        if not sight.sees and prepared.pictures:
+            worded = await self.sight.words((prepared,), sight.model, local=sight.model.local)
             prepared = worded.messages[0]
             for notice in worded.notices:
                 events.append(ItemAdded(self.store.add_notice(record.conversation_id, notice)))
             if worded.usage is not None:
                 events.append(UsageAdded(worded.usage, "describer"))
-        text = prepared.text
-        inputs: list[dict[str, Any]] = []
-        sent: list[Picture] = []
-        for picture in prepared.pictures:
-            try:
-                sent.append(clamp(picture))
-            except PictureError as exc:
-                text = f"{text}\n{exc}".strip()
-        inputs.append({"type": "text", "text": text, "text_elements": []})
+        text, sent = clamped(prepared.text, prepared.pictures)
+        inputs: list[dict[str, Any]] = [{"type": "text", "text": text, "text_elements": []}]
         inputs.extend({"type": "image", "url": data_url(p)} for p in sent)
-        if sent and not session.provider.local:
-            labels = ", ".join(p.label or "a picture" for p in sent)
-            what = f"{len(sent)} picture{'s' if len(sent) != 1 else ''} ({labels})"
-            notice = Notice(
-                NoticeKind.INFO,
-                f"{what} went to Codex ({session.provider.id}), whose model runs off this "
-                "computer.",
-                crossed=Crossed(
-                    record.ref, f"codex {session.provider.id}", what, "you sent them", False
-                ),
-            )
-            events.append(ItemAdded(self.store.add_notice(record.conversation_id, notice)))
+        crossing = self.sight.to_agent(sight, sent, why="you sent them")
+        if crossing is not None:
+            events.append(ItemAdded(self.store.add_notice(record.conversation_id, crossing)))
         return inputs, events
 
     async def answer(
@@ -245,9 +233,7 @@ class CodexEngine(AgentEngine[CodexSession, CodexRecord]):
         if "id" in incoming:  # Codex asks
             try:
                 with record.clock.paused():  # the person's time deciding is not the turn's
-                    result = await self._asking.answer(
-                        record, method, params, tools, bool(session.provider.local), events
-                    )
+                    result = await self._asking.answer(record, method, params, tools, events)
             except (asyncio.CancelledError, GeneratorExit):
                 # Stop while the person decides: the request is answered `cancel` before
                 # the turn is interrupted, so Codex isn't left waiting for it.

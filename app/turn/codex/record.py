@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from app.turn.agent_record import AgentRecord
 from app.turn.events import TurnEvent
-from routing.models import ModelInfo
+from app.turn.sight_policy import AgentSight
 from routing.transcript import TextPart
 from routing.wires.base import Usage
 
@@ -35,7 +35,7 @@ class CodexRecord(AgentRecord):
 
     output: dict[str, list[str]] = field(default_factory=dict)  # a command's streamed output
     usage: Usage | None = None  # the last `thread/tokenUsage/updated`
-    blind: ModelInfo | None = None  # the model Codex runs, when Sightline knows it is blind
+    sight: AgentSight | None = None  # Codex as the sight policy sees it (set as the turn begins)
     turn_id: str = ""  # Codex's id of the running turn, for `turn/interrupt`
 
     def item(self, item: dict[str, Any], completed: bool, events: list[TurnEvent]) -> None:
