@@ -91,14 +91,7 @@ class TurnRunner:
         saved before (the person's message, the answer's words so far) stays, and
         nothing else is asked of the model.
         """
-        turn = self._run(
-            asked.conversation_id,
-            asked.message(),
-            asked.requested_model,
-            asked.tools,
-            asked.settings,
-        )
-        async for event in saved(turn):
+        async for event in saved(self._run(asked)):
             yield event
 
     async def regenerate(
@@ -122,31 +115,24 @@ class TurnRunner:
             return
         self.store.branches.rewind(conversation_id, asked.id)
         assert isinstance(asked.item, Message)
-        turn = self._answer(conversation_id, asked.item, requested_model, tools, settings)
-        async for event in saved(turn):
+        # Asked again as it was, its words and attachments those of the stored message.
+        again = TurnInput(
+            conversation_id, "", requested_model=requested_model, tools=tools, settings=settings
+        )
+        async for event in saved(self._answer(again, asked.item)):
             yield event
 
-    async def _run(
-        self,
-        conversation_id: str,
-        message: Message,
-        requested_model: str,
-        tools: Sequence[Tool],
-        settings: ChatSettings | None,
-    ) -> AsyncGenerator[TurnEvent, None]:
-        yield ItemAdded(self.store.add_message(conversation_id, message))
-        async for event in self._answer(conversation_id, message, requested_model, tools, settings):
+    async def _run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
+        message = asked.message()
+        yield ItemAdded(self.store.add_message(asked.conversation_id, message))
+        async for event in self._answer(asked, message):
             yield event
 
-    async def _answer(
-        self,
-        conversation_id: str,
-        message: Message,
-        requested_model: str,
-        tools: Sequence[Tool],
-        settings: ChatSettings | None,
-    ) -> AsyncGenerator[TurnEvent, None]:
-        """Everything after the person's message: choose, ask, run tools, until answered."""
+    async def _answer(self, asked: TurnInput, message: Message) -> AsyncGenerator[TurnEvent, None]:
+        """Everything after the person's `message` (stored already): choose, ask, run tools,
+        until answered."""
+        conversation_id, requested_model = asked.conversation_id, asked.requested_model
+        tools, settings = asked.tools, asked.settings
         # This turn's settings, over the chat's own, over Settings' defaults.
         own = self.store.conversations.settings(conversation_id)
         chosen = (settings or ChatSettings()).over(own).over(self.defaults)

@@ -1,12 +1,14 @@
-"""What the engines' tests share: reading a turn's events, and an approver that records."""
+"""What the engines' tests share: reading a turn's events, an approver that records, and
+how an agent's turn (ACP or Codex) reads when Sightline cut it."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 
+from app.turn.agent_problems import AgentCut
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent
 from app.turn.tool_step import Approval
-from routing.transcript import Notice, ToolCall
+from routing.transcript import Notice, NoticeKind, ToolCall
 
 
 async def collect(events: AsyncIterator[TurnEvent]) -> list[TurnEvent]:
@@ -38,3 +40,30 @@ class Recording:
     async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         self.asked.append(call)
         return self.answer
+
+
+def cut_saying(events: list[TurnEvent], message: str) -> AgentCut:
+    """The agent's turn ended cut by Sightline, in these words."""
+    problem = ended(events).error
+    assert isinstance(problem, AgentCut) and problem.message == message
+    return problem
+
+
+def cut_at_the_cap(events: list[TurnEvent], name: str, cap: int) -> AgentCut:
+    """The agent's turn ended at the cap on its output, said so (once, as an error notice)."""
+    problem = cut_saying(
+        events,
+        f"{name} sent more than {cap:,} characters in this turn (its words, thoughts and "
+        "tools' output), the most Sightline keeps, so it was stopped there; what fits is kept.",
+    )
+    assert [n.text for n in notices(events) if n.kind == NoticeKind.ERROR] == [problem.message]
+    return problem
+
+
+def cut_at_the_limit(events: list[TurnEvent], name: str, limit: str) -> AgentCut:
+    """The agent's turn ended at its overall limit (`limit` in words: "1 second")."""
+    return cut_saying(
+        events,
+        f"{name} worked on this turn for longer than {limit}, the most one turn may "
+        "take, so it was stopped; what it said is kept.",
+    )
