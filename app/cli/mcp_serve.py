@@ -102,7 +102,7 @@ def _relay(line: str) -> tuple[list[Any], Call, Callable[[], Awaitable[None]]]:
     from routing.wires.payload import bounded_arguments
 
     token = os.environ.get(TOKEN_ENV, "")
-    listed = Door([ReadFile(), Screenshot()], sees=False, in_words=_as_is).listed()
+    listed = Door([ReadFile(), Screenshot()], sight=_as_is).listed()
 
     async def call(name: str, arguments: dict[str, Any] | None) -> Any:
         bounded = dict(bounded_arguments(arguments or {}))
@@ -135,7 +135,7 @@ def _standalone(
     from app.tools.door import Door
     from app.tools.read_file import ReadFile
     from app.tools.screenshot import Screenshot
-    from app.turn.engine_words import EngineWords, ResultWords, blind_engine
+    from app.turn.sight_policy import DoorSight, SightPolicy, agent_sight
     from vision.labels import shown_name
 
     agent_id = shown_name(str(args.agent)[:200])
@@ -145,15 +145,12 @@ def _standalone(
     # Headless, who looks comes from the config's providers, as `ask` finds them.
     assembly = Assembly(config)  # it keeps nothing: no store
     catalogue = assembly.catalogue() if not args.sees else None
-    words = EngineWords(catalogue, assembly.prefs)
-    model = blind_engine(agent_id or "the agent", "", local=local)
+    seen = agent_sight(agent_id or "the agent", local=local, sees=args.sees)
     door = Door(
         [ReadFile(), Screenshot()],
         allowed=args.allow_tools,
-        sees=args.sees,
-        in_words=ResultWords(words, model, _logged),
+        sight=DoorSight(SightPolicy(catalogue, assembly.prefs), seen, _logged),
         agent=agent_id,
-        agent_local=local,
         tell=_logged,
     )
 
@@ -164,8 +161,8 @@ def _standalone(
     return door.listed(), door.call, close
 
 
-async def _as_is(result: ToolResult) -> ToolResult:
-    return result
+async def _as_is(result: ToolResult, tool: str) -> tuple[ToolResult, bool]:
+    return result, False  # only listed: a door with a line runs nothing itself
 
 
 def _logged(notice: Notice) -> None:

@@ -110,8 +110,8 @@ async def _agent_rows(config: Config) -> list[dict[str, Any]]:
     from pathlib import Path
 
     from app.config import agent_providers
-    from app.turn.acp.errors import AgentProblem
     from app.turn.acp.session import info_of
+    from app.turn.agent_problems import AgentProblem
 
     agents = agent_providers(config)
 

@@ -9,11 +9,11 @@ through it:
   headless `ask` answers as `--allow-tools` says; a door started by hand, with no
   line, runs calls only with `--allow-tools` and refuses them otherwise;
 - a picture result goes as MCP image content after the text to an agent that takes
-  pictures (`--sees`), else as the describer's words, who looks chosen as for any
-  blind model, with the agent's `local` deciding whether the chat is local;
-- every picture that leaves through the door is disclosed: a notice with a
-  `Crossed` fact, stored in the conversation when one is named (else logged); a
-  refused call is told there too.
+  pictures (`--sees`), else in words, and every picture that goes through the door is
+  disclosed: the door is handed the turn's sight policy (`sight`, app/turn/sight_policy.py
+  `DoorSight`: the tools don't import the turn), which decides and tells it; what is
+  told is stored in the conversation when one is named (else logged), and so is a
+  refused call.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from mcp import types
 
 from app.tools.base import Tool
 from routing.transcript import (
-    Crossed,
     Notice,
     NoticeKind,
     PagesPart,
@@ -42,9 +41,10 @@ from vision.pictures import Picture
 
 log = logging.getLogger(__name__)
 
-# The result with its pictures put into words, each crossing told (the CLI's describing:
-# who looks is the turn's rule, which the tools don't import).
-InWords = Callable[[ToolResult], Awaitable[ToolResult]]
+# A result with pictures as the agent gets it (its pictures in words for an agent that
+# doesn't take them), and whether they go as pictures; the crossing told by whoever
+# handed it over (the turn's sight policy, which the tools don't import).
+ResultSight = Callable[[ToolResult, str], Awaitable[tuple[ToolResult, bool]]]
 
 NOT_ALLOWED = "The person didn't allow {name} through Sightline's door, so it was not run."
 
@@ -58,10 +58,8 @@ class Door:
         *,
         allowed: bool = False,
         approve: Callable[[ToolCall], Awaitable[bool]] | None = None,
-        sees: bool,
-        in_words: InWords,
+        sight: ResultSight,
         agent: str = "",
-        agent_local: bool = False,
         tell: Callable[[Notice], None] | None = None,
     ) -> None:
         self.tools = {tool.spec.name: tool for tool in tools}
@@ -69,10 +67,8 @@ class Door:
         # Asks the person (through the running Sightline) for each call; it says itself
         # when one is refused. None: `allowed` decides for the whole run.
         self.approve = approve
-        self.sees = sees  # the agent takes pictures (its `promptCapabilities.image`)
+        self.sight = sight  # a result's pictures as the agent gets them, the crossing told
         self.agent = agent or "the agent"
-        self.agent_local = agent_local  # its model runs on this computer: the chat is local
-        self.in_words = in_words  # for an agent that doesn't take pictures
         self.tell = tell or (lambda notice: log.info("door: %s", notice.text))
         self._ids = itertools.count(1)
         self._refused_told: set[str] = set()
@@ -107,13 +103,10 @@ class Door:
         except Exception:  # a bug of ours: logged, and the agent gets words, not a traceback
             log.exception("door: %s failed", name)
             return error_content(f"{name} failed inside Sightline; its log says why.")
-        pictures = list(result.pictures)
-        if not pictures:
+        if not result.pictures:
             return _content(result, with_pictures=False)
-        if self.sees:
-            self._disclose_to_agent(name, pictures)
-            return _content(result, with_pictures=True)
-        return _content(await self.in_words(result), with_pictures=False)
+        given, with_pictures = await self.sight(result, name)
+        return _content(given, with_pictures=with_pictures)
 
     async def _allows(self, call: ToolCall) -> bool:
         if self.approve is not None:
@@ -129,25 +122,6 @@ class Door:
                 )
             )
         return self.allowed
-
-    def _disclose_to_agent(self, name: str, pictures: list[Picture]) -> None:
-        count = len(pictures)
-        labels = ", ".join(p.label or "a picture" for p in pictures)
-        what = f"{count} picture{'s' if count != 1 else ''} ({labels})"
-        where = "on this computer" if self.agent_local else "whose model runs off this computer"
-        self.tell(
-            Notice(
-                NoticeKind.DISCLOSURE,
-                f"{what} went to the agent {self.agent}, {where}, through Sightline's {name}.",
-                crossed=Crossed(
-                    self.agent,
-                    f"agent {self.agent}",
-                    what,
-                    f"The agent called {name} through Sightline's door, as you allowed",
-                    self.agent_local,
-                ),
-            )
-        )
 
 
 def error_content(message: str) -> types.CallToolResult:

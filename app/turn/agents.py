@@ -134,5 +134,5 @@ class AgentEngines:
                 catalogue=self.catalogue,
                 prefs=self.prefs,
             )
-        engine.words.catalogue, engine.words.prefs = self.catalogue, self.prefs
+        engine.catalogue, engine.prefs = self.catalogue, self.prefs  # today's, if changed
         return engine

@@ -4,8 +4,10 @@ A picture or PDF stays on this computer until a request to an endpoint off it
 carries it; the store keeps which ones have left, per chat (`sent_away`). Before
 a request leaves this computer, the earlier turns' pictures and PDFs that never
 left are found here. They either go, and a disclosure notice names them (and so
-the ledger lists them), or — when the person chose so for this chat — they stay,
-each replaced in the request by a line saying it was there.
+the ledger lists them; the notice is routing/crossing_notices.py's), or — when the
+person chose so for this chat — they stay, each replaced in the request by a line
+saying it was there. With the sight policy (app/turn/sight_policy.py) this is what
+decides what of a chat crosses, and what is told.
 """
 
 from __future__ import annotations
@@ -15,18 +17,18 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING
 
+from routing.crossing_notices import leaving_notice
 from routing.refs import ref_halves
 from routing.transcript import (
-    Crossed,
     Message,
     Notice,
-    NoticeKind,
     PagesPart,
     Part,
     PdfPart,
     PicturePart,
     TextPart,
     ToolResult,
+    turn_start,
 )
 from vision.labels import shown_name
 
@@ -151,27 +153,34 @@ def _part_without(part: Part, hashes: set[str]) -> Part:
     return part
 
 
-def leaving_notice(kept: list[Kept], model_ref: str, host: str, why: str) -> Notice:
-    """The disclosure for earlier pictures and PDFs that now leave this computer."""
-    pictures = [k.label for k in kept if not k.is_pdf]
-    pdfs = [k.label for k in kept if k.is_pdf]
-    what = ", ".join(
-        w
-        for w in (
-            f"{_count(len(pictures), 'picture')} ({', '.join(pictures)})" if pictures else "",
-            f"{_count(len(pdfs), 'PDF')} ({', '.join(pdfs)})" if pdfs else "",
-        )
-        if w
-    )
-    return Notice(
-        NoticeKind.DISCLOSURE,
-        f"{what} from earlier in this chat now {'go' if len(kept) != 1 else 'goes'} to "
-        f"{model_ref} at {host}, off this computer; until now "
-        f"{'they' if len(kept) != 1 else 'it'} had stayed on it.",
-        details=why,
-        crossed=Crossed(model_ref, host, f"{what} from earlier turns", why, False),
-    )
+def held_back(
+    store: Store, conversation_id: str, history: tuple[Message, ...]
+) -> tuple[tuple[Message, ...], list[Kept]]:
+    """Before a request leaves this computer: its history (each earlier picture and PDF
+    that never left replaced by a line, when the person chose so for this chat), and the
+    earlier ones that never left and go now unless withheld."""
+    earlier = history[: turn_start(history)]
+    kept = kept_here(earlier, store.crossings.sent_away(conversation_id))
+    if kept and store.crossings.earlier_pictures(conversation_id) == EarlierPictures.WITHHOLD:
+        return without(history, kept), []
+    return history, kept
 
 
-def _count(count: int, noun: str) -> str:
-    return f"{count} {noun}{'s' if count != 1 else ''}"
+def first_crossing(
+    kept: list[Kept],
+    messages: tuple[Message, ...],
+    history: tuple[Message, ...],
+    model_ref: str,
+    host: str,
+) -> tuple[set[str], Notice | None]:
+    """What a request leaving this computer carries (by hash: its pictures in any form, and
+    every PDF, itself or Sightline's reading of it), and the disclosure of the earlier
+    pictures and PDFs among them that leave for the first time."""
+    leaving = carried(messages) | {pdf.sha256 for m in history for pdf in m.pdfs}
+    going = [k for k in kept if k.sha256 in leaving]
+    if not going:
+        return leaving, None
+    why = f"{model_ref} answers this chat now and gets the conversation"
+    pictures = [k.label for k in going if not k.is_pdf]
+    pdfs = [k.label for k in going if k.is_pdf]
+    return leaving, leaving_notice(pictures, pdfs, model_ref, host, why)

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from routing import crossing_notices
 from routing.catalogue import Catalogue
 from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, ProviderError, TimedOut
 from routing.models import ModelInfo
 from routing.refs import ref_halves
 from routing.router import Choice, RoutingPrefs, choose_auto, choose_offline, is_auto
-from routing.transcript import WHOLE_MESSAGE, Crossed, Notice, NoticeKind
+from routing.transcript import Notice
 
 
 @dataclass(frozen=True)
@@ -79,16 +80,9 @@ def _unresolved(catalogue: Catalogue, ref: str) -> ModelInfo:
 
 
 def routing_notice(catalogue: Catalogue, choice: Choice, verb: str = "answers") -> Notice:
-    """The notice that says who Sightline chose, where it runs, and why."""
+    """The notice that says who Sightline chose, where it runs, and why (a crossing when it
+    runs off this computer: routing/crossing_notices.py)."""
     provider = catalogue.provider(choice.model.provider_id)
-    host = endpoint_name(provider.base_url)
-    text = f"{choice.model.ref} {verb} at {host} ({choice.where()}): {choice.reason}."
-    # A model off this computer gets the whole conversation: a crossing for the ledger.
-    crossed = (
-        None
-        if provider.is_local
-        else Crossed(
-            choice.model.ref, host, WHOLE_MESSAGE, f"Sightline chose it: {choice.reason}", False
-        )
+    return crossing_notices.routing_notice(
+        choice, endpoint_name(provider.base_url), provider.is_local, verb
     )
-    return Notice(NoticeKind.ROUTING, text, crossed=crossed)

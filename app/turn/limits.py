@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from routing.errors import TurnTooLong
 from routing.models import ProviderConfig
+from routing.wires.bounded import next_within
 
 __all__ = [
     "TURN_SECONDS",
@@ -120,22 +121,16 @@ class TurnClock:
     ) -> AsyncGenerator[T, None]:
         """`events` with the clock running; `too_long()` raised once it runs out."""
         # The timeout spans only the wait for the next event, never the caller's work
-        # on one (a timeout around a yield would cancel it); that work is still counted.
+        # on one; that work is still counted.
         self.start()
         try:
             while True:
                 if (left := self.left()) <= 0:
                     raise too_long()
-                timer = asyncio.timeout(left)
                 try:
-                    async with timer:
-                        event = await anext(events)
+                    event = await next_within(events, asyncio.timeout(left), too_long)
                 except StopAsyncIteration:
                     return
-                except TimeoutError:
-                    if not timer.expired():
-                        raise
-                    raise too_long() from None
                 yield event
         finally:
             self.stop()

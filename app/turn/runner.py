@@ -1,38 +1,32 @@
 """One turn: store the person's message, pick who answers, stream, run tools, keep it all.
 
 Everything is written to the store as it happens and reported as `TurnEvent`s
-(app/turn_events.py), which the window and `sightline ask` both consume.
+(app/turn/events.py), which the window and `sightline ask` both consume. Each request
+to a model, and what of the chat it carries, is app/turn/model_request.py's.
 Stopping is cancelling the task that iterates `run`: the partial answer stays,
 marked stopped, and every tool call in the transcript keeps an answer.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
-from dataclasses import dataclass, field, replace
 
 from app.store import Store, StoredItem
 from app.store.branches import asked_in
 from app.tools.base import Tool
-from app.turn.boundary import EarlierPictures, Kept, carried, kept_here, leaving_notice, without
 from app.turn.choosing import Needs, choose, offline, routing_notice
 from app.turn.engine import saved
 from app.turn.events import (
     ItemAdded,
-    ItemFinished,
     NothingToAnswer,
-    PartAdded,
-    TextAdded,
     TurnEnded,
     TurnEvent,
-    UsageAdded,
 )
-from app.turn.limits import TurnClock, turn_limit, turn_too_long
+from app.turn.limits import TurnClock, turn_limit
+from app.turn.model_request import ModelRequests, Step
 from app.turn.remedies import details_of
 from app.turn.sight import TurnSight
-from app.turn.stats import AnswerClock
 from app.turn.tool_step import DenyAll, ToolStep, stopped_results
 from app.turn.turn_input import TurnInput
 from app.turn.unused_settings import UnusedSettings
@@ -42,22 +36,15 @@ from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET, TurnBudget
 from routing.describing.request import has_pictures
 from routing.documents import pdfs_for_model
-from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
 from routing.models import ModelInfo
-from routing.parameters import SettingRefused, stream_taken
 from routing.router import Choice, RoutingPrefs
-from routing.shaping import limits_for, shape_messages
 from routing.transcript import (
     Message,
-    MessageStatus,
     Notice,
     NoticeKind,
     ToolCall,
-    turn_start,
 )
-from routing.wires.base import Carried, ChatRequest, Done, TextDelta, ToolCallEvent, Usage
-from routing.wires.payload import bounded_arguments
 
 __all__ = ["TurnRunner"]
 
@@ -69,15 +56,6 @@ MAX_TOOL_STEPS = 12
 def _offered(model: ModelInfo, tools: Sequence[Tool]) -> dict[str, Tool]:
     """The tools to offer: none to a model known not to use them (unknown gets them)."""
     return {t.spec.name: t for t in tools} if model.tools is not False else {}
-
-
-@dataclass
-class _Step:
-    """What one request to the model gave: its answer's id, tool calls, or error."""
-
-    answer: StoredItem | None = None
-    calls: list[ToolCall] = field(default_factory=list)
-    error: ProviderError | None = None
 
 
 class TurnRunner:
@@ -103,6 +81,7 @@ class TurnRunner:
         self.turn_budget = turn_budget  # described pictures per turn, all kinds together
         self.defaults = defaults or ChatSettings()  # Settings' system prompt, for every chat
         self.unused = UnusedSettings(store, catalogue)  # settings a model doesn't take
+        self._requests = ModelRequests(store, catalogue, self.unused)
 
     async def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding each event once it is stored.
@@ -112,14 +91,7 @@ class TurnRunner:
         saved before (the person's message, the answer's words so far) stays, and
         nothing else is asked of the model.
         """
-        turn = self._run(
-            asked.conversation_id,
-            asked.message(),
-            asked.requested_model,
-            asked.tools,
-            asked.settings,
-        )
-        async for event in saved(turn):
+        async for event in saved(self._run(asked)):
             yield event
 
     async def regenerate(
@@ -143,31 +115,24 @@ class TurnRunner:
             return
         self.store.branches.rewind(conversation_id, asked.id)
         assert isinstance(asked.item, Message)
-        turn = self._answer(conversation_id, asked.item, requested_model, tools, settings)
-        async for event in saved(turn):
+        # Asked again as it was, its words and attachments those of the stored message.
+        again = TurnInput(
+            conversation_id, "", requested_model=requested_model, tools=tools, settings=settings
+        )
+        async for event in saved(self._answer(again, asked.item)):
             yield event
 
-    async def _run(
-        self,
-        conversation_id: str,
-        message: Message,
-        requested_model: str,
-        tools: Sequence[Tool],
-        settings: ChatSettings | None,
-    ) -> AsyncGenerator[TurnEvent, None]:
-        yield ItemAdded(self.store.add_message(conversation_id, message))
-        async for event in self._answer(conversation_id, message, requested_model, tools, settings):
+    async def _run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
+        message = asked.message()
+        yield ItemAdded(self.store.add_message(asked.conversation_id, message))
+        async for event in self._answer(asked, message):
             yield event
 
-    async def _answer(
-        self,
-        conversation_id: str,
-        message: Message,
-        requested_model: str,
-        tools: Sequence[Tool],
-        settings: ChatSettings | None,
-    ) -> AsyncGenerator[TurnEvent, None]:
-        """Everything after the person's message: choose, ask, run tools, until answered."""
+    async def _answer(self, asked: TurnInput, message: Message) -> AsyncGenerator[TurnEvent, None]:
+        """Everything after the person's `message` (stored already): choose, ask, run tools,
+        until answered."""
+        conversation_id, requested_model = asked.conversation_id, asked.requested_model
+        tools, settings = asked.tools, asked.settings
         # This turn's settings, over the chat's own, over Settings' defaults.
         own = self.store.conversations.settings(conversation_id)
         chosen = (settings or ChatSettings()).over(own).over(self.defaults)
@@ -226,8 +191,10 @@ class TurnRunner:
                     yield ItemAdded(self._routed(conversation_id, taking, "now answers"))
                     disclosure = sight.takeover_disclosure(taking, messages)
                     yield ItemAdded(self.store.add_notice(conversation_id, disclosure))
-            step = _Step()
-            turn = self._request(conversation_id, model, offered, step, sight, settings, clock)
+            step = Step()
+            turn = self._requests.send(
+                conversation_id, model, offered, step, sight, settings, clock
+            )
             async for event in turn:
                 yield event
             if isinstance(step.error, PicturesRefused) and step.answer is None and not healed:
@@ -271,138 +238,6 @@ class TurnRunner:
                 message = Message("tool", results or stopped_results(step.calls))
                 stored = self.store.add_message(conversation_id, message)
             yield ItemAdded(stored)
-
-    async def _request(
-        self,
-        conversation_id: str,
-        model: ModelInfo,
-        tools: dict[str, Tool],
-        step: _Step,
-        sight: TurnSight,
-        settings: ChatSettings,
-        turn_clock: TurnClock,
-    ) -> AsyncIterator[TurnEvent]:
-        """One request to the model, streamed into the store (within the turn's overall limit,
-        `turn_clock`); the outcome lands in `step`."""
-        provider = self.catalogue.provider(model.provider_id)
-        history = self.store.messages(conversation_id)
-        kept: list[Kept] = []
-        if not provider.is_local:
-            # Earlier pictures that stayed on this computer: left out if the person
-            # chose so for this chat, else told about as they leave (below).
-            earlier = history[: turn_start(history)]
-            kept = kept_here(earlier, self.store.crossings.sent_away(conversation_id))
-            if (
-                kept
-                and self.store.crossings.earlier_pictures(conversation_id)
-                == EarlierPictures.WITHHOLD
-            ):
-                history, kept = without(history, kept), []
-        seen = await sight.for_model(model, history)
-        for notice in seen.notices:
-            yield ItemAdded(self.store.add_notice(conversation_id, notice))
-        self.store.crossings.note_sent_away(conversation_id, seen.looked_away)
-        if seen.usage is not None:
-            yield UsageAdded(seen.usage, source="describer")
-        side = self.catalogue.answer(model).picture_side
-        messages = shape_messages(seen.messages, limits_for(side))
-        leaving: set[str] = set()
-        if not provider.is_local:
-            # A PDF goes in some form (itself, or Sightline's reading of its text).
-            leaving = carried(messages) | {pdf.sha256 for m in history for pdf in m.pdfs}
-            going = [k for k in kept if k.sha256 in leaving]
-            if going:
-                why = f"{model.ref} answers this chat now and gets the conversation"
-                notice = leaving_notice(going, model.ref, endpoint_name(provider.base_url), why)
-                yield ItemAdded(self.store.add_notice(conversation_id, notice))
-        specs = tuple(t.spec for t in tools.values())
-        request = ChatRequest(
-            model=model.name,
-            messages=messages,
-            tools=specs,
-            system=settings.system_prompt or "",
-            temperature=settings.temperature,
-            max_tokens=settings.max_tokens,
-            context_length=settings.context_length,
-        )
-        # Only what the model takes is sent; what it doesn't is told once.
-        request, unused = self.unused.fit(conversation_id, self.catalogue.answer(model), request)
-        if unused is not None:
-            yield ItemAdded(unused)
-        status = MessageStatus.FAILED
-        # Started here, after the describer, stopped with the stream: its time to the
-        # first word and speed are the model's, not describing's or a tool's.
-        clock = AnswerClock()
-        turn_clock.limit = turn_limit(provider)  # the answering provider's, should it change
-        server = endpoint_name(provider.base_url)
-        events = turn_clock.watch(
-            stream_taken(self.catalogue.wire(model.provider_id), request),
-            lambda: turn_too_long(server, turn_clock.limit, provider.id),
-        )
-        try:
-            async for event in events:
-                if isinstance(event, SettingRefused):  # asked again without it: learned, told
-                    yield ItemAdded(self.unused.refused(conversation_id, model, event))
-                    continue
-                clock.saw(event)
-                if isinstance(event, Usage):
-                    yield UsageAdded(event)
-                    continue
-                if isinstance(event, Done):
-                    status = MessageStatus.COMPLETE
-                    continue
-                if step.answer is None:
-                    # The answer exists once its first word does, so an early failure
-                    # leaves one error notice rather than an empty message.
-                    step.answer = self.store.begin_assistant(conversation_id, model.ref)
-                    yield ItemAdded(step.answer)
-                if isinstance(event, TextDelta):
-                    self.store.append_text(step.answer.id, event.text)
-                    yield TextAdded(step.answer.id, event.text)
-                elif isinstance(event, ToolCallEvent):
-                    # Bounded as it comes in, so nothing stored can trip a later turn.
-                    call = replace(event.call, arguments=bounded_arguments(event.call.arguments))
-                    self.store.add_part(step.answer.id, call)
-                    step.calls.append(call)
-                    yield PartAdded(step.answer.id, call)
-                elif isinstance(event, Carried):
-                    # What the wire must send back later (reasoning, thought signatures):
-                    # kept with the answer, never shown.
-                    self.store.add_part(step.answer.id, event.part)
-        except ProviderError as error:
-            log.warning("%s failed: %s | %s", model.ref, error.kind, error.detail)
-            if not isinstance(error, CannotConnect):  # the request reached the server
-                self.store.crossings.note_sent_away(conversation_id, leaving)
-            step.error, step.calls = error, []
-            if step.answer is not None:
-                stats = clock.stats()
-                self.store.finish_message(step.answer.id, MessageStatus.FAILED, stats)
-                yield ItemFinished(step.answer.id, MessageStatus.FAILED, stats)
-                self._answer_calls(conversation_id, step)
-            return
-        except (asyncio.CancelledError, GeneratorExit):
-            # it may have gone: assume so
-            self.store.crossings.note_sent_away(conversation_id, leaving)
-            if step.answer is not None:
-                self.store.finish_message(step.answer.id, MessageStatus.STOPPED, clock.stats())
-                self._answer_calls(conversation_id, step)
-            raise
-        self.store.crossings.note_sent_away(conversation_id, leaving)
-        if step.answer is None:
-            step.answer = self.store.begin_assistant(conversation_id, model.ref)
-            yield ItemAdded(step.answer)
-        stats = clock.stats()
-        self.store.finish_message(step.answer.id, status, stats)
-        yield ItemFinished(step.answer.id, status, stats)
-
-    def _answer_calls(self, conversation_id: str, step: _Step) -> None:
-        """Calls already stored on a cut-short answer get a 'stopped' result each."""
-        assert step.answer is not None
-        stored = self.store.get_item(step.answer.id)
-        if stored is not None and isinstance(stored.item, Message) and stored.item.tool_calls:
-            self.store.add_message(
-                conversation_id, Message("tool", stopped_results(stored.item.tool_calls))
-            )
 
     def _stop_notice(self, conversation_id: str, calls: list[ToolCall]) -> StoredItem:
         self.store.add_message(conversation_id, Message("tool", stopped_results(calls)))

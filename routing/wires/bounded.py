@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import zlib
-from collections.abc import AsyncGenerator, Callable, Iterable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -270,6 +270,22 @@ async def sse_events(
 # -- the idle deadline -----------------------------------------------------------
 
 
+async def next_within(
+    events: AsyncIterator[T], timer: asyncio.Timeout, expired: Callable[[], Exception]
+) -> T:
+    """The next of `events`, awaited within `timer`: `expired()` is raised once it runs out,
+    StopAsyncIteration at their end. The timer spans only this wait, never the caller's
+    work on an event (a timeout around a yield would cancel that work). The turn's overall
+    limit (app/turn/limits.py) waits this way too."""
+    try:
+        async with timer:
+            return await anext(events)
+    except TimeoutError:
+        if not timer.expired():
+            raise
+        raise expired() from None
+
+
 class IdleDeadline:
     """How long one stream may go without an event before it is cut off as `TimedOut`."""
 
@@ -287,19 +303,14 @@ class IdleDeadline:
     async def watch(self, events: AsyncGenerator[T, None]) -> AsyncGenerator[T, None]:
         """`events` as they come; `TimedOut` once `limit` seconds pass without one."""
         # The clock runs only while the next event is awaited, never while the caller
-        # holds one: a timeout spanning a yield would cancel the caller's own work.
+        # holds one.
         async with aclosing(events):
             while True:
                 self._timer = timer = asyncio.timeout(self.limit)
                 try:
-                    async with timer:
-                        event = await anext(events)
+                    event = await next_within(events, timer, self.stalled)
                 except StopAsyncIteration:
                     return
-                except TimeoutError:
-                    if not timer.expired():
-                        raise
-                    raise self.stalled() from None
                 finally:
                     self._timer = None
                 yield event

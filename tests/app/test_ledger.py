@@ -11,8 +11,9 @@ import pytest
 from app.ledger import WHOLE_MESSAGE, Crossing, Endpoint, endpoints_of, ledger, summary
 from app.store import Store
 from app.turn.choosing import routing_notice
-from app.turn.sight import TurnSight, looker_disclosure
+from app.turn.sight import TurnSight
 from routing.catalogue import Catalogue
+from routing.crossing_notices import looker_disclosure
 from routing.describing.describer import Describer
 from routing.models import ModelInfo, ProviderConfig
 from routing.router import Choice, RoutingPrefs

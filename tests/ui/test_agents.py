@@ -261,10 +261,11 @@ def test_thinking_opens_on_a_click_the_plan_is_a_checklist_and_tool_pictures_sho
 
 def test_the_window_reads_the_shapes_the_agent_engine_stores() -> None:
     from app.presenters import rows
-    from app.turn.acp import recording as engine
+    from app.turn import agent_record
+    from app.turn.acp import recording
 
-    assert rows.THOUGHT_SHAPE == engine.THOUGHT
-    assert rows.PLAN_SHAPE == engine.PLAN
+    assert rows.THOUGHT_SHAPE == agent_record.THOUGHT
+    assert rows.PLAN_SHAPE == recording.PLAN
 
 
 def test_a_crashed_agent_is_an_error_notice_and_retry_starts_it_again(

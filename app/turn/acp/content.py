@@ -20,7 +20,7 @@ from typing import Any
 from acp import image_block, text_block
 from acp.schema import ImageContentBlock, TextContentBlock
 
-from routing.transcript import Message, PicturePart, ResultPart, TextPart, ToolResult
+from routing.transcript import Message, PicturePart, ResultPart, TextPart
 from vision.pictures import Picture, PictureError, clamp, sniff
 
 log = logging.getLogger(__name__)
@@ -137,10 +137,3 @@ def _bounded(parts: Sequence[ResultPart]) -> tuple[ResultPart, ...]:
             room -= len(part.text)
         kept.append(part)
     return tuple(kept)
-
-
-def tool_result(
-    call_id: str, name: str, parts: tuple[ResultPart, ...], *, failed: bool
-) -> ToolResult:
-    """What a tool call of the agent's gave, as the transcript keeps results."""
-    return ToolResult(call_id, name, parts or (TextPart("(no output)"),), is_error=failed)

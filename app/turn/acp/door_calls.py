@@ -4,9 +4,10 @@ The door the agent started (`sightline mcp-serve --ask LINE`) only relays: each 
 comes here over its line (app/tools/door_line.py). Here it is asked of the person
 through the turn's tool step (the window's approval card, headless `--allow-tools`),
 run in Sightline's own process in the chat's working folder, its pictures given as
-pictures to an agent that takes them (a crossing told) or put into words by the
-describer, who looks decided as for any blind model. What the chat is told is built
-here, from what Sightline knows of the agent, never from what its door says.
+pictures to an agent that takes them (a crossing told) or put into words, as the sight
+policy says (app/turn/sight_policy.py `DoorSight`, handed to the door). What the chat
+is told is built here, from what Sightline knows of the agent, never from what its
+door says.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from app.tools.door import Door
 from app.tools.read_file import ReadFile
 from app.tools.screenshot import Screenshot
-from app.turn.engine_words import EngineWords, ResultWords, blind_engine
+from app.turn.sight_policy import DoorSight, SightPolicy, agent_sight
 
 if TYPE_CHECKING:
     from app.turn.acp.session import AgentSession
@@ -29,10 +30,10 @@ log = logging.getLogger(__name__)
 class DoorCalls:
     """Serves one agent session's door: `await calls(name, arguments)` is the MCP result."""
 
-    def __init__(self, session: AgentSession, cwd: Path, words: EngineWords) -> None:
+    def __init__(self, session: AgentSession, cwd: Path, sight: SightPolicy) -> None:
         self.session = session
         self.cwd = cwd
-        self.words = words
+        self.sight = sight
         self._door: Door | None = None
 
     async def __call__(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -51,14 +52,12 @@ class DoorCalls:
         def tell(notice: Any) -> None:
             client.door_told(notice)  # stored by the turn, in order with the agent's updates
 
-        model = blind_engine(agent.id, "", local=agent.is_local)
+        seen = agent_sight(agent.id, local=agent.is_local, sees=session.sees)
         self._door = Door(
             [ReadFile(self.cwd), Screenshot()],
             approve=client.door_asks,
-            sees=session.sees,
-            in_words=ResultWords(self.words, model, tell),
+            sight=DoorSight(self.sight, seen, tell),
             agent=agent.id,
-            agent_local=agent.is_local,
             tell=tell,
         )
         return self._door

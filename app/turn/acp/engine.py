@@ -1,17 +1,15 @@
-"""`AcpEngine`: an agent answers the turn, and every event is stored as it comes.
+"""`AcpEngine`: an agent speaking the Agent Client Protocol answers the turn.
 
-The person's message is stored first. The chat's agent is started on first use and
-kept for the next turn; one that crashed, hung or sent what can't be read is
-dropped, and the next turn starts it again. Pictures go as `image` blocks to an
-agent that takes them (a picture leaving this computer is disclosed), else they
-are described by Sightline's describer, who looks decided as for any blind model,
-with the agent's `local` deciding whether the chat is local. The agent's updates
-become the answer's words, its thoughts and plan, its tool calls and their results
-(stored as the model-API turn stores them, pictures included). A permission request
-goes to the same approver as a model's tool call. Stop sends `session/cancel` and
-answers a waiting permission request `cancelled`; so does Sightline when the agent's
-output reaches its cap or the turn its overall limit (app/turn/limits.py), and the turn
-ends saying which.
+What every agent engine does (the session per chat, restart, resume, the record, how a
+turn ends) is the base's (app/turn/agent_engine.py); here is ACP's part. The agent is
+started with the SDK (app/turn/acp/session.py), offered Sightline's door, and set to
+the chat's model and mode before each turn. Pictures go as `image` blocks to an agent
+that takes them, else in words (app/turn/acp/prompting.py). The agent's updates become
+the answer's words, its thoughts and plan, its tool calls and their results
+(app/turn/acp/recording.py). A permission request, and each call of the door, goes to
+the same approver as a model's tool call. Stop sends `session/cancel` and answers a
+waiting permission request `cancelled`; so does Sightline when the agent's output
+reaches its cap or the turn its overall limit (app/turn/limits.py).
 """
 
 from __future__ import annotations
@@ -27,13 +25,13 @@ from typing import Any
 from acp import RequestError
 from pydantic import ValidationError
 
-from app.store import Store, StoreError
+from app.store import Store
 from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.asking import Asking
 from app.turn.acp.client import DoorAsked, DoorTold, Inbox, PermissionAsked, Update
-from app.turn.acp.errors import AgentCut, AgentProblem, AgentStopped, why_failed
+from app.turn.acp.errors import why_failed
 from app.turn.acp.prompting import AgentPrompt
-from app.turn.acp.recording import SESSION, TurnRecord
+from app.turn.acp.recording import AcpRecord
 from app.turn.acp.session import (
     AgentSession,
     DoorOffer,
@@ -41,30 +39,37 @@ from app.turn.acp.session import (
     choose_model,
     start_agent,
 )
-from app.turn.engine import agent_for, agent_mode, agent_model, error_notice, saved
+from app.turn.agent_engine import IDLE_SECONDS, AgentEngine
+from app.turn.agent_problems import AgentProblem
+from app.turn.engine import agent_mode, agent_model
 from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
-from app.turn.limits import output_cut, turn_limit, worked_too_long
-from app.turn.tool_step import AllowAll, DenyAll, ToolStep
+from app.turn.sight_policy import SightPolicy
+from app.turn.tool_step import AllowAll, ToolStep
 from app.turn.turn_input import TurnInput
-from routing.agent_refs import AgentOffer, agent_ref
+from routing.agent_refs import AgentOffer
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET
 from routing.models import ProviderConfig
 from routing.router import RoutingPrefs
-from routing.transcript import Message, MessageStatus, Notice, NoticeKind
+from routing.transcript import MessageStatus, Notice, NoticeKind
 from routing.wires.base import Usage
 
 __all__ = ["AcpEngine"]
 
 log = logging.getLogger(__name__)
 
-IDLE_SECONDS = 300.0  # an agent silent this long mid-turn (not waiting for the person) hung
 CANCEL_SECONDS = 5.0  # after session/cancel, for the agent to end its prompt
 
 
-class AcpEngine:
-    """Runs turns of any conversation with the agents of the config."""
+class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
+    """Runs turns of any conversation with the ACP agents of the config."""
+
+    RECORD = AcpRecord
+    NAMED = "The agent {id}"
+    UNKNOWN = "There is no agent {requested!r} in the config."
+    FORGOT = "The agent {id} started a new session: it doesn't remember this chat's earlier turns."
+    FAILURES = (RequestError, ValidationError, ConnectionError, Exception)
 
     def __init__(
         self,
@@ -82,176 +87,78 @@ class AcpEngine:
         turn_budget: int = TURN_BUDGET,
         turn_timeout: float | None = None,
     ) -> None:
-        self.store = store
-        self.agents = list(agents)
-        self.tool_step = tool_step or ToolStep(DenyAll())
+        sight = SightPolicy(
+            catalogue, prefs or RoutingPrefs(), describer or Describer(), turn_budget
+        )
+        super().__init__(
+            store,
+            agents,
+            tool_step,
+            sight,
+            cwd=cwd,
+            idle_timeout=idle_timeout,
+            turn_timeout=turn_timeout,
+        )
         self.mcp_servers = list(mcp_servers)
-        self.cwd = cwd or Path.cwd()  # the chat's working folder (headless: where it runs)
-        self.idle_timeout = idle_timeout  # unless the agent's config sets its idle_seconds
-        self.turn_timeout = turn_timeout  # None: its turn_seconds, else Sightline's limit
-        self._prompting = AgentPrompt(
-            store, catalogue, prefs or RoutingPrefs(), describer or Describer(), turn_budget
-        )
+        self._prompting = AgentPrompt(store, sight)
         self._asking = Asking(store, self.tool_step, denied_hint)
-        self._sessions: dict[str, AgentSession] = {}  # conversation id -> its running agent
-        # What each agent offered when it last started (its models and modes), for the picker.
-        self.offered: dict[str, AgentOffer] = {}
 
-    @property
-    def catalogue(self) -> Catalogue | None:
-        """Who looks at pictures for an agent that doesn't take them."""
-        return self._prompting.words.catalogue
+    # -- starting ---------------------------------------------------------------------
 
-    @catalogue.setter
-    def catalogue(self, catalogue: Catalogue | None) -> None:
-        self._prompting.words.catalogue = catalogue
-
-    @property
-    def prefs(self) -> RoutingPrefs:
-        """The person's routing preferences (who may look)."""
-        return self._prompting.words.prefs
-
-    @prefs.setter
-    def prefs(self, prefs: RoutingPrefs) -> None:
-        self._prompting.words.prefs = prefs
-
-    async def aclose(self) -> None:
-        """End every agent this engine started."""
-        sessions, self._sessions = list(self._sessions.values()), {}
-        for session in sessions:
-            await session.close()
-
-    async def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
-        """Run one turn with the agent `requested_model` names, yielding each stored event.
-
-        `asked.tools` and `asked.settings` are the model-API turn's: an agent brings its
-        own tools (the person's MCP servers reach it through `session/new`) and its own
-        prompt.
-        """
-        turn = self._turn(asked.conversation_id, asked.message(), asked.requested_model)
-        async for event in saved(turn):
-            yield event
-
-    async def _turn(
-        self, conversation_id: str, message: Message, requested: str
-    ) -> AsyncGenerator[TurnEvent, None]:
-        yield ItemAdded(self.store.add_message(conversation_id, message))
-        agent = agent_for(requested, self.agents)
-        if agent is None:
-            problem = AgentProblem(f"There is no agent {requested!r} in the config.")
-            yield ItemAdded(error_notice(self.store, conversation_id, problem))
-            yield TurnEnded(problem)
-            return
-        model, mode = agent_model(requested), agent_mode(requested)
-        ref = agent_ref(agent.id, model, mode)
-        self.store.conversations.set_model(conversation_id, ref)
-        try:
-            session = await self._session(conversation_id, agent)
-            await choose_model(session, model)
-            await choose_mode(session, mode)
-        except AgentProblem as problem:
-            yield ItemAdded(error_notice(self.store, conversation_id, problem))
-            yield TurnEnded(problem, ref)
-            return
-        if not session.remembered:
-            session.remembered = True
-            notice = Notice(
-                NoticeKind.INFO,
-                f"The agent {agent.id} started a new session: it doesn't remember this chat's "
-                "earlier turns.",
-            )
-            yield ItemAdded(self.store.add_notice(conversation_id, notice))
-        turn = TurnRecord(self.store, conversation_id, ref, session.session_id)
-        async for event in self._prompt(session, turn, message):
-            yield event
-
-    async def _session(self, conversation_id: str, agent: ProviderConfig) -> AgentSession:
-        """The chat's running agent, started (again) when there is none or it ended."""
-        session = self._sessions.get(conversation_id)
-        if session is not None and session.running and session.agent == agent:
-            return session
-        if session is not None:
-            self._sessions.pop(conversation_id, None)
-            await session.close()
-        earlier = self._earlier_session(conversation_id, agent)
+    async def start(self, agent: ProviderConfig, earlier: str, asked: TurnInput) -> AgentSession:
+        """The agent started with the SDK, its session new or loaded, the door offered."""
         # The door's calls are asked and run by this turn, as the agent's own requests are.
-        door = DoorOffer(
-            self._prompting.words, allowed=isinstance(self.tool_step.approver, AllowAll)
-        )
-        session = await start_agent(agent, self.cwd, self.mcp_servers, earlier, door=door)
-        self._sessions[conversation_id] = session
-        self.offered[agent.id] = AgentOffer(
+        door = DoorOffer(self.sight, allowed=isinstance(self.tool_step.approver, AllowAll))
+        return await start_agent(agent, self.cwd, self.mcp_servers, earlier, door=door)
+
+    async def ready(self, session: AgentSession, requested: str) -> None:
+        """The chat's model and mode (`AGENT:MODEL#MODE`) set, when it names them."""
+        await choose_model(session, agent_model(requested))
+        await choose_mode(session, agent_mode(requested))
+
+    async def offer(self, session: AgentSession) -> AgentOffer:
+        """Its models and modes, as its config options name them."""
+        return AgentOffer(
             tuple(m.value for m in session.models), tuple(m.value for m in session.modes)
         )
-        return session
 
-    def _earlier_session(self, conversation_id: str, agent: ProviderConfig) -> str:
-        """The session this agent had in this chat (kept with its answers), if any; a
-        chat with earlier turns but none of this agent's gets a marker, so a new session
-        there says the agent doesn't remember them."""
-        messages = self.store.messages(conversation_id)
-        for past in reversed(messages):
-            for part in past.carried(SESSION, agent.id):
-                found = part.data.get("session")
-                if isinstance(found, str):
-                    return found
-        return " " if len(messages) > 1 else ""  # " ": earlier turns, no session of its own
+    async def record(self, conversation_id: str, ref: str, session: AgentSession) -> AcpRecord:
+        """The turn's record, in the session the agent answers in."""
+        return AcpRecord(self.store, conversation_id, ref, session.session_id)
 
-    async def _prompt(
-        self, session: AgentSession, turn: TurnRecord, message: Message
-    ) -> AsyncIterator[TurnEvent]:
+    # -- a turn -----------------------------------------------------------------------
+
+    async def answer(
+        self, session: AgentSession, record: AcpRecord, asked: TurnInput
+    ) -> AsyncGenerator[TurnEvent, None]:
         """Send the prompt and store the agent's updates until it answers."""
+        session.prompt = None  # none of this turn's yet: Stop has nothing to cancel
         blocks: list[Any] = []
-        prompting = self._prompting.blocks(session, turn.conversation_id, turn.ref, message, blocks)
+        prompting = self._prompting.blocks(
+            session, record.conversation_id, record.ref, asked.message(), blocks
+        )
         async for event in prompting:
             yield event
-        turn.sent = time.monotonic()
-        turn.clock.limit = self.turn_timeout or turn_limit(session.agent)
-        turn.clock.start()
+        record.sent = time.monotonic()  # after describing: the agent's time is its own
+        self.start_clock(record, session.agent)
         connection = session.process.connection
         assert connection is not None
         session.process.last_heard = asyncio.get_running_loop().time()
-        prompt = asyncio.create_task(
+        session.prompt = prompt = asyncio.create_task(
             connection.prompt(session_id=session.session_id, prompt=blocks)
         )
-        try:
-            while True:
-                item = await self._next(session, prompt, turn)
-                if item is None:
-                    break
-                async for event in self._take(session, turn, [item, *session.client.ready()]):
-                    yield event
-                if turn.cut:
-                    raise AgentCut(output_cut(f"The agent {session.agent.id}", turn.cap))
-            response = prompt.result()
-        except AgentCut as cut:  # the agent is stopped as Stop stops it, the session kept
-            for event in await self._cancel(session, turn, prompt):
+        while True:
+            item = await self._next(session, prompt, record)
+            if item is None:
+                break
+            async for event in self._take(session, record, [item, *session.client.ready()]):
                 yield event
-            yield ItemAdded(error_notice(self.store, turn.conversation_id, cut))
-            yield TurnEnded(cut, turn.ref)
-            return
-        except AgentStopped as hung:
-            await self._drop(turn.conversation_id, prompt)
-            for event in self._failed(turn, hung):
-                yield event
-            return
-        except (asyncio.CancelledError, GeneratorExit):
-            await self._cancel(session, turn, prompt)
-            raise
-        except (RequestError, ValidationError, ConnectionError, Exception) as exc:
-            if isinstance(exc, ConnectionError):
-                await session.process.settle()
-            problem = why_failed(session, exc)
-            if isinstance(problem, AgentStopped):
-                await self._drop(turn.conversation_id, prompt)
-            for event in self._failed(turn, problem):
-                yield event
-            return
-        for event in self._ended(session, turn, response):
+            self.check_cut(record, session.agent)
+        for event in self._answered(session, record, prompt.result()):
             yield event
 
     async def _take(
-        self, session: AgentSession, turn: TurnRecord, items: list[Inbox]
+        self, session: AgentSession, turn: AcpRecord, items: list[Inbox]
     ) -> AsyncIterator[TurnEvent]:
         """What the agent (or its door) sent, stored in order, each event as it is made
         (the words before a question show before it is asked)."""
@@ -276,7 +183,7 @@ class AcpEngine:
             yield event
 
     async def _take_one(
-        self, session: AgentSession, turn: TurnRecord, item: PermissionAsked | DoorAsked | DoorTold
+        self, session: AgentSession, turn: AcpRecord, item: PermissionAsked | DoorAsked | DoorTold
     ) -> list[TurnEvent]:
         if isinstance(item, DoorTold):
             return [ItemAdded(self.store.add_notice(turn.conversation_id, item.notice))]
@@ -292,27 +199,23 @@ class AcpEngine:
         return [ItemAdded(refused)] if refused is not None else []
 
     async def _next(
-        self, session: AgentSession, prompt: asyncio.Task[Any], turn: TurnRecord
+        self, session: AgentSession, prompt: asyncio.Task[Any], turn: AcpRecord
     ) -> Inbox | None:
         """The agent's next update or request; None once the prompt is answered and all
         its updates taken; AgentStopped when it has been silent too long, AgentCut when
         the turn passed its overall limit."""
         inbox = session.client.inbox
-        idle = session.agent.idle_seconds or self.idle_timeout
+        idle = self.idle_seconds(session.agent)
         while True:
             if turn.clock.left() <= 0:  # first: a flood never leaves the inbox empty
-                name = f"The agent {session.agent.id}"
-                raise AgentCut(worked_too_long(name, turn.clock.limit))
+                raise self.too_long(turn, session.agent)
             if not inbox.empty():
                 return inbox.get_nowait()
             if prompt.done():
                 return None
             left = idle - session.process.quiet_for()
             if left <= 0:
-                raise AgentStopped(
-                    f"The agent {session.agent.id} sent nothing for {idle:g} s, "
-                    "so it was stopped; what it said is kept. Your next message starts it again."
-                )
+                raise self.hung(session.agent, idle)
             getter = asyncio.ensure_future(inbox.get())
             wait = min(left, turn.clock.left())
             try:
@@ -325,7 +228,7 @@ class AcpEngine:
             if getter.done() and not getter.cancelled():
                 return getter.result()
 
-    def _ended(self, session: AgentSession, turn: TurnRecord, response: Any) -> list[TurnEvent]:
+    def _answered(self, session: AgentSession, turn: AcpRecord, response: Any) -> list[TurnEvent]:
         """The prompt was answered: the answer ends as the agent's stop reason says."""
         events: list[TurnEvent] = []
         usage = getattr(response, "usage", None)
@@ -333,11 +236,7 @@ class AcpEngine:
             events.append(UsageAdded(Usage(usage.input_tokens, usage.output_tokens)))
         reason = getattr(response, "stop_reason", "end_turn")
         status = MessageStatus.STOPPED if reason == "cancelled" else MessageStatus.COMPLETE
-        turn.begin(events)
-        turn.stop_calls(events)
-        if turn.answer is None:  # a tool result ended it: the session is kept on an empty one
-            turn.begin(events)
-        turn.end_answer(events, status, turn.stats(usage))
+        turn.finish(events, status, turn.stats(usage))
         words = {
             "max_tokens": "stopped: it reached its longest answer",
             "max_turn_requests": "stopped: it reached its most steps in one turn",
@@ -349,41 +248,27 @@ class AcpEngine:
         events.append(TurnEnded(None, turn.ref))
         return events
 
-    def _failed(self, turn: TurnRecord, problem: AgentProblem) -> list[TurnEvent]:
-        events: list[TurnEvent] = []
-        turn.end_answer(events, MessageStatus.FAILED)
-        turn.stop_calls(events)
-        events.append(ItemAdded(error_notice(self.store, turn.conversation_id, problem)))
-        events.append(TurnEnded(problem, turn.ref))
-        return events
+    # -- its ends ---------------------------------------------------------------------
 
-    async def _cancel(
-        self, session: AgentSession, turn: TurnRecord, prompt: asyncio.Task[Any]
-    ) -> list[TurnEvent]:
-        """Stop: `session/cancel`, pending permissions answered `cancelled`, the answer kept."""
-        if turn.asking is not None and not turn.asking.answer.done():
-            turn.asking.answer.set_result(None)
+    async def stop(self, session: AgentSession, record: AcpRecord) -> bool:
+        """`session/cancel`, pending permissions answered `cancelled`, the prompt awaited."""
+        if record.asking is not None and not record.asking.answer.done():
+            record.asking.answer.set_result(None)
         session.client.cancel_pending()
-        connection = session.process.connection
+        connection, prompt = session.process.connection, session.prompt
+        ended = True
         try:
-            if connection is not None and session.running:
+            if connection is not None and session.running and prompt is not None:
                 await asyncio.wait_for(connection.cancel(session_id=session.session_id), 1.0)
                 await asyncio.wait_for(asyncio.shield(prompt), CANCEL_SECONDS)
         except (Exception, asyncio.CancelledError) as exc:
             log.info("the agent %s did not end its turn on cancel: %r", session.agent.id, exc)
-            await self._drop(turn.conversation_id, prompt)
+            ended = False
         session.client.cancel_pending()  # what came while cancelling is not this turn's
-        events: list[TurnEvent] = []
-        with contextlib.suppress(StoreError):
-            turn.end_answer(events, MessageStatus.STOPPED)
-            turn.stop_calls(events)
-        return events
+        return ended
 
-    async def _drop(self, conversation_id: str, prompt: asyncio.Task[Any]) -> None:
-        """End the chat's agent: the next turn starts it again."""
-        prompt.cancel()
-        with contextlib.suppress(BaseException):
-            await prompt
-        session = self._sessions.pop(conversation_id, None)
-        if session is not None:
-            await session.close()
+    async def why_failed(self, session: AgentSession, exc: Exception) -> AgentProblem:
+        """The SDK's error, the connection's end or what it couldn't read, in words."""
+        if isinstance(exc, ConnectionError):
+            await session.process.settle()
+        return why_failed(session, exc)

@@ -1,4 +1,5 @@
-"""What can go wrong with an agent, in words that say what to do next."""
+"""Why an ACP agent's turn failed, in words that say what to do next (the problems
+themselves are every agent's: app/turn/agent_problems.py)."""
 
 from __future__ import annotations
 
@@ -7,47 +8,12 @@ from typing import TYPE_CHECKING
 
 from acp import RequestError
 
-from app.turn.events import TurnProblem
+from app.turn.agent_problems import AgentProblem, AgentStopped
 
 if TYPE_CHECKING:
     from app.turn.acp.session import AgentSession
 
 log = logging.getLogger(__name__)
-
-
-class AgentProblem(TurnProblem):
-    """An agent could not answer the turn; `message` says why and what to do."""
-
-    kind = "agent"
-
-    def __init__(self, message: str, detail: str = "") -> None:
-        super().__init__(message)
-        self.detail = detail
-
-
-class AgentNotInstalled(AgentProblem):
-    """The agent's command is not on this computer."""
-
-    kind = "agent_not_installed"
-
-
-class AgentNeedsSignIn(AgentProblem):
-    """The agent asks the person to sign in first (its `authMethods`)."""
-
-    kind = "agent_auth"
-
-
-class AgentStopped(AgentProblem):
-    """The agent's program ended, hung, or sent what can't be read: the next turn restarts it."""
-
-    kind = "agent_stopped"
-
-
-class AgentCut(AgentProblem):
-    """Sightline stopped the agent's turn (its output reached the cap, or the turn its
-    overall limit): cancelled as Stop cancels it, its session kept."""
-
-    kind = "agent_cut"
 
 
 def why_failed(session: AgentSession, exc: BaseException) -> AgentProblem:

@@ -1,12 +1,12 @@
 """The person's message as an agent's prompt, with Sightline's promises kept.
 
 Words go as a `text` block. Pictures go as `image` blocks to an agent that takes
-them (its `promptCapabilities.image`), and one whose model runs off this computer
-is named in a notice with the crossing's facts; for an agent that doesn't, the
-describer puts them into words, who looks decided as for any blind model, with the
-agent's `local` deciding whether the chat is local. A PDF is Sightline's reading
-of it: an embedded text `resource` for an agent that takes embedded context, the
-words of the message otherwise; a scan's rendered pages are pictures like any other.
+them (its `promptCapabilities.image`), else in words; who looks, and which crossing is
+told (pictures to an agent whose model runs off this computer), is the sight policy's
+(app/turn/sight_policy.py), with the agent's `local` deciding whether the chat is local.
+A PDF is Sightline's reading of it: an embedded text `resource` for an agent that takes
+embedded context, the words of the message otherwise; a scan's rendered pages are
+pictures like any other.
 """
 
 from __future__ import annotations
@@ -22,38 +22,18 @@ from app.store import Store
 from app.turn.acp.content import prompt_blocks
 from app.turn.acp.session import AgentSession
 from app.turn.engine import agent_model
-from app.turn.engine_words import EngineWords, blind_engine
 from app.turn.events import ItemAdded, TurnEvent, UsageAdded
-from routing.catalogue import Catalogue
-from routing.describing.describer import Describer
+from app.turn.sight_policy import SightPolicy, agent_sight
 from routing.documents import flatten_pages, pdf_reading, pdfs_for_model
-from routing.router import RoutingPrefs
-from routing.transcript import (
-    Crossed,
-    Message,
-    Notice,
-    NoticeKind,
-    PagesPart,
-    Part,
-    PdfPart,
-    TextPart,
-)
+from routing.transcript import Message, PagesPart, Part, PdfPart, TextPart
 
 
 class AgentPrompt:
     """Makes each turn's prompt blocks, storing the notices they need."""
 
-    def __init__(
-        self,
-        store: Store,
-        catalogue: Catalogue | None,
-        prefs: RoutingPrefs,
-        describer: Describer,
-        turn_budget: int,
-    ) -> None:
+    def __init__(self, store: Store, sight: SightPolicy) -> None:
         self.store = store
-        # Who looks at pictures for an agent that doesn't take them.
-        self.words = EngineWords(catalogue, prefs, describer, turn_budget)
+        self.sight = sight  # who looks at pictures for an agent that doesn't take them
 
     async def blocks(
         self,
@@ -67,48 +47,27 @@ class AgentPrompt:
         resources: list[Any] = []
         if session.embeds and message.pdfs:
             message, resources = _pdfs_as_resources(message)
-        read = flatten_pages(pdfs_for_model((message,), reads_pdfs=False).messages)
-        prepared = read[0]
-        if prepared.pictures and session.sees:
-            if not session.agent.is_local:
-                yield ItemAdded(self._crossing(session, conversation_id, ref, prepared))
+        prepared = flatten_pages(pdfs_for_model((message,), reads_pdfs=False).messages)[0]
+        agent = agent_sight(
+            session.agent.id,
+            local=session.agent.is_local,
+            sees=session.sees,
+            model=agent_model(ref),
+            ref=ref,
+        )
+        if prepared.pictures and agent.sees:
+            crossing = self.sight.to_agent(agent, prepared.pictures, why="you sent them")
+            if crossing is not None:
+                yield ItemAdded(self.store.add_notice(conversation_id, crossing))
         elif prepared.pictures:
-            worded = None
-            async for event in self._in_words(session, conversation_id, ref, prepared):
-                if isinstance(event, Message):
-                    worded = event
-                else:
-                    yield event
-            prepared = worded or prepared
+            worded = await self.sight.words((prepared,), agent.model, local=agent.model.local)
+            for notice in worded.notices:
+                yield ItemAdded(self.store.add_notice(conversation_id, notice))
+            if worded.usage is not None:
+                yield UsageAdded(worded.usage, "describer")
+            prepared = worded.messages[0]
         blocks.extend(prompt_blocks(prepared, with_pictures=session.sees))
         blocks.extend(resources)
-
-    def _crossing(
-        self, session: AgentSession, conversation_id: str, ref: str, message: Message
-    ) -> Any:
-        agent = session.agent
-        labels = ", ".join(p.label or "a picture" for p in message.pictures)
-        count = len(message.pictures)
-        what = f"{count} picture{'s' if count != 1 else ''} ({labels})"
-        notice = Notice(
-            NoticeKind.INFO,
-            f"{what} went to the agent {agent.id}, whose model runs off this computer.",
-            crossed=Crossed(ref, f"agent {agent.id}", what, "you sent them", False),
-        )
-        return self.store.add_notice(conversation_id, notice)
-
-    async def _in_words(
-        self, session: AgentSession, conversation_id: str, ref: str, message: Message
-    ) -> AsyncIterator[TurnEvent | Message]:
-        """Pictures described for an agent that doesn't take them."""
-        agent = session.agent
-        model = blind_engine(agent.id, agent_model(ref), local=agent.is_local)
-        worded = await self.words.words((message,), model)
-        for notice in worded.notices:
-            yield ItemAdded(self.store.add_notice(conversation_id, notice))
-        if worded.usage is not None:
-            yield UsageAdded(worded.usage, "describer")
-        yield worded.messages[0]
 
 
 def _pdfs_as_resources(message: Message) -> tuple[Message, list[Any]]:

@@ -10,6 +10,7 @@ agent doesn't remember the earlier turns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -33,15 +34,10 @@ from app.tools.door_line import TOKEN_ENV, DoorLine, line_supported
 from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.client import SightlineClient
 from app.turn.acp.door_calls import DoorCalls
-from app.turn.acp.errors import (
-    INSTALL_HINT,
-    AgentNeedsSignIn,
-    AgentNotInstalled,
-    AgentProblem,
-    AgentStopped,
-)
+from app.turn.acp.errors import INSTALL_HINT
 from app.turn.acp.process import AgentProcess
-from app.turn.engine_words import EngineWords
+from app.turn.agent_problems import AgentNeedsSignIn, AgentNotInstalled, AgentProblem, AgentStopped
+from app.turn.sight_policy import SightPolicy
 from routing.models import ProviderConfig
 
 log = logging.getLogger(__name__)
@@ -76,6 +72,7 @@ class AgentSession:
     current_mode: str = ""
     remembered: bool = True  # False: a new session for a chat with earlier turns
     line: DoorLine | None = None  # the door's line to this turn, when the door is offered
+    prompt: asyncio.Task[Any] | None = None  # the turn's `session/prompt`, while it runs
 
     @property
     def running(self) -> bool:
@@ -83,7 +80,11 @@ class AgentSession:
         return self.process.running
 
     async def close(self) -> None:
-        """End the program, and the door's line."""
+        """End the turn's prompt, the program, and the door's line."""
+        if self.prompt is not None:
+            self.prompt.cancel()
+            with contextlib.suppress(BaseException):
+                await self.prompt
         await self.process.close()
         if self.line is not None:
             await self.line.close()
@@ -96,7 +97,7 @@ class DoorOffer:
     looks at their pictures for an agent that doesn't take them, and, for a door with no
     line, whether the run allows its calls (headless `--allow-tools`)."""
 
-    words: EngineWords
+    sight: SightPolicy
     allowed: bool = False
     asks: bool = True  # the door hands each call to this turn over a line (where it can)
 
@@ -121,7 +122,7 @@ async def start_agent(
     session = AgentSession(agent, process, client)
     try:
         if door is not None and door.asks and line_supported():
-            session.line = DoorLine(DoorCalls(session, cwd, door.words))
+            session.line = DoorLine(DoorCalls(session, cwd, door.sight))
             await session.line.open()
         await asyncio.wait_for(_open(session, cwd, mcp_servers, earlier_session, door), timeout)
     except BaseException as exc:

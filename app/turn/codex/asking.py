@@ -21,18 +21,17 @@ from __future__ import annotations
 
 import base64
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.store import Store
 from app.tools.base import Tool, error_result
 from app.turn.asked_words import command_of, one_line
 from app.turn.codex.record import COMMAND, FILE_CHANGE, CodexRecord
-from app.turn.engine_words import EngineWords
 from app.turn.events import ItemAdded, TurnEvent
+from app.turn.sight_policy import SightPolicy
 from app.turn.tool_step import DENIED, Approval, ToolStep
 from routing.transcript import (
-    Crossed,
     Message,
     Notice,
     NoticeKind,
@@ -74,12 +73,12 @@ class CodexAsking:
     """Answers one chat's Codex requests; returns the result to send and the events."""
 
     def __init__(
-        self, store: Store, tool_step: ToolStep, denied_hint: str, words: EngineWords
+        self, store: Store, tool_step: ToolStep, denied_hint: str, sight: SightPolicy
     ) -> None:
         self.store = store
         self.tool_step = tool_step
         self.denied_hint = denied_hint
-        self.words = words  # a blind model's tool pictures in words
+        self.sight = sight  # a blind model's tool pictures in words, and what is told
 
     async def answer(
         self,
@@ -87,7 +86,6 @@ class CodexAsking:
         method: str,
         params: Mapping[str, Any],
         tools: Mapping[str, Tool],
-        local: bool,
         events: list[TurnEvent],
     ) -> dict[str, Any]:
         """The result for Codex's request `method`, storing what it makes into `events`."""
@@ -112,7 +110,7 @@ class CodexAsking:
         if method == PERMISSIONS_ASKED:
             return await self._permissions(chat, params, events)
         if method == "item/tool/call":
-            return await self._tool(record, params, tools, local, events)
+            return await self._tool(record, params, tools, events)
         what, declined = DECLINED.get(method, ("something Sightline doesn't know", {}))
         log.info("Codex asked %s (%s); declined", what, method)
         self._notice(
@@ -152,7 +150,6 @@ class CodexAsking:
         record: CodexRecord,
         params: Mapping[str, Any],
         tools: Mapping[str, Tool],
-        local: bool,
         events: list[TurnEvent],
     ) -> dict[str, Any]:
         name, call_id = str(params.get("tool") or ""), str(params.get("callId") or "")
@@ -178,37 +175,23 @@ class CodexAsking:
                 log.exception("tool %s failed", name)
                 result = error_result(call, f"The tool {name} failed: {type(exc).__name__}: {exc}")
         record.result(call_id, result.parts, result.is_error, events)
-        if record.blind is not None and result.pictures:
-            worded = await self.words.words((Message("tool", (result,)),), record.blind)
+        sight = record.sight
+        assert sight is not None
+        if not sight.sees and result.pictures:
+            worded = await self.sight.words(
+                (Message("tool", (result,)),), sight.model, local=sight.model.local
+            )
             for notice in worded.notices:
                 self._told(record.conversation_id, notice, events)
             result = next(
                 (p for p in worded.messages[0].parts if isinstance(p, ToolResult)), result
             )
         items, sent = _content(result)
-        if sent and not local:
-            self._disclose(record, name, sent, events)
+        why = f"Codex called {name}, as you allowed"
+        crossing = self.sight.to_agent(sight, sent, why=why, tool=name)
+        if crossing is not None:
+            self._told(record.conversation_id, crossing, events)
         return {"contentItems": items, "success": not result.is_error}
-
-    def _disclose(
-        self, record: CodexRecord, name: str, pictures: list[Picture], events: list[TurnEvent]
-    ) -> None:
-        count = len(pictures)
-        labels = ", ".join(p.label or "a picture" for p in pictures)
-        what = f"{count} picture{'s' if count != 1 else ''} ({labels})"
-        notice = Notice(
-            NoticeKind.DISCLOSURE,
-            f"{what} went to Codex ({record.agent_id}), whose model runs off this computer, "
-            f"through Sightline's {name}.",
-            crossed=Crossed(
-                record.ref,
-                f"codex {record.agent_id}",
-                what,
-                f"Codex called {name}, as you allowed",
-                False,
-            ),
-        )
-        events.append(ItemAdded(self.store.add_notice(record.conversation_id, notice)))
 
     def _notice(self, chat: str, text: str, events: list[TurnEvent]) -> None:
         self._told(chat, Notice(NoticeKind.INFO, text), events)
@@ -268,17 +251,23 @@ def _permissions_asked(asked: Mapping[str, Any]) -> dict[str, Any]:
 def _content(result: ToolResult) -> tuple[list[dict[str, Any]], list[Picture]]:
     """A result as Codex's content items (words first, then pictures), and the pictures."""
     items: list[dict[str, Any]] = []
-    pictures: list[Picture] = []
-    text = result.text
-    for picture in result.pictures:
-        try:
-            pictures.append(clamp(picture))
-        except PictureError as exc:
-            text = f"{text}\n{exc}".strip()
+    text, pictures = clamped(result.text, result.pictures)
     if text or not pictures:
         items.append({"type": "inputText", "text": text or "(no output)"})
     items.extend({"type": "inputImage", "imageUrl": data_url(p)} for p in pictures)
     return items, pictures
 
 
-__all__ = ["CodexAsking", "data_url"]
+def clamped(text: str, pictures: Sequence[Picture]) -> tuple[str, list[Picture]]:
+    """The pictures as Codex gets them (clamped), and the words with a line for each one
+    that can't be."""
+    sent: list[Picture] = []
+    for picture in pictures:
+        try:
+            sent.append(clamp(picture))
+        except PictureError as exc:
+            text = f"{text}\n{exc}".strip()
+    return text, sent
+
+
+__all__ = ["CodexAsking", "clamped", "data_url"]

@@ -14,8 +14,7 @@ import asyncio
 import logging
 from typing import Any
 
-from app.store import Store
-from app.turn.acp.errors import AgentProblem, AgentStopped
+from app.turn.agent_problems import AgentProblem, AgentStopped
 from app.turn.codex.process import CodexProcess, CodexRefused
 from app.turn.codex.record import CodexRecord
 from app.turn.codex.session import CodexSession
@@ -26,9 +25,7 @@ from routing.transcript import MessageStatus, Notice, NoticeKind
 log = logging.getLogger(__name__)
 
 
-def completed(
-    store: Store, record: CodexRecord, turn: dict[str, Any], events: list[TurnEvent]
-) -> None:
+def completed(record: CodexRecord, turn: dict[str, Any], events: list[TurnEvent]) -> None:
     """`turn/completed`: the answer ends as its status says (failed: with its error)."""
     status = turn.get("status")
     if record.usage is not None:
@@ -45,34 +42,18 @@ def completed(
             and e.item.item.kind == NoticeKind.ERROR
             for e in events
         ):
-            events.append(ItemAdded(error_notice(store, record.conversation_id, problem)))
+            events.append(ItemAdded(error_notice(record.store, record.conversation_id, problem)))
         events.append(TurnEnded(problem, record.ref))
         return
     done = MessageStatus.STOPPED if status == "interrupted" else MessageStatus.COMPLETE
-    record.begin(events)
-    record.stop_calls(events)
-    if record.answer is None:  # a tool result ended it: the thread is kept on an empty one
-        record.begin(events)
-    record.end_answer(events, done, record.stats(record.usage))
+    record.finish(events, done, record.stats(record.usage))
     events.append(TurnEnded(None, record.ref))
 
 
-def failed(store: Store, record: CodexRecord, problem: AgentProblem) -> list[TurnEvent]:
-    """The turn failed: the answer so far kept as failed, the problem told."""
-    events: list[TurnEvent] = []
-    record.end_answer(events, MessageStatus.FAILED)
-    record.stop_calls(events)
-    events.append(ItemAdded(error_notice(store, record.conversation_id, problem)))
-    events.append(TurnEnded(problem, record.ref))
-    return events
-
-
-async def interrupted(
-    session: CodexSession, record: CodexRecord, turn_id: str, timeout: float
-) -> bool:
+async def interrupted(session: CodexSession, record: CodexRecord, timeout: float) -> bool:
     """`turn/interrupt`, then what came until the turn ended; False when Codex did not
     end it within `timeout` (it must be dropped)."""
-    process = session.process
+    process, turn_id = session.process, record.turn_id
     try:
         if turn_id and process.running:
             # One budget for the interrupt's answer and the turn's end.

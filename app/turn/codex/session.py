@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from app.tools.base import Tool
-from app.turn.acp.errors import AgentNeedsSignIn, AgentNotInstalled, AgentProblem, AgentStopped
+from app.turn.agent_problems import AgentNeedsSignIn, AgentNotInstalled, AgentProblem, AgentStopped
 from app.turn.codex.process import CodexProcess, CodexRefused
 from routing.models import ProviderConfig
 
@@ -42,6 +42,25 @@ class CodexSession:
     thread_id: str = ""
     remembered: bool = True  # False: a new thread where earlier turns were
     models: tuple[str, ...] = ()  # Codex's own list (`model/list`), for its own sign-in
+
+    @property
+    def agent(self) -> ProviderConfig:
+        """Codex's provider, as the agents' base names it."""
+        return self.provider
+
+    @property
+    def session_id(self) -> str:
+        """The thread its turns go to."""
+        return self.thread_id
+
+    @property
+    def running(self) -> bool:
+        """Whether the app server still runs."""
+        return self.process.running
+
+    async def close(self) -> None:
+        """End the app server."""
+        await self.process.close()
 
 
 async def start_codex(

@@ -1,10 +1,13 @@
-"""What the engines' tests share: an approver that records (reading a turn's events is
-tests/events.py's, re-exported here for the tests that import it from this module)."""
+"""What the engines' tests share: an approver that records, and how an agent's turn (ACP
+or Codex) reads when Sightline cut it (reading a turn's events is tests/events.py's,
+re-exported here for the tests that import it from this module)."""
 
 from __future__ import annotations
 
+from app.turn.agent_problems import AgentCut
+from app.turn.events import TurnEvent
 from app.turn.tool_step import Approval
-from routing.transcript import ToolCall
+from routing.transcript import NoticeKind, ToolCall
 from tests.events import collect, ended, notices
 
 __all__ = ["Recording", "collect", "ended", "notices"]
@@ -20,3 +23,30 @@ class Recording:
     async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         self.asked.append(call)
         return self.answer
+
+
+def cut_saying(events: list[TurnEvent], message: str) -> AgentCut:
+    """The agent's turn ended cut by Sightline, in these words."""
+    problem = ended(events).error
+    assert isinstance(problem, AgentCut) and problem.message == message
+    return problem
+
+
+def cut_at_the_cap(events: list[TurnEvent], name: str, cap: int) -> AgentCut:
+    """The agent's turn ended at the cap on its output, said so (once, as an error notice)."""
+    problem = cut_saying(
+        events,
+        f"{name} sent more than {cap:,} characters in this turn (its words, thoughts and "
+        "tools' output), the most Sightline keeps, so it was stopped there; what fits is kept.",
+    )
+    assert [n.text for n in notices(events) if n.kind == NoticeKind.ERROR] == [problem.message]
+    return problem
+
+
+def cut_at_the_limit(events: list[TurnEvent], name: str, limit: str) -> AgentCut:
+    """The agent's turn ended at its overall limit (`limit` in words: "1 second")."""
+    return cut_saying(
+        events,
+        f"{name} worked on this turn for longer than {limit}, the most one turn may "
+        "take, so it was stopped; what it said is kept.",
+    )

@@ -10,7 +10,7 @@ import pytest
 from PIL import Image
 
 from app.store import Store
-from app.turn.acp.errors import AgentNeedsSignIn, AgentNotInstalled, AgentStopped
+from app.turn.agent_problems import AgentNeedsSignIn, AgentNotInstalled, AgentStopped
 from app.turn.events import (
     PlanUpdated,
     TextAdded,

@@ -18,15 +18,14 @@ import pytest
 
 from app.store import Store
 from app.turn.acp.engine import CANCEL_SECONDS
-from app.turn.acp.errors import AgentCut
 from app.turn.events import TextAdded, TurnEvent
 from app.turn.tool_step import Approval, ToolStep
 from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
-from routing.transcript import MessageStatus, NoticeKind, ToolCall
+from routing.transcript import MessageStatus, ToolCall
 from routing.wires import answer_cap
 from tests.app.turn.acp.helpers import fake
-from tests.app.turn.engine_helpers import collect, ended, notices
+from tests.app.turn.engine_helpers import collect, cut_at_the_cap, cut_at_the_limit, ended
 from tests.servers.acp_agent import read_log
 
 
@@ -41,14 +40,7 @@ async def test_a_flood_is_cut_at_the_cap_and_the_agent_cancelled(
     engine = engine_for(fake(tmp_path, "flood"))  # type: ignore[operator]
     chat = store.conversations.create()
     events = await collect(engine.run(TurnInput(chat, "go", requested_model="fake")))
-    problem = ended(events).error
-    assert isinstance(problem, AgentCut)
-    assert problem.message == (
-        "The agent fake sent more than 20,000 characters in this turn (its words, thoughts and "
-        "tools' output), the most Sightline keeps, so it was stopped there; what fits is kept."
-    )
-    [notice] = [n for n in notices(events) if n.kind == NoticeKind.ERROR]
-    assert notice.text == problem.message
+    cut_at_the_cap(events, "The agent fake", 20_000)
     _user, answer, stopped_tool = store.messages(chat)
     # Words, thoughts and the tool's output came a thousand characters each, in turn.
     words = answer.text.removeprefix("Part one. ")
@@ -76,12 +68,7 @@ async def test_a_trickle_past_the_turn_s_limit_is_cancelled(
         events.append(event)
     # Its limit, then the wait for an agent that goes on after session/cancel, and a margin.
     assert heard and time.monotonic() - heard < 1.0 + CANCEL_SECONDS + 3
-    problem = ended(events).error
-    assert isinstance(problem, AgentCut)
-    assert problem.message == (
-        "The agent fake worked on this turn for longer than 1 second, the most one turn may "
-        "take, so it was stopped; what it said is kept."
-    )
+    cut_at_the_limit(events, "The agent fake", "1 second")
     _user, answer = store.messages(chat)
     assert answer.text.startswith("Part one. ...") and answer.status == MessageStatus.STOPPED
     assert {"cancel": "s-1"} in read_log(tmp_path)
@@ -95,8 +82,7 @@ async def test_an_agent_s_own_turn_seconds_is_its_limit(
     events = await collect(
         engine.run(TurnInput(store.conversations.create(), "go", requested_model="fake"))
     )
-    problem = ended(events).error
-    assert isinstance(problem, AgentCut) and "longer than 0.5 seconds" in problem.message
+    cut_at_the_limit(events, "The agent fake", "0.5 seconds")
 
 
 class Patient:

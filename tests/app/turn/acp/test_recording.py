@@ -32,11 +32,11 @@ async def test_usage_and_context_fullness_are_the_answers_stats(
 def test_a_run_of_words_is_one_write(store: Store) -> None:
     from acp import update_agent_message_text, update_agent_thought_text
 
-    from app.turn.acp.recording import TurnRecord
+    from app.turn.acp.recording import AcpRecord
     from app.turn.events import TextAdded
 
     chat = store.conversations.create()
-    turn = TurnRecord(store, chat, "fake")
+    turn = AcpRecord(store, chat, "fake")
     events = turn.updates(
         [
             update_agent_message_text("a"),

@@ -13,7 +13,7 @@ from PIL import Image
 
 from app.store import Store
 from app.tools.read_file import ReadFile
-from app.turn.acp.errors import AgentNeedsSignIn, AgentStopped
+from app.turn.agent_problems import AgentNeedsSignIn, AgentStopped
 from app.turn.codex.engine import CodexEngine
 from app.turn.events import TextAdded, ThoughtAdded
 from app.turn.tool_step import AllowAll, Approval, ToolStep
@@ -217,7 +217,7 @@ async def test_a_crash_is_an_error_and_the_next_turn_starts_it_again(
     assert "exit status 1" in notices(events)[-1].text
     _user, answer = store.messages(chat)
     assert answer.status == MessageStatus.FAILED and answer.text == "You said"
-    engine.providers = [fake(tmp_path)]
+    engine.agents = [fake(tmp_path)]
     again = await collect(engine.run(TurnInput(chat, "two", requested_model="codex")))
     assert ended(again).error is None
     assert store.messages(chat)[-1].text == "You said: two (0 images)"

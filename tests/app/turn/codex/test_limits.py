@@ -16,13 +16,12 @@ from typing import Any
 import pytest
 
 from app.store import Store
-from app.turn.acp.errors import AgentCut
 from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
-from routing.transcript import MessageStatus, NoticeKind
+from routing.transcript import MessageStatus
 from routing.wires import answer_cap
 from tests.app.turn.codex.test_engine import engine_for, fake
-from tests.app.turn.engine_helpers import collect, ended, notices
+from tests.app.turn.engine_helpers import collect, cut_at_the_cap, cut_at_the_limit
 
 __all__ = ["engine_for"]  # the fixture, shared with the engine's tests
 
@@ -39,13 +38,7 @@ async def test_a_flood_is_cut_at_the_cap_and_the_turn_interrupted(
     engine = engine_for(fake(tmp_path, "flood"))
     chat = store.conversations.create()
     events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
-    problem = ended(events).error
-    assert isinstance(problem, AgentCut)
-    assert problem.message == (
-        "Codex (codex) sent more than 30,000 characters in this turn (its words, thoughts and "
-        "tools' output), the most Sightline keeps, so it was stopped there; what fits is kept."
-    )
-    assert [n.text for n in notices(events) if n.kind == NoticeKind.ERROR] == [problem.message]
+    cut_at_the_cap(events, "Codex (codex)", 30_000)
     _user, answer = store.messages(chat)
     assert 9_000 <= len(answer.text) <= 10_000 and set(answer.text) == {"x"}
     assert answer.status == MessageStatus.STOPPED
@@ -63,12 +56,7 @@ async def test_a_trickle_past_the_turn_s_limit_is_interrupted(
     started = time.monotonic()
     events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
     assert time.monotonic() - started < 8
-    problem = ended(events).error
-    assert isinstance(problem, AgentCut)
-    assert problem.message == (
-        "Codex (codex) worked on this turn for longer than 1 second, the most one turn may "
-        "take, so it was stopped; what it said is kept."
-    )
+    cut_at_the_limit(events, "Codex (codex)", "1 second")
     _user, answer = store.messages(chat)
     assert answer.text.startswith("...") and answer.status == MessageStatus.STOPPED
     assert engine._sessions[chat].process.running
@@ -81,5 +69,4 @@ async def test_codex_s_own_turn_seconds_is_its_limit(
     events = await collect(
         engine.run(TurnInput(store.conversations.create(), "go", requested_model="codex"))
     )
-    problem = ended(events).error
-    assert isinstance(problem, AgentCut) and "longer than 0.5 seconds" in problem.message
+    cut_at_the_limit(events, "Codex (codex)", "0.5 seconds")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.turn.acp.errors import AgentStopped
+from app.turn.agent_problems import AgentStopped
 from app.turn.codex.session import start_codex
 from routing.models import ProviderConfig
 
