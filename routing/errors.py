@@ -5,7 +5,8 @@ Each wire translates its provider's failures into these once, at its edge.
 provider's own words for the log and never reaches a model. Both are redacted
 as the error is made (routing/secrets.py): a provider that echoes a key, or an
 address with a password in it, never puts either in front of the person or in a
-file.
+file. A kind with more to say (the wait asked, the models there are, the setting
+refused) takes it as a keyword of its own and hands the rest on (`**about`).
 """
 
 from __future__ import annotations
@@ -62,15 +63,8 @@ class RateLimited(ProviderError):
 
     kind = "rate_limit"
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        provider_id: str = "",
-        detail: str = "",
-        retry_after: float | None = None,
-    ) -> None:
-        super().__init__(message, provider_id=provider_id, detail=detail)
+    def __init__(self, message: str, *, retry_after: float | None = None, **about: str) -> None:
+        super().__init__(message, **about)
         self.retry_after = retry_after
 
 
@@ -112,15 +106,8 @@ class ModelNotFound(ProviderError):
 
     kind = "model"
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        provider_id: str = "",
-        detail: str = "",
-        available: tuple[str, ...] = (),
-    ) -> None:
-        super().__init__(message, provider_id=provider_id, detail=detail)
+    def __init__(self, message: str, *, available: tuple[str, ...] = (), **about: str) -> None:
+        super().__init__(message, **about)
         self.available = available
 
 
@@ -137,10 +124,8 @@ class ParameterRefused(BadRequest):
 
     kind = "parameter"
 
-    def __init__(
-        self, message: str, *, param: str, provider_id: str = "", detail: str = ""
-    ) -> None:
-        super().__init__(message, provider_id=provider_id, detail=detail)
+    def __init__(self, message: str, *, param: str, **about: str) -> None:
+        super().__init__(message, **about)
         self.param = param
 
 

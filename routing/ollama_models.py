@@ -3,9 +3,9 @@
 `pull` streams `POST /api/pull` (NDJSON) as `PullProgress` (routing/pull_progress.py):
 Ollama's status words, the bytes of every layer so far, the percent and a speed
 measured over the last few seconds. `delete` is `DELETE /api/delete`. Both go
-through the same client as the wires (routing/wires/client.py: direct for a server
-on this computer, never a proxy) and read within bounds (routing/wires/bounded.py);
-every failure is one error of routing/errors.py that names the model. Cancelling
+through the chat's funnel, Ollama's wire (routing/wires/http.py): its client (direct
+for a server on this computer, never a proxy), its timeouts, reading within bounds,
+its status table; only their failures' words are their own, each naming the model. Cancelling
 the task that reads a pull closes its connection, and Ollama stops a pull whose
 client went away (it keeps the layers it finished, so pulling again carries on).
 
@@ -19,13 +19,12 @@ import os
 import time
 from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import aclosing
-from dataclasses import dataclass
 from typing import Any
 
 import httpx
 
 from routing.addresses import ollama_base_url
-from routing.endpoints import endpoint_name, look_up, without_credentials
+from routing.endpoints import look_up, without_credentials
 from routing.errors import (
     CannotConnect,
     KeyProblem,
@@ -36,13 +35,13 @@ from routing.errors import (
     TimedOut,
 )
 from routing.models import ProviderConfig
-from routing.presets import preset_for
 from routing.pull_progress import SPEED_WINDOW, PullProgress, PullTracker, TooManyLayers
-from routing.wires.bounded import ERROR_BODY_CAP, IdleDeadline, fetch, ndjson_lines, read_error
-from routing.wires.client import http_client
-from routing.wires.http_errors import translate_transport
+from routing.wires.bounded import ERROR_BODY_CAP, IdleDeadline, ndjson_lines
+from routing.wires.http import ErrorAnswer
+from routing.wires.ollama import OllamaWire
 from routing.wires.ollama_errors import error_text, malformed, not_ollama
 from routing.wires.payload import load_json
+from routing.wires.statuses import Failure, failure_of
 
 __all__ = [
     "LINE_CAP",
@@ -72,7 +71,6 @@ LINE_CAP = 64 * 1024
 # Longest silence while pulling: verifying a large layer's digest sends nothing for a
 # while on a slow disk, and Ollama retries a stalled download itself meanwhile.
 READ_TIMEOUT = 300.0
-CONNECT_TIMEOUT = 10.0
 _WORDS_SHOWN = 300  # of Ollama's own words in a message (all of them stay in .detail)
 
 
@@ -86,32 +84,75 @@ def listed_name(name: str) -> str:
 # -- where Ollama is ---------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Ollama:
-    """One Ollama server as a pull or delete reaches it."""
+class _ModelWire(OllamaWire):
+    """Ollama's wire as a pull or a delete of one model uses it: the chat's client, bounds
+    and funnel, with failures that name the model and what was being done to it."""
 
-    base_url: str
-    provider: ProviderConfig
-    local: bool
+    def __init__(self, provider: ProviderConfig, name: str, action: str) -> None:
+        super().__init__(provider, timeout=READ_TIMEOUT)
+        self.name, self.action = name, action
 
-    @property
-    def server(self) -> str:
-        return endpoint_name(self.base_url)
+    def classify(self, answer: ErrorAnswer) -> ProviderError:
+        """An error answer: Ollama's words about the model, or not Ollama at all."""
+        words, pid = error_text(answer.text), self.provider.id
+        if words is None:
+            what = f"HTTP {answer.status} without an error"
+            return not_ollama(answer.text, pid, server=self.server, what=what)
+        if self.action == "delete" and answer.status == 404:
+            return ModelNotFound(
+                f"{self.name} is not installed in Ollama at {self.server}, so there was "
+                "nothing to delete.",
+                provider_id=pid,
+                detail=f"HTTP 404: {answer.text[:_WORDS_SHOWN]}",
+            )
+        return pull_failure(
+            words, self.name, pid, server=self.server, status=answer.status, action=self.action
+        )
 
-    def client(self) -> httpx.AsyncClient:
-        return http_client(self.base_url, local=self.local, provider_id=self.provider.id)
+    def names_help(self, error: ModelNotFound) -> bool:
+        """Never: the installed models say nothing about a model the library lacks."""
+        return False
+
+    def transport_error(self, exc: httpx.HTTPError) -> ProviderError:
+        """A failure to talk to Ollama at all, naming the model it was about."""
+        detail = without_credentials(f"{type(exc).__name__}: {exc}")
+        if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+            return CannotConnect(
+                f"Nothing answered at {self.server}, so Sightline could not {self.action} "
+                f"{self.name}. Is Ollama running? Start it, then try again.",
+                provider_id=self.provider.id,
+                detail=detail,
+            )
+        if isinstance(exc, httpx.ReadTimeout):
+            return _silent(self, READ_TIMEOUT, detail)
+        if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
+            return _stopped(self, detail)
+        return super().transport_error(exc)
 
 
-async def _reach(
-    base_url: str, provider_id: str, local: bool | None, environ: Mapping[str, str] | None
-) -> _Ollama:
+async def _wire(
+    base_url: str,
+    name: str,
+    action: str,
+    provider_id: str,
+    local: bool | None,
+    environ: Mapping[str, str] | None,
+) -> _ModelWire:
     located = ollama_base_url(base_url, os.environ if environ is None else environ)
-    await look_up([located])  # `is_local` below then never waits on DNS on this thread
-    provider = ProviderConfig(provider_id, "ollama", located, local=local)
-    return _Ollama(located, provider, provider.is_local)
+    await look_up([located])  # the wire's `is_local` then never waits on DNS on this thread
+    return _ModelWire(ProviderConfig(provider_id, "ollama", located, local=local), name, action)
 
 
-_TIMEOUT = httpx.Timeout(READ_TIMEOUT, connect=CONNECT_TIMEOUT)
+class _PullDeadline(IdleDeadline):
+    """A pull's idle deadline: blank keep-alive lines are no progress."""
+
+    def __init__(self, wire: _ModelWire, limit: float) -> None:
+        super().__init__(limit, server=wire.server, provider_id=wire.provider.id)
+        self.wire = wire
+
+    def stalled(self) -> TimedOut:
+        """A pull Ollama said nothing of for `limit` seconds."""
+        return _silent(self.wire, self.limit)
 
 
 # -- pulling -----------------------------------------------------------------------
@@ -139,37 +180,25 @@ async def pull(
     name = name.strip()
     if not name:
         raise ModelNotFound("Type the name of a model to pull, such as qwen2.5vl:3b.")
-    where = await _reach(base_url, provider_id, local, environ)
-    pid = where.provider.id
+    wire = await _wire(base_url, name, "pull", provider_id, local, environ)
     tracker = PullTracker(clock=clock)
-    async with where.client() as client:
-        try:
-            async with client.stream(
-                "POST",
-                f"{where.base_url}/api/pull",
-                json={"model": name, "stream": True},
-                timeout=_TIMEOUT,
-            ) as response:
-                if response.status_code != 200:
-                    text = await read_error(response, provider_id=pid)
-                    raise _answer_error(response.status_code, text, name, where)
-                lines = ndjson_lines(response, provider_id=pid, cap=LINE_CAP)
-                deadline = IdleDeadline(idle_limit, server=where.server, provider_id=pid)
-                steps = deadline.watch(_progress(lines, tracker, name, where))
-                async with aclosing(steps):
-                    async for progress in steps:
-                        yield progress
-                        if progress.done:
-                            return
-        except httpx.HTTPError as exc:
-            raise _transport(exc, name, where) from exc
-        except TimedOut:  # only keep-alives, or nothing, for idle_limit
-            raise _silent(name, where, idle_limit) from None
-    raise _stopped(name, where, "the stream ended before Ollama said success")
+    body = {"model": name, "stream": True}
+    try:
+        async with wire.opened(f"{wire.base_url}/api/pull", body) as response:
+            lines = ndjson_lines(response, provider_id=wire.provider.id, cap=LINE_CAP)
+            steps = _PullDeadline(wire, idle_limit).watch(_progress(lines, tracker, wire))
+            async with aclosing(steps):
+                async for progress in steps:
+                    yield progress
+                    if progress.done:
+                        return
+    finally:
+        await wire.aclose()
+    raise _stopped(wire, "the stream ended before Ollama said success")
 
 
 async def _progress(
-    lines: AsyncGenerator[str, None], tracker: PullTracker, name: str, where: _Ollama
+    lines: AsyncGenerator[str, None], tracker: PullTracker, wire: _ModelWire
 ) -> AsyncGenerator[PullProgress, None]:
     """The pull's progress, a line at a time; blank lines (keep-alives) passed over."""
     async with aclosing(lines):
@@ -177,38 +206,38 @@ async def _progress(
             if not line.strip():
                 continue
             try:
-                progress = tracker.step(_progress_line(line, name, where))
+                progress = tracker.step(_progress_line(line, wire))
             except TooManyLayers as exc:
-                pid, server = where.provider.id, where.server
+                pid, server = wire.provider.id, wire.server
                 raise malformed(pid, f"{exc} in one pull", line, server=server) from None
             yield progress
 
 
-def _silent(name: str, where: _Ollama, seconds: float, detail: str = "") -> TimedOut:
+def _silent(wire: _ModelWire, seconds: float, detail: str = "") -> TimedOut:
     """A pull Ollama said nothing of for `seconds`."""
     return TimedOut(
-        f"Ollama at {where.server} said nothing about {name} for {seconds:g} seconds, so "
+        f"Ollama at {wire.server} said nothing about {wire.name} for {seconds:g} seconds, so "
         "Sightline stopped waiting. Try again.",
-        provider_id=where.provider.id,
+        provider_id=wire.provider.id,
         detail=detail or f"no progress line for {seconds:g} s (blank lines don't count)",
     )
 
 
-def _progress_line(line: str, name: str, where: _Ollama) -> Mapping[str, Any]:
+def _progress_line(line: str, wire: _ModelWire) -> Mapping[str, Any]:
     """One line of the pull as a progress object; its `error` raised as ours."""
-    pid = where.provider.id
+    pid, server = wire.provider.id, wire.server
     try:
         obj = load_json(line)
     except ValueError:
-        raise not_ollama(line, pid, server=where.server) from None
+        raise not_ollama(line, pid, server=server) from None
     if not isinstance(obj, dict):
-        raise malformed(pid, "a line that is not a JSON object", line, server=where.server)
+        raise malformed(pid, "a line that is not a JSON object", line, server=server)
     if "error" in obj:
         error = obj["error"]
         words = error.get("message", "") if isinstance(error, dict) else error
-        raise pull_failure(str(words), name, pid, server=where.server)
+        raise pull_failure(str(words), wire.name, pid, server=server)
     if not isinstance(obj.get("status"), str):
-        raise malformed(pid, "a progress line without a status", line, server=where.server)
+        raise malformed(pid, "a progress line without a status", line, server=server)
     return obj
 
 
@@ -252,13 +281,14 @@ def pull_failure(
             "computer is online, then pull it again.",
             **kw,
         )
-    if status in (401, 403) or "unauthorized" in low:
+    failure = Failure.UNAUTHORIZED if "unauthorized" in low else failure_of(status)
+    if failure in (Failure.UNAUTHORIZED, Failure.FORBIDDEN):
         return KeyProblem(
             f"The library refused to give Ollama {name}: it may be private or misspelled. "
             "Check the name.",
             **kw,
         )
-    if status == 503:
+    if failure is Failure.UNAVAILABLE:
         return Overloaded(f"The Ollama{at} is busy: wait a moment and pull {name} again.", **kw)
     shown = words.strip()[:_WORDS_SHOWN] or "no reason given"
     return ServerError(
@@ -268,44 +298,13 @@ def pull_failure(
     )
 
 
-def _answer_error(
-    status: int, text: str, name: str, where: _Ollama, action: str = "pull"
-) -> ProviderError:
-    """An error answer to a pull or delete: Ollama's words, or not Ollama at all."""
-    words = error_text(text)
-    pid = where.provider.id
-    if words is None:
-        return not_ollama(text, pid, server=where.server, what=f"HTTP {status} without an error")
-    return pull_failure(words, name, pid, server=where.server, status=status, action=action)
-
-
-def _stopped(name: str, where: _Ollama, detail: str) -> ServerError:
+def _stopped(wire: _ModelWire, detail: str) -> ServerError:
     return ServerError(
-        f"Pulling {name} stopped: the connection to Ollama at {where.server} dropped before "
-        "it finished. Pull it again to carry on (Ollama keeps what it already has).",
-        provider_id=where.provider.id,
+        f"Pulling {wire.name} stopped: the connection to Ollama at {wire.server} dropped "
+        "before it finished. Pull it again to carry on (Ollama keeps what it already has).",
+        provider_id=wire.provider.id,
         detail=detail,
     )
-
-
-def _transport(
-    exc: httpx.HTTPError, name: str, where: _Ollama, action: str = "pull"
-) -> ProviderError:
-    """A failure to talk to Ollama at all, naming the model it was about."""
-    detail = without_credentials(f"{type(exc).__name__}: {exc}")
-    pid = where.provider.id
-    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
-        return CannotConnect(
-            f"Nothing answered at {where.server}, so Sightline could not {action} {name}. "
-            "Is Ollama running? Start it, then try again.",
-            provider_id=pid,
-            detail=detail,
-        )
-    if isinstance(exc, httpx.ReadTimeout):
-        return _silent(name, where, READ_TIMEOUT, detail)
-    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError):
-        return _stopped(name, where, detail)
-    return translate_transport(where.provider, exc, preset=preset_for("ollama"))
 
 
 # -- deleting ----------------------------------------------------------------------
@@ -321,28 +320,16 @@ async def delete(
 ) -> None:
     """Delete the model `name` from the Ollama at `base_url`; `ModelNotFound` when it is
     not installed there."""
-    where = await _reach(base_url, provider_id, local, environ)
-    pid = where.provider.id
-    async with where.client() as client:
-        try:
-            answer = await fetch(
-                client,
-                "DELETE",
-                f"{where.base_url}/api/delete",
-                cap=ERROR_BODY_CAP,  # Ollama answers a delete with nothing at all
-                what="the answer to a delete",
-                provider_id=pid,
-                json={"model": name},
-                timeout=_TIMEOUT,
-            )
-        except httpx.HTTPError as exc:
-            raise _transport(exc, name, where, "delete") from exc
-    if answer.status_code == 200:
-        return
-    if answer.status_code == 404 and error_text(answer.text) is not None:
-        raise ModelNotFound(
-            f"{name} is not installed in Ollama at {where.server}, so there was nothing to delete.",
-            provider_id=pid,
-            detail=f"HTTP 404: {answer.text[:_WORDS_SHOWN]}",
+    wire = await _wire(base_url, name, "delete", provider_id, local, environ)
+    try:
+        answer = await wire.read(
+            f"{wire.base_url}/api/delete",
+            method="DELETE",
+            what="the answer to a delete",
+            cap=ERROR_BODY_CAP,  # Ollama answers a delete with nothing at all
+            json={"model": name},
         )
-    raise _answer_error(answer.status_code, answer.text, name, where, "delete")
+    finally:
+        await wire.aclose()
+    if answer.status_code != 200:
+        raise wire.classify(ErrorAnswer(answer.status_code, answer.text, answer.headers))

@@ -27,12 +27,32 @@ if os.environ.get("CI"):
     settings.load_profile("ci")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which names each test's group
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The real engines (a llama.cpp server on both cores, Codex, OpenCode) run one after
     another on one worker under xdist, so two never share the cores and their limits hold."""
     for item in items:
         if item.get_closest_marker("real_engine"):
             item.add_marker(pytest.mark.xdist_group("real_engine"))
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's, which sends the ids to be scheduled
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """`--dist loadgroup` reads a test's group from an "@group" suffix of its id, which
+    xdist writes to the id's old string (`_nodeid`); pytest 9.2 keeps the id as a structure
+    (`_id`), so the suffix was lost and the groups silently spread over the workers
+    (pytest-xdist issue 1386). Here it is written where this pytest keeps it."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    for item in session.items:
+        names = {
+            str(mark.args[0] if mark.args else mark.kwargs.get("name", "default"))
+            for mark in item.iter_markers("xdist_group")
+        }
+        suffix = "@" + "_".join(sorted(names))
+        structured = getattr(item, "_id", None)  # None before pytest 9.2: xdist's suffix holds
+        if names and structured is not None and not item.nodeid.endswith(suffix):
+            item._id = type(structured).parse(item.nodeid + suffix)
 
 
 @pytest.fixture(autouse=True)

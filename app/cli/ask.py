@@ -6,28 +6,22 @@ import argparse
 import json
 import sys
 from contextlib import aclosing
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from app.cli.common import (
-    CommandError,
-    catalogue_for,
-    check_model,
-    conversation_named,
-    open_store,
-)
+from app.cli.common import CommandError, check_model, conversation_named, set_up
 from app.cli.printers import JsonPrinter, PlainPrinter
 from app.turn.turn_input import TurnInput
 from vision.labels import shown_name
 
 if TYPE_CHECKING:
+    from app.assembly import Assembly
     from app.config import Config
-    from app.store import Store
     from app.turn.agents import AgentEngines
+    from app.turn.engine import Engine
     from app.turn.events import TurnEvent
     from app.turn.tool_step import ToolStep
+    from routing.catalogue import Catalogue
     from routing.chat_settings import ChatSettings
-    from routing.models import ProviderConfig
-    from routing.router import RoutingPrefs
     from routing.transcript import Notice
 
 
@@ -37,10 +31,8 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
     from app.tools.base import Tool
     from app.tools.mcp.config import McpConfigError
     from app.turn.events import TurnEnded
-    from app.turn.runner import TurnRunner
-    from app.turn.tool_step import AllowAll, DenyAll, ToolStep
+    from app.turn.tool_step import AllowAll, DenyAll
     from routing.chat_settings import ChatSettings
-    from routing.router import RoutingPrefs
     from routing.transcript import Notice, NoticeKind
     from vision.pdf import PdfNeedsPassword
 
@@ -62,15 +54,12 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
         toolbox = Toolbox(args.mcp_config or config.mcp_config)
     except McpConfigError as exc:
         raise CommandError(str(exc)) from None
-    from app.config import agent_providers
-    from app.turn.engine import agent_for
-
-    agents = agent_providers(config)
-    agent = agent_for(requested, agents)
+    assembly = set_up(config)
+    store, agents, agent = assembly.store, assembly.agents, assembly.agent_named(requested)
     if agent is not None and args.regenerate:
+        store.close()
         raise CommandError("--regenerate is not offered for agents yet: ask again instead.")
-    store = open_store(config)
-    catalogue = catalogue_for(config, store)
+    catalogue = assembly.catalogue()
     try:
         if agent is None:  # an agent is no catalogue model: its own program says what it has
             await check_model(requested, catalogue, agents=[a.id for a in agents])
@@ -101,29 +90,22 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
                 )
                 printer.show_notice(notice)
                 store.add_notice(conversation_id, notice)
-        prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model, config.check_sight)
         step = (
-            ToolStep(AllowAll())
+            assembly.tool_step(AllowAll())
             if args.allow_tools
-            else ToolStep(DenyAll(), withheld=toolbox.could_offer)
+            else assembly.tool_step(DenyAll(), withheld=toolbox.could_offer)
         )
-        defaults = ChatSettings(system_prompt=config.system_prompt or None)
-        runner = TurnRunner(store, catalogue, step, prefs=prefs, defaults=defaults)
+        runner = assembly.runner(catalogue, step)
         if agent is not None:
-            agent_engine = _agent_engine(
-                config, args, store, agents, catalogue, step, prefs, allowed=args.allow_tools
-            )
-            engine = agent_engine
-            turn = engine.run(
-                TurnInput(conversation_id, args.prompt, pictures, requested, pdfs=pdfs)
-            )
-        elif args.regenerate:
+            agent_engine = _agent_engines(assembly, args, catalogue, step)
+        engine: Engine = assembly.engine(requested, runner, agent_engine)
+        if args.regenerate:
             turn = runner.regenerate(conversation_id, None, requested, tools, settings)
         else:
             asked = TurnInput(
                 conversation_id, args.prompt, pictures, requested, tools, pdfs, settings
             )
-            turn = runner.run(asked)
+            turn = engine.run(asked)
         async with aclosing(turn) as events:
             async for event in events:
                 printer.show(event)
@@ -148,39 +130,22 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
     return 0
 
 
-def _agent_engine(
-    config: Config,
-    args: argparse.Namespace,
-    store: Store,
-    agents: list[ProviderConfig],
-    catalogue: Any,
-    step: ToolStep,
-    prefs: RoutingPrefs,
-    *,
-    allowed: bool,
+def _agent_engines(
+    assembly: Assembly, args: argparse.Namespace, catalogue: Catalogue, step: ToolStep
 ) -> AgentEngines:
-    """The agents' engines for this run: the current folder, the person's MCP servers."""
+    """The agents' engines for this run: the person's MCP servers; a chat's agent works in
+    the folder the chat keeps, a new chat's where `ask` runs (and the chat keeps it)."""
     from pathlib import Path
 
-    from app.tools.mcp.config import McpConfigError, load_mcp_servers
-    from app.turn.agents import AgentEngines
+    from app.tools.mcp.config import McpConfigError
 
-    source = args.mcp_config or config.mcp_config
     try:
-        servers = load_mcp_servers(source) if source else []
+        servers = assembly.mcp_servers(args.mcp_config)
     except McpConfigError as exc:
         raise CommandError(str(exc)) from None
-    hint = "" if allowed else " Run `sightline ask --allow-tools ...` to allow it."
-    return AgentEngines(
-        store,
-        agents,
-        catalogue,
-        step,
-        prefs=prefs,
-        mcp_servers=servers,
-        cwd=Path.cwd(),
-        denied_hint=hint,
-    )
+    hint = "" if args.allow_tools else " Run `sightline ask --allow-tools ...` to allow it."
+    folders = assembly.folders(Path.cwd())
+    return assembly.agent_engines(catalogue, step, folders, mcp_servers=servers, denied_hint=hint)
 
 
 def _not_allowed(event: TurnEvent, allowed: bool) -> list[Notice]:
@@ -202,7 +167,7 @@ def _not_allowed(event: TurnEvent, allowed: bool) -> list[Notice]:
     ]
 
 
-def _tried(catalogue: Any, error: object) -> str:
+def _tried(catalogue: Catalogue, error: object) -> str:
     """For a turn nothing could answer: the addresses tried, when the error names none."""
     from routing.endpoints import endpoint_name
     from routing.errors import CannotConnect

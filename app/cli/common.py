@@ -1,12 +1,12 @@
-"""What every command shares: its one-line failure, the config, the store, the catalogue."""
+"""What every command shares: its one-line failure, the config, the set-up and its store."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from app.assembly import Assembly
     from app.config import Config
     from app.store import ConversationSummary, Store
 
@@ -32,13 +32,21 @@ def load_settings() -> Config:
     return config
 
 
-def open_store(config: Config) -> Store:
-    from app.store import Store, StoreError
+def set_up(config: Config) -> Assembly:
+    """The command's set-up over the config's store (a one-line failure when the store
+    can't be opened)."""
+    from app.assembly import Assembly
+    from app.store import StoreError
 
     try:
-        return Store.open(config.data_dir)
+        return Assembly.open(config)
     except StoreError as exc:
         raise CommandError(str(exc)) from None
+
+
+def open_store(config: Config) -> Store:
+    """The config's store, for a command that needs nothing else of the set-up."""
+    return set_up(config).store
 
 
 def conversation_named(store: Store, conversation_id: str) -> ConversationSummary:
@@ -57,23 +65,6 @@ def conversation_named(store: Store, conversation_id: str) -> ConversationSummar
     except StoreError as exc:
         raise CommandError(str(exc)) from None
     return summary
-
-
-def catalogue_for(config: Config, store: Store | None = None) -> Any:
-    from app.config import effective_providers
-    from app.keys import KeyStore, with_keys
-    from routing.catalogue import Catalogue
-
-    providers = with_keys(
-        effective_providers(config, os.environ), KeyStore(config.data_dir), os.environ
-    )
-    if store is None:
-        return Catalogue(providers)
-    # What was learned (a refusal, a sight check) is part of each model's answer.
-    learned = store.learned
-    return Catalogue(
-        providers, blind=learned.blind(), checked=learned.checks(), refused=learned.refused()
-    )
 
 
 async def check_model(

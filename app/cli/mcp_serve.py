@@ -13,8 +13,6 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from app.cli.common import catalogue_for
-
 if TYPE_CHECKING:
     from app.config import Config
     from routing.transcript import Notice, ToolResult
@@ -133,11 +131,11 @@ def _standalone(
 ) -> tuple[list[Any], Call, Callable[[], Awaitable[None]]]:
     """A door started by hand runs its calls itself, only with --allow-tools; what crossed
     goes to the log, under the name it was given, shown as a name."""
+    from app.assembly import Assembly
     from app.tools.door import Door
     from app.tools.read_file import ReadFile
     from app.tools.screenshot import Screenshot
     from app.turn.engine_words import EngineWords, ResultWords, blind_engine
-    from routing.router import RoutingPrefs
     from vision.labels import shown_name
 
     agent_id = shown_name(str(args.agent)[:200])
@@ -145,9 +143,9 @@ def _standalone(
     # As the agent that started it says, else as the config has it (`local` defaults false).
     local = args.local or (agent.is_local if agent is not None else False)
     # Headless, who looks comes from the config's providers, as `ask` finds them.
-    catalogue = catalogue_for(config, None) if not args.sees else None
-    prefs = RoutingPrefs(config.auto_may_use_cloud, config.vision_model, config.check_sight)
-    words = EngineWords(catalogue, prefs)
+    assembly = Assembly(config)  # it keeps nothing: no store
+    catalogue = assembly.catalogue() if not args.sees else None
+    words = EngineWords(catalogue, assembly.prefs)
     model = blind_engine(agent_id or "the agent", "", local=local)
     door = Door(
         [ReadFile(), Screenshot()],

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-from app.cli.common import CommandError, catalogue_for, check_model, cut, open_store
+from app.cli.common import CommandError, check_model, cut, set_up
 from vision.labels import shown_name
 
 if TYPE_CHECKING:
@@ -15,11 +15,11 @@ if TYPE_CHECKING:
 
 
 async def list_models(config: Config, *, as_json: bool) -> int:
-    store = open_store(config)
+    assembly = set_up(config)
     try:
-        catalogue = catalogue_for(config, store)
+        catalogue = assembly.catalogue()
     finally:
-        store.close()
+        assembly.store.close()
     import asyncio
 
     try:
@@ -66,8 +66,8 @@ async def check_sight(config: Config, ref: str, *, as_json: bool) -> int:
     from routing.errors import ProviderError
     from routing.sight_check import check_sight
 
-    store = open_store(config)
-    catalogue = catalogue_for(config, store)
+    assembly = set_up(config)
+    store, catalogue = assembly.store, assembly.catalogue()
     try:
         await check_model(ref, catalogue, auto_allowed=False)
         try:

@@ -2,13 +2,15 @@
 
 An ACP agent (kind "acp") runs in `AcpEngine`, Codex's app server (kind "codex") in
 `CodexEngine`; `sightline ask` and the window hold one `AgentEngines` and never ask
-which. Each engine is made on its kind's first turn (neither SDK nor process is
-loaded for a kind nobody uses). Both get Sightline's own tools: the ACP agent through
-the door it is offered, Codex as dynamic tools.
+which. Each engine is made on its kind's first turn in a working folder (neither SDK nor
+process is loaded for a kind nobody uses); the chat's folder is kept with it
+(app/turn/agent_folder.py). Both get Sightline's own tools: the ACP agent through the
+door it is offered, Codex as dynamic tools.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from dataclasses import replace
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING
 from app.store import Store
 from app.tools.base import Tool
 from app.tools.mcp.config import McpServerConfig
+from app.turn.agent_folder import AgentFolders
 from app.turn.engine import agent_for
 from app.turn.events import TurnEvent
 from app.turn.tool_step import DenyAll, ToolStep
@@ -30,6 +33,8 @@ from routing.router import RoutingPrefs
 if TYPE_CHECKING:
     from app.turn.acp.engine import AcpEngine
     from app.turn.codex.engine import CodexEngine
+
+log = logging.getLogger(__name__)
 
 
 def sightline_tools() -> list[Tool]:
@@ -52,7 +57,7 @@ class AgentEngines:
         *,
         prefs: RoutingPrefs | None = None,
         mcp_servers: Sequence[McpServerConfig] = (),
-        cwd: Path | None = None,
+        folders: AgentFolders | None = None,
         denied_hint: str = "",
     ) -> None:
         self.store = store
@@ -61,67 +66,73 @@ class AgentEngines:
         self.tool_step = tool_step or ToolStep(DenyAll())
         self.prefs = prefs or RoutingPrefs()
         self.mcp_servers = list(mcp_servers)
-        self.cwd = cwd or Path.cwd()  # the chat's working folder (headless: where it runs)
+        # Each chat's working folder (headless, a chat with none works where it runs).
+        self.folders = folders or AgentFolders(store, Path.cwd())
         self.denied_hint = denied_hint
-        self._acp: AcpEngine | None = None
-        self._codex: CodexEngine | None = None
-
-    @property
-    def offered(self) -> dict[str, AgentOffer]:
-        """What each agent offered when it last started (its models, an ACP agent's modes)."""
-        offers: dict[str, AgentOffer] = {}
-        for engine in (self._acp, self._codex):
-            if engine is not None:
-                offers.update(engine.offered)
-        return offers
+        self._acp: dict[Path, AcpEngine] = {}  # an engine starts its agents in one folder
+        self._codex: dict[Path, CodexEngine] = {}
+        # What each agent offered when it last started (its models, an ACP agent's modes).
+        self.offered: dict[str, AgentOffer] = {}
 
     async def aclose(self) -> None:
         """End every program these engines started."""
-        engines = [e for e in (self._acp, self._codex) if e is not None]
-        self._acp = self._codex = None
+        engines: list[AcpEngine | CodexEngine] = [*self._acp.values(), *self._codex.values()]
+        self._acp, self._codex = {}, {}
         for engine in engines:
-            await engine.aclose()
+            try:
+                await engine.aclose()
+            except Exception:  # one agent that won't end must not keep the others running
+                log.exception("an agent did not end cleanly")
 
     async def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """The turn, by the engine of the named agent's kind (ACP when none is named: it
-        says there is no such agent)."""
+        says there is no such agent), in the chat's folder, which the person's message
+        keeps when the chat keeps none yet."""
         agent = agent_for(asked.requested_model, self.agents)
-        engine = self._codex_engine() if agent and agent.kind == "codex" else self._acp_engine()
-        turn = engine.run(replace(asked, tools=()))
-        async with aclosing(turn) as events:
-            async for event in events:
-                yield event
+        agent_id = agent.id if agent is not None else asked.requested_model
+        folder, carried = self.folders.for_turn(asked.conversation_id, agent_id)
+        codex = agent is not None and agent.kind == "codex"
+        engine = self._codex_engine(folder) if codex else self._acp_engine(folder)
+        turn = engine.run(replace(asked, tools=(), carried=carried))
+        try:
+            async with aclosing(turn) as events:
+                async for event in events:
+                    yield event
+        finally:
+            self.offered.update(engine.offered)
 
-    def _acp_engine(self) -> AcpEngine:
+    def _acp_engine(self, folder: Path) -> AcpEngine:
         from app.turn.acp.engine import AcpEngine
 
-        if self._acp is None:
-            self._acp = AcpEngine(
+        engine = self._acp.get(folder)
+        if engine is None:
+            engine = self._acp[folder] = AcpEngine(
                 self.store,
                 [a for a in self.agents if a.kind == "acp"],
                 self.catalogue,
                 self.tool_step,
                 prefs=self.prefs,
                 mcp_servers=self.mcp_servers,
-                cwd=self.cwd,
+                cwd=folder,
                 denied_hint=self.denied_hint,
             )
-        self._acp.catalogue, self._acp.prefs = self.catalogue, self.prefs  # today's, if changed
-        return self._acp
+        engine.catalogue, engine.prefs = self.catalogue, self.prefs  # today's, if changed
+        return engine
 
-    def _codex_engine(self) -> CodexEngine:
+    def _codex_engine(self, folder: Path) -> CodexEngine:
         from app.turn.codex.engine import CodexEngine
 
-        if self._codex is None:
-            self._codex = CodexEngine(
+        engine = self._codex.get(folder)
+        if engine is None:
+            engine = self._codex[folder] = CodexEngine(
                 self.store,
                 self.agents,
                 self.tool_step,
-                cwd=self.cwd,
+                cwd=folder,
                 denied_hint=self.denied_hint,
                 tools=sightline_tools(),
                 catalogue=self.catalogue,
                 prefs=self.prefs,
             )
-        self._codex.words.catalogue, self._codex.words.prefs = self.catalogue, self.prefs
-        return self._codex
+        engine.words.catalogue, engine.words.prefs = self.catalogue, self.prefs
+        return engine

@@ -8,11 +8,11 @@ was typed and attached, which model was asked for, and the turn's own settings.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.tools.base import Tool
 from routing.chat_settings import ChatSettings
-from routing.transcript import Message, user_message
+from routing.transcript import CarriedPart, Message, user_message
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
@@ -22,7 +22,8 @@ class TurnInput:
     """One turn's question: the chat, the words, the attachments, the model asked for.
 
     `tools` are what a model-API turn may offer (an agent brings its own); `settings`
-    override the chat's own for this turn only.
+    override the chat's own for this turn only; `carried` is what the person's message
+    keeps for the turns after it (an agent's working folder, app/turn/agent_folder.py).
     """
 
     conversation_id: str
@@ -32,7 +33,9 @@ class TurnInput:
     tools: Sequence[Tool] = ()
     pdfs: tuple[PdfFile, ...] = ()
     settings: ChatSettings | None = None
+    carried: tuple[CarriedPart, ...] = ()
 
     def message(self) -> Message:
         """The person's message as the store keeps it."""
-        return user_message(self.text, self.pictures, self.pdfs)
+        message = user_message(self.text, self.pictures, self.pdfs)
+        return replace(message, parts=message.parts + self.carried) if self.carried else message

@@ -3,12 +3,11 @@
 A chat whose pictures (or PDFs) were seen only on this computer, now sent to a
 model off it, asks once: send them, send the conversation without them (each
 becomes a line saying it was there), or cancel, which keeps the draft. The answer
-is kept with the chat, so the question is not asked again.
+is kept with the chat, so the question is not asked again. The send awaits the answer
+(app/ui/send_questions.py).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtWidgets import QAbstractButton, QMessageBox, QWidget
@@ -33,7 +32,7 @@ def question(leaving: Leaving) -> str:
 
 
 class LeavingPrompt(QObject):
-    """Asks the question in a window-modal dialog and hands the answer to a callback."""
+    """Asks the question in a window-modal dialog; a send awaits the answer."""
 
     def __init__(self, window: QWidget) -> None:
         """Ask over `window`."""
@@ -41,10 +40,16 @@ class LeavingPrompt(QObject):
         self._window = window
         self.dialog: QMessageBox | None = None  # the open question, if any
 
-    def ask(self, leaving: Leaving, answered: Callable[[EarlierPictures | None], None]) -> None:
-        """Open the dialog; `answered` gets SEND, WITHHOLD, or None for Cancel."""
+    async def answer(self, leaving: Leaving) -> EarlierPictures | None:
+        """Open the dialog and wait for the person: SEND, WITHHOLD, or None for Cancel
+        (an earlier question still open is cancelled)."""
+        import asyncio  # after the first paint: a send comes after it
+
         if self.dialog is not None:
             self.dialog.reject()
+        answered: asyncio.Future[EarlierPictures | None] = (
+            asyncio.get_running_loop().create_future()
+        )
         dialog = QMessageBox(self._window)
         dialog.setIcon(QMessageBox.Icon.Question)
         dialog.setWindowTitle(TITLE)
@@ -64,8 +69,15 @@ class LeavingPrompt(QObject):
         def finished(_result: int) -> None:
             if self.dialog is dialog:
                 self.dialog = None
-            answered(choices.get(dialog.clickedButton()))
+            if not answered.done():
+                answered.set_result(choices.get(dialog.clickedButton()))
 
         dialog.finished.connect(finished)
         self.dialog = dialog
         dialog.open()
+        try:
+            return await answered
+        except asyncio.CancelledError:  # the send was dropped (the window closes)
+            if self.dialog is dialog:
+                dialog.reject()
+            raise

@@ -6,28 +6,16 @@ It only wires widgets to the controller: every decision is the controller's
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QStandardPaths, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QPalette, QShortcut
-from PySide6.QtWidgets import (
-    QApplication,
-    QDialog,
-    QFileDialog,
-    QHBoxLayout,
-    QMainWindow,
-    QSplitter,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMainWindow, QWidget
 
-from app.presenters.approvals import ApprovalRequest
 from app.presenters.listing import ModelListing
 from app.presenters.model_status import explain
-from app.presenters.welcome import is_first_run, welcome
 from app.store import ConversationSummary, StoredItem
+from app.ui.approving import Approving
 from app.ui.bars import EditingBar, UndoBar
 from app.ui.chat_list import ID_ROLE, UNTITLED
 from app.ui.composer.approval_card import ApprovalCard
@@ -38,26 +26,27 @@ from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
+from app.ui.export_dialog import JSON_FILTER, MARKDOWN_FILTER, ask_export_path
 from app.ui.first_run import FirstRunPanel
-from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.ledger_panel import LedgerPanel
 from app.ui.menu_bar import MenuBar
 from app.ui.models.local_models import LocalModels
 from app.ui.provider_panel import ProviderPanel
+from app.ui.send_questions import SendQuestions
+from app.ui.sending import Send
 from app.ui.settings.appearance import Appearance, ThemeChoice
 from app.ui.sidebar import Sidebar
+from app.ui.sight_buttons import SightButtons
 from app.ui.top_bar import TopBar
+from app.ui.window_layout import WindowLayout
 from app.ui.window_state import Remembered, WindowState
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
-    from app.turn.boundary import EarlierPictures
     from app.ui.settings.settings_dialog import SettingsDialog
 
-MARKDOWN_FILTER = "Markdown, pictures in a folder beside it (*.md)"
-JSON_FILTER = "JSON, everything in one file (*.json)"
-_LEDGER_WIDTH = 340
+__all__ = ["JSON_FILTER", "MARKDOWN_FILTER", "MainWindow"]  # the filters: where tests found them
 
 
 class MainWindow(QMainWindow):
@@ -75,7 +64,6 @@ class MainWindow(QMainWindow):
         self.setAccessibleName("Sightline")
         self.settings_dialog: SettingsDialog | None = None
         self.viewer: QDialog | None = None
-        self.folder_dialog: QDialog | None = None  # asking an agent's working folder, if open
         self.export_dialog: QFileDialog | None = None
         self.state = WindowState(controller.store.path.parent)
         # The theme chosen in Settings ▸ Appearance, put back before the first paint.
@@ -85,7 +73,6 @@ class MainWindow(QMainWindow):
         remembered_theme = self.appearance.remembered()
         if remembered_theme != ThemeChoice.SYSTEM:
             self.appearance.apply(remembered_theme, remember=False)
-        self._ledger_width = _LEDGER_WIDTH  # the width the person last gave the ledger
 
         self.sidebar = Sidebar(self)
         self.top = TopBar(self)
@@ -103,103 +90,40 @@ class MainWindow(QMainWindow):
         self.ledger = LedgerPanel(self)
         # Asks for a locked PDF's password.
         self.passwords = PasswordPrompt(controller.attaching, self)
-        self.leaving = LeavingPrompt(self)
+        # A send asks what it still needs (an agent's folder, earlier pictures leaving).
+        self.questions = SendQuestions(self)
         # Many items can arrive at once (a turn's notices): the ledger is read once after.
         self._ledger_timer = QTimer(self)
         self._ledger_timer.setSingleShot(True)
         self._ledger_timer.setInterval(30)
-        self._build_layout()
+        self.arrangement = WindowLayout(self)
+        self.splitter = self.arrangement.splitter
+        self.chat_splitter = self.arrangement.chat_splitter
         self.chat_actions = ChatActions(self)  # before `_connect`: Ctrl+Z asks it first
         self.local_models = LocalModels(self)
         self.menus = MenuBar(self)
         self._connect()
         self._shortcuts()
-        self._arrange()
+        self.arrangement.arrange()
         self.resize(1120, 740)
-
-    def _build_layout(self) -> None:
-        # The conversation's column: status or welcome, the conversation, approval, composer.
-        body = QWidget(self)
-        body.setAccessibleName("Conversation")
-        column = QVBoxLayout(body)
-        column.setContentsMargins(0, 0, 0, 0)
-        column.setSpacing(0)
-        # The model status (or, the first time, the welcome) sits above the
-        # conversation; in an empty chat it takes the middle of the pane (`_arrange`).
-        self.panel_area = QWidget(self)
-        area = QVBoxLayout(self.panel_area)
-        area.setContentsMargins(18, 8, 18, 8)
-        area.addStretch(1)
-        for panel in (self.panel, self.welcome):
-            centred = QHBoxLayout()
-            centred.addStretch(1)
-            centred.addWidget(panel, 100)
-            centred.addStretch(1)
-            area.addLayout(centred)
-        area.addStretch(1)
-        column.addWidget(self.panel_area)
-        column.addWidget(self.view, 1)
-        approval_row = QHBoxLayout()  # the card lines up with the composer's box
-        approval_row.setContentsMargins(16, 6, 16, 0)
-        approval_row.addWidget(self.approval)
-        column.addLayout(approval_row)
-        for bar in (self.message_undo, self.editing_bar):
-            bar_row = QHBoxLayout()  # the bars line up with the composer's box too
-            bar_row.setContentsMargins(16, 6, 16, 0)
-            bar_row.addWidget(bar)
-            column.addLayout(bar_row)
-        column.addWidget(self.composer)
-        self._column = column
-
-        # The ledger sits beside the conversation, under the top bar: opening it
-        # narrows the conversation, never widens the window past the top bar's width.
-        self.chat_splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        self.chat_splitter.setAccessibleName("Conversation and ledger")
-        self.chat_splitter.setChildrenCollapsible(False)
-        self.chat_splitter.addWidget(body)
-        self.chat_splitter.addWidget(self.ledger)
-        self.chat_splitter.setStretchFactor(0, 1)
-        self.ledger.hide()
-
-        chat = QWidget(self)
-        chat.setAccessibleName("Chat")
-        chat.setBackgroundRole(QPalette.ColorRole.Base)
-        chat.setAutoFillBackground(True)
-        chat_column = QVBoxLayout(chat)
-        chat_column.setContentsMargins(0, 0, 0, 0)
-        chat_column.setSpacing(0)
-        chat_column.addWidget(self.top)
-        chat_column.addWidget(self.chat_splitter, 1)
-
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
-        splitter.setAccessibleName("Sidebar and chat")
-        splitter.setChildrenCollapsible(False)
-        splitter.addWidget(self.sidebar)
-        splitter.addWidget(chat)
-        splitter.setStretchFactor(1, 1)
-        splitter.setSizes([250, 870])
-        self.sidebar.setMinimumWidth(180)
-        self.splitter = splitter
-        self.setCentralWidget(splitter)
 
     def _connect(self) -> None:
         c = self.controller
         c.models_changed.connect(self._show_models)
-        c.conversations_changed.connect(self._show_conversations)
+        c.chats.changed.connect(self._show_conversations)
         c.conversation_loaded.connect(self._show_conversation)
-        c.item_added.connect(self.conversation.add_item)
-        c.item_added.connect(self._ledger_timer.start)
+        # A turn's events, from its feed straight to the conversation's model.
+        c.feed.item_added.connect(self.conversation.add_item)
+        c.feed.item_added.connect(self._ledger_timer.start)
         self.conversation.rowsInserted.connect(self._arrange)
         self.conversation.modelReset.connect(self._arrange)
-        c.text_added.connect(self.conversation.append_text)
-        c.item_finished.connect(self.conversation.finish_item)
-        c.item_finished.connect(self._ledger_timer.start)
-        c.call_added.connect(self.conversation.add_call)
+        c.feed.text_added.connect(self.conversation.append_text)
+        c.feed.item_finished.connect(self.conversation.finish_item)
+        c.feed.item_finished.connect(self._ledger_timer.start)
+        c.feed.call_added.connect(self.conversation.add_call)
         c.thought_added.connect(self.conversation.add_thought)
         c.plan_updated.connect(self.conversation.set_plan)
-        c.approval_requested.connect(self._show_approval)
-        c.approval_settled.connect(self._approval_settled)
-        self.approval.answered.connect(c.answer_approval)
+        self.approving = Approving(self)  # the open chat's tool call waiting on the card
         c.busy_changed.connect(self.composer.set_busy)
         c.busy_changed.connect(self._show_agent_offers)
         c.draft_restored.connect(self.composer.restore_draft)
@@ -222,13 +146,7 @@ class MainWindow(QMainWindow):
         self.composer.remove_requested.connect(c.attaching.remove_attachment)
         self.composer.problems_dismissed.connect(c.attaching.dismiss_problems)
         self.picker.currentIndexChanged.connect(self._show_attachments)
-        self.picker.currentIndexChanged.connect(self._show_check_again)
-        self.top.check_sight_button.clicked.connect(
-            lambda: c.check_sight(self.picker.current_ref())
-        )
-        self.top.check_again_button.clicked.connect(
-            lambda: c.check_again(self.picker.current_ref())
-        )
+        self.sight_buttons = SightButtons(self)
         self.view.picture_clicked.connect(self.open_picture)
         self.view.pdf_clicked.connect(self.open_pdf)
         # Files dropped on the conversation are attached, as on the composer.
@@ -274,47 +192,21 @@ class MainWindow(QMainWindow):
         self.panel.show_explanation(explain(listing))
         self._arrange()
         self._show_attachments()  # what a model sees may be known only now
-        self._show_check_again()
+        self.sight_buttons.show()
         self._ledger_timer.start()  # hosts of providers may be known only now
-
-    def _show_check_again(self, *_args: object) -> None:
-        # Only a model learned blind (it refused pictures) can be checked again.
-        ref = self.picker.current_ref()
-        learned = ref in self.controller.learned_blind()
-        self.top.check_again_button.setVisible(learned)
-        # A model nobody says sees (or one checked before) can be checked on demand.
-        model = next((m for m in self.picker.models() if m.ref == ref), None)
-        # SightFrom's values as text: routing.models loads only after the first paint.
-        unsaid = bool(model) and str(getattr(model, "sight_from", "")) in ("unknown", "checked")
-        takes = model is not None and model.takes_pictures
-        self.top.check_sight_button.setVisible(unsaid and takes and not learned)
 
     def _show_attachments(self, *_args: object) -> None:
         a, ref = self.controller.attaching, self.picker.current_ref()
         self.composer.show_attachments(a.attachments, a.sight_of(ref), a.pdf_notes(ref))
 
     def _arrange(self, *_args: object) -> None:
-        c = self.controller
-        no_models = not c.listing.models and not self.picker.agents()  # an agent answers too
-        empty = self.conversation.rowCount() == 0
-        # The first time (no config file, no chat yet) the empty chat says hello instead.
-        first = empty and is_first_run(c.config.source is not None, c.chats.has_any())
-        greeting = welcome(c.listing) if first else None
-        if greeting is not None:
-            self.welcome.show_welcome(greeting)
-        self.welcome.setVisible(greeting is not None)
-        self.panel.setVisible(greeting is None and no_models)
-        self.panel_area.setVisible(greeting is not None or no_models)
-        # An empty chat with something to say shows only that, centred.
-        centred = empty and (greeting is not None or no_models)
-        self.view.setVisible(not centred)
-        self._column.setStretchFactor(self.panel_area, 1 if centred else 0)
+        self.arrangement.arrange()
 
     def _show_conversations(self, summaries: list[ConversationSummary]) -> None:
         self.sidebar.set_conversations(
             summaries, self.controller.current_id, self.controller.chats.snippets
         )
-        self._show_title()
+        self.show_title()
         self._arrange()  # the first chat ends the welcome; deleting the last may bring it back
 
     def _show_conversation(self, conversation_id: str, items: list[StoredItem], model: str) -> None:
@@ -322,46 +214,19 @@ class MainWindow(QMainWindow):
         self.sidebar.show_current(conversation_id)
         if model:
             self.picker.set_current_ref(model)
-        self._show_title()
+        self.show_title()
         self._ledger_timer.start()
         if not self.sidebar.list.by_keyboard:  # browsing the list keeps the keyboard there
             self.composer.edit.setFocus()
-        waiting = self.controller.waiting_approval(conversation_id)
-        if waiting is not None:
-            self._show_approval(waiting)
-        else:
-            self.approval.clear()
+        self.approving.show_waiting(conversation_id)
 
-    def _show_approval(self, request: ApprovalRequest) -> None:
-        if request.conversation_id != self.controller.current_id:
-            return  # asked again when the person opens that chat
-        self.approval.show_request(request)
-        # The card takes the keyboard (so it is heard and reachable by Tab), unless
-        # the person is writing a draft: their keys must not go astray.
-        edit = self.composer.edit
-        if not (edit.hasFocus() and edit.toPlainText().strip()):
-            self.approval.setFocus()
-
-    def _approval_settled(self, request: ApprovalRequest) -> None:
-        if self.approval.request is None or self.approval.request.serial != request.serial:
-            return
-        focused = QApplication.focusWidget()
-        had_focus = focused is not None and (
-            focused is self.approval or self.approval.isAncestorOf(focused)
-        )
-        self.approval.clear()
-        waiting = self.controller.waiting_approval(self.controller.current_id)
-        if waiting is not None:
-            self._show_approval(waiting)
-        elif had_focus:
-            self.composer.edit.setFocus()
-
-    def _show_title(self) -> None:
+    def show_title(self) -> None:
+        """The open chat's title, in the top bar (with an agent's folder) and the window's."""
         current = self.controller.current_id
         # Not from the (maybe searched) list: the open chat may be filtered out of it.
         title = self.controller.chats.title(current) or UNTITLED
         self.top.show_title(title, current)
-        self.top.show_folder(self.controller.folder(current))
+        self.top.show_folder(self.controller.sending.folder(current))
         # The window's own title names the chat too: a taskbar, or a narrow bar, still says it.
         self.setWindowTitle(f"{title} — Sightline" if current else "Sightline")
 
@@ -382,49 +247,8 @@ class MainWindow(QMainWindow):
             self.controller.chats.undo()
 
     def _send(self, text: str) -> None:
-        ref = self.picker.current_ref()
-        anything = bool(text.strip()) or self.controller.attaching.attachments.anything
         editing = self.chat_actions.editing
-
-        def send() -> bool:
-            if not self.controller.send(text, ref, replacing=editing):
-                return False
-            self._show_title()  # an agent's chat names its working folder
-            self.composer.clear()
-            self.view.jump_to_latest()  # what was sent is always in view
-            if editing is not None:
-                self.chat_actions.sent()
-            return True
-
-        self.send_checked(ref, send, anything=anything)
-
-    def send_checked(self, ref: str, send: Callable[[], bool], *, anything: bool) -> None:
-        """Send (a message, or an answer asked again), once the person has said whether the
-        chat's earlier pictures may leave this computer for `ref`, if they would, and, for
-        an agent's first turn in the chat, chosen the folder it works in."""
-        if self.controller.needs_folder(ref):
-            from app.ui.agent_turns import ask_folder
-
-            def chosen(folder: Path) -> None:
-                self.controller.set_folder(folder)
-                self.send_checked(ref, send, anything=anything)
-
-            # The draft waits in the composer meanwhile; Cancel leaves it there.
-            self.folder_dialog = ask_folder(self, ref.partition(":")[0], chosen)
-            return
-        leaving = self.controller.earlier_pictures_leaving(ref)
-        if leaving is not None and anything:
-            # Asked once per chat, before the first request that would take them off it.
-            self.leaving.ask(leaving, lambda choice: self._send_after(choice, send))
-            return
-        if not send() and self.controller.busy:
-            self.statusBar().showMessage("Wait for the answer to finish, or Stop it, first.", 8000)
-
-    def _send_after(self, choice: EarlierPictures | None, send: Callable[[], bool]) -> None:
-        if choice is None:
-            return  # cancelled: the draft stays where it is
-        self.controller.decide_earlier_pictures(choice)
-        send()
+        self.questions.send(Send(self.picker.current_ref(), text, replacing=editing))
 
     def open_picture(self, picture: Picture) -> QDialog:
         """Show a picture in its own window (replacing one already open)."""
@@ -474,56 +298,26 @@ class MainWindow(QMainWindow):
 
     def show_ledger(self, shown: bool) -> None:
         """Show or hide “Where your data went” beside the chat."""
-        if shown == (not self.ledger.isHidden()):
-            self.top.ledger_button.setChecked(shown)
-            return
-        if shown:
-            total = sum(self.chat_splitter.sizes())
-            width = min(self._ledger_width, total // 2)
-            self.ledger.show()
-            self.chat_splitter.setSizes([total - width, width])
-            self._refresh_ledger()
-        else:
-            self._ledger_width = self.chat_splitter.sizes()[1] or self._ledger_width
-            self.ledger.hide()
+        if shown == self.ledger.isHidden():  # not so already
+            self.arrangement.show_ledger(shown)
+            if shown:
+                self._refresh_ledger()
         self.top.ledger_button.setChecked(shown)
 
     def export_conversation(self) -> QFileDialog | None:
         """Ask where to save the open chat (Markdown or JSON), then write it in the background."""
-        conversation_id = self.controller.current_id
-        if not conversation_id:
+        chat = self.controller.current_id
+        if not chat:
             self.statusBar().showMessage("Nothing to export yet: this chat has no messages.", 8000)
             return None
         if self.export_dialog is not None:
             self.export_dialog.raise_()
             return self.export_dialog
-        from app.export import file_name_for  # on first export: the first paint doesn't need it
-
-        folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
-        dialog = QFileDialog(self, "Export conversation")
-        dialog.setAccessibleName("Export conversation")
-        dialog.setAcceptMode(QFileDialog.AcceptMode.AcceptSave)
-        dialog.setNameFilters([MARKDOWN_FILTER, JSON_FILTER])
-        dialog.setDefaultSuffix("md")
-        dialog.setDirectory(folder or str(Path.home()))
-        dialog.selectFile(file_name_for(self.title.text()) + ".md")
-
-        def suffix_follows_format(chosen: str) -> None:
-            suffix = "json" if chosen == JSON_FILTER else "md"
-            dialog.setDefaultSuffix(suffix)
-            typed = dialog.selectedFiles()
-            if typed:
-                dialog.selectFile(Path(typed[0]).with_suffix(f".{suffix}").name)
-
-        def chosen(path: str) -> None:
-            self.controller.chats.export(conversation_id, Path(path))
-
-        dialog.filterSelected.connect(suffix_follows_format)
-        dialog.fileSelected.connect(chosen)
+        dialog = ask_export_path(
+            self, self.title.text(), lambda path: self.controller.chats.export(chat, path)
+        )
         dialog.finished.connect(self._export_closed)
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.export_dialog = dialog
-        dialog.open()  # window-modal, no nested event loop under qasync
         return dialog
 
     def _export_closed(self) -> None:
@@ -566,7 +360,7 @@ class MainWindow(QMainWindow):
     def restore_state(self) -> None:
         """Put back the size, place, splitter, ledger and chat of the last run."""
         remembered = self.state.restore(self, self.splitter)
-        self._ledger_width = remembered.ledger_width or self._ledger_width
+        self.arrangement.ledger_width = remembered.ledger_width or self.arrangement.ledger_width
         self.show_ledger(remembered.ledger_open)
         if remembered.last_chat:
             # One deleted since is simply not found: a new chat, as usual.
@@ -574,10 +368,8 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Remember the window, and tell whoever runs it that it is closing."""
-        ledger_open = not self.ledger.isHidden()
-        if ledger_open:
-            self._ledger_width = self.chat_splitter.sizes()[1]
-        remembered = Remembered(self.controller.current_id, ledger_open, self._ledger_width)
+        ledger_open, width = not self.ledger.isHidden(), self.arrangement.ledger_width_now()
+        remembered = Remembered(self.controller.current_id, ledger_open, width)
         self.state.save(self, self.splitter, remembered)
         if self.settings_dialog is not None:  # unsaved edits go, and its tasks stop
             self.settings_dialog.done(QDialog.DialogCode.Rejected)

@@ -1,10 +1,12 @@
 """The window's one running turn: its task, its events into the view, its end.
 
-A turn is a function of the tools to offer that yields a turn's events (a send, a
-regenerate, an agent asked again). Its events go through the `TurnFeed` to the open
-conversation; an agent's thoughts and plan, which the feed doesn't know, are told
-alike. When a turn fails before the person's message was stored, or when nothing can
-be stored any more, the words and attachments go back to the composer.
+A turn is the engine that answers and the person's question (`TurnInput`): a send, a
+regenerate, an agent asked again. The tools it offers are gathered once it runs (MCP
+servers may take a while to start, and Stop stops that too). Its events go through the
+`TurnFeed` to the open conversation; an agent's thoughts and plan, which the feed
+doesn't know, are told alike. When a turn fails before the person's message was stored,
+or when nothing can be stored any more, the words and attachments go back to the
+composer.
 """
 
 from __future__ import annotations
@@ -20,12 +22,12 @@ from app.ui.turn_feed import TurnFeed
 # asyncio is imported by the methods that use it, after the window's first paint.
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import AsyncGenerator, Awaitable, Sequence
+    from collections.abc import Awaitable
 
     from app.tools.base import Tool
-    from app.turn.events import PlanEntry, TurnEvent
-
-    Turn = Callable[[Sequence[Tool]], AsyncGenerator[TurnEvent, None]]
+    from app.turn.engine import Engine
+    from app.turn.events import PlanEntry
+    from app.turn.turn_input import TurnInput
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +63,16 @@ class RunningTurn:
         """Whether a turn runs (until its end is told, so the window and this agree)."""
         return self.task is not None
 
-    def begin(self, conversation_id: str, turn: Turn, text: str, attached: Attachments) -> None:
-        """Run `turn` in `conversation_id`; `text` and `attached` are what the person sent."""
+    def begin(
+        self, engine: Engine, asked: TurnInput, text: str = "", attached: Attachments | None = None
+    ) -> None:
+        """Have `engine` answer `asked`; `text` and `attached` are what the person sent (given
+        back to the composer when the turn can't keep them)."""
         import asyncio  # after the first paint (see the imports)
 
-        self.conversation_id = conversation_id
+        self.conversation_id = asked.conversation_id
         self._feed.begin()
-        task = asyncio.ensure_future(self._run(conversation_id, turn, text, attached))
+        task = asyncio.ensure_future(self._run(engine, asked, text, attached or Attachments()))
         # A done callback, not a `finally`: a task cancelled before its first step
         # never enters the coroutine's body, and "busy" must still end.
         task.add_done_callback(self._done)
@@ -90,16 +95,18 @@ class RunningTurn:
                 await task
 
     async def _run(
-        self, conversation_id: str, turn: Turn, text: str, attached: Attachments
+        self, engine: Engine, asked: TurnInput, text: str, attached: Attachments
     ) -> None:
         import asyncio
+        from dataclasses import replace
 
         from app.turn.events import ItemAdded, NotSaved, PlanUpdated, ThoughtAdded, TurnEnded
 
+        conversation_id = asked.conversation_id
         saved = False  # the person's message is in the store (a Retry reuses it)
         try:
-            tools = await self._tools()
-            async with contextlib.aclosing(turn(tools)) as events:
+            asked = replace(asked, tools=await self._tools())
+            async with contextlib.aclosing(engine.run(asked)) as events:
                 async for event in events:
                     self._feed.forward(conversation_id, event)
                     if isinstance(event, ThoughtAdded):  # an agent's: the feed knows none

@@ -1,4 +1,4 @@
-"""One open window and everything behind it: config, store, controller.
+"""One open window and everything behind it: config, store (the set-up's), controller.
 
 `run_window` and the UI tests both build the window through `load_settings`
 and `open_session`, so the tests exercise the real start-up path.
@@ -10,6 +10,7 @@ import os
 import time
 from collections.abc import Mapping
 
+from app.assembly import Assembly
 from app.config import Config
 from app.store import Store
 from app.ui.controller import Controller
@@ -33,24 +34,17 @@ def load_settings(environ: Mapping[str, str] = os.environ) -> Config:
 class Session:
     """The window, its controller and the store they share."""
 
-    def __init__(
-        self,
-        config: Config,
-        store: Store,
-        environ: Mapping[str, str] = os.environ,
-        *,
-        start_on_paint: bool = True,
-    ):
-        """Build the window over an open store (no network yet).
+    def __init__(self, assembly: Assembly, *, start_on_paint: bool = True):
+        """Build the window over the set-up's open store (no network yet).
 
         With `start_on_paint` the first paint starts the controller, so an asyncio
         loop must already run; `run_window` paints before asyncio loads and calls
         `start` itself once its loop runs.
         """
-        self.config = config
-        self.store = store
+        self.config: Config = assembly.config  # as the window opened
+        self.store: Store = assembly.store
         self._start_on_paint = start_on_paint
-        self.controller = Controller(config, store, environ)
+        self.controller = Controller(assembly)
         self.window = MainWindow(self.controller)
         self.painted_at: float | None = None
         self.closed = False
@@ -91,11 +85,11 @@ def open_session(
     from app.store import StoreError
 
     try:
-        store = Store.open(config.data_dir)
+        assembly = Assembly.open(config, environ)
     except StoreError as exc:
         raise StartupError(str(exc)) from None
     try:
-        return Session(config, store, environ, start_on_paint=start_on_paint)
+        return Session(assembly, start_on_paint=start_on_paint)
     except BaseException:
-        store.close()
+        assembly.store.close()
         raise

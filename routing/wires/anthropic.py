@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
-
-import httpx
 
 from routing.errors import KeyProblem, ProviderError
 from routing.models import ModelInfo, ProviderConfig
@@ -30,8 +28,8 @@ from routing.wires.anthropic_errors import (
     missing_key,
 )
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
-from routing.wires.bounded import ERROR_BODY_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
-from routing.wires.http import ErrorAnswer, HttpWire
+from routing.wires.bounded import ERROR_BODY_CAP, SseEvent
+from routing.wires.http import ErrorAnswer, HttpWire, Streamed
 from routing.wires.payload import load_json, plain_json
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -280,27 +278,19 @@ class AnthropicWire(HttpWire):
         """The JSON body of POST /v1/messages."""
         return build_messages_body(request, self.max_tokens)
 
-    async def read_events(
-        self,
-        response: httpx.Response,
-        body: Mapping[str, Any],
-        request: ChatRequest,
-        deadline: IdleDeadline,
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The stream's events, up to message_stop."""
-        pid = self.provider.id
-        if "text/event-stream" not in response.headers.get("content-type", ""):
+        if not answer.is_sse:
             what = "an answer that is not an event stream"
             # Read for its words only: an error body or a web page, never an answer.
-            raw = await read_body(response, ERROR_BODY_CAP, what, provider_id=pid)
+            raw = await answer.whole(ERROR_BODY_CAP, what)
             raise self._not_the_api(raw, what)
-        state = StreamState(self.located, model=request.model)
+        state = StreamState(self.located, model=answer.request.model)
 
         def parse(sse: SseEvent) -> tuple[list[StreamEvent], bool]:
             return parse_event(sse.event, sse.data, state), state.finished
 
-        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
-        async with aclosing(stream) as events:
+        async with aclosing(answer.events(state, parse)) as events:
             async for event in events:
                 yield event
         if not state.finished:

@@ -299,12 +299,14 @@ class IdleDeadline:
                 except TimeoutError:
                     if not timer.expired():
                         raise
-                    raise self._stalled() from None
+                    raise self.stalled() from None
                 finally:
                     self._timer = None
                 yield event
 
-    def _stalled(self) -> TimedOut:
+    def stalled(self) -> TimedOut:
+        """The error for a stream that went `limit` seconds without an event (a stream that
+        is not an answer, such as a pull, says it in its own words)."""
         seconds = f"{self.limit:g} second{'' if self.limit == 1 else 's'}"
         return TimedOut(
             f"Nothing of the answer came from {self._server} for {seconds}, so Sightline "

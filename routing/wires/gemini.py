@@ -16,8 +16,6 @@ from contextlib import aclosing
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-import httpx
-
 from routing.errors import BadRequest, MalformedResponse, ProviderError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset, preset_for
@@ -25,7 +23,7 @@ from routing.wires.base import (
     ChatRequest,
     StreamEvent,
 )
-from routing.wires.bounded import EVENT_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
+from routing.wires.bounded import SseEvent
 from routing.wires.gemini_errors import classify_gemini, refuses_tool_pictures
 from routing.wires.gemini_request import (
     Form,
@@ -34,7 +32,7 @@ from routing.wires.gemini_request import (
     pictures_in_responses,
 )
 from routing.wires.gemini_stream import StreamState, finish_stream, malformed, parse_chunk
-from routing.wires.http import ErrorAnswer, HttpWire
+from routing.wires.http import ErrorAnswer, HttpWire, Streamed
 from routing.wires.payload import load_json
 
 PAGE_SIZE = 1000  # the most the model list gives a page
@@ -121,21 +119,17 @@ class GeminiWire(HttpWire):
                     raise
                 self.pictures_after.add(request.model)
 
-    async def read_events(
-        self,
-        response: httpx.Response,
-        body: Mapping[str, Any],
-        request: ChatRequest,
-        deadline: IdleDeadline,
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The SSE chunks as events, until the stream ends with a finish reason."""
         state = StreamState(
-            self.located, self.source(request.model), self.preset, request.model, has_pictures(body)
+            self.located,
+            self.source(answer.request.model),
+            self.preset,
+            answer.request.model,
+            has_pictures(answer.body),
         )
-        pid = self.provider.id
-        if "text/event-stream" not in response.headers.get("content-type", ""):
-            text = await read_body(response, EVENT_CAP, "an answer", provider_id=pid)
-            for event in self._whole_body(text, state):
+        if not answer.is_sse:
+            for event in self._whole_body(await answer.whole(), state):
                 yield event
             return
 
@@ -149,8 +143,7 @@ class GeminiWire(HttpWire):
                 raise malformed(state, "a chunk that is not JSON", data) from None
             return parse_chunk(chunk, state), False  # Gemini's stream ends with its body
 
-        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
-        async with aclosing(stream) as events:
+        async with aclosing(answer.events(state, parse)) as events:
             async for event in events:
                 yield event
         if not state.finish_reason:

@@ -10,39 +10,35 @@ refusal of pictures inside a function response is the wire's to learn from
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from routing.errors import (
     BadRequest,
-    ContextTooLong,
-    KeyProblem,
     MalformedResponse,
-    ModelNotFound,
-    Overloaded,
-    ParameterRefused,
-    PicturesRefused,
     ProviderError,
-    QuotaExhausted,
-    RateLimited,
-    ServerError,
-    TimedOut,
 )
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import GEMINI_WORDS as WORDS
-from routing.refusals import is_context_too_long, refused_setting, refuses_pictures, says
+from routing.refusals import refused_setting, says
 from routing.wires.http_errors import (
-    key_refused,
+    key_hint,
     looks_like_html,
-    no_longer_fits,
-    no_model_called,
+    refused_by_words,
     server,
     setting_refused,
-    sightline_bug,
 )
 from routing.wires.payload import load_json
-from routing.wires.retry import retry_after_seconds, wait_words
+from routing.wires.retry import retry_after_seconds
+from routing.wires.statuses import (
+    GATEWAY_STATUSES,
+    Failed,
+    Failure,
+    Sentence,
+    failure_of,
+    status_error,
+)
 
 NAME = "Gemini"
 
@@ -115,20 +111,57 @@ def refuses_tool_pictures(error: ProviderError) -> bool:
     return says(error.detail, WORDS.tool_pictures)
 
 
-def _quota_or_limit(
-    fields: GeminiError, headers: Mapping[str, str], kw: dict[str, Any]
-) -> RateLimited:
+# How Gemini's body names a failure (its `status`), as the table's.
+_NAMED = {
+    "UNAUTHENTICATED": Failure.UNAUTHORIZED,
+    "PERMISSION_DENIED": Failure.FORBIDDEN,
+    "RESOURCE_EXHAUSTED": Failure.RATE_LIMITED,
+    "NOT_FOUND": Failure.NOT_FOUND,
+    "UNAVAILABLE": Failure.UNAVAILABLE,
+    "DEADLINE_EXCEEDED": Failure.GAVE_UP,
+}
+
+# Gemini's own sentences (the rest are the table's, routing/wires/statuses.py).
+OWN_WORDS: Mapping[Failure, Sentence] = {
+    Failure.NO_CREDIT: lambda it: (
+        f"{NAME} says this key's quota is used up for now (its daily limit, or "
+        "billing). Raise the limit in Google AI Studio, wait until it resets, or pick another "
+        "provider."
+    ),
+    Failure.RATE_LIMITED: lambda it: f"{NAME} is limiting requests for this key. {it.wait_advice}",
+    Failure.NOT_FOUND: lambda it: (
+        f"{it.at} has no such API path (HTTP 404). Check the provider's base URL "
+        "(Gemini's is https://generativelanguage.googleapis.com/v1beta)."
+    ),
+    Failure.TOO_LARGE: lambda it: (
+        f"The request is too large for {NAME} (its limit is about 20 MB of pictures "
+        "and PDFs in one request). Send fewer or smaller pictures, or start a new chat."
+    ),
+    Failure.GAVE_UP: lambda it: f"{NAME} gave up answering in time (HTTP {it.status}). Try again.",
+    Failure.SERVER: lambda it: f"{NAME} failed while answering ({it.where}). Try again later.",
+}
+
+
+def failure_said(status: int, fields: GeminiError) -> Failure:
+    """What went wrong, by the status or by the body's own `status` (an error inside the
+    stream has only its body), read with Gemini's words."""
     text = fields.message.lower()
-    if fields.daily_quota() or says(text, WORDS.no_credit):
-        return QuotaExhausted(
-            f"{NAME} says this key's quota is used up for now (its daily limit, or billing). "
-            "Raise the limit in Google AI Studio, wait until it resets, or pick another provider.",
-            retry_after=None,
-            **kw,
-        )
-    wait = fields.retry_delay() or retry_after_seconds(headers, fields.message)
-    after = f"Wait {wait_words(wait)} and try again." if wait else "Wait a moment and try again."
-    return RateLimited(f"{NAME} is limiting requests for this key. {after}", retry_after=wait, **kw)
+    failure, named = failure_of(status), _NAMED.get(fields.status)
+    said = {failure, named}
+    bad_key = fields.reason() == "API_KEY_INVALID" or "api key not valid" in text
+    if bad_key or Failure.UNAUTHORIZED in said or Failure.FORBIDDEN in said:
+        return Failure.UNAUTHORIZED
+    if Failure.RATE_LIMITED in said:
+        quota = fields.daily_quota() or says(text, WORDS.no_credit)
+        return Failure.NO_CREDIT if quota else Failure.RATE_LIMITED
+    if Failure.NOT_FOUND in said:
+        no_model = says(text, WORDS.no_model) or "models/" in text
+        return Failure.NO_MODEL if no_model else Failure.NOT_FOUND
+    if Failure.UNAVAILABLE in said or says(text, WORDS.overloaded):
+        return Failure.UNAVAILABLE
+    if status == 504 or named is Failure.GAVE_UP:  # Gemini's deadline passed
+        return Failure.GAVE_UP
+    return failure
 
 
 def classify_gemini(
@@ -145,18 +178,29 @@ def classify_gemini(
     fields = error_fields(body_text)
     where = f"HTTP {status}" if status != 200 else "in the stream"
     kw: dict[str, Any] = {"provider_id": provider.id, "detail": f"{where}: {body_text[:2000]}"}
+    at = server(provider, preset)
     if fields is None:
-        if status in (502, 503, 504):
-            return Overloaded(f"{NAME} is unavailable right now (HTTP {status}). Try again.", **kw)
+        if status in GATEWAY_STATUSES:
+            return status_error(Failure.GATEWAY_DOWN, Failed(NAME, status), **kw)
         what = "a web page" if looks_like_html(body_text) else "an answer that is not Gemini's"
         return MalformedResponse(
-            f"{server(provider, preset)} answered with {what}: a sign-in page of the network "
+            f"{at} answered with {what}: a sign-in page of the network "
             "or a wrong address. Sign in to the network, or check the provider's base URL.",
             **kw,
         )
-    if status == 200 and 400 <= fields.code < 600:
+    in_stream = status == 200
+    if in_stream and 400 <= fields.code < 600:
         status = fields.code  # an error inside the stream carries its HTTP code
-    text, kind, subject = fields.message.lower(), fields.status, f"The model {model or ''}".strip()
+    text, subject = fields.message.lower(), f"The model {model or ''}".strip()
+    failed = Failed(
+        NAME,
+        status,
+        model,
+        at=at,
+        key_hint=key_hint(preset),
+        what=f"HTTP {status}, {fields.status or 'no status'}",
+        in_stream=in_stream,
+    )
     if says(text, WORDS.tool_pictures):
         return BadRequest(f"{subject} takes no pictures inside a tool's answer.", **kw)
     refused = next(
@@ -164,43 +208,21 @@ def classify_gemini(
         None,
     )
     if refused is not None and 400 <= status < 500:  # Unknown name "temperature" at ...
-        return ParameterRefused(
-            setting_refused(NAME, model, refused, f"HTTP {status}"), param=refused, **kw
-        )
+        return setting_refused(NAME, model, refused, f"HTTP {status}", **kw)
     if status == 413 or says(text, WORDS.too_large):
-        return BadRequest(
-            f"The request is too large for {NAME} (its limit is about 20 MB of pictures and "
-            "PDFs in one request). Send fewer or smaller pictures, or start a new chat.",
-            **kw,
-        )
-    if refuses_pictures(status, text, had_pictures, WORDS):
-        return PicturesRefused(
-            f"{NAME} could not use a picture in this message (it may be damaged or in a format "
-            "it does not take). Describe it in words, or attach it again as PNG or JPEG.",
-            **kw,
-        )
-    if is_context_too_long(text, WORDS):
-        return ContextTooLong(no_longer_fits(model), **kw)
-    bad_key = fields.reason() == "API_KEY_INVALID" or "api key not valid" in text
-    if status in (401, 403) or bad_key or kind in ("UNAUTHENTICATED", "PERMISSION_DENIED"):
-        return KeyProblem(key_refused(NAME, status, preset), **kw)
-    if status == 429 or kind == "RESOURCE_EXHAUSTED":
-        return _quota_or_limit(fields, headers, kw)
-    if status == 404 or kind == "NOT_FOUND":
-        if says(text, WORDS.no_model) or "models/" in text:
-            return ModelNotFound(no_model_called(NAME, model), **kw)
-        return MalformedResponse(
-            f"{server(provider, preset)} has no such API path (HTTP 404). Check the provider's "
-            "base URL (Gemini's is https://generativelanguage.googleapis.com/v1beta).",
-            **kw,
-        )
-    if status == 503 or kind == "UNAVAILABLE" or says(text, WORDS.overloaded):
+        return status_error(Failure.TOO_LARGE, failed, OWN_WORDS, **kw)
+    pictures = (
+        f"{NAME} could not use a picture in this message (it may be damaged or in a format "
+        "it does not take). Describe it in words, or attach it again as PNG or JPEG."
+    )
+    said_no = refused_by_words(
+        status, text, WORDS, pictures, model=model, had_pictures=had_pictures, **kw
+    )
+    if said_no is not None:
+        return said_no
+    failure = failure_said(status, fields)
+    if failure is Failure.RATE_LIMITED:  # RetryInfo's delay, else the headers' or the words'
+        wait = fields.retry_delay() or retry_after_seconds(headers, fields.message)
+    else:
         wait = retry_after_seconds(headers)
-        return Overloaded(
-            f"{NAME} is overloaded right now. Try again in a moment.", retry_after=wait, **kw
-        )
-    if status == 504 or kind == "DEADLINE_EXCEEDED":
-        return TimedOut(f"{NAME} gave up answering in time (HTTP {status}). Try again.", **kw)
-    if status >= 500 or status == 200:
-        return ServerError(f"{NAME} failed while answering ({where}). Try again later.", **kw)
-    return BadRequest(sightline_bug(NAME, f"HTTP {status}, {kind or 'no status'}"), **kw)
+    return status_error(failure, replace(failed, wait=wait), OWN_WORDS, **kw)

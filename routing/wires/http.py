@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import asyncio
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
-from contextlib import aclosing
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
+from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 
@@ -30,7 +30,18 @@ from routing.presets import Preset
 from routing.wires import answer_cap, bounded
 from routing.wires.answer_cap import AnswerCap
 from routing.wires.base import ChatRequest, StreamEvent
-from routing.wires.bounded import LISTING_CAP, Fetched, IdleDeadline, fetch, read_error
+from routing.wires.bounded import (
+    EVENT_CAP,
+    LISTING_CAP,
+    Fetched,
+    IdleDeadline,
+    SseEvent,
+    Taking,
+    fetch,
+    parsed_sse,
+    read_body,
+    read_error,
+)
 from routing.wires.client import http_client
 from routing.wires.http_errors import cut_off, missing_key, translate_transport
 from routing.wires.retry import RETRY_BASE, retrying
@@ -42,6 +53,8 @@ CONNECT_TIMEOUT = 10.0
 # Extras (another listing, the names for a ModelNotFound) never hold anything up.
 NAMES_TIMEOUT = 3.0
 
+T = TypeVar("T")
+
 
 @dataclass(frozen=True)
 class ErrorAnswer:
@@ -52,6 +65,40 @@ class ErrorAnswer:
     headers: Mapping[str, str] = field(default_factory=dict)
     model: str = ""
     had_pictures: bool = False
+
+
+@dataclass(frozen=True)
+class Streamed:
+    """A 200 answer to one chat request, as its shape reads it: what was asked, and the
+    deadline its events keep."""
+
+    response: httpx.Response
+    body: Mapping[str, Any]
+    request: ChatRequest
+    deadline: IdleDeadline
+    provider_id: str
+
+    @property
+    def is_sse(self) -> bool:
+        """Whether it is an event stream (a server that ignored "stream", or a proxy's
+        page, answers with something else)."""
+        return "text/event-stream" in self.response.headers.get("content-type", "")
+
+    async def whole(self, cap: int = EVENT_CAP, what: str = "an answer") -> str:
+        """The answer read whole, within `cap`."""
+        return await read_body(self.response, cap, what, provider_id=self.provider_id)
+
+    def events(
+        self, state: Taking, parse: Callable[[SseEvent], tuple[Iterable[T], bool]]
+    ) -> AsyncGenerator[T, None]:
+        """Its SSE events, each parsed by `parse` (bounded.parsed_sse), against its deadline."""
+        return parsed_sse(
+            self.response,
+            provider_id=self.provider_id,
+            deadline=self.deadline,
+            state=state,
+            parse=parse,
+        )
 
 
 class HttpWire(ABC):
@@ -133,15 +180,9 @@ class HttpWire(ABC):
         return False
 
     @abstractmethod
-    def read_events(
-        self,
-        response: httpx.Response,
-        body: Mapping[str, Any],
-        request: ChatRequest,
-        deadline: IdleDeadline,
-    ) -> AsyncGenerator[StreamEvent, None]:
-        """The events of a 200 answer, read within bounds; `deadline.progress()` for any
-        part that shows no event yet. Raise `self.cut_off(...)` when it ends unfinished."""
+    def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
+        """The events of a 200 answer, read within bounds; `answer.deadline.progress()` for
+        any part that shows no event yet. Raise `self.cut_off(...)` when it ends unfinished."""
 
     @abstractmethod
     def classify(self, answer: ErrorAnswer) -> ProviderError:
@@ -204,44 +245,71 @@ class HttpWire(ABC):
         self, body: dict[str, Any], request: ChatRequest, deadline: IdleDeadline
     ) -> AsyncGenerator[StreamEvent, None]:
         """One try: the events of the answer, or its failure as our error."""
-        failed: tuple[int, str, httpx.Headers] | None = None
+        pictures = self.carries_pictures(body)
+        async with self.opened(
+            self.chat_url, body, self.stream_headers(), model=request.model, pictures=pictures
+        ) as response:
+            streamed = Streamed(response, body, request, deadline, self.provider.id)
+            events = self.read_events(streamed)
+            async with aclosing(events):  # returning at the end closes the reader now
+                async for event in events:
+                    yield event
+
+    @asynccontextmanager
+    async def opened(
+        self,
+        url: str,
+        body: Mapping[str, Any],
+        headers: Mapping[str, str] | None = None,
+        *,
+        model: str = "",
+        pictures: bool = False,
+    ) -> AsyncIterator[httpx.Response]:
+        """One streamed POST (a chat, a pull): its 200 answer, to be read within bounds, or its
+        failure as our error: an error answer read within its cap and classified once it is
+        closed, a failure to talk at all (then or while reading) translated."""
+        failed: ErrorAnswer | None = None
         try:
             async with self._client.stream(
                 "POST",
-                self.chat_url,
+                url,
                 json=body,
-                headers=self.stream_headers(),
+                headers=self.headers() if headers is None else headers,
                 timeout=self._timeout,
             ) as response:
-                if response.status_code != 200:
-                    text = await read_error(response, provider_id=self.provider.id)
-                    failed = (response.status_code, text, response.headers)
+                if response.status_code == 200:
+                    yield response
                 else:
-                    events = self.read_events(response, body, request, deadline)
-                    async with aclosing(events):  # returning at the end closes the reader now
-                        async for event in events:
-                            yield event
+                    text = await read_error(response, provider_id=self.provider.id)
+                    failed = ErrorAnswer(
+                        response.status_code, text, response.headers, model, pictures
+                    )
         except httpx.HTTPError as exc:
             raise self.transport_error(exc) from exc
-        if failed is not None:  # classified once the answer is closed
-            status, text, headers = failed
-            pictures = self.carries_pictures(body)
-            error = self.classify(ErrorAnswer(status, text, headers, request.model, pictures))
+        if failed is not None:
+            error = self.classify(failed)
             if isinstance(error, ModelNotFound) and self.names_help(error):
                 error.available = await self.model_names()
             raise error
 
     async def read(
-        self, url: str, *, method: str = "GET", what: str = "the model list", **options: Any
+        self,
+        url: str,
+        *,
+        method: str = "GET",
+        what: str = "the model list",
+        cap: int = LISTING_CAP,
+        **options: Any,
     ) -> Fetched:
-        """One listing request read whole within its cap (a failure to connect translated)."""
+        """One request read whole within `cap` (a failure to connect translated): a listing,
+        by default."""
         options.setdefault("timeout", self._timeout)
         try:
             return await fetch(
                 self._client,
                 method,
                 url,
-                cap=LISTING_CAP,
+                cap=cap,
                 what=what,
                 provider_id=self.provider.id,
                 headers=self.headers(),

@@ -3,10 +3,10 @@
 Nothing answered (or only a proxy did), it stopped answering, the answer was cut
 off, there is no key, a web page came instead of an API. Each shape's classifier
 (`openai_errors`, `anthropic_errors`, `gemini_errors`, `ollama_errors`) names its
-provider with `who` and `server` from here, and says the failures they share (a key
-refused, a conversation past the context, a model it lacks, a setting it doesn't take,
-a request only a bug of Sightline's explains) in the sentences here; the provider's
-own words go to `.detail`, for the log.
+provider with `who` and `server` from here, and says the refusals they share (a
+conversation past the context, a setting it doesn't take) in the sentences here; what
+a status says is routing/wires/statuses.py's table. The provider's own words go to
+`.detail`, for the log.
 """
 
 from __future__ import annotations
@@ -16,10 +16,20 @@ from typing import Any
 import httpx
 
 from routing.endpoints import endpoint_name, without_credentials
-from routing.errors import CannotConnect, KeyProblem, ProviderError, ServerError, TimedOut
+from routing.errors import (
+    CannotConnect,
+    ContextTooLong,
+    KeyProblem,
+    ParameterRefused,
+    PicturesRefused,
+    ProviderError,
+    ServerError,
+    TimedOut,
+)
 from routing.models import ProviderConfig
 from routing.parameters import WORDS as SETTING_WORDS
 from routing.presets import Preset
+from routing.refusals import Words, is_context_too_long, refuses_pictures
 from routing.wires.client import proxy_for
 
 
@@ -47,38 +57,47 @@ def key_hint(preset: Preset | None) -> str:
     return "add it in Settings → Providers"
 
 
-def key_refused(name: str, status: int, preset: Preset | None) -> str:
-    """A provider's refusal of the key, and where a good one goes."""
-    return f"{name} refused the API key (HTTP {status}): {key_hint(preset)}."
-
-
-def no_longer_fits(model: str) -> str:
+def no_longer_fits(model: str, *, provider_id: str, detail: str) -> ContextTooLong:
     """A conversation past the model's context, and what to do."""
-    return (
+    return ContextTooLong(
         f"The conversation no longer fits {model or 'the model'}'s context. Start a new chat, "
-        "or remove earlier messages or pictures."
+        "or remove earlier messages or pictures.",
+        provider_id=provider_id,
+        detail=detail,
     )
 
 
-def no_model_called(name: str, model: str) -> str:
-    """A model the provider doesn't have."""
-    return f"{name} has no model called {model or 'that'}. Pick one of its models."
+def refused_by_words(
+    status: int,
+    text: str,
+    words: Words,
+    pictures: str,
+    *,
+    model: str,
+    had_pictures: bool = True,
+    provider_id: str,
+    detail: str,
+) -> PicturesRefused | ContextTooLong | None:
+    """What a provider's words alone say it refused, whatever its status: the pictures
+    (`pictures` is the shape's sentence for that), or a conversation past the context."""
+    if refuses_pictures(status, text, had_pictures, words):
+        return PicturesRefused(pictures, provider_id=provider_id, detail=detail)
+    if is_context_too_long(text, words):
+        return no_longer_fits(model, provider_id=provider_id, detail=detail)
+    return None
 
 
-def setting_refused(name: str, model: str, setting: str, what: str) -> str:
+def setting_refused(
+    name: str, model: str, setting: str, what: str, *, provider_id: str, detail: str
+) -> ParameterRefused:
     """A setting of the chat's the model refused, named (`what`: the status, its kind)."""
     words = SETTING_WORDS.get(setting, setting)
-    return (
+    return ParameterRefused(
         f"{model or 'This model'} doesn't take the chat's {words}: {name} refused it ({what}). "
-        f"Clear the {words} in the chat's settings, or pick another model."
-    )
-
-
-def sightline_bug(name: str, what: str) -> str:
-    """A refusal only a wrong request of Sightline's explains (`what`: the status, its kind)."""
-    return (
-        f"{name} rejected the request ({what}). This is a Sightline bug: please report it with "
-        "the details."
+        f"Clear the {words} in the chat's settings, or pick another model.",
+        param=setting,
+        provider_id=provider_id,
+        detail=detail,
     )
 
 

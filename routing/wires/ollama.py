@@ -12,12 +12,10 @@ import asyncio
 import base64
 import json
 import os
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
-
-import httpx
 
 from routing.addresses import ollama_base_url
 from routing.errors import ProviderError
@@ -25,8 +23,8 @@ from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset, preset_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
-from routing.wires.bounded import IdleDeadline, ndjson_lines
-from routing.wires.http import ErrorAnswer, HttpWire
+from routing.wires.bounded import ndjson_lines
+from routing.wires.http import ErrorAnswer, HttpWire, Streamed
 from routing.wires.ollama_errors import classify_answer, classify_error, malformed, not_ollama
 from routing.wires.payload import (
     ToolPictures,
@@ -188,26 +186,20 @@ class OllamaWire(HttpWire):
         """The JSON body of POST /api/chat."""
         return build_chat_body(request)
 
-    async def read_events(
-        self,
-        response: httpx.Response,
-        body: Mapping[str, Any],
-        request: ChatRequest,
-        deadline: IdleDeadline,
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The stream's lines as events, up to the one that says it is done."""
         pid = self.provider.id
         calls = 0
         # aclosing: returning at Done must close the line reader now, not at GC.
-        async with aclosing(ndjson_lines(response, provider_id=pid)) as lines:
+        async with aclosing(ndjson_lines(answer.response, provider_id=pid)) as lines:
             async for line in lines:
                 if not line.strip():
                     continue
                 chunk = self._decode(line)
                 if _thinking(chunk):
-                    deadline.progress()  # not shown, but the model is at work
+                    answer.deadline.progress()  # not shown, but the model is at work
                 for event in parse_chunk(
-                    chunk, provider_id=pid, calls_so_far=calls, model=request.model
+                    chunk, provider_id=pid, calls_so_far=calls, model=answer.request.model
                 ):
                     calls += isinstance(event, ToolCallEvent)
                     yield event

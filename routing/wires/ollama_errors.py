@@ -11,24 +11,43 @@ from typing import Any
 
 from routing.addresses import OLLAMA_DEFAULT_URL as DEFAULT_BASE_URL
 from routing.errors import (
-    BadRequest,
-    ContextTooLong,
-    KeyProblem,
     MalformedResponse,
-    ModelNotFound,
     Overloaded,
-    PicturesRefused,
     ProviderError,
-    RateLimited,
     ServerError,
 )
 from routing.refusals import OLLAMA_WORDS as WORDS
-from routing.refusals import is_context_too_long, refuses_pictures, says
-from routing.wires.http_errors import no_longer_fits, sightline_bug
+from routing.refusals import says
+from routing.wires.http_errors import refused_by_words
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds
+from routing.wires.statuses import Failed, Failure, Sentence, failure_of, status_error
 
 _BUSY = "Ollama is busy with other requests right now. Wait a moment and try again."
+
+
+def _unauthorized(it: Failed) -> str:
+    return (
+        "Ollama refused the request as unauthorized. For cloud models, sign in with "
+        "`ollama signin`; behind a proxy, check the provider's API key."
+    )
+
+
+# Ollama's own sentences (the rest are the table's, routing/wires/statuses.py).
+OWN_WORDS: Mapping[Failure, Sentence] = {
+    Failure.NO_MODEL: lambda it: (
+        f"Ollama has no model called {it.model or 'that'}. Download it with "
+        f"`ollama pull {it.model or 'NAME'}`, or pick one Ollama has."
+    ),
+    Failure.UNAUTHORIZED: _unauthorized,
+    Failure.FORBIDDEN: _unauthorized,
+    Failure.RATE_LIMITED: lambda it: "Ollama is getting too many requests: wait and try again.",
+    # OLLAMA_MAX_QUEUE passed: "server busy, please try again"
+    Failure.UNAVAILABLE: lambda it: _BUSY,
+    Failure.SERVER: lambda it: (
+        "Ollama failed while answering. Try again; if it keeps failing, check Ollama's log."
+    ),
+}
 
 
 def classify_error(
@@ -43,44 +62,21 @@ def classify_error(
     detail = f"HTTP {status}: {message}" if status >= 400 else f"in the stream: {message}"
     this = f"The model {model}" if model else "This model"
     kw: dict[str, Any] = {"provider_id": provider_id, "detail": detail}
-    if refuses_pictures(status, message, words=WORDS):
-        return PicturesRefused(
-            f"{this} can't take pictures, so Ollama refused the message. Describe the "
-            "pictures in words, or switch to a model that sees (such as llava or qwen2.5vl).",
-            **kw,
-        )
-    if is_context_too_long(message, WORDS):
-        return ContextTooLong(no_longer_fits(model), **kw)
-    if status == 404 and says(message, WORDS.no_model):
-        return ModelNotFound(
-            f"Ollama has no model called {model or 'that'}. Download it with "
-            f"`ollama pull {model or 'NAME'}`, or pick one Ollama has.",
-            **kw,
-        )
-    if status in (401, 403):
-        return KeyProblem(
-            "Ollama refused the request as unauthorized. For cloud models, sign in with "
-            "`ollama signin`; behind a proxy, check the provider's API key.",
-            **kw,
-        )
+    pictures = (
+        f"{this} can't take pictures, so Ollama refused the message. Describe the "
+        "pictures in words, or switch to a model that sees (such as llava or qwen2.5vl)."
+    )
+    refused = refused_by_words(status, message, WORDS, pictures, model=model, **kw)
+    if refused is not None:
+        return refused
+    failure = failure_of(status)
+    if failure is Failure.NOT_FOUND and says(message, WORDS.no_model):
+        failure = Failure.NO_MODEL
+    elif failure is Failure.REQUEST and says(message, WORDS.no_tools):
+        failure = Failure.NO_TOOLS
     wait = retry_after_seconds(headers or {})
-    if status == 429:
-        return RateLimited(
-            "Ollama is getting too many requests: wait and try again.", retry_after=wait, **kw
-        )
-    if status == 503:  # OLLAMA_MAX_QUEUE passed: "server busy, please try again"
-        return Overloaded(_BUSY, retry_after=wait, **kw)
-    if status >= 500 or status < 400:
-        return ServerError(
-            "Ollama failed while answering. Try again; if it keeps failing, check Ollama's log.",
-            **kw,
-        )
-    if says(message, WORDS.no_tools):
-        return BadRequest(
-            f"{this} can't use tools. Pick a model that can, or turn tools off for this chat.",
-            **kw,
-        )
-    return BadRequest(sightline_bug("Ollama", str(status)), **kw)
+    failed = Failed("Ollama", status, model, wait, what=str(status), in_stream=status < 400)
+    return status_error(failure, failed, OWN_WORDS, **kw)
 
 
 def malformed(provider_id: str, what: str, sample: str, *, server: str = "") -> MalformedResponse:

@@ -17,20 +17,19 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from routing.errors import MalformedResponse, ProviderError
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.answer_cap import hold
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
-from routing.wires.bounded import EVENT_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
-from routing.wires.http import ErrorAnswer
+from routing.wires.bounded import SseEvent
+from routing.wires.http import ErrorAnswer, Streamed
 from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.openai_errors import translate_status
 from routing.wires.payload import (
+    PartialCall,
     ToolPictures,
     function_tools,
     load_json,
@@ -132,13 +131,6 @@ def _has_pictures(body: Mapping[str, Any]) -> bool:
 
 
 @dataclass
-class _PartialCall:
-    id: str = ""
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-
-
-@dataclass
 class StreamState:
     """What one stream has said so far: unfinished tool calls, the finish reason, usage."""
 
@@ -146,7 +138,7 @@ class StreamState:
     preset: Preset | None = None
     model: str = ""
     had_pictures: bool = False
-    calls: dict[int, _PartialCall] = field(default_factory=dict)
+    calls: dict[int, PartialCall] = field(default_factory=dict)
     emitted: int = 0
     finish_reason: str | None = None
     usage: Usage | None = None
@@ -189,7 +181,7 @@ def _slot(fragment: Mapping[str, Any], state: StreamState) -> int:
 def _absorb(fragment: Any, state: StreamState) -> None:
     if not isinstance(fragment, dict):
         raise _malformed(state, "a tool call that is not an object", json.dumps(fragment))
-    call = state.calls.setdefault(_slot(fragment, state), _PartialCall())
+    call = state.calls.setdefault(_slot(fragment, state), PartialCall())
     state.taken += 1
     if isinstance(fragment.get("id"), str) and fragment["id"] and not call.id:
         call.id = fragment["id"]
@@ -212,16 +204,8 @@ def _flush_calls(state: StreamState) -> list[StreamEvent]:
         call = state.calls[index]
         if not call.name:
             raise _malformed(state, "a tool call without a name", json.dumps(vars(call)))
-        raw = "".join(call.arguments).strip()
-        try:
-            arguments = load_json(raw) if raw else {}
-        except ValueError:
-            arguments = None
-        if not isinstance(arguments, dict):  # keep what the model said rather than crash
-            arguments = {"_raw": raw}
-        events.append(
-            ToolCallEvent(ToolCall(call.id or f"call_{state.emitted}", call.name, arguments))
-        )
+        call_id = call.id or f"call_{state.emitted}"
+        events.append(ToolCallEvent(ToolCall(call_id, call.name, call.decoded())))
         state.emitted += 1
     state.calls.clear()
     return events
@@ -325,22 +309,17 @@ class OpenAIChatWire(OpenAICompatWire):
         """Whether any message has an image_url part."""
         return _has_pictures(body)
 
-    async def read_events(
-        self,
-        response: httpx.Response,
-        body: Mapping[str, Any],
-        request: ChatRequest,
-        deadline: IdleDeadline,
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The chunks of the SSE stream as events (or a whole answer, as one chunk)."""
         state = StreamState(
-            self.located, self.preset, model=request.model, had_pictures=_has_pictures(body)
+            self.located,
+            self.preset,
+            model=answer.request.model,
+            had_pictures=_has_pictures(answer.body),
         )
-        pid = self.provider.id
-        if "text/event-stream" not in response.headers.get("content-type", ""):
+        if not answer.is_sse:
             # A server that ignored "stream" (or a proxy's page): read it whole, as one event.
-            text = await read_body(response, EVENT_CAP, "an answer", provider_id=pid)
-            for event in self._whole_body(text, state):
+            for event in self._whole_body(await answer.whole(), state):
                 yield event
             return
         done = False
@@ -350,8 +329,7 @@ class OpenAIChatWire(OpenAICompatWire):
             events, done = _on_data(sse.data, state)
             return events, done
 
-        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
-        async with aclosing(stream) as events:
+        async with aclosing(answer.events(state, parse)) as events:
             async for event in events:
                 yield event
         if done:

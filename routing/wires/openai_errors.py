@@ -4,53 +4,49 @@ OpenAI, OpenRouter, Mistral, Groq, Gemini's compatibility endpoint, LM Studio,
 llama.cpp and the rest each put their words in a body of their own; `error_words`
 finds them, and `translate_status` reads them with the shape's `Words` (in
 routing/refusals.py) before the status, since providers refuse pictures with 400,
-404, 422 and 500 alike.
+404, 422 and 500 alike; the status then says the rest (routing/wires/statuses.py).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from routing.errors import (
     BadRequest,
-    ContextTooLong,
-    KeyProblem,
     MalformedResponse,
     ModelNotFound,
-    Overloaded,
-    ParameterRefused,
-    PicturesRefused,
     ProviderError,
-    QuotaExhausted,
-    RateLimited,
-    ServerError,
-    TimedOut,
 )
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import OPENAI_WORDS as WORDS
 from routing.refusals import (
-    is_context_too_long,
     is_role_order_error,
     refused_setting,
-    refuses_pictures,
     says,
     setting_of,
 )
 from routing.wires.http_errors import (
     address,
-    key_refused,
+    key_hint,
     looks_like_html,
-    no_longer_fits,
-    no_model_called,
+    refused_by_words,
     server,
     setting_refused,
-    sightline_bug,
     who,
 )
 from routing.wires.payload import load_json
-from routing.wires.retry import retry_after_seconds, wait_words
+from routing.wires.retry import retry_after_seconds
+from routing.wires.statuses import (
+    GATEWAY_STATUSES,
+    Failed,
+    Failure,
+    Sentence,
+    failure_of,
+    status_error,
+)
 
 
 def error_words(body: Any) -> str | None:
@@ -113,6 +109,49 @@ def parse_error_body(text: str) -> str | None:
         return None
 
 
+# The OpenAI shape's own sentence for a wrong path (the rest are the table's).
+OWN_WORDS: Mapping[Failure, Sentence] = {
+    Failure.NOT_FOUND: lambda it: (
+        f"{it.at} has no such API path (HTTP 404). Check the provider's base URL "
+        "(for OpenAI-compatible servers it usually ends in /v1)."
+    ),
+}
+# The failures a status names outright, whatever else the words say.
+_NAMED_BY_STATUS = (
+    Failure.UNAUTHORIZED,
+    Failure.FORBIDDEN,
+    Failure.NO_CREDIT,
+    Failure.RATE_LIMITED,
+    Failure.OVERLOADED,
+)
+
+
+def failure_said(status: int, text: str) -> Failure:
+    """What went wrong, by the status (routing/wires/statuses.py) read with the shape's words
+    (`text`, in lower case): an error inside a 200 stream has only its words."""
+    failure = failure_of(status)
+    overloaded = says(text, WORDS.overloaded)
+    if status < 400 and (overloaded or says(text, WORDS.rate_limit)):
+        failure = Failure.OVERLOADED if overloaded else Failure.RATE_LIMITED
+    elif failure is Failure.RATE_LIMITED and says(text, WORDS.no_credit):
+        failure = Failure.NO_CREDIT
+    elif failure is Failure.RATE_LIMITED and overloaded:
+        failure = Failure.OVERLOADED
+    if failure in _NAMED_BY_STATUS:
+        return failure
+    if says(text, WORDS.data_policy) or (400 <= status < 500 and says(text, WORDS.no_model)):
+        return Failure.NO_MODEL
+    if failure in (Failure.NOT_FOUND, Failure.GAVE_UP):
+        return failure
+    if overloaded:
+        return Failure.UNAVAILABLE
+    if failure is Failure.REQUEST and says(text, WORDS.too_large):
+        return Failure.TOO_LARGE
+    if failure is Failure.REQUEST and says(text, WORDS.no_tools):
+        return Failure.NO_TOOLS
+    return failure
+
+
 def translate_status(
     provider: ProviderConfig,
     status: int,
@@ -126,15 +165,15 @@ def translate_status(
     """One HTTP failure (or an error inside a 200 stream) as an error of our tree."""
     name = who(provider, preset)
     at = server(provider, preset) if address(provider, preset) else name
-    model_name = model or "this model"
     subject = f"The model {model}" if model else "This model"
     words = parse_error_body(body_text)
     where = f"HTTP {status}" if status >= 400 else "in the stream"
     detail = f"{where}: {(words if words is not None else body_text)[:2000]}"
     kw: dict[str, Any] = {"provider_id": provider.id, "detail": detail}
+    failed = Failed(name, status, model, at=at, key_hint=key_hint(preset), in_stream=status < 400)
     if words is None and looks_like_html(body_text):
-        if status in (502, 503, 504):
-            return Overloaded(f"{name} is unavailable right now (HTTP {status}). Try again.", **kw)
+        if status in GATEWAY_STATUSES:
+            return status_error(Failure.GATEWAY_DOWN, failed, **kw)
         return MalformedResponse(
             f"{at} answered with a web page, not an API: a sign-in page of the network "
             "(a captive portal) or a wrong address. Sign in to the network, or check the "
@@ -151,68 +190,24 @@ def translate_status(
             **kw,
         )
     if 400 <= status < 500 and (param := refused_param(body_text, text)) is not None:
-        return ParameterRefused(
-            setting_refused(name, model, param, f"HTTP {status}"), param=param, **kw
-        )
-    if refuses_pictures(status, text, had_pictures, WORDS):
-        return PicturesRefused(
-            f"{subject} can't take pictures, so {name} refused the message. Describe the "
-            "pictures in words, or pick a model that sees.",
-            **kw,
-        )
-    if is_context_too_long(text, WORDS):
-        return ContextTooLong(no_longer_fits(model), **kw)
-    if status in (401, 403):
-        return KeyProblem(key_refused(name, status, preset), **kw)
-    if status == 402 or (status == 429 and says(text, WORDS.no_credit)):
-        return QuotaExhausted(
-            f"{name} says the account is out of credit or quota. Add credit or raise the "
-            "limit in the provider's console, or pick another provider.",
-            retry_after=None,
-            **kw,
-        )
-    overloaded = says(text, WORDS.overloaded)
-    if status in (429, 529) or (status < 400 and (says(text, WORDS.rate_limit) or overloaded)):
-        wait = retry_after_seconds(headers, text)
-        after = (
-            f" Wait {wait_words(wait)} and try again." if wait else " Wait a moment and try again."
-        )
-        if status == 529 or overloaded:
-            return Overloaded(f"{name} is overloaded.{after}", retry_after=wait, **kw)
-        return RateLimited(f"{name} is limiting requests.{after}", retry_after=wait, **kw)
-    if says(text, WORDS.data_policy):  # OpenRouter's 404 when privacy settings exclude them all
+        return setting_refused(name, model, param, f"HTTP {status}", **kw)
+    pictures = (
+        f"{subject} can't take pictures, so {name} refused the message. Describe the "
+        "pictures in words, or pick a model that sees."
+    )
+    refused = refused_by_words(
+        status, text, WORDS, pictures, model=model, had_pictures=had_pictures, **kw
+    )
+    if refused is not None:
+        return refused
+    failure = failure_said(status, text)
+    if failure is Failure.NO_MODEL and says(text, WORDS.data_policy):
+        # OpenRouter's 404 when the account's privacy settings exclude every endpoint.
         return ModelNotFound(
-            f"OpenRouter has no endpoint for {model_name} that your data policy allows. Change "
-            "it at openrouter.ai/settings/privacy, or pick another model.",
+            f"OpenRouter has no endpoint for {model or 'this model'} that your data policy "
+            "allows. Change it at openrouter.ai/settings/privacy, or pick another model.",
             **kw,
         )
-    if 400 <= status < 500 and says(text, WORDS.no_model):
-        return ModelNotFound(no_model_called(name, model), **kw)
-    if status == 404:
-        return MalformedResponse(
-            f"{at} has no such API path (HTTP 404). Check the provider's base URL (for "
-            "OpenAI-compatible servers it usually ends in /v1).",
-            **kw,
-        )
-    if status == 408:
-        return TimedOut(f"{name} gave up waiting for the request (HTTP 408). Try again.", **kw)
-    if status == 503 or overloaded:
-        return Overloaded(f"{name} is overloaded right now. Try again in a moment.", **kw)
-    if status >= 500 or status < 400:
-        return ServerError(
-            f"{name} failed while answering{f' (HTTP {status})' if status >= 500 else ''}. "
-            "Try again later.",
-            **kw,
-        )
-    if status == 413 or says(text, WORDS.too_large):
-        return BadRequest(
-            f"The request is too large for {name} (HTTP {status}). Send fewer or smaller "
-            "pictures, or start a new chat.",
-            **kw,
-        )
-    if says(text, WORDS.no_tools):
-        return BadRequest(
-            f"{subject} can't use tools. Pick a model that can, or turn tools off for this chat.",
-            **kw,
-        )
-    return BadRequest(sightline_bug(name, f"HTTP {status}"), **kw)
+    if failure in (Failure.RATE_LIMITED, Failure.OVERLOADED):
+        failed = replace(failed, wait=retry_after_seconds(headers, text))
+    return status_error(failure, failed, OWN_WORDS, **kw)

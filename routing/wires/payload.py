@@ -1,9 +1,11 @@
-"""Small pieces every wire uses to build its request JSON."""
+"""Small pieces every wire uses for its JSON: building a request, and a tool call
+streamed in pieces."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from routing.transcript import Message, ToolResult
@@ -17,6 +19,25 @@ def load_json(text: str | bytes) -> Any:
         return json.loads(text)
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
+
+
+@dataclass
+class PartialCall:
+    """A tool call as a stream gives it, in pieces: its id, its name, its arguments' text."""
+
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+    def decoded(self) -> dict[str, Any]:
+        """The arguments its pieces make: an object, else what the model said as `_raw`
+        (kept for the tool loop to report, never guessed at)."""
+        raw = "".join(self.arguments).strip()
+        try:
+            arguments = load_json(raw) if raw else {}
+        except ValueError:
+            arguments = None
+        return arguments if isinstance(arguments, dict) else {"_raw": raw}
 
 
 # A tool's arguments are a few levels deep; past this they are a loop or an attack, and

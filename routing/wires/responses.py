@@ -18,8 +18,6 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
-
 from routing.errors import BadRequest, MalformedResponse, PicturesRefused, ProviderError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset
@@ -34,12 +32,12 @@ from routing.wires.base import (
     ToolCallEvent,
     Usage,
 )
-from routing.wires.bounded import EVENT_CAP, IdleDeadline, SseEvent, parsed_sse, read_body
-from routing.wires.http import DEFAULT_TIMEOUT, ErrorAnswer
+from routing.wires.bounded import SseEvent
+from routing.wires.http import DEFAULT_TIMEOUT, ErrorAnswer, Streamed
 from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.openai_compat import OpenAICompatWire
-from routing.wires.payload import load_json, token_count, too_deep
+from routing.wires.payload import PartialCall, load_json, token_count, too_deep
 from routing.wires.responses_errors import (
     classify_responses,
     refuses_encrypted_reasoning,
@@ -61,13 +59,6 @@ _KEEPALIVES = ("keepalive", "response.keep_alive")
 
 
 @dataclass
-class _Call:
-    call_id: str = ""
-    name: str = ""
-    arguments: list[str] = field(default_factory=list)
-
-
-@dataclass
 class StreamState:
     """What one stream has said so far: open calls, reasoning items, the end and its usage."""
 
@@ -76,7 +67,7 @@ class StreamState:
     preset: Preset | None = None
     model: str = ""
     had_pictures: bool = False
-    calls: dict[str, _Call] = field(default_factory=dict)  # by item_id
+    calls: dict[str, PartialCall] = field(default_factory=dict)  # by item_id
     texts: set[str] = field(default_factory=set)  # items whose words streamed as deltas
     reasoning: list[dict[str, Any]] = field(default_factory=list)
     emitted: int = 0  # tool calls given out
@@ -99,18 +90,11 @@ def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _tool_call(call: _Call, state: StreamState) -> ToolCallEvent:
+def _tool_call(call: PartialCall, state: StreamState) -> ToolCallEvent:
     if not call.name:
         raise _malformed(state, "a function call without a name", json.dumps(vars(call)))
-    raw = "".join(call.arguments).strip()
-    try:
-        arguments = load_json(raw) if raw else {}
-    except ValueError:
-        arguments = None
-    if not isinstance(arguments, dict):  # kept for the tool loop to report, never guessed at
-        arguments = {"_raw": raw}
     state.emitted += 1
-    return ToolCallEvent(ToolCall(call.call_id or f"call_{state.emitted}", call.name, arguments))
+    return ToolCallEvent(ToolCall(call.id or f"call_{state.emitted}", call.name, call.decoded()))
 
 
 def _item_done(item: dict[str, Any], state: StreamState) -> list[StreamEvent]:
@@ -118,8 +102,8 @@ def _item_done(item: dict[str, Any], state: StreamState) -> list[StreamEvent]:
     kind, item_id = item.get("type"), str(item.get("id") or "")
     state.seen_output = True
     if kind == "function_call":
-        call = state.calls.pop(item_id, None) or _Call()
-        call.call_id = str(item.get("call_id") or call.call_id)
+        call = state.calls.pop(item_id, None) or PartialCall()
+        call.id = str(item.get("call_id") or call.id)
         call.name = str(item.get("name") or call.name)
         if isinstance(item.get("arguments"), str):  # the done item holds them whole
             call.arguments = [item["arguments"]]
@@ -178,18 +162,18 @@ def parse_event(payload: Any, state: StreamState) -> list[StreamEvent]:
         item = _obj(payload.get("item"))
         if item.get("type") == "function_call":
             call_id, name = str(item.get("call_id") or ""), str(item.get("name") or "")
-            state.calls[str(item.get("id") or "")] = _Call(call_id, name)
+            state.calls[str(item.get("id") or "")] = PartialCall(call_id, name)
         state.taken += 1
         return []
     if kind == "response.function_call_arguments.delta":
         delta = str(payload.get("delta") or "")
         hold(state, len(delta))
-        state.calls.setdefault(item_id, _Call()).arguments.append(delta)
+        state.calls.setdefault(item_id, PartialCall()).arguments.append(delta)
         state.taken += 1
         return []
     if kind == "response.function_call_arguments.done":
         if isinstance(payload.get("arguments"), str):
-            state.calls.setdefault(item_id, _Call()).arguments = [payload["arguments"]]
+            state.calls.setdefault(item_id, PartialCall()).arguments = [payload["arguments"]]
         state.taken += 1
         return []
     if kind == "response.output_item.done":
@@ -322,26 +306,18 @@ class ResponsesWire(OpenAICompatWire):
         """One listed model; it reads PDFs where the preset's Responses API does."""
         return super().info(name, sees, tools, reads_pdfs=self.preset.pdfs_as_files, **extra)
 
-    async def read_events(
-        self,
-        response: httpx.Response,
-        body: Mapping[str, Any],
-        request: ChatRequest,
-        deadline: IdleDeadline,
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The SSE events as ours, up to the response's end (or a whole answer, as one)."""
         state = StreamState(
             self.located,
-            self.source(request.model),
+            self.source(answer.request.model),
             self.preset,
-            model=request.model,
-            had_pictures=has_pictures(body),
+            model=answer.request.model,
+            had_pictures=has_pictures(answer.body),
         )
-        pid = self.provider.id
-        if "text/event-stream" not in response.headers.get("content-type", ""):
+        if not answer.is_sse:
             # A server that ignored "stream" (or a proxy's page): read it whole.
-            text = await read_body(response, EVENT_CAP, "an answer", provider_id=pid)
-            for event in self._whole_body(text, state):
+            for event in self._whole_body(await answer.whole(), state):
                 yield event
             return
 
@@ -355,8 +331,7 @@ class ResponsesWire(OpenAICompatWire):
                 raise _malformed(state, "an event that is not JSON", data) from None
             return parse_event(payload, state), state.finished
 
-        stream = parsed_sse(response, provider_id=pid, deadline=deadline, state=state, parse=parse)
-        async with aclosing(stream) as events:
+        async with aclosing(answer.events(state, parse)) as events:
             async for event in events:
                 yield event
         if not state.finished:

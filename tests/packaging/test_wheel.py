@@ -10,6 +10,7 @@ cleared, so nothing can come from the checkout.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tarfile
@@ -69,12 +70,16 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     env_dir = tmp_path_factory.mktemp("installed") / "venv"
     venv.create(env_dir, with_pip=True)
     python = env_dir / "bin" / "python"
+    # Without PYTHONPATH: pointing at a checkout, it shows pip a sightline already there
+    # (its egg-info), and pip would install only the dependencies, not the command.
+    clean = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     install = subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
         capture_output=True,
         text=True,
         timeout=INSTALL_TIMEOUT_S,
         cwd=env_dir,
+        env=clean,
     )
     assert install.returncode == 0, install.stdout[-4000:] + install.stderr[-4000:]
     return Built(sdist, wheel, env_dir / "bin" / "sightline")

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
-from app.ui.agent_turns import FOLDER
+from app.turn.agent_folder import FOLDER
 from app.ui.conversation.conversation_model import Role
 from app.ui.conversation.painting import RETRY_BUTTON
 from app.ui.models.model_picker import AGENTS_HEADER, PickerRole
@@ -50,13 +50,15 @@ def send(qtbot: QtBot, session: Session, text: str) -> None:
 
 def choose_folder(qtbot: QtBot, session: Session, folder: Path) -> None:
     """Answer the working-folder question the window asks, as the person would."""
-    qtbot.waitUntil(lambda: session.window.folder_dialog is not None)
-    dialog = session.window.folder_dialog
+    qtbot.waitUntil(lambda: session.window.questions.folder_dialog is not None)
+    dialog = session.window.questions.folder_dialog
     assert isinstance(dialog, QFileDialog) and dialog.isVisible()
     assert dialog.windowModality() != Qt.WindowModality.ApplicationModal  # the chats stay usable
     assert dialog.directory().absolutePath() == str(Path.home())  # the person's home first
     dialog.setDirectory(str(folder))
     dialog.accept()
+    # The send awaits the answer: once the question is gone, it has gone on.
+    qtbot.waitUntil(lambda: session.window.questions.folder_dialog is None)
 
 
 def rows(session: Session) -> list[dict[str, object]]:
@@ -142,8 +144,8 @@ def test_cancelling_the_folder_question_sends_nothing(
 ) -> None:
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "")
     send(qtbot, session, "hello")
-    qtbot.waitUntil(lambda: session.window.folder_dialog is not None)
-    dialog = session.window.folder_dialog
+    qtbot.waitUntil(lambda: session.window.questions.folder_dialog is not None)
+    dialog = session.window.questions.folder_dialog
     assert dialog is not None
     dialog.reject()
     assert not session.controller.busy and session.controller.current_id == ""
@@ -355,7 +357,7 @@ def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
     send(qtbot, session, "hi")
     qtbot.waitUntil(lambda: len(answers(session)) == 1, timeout=10_000)
     wait_idle(qtbot, session)
-    assert session.window.folder_dialog is None  # a model's chat has no folder to ask
+    assert session.window.questions.folder_dialog is None  # a model's chat has no folder to ask
     assert not session.window.top.folder_label.isVisible()
 
     answer = int(str(answers(session)[0]["id"]))

@@ -19,7 +19,7 @@ from app.store import Store
 from app.ui import chats
 from app.ui.chat_list import ID_ROLE, SNIPPET_ROLE
 from app.ui.edits import EscapeEdit
-from app.ui.main_window import JSON_FILTER
+from app.ui.export_dialog import JSON_FILTER
 from app.ui.session import Session
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
 from tests.app.store.helpers import opens_in_time

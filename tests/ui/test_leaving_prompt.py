@@ -70,8 +70,8 @@ def _first_turn_here(qtbot: QtBot, session: Session, tmp_path: Path) -> None:
 
 
 def _answer(qtbot: QtBot, session: Session, label: str) -> None:
-    qtbot.waitUntil(lambda: session.window.leaving.dialog is not None, timeout=5_000)
-    dialog = session.window.leaving.dialog
+    qtbot.waitUntil(lambda: session.window.questions.leaving.dialog is not None, timeout=5_000)
+    dialog = session.window.questions.leaving.dialog
     assert isinstance(dialog, QMessageBox) and dialog.windowTitle() == TITLE
     assert "holiday.png" in dialog.text() and "cloud:vision-1" in dialog.text()
     [button] = [b for b in dialog.findChildren(QPushButton) if b.text() == label]
@@ -128,7 +128,7 @@ def test_send_them_discloses_and_is_not_asked_again(
     assert [n.text.split(" from earlier")[0] for n in told] == ["1 picture (holiday.png)"]
     _send(qtbot, session, "again")  # decided for this chat: no second question
     qtbot.waitUntil(lambda: len(cloud.chat_requests()) == 2, timeout=10_000)
-    assert session.window.leaving.dialog is None
+    assert session.window.questions.leaving.dialog is None
 
 
 def test_send_without_them_leaves_a_line_instead(

@@ -27,6 +27,7 @@ from app.ui.composer.cards import PdfCard
 from app.ui.conversation.conversation_model import Role
 from app.ui.conversation.row_menu import row_menu
 from app.ui.models.model_picker import AUTO
+from app.ui.sending import Send
 from app.ui.session import Session
 from routing import documents
 from routing.capabilities import resolved
@@ -274,7 +275,7 @@ def test_a_locked_pdf_asks_for_its_password_until_it_is_right(
     assert password_field(session).accessibleName() == "Password of locked.pdf"
     # While its password is asked, the PDF counts as being read: no message leaves without it.
     assert session.controller.attaching.attachments.reading == 1
-    assert session.controller.send("send it now", AUTO) is False
+    assert session.controller.sending.send(Send(AUTO, "send it now")) is False
     strip = session.window.composer.strip
     assert strip.reading.text() == "Waiting for the password of locked.pdf…"
 
@@ -463,7 +464,7 @@ def test_a_failed_turn_keeps_its_pdf_for_retry(
     wait_idle(qtbot, session)
     assert session.window.composer.text() == "" and pdf_cards(session) == []
     [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
-    session.controller.regenerate(int(failed["id"]), "ollama:llava:7b")
+    session.controller.sending.send(Send("ollama:llava:7b", again=int(failed["id"])))
     qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
     sent = fake_ollama.chat_requests()[-1]["messages"][-1]
     assert "report.pdf" in sent["content"] and len(sent["images"]) == 1

@@ -157,7 +157,7 @@ def test_enter_sends_and_the_answer_streams_into_one_row(
     full = "Streaming words arrive a few letters at a time, in one row."
     fake_ollama.enqueue(Reply(text=full, chunk_chars=5, delay=0.03))
     seen: list[str] = []
-    session.controller.text_added.connect(
+    session.controller.feed.text_added.connect(
         lambda _id, _text: seen.append(answers(session)[0]["text"])
     )
 

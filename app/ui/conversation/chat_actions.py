@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt
 
 from app.ui.conversation.message_actions import Requested
+from app.ui.sending import Send
 from routing.transcript import Message
 
 if TYPE_CHECKING:
@@ -60,16 +61,9 @@ class ChatActions(QObject):
             self.edit(requested.item_id)
         elif requested.action == "get_seeing":
             self.window.local_models.open(suggest_vision=True, then_retry=requested.item_id)
-        else:
+        else:  # the new answer comes into view once it begins
             ref = requested.model_ref or self.window.picker.current_ref()
-
-            def regenerate() -> bool:
-                started = c.regenerate(requested.item_id, ref)
-                if started:
-                    self.window.view.jump_to_latest()  # the new answer comes into view
-                return started
-
-            self.window.send_checked(ref, regenerate, anything=True)
+            self.window.questions.send(Send(ref, again=requested.item_id))
 
     def retry(self, item_id: int, model_ref: str) -> None:
         """Answer the turn `item_id` belongs to again, with `model_ref`."""
@@ -141,7 +135,7 @@ class ChatActions(QObject):
             c.versions.set_settings(chat, settings)
             self._tell(f"Chat settings saved for “{title}”.")
 
-        model = c.model_answer(self.window.picker.current_ref())  # what it takes, noted
+        model = c.sight.model_answer(self.window.picker.current_ref())  # what it takes, noted
         panel = ChatSettingsPanel(
             title, c.versions.settings(chat), c.config.system_prompt, save, self.window, model
         )

@@ -7,6 +7,9 @@ from pathlib import Path
 
 from PIL import Image
 
+from app.store import Store
+from app.turn.agent_folder import FOLDER
+from routing.transcript import CarriedPart, Message, TextPart
 from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome
 from tests.servers.acp_agent import read_log
@@ -21,6 +24,50 @@ def test_ask_an_agent_streams_its_answer(home: SightlineHome, tmp_path: Path) ->
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Part one. You said: hello (0 pictures)\n"
     assert read_log(tmp_path)[1]["new_session"] == str(ROOT)  # ask's working folder
+
+
+def new_sessions(log: Path) -> list[str]:
+    """The folders the fake agent's sessions were started in, in order."""
+    return [entry["new_session"] for entry in read_log(log) if "new_session" in entry]
+
+
+def test_a_chat_ask_started_keeps_its_folder_for_the_next_ask(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    log, project = tmp_path / "log", tmp_path / "project"
+    log.mkdir()
+    project.mkdir()
+    with_agent(home, log, "")
+    first = sightline(home, "ask", "--json", "--model", "fake", "hello", cwd=project)
+    assert first.returncode == 0, first.stderr
+    chat = json.loads(first.stdout.splitlines()[-1])["conversation"]
+    # Asked again from elsewhere, the chat's agent works where the chat began.
+    again = sightline(home, "ask", "--conversation", chat, "--model", "fake", "and now?")
+    assert again.returncode == 0, again.stderr
+    assert new_sessions(log) == [str(project), str(project)]
+
+
+def test_ask_in_a_chat_works_in_the_folder_the_window_kept(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    with_agent(home, tmp_path, "")
+    project = tmp_path / "project"
+    project.mkdir()
+    with Store.open(home.data) as store:  # as the window keeps the folder the person chose
+        chat = store.conversations.create(model="fake")
+        kept = CarriedPart(FOLDER, "fake", {"cwd": str(project)})
+        store.add_message(chat, Message("user", (TextPart("hello"), kept)))
+    done = sightline(home, "ask", "--conversation", chat, "--model", "fake", "go on")
+    assert done.returncode == 0, done.stderr
+    assert new_sessions(tmp_path) == [str(project)]
+    with Store.open(home.data) as store:  # kept once: the chat's later messages carry none
+        carried = [
+            p
+            for m in store.messages(chat)
+            for p in m.parts
+            if isinstance(p, CarriedPart) and p.shape == FOLDER
+        ]
+    assert [p.data["cwd"] for p in carried] == [str(project)]
 
 
 def test_ask_json_has_thoughts_plans_tools_and_pictures(
