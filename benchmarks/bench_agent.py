@@ -30,6 +30,7 @@ from typing import Any, cast
 from acp import (
     PROTOCOL_VERSION,
     Client,
+    PromptResponse,
     run_agent,
     spawn_agent_process,
     text_block,
@@ -276,14 +277,13 @@ def _serve_agent() -> None:
 
     chunks = int(os.environ.get(CHUNKS_ENV, "0"))
 
-    class Chatty(FakeAgent):  # type: ignore[misc]  # FakeAgent is the tests', unchecked here
-        async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> Any:
+    class Chatty(FakeAgent):
+        async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
             for n in range(chunks):
                 await self.conn.session_update(session_id, update_agent_message_text(f"word{n} "))
             return await super().prompt(session_id, prompt, **kwargs)
 
-    agent: Any = Chatty  # the SDK's Agent names every optional method; the rest are refused
-    asyncio.run(run_agent(agent()))
+    asyncio.run(run_agent(Chatty()))
 
 
 if __name__ == "__main__":

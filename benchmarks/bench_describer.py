@@ -28,8 +28,7 @@ SECONDS_PER_PIECE = 0.02  # the loopback model's pace: about 0.2 s an answer
 
 def square(shade: int) -> Picture:
     """A 64×64 PNG of one colour, its own for every shade."""
-    picture: Picture = make_picture((shade, 90, 200), (64, 64), label=f"square-{shade}.png")
-    return picture
+    return make_picture((shade, 90, 200), (64, 64), label=f"square-{shade}.png")
 
 
 async def _describe_all(server: FakeOllama, pictures: list[Picture]) -> tuple[float, int]:

@@ -99,9 +99,9 @@ def run() -> list[Row]:
         )
     with openai_responses.FakeResponses() as server:
         provider = ProviderConfig("r", "openai", server.url, api_key="sk-bench")
-        reply = openai_responses.Reply(text=text, chunk_chars=WORDS)
+        responses_reply = openai_responses.Reply(text=text, chunk_chars=WORDS)
         r_loop, r_alone = _rates(
-            server, reply, lambda c: ResponsesWire(provider, client=c), RESPONSES_MODEL
+            server, responses_reply, lambda c: ResponsesWire(provider, client=c), RESPONSES_MODEL
         )
     note = f"{EVENTS:,} events of {WORDS} characters"
     return [

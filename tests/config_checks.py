@@ -12,7 +12,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from app.agent_servers import AgentPaste
-from app.config import ID_PATTERN
+from app.config_check import ID_PATTERN
 from app.tools.mcp.config import REMOTE_UNSUPPORTED, McpServerConfig
 
 _WORDS = st.text(max_size=10).filter(lambda text: "\0" not in text)

@@ -22,7 +22,7 @@ from tests.servers.ollama import FakeOllama
 class MemoryKeyring(KeyringBackend):
     """An OS keyring stand-in that keeps secrets in memory, never in a file."""
 
-    priority = 1  # type: ignore[assignment]
+    priority = 1
 
     def __init__(self) -> None:
         super().__init__()
@@ -43,7 +43,7 @@ class MemoryKeyring(KeyringBackend):
 class NoKeyring(KeyringBackend):
     """What a machine without a keyring daemon offers."""
 
-    priority = 0  # type: ignore[assignment]
+    priority = 0
 
     def get_password(self, service: str, username: str) -> str | None:
         raise NoKeyringError("no backend")

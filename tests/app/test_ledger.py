@@ -5,19 +5,21 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
-from app.ledger import WHOLE_MESSAGE, Crossing, Endpoint, endpoints_of, ledger, summary
+from app.ledger import Crossing, Endpoint, endpoints_of, ledger, summary
 from app.store import Store
 from app.turn.choosing import routing_notice
 from app.turn.sight import TurnSight
 from routing.catalogue import Catalogue
 from routing.crossing_notices import looker_disclosure
 from routing.describing.describer import Describer
+from routing.describing.looker import WireLooker
 from routing.models import ModelInfo, ProviderConfig
 from routing.router import Choice, RoutingPrefs
-from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
+from routing.transcript import WHOLE_MESSAGE, Message, Notice, NoticeKind, TextPart, user_message
 from tests.pictures import make_picture
 
 OLLAMA = ProviderConfig("ollama", "ollama", "http://127.0.0.1:11434")
@@ -62,10 +64,11 @@ def test_a_looker_disclosure_names_model_host_pictures_and_why(
 
 def test_the_ledger_lists_a_notices_facts_whatever_its_words_say(store: Store) -> None:
     chat = store.conversations.create()
-    looker = SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True)
+    # The disclosure reads only a looker's label, host and whether it is local.
+    looker = cast(WireLooker, SimpleNamespace(label=QWEN.ref, host="127.0.0.1:11434", local=True))
     notice = looker_disclosure(
         looker, LLAMA, [make_picture("red", label="a.png")], [], "it sees", failed=0
-    )  # type: ignore[arg-type]
+    )
     reworded = replace(notice, text="Wording from a later version that no pattern knows.")
     store.add_notice(chat, reworded)
     [crossing] = ledger(store.items(chat))

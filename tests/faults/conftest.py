@@ -134,7 +134,11 @@ class Backend:
 @pytest.fixture(params=SHAPES)
 def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Backend]:
     """Each provider shape in turn, on a fresh loopback server."""
-    shape: str = request.param
+    yield from served_backend(request.param, monkeypatch)
+
+
+def served_backend(shape: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Backend]:
+    """One of SHAPES on a fresh loopback server, for as long as the generator runs."""
     if shape == "ollama":
         with ollama_server.FakeOllama() as ollama:
             provider = ProviderConfig("ollama", "ollama", ollama.base_url)

@@ -116,7 +116,7 @@ def backend(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> 
     if request.param in MORE_SHAPES:
         yield from _more_backend(request.param)
     else:
-        yield from faults.backend.__wrapped__(request, monkeypatch)
+        yield from faults.served_backend(request.param, monkeypatch)
 
 
 def short_timeout_wire(provider: ProviderConfig) -> Wire:

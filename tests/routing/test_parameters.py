@@ -36,8 +36,10 @@ class Refusing:
 
 
 @contextmanager
-def _chat(**refusing: tuple[str, ...]) -> Iterator[openai_chat.FakeOpenAI]:
-    model = openai_chat.ChatModel("reasoner", **refusing)
+def _chat(
+    refuses: tuple[str, ...] = (), default_only: tuple[str, ...] = ()
+) -> Iterator[openai_chat.FakeOpenAI]:
+    model = openai_chat.ChatModel("reasoner", refuses=refuses, default_only=default_only)
     with openai_chat.FakeOpenAI([model]) as server:
         yield server
 

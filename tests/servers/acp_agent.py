@@ -57,22 +57,35 @@ from acp import (
     update_tool_call,
 )
 from acp.schema import (
+    AcpMcpServer,
     AgentCapabilities,
+    AuthenticateResponse,
+    ClientCapabilities,
+    CloseSessionResponse,
+    ForkSessionResponse,
+    HttpMcpServer,
     Implementation,
+    ListSessionsResponse,
     LoadSessionResponse,
+    McpServerStdio,
     PermissionOption,
     PromptCapabilities,
+    ResumeSessionResponse,
     SessionConfigOptionSelect,
     SessionConfigSelectOption,
     SessionMode,
     SessionModeState,
     SetSessionConfigOptionResponse,
     SetSessionModeResponse,
+    SseMcpServer,
     TerminalAuthMethod,
+    ToolCallStatus,
     ToolCallUpdate,
     Usage,
     UsageUpdate,
 )
+
+McpServer = HttpMcpServer | SseMcpServer | AcpMcpServer | McpServerStdio
 
 BEHAVIOURS = set(filter(None, os.environ.get("FAKE_ACP", "").split(",")))
 
@@ -89,14 +102,20 @@ class FakeAgent(Agent):
     def __init__(self) -> None:
         self.conn: Any = None
         self.model = "small"
-        self.door: Any = None  # the `sightline` entry of the session's mcpServers
+        self.door: McpServerStdio | None = None  # the `sightline` entry of its mcpServers
         self.cancelled = False  # session/cancel came
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
-        _log({"initialize": protocol_version, "client": str(kwargs.get("client_info"))})
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: ClientCapabilities | None = None,
+        client_info: Implementation | None = None,
+        **kwargs: Any,
+    ) -> InitializeResponse:
+        _log({"initialize": protocol_version, "client": str(client_info)})
         return InitializeResponse(
             protocol_version=1,
             agent_capabilities=AgentCapabilities(
@@ -114,7 +133,11 @@ class FakeAgent(Agent):
         )
 
     async def new_session(
-        self, cwd: str, mcp_servers: Any = None, **kwargs: Any
+        self,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[McpServer] | None = None,
+        **kwargs: Any,
     ) -> NewSessionResponse:
         if "auth" in BEHAVIOURS:
             raise RequestError(-32000, "Authentication required")
@@ -125,16 +148,25 @@ class FakeAgent(Agent):
         )
 
     async def load_session(
-        self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any
+        self,
+        cwd: str,
+        session_id: str,
+        mcp_servers: list[McpServer] | None = None,
+        additional_directories: list[str] | None = None,
+        **kwargs: Any,
     ) -> LoadSessionResponse:
         _log({"load_session": session_id})
         self._keep_door(mcp_servers)
         await self.conn.session_update(session_id, update_agent_message_text("(replayed)"))
         return LoadSessionResponse()
 
-    def _keep_door(self, mcp_servers: Any) -> None:
+    def _keep_door(self, mcp_servers: list[McpServer] | None) -> None:
         for server in mcp_servers or []:
-            if server.name == "sightline" and "door" in BEHAVIOURS:
+            if (
+                isinstance(server, McpServerStdio)
+                and server.name == "sightline"
+                and "door" in BEHAVIOURS
+            ):
                 self.door = server
                 _log({"door_entry": [server.command, *server.args]})
 
@@ -166,7 +198,7 @@ class FakeAgent(Agent):
             session_id,
             start_tool_call("d-1", "sightline read_file", kind="read", raw_input={"path": path}),
         )
-        status = "failed" if result.is_error else "completed"
+        status: ToolCallStatus = "failed" if result.is_error else "completed"
         await say(session_id, update_tool_call("d-1", status=status, content=content))
 
     def _options(self) -> list[Any] | None:
@@ -304,6 +336,46 @@ class FakeAgent(Agent):
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         _log({"cancel": session_id})
         self.cancelled = True
+
+    # What the fake never offers (its capabilities say none of it): asked anyway, it says
+    # so, as an agent without them does.
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> AuthenticateResponse | None:
+        raise RequestError.method_not_found("authenticate")
+
+    async def list_sessions(
+        self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any
+    ) -> ListSessionsResponse:
+        raise RequestError.method_not_found("session/list")
+
+    async def fork_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[McpServer] | None = None,
+        **kwargs: Any,
+    ) -> ForkSessionResponse:
+        raise RequestError.method_not_found("session/fork")
+
+    async def resume_session(
+        self,
+        session_id: str,
+        cwd: str,
+        additional_directories: list[str] | None = None,
+        mcp_servers: list[McpServer] | None = None,
+        **kwargs: Any,
+    ) -> ResumeSessionResponse:
+        raise RequestError.method_not_found("session/resume")
+
+    async def close_session(self, session_id: str, **kwargs: Any) -> CloseSessionResponse | None:
+        raise RequestError.method_not_found("session/close")
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        raise RequestError.method_not_found(method)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        _log({"ext_notification": method})
 
     async def _flood(self, session_id: str) -> bool:
         """Words, thoughts and a tool's output, until cancelled (True) or the count is sent."""

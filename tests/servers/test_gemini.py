@@ -139,7 +139,7 @@ def test_what_the_api_refuses_in_its_words(
 
 
 def test_the_newest_models_take_pictures_in_responses_and_json_schema_tools() -> None:
-    body = {
+    body: dict[str, Any] = {
         "contents": [
             {"role": "user", "parts": [{"text": "look"}]},
             {"role": "model", "parts": [{"functionCall": {"name": "f", "args": {}}}]},

@@ -271,7 +271,8 @@ def test_a_database_made_by_the_release_before_versions_reads_as_one_branch(
             "Message",
             "Message",
         ]
-        assert items[0].item.pictures[0].label == "red.png"
+        first = items[0].item
+        assert isinstance(first, Message) and first.pictures[0].label == "red.png"
         assert items[-1].item.text == "It says: buy milk."
         assert all(s.versions == () for s in items)
         assert [s.parent_id for s in items[1:]] == [s.id for s in items[:-1]]

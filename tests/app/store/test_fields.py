@@ -4,6 +4,7 @@ nothing echoed whole."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import pytest
 
@@ -29,7 +30,7 @@ def test_each_kind_is_read_and_a_wrong_one_names_its_place() -> None:
         False,
     )
     assert item.mapping("args") == {"a": [1, "b"]}
-    for read, key, words in [
+    reads: list[tuple[Callable[[str], object], str, str]] = [
         (item.text, "n", "items[3].n must be a string, not a number"),
         (item.whole, "text", "items[3].text must be a whole number, not a string"),
         (item.whole, "t", "items[3].t must be a whole number, not a number"),
@@ -37,7 +38,8 @@ def test_each_kind_is_read_and_a_wrong_one_names_its_place() -> None:
         (item.flag, "n", "items[3].n must be true or false, not a number"),
         (item.mapping, "text", "items[3].text must be an object, not a string"),
         (item.text, "missing", "items[3] has no 'missing' (a string)"),
-    ]:
+    ]
+    for read, key, words in reads:
         with pytest.raises(FieldError) as caught:
             read(key)
         assert str(caught.value) == words

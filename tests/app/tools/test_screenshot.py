@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,7 +31,7 @@ print(json.dumps({
 """
 
 
-def probe(env: dict[str, str], **arguments: object) -> dict:  # type: ignore[type-arg]
+def probe(env: dict[str, str], **arguments: object) -> dict[str, Any]:
     done = subprocess.run(
         [sys.executable, "-c", PROBE, json.dumps(arguments)],
         env=env,
@@ -40,7 +41,7 @@ def probe(env: dict[str, str], **arguments: object) -> dict:  # type: ignore[typ
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    return json.loads(done.stdout)
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import pytest
 
 from routing.errors import AnswerCut
 from routing.models import ProviderConfig
-from routing.wires import answer_cap, anthropic, gemini, openai_chat, responses
+from routing.wires import answer_cap, anthropic, gemini_stream, openai_chat, responses
 from routing.wires.answer_cap import AnswerCap
 from routing.wires.base import Done, TextDelta, Usage
 
@@ -86,7 +86,7 @@ def _responses_reasoning(state: Any) -> None:
 
 def _gemini_thoughts(state: Any) -> None:
     part = {"text": "x" * 40, "thought": True}
-    gemini.parse_chunk({"candidates": [{"content": {"parts": [part]}}]}, state)
+    gemini_stream.parse_chunk({"candidates": [{"content": {"parts": [part]}}]}, state)
 
 
 def _state(kind: str) -> Any:
@@ -97,7 +97,7 @@ def _state(kind: str) -> Any:
         return anthropic.StreamState(provider)
     if kind.startswith("responses"):
         return responses.StreamState(provider, "p:m")
-    return gemini.StreamState(provider, "p:m")
+    return gemini_stream.StreamState(provider, "p:m")
 
 
 FEEDS: dict[str, Callable[[Any], None]] = {
@@ -128,7 +128,7 @@ def test_gemini_s_shown_words_are_left_to_the_cap_on_what_is_given_out(
     monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 100)
     state = _state("gemini")
     for _ in range(10):  # 400 characters of words: held to send back, bounded where given out
-        events = gemini.parse_chunk(
+        events = gemini_stream.parse_chunk(
             {"candidates": [{"content": {"parts": [{"text": "x" * 40}]}}]}, state
         )
         assert events == [TextDelta("x" * 40)]

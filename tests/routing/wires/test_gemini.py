@@ -46,8 +46,9 @@ from routing.wires.base import (
     ToolSpec,
     Usage,
 )
-from routing.wires.gemini import GeminiWire, StreamState, finish_stream, parse_chunk
+from routing.wires.gemini import GeminiWire
 from routing.wires.gemini_request import INVENTED, build_gemini_body, pictures_in_responses
+from routing.wires.gemini_stream import StreamState, finish_stream, parse_chunk
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.registry import make_wire
 from tests.events import collect

@@ -25,10 +25,12 @@ from routing.wires.anthropic import AnthropicWire
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Wire
 from routing.wires.bounded import ERROR_BODY_CAP, EVENT_CAP, LISTING_CAP, MB
 from routing.wires.gemini import GeminiWire
+from routing.wires.http import HttpWire
 from routing.wires.lmstudio import LMStudioWire
 from routing.wires.ollama import SHOW_CONCURRENCY, OllamaWire
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.responses import ResponsesWire
+from tests.events import collect
 from tests.servers import anthropic, gemini, lmstudio, ollama, openai_chat, openai_responses
 from tests.servers.hostile import (
     ENDLESS_ANSWER,
@@ -51,7 +53,7 @@ class Served:
 
     shape: str
     server: Any
-    wire: Wire
+    wire: HttpWire
     model: str
     reply: Any  # the server module's Reply class
     port: int
@@ -67,7 +69,8 @@ class Served:
 
 
 async def events(wire: Wire, model: str) -> list[StreamEvent]:
-    return [event async for event in wire.stream(ChatRequest(model, (user_message("hi"),)))]
+    """Every event of the answer to "hi"."""
+    return await collect(wire.stream(ChatRequest(model, (user_message("hi"),))))
 
 
 @contextmanager
@@ -90,7 +93,7 @@ def _secret(url: str) -> str:
 async def served(request: pytest.FixtureRequest) -> AsyncIterator[Served]:
     """Each shape in turn: its server and a wire with a short idle limit."""
     shape: str = request.param
-    wire: Wire
+    wire: HttpWire
     if shape == "ollama":
         with ollama.FakeOllama() as server:
             wire = OllamaWire(

@@ -12,7 +12,7 @@ from PIL import Image
 
 from app.tools.mcp.results import tool_result_from_mcp
 from app.tools.mcp.server import McpServer
-from routing.transcript import PicturePart, TextPart, ToolCall
+from routing.transcript import PicturePart, ResultPart, TextPart, ToolCall
 from tests.servers.mcp_server import TINY_SIZE, tiny_png
 
 
@@ -56,8 +56,10 @@ async def test_audio_resources_and_structured_content(server: McpServer) -> None
     assert structured.parts == (TextPart('{"temperature": 21.5, "unit": "C"}'),)
 
 
-def mapped(*content: types.ContentBlock, **fields: object) -> tuple[TextPart | PicturePart, ...]:
-    result = types.CallToolResult(content=list(content), **fields)  # type: ignore[arg-type]
+def mapped(
+    *content: types.ContentBlock, structured_content: dict[str, object] | None = None
+) -> tuple[ResultPart, ...]:
+    result = types.CallToolResult(content=list(content), structured_content=structured_content)
     return tool_result_from_mcp(ToolCall("c", "s__t"), result, server="s", tool="t").parts
 
 
