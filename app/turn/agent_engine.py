@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
 from pathlib import Path
@@ -74,7 +75,7 @@ S = TypeVar("S", bound=RunningAgent)
 R = TypeVar("R", bound=AgentRecord)
 
 
-class AgentEngine(Generic[S, R]):
+class AgentEngine(ABC, Generic[S, R]):
     """Runs turns of any conversation with the agents of one protocol."""
 
     RECORD: ClassVar[type[AgentRecord]]  # the protocol's record (its session's shape)
@@ -134,35 +135,35 @@ class AgentEngine(Generic[S, R]):
         """The agent as a sentence begins with it."""
         return self.NAMED.format(id=agent.id)
 
+    @abstractmethod
     async def start(self, agent: ProviderConfig, earlier: str, asked: TurnInput) -> S:
         """The agent started, with a session: `earlier` resumed when it can be (" ": the
         chat has earlier turns but no session of this agent's); AgentProblem when not."""
-        raise NotImplementedError
 
     async def ready(self, session: S, requested: str) -> None:
         """Before each turn: the session set to what `requested` asks (its model, its mode)."""
 
+    @abstractmethod
     async def offer(self, session: S) -> AgentOffer:
         """What the agent offers the picker, once it started."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def record(self, conversation_id: str, ref: str, session: S) -> R:
         """The turn's record."""
-        raise NotImplementedError
 
+    @abstractmethod
     def answer(self, session: S, record: R, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """The turn in the protocol: the question sent, what comes stored, until it ends.
         It raises AgentCut (stop it), AgentStopped (drop it) or one of `FAILURES`."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def stop(self, session: S, record: R) -> bool:
         """Stop the agent's turn as Stop does (its pending questions answered); False when
         it did not end its turn in time (it is dropped)."""
-        raise NotImplementedError
 
+    @abstractmethod
     async def why_failed(self, session: S, exc: Exception) -> AgentProblem:
         """A failed turn in words; AgentStopped when the agent must be started again."""
-        raise NotImplementedError
 
     # -- every agent's -----------------------------------------------------------------
 
