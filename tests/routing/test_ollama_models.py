@@ -53,6 +53,14 @@ def only_run(server: FakeOllama) -> PullRun:
     return server.pulls[0]
 
 
+def outcome(server: FakeOllama) -> str:
+    """How the one pull ended, once the server has recorded it: the client can read the
+    last line before the server's thread gets to note its end."""
+    run = only_run(server)
+    run.ended.wait(10)
+    return run.outcome
+
+
 # -- pulling from the loopback Ollama ----------------------------------------------------
 
 
@@ -74,7 +82,7 @@ async def test_a_pull_streams_its_progress_to_success_and_the_model_is_listed(
     assert any(p.status.startswith("pulling ") and p.digest.startswith("sha256:") for p in progress)
     request = fake_ollama.received(lambda r: r.path == "/api/pull")
     assert [r.body for r in request] == [{"model": "moondream:1.8b", "stream": True}]
-    assert only_run(fake_ollama).outcome == "success"
+    assert outcome(fake_ollama) == "success"
     assert "moondream:1.8b" in tags(fake_ollama)
 
 
@@ -107,7 +115,7 @@ async def test_an_error_line_midway_names_the_model(fake_ollama: FakeOllama) -> 
     assert len(seen) == 4 and seen[-1].completed > 0
     assert "gemma3:4b" in caught.value.message and "online" in caught.value.message
     assert "no such host" in caught.value.detail  # Ollama's words kept for the log
-    assert only_run(fake_ollama).outcome == "error"
+    assert outcome(fake_ollama) == "error"
     assert "gemma3:4b" not in tags(fake_ollama)
 
 
@@ -117,7 +125,7 @@ async def test_a_dropped_connection_says_the_pull_stopped(fake_ollama: FakeOllam
         await pulled(fake_ollama, "llava:7b")
     assert "Pulling llava:7b stopped" in caught.value.message
     assert "Pull it again" in caught.value.message
-    assert only_run(fake_ollama).outcome == "dropped"
+    assert outcome(fake_ollama) == "dropped"
 
 
 async def test_an_unknown_name_says_so_and_suggests_checking_it(fake_ollama: FakeOllama) -> None:
