@@ -56,6 +56,21 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 @pytest.fixture(autouse=True)
+def no_system_keyring() -> Iterator[None]:
+    """No test reads or writes the person's keyring, and none finds another test's double:
+    left to itself, keyring picks its backend from every backend class defined so far,
+    the tests' stand-ins (and a slow one that waits 10 s) among them."""
+    import keyring
+
+    from tests.app.test_keys import NoKeyring
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(NoKeyring())
+    yield
+    keyring.set_keyring(previous)
+
+
+@pytest.fixture(autouse=True)
 def fresh_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's secrets are its own: the redaction registry is process-wide, and one
     test's key would be redacted from what the next one stores."""

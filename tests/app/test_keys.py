@@ -22,7 +22,10 @@ from tests.servers.ollama import FakeOllama
 class MemoryKeyring(KeyringBackend):
     """An OS keyring stand-in that keeps secrets in memory, never in a file."""
 
-    priority = 1
+    # Not viable on its own: keyring's default chainer gathers every backend class of
+    # priority above 0, subclasses included, and would ask this one (or a test's slow
+    # subclass, which waits 10 s) whenever a later test reads a key through the default.
+    priority = 0
 
     def __init__(self) -> None:
         super().__init__()
