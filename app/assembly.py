@@ -104,7 +104,7 @@ class Assembly:
 
     def catalogue(self, providers: Sequence[ProviderConfig] | None = None) -> Catalogue:
         """Every provider's models (`providers`, else those in use), answered with what the
-        store learned of them: refusals, sight checks."""
+        store learned of them: refusals, sight checks, context windows."""
         from routing.catalogue import Catalogue
 
         chosen = self.providers() if providers is None else list(providers)
@@ -112,7 +112,11 @@ class Assembly:
             return Catalogue(chosen)
         learned = self._store.learned
         return Catalogue(
-            chosen, blind=learned.blind(), checked=learned.checks(), refused=learned.refused()
+            chosen,
+            blind=learned.blind(),
+            checked=learned.checks(),
+            refused=learned.refused(),
+            windows=learned.windows(),
         )
 
     @property
@@ -125,10 +129,14 @@ class Assembly:
 
     @property
     def defaults(self) -> ChatSettings:
-        """Settings' own for every chat: the system prompt."""
+        """Settings' own for every chat: the system prompt, and what a chat does once it
+        outgrows its model's window."""
         from routing.chat_settings import ChatSettings
 
-        return ChatSettings(system_prompt=self.config.system_prompt or None)
+        return ChatSettings(
+            system_prompt=self.config.system_prompt or None,
+            overflow=self.config.context_overflow,
+        )
 
     # -- what runs a turn --------------------------------------------------------
 

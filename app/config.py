@@ -32,6 +32,7 @@ from app.config_check import (
     texts,
 )
 from routing.addresses import ollama_base_url
+from routing.context_window import Overflow
 from routing.endpoints import without_credentials
 
 if TYPE_CHECKING:  # loaded only for [[providers]] and discovery: see _parse_provider
@@ -47,6 +48,7 @@ _TOP_LEVEL_KEYS = frozenset(
         "check_sight",
         "vision_model",
         "system_prompt",
+        "context_overflow",
         "mcp_config",
         "mcp_start_at_launch",
         "always_allow_tools",
@@ -81,6 +83,8 @@ class Config:
     check_sight: bool = True  # a model of unknown sight is checked before its first picture
     vision_model: str = ""  # PROVIDER:MODEL that describes pictures for blind models
     system_prompt: str = ""  # what a new chat tells its model first; "" for nothing
+    # What a chat does once it outgrows its model's window, unless it says (routing/fitting.py).
+    context_overflow: Overflow = Overflow.LEAVE_OUT
     mcp_config: Path | None = None  # a file holding the `mcpServers` JSON
     mcp_start_at_launch: bool = False  # start MCP servers with the window, not on first use
     always_allow_tools: tuple[str, ...] = ()  # tools that run without asking the person
@@ -173,6 +177,9 @@ def _parse_document(
                 f"{provider.id!r} is an earlier provider's id too; ids must differ",
             )
         providers.append(provider)
+    overflow = text(raw, (), "context_overflow", what='"leave_out" or "stop" in quotes')
+    if overflow and overflow not in set(Overflow):
+        raise problem(("context_overflow",), 'must be "leave_out" or "stop"')
     folder = text(raw, (), "data_dir", what="a folder path in quotes")
     if folder and not environ.get("SIGHTLINE_DATA_DIR"):
         data_dir = _expanded(folder, "data_dir")
@@ -183,6 +190,7 @@ def _parse_document(
         check_sight=flag(raw, (), "check_sight", True),
         vision_model=vision_model,
         system_prompt=text(raw, (), "system_prompt", what="text in quotes"),
+        context_overflow=Overflow(overflow) if overflow else Overflow.LEAVE_OUT,
         mcp_config=(path.parent / _expanded(mcp, "mcp_config")) if mcp else None,
         mcp_start_at_launch=flag(raw, (), "mcp_start_at_launch", False),
         always_allow_tools=texts(

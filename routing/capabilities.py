@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
+from routing.context_window import resolved_window
 from routing.models import ModelInfo, NotTaken, SightFrom
 from routing.parameters import SETTINGS
 from routing.presets import Preset, preset_for, refuses_for, sees_for, tools_for
@@ -26,12 +27,14 @@ def resolved(
     blind: frozenset[str] | set[str] = frozenset(),
     checked: Mapping[str, bool | None] | None = None,
     refused: Iterable[str] = (),
+    window: int | None = None,
 ) -> ModelInfo:
     """The model as Sightline treats it, from what its provider's listing said.
 
     A refusal learned (`blind`) outranks everything; a sight check's verdict
     (`checked`: True sees, False blind, None unsure) outranks the listing and rule.
-    `refused` are the settings this model refused.
+    `refused` are the settings this model refused; `window` the context window a refusal
+    stated (routing/context_window.py).
     """
     preset = preset_for(kind)
     sees = sees_for(preset, listed.name, listed.sees)
@@ -48,8 +51,13 @@ def resolved(
         sees, sight_from = verdicts[listed.ref] is True, SightFrom.CHECKED
     if listed.ref in blind:
         sees, sight_from = False, SightFrom.LEARNED
+    tokens, context_from = resolved_window(
+        kind, listed.name, listed.context_length, listed.context_from, window
+    )
     model = replace(
         listed,
+        context_length=tokens,
+        context_from=context_from,
         sees=sees,
         tools=tools_for(preset, listed.name, listed.tools),
         sight_from=sight_from,

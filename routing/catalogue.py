@@ -53,6 +53,7 @@ class Catalogue:
         blind: Iterable[str] = (),
         checked: Mapping[tuple[str, str], str] | None = None,
         refused: Iterable[tuple[str, str]] = (),
+        windows: Mapping[str, int] | None = None,
     ) -> None:
         self._providers = {p.id: p for p in providers}
         self._wire_factory = wire_factory
@@ -68,6 +69,8 @@ class Catalogue:
         self._refused: dict[str, set[str]] = {}
         for ref, setting in refused:
             self._refused.setdefault(ref, set()).add(setting)
+        # Context windows refusals stated, by ref (earlier sessions too).
+        self._windows: dict[str, int] = dict(windows or {})
 
     @property
     def providers(self) -> list[ProviderConfig]:
@@ -138,7 +141,10 @@ class Catalogue:
         self, model: ModelInfo, provider: ProviderConfig, checks: dict[str, bool | None]
     ) -> ModelInfo:
         refused = self._refused.get(model.ref, ())
-        return resolved(model, provider.kind, blind=self._blind, checked=checks, refused=refused)
+        window = self._windows.get(model.ref)
+        return resolved(
+            model, provider.kind, blind=self._blind, checked=checks, refused=refused, window=window
+        )
 
     def _checks_of(self, provider: ProviderConfig) -> dict[str, bool | None]:
         """The provider's models' check verdicts by ref: True sees, False blind, None unsure."""
@@ -235,6 +241,11 @@ class Catalogue:
     def learn_refused(self, ref: str, setting: str) -> None:
         """Never send this setting to the model again (it refused it, naming it)."""
         self._refused.setdefault(ref, set()).add(setting)
+        self._learned(ref)
+
+    def learn_window(self, ref: str, tokens: int) -> None:
+        """The model holds this many tokens (a refusal said so): fit every request to it."""
+        self._windows[ref] = tokens
         self._learned(ref)
 
     @property

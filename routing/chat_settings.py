@@ -13,6 +13,8 @@ import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
+from routing.context_window import Overflow
+
 MAX_TEMPERATURE = 2.0  # the widest range the APIs accept (OpenAI's, Gemini's)
 MAX_ANSWER_TOKENS = 1_000_000
 MAX_CONTEXT_TOKENS = 10_000_000
@@ -31,6 +33,10 @@ class ChatSettings:
     temperature: float | None = None
     max_tokens: int | None = None  # the longest answer, in tokens
     context_length: int | None = None  # the context window to load (Ollama's num_ctx)
+    # What the chat does once it outgrows the model's window (routing/fitting.py): None
+    # follows Settings, whose default leaves out the oldest turns between the first and
+    # the newest.
+    overflow: Overflow | None = None
 
     def over(self, below: ChatSettings) -> ChatSettings:
         """These settings, with `below`'s where these leave one unset."""
@@ -62,7 +68,7 @@ class ChatSettings:
         if not isinstance(raw, dict):
             return cls()
         kept = cls()
-        for name in ("system_prompt", "temperature", "max_tokens", "context_length"):
+        for name in ("system_prompt", "temperature", "max_tokens", "context_length", "overflow"):
             try:
                 kept = replace(kept, **{name: getattr(checked(**{name: raw.get(name)}), name)})
             except SettingsInvalid:
@@ -75,6 +81,7 @@ def checked(
     temperature: Any = None,
     max_tokens: Any = None,
     context_length: Any = None,
+    overflow: Any = None,
 ) -> ChatSettings:
     """Settings from what a person or a file gave, each checked; SettingsInvalid says why."""
     if system_prompt is not None:
@@ -90,7 +97,20 @@ def checked(
         temperature=_temperature(temperature),
         max_tokens=_whole(max_tokens, "The maximum answer length", MAX_ANSWER_TOKENS),
         context_length=_whole(context_length, "The context length", MAX_CONTEXT_TOKENS),
+        overflow=_overflow(overflow),
     )
+
+
+def _overflow(value: Any) -> Overflow | None:
+    if value is None:
+        return None
+    try:
+        return Overflow(value)
+    except ValueError:
+        choices = " or ".join(f'"{o.value}"' for o in Overflow)
+        raise SettingsInvalid(
+            f"What a chat does past the model's window must be {choices}."
+        ) from None
 
 
 def _temperature(value: Any) -> float | None:

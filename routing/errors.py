@@ -78,6 +78,12 @@ class ServerError(ProviderError):
     kind = "server"
 
 
+class StreamCut(ServerError):
+    """An answer that stopped before the provider said it was done (the connection dropped,
+    or the stream ended early or empty): try again. One that ended with no word at all
+    may be a request past the model's window (app/turn/context_fit.py asks)."""
+
+
 class Overloaded(RateLimited, ServerError):
     """The provider is busy for everyone right now (a 503, Anthropic's 529): wait a moment.
 
@@ -90,9 +96,14 @@ class Overloaded(RateLimited, ServerError):
 
 
 class ContextTooLong(ProviderError):
-    """The conversation no longer fits the model: start a new chat or shorten it."""
+    """The conversation no longer fits the model: start a new chat or shorten it.
+    `window` is the model's window in tokens where the refusal stated it (then learned)."""
 
     kind = "context"
+
+    def __init__(self, message: str, *, window: int | None = None, **about: str) -> None:
+        super().__init__(message, **about)
+        self.window = window
 
 
 class PicturesRefused(ProviderError):

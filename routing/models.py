@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
+from routing.context_window import ContextFrom
 from routing.endpoints import on_this_computer
 from routing.refs import model_ref
 
@@ -103,7 +104,11 @@ class ModelInfo:
     sees: bool | None = None
     tools: bool | None = None
     local: bool = False
+    # The context window in tokens and where it came from (routing/context_window.py):
+    # from a wire, what its listing or server said (None: it said nothing); from the
+    # catalogue, the model's one answer, never None.
     context_length: int | None = None
+    context_from: ContextFrom = ContextFrom.LISTING
     label: str = ""
     sight_from: SightFrom = SightFrom.UNKNOWN
     reads_pdfs: bool = False  # takes attached PDFs as PDFs (Claude), not Sightline's reading

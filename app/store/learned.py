@@ -1,6 +1,6 @@
 """What Sightline learned about models by using them, kept across restarts: those that
-refused pictures (blind), the settings each refused (a temperature, say), and what a
-sight check found, per endpoint and model."""
+refused pictures (blind), the settings each refused (a temperature, say), the context
+window a refusal stated, and what a sight check found, per endpoint and model."""
 
 from __future__ import annotations
 
@@ -67,3 +67,17 @@ class Learned:
         with self._connection.read() as db:
             rows = db.execute("SELECT endpoint, model, verdict FROM sight_checks")
             return {(endpoint, model): verdict for endpoint, model, verdict in rows}
+
+    def remember_window(self, ref: str, tokens: int) -> None:
+        """Remember that `provider:model` holds `tokens` (a refusal stated it)."""
+        with self._connection.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO context_windows (ref, tokens, learned_at) VALUES (?, ?, ?)",
+                (ref, tokens, time.time()),
+            )
+
+    def windows(self) -> dict[str, int]:
+        """Every context window learned, by `provider:model` ref."""
+        with self._connection.read() as db:
+            rows = db.execute("SELECT ref, tokens FROM context_windows")
+            return {ref: int(tokens) for ref, tokens in rows if isinstance(tokens, int)}

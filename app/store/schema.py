@@ -158,6 +158,15 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (ref, setting)
     );
     """,
+    # 13: context windows refusals stated (llama.cpp's n_ctx, OpenAI's "maximum context
+    # length is N tokens"), by `provider:model` ref, so every later request fits them.
+    """
+    CREATE TABLE context_windows (
+        ref        TEXT PRIMARY KEY,
+        tokens     INTEGER NOT NULL,
+        learned_at REAL NOT NULL
+    );
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.

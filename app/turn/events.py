@@ -74,6 +74,7 @@ class UsageAdded:
 
     usage: Usage
     source: str = "answer"  # "answer", or "describer" for what describing pictures cost
+    window: int | None = None  # the answering model's context window, in tokens
 
 
 class TurnProblem(Exception):

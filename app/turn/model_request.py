@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from app.store import Store, StoredItem
 from app.tools.base import Tool
 from app.turn.boundary import Kept, first_crossing, held_back
+from app.turn.context_fit import ContextFit
 from app.turn.events import ItemAdded, ItemFinished, PartAdded, TextAdded, TurnEvent, UsageAdded
 from app.turn.limits import TurnClock, turn_limit, turn_too_long
 from app.turn.sight import TurnSight
@@ -28,7 +29,7 @@ from app.turn.unused_settings import UnusedSettings
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.endpoints import endpoint_name
-from routing.errors import CannotConnect, ProviderError
+from routing.errors import CannotConnect, ContextTooLong, ProviderError, ServerError
 from routing.models import ModelInfo
 from routing.parameters import SettingRefused, stream_taken
 from routing.shaping import limits_for, shape_messages
@@ -46,15 +47,19 @@ class Step:
     answer: StoredItem | None = None
     calls: list[ToolCall] = field(default_factory=list)
     error: ProviderError | None = None
+    refit: bool = False  # it was past the window, newly learned: fitted to it, it may go
 
 
 class ModelRequests:
     """Sends a turn's requests to its models, each streamed into the store."""
 
-    def __init__(self, store: Store, catalogue: Catalogue, unused: UnusedSettings) -> None:
+    def __init__(
+        self, store: Store, catalogue: Catalogue, unused: UnusedSettings, context: ContextFit
+    ) -> None:
         self.store = store
         self.catalogue = catalogue
         self.unused = unused  # settings a model doesn't take
+        self.context = context  # each request fitted to its model's window
 
     async def send(
         self,
@@ -81,26 +86,33 @@ class ModelRequests:
         self.store.crossings.note_sent_away(conversation_id, seen.looked_away)
         if seen.usage is not None:
             yield UsageAdded(seen.usage, source="describer")
-        side = self.catalogue.answer(model).picture_side
-        messages = shape_messages(seen.messages, limits_for(side))
-        leaving: set[str] = set()
-        if not provider.is_local:
-            host = endpoint_name(provider.base_url)
-            leaving, crossing = first_crossing(kept, messages, history, model.ref, host)
-            if crossing is not None:
-                yield ItemAdded(self.store.add_notice(conversation_id, crossing))
-        specs = tuple(t.spec for t in tools.values())
+        answer = self.catalogue.answer(model)
         request = ChatRequest(
             model=model.name,
-            messages=messages,
-            tools=specs,
+            messages=shape_messages(seen.messages, limits_for(answer.picture_side)),
+            tools=tuple(t.spec for t in tools.values()),
             system=settings.system_prompt or "",
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             context_length=settings.context_length,
         )
+        # Within the model's window, before anything is judged to leave: what is left out
+        # of the request never leaves.
+        fitting = self.context.fitted(conversation_id, answer, request, settings)
+        for fit_notice in fitting.notices:
+            yield ItemAdded(fit_notice)
+        if fitting.error is not None:
+            step.error = fitting.error
+            return
+        request = fitting.request
+        leaving: set[str] = set()
+        if not provider.is_local:
+            host = endpoint_name(provider.base_url)
+            leaving, crossing = first_crossing(kept, request.messages, history, model.ref, host)
+            if crossing is not None:
+                yield ItemAdded(self.store.add_notice(conversation_id, crossing))
         # Only what the model takes is sent; what it doesn't is told once.
-        request, unused = self.unused.fit(conversation_id, self.catalogue.answer(model), request)
+        request, unused = self.unused.fit(conversation_id, answer, request)
         if unused is not None:
             yield ItemAdded(unused)
         status = MessageStatus.FAILED
@@ -120,7 +132,8 @@ class ModelRequests:
                     continue
                 clock.saw(event)
                 if isinstance(event, Usage):
-                    yield UsageAdded(event)
+                    self.context.reported(answer, fitting, event.input_tokens)
+                    yield UsageAdded(event, window=fitting.window)
                     continue
                 if isinstance(event, Done):
                     status = MessageStatus.COMPLETE
@@ -145,6 +158,12 @@ class ModelRequests:
                     self.store.add_part(step.answer.id, event.part)
         except ProviderError as error:
             log.warning("%s failed: %s | %s", model.ref, error.kind, error.detail)
+            if step.answer is None and isinstance(error, ServerError):
+                # An answer that ended empty may be the window (llama-cpp-python's stream
+                # past it is an empty 200): asked once more without streaming, it says.
+                error = await self.context.why_empty(model, request, error)
+            if isinstance(error, ContextTooLong):
+                step.refit = self.context.learn(answer, error)
             if not isinstance(error, CannotConnect):  # the request reached the server
                 self.store.crossings.note_sent_away(conversation_id, leaving)
             step.error, step.calls = error, []

@@ -16,6 +16,7 @@ from app.store import Store, StoredItem
 from app.store.branches import asked_in
 from app.tools.base import Tool
 from app.turn.choosing import Needs, choose, offline, routing_notice
+from app.turn.context_fit import ContextFit
 from app.turn.engine import saved
 from app.turn.events import (
     ItemAdded,
@@ -32,11 +33,12 @@ from app.turn.turn_input import TurnInput
 from app.turn.unused_settings import UnusedSettings
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
+from routing.context_window import about
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET, TurnBudget
 from routing.describing.request import has_pictures
 from routing.documents import pdfs_for_model
-from routing.errors import CannotConnect, PicturesRefused, ProviderError, TimedOut
+from routing.errors import CannotConnect, ContextTooLong, PicturesRefused, ProviderError, TimedOut
 from routing.models import ModelInfo
 from routing.router import Choice, RoutingPrefs
 from routing.transcript import (
@@ -81,7 +83,8 @@ class TurnRunner:
         self.turn_budget = turn_budget  # described pictures per turn, all kinds together
         self.defaults = defaults or ChatSettings()  # Settings' system prompt, for every chat
         self.unused = UnusedSettings(store, catalogue)  # settings a model doesn't take
-        self._requests = ModelRequests(store, catalogue, self.unused)
+        self.context = ContextFit(store, catalogue)  # requests fitted to their model's window
+        self._requests = ModelRequests(store, catalogue, self.unused, self.context)
 
     async def run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         """Run one turn, yielding each event once it is stored.
@@ -175,7 +178,7 @@ class TurnRunner:
         """Ask, run the tools it calls, ask again, until it answers or the steps run out."""
         model = choice.model
         offered = _offered(model, tools)
-        fell_back = healed = took_over = False
+        fell_back = healed = took_over = refitted = False
         step_number = 0
         clock = TurnClock(turn_limit(self.catalogue.provider(model.provider_id)))
         while True:
@@ -203,6 +206,18 @@ class TurnRunner:
                 self.store.learned.remember_blind(model.ref)
                 healed_notice = sight.heal(model, self.store.messages(conversation_id))
                 yield ItemAdded(self.store.add_notice(conversation_id, healed_notice))
+                continue
+            if step.refit and step.answer is None and not refitted:
+                # Past a window its server just stated: learned, fitted to it, asked again.
+                refitted = True
+                assert isinstance(step.error, ContextTooLong) and step.error.window is not None
+                words = (
+                    f"{model.ref} holds {about(step.error.window)}, its server says: "
+                    "asked again with what fits."
+                )
+                yield ItemAdded(
+                    self.store.add_notice(conversation_id, Notice(NoticeKind.INFO, words))
+                )
                 continue
             if step.error is not None:
                 unreachable = isinstance(step.error, CannotConnect | TimedOut)

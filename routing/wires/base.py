@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from routing.errors import ProviderError
 from routing.models import ModelInfo, ProviderConfig
 from routing.transcript import CarriedPart, Message, ToolCall
 
@@ -90,4 +91,14 @@ class Wire(Protocol):
 
     async def aclose(self) -> None:
         """Close the wire's HTTP client."""
+        ...
+
+
+@runtime_checkable
+class WindowCheck(Protocol):
+    """A wire that can ask, without streaming, whether a request fits its model's window
+    (a server whose stream past the window ends empty says so only to such a request)."""
+
+    async def window_refusal(self, request: ChatRequest) -> ProviderError | None:
+        """The provider's refusal of the request asked without streaming, or None."""
         ...

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 import httpx
 
 from routing.endpoints import endpoint_name
-from routing.errors import KeyProblem, ModelNotFound, ProviderError, ServerError
+from routing.errors import KeyProblem, ModelNotFound, ProviderError, StreamCut
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset
 from routing.wires import answer_cap, bounded
@@ -341,7 +341,7 @@ class HttpWire(ABC):
         except (ProviderError, TimeoutError, ValueError):
             return None
 
-    def cut_off(self, detail: str) -> ServerError:
+    def cut_off(self, detail: str) -> StreamCut:
         """An answer that stopped before the provider said it was done."""
         return cut_off(self.located, self.preset, detail)
 

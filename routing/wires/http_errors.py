@@ -15,6 +15,7 @@ from typing import Any
 
 import httpx
 
+from routing.context_window import about, stated_window
 from routing.endpoints import endpoint_name, without_credentials
 from routing.errors import (
     CannotConnect,
@@ -24,6 +25,7 @@ from routing.errors import (
     PicturesRefused,
     ProviderError,
     ServerError,
+    StreamCut,
     TimedOut,
 )
 from routing.models import ProviderConfig
@@ -57,11 +59,16 @@ def key_hint(preset: Preset | None) -> str:
     return "add it in Settings → Providers"
 
 
-def no_longer_fits(model: str, *, provider_id: str, detail: str) -> ContextTooLong:
-    """A conversation past the model's context, and what to do."""
+def no_longer_fits(model: str, *, provider_id: str, detail: str, text: str = "") -> ContextTooLong:
+    """A conversation past the model's context, and what to do; the window it holds where
+    the refusal's words (`text`) or its whole body (`detail`: llama.cpp's carries n_ctx)
+    state it."""
+    window = stated_window(text) or stated_window(detail)
+    holds = f" (it holds {about(window)})" if window else ""
     return ContextTooLong(
-        f"The conversation no longer fits {model or 'the model'}'s context. Start a new chat, "
-        "or remove earlier messages or pictures.",
+        f"The conversation no longer fits {model or 'the model'}'s context{holds}. Start a new "
+        "chat, or remove earlier messages or pictures.",
+        window=window,
         provider_id=provider_id,
         detail=detail,
     )
@@ -83,7 +90,7 @@ def refused_by_words(
     if refuses_pictures(status, text, had_pictures, words):
         return PicturesRefused(pictures, provider_id=provider_id, detail=detail)
     if is_context_too_long(text, words):
-        return no_longer_fits(model, provider_id=provider_id, detail=detail)
+        return no_longer_fits(model, provider_id=provider_id, detail=detail, text=text)
     return None
 
 
@@ -118,11 +125,11 @@ def looks_like_html(text: str) -> bool:
     )
 
 
-def cut_off(provider: ProviderConfig, preset: Preset | None, detail: str) -> ServerError:
+def cut_off(provider: ProviderConfig, preset: Preset | None, detail: str) -> StreamCut:
     """An answer that stopped before the provider said it was done."""
     name = who(provider, preset)
     name = f"the {name[4:]}" if name.startswith("The ") else name  # mid-sentence
-    return ServerError(
+    return StreamCut(
         f"The answer was cut off: the connection to {name} dropped before it finished. Try again.",
         provider_id=provider.id,
         detail=detail,

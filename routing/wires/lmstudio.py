@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from routing.context_window import ContextFrom
 from routing.errors import MalformedResponse
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset, preset_for
@@ -83,13 +84,14 @@ class LMStudioWire(OpenAIChatWire):
             caps = caps if isinstance(caps, dict) else {}
             vision, tools = caps.get("vision"), caps.get("trained_for_tool_use")
             label = entry.get("display_name")
+            loaded = _loaded_context(entry)  # the server's running window, over the maximum
             infos.append(
                 self.info(
                     name,
                     vision if isinstance(vision, bool) else None,
                     tools if isinstance(tools, bool) else None,
-                    context_length=_loaded_context(entry)
-                    or _positive(entry.get("max_context_length")),
+                    context_length=loaded or _positive(entry.get("max_context_length")),
+                    context_from=ContextFrom.SERVER if loaded else ContextFrom.LISTING,
                     label=label if isinstance(label, str) else "",
                 )
             )

@@ -309,6 +309,20 @@ class OpenAIChatWire(OpenAICompatWire):
         """Whether any message has an image_url part."""
         return _has_pictures(body)
 
+    async def window_refusal(self, request: ChatRequest) -> ProviderError | None:
+        """The request once more, not streamed and for one token of answer: llama-cpp-python
+        answers a stream past its window with an empty 200, this with a 400 that states it."""
+        self.require_key()
+        body = {**self.chat_body(request), "stream": False, self.preset.answer_length_key: 1}
+        body.pop("stream_options", None)
+        answer = await self.read(self.chat_url, method="POST", what="an answer", json=body)
+        if answer.status_code == 200:
+            return None
+        pictures = _has_pictures(body)
+        return self.classify(
+            ErrorAnswer(answer.status_code, answer.text, answer.headers, request.model, pictures)
+        )
+
     async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The chunks of the SSE stream as events (or a whole answer, as one chunk)."""
         state = StreamState(

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
+from routing.context_window import ContextFrom
 from routing.errors import MalformedResponse, ModelNotFound, ProviderError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import PRESETS, Preset
@@ -155,11 +157,18 @@ class OpenAICompatWire(HttpWire):
         entries = self._entry_list(await self.read_json(f"{self.base_url}/models"))
         extra: dict[str, bool] = {}
         server_sees: bool | None = None
+        server_window: int | None = None
         if self.preset.sight_from_props:
-            server_sees = await self._props_vision()
+            server_sees, server_window = await self._props()
         if self.preset.sight_from_language_models:
             extra = await self._language_models()
-        return self.infos(entries, lambda name: extra.get(name, server_sees))
+        infos = self.infos(entries, lambda name: extra.get(name, server_sees))
+        if server_window is None:
+            return infos
+        # llama.cpp serves one model with one window: its running n_ctx, not the trained one.
+        return [
+            replace(m, context_length=server_window, context_from=ContextFrom.SERVER) for m in infos
+        ]
 
     def _entry_list(self, listing: Any) -> list[dict[str, Any]]:
         try:
@@ -205,13 +214,22 @@ class OpenAICompatWire(HttpWire):
             **extra,
         )
 
-    async def _props_vision(self) -> bool | None:
-        """llama.cpp's /props says whether its model sees (a projector is loaded)."""
+    async def _props(self) -> tuple[bool | None, int | None]:
+        """llama.cpp's /props says whether its model sees (a projector is loaded) and the
+        window it runs with (`default_generation_settings.n_ctx`)."""
         root = self.base_url.removesuffix("/v1")
         props = await self.quietly(f"{root}/props", what="the server's properties")
-        modalities = props.get("modalities") if isinstance(props, dict) else None
+        props = props if isinstance(props, dict) else {}
+        modalities = props.get("modalities")
         vision = modalities.get("vision") if isinstance(modalities, dict) else None
-        return vision if isinstance(vision, bool) else None
+        settings = props.get("default_generation_settings")
+        window = settings.get("n_ctx") if isinstance(settings, dict) else None
+        return (
+            vision if isinstance(vision, bool) else None,
+            window
+            if isinstance(window, int) and not isinstance(window, bool) and window > 0
+            else None,
+        )
 
     async def _language_models(self) -> dict[str, bool]:
         """xAI's /language-models lists input_modalities per model (and its aliases)."""

@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 
 from app.store import Store
+from routing.context_window import memory_bytes, ollama_window
 from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
@@ -30,11 +31,13 @@ def test_ask_keeps_its_settings_with_a_new_chat_and_overrides_an_existing_one(
     ask(home, "--conversation", cid, "--max-tokens", "12", "another?")
     ask(home, "--conversation", cid, "and one more?")
     first, second, third = fake_ollama.chat_requests()
+    # Ollama is always told the window to load: the trained length, within this memory.
+    window = {"num_ctx": ollama_window(131072, memory_bytes())}
     assert first["messages"][0] == {"role": "system", "content": "Answer in one word."}
-    assert first["options"] == {"temperature": 0.5}
+    assert first["options"] == {"temperature": 0.5} | window
     assert second["messages"][0]["content"] == "Answer in one word."
-    assert second["options"] == {"temperature": 0.5, "num_predict": 12}
-    assert third["options"] == {"temperature": 0.5}  # the override was for that turn only
+    assert second["options"] == {"temperature": 0.5, "num_predict": 12} | window
+    assert third["options"] == {"temperature": 0.5} | window  # the override was for that turn
 
 
 def test_the_default_system_prompt_from_the_config(

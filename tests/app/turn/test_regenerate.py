@@ -15,6 +15,7 @@ from app.turn.runner import TurnRunner
 from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
+from routing.context_window import memory_bytes, ollama_window
 from routing.errors import ServerError
 from routing.transcript import Notice, NoticeKind
 from tests.servers.ollama import FakeOllama, Reply
@@ -154,8 +155,10 @@ async def test_the_chats_own_settings_over_the_default_and_a_turns_over_both(
     )
     first, second = fake_ollama.chat_requests()
     assert first["messages"][0] == {"role": "system", "content": "Answer in French."}
-    assert first["options"] == {"temperature": 0.2}
-    assert second["options"] == {"temperature": 0.2, "num_predict": 20}
+    # Ollama is always told the window to load: the trained length, within this memory.
+    window = ollama_window(131072, memory_bytes())
+    assert first["options"] == {"temperature": 0.2, "num_ctx": window}
+    assert second["options"] == {"temperature": 0.2, "num_predict": 20, "num_ctx": window}
     # A chat that says "no system prompt" sends none, not the default.
     other = runner.store.conversations.create()
     runner.store.conversations.set_settings(other, ChatSettings(system_prompt=""))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from routing.errors import CannotConnect, KeyProblem, ServerError, TimedOut
+from routing.errors import CannotConnect, KeyProblem, StreamCut, TimedOut
 from routing.models import ProviderConfig
 from routing.presets import preset_for
 from routing.wires.http_errors import cut_off, missing_key, translate_transport, who
@@ -14,14 +14,14 @@ REFUSED = httpx.ConnectError("refused", request=httpx.Request("POST", "http://12
 
 
 def test_transport_failures() -> None:
-    """Refused or unanswered: CannotConnect; slow: TimedOut; cut: ServerError."""
+    """Refused or unanswered: CannotConnect; slow: TimedOut; cut: StreamCut (a ServerError)."""
     provider = ProviderConfig(id="p", kind="custom", base_url="http://127.0.0.1:9/v1")
     request = httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
     cases = [
         (httpx.ConnectError("refused", request=request), CannotConnect),
         (httpx.ConnectTimeout("no answer", request=request), CannotConnect),
         (httpx.ReadTimeout("slow", request=request), TimedOut),
-        (httpx.RemoteProtocolError("incomplete chunked read", request=request), ServerError),
+        (httpx.RemoteProtocolError("incomplete chunked read", request=request), StreamCut),
         (httpx.UnsupportedProtocol("ftp", request=request), CannotConnect),
     ]
     for exc, kind in cases:

@@ -23,6 +23,7 @@ from routing.errors import (
     QuotaExhausted,
     RateLimited,
     ServerError,
+    StreamCut,
     TimedOut,
 )
 from routing.models import ProviderConfig, SightFrom
@@ -688,7 +689,7 @@ async def test_dropped_stream_keeps_the_words_so_far(
     server.enqueue(Reply(text="Once upon a time", drop_after=3))
     seen, error = await failure(wire.stream(ask()))
     assert seen == "Once upo"  # the role chunk, then two 4-character deltas
-    assert type(error) is ServerError and "cut off" in error.message
+    assert type(error) is StreamCut and "cut off" in error.message
 
 
 async def test_stream_ending_early_is_cut_off(wire: OpenAIChatWire, server: FakeOpenAI) -> None:
@@ -696,7 +697,7 @@ async def test_stream_ending_early_is_cut_off(wire: OpenAIChatWire, server: Fake
     server.enqueue(Reply(text="Half", finish=False, done=False))
     seen, error = await failure(wire.stream(ask()))
     assert seen == "Half"
-    assert type(error) is ServerError and "cut off" in error.message
+    assert type(error) is StreamCut and "cut off" in error.message
 
 
 async def test_a_cut_off_answer_names_a_server_of_your_own_mid_sentence(
