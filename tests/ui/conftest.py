@@ -30,6 +30,8 @@ from pytestqt.qtbot import QtBot
 from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
 from app.ui.session import Session, load_settings, open_session
 from tests.app.test_keys import MemoryKeyring, NoKeyring
+from tests.conftest import SightlineHome
+from tests.ui.helpers import close_session, wait_for_models
 
 T = TypeVar("T")
 
@@ -88,13 +90,12 @@ def open_window(
         close_session(session, run)
 
 
-def close_session(session: Session, run: Callable[[Awaitable[None]], None]) -> None:
-    """Shut a session down the way the app does on exit (again is harmless)."""
-    if session.closed:
-        return
-    run(session.aclose())
-    session.window.close()
-    session.window.deleteLater()
+@pytest.fixture
+def session(home: SightlineHome, open_window: Callable[[], Session], qtbot: QtBot) -> Session:
+    """The window opened for `home`, the loopback Ollama's four models listed."""
+    opened = open_window()
+    wait_for_models(qtbot, opened)
+    return opened
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,6 @@ with the in-repo fake ACP agent (tests/servers/acp_agent.py), the approval card,
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
@@ -18,12 +17,10 @@ from app.ui.models.model_picker import AGENTS_HEADER, PickerRole
 from app.ui.session import Session
 from routing.transcript import CarriedPart, Message, MessageStatus, NoticeKind
 from tests.conftest import SightlineHome, write_config
+from tests.pictures import picture_file
 from tests.servers.acp_agent import read_log
 from tests.servers.acp_config import with_agent
-from tests.ui.test_window import click_row_button
-
-OpenWindow = Callable[[], Session]
-ROOT = Path(__file__).resolve().parents[2]
+from tests.ui.helpers import OpenWindow, answers, click_row_button, rows, send, wait_idle
 
 
 def open_with_agent(
@@ -41,13 +38,6 @@ def open_with_agent(
     return session, log
 
 
-def send(qtbot: QtBot, session: Session, text: str) -> None:
-    edit = session.window.composer.edit
-    edit.setFocus()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key.Key_Return)
-
-
 def choose_folder(qtbot: QtBot, session: Session, folder: Path) -> None:
     """Answer the working-folder question the window asks, as the person would."""
     qtbot.waitUntil(lambda: session.window.questions.folder_dialog is not None)
@@ -59,25 +49,6 @@ def choose_folder(qtbot: QtBot, session: Session, folder: Path) -> None:
     dialog.accept()
     # The send awaits the answer: once the question is gone, it has gone on.
     qtbot.waitUntil(lambda: session.window.questions.folder_dialog is None)
-
-
-def rows(session: Session) -> list[dict[str, object]]:
-    model = session.window.conversation
-    roles = {"kind": Role.KIND, "role": Role.MESSAGE_ROLE, "text": Role.TEXT}
-    roles |= {"status": Role.STATUS, "author": Role.AUTHOR, "id": Role.ITEM_ID}
-    roles |= {"notice": Role.NOTICE_KIND}
-    return [
-        {name: model.index(row, 0).data(role) for name, role in roles.items()}
-        for row in range(model.rowCount())
-    ]
-
-
-def answers(session: Session) -> list[dict[str, object]]:
-    return [r for r in rows(session) if r["role"] == "assistant"]
-
-
-def wait_idle(qtbot: QtBot, session: Session) -> None:
-    qtbot.waitUntil(lambda: not session.controller.busy, timeout=15_000)
 
 
 def test_the_picker_lists_agents_under_their_own_heading(
@@ -312,11 +283,8 @@ def test_with_only_an_agent_the_window_offers_it_instead_of_saying_nothing_is_re
 def test_a_picture_attached_in_the_window_reaches_an_agent_that_sees_and_is_disclosed(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    from PIL import Image
-
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "sees")
-    shot = tmp_path / "shot.png"
-    Image.new("RGB", (6, 4), "red").save(shot)
+    shot = picture_file(tmp_path / "shot.png", "red", (6, 4))
     attaching = session.controller.attaching
     attaching.attach_files([shot])
     qtbot.waitUntil(lambda: len(attaching.attachments.pictures) == 1, timeout=10_000)
@@ -374,10 +342,7 @@ def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
 def test_the_doors_call_is_answered_on_the_approval_card_and_its_crossing_shows(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    from PIL import Image
-
-    picture = tmp_path / "red.png"
-    Image.new("RGB", (8, 8), "red").save(picture)
+    picture = picture_file(tmp_path / "red.png", "red", (8, 8))
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "sees,door")
     send(qtbot, session, str(picture))
     choose_folder(qtbot, session, tmp_path)

@@ -17,11 +17,11 @@ from routing.chat_settings import ChatSettings
 from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.composer.test_attachments import pick
-from tests.ui.test_window import (
+from tests.ui.helpers import (
     OpenWindow,
     answers,
     click_row_button,
+    pick,
     rows,
     send,
     wait_for_models,
@@ -61,17 +61,10 @@ def two_turns(qtbot: QtBot, session: Session, fake: FakeOllama) -> None:
     qtbot.waitUntil(lambda: len(answers(session)) == 2 and not session.controller.busy)
 
 
-def ready(qtbot: QtBot, open_window: OpenWindow) -> Session:
-    session = open_window()
-    wait_for_models(qtbot, session)
-    pick(session, BLIND)
-    return session
-
-
 def test_regenerate_sends_no_later_messages_and_the_switch_moves_between_versions(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
     first_answer = int(answers(session)[0]["id"])
     fake_ollama.enqueue(Reply(text="Blue."))
@@ -103,9 +96,9 @@ def test_regenerate_sends_no_later_messages_and_the_switch_moves_between_version
 
 
 def test_regenerate_with_another_model_from_the_submenu(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     fake_ollama.enqueue(Reply(text="Red."), Reply(text="I see it differently."))
     send(qtbot, session, "name a colour")
     qtbot.waitUntil(lambda: len(answers(session)) == 1 and not session.controller.busy)
@@ -117,9 +110,9 @@ def test_regenerate_with_another_model_from_the_submenu(
 
 
 def test_edit_and_resend_forks_and_the_earlier_branch_stays(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
     why = next(r for r in rows(session) if r["text"] == "why?")
     menu_action(session, int(why["id"]), "Edit and resend…")
@@ -144,9 +137,9 @@ def test_edit_and_resend_forks_and_the_earlier_branch_stays(
 
 
 def test_cancel_editing_leaves_the_message_as_it_was(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
     menu_action(session, int(rows(session)[0]["id"]), "Edit and resend…")
     assert session.window.composer.text() == "name a colour"
@@ -157,9 +150,9 @@ def test_cancel_editing_leaves_the_message_as_it_was(
 
 
 def test_retry_on_a_failed_turn_adds_no_second_message(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     fake_ollama.enqueue(Reply(status=500, body={"error": "model runner crashed"}))
     send(qtbot, session, "hello?")
     qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
@@ -176,9 +169,9 @@ def test_retry_on_a_failed_turn_adds_no_second_message(
 
 
 def test_delete_a_message_with_its_answer_and_undo(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
     first = int(rows(session)[0]["id"])
     menu_action(session, first, "Delete message and answer")
@@ -205,9 +198,9 @@ def test_delete_a_message_with_its_answer_and_undo(
 
 
 def test_the_chat_settings_panel_keeps_a_system_prompt_and_parameters(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     fake_ollama.enqueue(Reply(text="Hi."))
     send(qtbot, session, "hello")
     qtbot.waitUntil(lambda: len(answers(session)) == 1 and not session.controller.busy)
@@ -236,9 +229,9 @@ def test_the_chat_settings_panel_keeps_a_system_prompt_and_parameters(
 
 
 def test_a_new_chat_keeps_settings_chosen_before_its_first_message(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     panel = session.window.chat_actions.open_settings()
     panel.max_tokens.setText("64")
     panel.try_save()
@@ -253,7 +246,9 @@ def test_the_chat_settings_panel_says_which_settings_the_chats_model_takes(
 ) -> None:
     with Store.open(home.data) as store:  # as a turn does when the model refuses one
         store.learned.remember_refused(BLIND, "temperature")
-    session = ready(qtbot, open_window)
+    session = open_window()
+    wait_for_models(qtbot, session)
+    pick(session, BLIND)
     panel = session.window.chat_actions.open_settings()
     assert set(panel.notes) == {"temperature"}  # Ollama takes the other two
     assert panel.notes["temperature"].text() == (

@@ -4,19 +4,16 @@ fake app server as a process)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.ui.models.model_picker import PickerRole
-from app.ui.session import Session
 from tests.conftest import SightlineHome
 from tests.servers.acp_config import with_fake_codex
-from tests.ui.test_agents import answers, choose_folder, kinds, send, wait_idle
-
-OpenWindow = Callable[[], Session]
+from tests.ui.helpers import OpenWindow, answers, send, wait_idle
+from tests.ui.test_agents import choose_folder, kinds
 
 
 def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(

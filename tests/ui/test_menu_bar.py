@@ -15,7 +15,7 @@ from app.ui.theme import is_dark
 from app.version import installed_version
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
-from tests.ui.test_window import OpenWindow, answers, send, wait_for_models, wait_idle
+from tests.ui.helpers import OpenWindow, answers, send, wait_for_models, wait_idle
 
 
 @pytest.fixture

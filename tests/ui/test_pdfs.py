@@ -45,15 +45,20 @@ from tests.conftest import SightlineHome
 from tests.pdfs import encrypted_pdf, scanned_pdf, text_pdf
 from tests.servers.anthropic import FakeAnthropic
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.composer.test_attachments import (
+from tests.ui.helpers import (
+    OpenWindow,
+    answers,
     cards,
     drop,
     file_urls,
     pick,
-    picture_file,
     reading_done,
+    rows,
+    send,
+    shaded_picture,
+    wait_for_models,
+    wait_idle,
 )
-from tests.ui.test_window import OpenWindow, answers, rows, send, wait_for_models, wait_idle
 from vision.pdf import PdfFile, open_pdf
 
 PASSWORD = "correct horse 7"
@@ -117,16 +122,10 @@ def no_viewer(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[QUrl]]:
 
 
 def test_the_attach_dialog_offers_pdfs_and_a_card_shows_pages_size_and_what_is_sent(
-    home: SightlineHome,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    session: Session, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     path = report(tmp_path)
-    shot = picture_file(tmp_path / "shot.png")
+    shot = shaded_picture(tmp_path / "shot.png")
 
     def choose(parent: QWidget, caption: str, folder: str, filters: str) -> tuple[list[str], str]:
         return [str(shot), str(path)], filters
@@ -179,10 +178,8 @@ def test_the_attach_dialog_offers_pdfs_and_a_card_shows_pages_size_and_what_is_s
 
 
 def test_pdfs_dropped_or_pasted_are_attached(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     window = session.window
     dropped = report(tmp_path, "dropped.pdf")
     on_view = pdf_file(tmp_path / "on the view.pdf", text_pdf(["Another document"]))
@@ -208,10 +205,8 @@ def test_pdfs_dropped_or_pasted_are_attached(
 
 
 def test_a_scan_says_a_model_that_sees_reads_its_pages(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     session.controller.attaching.attach_files([pdf_file(tmp_path / "scan.pdf", scanned_pdf(3))])
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1 and reading_done(session))
     assert session.controller.attaching.attachments.pdfs[0].scan
@@ -298,10 +293,8 @@ def test_a_locked_pdf_asks_for_its_password_until_it_is_right(
 
 
 def test_cancelling_the_password_leaves_the_pdf_unattached_and_says_so(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     composer = session.window.composer
     qtbot.keyClicks(composer.edit, "keep me")
     locked = pdf_file(tmp_path / "locked.pdf", encrypted_pdf(PASSWORD))
@@ -321,10 +314,8 @@ def test_cancelling_the_password_leaves_the_pdf_unattached_and_says_so(
 
 
 def test_broken_pdfs_are_named_inline_and_not_attached(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     broken = pdf_file(tmp_path / "broken.pdf", b"%PDF-1.4\nnot really a PDF at all")
     truncated = pdf_file(tmp_path / "truncated.pdf", text_pdf(REPORT_PAGES)[:300])
     session.controller.attaching.attach_files([broken, truncated, report(tmp_path)])
@@ -341,15 +332,8 @@ def test_broken_pdfs_are_named_inline_and_not_attached(
 
 
 def test_a_pdf_goes_with_the_message_as_its_text_and_shows_in_the_conversation(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
-    no_viewer: list[QUrl],
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path, no_viewer: list[QUrl]
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     window = session.window
     pick(session, "ollama:llama3.2:3b")
     path = report(tmp_path)
@@ -444,17 +428,11 @@ def test_claude_gets_the_pdf_itself(
 
 
 def test_a_failed_turn_keeps_its_pdf_for_retry(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     pick(session, "ollama:llava:7b")  # it sees: the picture needs no describing first
     session.controller.attaching.attach_files(
-        [report(tmp_path), picture_file(tmp_path / "chart.png")]
+        [report(tmp_path), shaded_picture(tmp_path / "chart.png")]
     )
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1 and len(cards(session)) == 1)
 

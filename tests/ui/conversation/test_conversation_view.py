@@ -10,19 +10,19 @@ import json
 from collections.abc import Callable, Iterator
 
 import pytest
-from PySide6.QtCore import QModelIndex, QSize, Qt
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QApplication
 from pytestqt.qtbot import QtBot
 
 from app.store import StoredItem
-from app.ui.conversation.conversation_model import ConversationModel, Role
+from app.ui.conversation.conversation_model import Role
 from app.ui.conversation.conversation_view import ConversationView
 from app.ui.conversation.message_delegate import MESSAGE
 from app.ui.session import Session
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind, TextPart
-from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
+from tests.ui.helpers import send, stored_view, wait_idle
 
 CODE = (
     'def count(path):\n\t"""Tabs on purpose: copied as is."""\n\treturn sum(1 for _ in open(path))'
@@ -36,31 +36,14 @@ ANSWER = (
 # -- helpers ---------------------------------------------------------------------
 
 
-def _send(qtbot: QtBot, session: Session, text: str) -> None:
-    qtbot.waitUntil(lambda: len(session.window.picker.models()) == 4, timeout=10_000)
-    edit = session.window.composer.edit
-    edit.setFocus()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key.Key_Return)
-
-
 def _answer(session: Session) -> QModelIndex:
     model = session.window.conversation
     rows = [model.index(r, 0) for r in range(model.rowCount())]
     return [i for i in rows if i.data(Role.MESSAGE_ROLE) == "assistant"][-1]
 
 
-def _wait_idle(qtbot: QtBot, session: Session) -> None:
-    qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
-
-
 def _view(qtbot: QtBot, items: list[Message | Notice]) -> ConversationView:
-    model = ConversationModel()
-    view = ConversationView(model)
-    qtbot.addWidget(view)
-    view.resize(QSize(760, 560))
-    view.show()
-    model.set_items([StoredItem(n + 1, "c", n + 1, 0.0, item) for n, item in enumerate(items)])
+    view, _model = stored_view(qtbot, items)
     qtbot.waitUntil(lambda: view.measured_rows() > 0)
     return view
 
@@ -82,16 +65,11 @@ def clipboard(qapp: QApplication) -> Iterator[Callable[[], str]]:
 
 
 def test_a_code_block_is_coloured_and_its_copy_button_copies_exactly_its_code(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: Callable[[], Session],
-    qtbot: QtBot,
-    clipboard: Callable[[], str],
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, clipboard: Callable[[], str]
 ) -> None:
-    session = open_window()
     fake_ollama.enqueue(Reply(text=ANSWER, chunk_chars=9))
-    _send(qtbot, session, "Count the lines of a file")
-    _wait_idle(qtbot, session)
+    send(qtbot, session, "Count the lines of a file")
+    wait_idle(qtbot, session)
     view, index = session.window.view, _answer(session)
     assert index.data(Role.TEXT) == ANSWER
 
@@ -126,8 +104,8 @@ def test_a_code_block_is_coloured_and_its_copy_button_copies_exactly_its_code(
     ]
     assert notices
     fake_ollama.enqueue(Reply(text="Glad it helped."))
-    _send(qtbot, session, "Thanks")
-    _wait_idle(qtbot, session)
+    send(qtbot, session, "Thanks")
+    wait_idle(qtbot, session)
     sent = json.dumps(fake_ollama.chat_requests()[-1]["messages"])
     assert ANSWER.split("\n")[0] in sent  # the history went along...
     assert not any(notice in sent for notice in notices)  # ...without the notices
@@ -163,12 +141,11 @@ def test_copying_is_reachable_from_the_keyboard(qtbot: QtBot, clipboard: Callabl
 
 
 def test_an_unfinished_fence_streams_plain_and_is_coloured_once_closed(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: Callable[[], Session], qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
     text = "Run this:\n\n```python\nfor n in range(3):\n    print(n)\n```\n\nIt prints 0, 1 and 2."
     fake_ollama.enqueue(Reply(text=text, chunk_chars=3, delay=0.05))
-    _send(qtbot, session, "Loop please")
+    send(qtbot, session, "Loop please")
     view = session.window.view
     seen: list[tuple[str, bool]] = []
 
@@ -190,7 +167,7 @@ def test_an_unfinished_fence_streams_plain_and_is_coloured_once_closed(
     qtbot.waitUntil(open_fence_shown, timeout=10_000)
     code, highlighted = seen[0]
     assert code.startswith("for n in range") and not highlighted
-    _wait_idle(qtbot, session)
+    wait_idle(qtbot, session)
     index = _answer(session)
     [block] = view.code_blocks(index)
     assert (block.code, block.highlighted) == ("for n in range(3):\n    print(n)", True)
@@ -311,8 +288,9 @@ def test_a_long_chat_lays_out_only_what_it_shows(
         )
         for n in range(3000)
     ]
-    view = _view(qtbot, items)
-    model, bar = view.model(), view.verticalScrollBar()
+    view, model = stored_view(qtbot, items)
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: view.measured_rows() > 0)
     qtbot.waitUntil(lambda: view.at_bottom() and bar.maximum() > 0)
     last = model.index(2999, 0)
     assert view.viewport().rect().intersects(view.visualRect(last))
