@@ -23,7 +23,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
@@ -96,6 +97,19 @@ def session(home: SightlineHome, open_window: Callable[[], Session], qtbot: QtBo
     opened = open_window()
     wait_for_models(qtbot, opened)
     return opened
+
+
+@pytest.fixture
+def no_viewer(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[QUrl]]:
+    """The system's viewer (of a PDF, a folder), replaced: the addresses it was asked to open."""
+    opened: list[QUrl] = []
+
+    def open_url(url: QUrl) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(open_url))
+    yield opened
 
 
 @pytest.fixture(autouse=True)

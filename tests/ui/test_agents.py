@@ -253,7 +253,7 @@ def test_a_crashed_agent_is_an_error_notice_and_retry_starts_it_again(
     assert session.window.composer.button.text() == "Send"
 
     # Retry sends the person's message to the agent again, started afresh.
-    click_row_button(qtbot, session, int(str(error["id"])), RETRY_BUTTON)
+    click_row_button(qtbot, session, error["id"], RETRY_BUTTON)
     qtbot.waitUntil(lambda: len([e for e in read_log(log) if "prompt" in e]) == 2, timeout=15_000)
     wait_idle(qtbot, session)
     assert len([e for e in read_log(log) if "initialize" in e]) == 2
@@ -329,7 +329,7 @@ def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
     assert session.window.questions.folder_dialog is None  # a model's chat has no folder to ask
     assert not session.window.top.folder_label.isVisible()
 
-    answer = int(str(answers(session)[0]["id"]))
+    answer = answers(session)[0]["id"]
     session.window.chat_actions.act(Requested("regenerate", answer, "fake"))
     choose_folder(qtbot, session, tmp_path)
     qtbot.waitUntil(lambda: any(r["author"] == "fake" for r in answers(session)), timeout=15_000)

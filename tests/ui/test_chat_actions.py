@@ -42,7 +42,9 @@ def sent(fake: FakeOllama, index: int = -1) -> list[tuple[str, str]]:
 def menu_action(session: Session, item_id: int, words: str) -> None:
     """Trigger an entry of a row's context menu (or of one of its submenus) by its words."""
     view = session.window.view
-    index = session.window.conversation.index(session.window.conversation.row_of(item_id), 0)
+    row = session.window.conversation.row_of(item_id)
+    assert row is not None
+    index = session.window.conversation.index(row, 0)
     menu = row_menu(view, index)
     found = [a for a in menu.actions() if a.text() == words]
     for action in menu.actions():
@@ -66,7 +68,7 @@ def test_regenerate_sends_no_later_messages_and_the_switch_moves_between_version
 ) -> None:
     pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
-    first_answer = int(answers(session)[0]["id"])
+    first_answer = answers(session)[0]["id"]
     fake_ollama.enqueue(Reply(text="Blue."))
     menu_action(session, first_answer, "Regenerate")
     qtbot.waitUntil(lambda: texts(session) == ["name a colour", "Blue."])
@@ -102,7 +104,7 @@ def test_regenerate_with_another_model_from_the_submenu(
     fake_ollama.enqueue(Reply(text="Red."), Reply(text="I see it differently."))
     send(qtbot, session, "name a colour")
     qtbot.waitUntil(lambda: len(answers(session)) == 1 and not session.controller.busy)
-    menu_action(session, int(answers(session)[0]["id"]), "Regenerate with/ollama:llava:7b")
+    menu_action(session, answers(session)[0]["id"], "Regenerate with/ollama:llava:7b")
     qtbot.waitUntil(lambda: [a["text"] for a in answers(session)] == ["I see it differently."])
     wait_idle(qtbot, session)
     assert fake_ollama.chat_requests()[-1]["model"] == "llava:7b"
@@ -115,7 +117,7 @@ def test_edit_and_resend_forks_and_the_earlier_branch_stays(
     pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
     why = next(r for r in rows(session) if r["text"] == "why?")
-    menu_action(session, int(why["id"]), "Edit and resend…")
+    menu_action(session, why["id"], "Edit and resend…")
     composer = session.window.composer
     assert composer.text() == "why?" and session.window.editing_bar.isVisible()
     composer.edit.selectAll()
@@ -141,7 +143,7 @@ def test_cancel_editing_leaves_the_message_as_it_was(
 ) -> None:
     pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
-    menu_action(session, int(rows(session)[0]["id"]), "Edit and resend…")
+    menu_action(session, rows(session)[0]["id"], "Edit and resend…")
     assert session.window.composer.text() == "name a colour"
     qtbot.mouseClick(session.window.editing_bar.button, Qt.MouseButton.LeftButton)
     assert session.window.composer.text() == ""
@@ -159,13 +161,13 @@ def test_retry_on_a_failed_turn_adds_no_second_message(
     wait_idle(qtbot, session)
     [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
     fake_ollama.enqueue(Reply(text="Hello!"))
-    click_row_button(qtbot, session, int(failed["id"]), RETRY_BUTTON)
+    click_row_button(qtbot, session, failed["id"], RETRY_BUTTON)
     qtbot.waitUntil(lambda: texts(session) == ["hello?", "Hello!"])
     wait_idle(qtbot, session)
     assert sent(fake_ollama) == [("user", "hello?")]
     # The failed attempt is the earlier version, still reachable.
     answer = session.window.conversation.row(1)
-    assert answer.version_beside(-1) == int(failed["id"])
+    assert answer.version_beside(-1) == failed["id"]
 
 
 def test_delete_a_message_with_its_answer_and_undo(
@@ -173,7 +175,7 @@ def test_delete_a_message_with_its_answer_and_undo(
 ) -> None:
     pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
-    first = int(rows(session)[0]["id"])
+    first = rows(session)[0]["id"]
     menu_action(session, first, "Delete message and answer")
     qtbot.waitUntil(lambda: texts(session) == ["why?", "Because."])
     undo = session.window.message_undo
@@ -183,7 +185,7 @@ def test_delete_a_message_with_its_answer_and_undo(
     assert not undo.isVisible()
 
     # An answer alone; what is sent next leaves it out, once its Undo is over.
-    menu_action(session, int(answers(session)[1]["id"]), "Delete answer")
+    menu_action(session, answers(session)[1]["id"], "Delete answer")
     qtbot.waitUntil(lambda: texts(session) == ["name a colour", "Red.", "why?"])
     session.controller.versions.finish_deleting()
     fake_ollama.enqueue(Reply(text="Fine."))

@@ -10,12 +10,11 @@ from __future__ import annotations
 import base64
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -103,19 +102,6 @@ def type_password(qtbot: QtBot, session: Session, password: str) -> None:
 def asked(session: Session, wrong: bool) -> bool:
     dialog = session.window.passwords.dialog
     return dialog is not None and dialog.isVisible() and ("wrong" in dialog.labelText()) == wrong
-
-
-@pytest.fixture
-def no_viewer(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[QUrl]]:
-    """The system's viewer, replaced: the addresses it was asked to open."""
-    opened: list[QUrl] = []
-
-    def open_url(url: QUrl) -> bool:
-        opened.append(url)
-        return True
-
-    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(open_url))
-    yield opened
 
 
 # -- attaching -------------------------------------------------------------------------
@@ -442,7 +428,7 @@ def test_a_failed_turn_keeps_its_pdf_for_retry(
     wait_idle(qtbot, session)
     assert session.window.composer.text() == "" and pdf_cards(session) == []
     [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
-    session.controller.sending.send(Send("ollama:llava:7b", again=int(failed["id"])))
+    session.controller.sending.send(Send("ollama:llava:7b", again=failed["id"]))
     qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
     sent = fake_ollama.chat_requests()[-1]["messages"][-1]
     assert "report.pdf" in sent["content"] and len(sent["images"]) == 1

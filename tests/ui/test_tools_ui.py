@@ -13,9 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
 from PySide6.QtCore import QPoint, Qt, QUrl
-from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
@@ -273,7 +271,8 @@ def test_a_picture_read_by_the_tool_shows_as_a_thumbnail_once_opened(
     assert picture.label == "chart.png"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.waitUntil(lambda: session.window.viewer is not None)
-    assert session.window.viewer.windowTitle().startswith("chart.png — 400×300")
+    viewer = session.window.viewer
+    assert viewer is not None and viewer.windowTitle().startswith("chart.png — 400×300")
 
 
 # -- Settings → Tools -------------------------------------------------------------------
@@ -345,11 +344,12 @@ def test_the_routing_choices_persist(home: SightlineHome, session: Session, qtbo
     assert not (home.config.parent / "mcp.json").exists()
     assert session.controller.config.vision_model == "ollama:llava:7b"
 
-    again = open_settings(qtbot, session).tools_page
+    dialog = open_settings(qtbot, session)
+    again = dialog.tools_page
     assert again.cloud_box.isChecked() and not again.sight_box.isChecked()
     assert again.vision_combo.currentData() == "ollama:llava:7b"
     again.vision_combo.setCurrentIndex(0)  # back to automatic: the key goes
-    qtbot.mouseClick(session.window.settings_dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: session.window.settings_dialog is None)
     assert "vision_model" not in tomllib.loads(home.config.read_text(encoding="utf-8"))
     assert load_config().vision_model == ""
@@ -393,15 +393,13 @@ def test_the_default_system_prompt_is_saved_and_sent_with_every_chat(
 
 
 def test_the_data_folder_is_shown_and_opens(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+    home: SightlineHome, no_viewer: list[QUrl], open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    opened: list[QUrl] = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     session = open_window()
     page = open_settings(qtbot, session).tools_page
     assert page.data_edit.text() == str(home.data) and page.data_edit.isReadOnly()
     qtbot.mouseClick(page.open_button, Qt.MouseButton.LeftButton)
-    assert [url.toLocalFile() for url in opened] == [str(home.data)]
+    assert [url.toLocalFile() for url in no_viewer] == [str(home.data)]
 
 
 def test_the_card_waits_with_its_chat_while_the_person_reads_another(

@@ -23,6 +23,7 @@ from app.ui.models.model_picker import (
 )
 from app.ui.session import Session
 from routing.transcript import Message, MessageStatus, NoticeKind, TextPart
+from routing.transcript import Role as MessageRole
 from tests.conftest import SightlineHome, write_config
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama, Reply
@@ -168,7 +169,7 @@ def test_stop_keeps_the_partial_answer(
     wait_idle(qtbot, session)
 
     row = answers(session)[0]
-    stored = session.store.get_item(int(row["id"]))  # type: ignore[arg-type]
+    stored = session.store.get_item(row["id"])
     assert stored is not None and isinstance(stored.item, Message)
     assert stored.item.status == MessageStatus.STOPPED
     assert 10 <= len(stored.item.text) < len("word " * 400)
@@ -245,7 +246,11 @@ def test_a_conversation_from_the_command_line_shows_after_a_restart(
             Qt.MouseButton.LeftButton,
             pos=sidebar.list.visualRect(sidebar.model.index(0, 0)).center(),
         )
-        qtbot.waitUntil(lambda s=session: len(rows(s)) == 2)
+
+        def both_rows_shown(opened: Session = session) -> bool:
+            return len(rows(opened)) == 2
+
+        qtbot.waitUntil(both_rows_shown)
         shown = rows(session)
         assert shown[0]["text"] == "Hi from the CLI"
         assert shown[1]["text"] == "You said: Hi from the CLI"
@@ -350,7 +355,7 @@ def test_a_long_chat_opens_at_its_end(
     with Store.open(home.data) as store:
         conversation = store.conversations.create(title="A long chat", model="ollama:llama3.2:3b")
         for n in range(2000):
-            role = "user" if n % 2 == 0 else "assistant"
+            role: MessageRole = "user" if n % 2 == 0 else "assistant"
             words = f"Message **{n}**" + (" with a few more words to wrap" * (n % 5))
             store.add_message(
                 conversation,

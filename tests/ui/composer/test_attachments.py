@@ -373,7 +373,7 @@ def test_a_failed_turn_keeps_its_message_and_retry_sends_it_again_with_its_pictu
     [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
 
     # Retry on the notice sends the same message, once.
-    click_row_button(qtbot, session, int(failed["id"]), RETRY_BUTTON)
+    click_row_button(qtbot, session, failed["id"], RETRY_BUTTON)
     qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
     assert answers(session)[-1]["text"] == "You said: Describe this (I see 1 pictures)"
     assert [r["text"] for r in rows(session) if r["role"] == "user"] == ["Describe this"]
@@ -413,7 +413,8 @@ def test_a_saved_chat_shows_its_pictures_and_a_tools_with_its_name(
     assert shown.sha256 == tall.sha256
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=tall_rect.center())
     qtbot.waitUntil(lambda: session.window.viewer is not None)
-    assert session.window.viewer.windowTitle().startswith("tall.png — 300×900")
+    viewer = session.window.viewer
+    assert viewer is not None and viewer.windowTitle().startswith("tall.png — 300×900")
 
 
 def test_thumbnails_are_upright_sized_to_fit_and_drawn_once(qtbot: QtBot, tmp_path: Path) -> None:

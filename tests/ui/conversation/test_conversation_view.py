@@ -10,15 +10,15 @@ import json
 from collections.abc import Callable, Iterator
 
 import pytest
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QSize, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QApplication
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from app.store import StoredItem
 from app.ui.conversation.conversation_model import Role
 from app.ui.conversation.conversation_view import ConversationView
-from app.ui.conversation.message_delegate import MESSAGE
+from app.ui.conversation.message_delegate import MESSAGE, MessageDelegate
 from app.ui.session import Session
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind, TextPart
 from tests.servers.ollama import FakeOllama, Reply
@@ -46,6 +46,12 @@ def _view(qtbot: QtBot, items: list[Message | Notice]) -> ConversationView:
     view, _model = stored_view(qtbot, items)
     qtbot.waitUntil(lambda: view.measured_rows() > 0)
     return view
+
+
+def _delegate(view: ConversationView) -> MessageDelegate:
+    delegate = view.itemDelegate()
+    assert isinstance(delegate, MessageDelegate)
+    return delegate
 
 
 def _answer_message(text: str, status: MessageStatus = MessageStatus.COMPLETE) -> Message:
@@ -88,12 +94,12 @@ def test_a_code_block_is_coloured_and_its_copy_button_copies_exactly_its_code(
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=buttons[0].center())
     assert clipboard() == CODE  # the tabs too, not the spaces Qt's reader makes of them
     item_id = index.data(Role.ITEM_ID)
-    assert view.itemDelegate().buttons.copied == (item_id, 0)  # the button says "Copied"
+    assert _delegate(view).buttons.copied == (item_id, 0)  # the button says "Copied"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=buttons[1].center())
     assert clipboard() == "wc -l notes.txt"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=buttons[MESSAGE].center())
     assert clipboard() == ANSWER  # the message's Markdown source
-    qtbot.waitUntil(lambda: view.itemDelegate().buttons.copied is None, timeout=5000)
+    qtbot.waitUntil(lambda: _delegate(view).buttons.copied is None, timeout=5000)
 
     # The routing notice is in the conversation, and never in what a model is sent.
     model = session.window.conversation
@@ -304,13 +310,14 @@ def test_a_long_chat_lays_out_only_what_it_shows(
     streaming = StoredItem(9999, "c", 9999, 0.0, _answer_message("", MessageStatus.STREAMING))
     model.add_item(streaming)
     measured: list[int] = []
-    delegate = view.itemDelegate()
+    delegate = _delegate(view)
     real = delegate.sizeHint
-    monkeypatch.setattr(
-        delegate,
-        "sizeHint",
-        lambda option, index: measured.append(index.row()) or real(option, index),
-    )
+
+    def measuring(option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        measured.append(index.row())
+        return real(option, index)
+
+    monkeypatch.setattr(delegate, "sizeHint", measuring)
     for word in ("Streaming ", "words ", "arrive."):
         model.append_text(9999, word)
         model._emit_dirty()  # as the coalescing timer would
@@ -331,7 +338,7 @@ def test_on_a_wide_window_the_conversation_is_a_centred_column(qtbot: QtBot) -> 
 
     view = _view(qtbot, [_answer_message("A short answer to read.")])
     index = view.model().index(0, 0)
-    delegate = view.itemDelegate()
+    delegate = _delegate(view)
     # The offscreen screen is narrow: the rows are asked at a wide window's width.
     option = view.row_option(0)
     option.rect = QRect(0, 0, 2400, option.rect.height())

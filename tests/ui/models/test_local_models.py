@@ -46,7 +46,7 @@ def test_a_picture_nobody_here_sees_offers_a_model_that_sees_and_uses_it_at_once
     [nobody] = [r for r in rows(session) if r["notice"] == NoticeKind.NOBODY_SEES]
     assert "No model on this computer can see chart.png" in str(nobody["text"])
 
-    click_row_button(qtbot, session, int(nobody["id"]), GET_SEEING)
+    click_row_button(qtbot, session, nobody["id"], GET_SEEING)
     dialog = window.local_models.dialog
     assert dialog is not None and dialog.suggest_vision and dialog.isVisible()
     _words, _size, pull = dialog.vision_rows["moondream:1.8b"]
