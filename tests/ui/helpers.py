@@ -13,18 +13,20 @@ from typing import TypedDict
 
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QSize, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.store import StoredItem
+from app.ui.composer.approval_card import ApprovalCard
 from app.ui.composer.cards import PictureCard
 from app.ui.conversation.conversation_model import ConversationModel, Role
 from app.ui.conversation.conversation_view import ConversationView
 from app.ui.models.model_picker import PickerRole
 from app.ui.session import Session
 from app.ui.settings.settings_dialog import SettingsDialog
-from routing.transcript import Message, Notice
+from routing.transcript import Message, Notice, NoticeKind
 from tests.pictures import gradient
+from tests.servers.ollama import FakeOllama, Reply
 
 OpenWindow = Callable[[], Session]
 Run = Callable[[Awaitable[None]], None]
@@ -87,6 +89,17 @@ def send(qtbot: QtBot, session: Session, text: str) -> None:
     qtbot.keyClick(edit, Qt.Key.Key_Return)
 
 
+def failed_turn(qtbot: QtBot, session: Session, fake: FakeOllama, text: str, error: str) -> Row:
+    """Send `text` while the loopback Ollama fails it (a 500 saying `error`); once the turn
+    has ended, its error notice."""
+    fake.enqueue(Reply(status=500, body={"error": error}))
+    send(qtbot, session, text)
+    qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
+    wait_idle(qtbot, session)
+    [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
+    return failed
+
+
 def wait_idle(qtbot: QtBot, session: Session) -> None:
     """Until no turn runs (an agent's turn starts its program first: hence the time)."""
     qtbot.waitUntil(lambda: not session.controller.busy, timeout=15_000)
@@ -103,6 +116,35 @@ def click_row_button(qtbot: QtBot, session: Session, item_id: int, block: int) -
     point = view.copy_buttons(index)[block].center()
     qtbot.mouseMove(view.viewport(), point)
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def choose_folder(qtbot: QtBot, session: Session, folder: Path) -> None:
+    """Answer the working-folder question the window asks, as the person would."""
+    qtbot.waitUntil(lambda: session.window.questions.folder_dialog is not None)
+    dialog = session.window.questions.folder_dialog
+    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
+    assert dialog.windowModality() != Qt.WindowModality.ApplicationModal  # the chats stay usable
+    assert dialog.directory().absolutePath() == str(Path.home())  # the person's home first
+    dialog.setDirectory(str(folder))
+    dialog.accept()
+    # The send awaits the answer: once the question is gone, it has gone on.
+    qtbot.waitUntil(lambda: session.window.questions.folder_dialog is None)
+
+
+def asked_on_the_card(qtbot: QtBot, session: Session, text: str, folder: Path) -> ApprovalCard:
+    """Send `text` to the chosen agent in `folder`, and wait until the approval card asks."""
+    send(qtbot, session, text)
+    choose_folder(qtbot, session, folder)
+    card = session.window.approval
+    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    return card
+
+
+def kinds(session: Session) -> list[str]:
+    """Each row's kind, with a message's role: "thought", "plan", "message:assistant"…"""
+    return [
+        str(r["kind"]) + (f":{r['role']}" if r["kind"] == "message" else "") for r in rows(session)
+    ]
 
 
 def pick(session: Session, ref: str) -> None:

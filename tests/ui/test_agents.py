@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from app.turn.agent_folder import FOLDER
@@ -20,7 +19,17 @@ from tests.conftest import SightlineHome, write_config
 from tests.pictures import picture_file
 from tests.servers.acp_agent import read_log
 from tests.servers.acp_config import with_agent
-from tests.ui.helpers import OpenWindow, answers, click_row_button, rows, send, wait_idle
+from tests.ui.helpers import (
+    OpenWindow,
+    answers,
+    asked_on_the_card,
+    choose_folder,
+    click_row_button,
+    kinds,
+    rows,
+    send,
+    wait_idle,
+)
 
 
 def open_with_agent(
@@ -36,19 +45,6 @@ def open_with_agent(
     picker.set_current_ref("fake")
     assert picker.current_ref() == "fake"
     return session, log
-
-
-def choose_folder(qtbot: QtBot, session: Session, folder: Path) -> None:
-    """Answer the working-folder question the window asks, as the person would."""
-    qtbot.waitUntil(lambda: session.window.questions.folder_dialog is not None)
-    dialog = session.window.questions.folder_dialog
-    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
-    assert dialog.windowModality() != Qt.WindowModality.ApplicationModal  # the chats stay usable
-    assert dialog.directory().absolutePath() == str(Path.home())  # the person's home first
-    dialog.setDirectory(str(folder))
-    dialog.accept()
-    # The send awaits the answer: once the question is gone, it has gone on.
-    qtbot.waitUntil(lambda: session.window.questions.folder_dialog is None)
 
 
 def test_the_picker_lists_agents_under_their_own_heading(
@@ -128,10 +124,7 @@ def test_a_permission_request_is_answered_on_the_approval_card(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "permission")
-    send(qtbot, session, "go")
-    choose_folder(qtbot, session, tmp_path)
-    card = session.window.approval
-    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    card = asked_on_the_card(qtbot, session, "go", tmp_path)
     assert card.request is not None
     assert "Read notes.txt" in json.dumps(card.request.call.arguments)
     assert card.heading.text() == "The agent fake asks to Read notes.txt (read). Allow it?"
@@ -162,13 +155,6 @@ def test_stop_cancels_the_agent_and_keeps_the_words(
     qtbot.waitUntil(lambda: answers(session)[0]["status"] == MessageStatus.STOPPED)
     qtbot.waitUntil(lambda: {"cancel": "s-1"} in read_log(log), timeout=5_000)
     assert session.window.composer.button.text() == "Send"
-
-
-def kinds(session: Session) -> list[str]:
-    """Each row's kind, with a message's role: "thought", "plan", "message:assistant"…"""
-    return [
-        str(r["kind"]) + (f":{r['role']}" if r["kind"] == "message" else "") for r in rows(session)
-    ]
 
 
 def test_thinking_opens_on_a_click_the_plan_is_a_checklist_and_tool_pictures_show(
@@ -302,10 +288,7 @@ def test_stop_while_the_agent_asks_answers_its_request_cancelled(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "permission")
-    send(qtbot, session, "go")
-    choose_folder(qtbot, session, tmp_path)
-    card = session.window.approval
-    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    card = asked_on_the_card(qtbot, session, "go", tmp_path)
     qtbot.mouseClick(session.window.composer.button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, session)
     assert not card.isVisible()

@@ -14,13 +14,13 @@ from app.ui.conversation.painting import NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.conversation.row_menu import row_menu
 from app.ui.session import Session
 from routing.chat_settings import ChatSettings
-from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
 from tests.ui.helpers import (
     OpenWindow,
     answers,
     click_row_button,
+    failed_turn,
     pick,
     rows,
     send,
@@ -155,11 +155,7 @@ def test_retry_on_a_failed_turn_adds_no_second_message(
     fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
     pick(session, BLIND)
-    fake_ollama.enqueue(Reply(status=500, body={"error": "model runner crashed"}))
-    send(qtbot, session, "hello?")
-    qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
-    wait_idle(qtbot, session)
-    [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
+    failed = failed_turn(qtbot, session, fake_ollama, "hello?", "model runner crashed")
     fake_ollama.enqueue(Reply(text="Hello!"))
     click_row_button(qtbot, session, failed["id"], RETRY_BUTTON)
     qtbot.waitUntil(lambda: texts(session) == ["hello?", "Hello!"])

@@ -33,7 +33,6 @@ from routing.capabilities import resolved
 from routing.models import ModelInfo
 from routing.transcript import (
     Message,
-    NoticeKind,
     PagesPart,
     PdfPart,
     TextPart,
@@ -43,12 +42,13 @@ from routing.transcript import (
 from tests.conftest import SightlineHome
 from tests.pdfs import encrypted_pdf, scanned_pdf, text_pdf
 from tests.servers.anthropic import FakeAnthropic
-from tests.servers.ollama import FakeOllama, Reply
+from tests.servers.ollama import FakeOllama
 from tests.ui.helpers import (
     OpenWindow,
     answers,
     cards,
     drop,
+    failed_turn,
     file_urls,
     pick,
     reading_done,
@@ -56,7 +56,6 @@ from tests.ui.helpers import (
     send,
     shaded_picture,
     wait_for_models,
-    wait_idle,
 )
 from vision.pdf import PdfFile, open_pdf
 
@@ -422,12 +421,8 @@ def test_a_failed_turn_keeps_its_pdf_for_retry(
     )
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1 and len(cards(session)) == 1)
 
-    fake_ollama.enqueue(Reply(status=500, body={"error": "the runner crashed"}))
-    send(qtbot, session, "Read this")
-    qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
-    wait_idle(qtbot, session)
+    failed = failed_turn(qtbot, session, fake_ollama, "Read this", "the runner crashed")
     assert session.window.composer.text() == "" and pdf_cards(session) == []
-    [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
     session.controller.sending.send(Send("ollama:llava:7b", again=failed["id"]))
     qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
     sent = fake_ollama.chat_requests()[-1]["messages"][-1]

@@ -39,23 +39,23 @@ from app.ui.models.model_picker import AUTO
 from app.ui.session import Session
 from routing.capabilities import resolved
 from routing.models import ModelInfo
-from routing.transcript import Message, NoticeKind, PicturePart, TextPart, ToolResult
+from routing.transcript import Message, PicturePart, TextPart, ToolResult
 from tests.conftest import SightlineHome
 from tests.gifs import animated_gif
-from tests.servers.ollama import FakeOllama, Reply
+from tests.servers.ollama import FakeOllama
 from tests.ui.helpers import (
     OpenWindow,
     answers,
     cards,
     click_row_button,
     drop,
+    failed_turn,
     file_urls,
     pick,
     reading_done,
     rows,
     send,
     shaded_picture,
-    wait_idle,
 )
 from vision.pictures import MAX_FILE_BYTES, open_picture
 
@@ -363,14 +363,10 @@ def test_a_failed_turn_keeps_its_message_and_retry_sends_it_again_with_its_pictu
 
     # The server fails the request (a blind model's refusal is healed now, so a
     # plain server error is what fails a turn).
-    fake_ollama.enqueue(Reply(status=500, body={"error": "the runner crashed"}))
-    send(qtbot, session, "Describe this")
-    qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
-    wait_idle(qtbot, session)
+    failed = failed_turn(qtbot, session, fake_ollama, "Describe this", "the runner crashed")
     # The message is kept in the chat, pictures and all: nothing waits in the composer
     # to be sent a second time.
     assert session.window.composer.text() == "" and cards(session) == []
-    [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
 
     # Retry on the notice sends the same message, once.
     click_row_button(qtbot, session, failed["id"], RETRY_BUTTON)
