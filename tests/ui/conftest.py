@@ -23,13 +23,16 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
 
 import pytest
-from PySide6.QtCore import QCoreApplication, QEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QUrl
+from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
 from app.ui.session import Session, load_settings, open_session
 from tests.app.test_keys import MemoryKeyring, NoKeyring
+from tests.conftest import SightlineHome
+from tests.ui.helpers import close_session, wait_for_models
 
 T = TypeVar("T")
 
@@ -88,13 +91,25 @@ def open_window(
         close_session(session, run)
 
 
-def close_session(session: Session, run: Callable[[Awaitable[None]], None]) -> None:
-    """Shut a session down the way the app does on exit (again is harmless)."""
-    if session.closed:
-        return
-    run(session.aclose())
-    session.window.close()
-    session.window.deleteLater()
+@pytest.fixture
+def session(home: SightlineHome, open_window: Callable[[], Session], qtbot: QtBot) -> Session:
+    """The window opened for `home`, the loopback Ollama's four models listed."""
+    opened = open_window()
+    wait_for_models(qtbot, opened)
+    return opened
+
+
+@pytest.fixture
+def no_viewer(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[QUrl]]:
+    """The system's viewer (of a PDF, a folder), replaced: the addresses it was asked to open."""
+    opened: list[QUrl] = []
+
+    def open_url(url: QUrl) -> bool:
+        opened.append(url)
+        return True
+
+    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(open_url))
+    yield opened
 
 
 @pytest.fixture(autouse=True)

@@ -4,11 +4,9 @@ with the in-repo fake ACP agent (tests/servers/acp_agent.py), the approval card,
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QFileDialog
 from pytestqt.qtbot import QtBot
 
 from app.turn.agent_folder import FOLDER
@@ -18,12 +16,20 @@ from app.ui.models.model_picker import AGENTS_HEADER, PickerRole
 from app.ui.session import Session
 from routing.transcript import CarriedPart, Message, MessageStatus, NoticeKind
 from tests.conftest import SightlineHome, write_config
+from tests.pictures import picture_file
 from tests.servers.acp_agent import read_log
 from tests.servers.acp_config import with_agent
-from tests.ui.test_window import click_row_button
-
-OpenWindow = Callable[[], Session]
-ROOT = Path(__file__).resolve().parents[2]
+from tests.ui.helpers import (
+    OpenWindow,
+    answers,
+    asked_on_the_card,
+    choose_folder,
+    click_row_button,
+    kinds,
+    rows,
+    send,
+    wait_idle,
+)
 
 
 def open_with_agent(
@@ -39,45 +45,6 @@ def open_with_agent(
     picker.set_current_ref("fake")
     assert picker.current_ref() == "fake"
     return session, log
-
-
-def send(qtbot: QtBot, session: Session, text: str) -> None:
-    edit = session.window.composer.edit
-    edit.setFocus()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key.Key_Return)
-
-
-def choose_folder(qtbot: QtBot, session: Session, folder: Path) -> None:
-    """Answer the working-folder question the window asks, as the person would."""
-    qtbot.waitUntil(lambda: session.window.questions.folder_dialog is not None)
-    dialog = session.window.questions.folder_dialog
-    assert isinstance(dialog, QFileDialog) and dialog.isVisible()
-    assert dialog.windowModality() != Qt.WindowModality.ApplicationModal  # the chats stay usable
-    assert dialog.directory().absolutePath() == str(Path.home())  # the person's home first
-    dialog.setDirectory(str(folder))
-    dialog.accept()
-    # The send awaits the answer: once the question is gone, it has gone on.
-    qtbot.waitUntil(lambda: session.window.questions.folder_dialog is None)
-
-
-def rows(session: Session) -> list[dict[str, object]]:
-    model = session.window.conversation
-    roles = {"kind": Role.KIND, "role": Role.MESSAGE_ROLE, "text": Role.TEXT}
-    roles |= {"status": Role.STATUS, "author": Role.AUTHOR, "id": Role.ITEM_ID}
-    roles |= {"notice": Role.NOTICE_KIND}
-    return [
-        {name: model.index(row, 0).data(role) for name, role in roles.items()}
-        for row in range(model.rowCount())
-    ]
-
-
-def answers(session: Session) -> list[dict[str, object]]:
-    return [r for r in rows(session) if r["role"] == "assistant"]
-
-
-def wait_idle(qtbot: QtBot, session: Session) -> None:
-    qtbot.waitUntil(lambda: not session.controller.busy, timeout=15_000)
 
 
 def test_the_picker_lists_agents_under_their_own_heading(
@@ -157,10 +124,7 @@ def test_a_permission_request_is_answered_on_the_approval_card(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "permission")
-    send(qtbot, session, "go")
-    choose_folder(qtbot, session, tmp_path)
-    card = session.window.approval
-    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    card = asked_on_the_card(qtbot, session, "go", tmp_path)
     assert card.request is not None
     assert "Read notes.txt" in json.dumps(card.request.call.arguments)
     assert card.heading.text() == "The agent fake asks to Read notes.txt (read). Allow it?"
@@ -191,13 +155,6 @@ def test_stop_cancels_the_agent_and_keeps_the_words(
     qtbot.waitUntil(lambda: answers(session)[0]["status"] == MessageStatus.STOPPED)
     qtbot.waitUntil(lambda: {"cancel": "s-1"} in read_log(log), timeout=5_000)
     assert session.window.composer.button.text() == "Send"
-
-
-def kinds(session: Session) -> list[str]:
-    """Each row's kind, with a message's role: "thought", "plan", "message:assistant"…"""
-    return [
-        str(r["kind"]) + (f":{r['role']}" if r["kind"] == "message" else "") for r in rows(session)
-    ]
 
 
 def test_thinking_opens_on_a_click_the_plan_is_a_checklist_and_tool_pictures_show(
@@ -282,7 +239,7 @@ def test_a_crashed_agent_is_an_error_notice_and_retry_starts_it_again(
     assert session.window.composer.button.text() == "Send"
 
     # Retry sends the person's message to the agent again, started afresh.
-    click_row_button(qtbot, session, int(str(error["id"])), RETRY_BUTTON)
+    click_row_button(qtbot, session, error["id"], RETRY_BUTTON)
     qtbot.waitUntil(lambda: len([e for e in read_log(log) if "prompt" in e]) == 2, timeout=15_000)
     wait_idle(qtbot, session)
     assert len([e for e in read_log(log) if "initialize" in e]) == 2
@@ -312,11 +269,8 @@ def test_with_only_an_agent_the_window_offers_it_instead_of_saying_nothing_is_re
 def test_a_picture_attached_in_the_window_reaches_an_agent_that_sees_and_is_disclosed(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    from PIL import Image
-
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "sees")
-    shot = tmp_path / "shot.png"
-    Image.new("RGB", (6, 4), "red").save(shot)
+    shot = picture_file(tmp_path / "shot.png", "red", (6, 4))
     attaching = session.controller.attaching
     attaching.attach_files([shot])
     qtbot.waitUntil(lambda: len(attaching.attachments.pictures) == 1, timeout=10_000)
@@ -334,10 +288,7 @@ def test_stop_while_the_agent_asks_answers_its_request_cancelled(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "permission")
-    send(qtbot, session, "go")
-    choose_folder(qtbot, session, tmp_path)
-    card = session.window.approval
-    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    card = asked_on_the_card(qtbot, session, "go", tmp_path)
     qtbot.mouseClick(session.window.composer.button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, session)
     assert not card.isVisible()
@@ -361,7 +312,7 @@ def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
     assert session.window.questions.folder_dialog is None  # a model's chat has no folder to ask
     assert not session.window.top.folder_label.isVisible()
 
-    answer = int(str(answers(session)[0]["id"]))
+    answer = answers(session)[0]["id"]
     session.window.chat_actions.act(Requested("regenerate", answer, "fake"))
     choose_folder(qtbot, session, tmp_path)
     qtbot.waitUntil(lambda: any(r["author"] == "fake" for r in answers(session)), timeout=15_000)
@@ -374,10 +325,7 @@ def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
 def test_the_doors_call_is_answered_on_the_approval_card_and_its_crossing_shows(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    from PIL import Image
-
-    picture = tmp_path / "red.png"
-    Image.new("RGB", (8, 8), "red").save(picture)
+    picture = picture_file(tmp_path / "red.png", "red", (8, 8))
     session, log = open_with_agent(home, tmp_path, open_window, qtbot, "sees,door")
     send(qtbot, session, str(picture))
     choose_folder(qtbot, session, tmp_path)

@@ -14,14 +14,14 @@ from app.ui.conversation.painting import NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.conversation.row_menu import row_menu
 from app.ui.session import Session
 from routing.chat_settings import ChatSettings
-from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.composer.test_attachments import pick
-from tests.ui.test_window import (
+from tests.ui.helpers import (
     OpenWindow,
     answers,
     click_row_button,
+    failed_turn,
+    pick,
     rows,
     send,
     wait_for_models,
@@ -42,7 +42,9 @@ def sent(fake: FakeOllama, index: int = -1) -> list[tuple[str, str]]:
 def menu_action(session: Session, item_id: int, words: str) -> None:
     """Trigger an entry of a row's context menu (or of one of its submenus) by its words."""
     view = session.window.view
-    index = session.window.conversation.index(session.window.conversation.row_of(item_id), 0)
+    row = session.window.conversation.row_of(item_id)
+    assert row is not None
+    index = session.window.conversation.index(row, 0)
     menu = row_menu(view, index)
     found = [a for a in menu.actions() if a.text() == words]
     for action in menu.actions():
@@ -61,19 +63,12 @@ def two_turns(qtbot: QtBot, session: Session, fake: FakeOllama) -> None:
     qtbot.waitUntil(lambda: len(answers(session)) == 2 and not session.controller.busy)
 
 
-def ready(qtbot: QtBot, open_window: OpenWindow) -> Session:
-    session = open_window()
-    wait_for_models(qtbot, session)
-    pick(session, BLIND)
-    return session
-
-
 def test_regenerate_sends_no_later_messages_and_the_switch_moves_between_versions(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
-    first_answer = int(answers(session)[0]["id"])
+    first_answer = answers(session)[0]["id"]
     fake_ollama.enqueue(Reply(text="Blue."))
     menu_action(session, first_answer, "Regenerate")
     qtbot.waitUntil(lambda: texts(session) == ["name a colour", "Blue."])
@@ -103,13 +98,13 @@ def test_regenerate_sends_no_later_messages_and_the_switch_moves_between_version
 
 
 def test_regenerate_with_another_model_from_the_submenu(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     fake_ollama.enqueue(Reply(text="Red."), Reply(text="I see it differently."))
     send(qtbot, session, "name a colour")
     qtbot.waitUntil(lambda: len(answers(session)) == 1 and not session.controller.busy)
-    menu_action(session, int(answers(session)[0]["id"]), "Regenerate with/ollama:llava:7b")
+    menu_action(session, answers(session)[0]["id"], "Regenerate with/ollama:llava:7b")
     qtbot.waitUntil(lambda: [a["text"] for a in answers(session)] == ["I see it differently."])
     wait_idle(qtbot, session)
     assert fake_ollama.chat_requests()[-1]["model"] == "llava:7b"
@@ -117,12 +112,12 @@ def test_regenerate_with_another_model_from_the_submenu(
 
 
 def test_edit_and_resend_forks_and_the_earlier_branch_stays(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
     why = next(r for r in rows(session) if r["text"] == "why?")
-    menu_action(session, int(why["id"]), "Edit and resend…")
+    menu_action(session, why["id"], "Edit and resend…")
     composer = session.window.composer
     assert composer.text() == "why?" and session.window.editing_bar.isVisible()
     composer.edit.selectAll()
@@ -144,11 +139,11 @@ def test_edit_and_resend_forks_and_the_earlier_branch_stays(
 
 
 def test_cancel_editing_leaves_the_message_as_it_was(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
-    menu_action(session, int(rows(session)[0]["id"]), "Edit and resend…")
+    menu_action(session, rows(session)[0]["id"], "Edit and resend…")
     assert session.window.composer.text() == "name a colour"
     qtbot.mouseClick(session.window.editing_bar.button, Qt.MouseButton.LeftButton)
     assert session.window.composer.text() == ""
@@ -157,30 +152,26 @@ def test_cancel_editing_leaves_the_message_as_it_was(
 
 
 def test_retry_on_a_failed_turn_adds_no_second_message(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
-    fake_ollama.enqueue(Reply(status=500, body={"error": "model runner crashed"}))
-    send(qtbot, session, "hello?")
-    qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
-    wait_idle(qtbot, session)
-    [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
+    pick(session, BLIND)
+    failed = failed_turn(qtbot, session, fake_ollama, "hello?", "model runner crashed")
     fake_ollama.enqueue(Reply(text="Hello!"))
-    click_row_button(qtbot, session, int(failed["id"]), RETRY_BUTTON)
+    click_row_button(qtbot, session, failed["id"], RETRY_BUTTON)
     qtbot.waitUntil(lambda: texts(session) == ["hello?", "Hello!"])
     wait_idle(qtbot, session)
     assert sent(fake_ollama) == [("user", "hello?")]
     # The failed attempt is the earlier version, still reachable.
     answer = session.window.conversation.row(1)
-    assert answer.version_beside(-1) == int(failed["id"])
+    assert answer.version_beside(-1) == failed["id"]
 
 
 def test_delete_a_message_with_its_answer_and_undo(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     two_turns(qtbot, session, fake_ollama)
-    first = int(rows(session)[0]["id"])
+    first = rows(session)[0]["id"]
     menu_action(session, first, "Delete message and answer")
     qtbot.waitUntil(lambda: texts(session) == ["why?", "Because."])
     undo = session.window.message_undo
@@ -190,7 +181,7 @@ def test_delete_a_message_with_its_answer_and_undo(
     assert not undo.isVisible()
 
     # An answer alone; what is sent next leaves it out, once its Undo is over.
-    menu_action(session, int(answers(session)[1]["id"]), "Delete answer")
+    menu_action(session, answers(session)[1]["id"], "Delete answer")
     qtbot.waitUntil(lambda: texts(session) == ["name a colour", "Red.", "why?"])
     session.controller.versions.finish_deleting()
     fake_ollama.enqueue(Reply(text="Fine."))
@@ -205,9 +196,9 @@ def test_delete_a_message_with_its_answer_and_undo(
 
 
 def test_the_chat_settings_panel_keeps_a_system_prompt_and_parameters(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     fake_ollama.enqueue(Reply(text="Hi."))
     send(qtbot, session, "hello")
     qtbot.waitUntil(lambda: len(answers(session)) == 1 and not session.controller.busy)
@@ -236,9 +227,9 @@ def test_the_chat_settings_panel_keeps_a_system_prompt_and_parameters(
 
 
 def test_a_new_chat_keeps_settings_chosen_before_its_first_message(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = ready(qtbot, open_window)
+    pick(session, BLIND)
     panel = session.window.chat_actions.open_settings()
     panel.max_tokens.setText("64")
     panel.try_save()
@@ -253,7 +244,9 @@ def test_the_chat_settings_panel_says_which_settings_the_chats_model_takes(
 ) -> None:
     with Store.open(home.data) as store:  # as a turn does when the model refuses one
         store.learned.remember_refused(BLIND, "temperature")
-    session = ready(qtbot, open_window)
+    session = open_window()
+    wait_for_models(qtbot, session)
+    pick(session, BLIND)
     panel = session.window.chat_actions.open_settings()
     assert set(panel.notes) == {"temperature"}  # Ollama takes the other two
     assert panel.notes["temperature"].text() == (

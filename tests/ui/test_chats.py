@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import io
 import sqlite3
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from PIL import Image
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QFileDialog
 from pytestqt.qtbot import QtBot
@@ -24,13 +21,18 @@ from app.ui.session import Session
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
 from tests.app.store.helpers import opens_in_time
 from tests.conftest import SightlineHome
-from tests.ui.composer.test_attachments import cards, pick, picture_file
-from tests.ui.conftest import close_session
-from tests.ui.test_window import rows, send, wait_for_models, wait_idle
-from vision.pictures import sniff
-
-OpenWindow = Callable[[], Session]
-Run = Callable[[Awaitable[None]], None]
+from tests.pictures import make_picture
+from tests.ui.helpers import (
+    OpenWindow,
+    Run,
+    cards,
+    close_session,
+    pick,
+    rows,
+    send,
+    shaded_picture,
+    wait_idle,
+)
 
 
 def seed(home: SightlineHome) -> dict[str, str]:
@@ -70,7 +72,7 @@ def activate(qtbot: QtBot, session: Session) -> None:
     qtbot.waitUntil(lambda: QApplication.activeWindow() is session.window)
 
 
-def select(qtbot: QtBot, session: Session, conversation_id: str) -> None:
+def click_chat(qtbot: QtBot, session: Session, conversation_id: str) -> None:
     """Click a conversation in the list, as a person would."""
     sidebar = session.window.sidebar
     index = sidebar.model.index(sidebar.model.row_of(conversation_id), 0)
@@ -79,6 +81,11 @@ def select(qtbot: QtBot, session: Session, conversation_id: str) -> None:
         Qt.MouseButton.LeftButton,
         pos=sidebar.list.visualRect(index).center(),
     )
+
+
+def select(qtbot: QtBot, session: Session, conversation_id: str) -> None:
+    """Click a conversation in the list, and wait until it is the one shown."""
+    click_chat(qtbot, session, conversation_id)
     qtbot.waitUntil(lambda: session.controller.current_id == conversation_id)
 
 
@@ -301,11 +308,7 @@ def test_ctrl_f_searches_titles_and_text_as_you_type(
     assert sidebar.list.currentIndex().data(ID_ROLE) == ids["Trip to Lisbon"]
 
 
-def test_ctrl_k_opens_the_model_list(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
-) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
+def test_ctrl_k_opens_the_model_list(session: Session, qtbot: QtBot) -> None:
     activate(qtbot, session)
     picker = session.window.picker
     qtbot.keyClick(session.window.composer.edit, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
@@ -316,10 +319,8 @@ def test_ctrl_k_opens_the_model_list(
 
 
 def test_a_new_chat_is_titled_by_its_first_words_and_then_renamed_with_f2(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+    session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     activate(qtbot, session)
     window = session.window
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_F2)
@@ -341,9 +342,7 @@ def test_a_new_chat_is_titled_by_its_first_words_and_then_renamed_with_f2(
 def test_export_markdown_and_json_from_the_window(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    buffer = io.BytesIO()
-    Image.new("RGB", (5, 5), "red").save(buffer, format="PNG")
-    picture = sniff(buffer.getvalue(), label="red.png")
+    picture = make_picture("red", (5, 5))
     with Store.open(home.data) as store:
         chat = store.conversations.create(model="ollama:llama3.2:3b")
         store.add_message(chat, user_message("What colour?", (picture,)))
@@ -388,11 +387,10 @@ def test_the_ledger_panel_lists_where_the_data_went(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     ids = seed(home)
-    buffer = io.BytesIO()
-    Image.new("RGB", (5, 5), "blue").save(buffer, format="PNG")
     with Store.open(home.data) as store:
         chat = store.conversations.create(model="auto")
-        store.add_message(chat, user_message("Look", (sniff(buffer.getvalue(), label="a.png"),)))
+        picture = make_picture("blue", (5, 5), label="a.png")
+        store.add_message(chat, user_message("Look", (picture,)))
         store.add_notice(
             chat,
             Notice(
@@ -476,14 +474,12 @@ def test_size_splitter_ledger_and_last_chat_come_back_next_time(
 
 
 def test_the_ledger_follows_a_turn_as_it_happens(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     window = session.window
     window.show_ledger(True)
     pick(session, "ollama:llama3.2:3b")  # it can't see: a model that sees describes for it
-    session.controller.attaching.attach_files([picture_file(tmp_path / "chart.png")])
+    session.controller.attaching.attach_files([shaded_picture(tmp_path / "chart.png")])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
     send(qtbot, session, "What is this?")
     qtbot.waitUntil(lambda: len(window.ledger.rows()) == 1, timeout=10_000)
@@ -549,13 +545,7 @@ def test_a_damaged_chat_is_listed_and_opening_it_says_so_while_the_others_open(
     session = open_window()
     qtbot.waitUntil(lambda: len(titles(session)) == 3)
     select(qtbot, session, ids["Bike gears"])
-    sidebar = session.window.sidebar
-    index = sidebar.model.index(sidebar.model.row_of(broken), 0)
-    qtbot.mouseClick(
-        sidebar.list.viewport(),
-        Qt.MouseButton.LeftButton,
-        pos=sidebar.list.visualRect(index).center(),
-    )
+    click_chat(qtbot, session, broken)  # it can't be read: the chat shown stays
     status = session.window.statusBar()
     qtbot.waitUntil(lambda: "can't read the conversation" in status.currentMessage())
     assert broken in status.currentMessage()

@@ -9,8 +9,7 @@ from pytestqt.qtbot import QtBot
 from app.store import Store
 from app.ui.session import Session
 from tests.conftest import SightlineHome
-from tests.ui.composer.test_attachments import pick
-from tests.ui.test_window import wait_for_models
+from tests.ui.helpers import pick, wait_for_models
 
 REF = "ollama:qwen2.5vl:3b"
 

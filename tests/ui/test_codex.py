@@ -4,19 +4,21 @@ fake app server as a process)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.ui.models.model_picker import PickerRole
-from app.ui.session import Session
 from tests.conftest import SightlineHome
 from tests.servers.acp_config import with_fake_codex
-from tests.ui.test_agents import answers, choose_folder, kinds, send, wait_idle
-
-OpenWindow = Callable[[], Session]
+from tests.ui.helpers import (
+    OpenWindow,
+    answers,
+    asked_on_the_card,
+    kinds,
+    wait_idle,
+)
 
 
 def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(
@@ -29,10 +31,7 @@ def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(
     row = picker.findData("codex", PickerRole.REF)
     assert picker.itemText(row) == "codex · agent"
     picker.set_current_ref("codex")
-    send(qtbot, session, "make a file")
-    choose_folder(qtbot, session, tmp_path)
-    card = session.window.approval
-    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    card = asked_on_the_card(qtbot, session, "make a file", tmp_path)
     assert card.request is not None and card.request.call.name == "codex.command"
     assert card.heading.text() == "Codex asks to run a command. Allow it?"
     assert card.hint.text().endswith(
@@ -59,10 +58,7 @@ def test_codexs_request_for_more_permissions_is_asked_on_the_card(
     picker = session.window.picker
     qtbot.waitUntil(lambda: "codex" in picker.agents(), timeout=10_000)
     picker.set_current_ref("codex")
-    send(qtbot, session, "fetch it")
-    choose_folder(qtbot, session, tmp_path)
-    card = session.window.approval
-    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
+    card = asked_on_the_card(qtbot, session, "fetch it", tmp_path)
     assert card.request is not None and card.request.call.name == "codex.permissions"
     assert card.heading.text() == "Codex asks to have more permissions. Allow it?"
     assert card.hint.text() == (

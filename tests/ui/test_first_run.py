@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -11,14 +11,11 @@ from pytestqt.qtbot import QtBot
 
 from app import config, paths
 from app.presenters.welcome import WELCOME
-from app.ui.session import Session
 from routing.models import ProviderConfig
 from tests.conftest import SightlineHome
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama
-from tests.ui.test_window import answers, send, wait_idle
-
-OpenWindow = Callable[[], Session]
+from tests.ui.helpers import OpenWindow, answers, send, wait_idle
 
 
 @pytest.fixture

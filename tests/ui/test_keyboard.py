@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 from pytestqt.qtbot import QtBot
 
-from app.ui.session import Session
 from tests.conftest import SightlineHome
+from tests.ui.helpers import OpenWindow, wait_for_models
 from tests.ui.test_chats import activate, seed, select
-from tests.ui.test_window import wait_for_models
-
-OpenWindow = Callable[[], Session]
 
 
 def tab_chain(qtbot: QtBot, start: QWidget, limit: int = 80) -> list[QWidget]:

@@ -10,8 +10,8 @@ from pytestqt.qtbot import QtBot
 from app.store import Store
 from routing.transcript import user_message
 from tests.conftest import SightlineHome
+from tests.ui.helpers import OpenWindow, wait_for_models
 from tests.ui.test_chats import select
-from tests.ui.test_window import OpenWindow, wait_for_models
 
 LONG_TITLE = "Counting words in Python, quickly and correctly, for a very long report"
 

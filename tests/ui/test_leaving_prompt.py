@@ -7,13 +7,10 @@ The window offers: send them, send without them, or cancel (the draft stays).
 
 from __future__ import annotations
 
-import io
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from PIL import Image
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox, QPushButton
 from pytestqt.qtbot import QtBot
 
@@ -21,9 +18,9 @@ from app.ui.leaving_prompt import CANCEL, SEND, TITLE, WITHHOLD
 from app.ui.session import Session
 from routing.transcript import Notice
 from tests.conftest import SightlineHome
+from tests.pictures import picture_file
 from tests.servers.openai_chat import ChatModel, FakeOpenAI
-
-OpenWindow = Callable[[], Session]
+from tests.ui.helpers import OpenWindow, send
 
 
 @pytest.fixture
@@ -44,28 +41,16 @@ def both(home: SightlineHome, cloud: FakeOpenAI) -> SightlineHome:
     return home
 
 
-def _picture(path: Path) -> Path:
-    buffer = io.BytesIO()
-    Image.new("RGB", (20, 20), "red").save(buffer, format="PNG")
-    path.write_bytes(buffer.getvalue())
-    return path
-
-
-def _send(qtbot: QtBot, session: Session, text: str) -> None:
-    edit = session.window.composer.edit
-    edit.setFocus()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key.Key_Return)
-
-
 def _first_turn_here(qtbot: QtBot, session: Session, tmp_path: Path) -> None:
     """A picture shown to the seeing model on this computer."""
     qtbot.waitUntil(lambda: len(session.window.picker.models()) == 5, timeout=10_000)
     session.window.picker.set_current_ref("ollama:llava:7b")
-    session.controller.attaching.attach_files([_picture(tmp_path / "holiday.png")])
+    session.controller.attaching.attach_files(
+        [picture_file(tmp_path / "holiday.png", "red", (20, 20))]
+    )
     qtbot.waitUntil(lambda: session.controller.attaching.attachments.anything, timeout=5_000)
     qtbot.waitUntil(lambda: not session.controller.attaching.attachments.reading, timeout=5_000)
-    _send(qtbot, session, "what is it?")
+    send(qtbot, session, "what is it?")
     qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
 
 
@@ -100,7 +85,7 @@ def asked(
         session = open_window()
         _first_turn_here(qtbot, session, tmp_path)
         session.window.picker.set_current_ref("cloud:vision-1")
-        _send(qtbot, session, "and in the cloud?")
+        send(qtbot, session, "and in the cloud?")
         _answer(qtbot, session, label)
         return session
 
@@ -126,7 +111,7 @@ def test_send_them_discloses_and_is_not_asked_again(
     store, cid = session.controller.store, session.controller.current_id
     told = [i.item for i in store.items(cid) if isinstance(i.item, Notice) and i.item.crossed]
     assert [n.text.split(" from earlier")[0] for n in told] == ["1 picture (holiday.png)"]
-    _send(qtbot, session, "again")  # decided for this chat: no second question
+    send(qtbot, session, "again")  # decided for this chat: no second question
     qtbot.waitUntil(lambda: len(cloud.chat_requests()) == 2, timeout=10_000)
     assert session.window.questions.leaving.dialog is None
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
 from app.ui.settings.appearance import ThemeChoice
@@ -15,7 +15,7 @@ from app.ui.theme import is_dark
 from app.version import installed_version
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
-from tests.ui.test_window import OpenWindow, answers, send, wait_for_models, wait_idle
+from tests.ui.helpers import OpenWindow, answers, send, wait_for_models, wait_idle
 
 
 @pytest.fixture
@@ -31,7 +31,11 @@ def test_the_menus_and_their_entries(
 ) -> None:
     session = open_window()
     bar = session.window.menuBar()
-    menus = {a.text().replace("&", ""): a.menu() for a in bar.actions()}
+    menus: dict[str, QMenu] = {}
+    for action in bar.actions():
+        menu = action.menu()
+        assert isinstance(menu, QMenu)
+        menus[action.text().replace("&", "")] = menu
     assert list(menus) == ["File", "Edit", "View", "Help"]
     words = {
         name: [a.text().replace("&", "") for a in menu.actions() if a.text()]
@@ -114,7 +118,9 @@ def test_entries_do_what_the_window_does(
     window.export_dialog.reject()
     menus.settings.trigger()
     qtbot.waitUntil(lambda: window.settings_dialog is not None)
-    window.settings_dialog.reject()
+    settings = window.settings_dialog
+    assert settings is not None
+    settings.reject()
     menus.new_chat.trigger()
     assert session.controller.current_id == ""
 

@@ -10,12 +10,11 @@ from __future__ import annotations
 import base64
 import logging
 import threading
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QUrl
-from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -34,7 +33,6 @@ from routing.capabilities import resolved
 from routing.models import ModelInfo
 from routing.transcript import (
     Message,
-    NoticeKind,
     PagesPart,
     PdfPart,
     TextPart,
@@ -44,16 +42,21 @@ from routing.transcript import (
 from tests.conftest import SightlineHome
 from tests.pdfs import encrypted_pdf, scanned_pdf, text_pdf
 from tests.servers.anthropic import FakeAnthropic
-from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.composer.test_attachments import (
+from tests.servers.ollama import FakeOllama
+from tests.ui.helpers import (
+    OpenWindow,
+    answers,
     cards,
     drop,
+    failed_turn,
     file_urls,
     pick,
-    picture_file,
     reading_done,
+    rows,
+    send,
+    shaded_picture,
+    wait_for_models,
 )
-from tests.ui.test_window import OpenWindow, answers, rows, send, wait_for_models, wait_idle
 from vision.pdf import PdfFile, open_pdf
 
 PASSWORD = "correct horse 7"
@@ -100,33 +103,14 @@ def asked(session: Session, wrong: bool) -> bool:
     return dialog is not None and dialog.isVisible() and ("wrong" in dialog.labelText()) == wrong
 
 
-@pytest.fixture
-def no_viewer(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[QUrl]]:
-    """The system's viewer, replaced: the addresses it was asked to open."""
-    opened: list[QUrl] = []
-
-    def open_url(url: QUrl) -> bool:
-        opened.append(url)
-        return True
-
-    monkeypatch.setattr(QDesktopServices, "openUrl", staticmethod(open_url))
-    yield opened
-
-
 # -- attaching -------------------------------------------------------------------------
 
 
 def test_the_attach_dialog_offers_pdfs_and_a_card_shows_pages_size_and_what_is_sent(
-    home: SightlineHome,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    session: Session, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     path = report(tmp_path)
-    shot = picture_file(tmp_path / "shot.png")
+    shot = shaded_picture(tmp_path / "shot.png")
 
     def choose(parent: QWidget, caption: str, folder: str, filters: str) -> tuple[list[str], str]:
         return [str(shot), str(path)], filters
@@ -179,10 +163,8 @@ def test_the_attach_dialog_offers_pdfs_and_a_card_shows_pages_size_and_what_is_s
 
 
 def test_pdfs_dropped_or_pasted_are_attached(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     window = session.window
     dropped = report(tmp_path, "dropped.pdf")
     on_view = pdf_file(tmp_path / "on the view.pdf", text_pdf(["Another document"]))
@@ -208,10 +190,8 @@ def test_pdfs_dropped_or_pasted_are_attached(
 
 
 def test_a_scan_says_a_model_that_sees_reads_its_pages(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     session.controller.attaching.attach_files([pdf_file(tmp_path / "scan.pdf", scanned_pdf(3))])
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1 and reading_done(session))
     assert session.controller.attaching.attachments.pdfs[0].scan
@@ -298,10 +278,8 @@ def test_a_locked_pdf_asks_for_its_password_until_it_is_right(
 
 
 def test_cancelling_the_password_leaves_the_pdf_unattached_and_says_so(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     composer = session.window.composer
     qtbot.keyClicks(composer.edit, "keep me")
     locked = pdf_file(tmp_path / "locked.pdf", encrypted_pdf(PASSWORD))
@@ -321,10 +299,8 @@ def test_cancelling_the_password_leaves_the_pdf_unattached_and_says_so(
 
 
 def test_broken_pdfs_are_named_inline_and_not_attached(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     broken = pdf_file(tmp_path / "broken.pdf", b"%PDF-1.4\nnot really a PDF at all")
     truncated = pdf_file(tmp_path / "truncated.pdf", text_pdf(REPORT_PAGES)[:300])
     session.controller.attaching.attach_files([broken, truncated, report(tmp_path)])
@@ -341,15 +317,8 @@ def test_broken_pdfs_are_named_inline_and_not_attached(
 
 
 def test_a_pdf_goes_with_the_message_as_its_text_and_shows_in_the_conversation(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
-    no_viewer: list[QUrl],
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path, no_viewer: list[QUrl]
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     window = session.window
     pick(session, "ollama:llama3.2:3b")
     path = report(tmp_path)
@@ -444,27 +413,17 @@ def test_claude_gets_the_pdf_itself(
 
 
 def test_a_failed_turn_keeps_its_pdf_for_retry(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     pick(session, "ollama:llava:7b")  # it sees: the picture needs no describing first
     session.controller.attaching.attach_files(
-        [report(tmp_path), picture_file(tmp_path / "chart.png")]
+        [report(tmp_path), shaded_picture(tmp_path / "chart.png")]
     )
     qtbot.waitUntil(lambda: len(pdf_cards(session)) == 1 and len(cards(session)) == 1)
 
-    fake_ollama.enqueue(Reply(status=500, body={"error": "the runner crashed"}))
-    send(qtbot, session, "Read this")
-    qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
-    wait_idle(qtbot, session)
+    failed = failed_turn(qtbot, session, fake_ollama, "Read this", "the runner crashed")
     assert session.window.composer.text() == "" and pdf_cards(session) == []
-    [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
-    session.controller.sending.send(Send("ollama:llava:7b", again=int(failed["id"])))
+    session.controller.sending.send(Send("ollama:llava:7b", again=failed["id"]))
     qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
     sent = fake_ollama.chat_requests()[-1]["messages"][-1]
     assert "report.pdf" in sent["content"] and len(sent["images"]) == 1

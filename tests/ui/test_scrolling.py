@@ -11,8 +11,8 @@ from app.ui.session import Session
 from routing.transcript import Message, TextPart, user_message
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
+from tests.ui.helpers import OpenWindow, answers, send, wait_for_models, wait_idle
 from tests.ui.test_chats import select
-from tests.ui.test_window import OpenWindow, answers, send, wait_for_models, wait_idle
 
 LONG = "\n\n".join(f"Paragraph {n}: " + "words " * 40 for n in range(12))
 

@@ -10,13 +10,10 @@ instead of quietly slowing every start. The smoke runs as a whole process, as
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.conftest import SightlineHome, write_config
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.ui.helpers import run_python
 
 # Runs `python -m app --smoke` with two notes written to argv[1]: the modules at
 # the first paint, and those when the session starts listing models.
@@ -75,14 +72,7 @@ NEVER_BEFORE_PAINT = {
 
 def _smoke(home: SightlineHome, tmp_path: Path) -> dict[str, set[str]]:
     notes = tmp_path / "notes.json"
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, str(notes)],
-        env=home.env(),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_python(home.env(), "-c", PROBE, str(notes))
     assert done.returncode == 0, done.stderr
     timings = json.loads(done.stdout.strip().splitlines()[-1])
     assert timings["smoke"] == "ok"

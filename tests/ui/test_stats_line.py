@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QImage
 from pytestqt.qtbot import QtBot
 
@@ -22,6 +22,7 @@ from routing.answer_stats import AnswerStats
 from routing.transcript import Message, MessageStatus, TextPart, user_message
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
+from tests.ui.helpers import stored_view
 
 STATS = AnswerStats(12, 148, first_token_seconds=0.43, streaming_seconds=4.2)
 LINE = "12 → 148 tokens · first word 0.4 s · 35 tok/s"
@@ -35,12 +36,7 @@ def answer(
 
 
 def make_view(qtbot: QtBot, items: list[Message]) -> tuple[ConversationView, ConversationModel]:
-    model = ConversationModel()
-    view = ConversationView(model)
-    qtbot.addWidget(view)
-    view.resize(QSize(760, 560))
-    view.show()
-    model.set_items([StoredItem(n + 1, "c", n + 1, 0.0, item) for n, item in enumerate(items)])
+    view, model = stored_view(qtbot, items)
     qtbot.waitUntil(lambda: view.measured_rows() == len(items))
     return view, model
 

@@ -13,10 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import pytest
-from PIL import Image
 from PySide6.QtCore import QPoint, Qt, QUrl
-from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QPushButton
 from pytestqt.qtbot import QtBot
 
@@ -29,12 +26,10 @@ from app.ui.conversation.conversation_model import Role
 from app.ui.conversation.painting import MARGIN_X, MARGIN_Y
 from app.ui.session import Session
 from tests.conftest import SightlineHome
+from tests.pictures import picture_file
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.composer.test_attachments import pick
-from tests.ui.settings.test_settings_dialog import open_settings
-from tests.ui.test_window import answers, send, wait_for_models, wait_idle
+from tests.ui.helpers import OpenWindow, answers, open_settings, pick, send, wait_idle
 
-OpenWindow = Callable[[], Session]
 MODEL = "ollama:qwen2.5vl:3b"  # sees and uses tools
 
 VALID_MCP = """{
@@ -58,14 +53,6 @@ BROKEN_MCP = """{
 def read_call(path: Path) -> Reply:
     """The model asks to read one file."""
     return Reply(tool_calls=[{"name": "read_file", "arguments": {"path": str(path)}}])
-
-
-def open_chat(qtbot: QtBot, open_window: OpenWindow) -> Session:
-    """The window with its models listed and the tool-using model chosen."""
-    session = open_window()
-    wait_for_models(qtbot, session)
-    pick(session, MODEL)
-    return session
 
 
 def card(session: Session) -> ApprovalCard:
@@ -103,16 +90,12 @@ def expand_by_keyboard(qtbot: QtBot, session: Session, row: int) -> None:
 
 
 def test_allow_once_runs_the_call_and_the_result_row_opens_to_show_it(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("Buy milk\nCall the plumber about the sink\n", encoding="utf-8")
     fake_ollama.enqueue(read_call(notes), Reply(text="You need milk."))
-    session = open_chat(qtbot, open_window)
+    pick(session, MODEL)
     send(qtbot, session, "What is on my list?")
 
     shown = wait_card(qtbot, session)
@@ -154,18 +137,14 @@ def test_allow_once_runs_the_call_and_the_result_row_opens_to_show_it(
 
 
 def test_allow_all_answers_every_call_of_the_step_at_once(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
     files = [tmp_path / f"{n}.txt" for n in ("one", "two", "three")]
     for path in files:
         path.write_text(path.stem, encoding="utf-8")
     calls = [{"name": "read_file", "arguments": {"path": str(f)}} for f in files]
     fake_ollama.enqueue(Reply(tool_calls=calls), Reply(text="Read all three."))
-    session = open_chat(qtbot, open_window)
+    pick(session, MODEL)
     asked: list[object] = []
     session.controller.approval_requested.connect(asked.append)
     send(qtbot, session, "Read my three notes")
@@ -184,15 +163,11 @@ def test_allow_all_answers_every_call_of_the_step_at_once(
 
 
 def test_allow_in_this_chat_is_not_asked_again_there_but_is_in_a_new_chat(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("hello", encoding="utf-8")
-    session = open_chat(qtbot, open_window)
+    pick(session, MODEL)
     asked: list[object] = []
     session.controller.approval_requested.connect(asked.append)
 
@@ -222,16 +197,12 @@ def test_allow_in_this_chat_is_not_asked_again_there_but_is_in_a_new_chat(
 
 
 def test_dont_allow_tells_the_model_and_the_row_says_so(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("the password is swordfish", encoding="utf-8")
     fake_ollama.enqueue(read_call(secret), Reply(text="All right, I won't."))
-    session = open_chat(qtbot, open_window)
+    pick(session, MODEL)
     send(qtbot, session, "Peek at my secret")
     shown = wait_card(qtbot, session)
     shown.deny_button.setFocus()
@@ -249,16 +220,12 @@ def test_dont_allow_tells_the_model_and_the_row_says_so(
 
 
 def test_stop_while_the_card_waits_ends_the_turn_cleanly(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("hello", encoding="utf-8")
     fake_ollama.enqueue(read_call(notes))  # then the echo: "You said: …"
-    session = open_chat(qtbot, open_window)
+    pick(session, MODEL)
     send(qtbot, session, "Read it")
     wait_card(qtbot, session)
     composer = session.window.composer
@@ -279,16 +246,11 @@ def test_stop_while_the_card_waits_ends_the_turn_cleanly(
 
 
 def test_a_picture_read_by_the_tool_shows_as_a_thumbnail_once_opened(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    chart = tmp_path / "chart.png"
-    Image.new("RGB", (400, 300), (30, 140, 90)).save(chart)
+    chart = picture_file(tmp_path / "chart.png", (30, 140, 90), (400, 300))
     fake_ollama.enqueue(read_call(chart), Reply(text="A green square."))
-    session = open_chat(qtbot, open_window)
+    pick(session, MODEL)
     send(qtbot, session, "What is in chart.png?")
     qtbot.mouseClick(wait_card(qtbot, session).once_button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, session)
@@ -309,7 +271,8 @@ def test_a_picture_read_by_the_tool_shows_as_a_thumbnail_once_opened(
     assert picture.label == "chart.png"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.waitUntil(lambda: session.window.viewer is not None)
-    assert session.window.viewer.windowTitle().startswith("chart.png — 400×300")
+    viewer = session.window.viewer
+    assert viewer is not None and viewer.windowTitle().startswith("chart.png — 400×300")
 
 
 # -- Settings → Tools -------------------------------------------------------------------
@@ -358,11 +321,7 @@ def test_the_tools_page_checks_and_saves_mcp_servers(
     assert again.tools_page.mcp_edit.toPlainText() == VALID_MCP
 
 
-def test_the_routing_choices_persist(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
-) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
+def test_the_routing_choices_persist(home: SightlineHome, session: Session, qtbot: QtBot) -> None:
     dialog = open_settings(qtbot, session)
     page = dialog.tools_page
     combo = page.vision_combo
@@ -385,21 +344,18 @@ def test_the_routing_choices_persist(
     assert not (home.config.parent / "mcp.json").exists()
     assert session.controller.config.vision_model == "ollama:llava:7b"
 
-    again = open_settings(qtbot, session).tools_page
+    dialog = open_settings(qtbot, session)
+    again = dialog.tools_page
     assert again.cloud_box.isChecked() and not again.sight_box.isChecked()
     assert again.vision_combo.currentData() == "ollama:llava:7b"
     again.vision_combo.setCurrentIndex(0)  # back to automatic: the key goes
-    qtbot.mouseClick(session.window.settings_dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: session.window.settings_dialog is None)
     assert "vision_model" not in tomllib.loads(home.config.read_text(encoding="utf-8"))
     assert load_config().vision_model == ""
 
 
-def test_check_says_when_a_servers_command_is_not_installed(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
-) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
+def test_check_says_when_a_servers_command_is_not_installed(session: Session, qtbot: QtBot) -> None:
     page = open_settings(qtbot, session).tools_page
     page.mcp_edit.setPlainText(
         '{"mcpServers": {"gone": {"command": "no-such-mcp-server-here", "args": []}}}'
@@ -417,13 +373,8 @@ def test_the_approval_words_say_allow_in_this_chat_is_kept() -> None:
 
 
 def test_the_default_system_prompt_is_saved_and_sent_with_every_chat(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     dialog = open_settings(qtbot, session)
     dialog.tools_page.prompt_edit.setPlainText("Answer in French.\nBriefly.")
     qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
@@ -442,27 +393,21 @@ def test_the_default_system_prompt_is_saved_and_sent_with_every_chat(
 
 
 def test_the_data_folder_is_shown_and_opens(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+    home: SightlineHome, no_viewer: list[QUrl], open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    opened: list[QUrl] = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url) or True)
     session = open_window()
     page = open_settings(qtbot, session).tools_page
     assert page.data_edit.text() == str(home.data) and page.data_edit.isReadOnly()
     qtbot.mouseClick(page.open_button, Qt.MouseButton.LeftButton)
-    assert [url.toLocalFile() for url in opened] == [str(home.data)]
+    assert [url.toLocalFile() for url in no_viewer] == [str(home.data)]
 
 
 def test_the_card_waits_with_its_chat_while_the_person_reads_another(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.txt"
     notes.write_text("hello", encoding="utf-8")
-    session = open_chat(qtbot, open_window)
+    pick(session, MODEL)
     send(qtbot, session, "An earlier chat")
     wait_idle(qtbot, session)
     earlier = session.controller.current_id
@@ -545,13 +490,9 @@ def test_mcp_servers_can_start_with_the_window(
 
 
 def test_a_tool_allowed_in_settings_runs_without_asking(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_chat(qtbot, open_window)
+    pick(session, MODEL)
     dialog = open_settings(qtbot, session)
     page = dialog.tools_page
     assert not page.always_boxes["read_file"].isChecked()

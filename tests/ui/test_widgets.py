@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import io
-
-from PIL import Image
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QColor, QImage, QPainter
 from PySide6.QtWidgets import QApplication, QStyleOptionViewItem
@@ -24,7 +21,7 @@ from routing.transcript import (
     ToolCall,
     ToolResult,
 )
-from vision.pictures import sniff
+from tests.pictures import make_picture
 
 # -- composer ----------------------------------------------------------------------
 
@@ -88,17 +85,9 @@ def test_the_box_grows_with_its_text_up_to_a_limit(qtbot: QtBot) -> None:
 
 # -- conversation rows ----------------------------------------------------------------
 
-_PNG = Image.new("RGB", (320, 200), (40, 120, 200))
-
-
-def _picture() -> PicturePart:
-    buffer = io.BytesIO()
-    _PNG.save(buffer, format="PNG")
-    return PicturePart(sniff(buffer.getvalue(), "screen.png"))
-
 
 def _items() -> list[StoredItem]:
-    picture = _picture()
+    picture = PicturePart(make_picture((40, 120, 200), (320, 200), label="screen.png"))
     messages: list[Message | Notice] = [
         Message(role="user", parts=(TextPart("Look at this"), picture)),
         Message(

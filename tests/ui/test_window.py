@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
@@ -26,67 +23,21 @@ from app.ui.models.model_picker import (
 )
 from app.ui.session import Session
 from routing.transcript import Message, MessageStatus, NoticeKind, TextPart
+from routing.transcript import Role as MessageRole
 from tests.conftest import SightlineHome, write_config
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.conftest import close_session
-
-OpenWindow = Callable[[], Session]
-Run = Callable[[Awaitable[None]], None]
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def rows(session: Session) -> list[dict[str, object]]:
-    """The conversation view's rows, as the model's data roles report them."""
-    model = session.window.conversation
-    roles = {
-        "kind": Role.KIND,
-        "role": Role.MESSAGE_ROLE,
-        "text": Role.TEXT,
-        "status": Role.STATUS,
-        "notice": Role.NOTICE_KIND,
-        "id": Role.ITEM_ID,
-        "author": Role.AUTHOR,
-    }
-    return [
-        {name: model.index(row, 0).data(role) for name, role in roles.items()}
-        for row in range(model.rowCount())
-    ]
-
-
-def answers(session: Session) -> list[dict[str, object]]:
-    """The assistant rows."""
-    return [r for r in rows(session) if r["role"] == "assistant"]
-
-
-def wait_for_models(qtbot: QtBot, session: Session) -> None:
-    qtbot.waitUntil(lambda: len(session.window.picker.models()) == 4, timeout=10_000)
-
-
-def send(qtbot: QtBot, session: Session, text: str) -> None:
-    """Type into the composer and press Enter."""
-    edit = session.window.composer.edit
-    edit.setFocus()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key.Key_Return)
-
-
-def wait_idle(qtbot: QtBot, session: Session) -> None:
-    qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
-
-
-def click_row_button(qtbot: QtBot, session: Session, item_id: int, block: int) -> None:
-    """Click one of a row's buttons (a version arrow, Retry) where it is drawn."""
-    view = session.window.view
-    row = session.window.conversation.row_of(item_id)
-    assert row is not None
-    index = session.window.conversation.index(row, 0)
-    view.scrollTo(index)
-    qtbot.waitUntil(lambda: block in view.copy_buttons(index))
-    point = view.copy_buttons(index)[block].center()
-    qtbot.mouseMove(view.viewport(), point)
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
-
+from tests.ui.helpers import (
+    OpenWindow,
+    Run,
+    answers,
+    close_session,
+    rows,
+    run_python,
+    send,
+    wait_for_models,
+    wait_idle,
+)
 
 # -- 1 ---------------------------------------------------------------------------
 
@@ -150,10 +101,8 @@ def test_picker_lists_models_grouped_with_badges(
 
 
 def test_enter_sends_and_the_answer_streams_into_one_row(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     full = "Streaming words arrive a few letters at a time, in one row."
     fake_ollama.enqueue(Reply(text=full, chunk_chars=5, delay=0.03))
     seen: list[str] = []
@@ -203,14 +152,8 @@ def test_enter_sends_and_the_answer_streams_into_one_row(
 
 @pytest.mark.parametrize("how", ["button", "escape"])
 def test_stop_keeps_the_partial_answer(
-    how: str,
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
+    how: str, fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     session.window.picker.set_current_ref("ollama:llama3.2:3b")
     fake_ollama.enqueue(Reply(text="word " * 400, chunk_chars=5, delay=0.02))
     send(qtbot, session, "Tell me a long story")
@@ -226,7 +169,7 @@ def test_stop_keeps_the_partial_answer(
     wait_idle(qtbot, session)
 
     row = answers(session)[0]
-    stored = session.store.get_item(int(row["id"]))  # type: ignore[arg-type]
+    stored = session.store.get_item(row["id"])
     assert stored is not None and isinstance(stored.item, Message)
     assert stored.item.status == MessageStatus.STOPPED
     assert 10 <= len(stored.item.text) < len("word " * 400)
@@ -246,10 +189,8 @@ def test_stop_keeps_the_partial_answer(
 
 
 def test_a_provider_error_becomes_a_notice_and_the_message_stays_for_retry(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     session.window.picker.set_current_ref("ollama:llama3.2:3b")
     fake_ollama.enqueue(Reply(status=500, body={"error": "boom"}))
     send(qtbot, session, "This will fail")
@@ -291,13 +232,8 @@ def test_a_provider_error_becomes_a_notice_and_the_message_stays_for_retry(
 def test_a_conversation_from_the_command_line_shows_after_a_restart(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, run: Run
 ) -> None:
-    ask = subprocess.run(
-        [sys.executable, "-m", "app", "ask", "--model", "ollama:llama3.2:3b", "Hi from the CLI"],
-        env=home.env(),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
+    ask = run_python(
+        home.env(), "-m", "app", "ask", "--model", "ollama:llama3.2:3b", "Hi from the CLI"
     )
     assert ask.returncode == 0, ask.stderr
     for _ in range(2):  # open, close, open again on the same data folder
@@ -310,7 +246,11 @@ def test_a_conversation_from_the_command_line_shows_after_a_restart(
             Qt.MouseButton.LeftButton,
             pos=sidebar.list.visualRect(sidebar.model.index(0, 0)).center(),
         )
-        qtbot.waitUntil(lambda s=session: len(rows(s)) == 2)
+
+        def both_rows_shown(opened: Session = session) -> bool:
+            return len(rows(opened)) == 2
+
+        qtbot.waitUntil(both_rows_shown)
         shown = rows(session)
         assert shown[0]["text"] == "Hi from the CLI"
         assert shown[1]["text"] == "You said: Hi from the CLI"
@@ -350,9 +290,7 @@ def test_no_provider_says_what_was_tried_and_try_again_recovers(
 # -- 7 ---------------------------------------------------------------------------
 
 
-def test_new_chat_and_delete(home: SightlineHome, open_window: OpenWindow, qtbot: QtBot) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
+def test_new_chat_and_delete(session: Session, qtbot: QtBot) -> None:
     window, sidebar = session.window, session.window.sidebar
     send(qtbot, session, "First chat")
     qtbot.waitUntil(lambda: len(answers(session)) == 1, timeout=10_000)
@@ -389,14 +327,7 @@ def test_new_chat_and_delete(home: SightlineHome, open_window: OpenWindow, qtbot
 
 
 def test_smoke_prints_one_json_line(home: SightlineHome) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "--smoke"],
-        env=home.env(),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_python(home.env(), "-m", "app", "--smoke")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
     assert len(lines) == 1
@@ -409,14 +340,7 @@ def test_smoke_prints_one_json_line(home: SightlineHome) -> None:
 
 def test_smoke_with_a_broken_config_says_why_in_one_line(home: SightlineHome) -> None:
     home.config.write_text("providers = [[[\n", encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "--smoke"],
-        env=home.env(),
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_python(home.env(), "-m", "app", "--smoke")
     assert done.returncode == 1
     assert done.stdout == ""
     assert str(home.config) in done.stderr and "Traceback" not in done.stderr
@@ -431,7 +355,7 @@ def test_a_long_chat_opens_at_its_end(
     with Store.open(home.data) as store:
         conversation = store.conversations.create(title="A long chat", model="ollama:llama3.2:3b")
         for n in range(2000):
-            role = "user" if n % 2 == 0 else "assistant"
+            role: MessageRole = "user" if n % 2 == 0 else "assistant"
             words = f"Message **{n}**" + (" with a few more words to wrap" * (n % 5))
             store.add_message(
                 conversation,
@@ -518,23 +442,14 @@ def test_a_data_folder_that_cannot_be_made_stops_the_start_with_one_line(
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder", encoding="utf-8")
     env = home.env() | {"SIGHTLINE_DATA_DIR": str(blocker / "data")}
-    done = subprocess.run(
-        [sys.executable, "-m", "app", "--smoke"],
-        env=env,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_python(env, "-m", "app", "--smoke")
     assert done.returncode == 1 and done.stdout == ""
     assert "data folder" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_full_disk_mid_answer_keeps_the_draft_and_says_why(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: OpenWindow, qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     session.window.picker.set_current_ref("ollama:llama3.2:3b")
     store = session.controller.store
     # SQLite's own "database or disk is full", a few pages into the answer.

@@ -15,7 +15,8 @@ from app.presenters.settings_model import ProviderList
 from app.ui.agents.agents_page import AgentsPage
 from routing.models import ProviderConfig
 from tests.conftest import SightlineHome
-from tests.ui.settings.test_settings_dialog import OpenWindow, open_settings, save
+from tests.ui.helpers import OpenWindow, open_settings
+from tests.ui.settings.test_settings_dialog import save
 
 SECRET = "sk-agent-token-0123456789"
 OLLAMA = ProviderConfig("ollama", "ollama", "http://127.0.0.1:11434")

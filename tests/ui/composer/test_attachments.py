@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 from PIL import Image
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSize, Qt, QUrl
-from PySide6.QtGui import QColor, QDragEnterEvent, QDropEvent, QImage
+from PySide6.QtCore import QMimeData, QSize, Qt
+from PySide6.QtGui import QColor, QImage
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -29,99 +29,47 @@ import app.presenters.pending as pending
 from app.attachments import load_attachment
 from app.presenters.pending import BLIND_TIP, Sight, byte_words, sight_note
 from app.store import Store, StoredItem
-from app.ui.composer.cards import PictureCard
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
 from app.ui.conversation.message_delegate import THUMB
 from app.ui.conversation.painting import RETRY_BUTTON
 from app.ui.conversation.picture_viewer import PictureViewer
 from app.ui.conversation.thumbnails import shown_size, thumbnail
-from app.ui.models.model_picker import AUTO, PickerRole
+from app.ui.models.model_picker import AUTO
 from app.ui.session import Session
 from routing.capabilities import resolved
 from routing.models import ModelInfo
-from routing.transcript import Message, NoticeKind, PicturePart, TextPart, ToolResult
+from routing.transcript import Message, PicturePart, TextPart, ToolResult
 from tests.conftest import SightlineHome
 from tests.gifs import animated_gif
-from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.test_window import (
+from tests.servers.ollama import FakeOllama
+from tests.ui.helpers import (
     OpenWindow,
     answers,
+    cards,
     click_row_button,
+    drop,
+    failed_turn,
+    file_urls,
+    pick,
+    reading_done,
     rows,
     send,
-    wait_for_models,
-    wait_idle,
+    shaded_picture,
 )
 from vision.pictures import MAX_FILE_BYTES, open_picture
 
 # -- helpers -------------------------------------------------------------------------
 
 
-def picture_file(path: Path, size: tuple[int, int] = (1280, 800), shade: int = 0) -> Path:
-    """A real picture: a gradient, so every shade makes a different file."""
-    image = Image.linear_gradient("L").resize(size).convert("RGB")
-    image.paste((40 + shade, 120, 200), (0, 0, size[0] // 3, size[1] // 3))
-    image.save(path)
-    return path
-
-
-def cards(session: Session) -> list[PictureCard]:
-    return session.window.composer.strip.picture_cards()
-
-
-def pick(session: Session, ref: str) -> None:
-    """Choose a model the way the person does: a row of the picker becomes current."""
-    picker = session.window.picker
-    picker.setCurrentIndex(picker.findData(ref, PickerRole.REF))
-    assert picker.current_ref() == ref
-
-
-def reading_done(session: Session) -> bool:
-    return session.controller.attaching.attachments.reading == 0
-
-
-def drop(widget: QWidget, mime: QMimeData) -> tuple[bool, bool]:
-    """Drag `mime` onto `widget` and drop it; whether the enter and the drop were accepted."""
-    enter = QDragEnterEvent(
-        QPoint(20, 10),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    QApplication.sendEvent(widget, enter)
-    dropped = QDropEvent(
-        QPointF(20, 10),
-        Qt.DropAction.CopyAction,
-        mime,
-        Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier,
-    )
-    QApplication.sendEvent(widget, dropped)
-    return enter.isAccepted(), dropped.isAccepted()
-
-
-def file_urls(*paths: Path) -> QMimeData:
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(p)) for p in paths])
-    return mime
-
-
 # -- attaching -------------------------------------------------------------------------
 
 
 def test_the_attach_button_reads_the_chosen_files_off_the_ui_thread(
-    home: SightlineHome,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    session: Session, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
-    first = picture_file(tmp_path / "first.png", (1280, 800))
-    second = picture_file(tmp_path / "second.jpg", (640, 480), shade=30)
+    first = shaded_picture(tmp_path / "first.png", (1280, 800))
+    second = shaded_picture(tmp_path / "second.jpg", (640, 480), shade=30)
     asked: list[tuple[str, str]] = []
 
     def choose(parent: QWidget, caption: str, folder: str, filters: str) -> tuple[list[str], str]:
@@ -176,11 +124,9 @@ def test_the_attach_button_reads_the_chosen_files_off_the_ui_thread(
 
 
 def test_bad_files_are_named_inline_and_not_attached(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
-    good = picture_file(tmp_path / "good.png")
+    good = shaded_picture(tmp_path / "good.png")
     empty = tmp_path / "empty.png"
     empty.write_bytes(b"")
     truncated = tmp_path / "truncated.png"
@@ -217,10 +163,8 @@ def test_bad_files_are_named_inline_and_not_attached(
 
 
 def test_a_device_a_fifo_and_a_huge_gif_are_a_problem_each_or_a_card_and_the_window_goes_on(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     pipe = tmp_path / "pipe.png"
     os.mkfifo(pipe)  # nobody ever writes: reading it would wait for ever
     gif = tmp_path / "huge.gif"
@@ -244,14 +188,12 @@ def test_a_device_a_fifo_and_a_huge_gif_are_a_problem_each_or_a_card_and_the_win
 
 
 def test_files_dropped_on_the_composer_or_the_conversation_are_attached(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     window = session.window
-    one = picture_file(tmp_path / "one.png", shade=1)
-    two = picture_file(tmp_path / "two.png", shade=2)
-    three = picture_file(tmp_path / "three.png", shade=3)
+    one = shaded_picture(tmp_path / "one.png", shade=1)
+    two = shaded_picture(tmp_path / "two.png", shade=2)
+    three = shaded_picture(tmp_path / "three.png", shade=3)
 
     assert drop(window.composer, file_urls(one)) == (True, True)
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
@@ -271,10 +213,8 @@ def test_files_dropped_on_the_composer_or_the_conversation_are_attached(
 
 
 def test_pasting_picture_data_or_a_file_attaches_it_and_words_stay_words(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     edit = session.window.composer.edit
     edit.setFocus()
     qtbot.keyClicks(edit, "look: ")
@@ -289,7 +229,7 @@ def test_pasting_picture_data_or_a_file_attaches_it_and_words_stay_words(
     assert cards(session)[0].size_label.text().startswith("300×200 · ")
     assert edit.toPlainText() == "look: "
 
-    path = picture_file(tmp_path / "copied in the file manager.png")
+    path = shaded_picture(tmp_path / "copied in the file manager.png")
     mime = file_urls(path)
     mime.setText(str(path))  # file managers put the path beside the URL
     QApplication.clipboard().setMimeData(mime)
@@ -304,13 +244,9 @@ def test_pasting_picture_data_or_a_file_attaches_it_and_words_stay_words(
     assert len(cards(session)) == 2
 
 
-def test_a_card_can_be_removed(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
-) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
-    keep = picture_file(tmp_path / "keep.png", shade=5)
-    drop_me = picture_file(tmp_path / "drop-me.png", shade=6)
+def test_a_card_can_be_removed(session: Session, qtbot: QtBot, tmp_path: Path) -> None:
+    keep = shaded_picture(tmp_path / "keep.png", shade=5)
+    drop_me = shaded_picture(tmp_path / "drop-me.png", shade=6)
     session.controller.attaching.attach_files([keep, drop_me])
     qtbot.waitUntil(lambda: len(cards(session)) == 2)
     card = cards(session)[1]
@@ -324,11 +260,9 @@ def test_a_card_can_be_removed(
 
 
 def test_the_sight_marker_follows_the_picker(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
+    session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
-    session.controller.attaching.attach_files([picture_file(tmp_path / "shot.png")])
+    session.controller.attaching.attach_files([shaded_picture(tmp_path / "shot.png")])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
 
     pick(session, "ollama:llava:7b")
@@ -361,17 +295,11 @@ def test_the_sight_marker_follows_the_picker(
 
 
 def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     window = session.window
     pick(session, "ollama:llava:7b")
-    session.controller.attaching.attach_files([picture_file(tmp_path / "chart.png")])
+    session.controller.attaching.attach_files([shaded_picture(tmp_path / "chart.png")])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
     attached = cards(session)[0].picture
 
@@ -416,7 +344,7 @@ def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
     qtbot.waitUntil(lambda: window.viewer is None)
 
     # Pictures with no words may be sent too.
-    session.controller.attaching.attach_files([picture_file(tmp_path / "alone.png", shade=9)])
+    session.controller.attaching.attach_files([shaded_picture(tmp_path / "alone.png", shade=9)])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
     window.composer.edit.setFocus()
     qtbot.keyClick(window.composer.edit, Qt.Key.Key_Return)
@@ -426,32 +354,22 @@ def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
 
 
 def test_a_failed_turn_keeps_its_message_and_retry_sends_it_again_with_its_pictures(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     pick(session, "ollama:llava:7b")
-    session.controller.attaching.attach_files([picture_file(tmp_path / "photo.png")])
+    session.controller.attaching.attach_files([shaded_picture(tmp_path / "photo.png")])
     qtbot.waitUntil(lambda: len(cards(session)) == 1)
     attached = cards(session)[0].picture
 
     # The server fails the request (a blind model's refusal is healed now, so a
     # plain server error is what fails a turn).
-    fake_ollama.enqueue(Reply(status=500, body={"error": "the runner crashed"}))
-    send(qtbot, session, "Describe this")
-    qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.ERROR for r in rows(session)))
-    wait_idle(qtbot, session)
+    failed = failed_turn(qtbot, session, fake_ollama, "Describe this", "the runner crashed")
     # The message is kept in the chat, pictures and all: nothing waits in the composer
     # to be sent a second time.
     assert session.window.composer.text() == "" and cards(session) == []
-    [failed] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
 
     # Retry on the notice sends the same message, once.
-    click_row_button(qtbot, session, int(failed["id"]), RETRY_BUTTON)
+    click_row_button(qtbot, session, failed["id"], RETRY_BUTTON)
     qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
     assert answers(session)[-1]["text"] == "You said: Describe this (I see 1 pictures)"
     assert [r["text"] for r in rows(session) if r["role"] == "user"] == ["Describe this"]
@@ -467,8 +385,8 @@ def test_a_failed_turn_keeps_its_message_and_retry_sends_it_again_with_its_pictu
 def test_a_saved_chat_shows_its_pictures_and_a_tools_with_its_name(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    wide = open_picture(picture_file(tmp_path / "wide.png", (2000, 500)))
-    tall = open_picture(picture_file(tmp_path / "tall.png", (300, 900), shade=4))
+    wide = open_picture(shaded_picture(tmp_path / "wide.png", (2000, 500)))
+    tall = open_picture(shaded_picture(tmp_path / "tall.png", (300, 900), shade=4))
     with Store.open(home.data) as store:
         chat = store.conversations.create(title="Pictures", model="ollama:llava:7b")
         store.add_message(
@@ -491,7 +409,8 @@ def test_a_saved_chat_shows_its_pictures_and_a_tools_with_its_name(
     assert shown.sha256 == tall.sha256
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=tall_rect.center())
     qtbot.waitUntil(lambda: session.window.viewer is not None)
-    assert session.window.viewer.windowTitle().startswith("tall.png — 300×900")
+    viewer = session.window.viewer
+    assert viewer is not None and viewer.windowTitle().startswith("tall.png — 300×900")
 
 
 def test_thumbnails_are_upright_sized_to_fit_and_drawn_once(qtbot: QtBot, tmp_path: Path) -> None:

@@ -12,17 +12,17 @@ from collections.abc import Callable, Iterator
 import pytest
 from PySide6.QtCore import QModelIndex, QSize, Qt
 from PySide6.QtGui import QColor, QPalette
-from PySide6.QtWidgets import QAbstractItemView, QApplication
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from app.store import StoredItem
-from app.ui.conversation.conversation_model import ConversationModel, Role
+from app.ui.conversation.conversation_model import Role
 from app.ui.conversation.conversation_view import ConversationView
-from app.ui.conversation.message_delegate import MESSAGE
+from app.ui.conversation.message_delegate import MESSAGE, MessageDelegate
 from app.ui.session import Session
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind, TextPart
-from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
+from tests.ui.helpers import send, stored_view, wait_idle
 
 CODE = (
     'def count(path):\n\t"""Tabs on purpose: copied as is."""\n\treturn sum(1 for _ in open(path))'
@@ -36,33 +36,22 @@ ANSWER = (
 # -- helpers ---------------------------------------------------------------------
 
 
-def _send(qtbot: QtBot, session: Session, text: str) -> None:
-    qtbot.waitUntil(lambda: len(session.window.picker.models()) == 4, timeout=10_000)
-    edit = session.window.composer.edit
-    edit.setFocus()
-    qtbot.keyClicks(edit, text)
-    qtbot.keyClick(edit, Qt.Key.Key_Return)
-
-
 def _answer(session: Session) -> QModelIndex:
     model = session.window.conversation
     rows = [model.index(r, 0) for r in range(model.rowCount())]
     return [i for i in rows if i.data(Role.MESSAGE_ROLE) == "assistant"][-1]
 
 
-def _wait_idle(qtbot: QtBot, session: Session) -> None:
-    qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
-
-
 def _view(qtbot: QtBot, items: list[Message | Notice]) -> ConversationView:
-    model = ConversationModel()
-    view = ConversationView(model)
-    qtbot.addWidget(view)
-    view.resize(QSize(760, 560))
-    view.show()
-    model.set_items([StoredItem(n + 1, "c", n + 1, 0.0, item) for n, item in enumerate(items)])
+    view, _model = stored_view(qtbot, items)
     qtbot.waitUntil(lambda: view.measured_rows() > 0)
     return view
+
+
+def _delegate(view: ConversationView) -> MessageDelegate:
+    delegate = view.itemDelegate()
+    assert isinstance(delegate, MessageDelegate)
+    return delegate
 
 
 def _answer_message(text: str, status: MessageStatus = MessageStatus.COMPLETE) -> Message:
@@ -82,16 +71,11 @@ def clipboard(qapp: QApplication) -> Iterator[Callable[[], str]]:
 
 
 def test_a_code_block_is_coloured_and_its_copy_button_copies_exactly_its_code(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: Callable[[], Session],
-    qtbot: QtBot,
-    clipboard: Callable[[], str],
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, clipboard: Callable[[], str]
 ) -> None:
-    session = open_window()
     fake_ollama.enqueue(Reply(text=ANSWER, chunk_chars=9))
-    _send(qtbot, session, "Count the lines of a file")
-    _wait_idle(qtbot, session)
+    send(qtbot, session, "Count the lines of a file")
+    wait_idle(qtbot, session)
     view, index = session.window.view, _answer(session)
     assert index.data(Role.TEXT) == ANSWER
 
@@ -110,12 +94,12 @@ def test_a_code_block_is_coloured_and_its_copy_button_copies_exactly_its_code(
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=buttons[0].center())
     assert clipboard() == CODE  # the tabs too, not the spaces Qt's reader makes of them
     item_id = index.data(Role.ITEM_ID)
-    assert view.itemDelegate().buttons.copied == (item_id, 0)  # the button says "Copied"
+    assert _delegate(view).buttons.copied == (item_id, 0)  # the button says "Copied"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=buttons[1].center())
     assert clipboard() == "wc -l notes.txt"
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=buttons[MESSAGE].center())
     assert clipboard() == ANSWER  # the message's Markdown source
-    qtbot.waitUntil(lambda: view.itemDelegate().buttons.copied is None, timeout=5000)
+    qtbot.waitUntil(lambda: _delegate(view).buttons.copied is None, timeout=5000)
 
     # The routing notice is in the conversation, and never in what a model is sent.
     model = session.window.conversation
@@ -126,8 +110,8 @@ def test_a_code_block_is_coloured_and_its_copy_button_copies_exactly_its_code(
     ]
     assert notices
     fake_ollama.enqueue(Reply(text="Glad it helped."))
-    _send(qtbot, session, "Thanks")
-    _wait_idle(qtbot, session)
+    send(qtbot, session, "Thanks")
+    wait_idle(qtbot, session)
     sent = json.dumps(fake_ollama.chat_requests()[-1]["messages"])
     assert ANSWER.split("\n")[0] in sent  # the history went along...
     assert not any(notice in sent for notice in notices)  # ...without the notices
@@ -163,12 +147,11 @@ def test_copying_is_reachable_from_the_keyboard(qtbot: QtBot, clipboard: Callabl
 
 
 def test_an_unfinished_fence_streams_plain_and_is_coloured_once_closed(
-    home: SightlineHome, fake_ollama: FakeOllama, open_window: Callable[[], Session], qtbot: QtBot
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
     text = "Run this:\n\n```python\nfor n in range(3):\n    print(n)\n```\n\nIt prints 0, 1 and 2."
     fake_ollama.enqueue(Reply(text=text, chunk_chars=3, delay=0.05))
-    _send(qtbot, session, "Loop please")
+    send(qtbot, session, "Loop please")
     view = session.window.view
     seen: list[tuple[str, bool]] = []
 
@@ -190,7 +173,7 @@ def test_an_unfinished_fence_streams_plain_and_is_coloured_once_closed(
     qtbot.waitUntil(open_fence_shown, timeout=10_000)
     code, highlighted = seen[0]
     assert code.startswith("for n in range") and not highlighted
-    _wait_idle(qtbot, session)
+    wait_idle(qtbot, session)
     index = _answer(session)
     [block] = view.code_blocks(index)
     assert (block.code, block.highlighted) == ("for n in range(3):\n    print(n)", True)
@@ -311,8 +294,9 @@ def test_a_long_chat_lays_out_only_what_it_shows(
         )
         for n in range(3000)
     ]
-    view = _view(qtbot, items)
-    model, bar = view.model(), view.verticalScrollBar()
+    view, model = stored_view(qtbot, items)
+    bar = view.verticalScrollBar()
+    qtbot.waitUntil(lambda: view.measured_rows() > 0)
     qtbot.waitUntil(lambda: view.at_bottom() and bar.maximum() > 0)
     last = model.index(2999, 0)
     assert view.viewport().rect().intersects(view.visualRect(last))
@@ -326,13 +310,14 @@ def test_a_long_chat_lays_out_only_what_it_shows(
     streaming = StoredItem(9999, "c", 9999, 0.0, _answer_message("", MessageStatus.STREAMING))
     model.add_item(streaming)
     measured: list[int] = []
-    delegate = view.itemDelegate()
+    delegate = _delegate(view)
     real = delegate.sizeHint
-    monkeypatch.setattr(
-        delegate,
-        "sizeHint",
-        lambda option, index: measured.append(index.row()) or real(option, index),
-    )
+
+    def measuring(option: QStyleOptionViewItem, index: QModelIndex) -> QSize:
+        measured.append(index.row())
+        return real(option, index)
+
+    monkeypatch.setattr(delegate, "sizeHint", measuring)
     for word in ("Streaming ", "words ", "arrive."):
         model.append_text(9999, word)
         model._emit_dirty()  # as the coalescing timer would
@@ -353,7 +338,7 @@ def test_on_a_wide_window_the_conversation_is_a_centred_column(qtbot: QtBot) -> 
 
     view = _view(qtbot, [_answer_message("A short answer to read.")])
     index = view.model().index(0, 0)
-    delegate = view.itemDelegate()
+    delegate = _delegate(view)
     # The offscreen screen is narrow: the rows are asked at a wide window's width.
     option = view.row_option(0)
     option.rect = QRect(0, 0, 2400, option.rect.height())

@@ -13,13 +13,13 @@ from app.ui.models.model_picker import MANAGE, PickerRole
 from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
-from tests.ui.composer.test_attachments import picture_file
-from tests.ui.test_window import (
+from tests.ui.helpers import (
     OpenWindow,
     answers,
     click_row_button,
     rows,
     send,
+    shaded_picture,
     wait_idle,
 )
 
@@ -38,7 +38,7 @@ def test_a_picture_nobody_here_sees_offers_a_model_that_sees_and_uses_it_at_once
     window = session.window
     qtbot.waitUntil(lambda: BLIND in [m.ref for m in window.picker.models()], timeout=10_000)
     window.picker.set_current_ref(BLIND)
-    session.controller.attaching.attach_files([picture_file(tmp_path / "chart.png")])
+    session.controller.attaching.attach_files([shaded_picture(tmp_path / "chart.png")])
     qtbot.waitUntil(lambda: session.controller.attaching.attachments.anything)
     send(qtbot, session, "what does it show?")
     qtbot.waitUntil(lambda: any(r["notice"] == NoticeKind.NOBODY_SEES for r in rows(session)))
@@ -46,7 +46,7 @@ def test_a_picture_nobody_here_sees_offers_a_model_that_sees_and_uses_it_at_once
     [nobody] = [r for r in rows(session) if r["notice"] == NoticeKind.NOBODY_SEES]
     assert "No model on this computer can see chart.png" in str(nobody["text"])
 
-    click_row_button(qtbot, session, int(nobody["id"]), GET_SEEING)
+    click_row_button(qtbot, session, nobody["id"], GET_SEEING)
     dialog = window.local_models.dialog
     assert dialog is not None and dialog.suggest_vision and dialog.isVisible()
     _words, _size, pull = dialog.vision_rows["moondream:1.8b"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 import pytest
 from PySide6.QtCore import Qt
@@ -26,22 +25,11 @@ from app.ui.models.vision_offer import SEES_HEADING
 from app.ui.session import Session
 from app.ui.settings.provider_form import ERROR_STYLE
 from routing.ollama_models import VISION_MODELS
-from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
 from tests.servers.ollama_library import LibraryModel, PullReply
-from tests.ui.test_window import wait_for_models
 
-OpenWindow = Callable[[], Session]
 # "1.2 GB of 3.2 GB · 41 % · 25 MB/s", as the dialog words a running download.
 AMOUNT = re.compile(r"^[\d.]+ (GB|MB|KB|bytes) of [\d.]+ GB · \d{1,3} % · [\d.]+ (GB|MB|KB)/s$")
-
-
-@pytest.fixture
-def session(home: SightlineHome, open_window: OpenWindow, qtbot: QtBot) -> Session:
-    """The window, its models listed from the loopback Ollama."""
-    opened = open_window()
-    wait_for_models(qtbot, opened)
-    return opened
 
 
 def open_manager(qtbot: QtBot, session: Session, *, suggest_vision: bool = False) -> ModelManager:

@@ -8,12 +8,11 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.ui.session import Session
 from app.ui.settings.appearance import ThemeChoice
 from app.ui.theme import is_dark
 from tests.conftest import SightlineHome
-from tests.ui.conftest import close_session
-from tests.ui.settings.test_settings_dialog import open_settings
-from tests.ui.test_window import OpenWindow, wait_for_models
+from tests.ui.helpers import OpenWindow, close_session, open_settings
 
 
 @pytest.fixture
@@ -27,14 +26,12 @@ def system_palette_back(qapp: QApplication) -> Iterator[None]:
 
 
 def test_dark_and_light_apply_at_once_and_are_remembered(
-    home: SightlineHome,
     open_window: OpenWindow,
+    session: Session,
     qtbot: QtBot,
     run: Callable[[Awaitable[None]], None],
     system_palette_back: None,
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     started_dark = is_dark(QApplication.palette())
     dialog = open_settings(qtbot, session)
     page = dialog.appearance_page

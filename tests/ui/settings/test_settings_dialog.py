@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import tomllib
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import keyring
@@ -31,10 +31,16 @@ from tests.app.test_keys import MemoryKeyring
 from tests.conftest import SightlineHome, write_config
 from tests.servers.ollama import FakeOllama
 from tests.servers.openai_chat import FakeOpenAI
-from tests.ui.test_window import answers, send, wait_for_models, wait_idle
+from tests.ui.helpers import (
+    OpenWindow,
+    Run,
+    answers,
+    open_settings,
+    send,
+    wait_for_models,
+    wait_idle,
+)
 
-OpenWindow = Callable[[], Session]
-Run = Callable[[Awaitable[None]], None]
 KEY = "sk-right-0123456789abcdef"
 
 
@@ -52,15 +58,6 @@ def openai() -> Iterator[FakeOpenAI]:
     server.start()
     yield server
     server.stop()
-
-
-def open_settings(qtbot: QtBot, session: Session) -> SettingsDialog:
-    """Open Settings from its button and wait until it knows where keys are kept."""
-    qtbot.mouseClick(session.window.settings_button, Qt.MouseButton.LeftButton)
-    dialog = session.window.settings_dialog
-    assert isinstance(dialog, SettingsDialog)
-    qtbot.waitUntil(lambda: dialog.isVisible() and dialog.keys_known, timeout=10_000)
-    return dialog
 
 
 def add(dialog: SettingsDialog, label: str) -> None:
@@ -105,14 +102,8 @@ def files_containing(folder: Path, secret: str) -> list[Path]:
 
 
 def test_add_an_openai_provider_test_it_and_save_it(
-    home: SightlineHome,
-    openai: FakeOpenAI,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    home: SightlineHome, openai: FakeOpenAI, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     dialog = open_settings(qtbot, session)
     assert [d.id for d in dialog.providers.drafts] == ["ollama"]
     add(dialog, "OpenAI")
@@ -200,14 +191,8 @@ def test_a_key_from_the_environment_is_shown_by_name_and_used(
 
 
 def test_without_a_keyring_the_key_lives_for_the_session_and_the_turn_works(
-    home: SightlineHome,
-    openai: FakeOpenAI,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    tmp_path: Path,
+    openai: FakeOpenAI, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     dialog = open_settings(qtbot, session)
     add_openai(qtbot, dialog, openai.url)
     assert (
@@ -240,15 +225,12 @@ def test_without_a_keyring_the_key_lives_for_the_session_and_the_turn_works(
 
 
 def test_with_a_keyring_the_key_is_stored_there_replaced_and_forgotten(
-    home: SightlineHome,
     openai: FakeOpenAI,
     memory_keyring: MemoryKeyring,
-    open_window: OpenWindow,
+    session: Session,
     qtbot: QtBot,
     tmp_path: Path,
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     dialog = open_settings(qtbot, session)
     add_openai(qtbot, dialog, openai.url)
     assert "Stored in your system keyring." in dialog.providers_page.form.key_note.text()
@@ -277,10 +259,8 @@ def test_with_a_keyring_the_key_is_stored_there_replaced_and_forgotten(
 
 
 def test_up_and_down_change_the_saved_order(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+    home: SightlineHome, session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     dialog = open_settings(qtbot, session)
     add(dialog, "Anthropic")
     add(dialog, "Groq")
@@ -329,10 +309,8 @@ def test_dragging_a_provider_reorders_the_list(
 
 
 def test_remove_asks_first_and_cancel_changes_nothing(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+    home: SightlineHome, session: Session, qtbot: QtBot
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     before = home.config.read_text(encoding="utf-8")
     dialog = open_settings(qtbot, session)
     qtbot.mouseClick(dialog.providers_page.remove_button, Qt.MouseButton.LeftButton)
@@ -553,10 +531,8 @@ def test_a_slow_keyring_never_holds_up_the_window(
 
 
 def test_test_connection_without_a_key_says_to_enter_it_above(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, no_keyring: None
+    session: Session, qtbot: QtBot, no_keyring: None
 ) -> None:
-    session = open_window()
-    wait_for_models(qtbot, session)
     dialog = open_settings(qtbot, session)
     add(dialog, "Anthropic")
     said = check_connection(qtbot, dialog)
