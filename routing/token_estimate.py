@@ -31,8 +31,10 @@ from vision.pictures import Picture
 CHARS_PER_TOKEN = 3.5  # English averages about 4 on today's tokenizers: this errs high
 MESSAGE_OVERHEAD = 4  # the role and the separators every chat template adds
 PDF_TOKENS = 3000  # a PDF sent as a PDF, a page's worth of text and its picture
-# Scaled by what servers report, within bounds: one odd report must not wreck the next fit.
-SCALE_LEAST, SCALE_MOST = 0.5, 3.0
+# Scaled by what servers report, within bounds: one odd report (a cache's discount, a
+# server that counts only part) must not wreck the next fit, and too low a count costs a
+# failed turn where too high costs only an older turn left out.
+SCALE_LEAST, SCALE_MOST = 0.8, 3.0
 
 
 def text_tokens(text: str) -> int:

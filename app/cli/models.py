@@ -34,7 +34,10 @@ async def list_models(config: Config, *, as_json: bool) -> int:
             "sees": m.sees,
             "sight_from": str(m.sight_from),
             "tools": m.tools,
-            "context_length": m.context_length,
+            # Its context window in tokens, and where that came from: "listing", "server",
+            # "preset", "learned", "default" (routing/context_window.py).
+            "context_window": m.context_length,
+            "context_from": str(m.context_from),
             # The chat's settings never sent to it, each with why: "api", "preset", "learned".
             "takes_no": {setting: str(why) for setting, why in m.not_taken},
         }
@@ -143,7 +146,8 @@ async def _agent_rows(config: Config) -> list[dict[str, Any]]:
             "sees": sees,
             "sight_from": "listing" if sees is not None else "unknown",
             "tools": True,
-            "context_length": None,
+            "context_window": None,  # an agent keeps its own model's window
+            "context_from": None,
         }
 
     return list(await asyncio.gather(*(row(a) for a in agents)))

@@ -95,6 +95,8 @@ class JsonPrinter:
                     "for": event.source,
                     "input_tokens": usage.input_tokens,
                     "output_tokens": usage.output_tokens,
+                    # The answering model's window, so a caller sees how full it is.
+                    "context_window": event.window,
                 }
             )
         elif isinstance(event, ItemAdded):

@@ -59,11 +59,13 @@ def key_hint(preset: Preset | None) -> str:
     return "add it in Settings → Providers"
 
 
-def no_longer_fits(model: str, *, provider_id: str, detail: str, text: str = "") -> ContextTooLong:
+def no_longer_fits(
+    model: str, *, provider_id: str, detail: str, text: str = "", body: str = ""
+) -> ContextTooLong:
     """A conversation past the model's context, and what to do; the window it holds where
-    the refusal's words (`text`) or its whole body (`detail`: llama.cpp's carries n_ctx)
-    state it."""
-    window = stated_window(text) or stated_window(detail)
+    the refusal's words (`text`, else `detail`) or its whole body (llama.cpp's carries
+    n_ctx) state it."""
+    window = stated_window(text or detail) or stated_window(body)
     holds = f" (it holds {about(window)})" if window else ""
     return ContextTooLong(
         f"The conversation no longer fits {model or 'the model'}'s context{holds}. Start a new "
@@ -84,13 +86,14 @@ def refused_by_words(
     had_pictures: bool = True,
     provider_id: str,
     detail: str,
+    body: str = "",
 ) -> PicturesRefused | ContextTooLong | None:
     """What a provider's words alone say it refused, whatever its status: the pictures
     (`pictures` is the shape's sentence for that), or a conversation past the context."""
     if refuses_pictures(status, text, had_pictures, words):
         return PicturesRefused(pictures, provider_id=provider_id, detail=detail)
     if is_context_too_long(text, words):
-        return no_longer_fits(model, provider_id=provider_id, detail=detail, text=text)
+        return no_longer_fits(model, provider_id=provider_id, detail=detail, text=text, body=body)
     return None
 
 

@@ -195,8 +195,9 @@ def translate_status(
         f"{subject} can't take pictures, so {name} refused the message. Describe the "
         "pictures in words, or pick a model that sees."
     )
+    # The whole body too: llama.cpp's states the window (n_ctx) beside its words.
     refused = refused_by_words(
-        status, text, WORDS, pictures, model=model, had_pictures=had_pictures, **kw
+        status, text, WORDS, pictures, model=model, had_pictures=had_pictures, body=body_text, **kw
     )
     if refused is not None:
         return refused

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler
 from typing import Any, Self
 
@@ -330,7 +330,7 @@ class ChatHandler(LoopbackHandler):
             self.json(
                 200, {"data": data} if shape == "openrouter" else {"object": "list", "data": data}
             )
-        elif self.route_path == "/props" and owner.flavour == "llamacpp":
+        elif self.route_path == "/props" and owner.flavour == "llamacpp" and owner.has_props:
             self.json(200, owner.props())
         else:
             self.not_found()
@@ -345,6 +345,12 @@ class ChatHandler(LoopbackHandler):
             return
         if (refused := unsupported(body, model)) is not None:  # before any scripted reply
             self.json(400, refused)
+            return
+        if (past := owner.past_window(body)) is not None:
+            if body.get("stream") is True and owner.window_shape == "llama-cpp-python":
+                self.stream("text/event-stream", iter(()), Reply())  # its empty 200
+            else:
+                self.json(400, past)
             return
         reply = owner.next_reply()
         if reply is None and owner.pictures == "read" and (seen := _looked_at(messages)):
@@ -374,6 +380,8 @@ class ChatHandler(LoopbackHandler):
         if self.answered_otherwise(reply, HOSTILE_SHAPE):
             return
         time.sleep(reply.delay)
+        if self.owner.window is not None:  # a server that counts says what it counted
+            reply = replace(reply, prompt_tokens=self.owner.prompt_tokens(body))
         chunk = _Chunks(name)
         if body.get("stream") is not True:
             self.json(200, chunk.whole(reply), reply.headers)
@@ -542,6 +550,8 @@ class FakeOpenAI(LoopbackServer):
         api_key: str | None = None,
         language_models: bool = False,
         pictures: str = "refuse",
+        window: int | None = None,
+        window_shape: str = "llama-cpp-python",
         port: int = 0,
     ) -> None:
         if pictures not in PICTURE_MODES:
@@ -561,6 +571,13 @@ class FakeOpenAI(LoopbackServer):
         # What a blind model's server does with pictures: refuse them (as each flavour
         # words it), take them with a 200 and ignore them, or really look ("read").
         self.pictures = pictures
+        # A window the server enforces, as llama-cpp-python does (an empty 200 to a stream
+        # past it, a 400 that states it otherwise) or upstream llama.cpp (a 400 with n_ctx).
+        self.window = window
+        self.window_shape = window_shape
+        self.refused_past_window = 0
+        # llama-cpp-python has no /props (upstream llama.cpp's server has).
+        self.has_props = not (window is not None and window_shape == "llama-cpp-python")
         super().__init__(port)
 
     @property
@@ -588,6 +605,49 @@ class FakeOpenAI(LoopbackServer):
     def find(self, name: str) -> ChatModel | None:
         """The model by name."""
         return next((m for m in self.models if m.name == name), None)
+
+    def prompt_tokens(self, body: dict[str, Any]) -> int:
+        """The prompt's tokens as this server counts them: four characters a token of each
+        message's words, and four a message for its template."""
+        total = 0
+        for message in body.get("messages") or []:
+            content = message.get("content") if isinstance(message, dict) else None
+            if isinstance(content, list):
+                content = " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            total += 4 + len(str(content or "")) // 4
+        return total
+
+    def past_window(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The error body for a request past `window`, as its server words it, or None."""
+        if self.window is None:
+            return None
+        prompt = self.prompt_tokens(body)
+        answer = body.get("max_tokens") or body.get("max_completion_tokens") or 0
+        if prompt + answer <= self.window:
+            return None
+        self.refused_past_window += 1
+        if self.window_shape == "llama.cpp":  # upstream llama-server
+            return {
+                "error": {
+                    "code": 400,
+                    "message": "the request exceeds the available context size, try "
+                    "increasing it",
+                    "type": "exceed_context_size_error",
+                    "n_prompt_tokens": prompt,
+                    "n_ctx": self.window,
+                }
+            }
+        return {  # llama-cpp-python's words (docs/providers.md)
+            "error": {
+                "message": f"This model's maximum context length is {self.window} tokens. "
+                f"However, you requested {prompt + answer} tokens ({prompt} in the messages, "
+                f"{answer} in the completion). Please reduce the length of the messages or "
+                "completion.",
+                "type": "invalid_request_error",
+                "param": "messages",
+                "code": "context_length_exceeded",
+            }
+        }
 
     def props(self) -> dict[str, Any]:
         """llama.cpp's GET /props: one model, with or without a projector."""

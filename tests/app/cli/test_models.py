@@ -8,6 +8,7 @@ import tomllib
 from pathlib import Path
 
 from app.store import Store
+from routing.context_window import memory_bytes, ollama_window
 from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
@@ -32,7 +33,9 @@ def test_models_json(home: SightlineHome) -> None:
         "sees": True,
         "sight_from": "listing",
         "tools": False,
-        "context_length": rows["llava:7b"]["context_length"],
+        # The window Sightline has Ollama load: the trained 32,768, within this memory.
+        "context_window": ollama_window(32768, memory_bytes()),
+        "context_from": "listing",
         "takes_no": {},  # Ollama's API takes every setting of a chat's
     }
     assert rows["llama3.2:3b"]["sees"] is False and rows["llama3.2:3b"]["tools"] is True
