@@ -1,7 +1,7 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
 NAME picks modules (startup, ask, store, import, pictures, redact, describer, pdf, window,
-sight, agent, wires); none runs all.
+sight, agent, wires, context); none runs all.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from benchmarks import (
     bench_agent,
     bench_ask,
+    bench_context,
     bench_describer,
     bench_import,
     bench_pdf,
@@ -38,6 +39,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "window": bench_window.run,
     "sight": bench_sight_check.run,
     "agent": bench_agent.run,
+    "context": bench_context.run,
     "wires": bench_wires.run,
 }
 

@@ -108,9 +108,9 @@ class Calibration:
     def __init__(self) -> None:
         self._scale: dict[str, float] = {}
 
-    def scaled(self, ref: str, estimate: int) -> int:
-        """The estimate, scaled by what this model's server reported before."""
-        return math.ceil(estimate * self._scale.get(ref, 1.0))
+    def scale(self, ref: str) -> float:
+        """What this model's server counts for each token estimated (1.0 until it reports)."""
+        return self._scale.get(ref, 1.0)
 
     def reported(self, ref: str, estimate: int, counted: int) -> None:
         """The server counted `counted` input tokens for a request estimated at `estimate`."""

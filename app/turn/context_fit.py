@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 from dataclasses import dataclass, field, replace
 
 from app.store import Store, StoredItem
@@ -23,7 +24,7 @@ from routing.errors import ContextTooLong, ProviderError, StreamCut
 from routing.fitting import fit
 from routing.models import ModelInfo
 from routing.token_estimate import Calibration, Estimator, text_tokens, tools_tokens
-from routing.transcript import Message, Notice, NoticeKind
+from routing.transcript import Notice, NoticeKind
 from routing.wires.base import ChatRequest, WindowCheck
 
 log = logging.getLogger(__name__)
@@ -81,11 +82,11 @@ class ContextFit:
         fixed = text_tokens(request.system) + tools_tokens(request.tools)
         budget = window - answer_room(window, request.max_tokens) - fixed
 
-        def count(message: Message) -> int:
-            return self.calibration.scaled(model.ref, estimator.message(message))
-
+        # Counted as estimated, against the budget unscaled by what this model's server
+        # reported: one multiplication a turn, not one a message.
+        scale = self.calibration.scale(model.ref)
         fitting = Fitting(request, window)
-        found = fit(request.messages, budget, count)
+        found = fit(request.messages, int(budget / scale), estimator.message)
         if found is None:
             fitting.error = self._too_big(model, window)
             return fitting
@@ -93,8 +94,8 @@ class ContextFit:
             fitting.error = self._stopped(model, window)
             return fitting
         fitting.request = replace(request, messages=found.messages)
-        fitting.tokens = found.tokens + fixed
-        fitting.estimate = estimator.messages(found.messages) + fixed
+        fitting.estimate = found.tokens + fixed
+        fitting.tokens = math.ceil(found.tokens * scale) + fixed
         told = (model.ref, found.left_out)
         before, self._told_left_out[conversation_id] = (
             self._told_left_out.get(conversation_id),
