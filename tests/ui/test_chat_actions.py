@@ -14,6 +14,7 @@ from app.ui.conversation.painting import NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.conversation.row_menu import row_menu
 from app.ui.session import Session
 from routing.chat_settings import ChatSettings
+from routing.context_window import memory_bytes, ollama_window
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
 from tests.ui.helpers import (
@@ -235,7 +236,9 @@ def test_a_new_chat_keeps_settings_chosen_before_its_first_message(
     panel.try_save()
     send(qtbot, session, "short please")
     qtbot.waitUntil(lambda: len(answers(session)) == 1 and not session.controller.busy)
-    assert fake_ollama.chat_requests()[-1]["options"] == {"num_predict": 64}
+    # Ollama is always told the window to load: the trained length, within this memory.
+    window = ollama_window(131072, memory_bytes())
+    assert fake_ollama.chat_requests()[-1]["options"] == {"num_predict": 64, "num_ctx": window}
     assert session.store.conversations.settings(session.controller.current_id).max_tokens == 64
 
 

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -66,6 +67,17 @@ class ChatSettingsPanel(QDialog):
         self.context_length = self._field(
             "Context length", "tokens (Ollama)", settings.context_length
         )
+        # What the chat does once it outgrows its model's window (routing/fitting.py).
+        self.overflow = QComboBox(self)
+        self.overflow.setAccessibleName("Past the model's window")
+        for words, choice in (
+            ("As in Settings", None),
+            ("Leave out the oldest turns (the first message and the newest kept)", "leave_out"),
+            ("Stop at the limit and say so", "stop"),
+        ):
+            self.overflow.addItem(words, choice)
+        chosen = settings.overflow.value if settings.overflow is not None else None
+        self.overflow.setCurrentIndex(max(0, self.overflow.findData(chosen)))
         self.problem = QLabel(self)
         self.problem.setAccessibleName("Problem with the settings")
         self.problem.setWordWrap(True)
@@ -98,6 +110,7 @@ class ChatSettingsPanel(QDialog):
                 note.setTextFormat(Qt.TextFormat.PlainText)
                 form.addRow("", note)
                 self.notes[setting] = note
+        form.addRow("Past the window", self.overflow)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel, self
         )
@@ -140,6 +153,7 @@ class ChatSettingsPanel(QDialog):
             self.temperature.text().strip() or None,
             self.max_tokens.text().strip() or None,
             self.context_length.text().strip() or None,
+            self.overflow.currentData(),
         )
 
     def try_save(self) -> None:

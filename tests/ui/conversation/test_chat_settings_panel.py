@@ -8,6 +8,7 @@ from pytestqt.qtbot import QtBot
 from app.ui.conversation.chat_settings_panel import ChatSettingsPanel
 from routing.capabilities import resolved
 from routing.chat_settings import ChatSettings
+from routing.context_window import Overflow
 from routing.models import ModelInfo
 
 
@@ -34,3 +35,17 @@ def test_each_setting_the_model_does_not_take_is_noted_with_why(qtbot: QtBot) ->
 def test_a_model_that_takes_them_all_or_auto_has_no_notes(qtbot: QtBot) -> None:
     assert _panel(qtbot, resolved(ModelInfo("ollama", "llama3.2:3b"), "ollama")).notes == {}
     assert _panel(qtbot, None).notes == {}
+
+
+def test_what_the_chat_does_past_the_window_is_chosen_and_kept(qtbot: QtBot) -> None:
+    saved: list[ChatSettings] = []
+    panel = ChatSettingsPanel(
+        "A chat", ChatSettings(overflow=Overflow.STOP), "", saved.append, None, None
+    )
+    qtbot.addWidget(panel)
+    assert panel.overflow.currentData() == "stop"  # the chat's own choice is shown
+    panel.overflow.setCurrentIndex(panel.overflow.findData("leave_out"))
+    panel.try_save()
+    assert [s.overflow for s in saved] == [Overflow.LEAVE_OUT]
+    # "As in Settings" keeps nothing of the chat's own.
+    assert _panel(qtbot, None).chosen().overflow is None
