@@ -31,15 +31,20 @@ MODEL = "mine:gemma3-270m"
 WORDS = "The quick brown fox jumps over the lazy dog. " * 13
 
 
-@pytest.fixture
-def llama_cpp() -> Iterator[FakeOpenAI]:
-    """Upstream llama.cpp's server, run with a 2,048-token window (its /props says so)."""
-    with FakeOpenAI(
-        [ChatModel("gemma3-270m", context_length=2048)],
+def _upstream(props_window: int) -> FakeOpenAI:
+    """Upstream llama.cpp's server holding 2,048 tokens, its /props saying `props_window`."""
+    return FakeOpenAI(
+        [ChatModel("gemma3-270m", context_length=props_window)],
         flavour="llamacpp",
         window=2048,
         window_shape="llama.cpp",
-    ) as fake:
+    )
+
+
+@pytest.fixture
+def llama_cpp() -> Iterator[FakeOpenAI]:
+    """Upstream llama.cpp's server, run with a 2,048-token window (its /props says so)."""
+    with _upstream(2048) as fake:
         yield fake
 
 
@@ -207,12 +212,7 @@ async def test_llama_cpp_s_refusal_states_its_window_which_is_learned_and_the_tu
 ) -> None:
     """/props says 4,096 but the server holds 2,048 (another slot size): its 400 carries n_ctx,
     and the same turn is asked again within it."""
-    with FakeOpenAI(
-        [ChatModel("gemma3-270m", context_length=4096)],
-        flavour="llamacpp",
-        window=2048,
-        window_shape="llama.cpp",
-    ) as server:
+    with _upstream(4096) as server:
         runner = _runner(_assembly(tmp_path, _provider(server), store))
         cid = store.conversations.create()
         try:
