@@ -630,8 +630,7 @@ class FakeOpenAI(LoopbackServer):
             return {
                 "error": {
                     "code": 400,
-                    "message": "the request exceeds the available context size, try "
-                    "increasing it",
+                    "message": "the request exceeds the available context size, try increasing it",
                     "type": "exceed_context_size_error",
                     "n_prompt_tokens": prompt,
                     "n_ctx": self.window,
