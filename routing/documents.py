@@ -16,14 +16,26 @@ from dataclasses import dataclass, field, replace
 
 from cachetools import LRUCache
 
-from routing.transcript import Message, PagesPart, Part, PdfPart, PicturePart, TextPart, ToolResult
-from vision.pdf import PdfError, PdfFile, read_pdf
+from routing.context_window import answer_room
+from routing.token_estimate import CHARS_PER_TOKEN, Estimator
+from routing.transcript import (
+    Message,
+    PagesPart,
+    Part,
+    PdfPart,
+    PicturePart,
+    TextPart,
+    ToolResult,
+    turn_start,
+)
+from vision.pdf import TEXT_TOKEN_BUDGET, PdfError, PdfFile, read_pdf
 
 # Anthropic's PDF input: at most 100 pages and 32 MB in one request, all PDFs
 # together; base64 makes a PDF 4/3 larger, and the rest of the request needs room.
 NATIVE_MAX_PAGES = 100
 NATIVE_MAX_BYTES = 20 * 1024 * 1024
 _KEPT_READS = 16
+MIN_TEXT_BUDGET = 200  # the least a PDF's budget is, however full the window
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +47,9 @@ class PdfsForModel:
     messages: tuple[Message, ...]
     native: list[PdfFile] = field(default_factory=list)  # sent as PDFs
     too_large: list[PdfFile] = field(default_factory=list)  # read instead: over the limits
+    # Read in part, not fitting the window whole: each with the pages sent ("pages 1 and 7
+    # of 24").
+    partial: list[tuple[PdfFile, str]] = field(default_factory=list)
 
 
 class _Reads:
@@ -46,15 +61,23 @@ class _Reads:
 
     def __init__(self, size: int = _KEPT_READS) -> None:
         self._size = size
-        self._kept: LRUCache[tuple[str, str], tuple[Part, ...]] = LRUCache(maxsize=size)
+        self._kept: LRUCache[tuple[str, str, int, str], tuple[tuple[Part, ...], str]] = LRUCache(
+            maxsize=size
+        )
         self._lock = threading.Lock()
 
-    def parts(self, pdf: PdfFile) -> tuple[Part, ...]:
-        key = (pdf.sha256, pdf.name)
+    def parts(
+        self, pdf: PdfFile, budget: int = TEXT_TOKEN_BUDGET, question: str = ""
+    ) -> tuple[Part, ...]:
+        return self.read(pdf, budget, question)[0]
+
+    def read(self, pdf: PdfFile, budget: int, question: str) -> tuple[tuple[Part, ...], str]:
+        """The read in parts, and which pages went where it doesn't fit whole ("")."""
+        key = (pdf.sha256, pdf.name, budget, question)
         with self._lock:
             if key in self._kept:
                 return self._kept[key]
-        found = _read(pdf)
+        found = _read(pdf, budget, question)
         with self._lock:
             self._kept[key] = found
         return found
@@ -63,25 +86,26 @@ class _Reads:
 _reads = _Reads()
 
 
-def _read(pdf: PdfFile) -> tuple[Part, ...]:
-    """What a model that doesn't take PDFs gets for one: the read, in parts."""
+def _read(pdf: PdfFile, budget: int, question: str) -> tuple[tuple[Part, ...], str]:
+    """What a model that doesn't take PDFs gets for one: the read, in parts, and which pages
+    went where not all did."""
     try:
-        read = read_pdf(pdf)
+        read = read_pdf(pdf, budget=budget, question=question)
     except PdfError as exc:  # it opened when attached; a damaged store is still no crash
-        return (_unread(pdf, str(exc)),)
+        return (_unread(pdf, str(exc)),), ""
     except Exception as exc:  # a PDF kept in a chat must never end its every later turn
         log.exception("reading %s failed", pdf.name)
-        return (_unread(pdf, f"Sightline could not prepare it ({type(exc).__name__})."),)
+        return (_unread(pdf, f"Sightline could not prepare it ({type(exc).__name__})."),), ""
     heading = TextPart(f"\n\n[Attached {pdf.name}: {read.heading}]\n")
     if read.candidate is None:
-        return (TextPart(heading.text + read.text()),)
+        return (TextPart(heading.text + read.text()),), read.heading if read.skipped else ""
     parts: list[Part] = [
         heading,
         PagesPart.from_candidate(pdf.name, read.candidate, read.total_pages),
     ]
     if read.continuation:
         parts.append(TextPart("\n" + read.continuation))
-    return tuple(parts)
+    return tuple(parts), ""
 
 
 def _unread(pdf: PdfFile, why: str) -> TextPart:
@@ -100,11 +124,15 @@ def is_scan(pdf: PdfFile) -> bool:
     return any(isinstance(part, PagesPart) for part in _reads.parts(pdf))
 
 
-def pdfs_for_model(messages: tuple[Message, ...], *, reads_pdfs: bool) -> PdfsForModel:
-    """Each attached PDF as the PDF (newest first, within the limits) or as its read."""
+def pdfs_for_model(
+    messages: tuple[Message, ...], *, reads_pdfs: bool, window: int | None = None
+) -> PdfsForModel:
+    """Each attached PDF as the PDF (newest first, within the limits) or as its read: within
+    what a model of `window` tokens has left, the pages that best answer the question."""
     out = PdfsForModel(messages)
     if not any(m.pdfs for m in messages):
         return out
+    budget, question = _text_budget(messages, window), _question(messages)
     pages_left, bytes_left = NATIVE_MAX_PAGES, NATIVE_MAX_BYTES
     shaped: list[Message] = []
     for message in reversed(messages):
@@ -130,10 +158,33 @@ def pdfs_for_model(messages: tuple[Message, ...], *, reads_pdfs: bool) -> PdfsFo
                 continue
             if reads_pdfs:
                 out.too_large.append(pdf)
-            parts.extend(_reads.parts(pdf))
+            read, sent = _reads.read(pdf, budget, question)
+            if sent:
+                out.partial.append((pdf, sent))
+            parts.extend(read)
         shaped.append(replace(message, parts=tuple(parts)))
     out.messages = tuple(reversed(shaped))
     return out
+
+
+def _question(messages: tuple[Message, ...]) -> str:
+    """The person's latest words: what the pages sent should answer."""
+    return messages[turn_start(messages)].text if messages else ""
+
+
+def _text_budget(messages: tuple[Message, ...], window: int | None) -> int:
+    """Each PDF's share of what the window has left once the answer's room and the rest of
+    the messages are counted, in the PDF reader's tokens; Sightline's fixed budget when the
+    window is larger (or unknown here)."""
+    if window is None:
+        return TEXT_TOKEN_BUDGET
+    reads = sum(len(m.pdfs) for m in messages)
+    rest = Estimator("").messages(
+        replace(m, parts=tuple(p for p in m.parts if not isinstance(p, PdfPart))) for m in messages
+    )
+    left = (window - answer_room(window, None) - rest) // max(reads, 1)
+    # The reader counts four characters a token, the estimate fewer: in its units.
+    return max(MIN_TEXT_BUDGET, min(TEXT_TOKEN_BUDGET, int(left * CHARS_PER_TOKEN / 4)))
 
 
 def flatten_pages(messages: tuple[Message, ...]) -> tuple[Message, ...]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from vision.files import FileRefused, read_capped, too_large
 from vision.labels import shown_name
+from vision.page_choice import chosen, spans
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
@@ -136,10 +137,24 @@ class PdfRead:
     last: int
     pages: list[PdfPage] = field(default_factory=list)
     candidate: VisionCandidate | None = None
+    # Pages between first and last left out, the text not fitting whole: those that answer
+    # the question were chosen (vision/page_choice.py).
+    skipped: list[int] = field(default_factory=list)
 
     @property
     def continuation(self) -> str:
         """Which pages remain and how to ask for them (always about the original PDF)."""
+        if self.skipped:
+            sent = spans([p.number for p in self.pages])
+            left = self.skipped + list(range(self.last + 1, (self.total_pages or self.last) + 1))
+            first = left[0]
+            upto = min(left[-1], first + NEXT_READ_PAGES - 1)
+            return (
+                f"[{self.name} has {self.total_pages or 'an unknown number of'} pages; it "
+                f"does not fit whole, so pages {sent} were sent (the first, and those that "
+                f"best answer the question); pages {spans(left)} were not. Read them with "
+                f'read_file and pages "{first}-{upto}".]'
+            )
         nxt = self.last + 1
         if self.total_pages is None:
             return (
@@ -158,6 +173,8 @@ class PdfRead:
     def heading(self) -> str:
         """Which pages of how many this read covers, e.g. "pages 1-4 of 30"."""
         of = f"of {self.total_pages}" if self.total_pages is not None else "(page count unknown)"
+        if self.skipped:
+            return f"pages {spans([p.number for p in self.pages])} {of}"
         return f"{page_span(self.first, self.last)} {of}"
 
     def text(self) -> str:
@@ -193,8 +210,12 @@ def read_pdf(
     pages: str | None = None,
     password: str | None = None,
     name: str = "",
+    budget: int = TEXT_TOKEN_BUDGET,
+    question: str = "",
 ) -> PdfRead:
-    """Read a PDF text first; render a vision candidate only when text can't serve."""
+    """Read a PDF text first; render a vision candidate only when text can't serve. Within
+    `budget` tokens: the first pages, or, given a `question`, the first page and those that
+    best answer it."""
     import pypdfium2 as pdfium
 
     if isinstance(source, PdfFile):
@@ -206,7 +227,7 @@ def read_pdf(
     with _PDFIUM:
         document = _open(data, name, password)
         try:
-            return _read(document, name, first, last)
+            return _read(document, name, first, last, budget, question)
         except pdfium.PdfiumError as exc:
             raise PdfError(f"{name} is damaged: {exc}") from None
         except MemoryError:
@@ -248,14 +269,16 @@ def _page(document: PdfDocument, number: int) -> PdfiumPage | None:
         return None
 
 
-def _read(document: PdfDocument, name: str, first: int, last: int | None) -> PdfRead:
+def _read(
+    document: PdfDocument, name: str, first: int, last: int | None, budget: int, question: str
+) -> PdfRead:
     listed = len(document)
     total = _count_pages(document)
     if first > listed:
         raise PdfError(f"{name} has {listed} pages; there is no page {first}.")
     end = min(listed if last is None else last, listed, first + MAX_READ_PAGES - 1)
     read = PdfRead(name, total, first, first - 1)
-    budget = TEXT_TOKEN_BUDGET
+    whole = budget  # what the pages read so far may take in all
     for number in range(first, end + 1):
         loaded = _page(document, number)
         if loaded is None:
@@ -275,11 +298,16 @@ def _read(document: PdfDocument, name: str, first: int, last: int | None) -> Pdf
             )
             read.last = read.candidate.last
             return read
-        if read.pages and budget - page.tokens < 0:
+        if read.pages and budget - page.tokens < 0 and not question:
             break  # the continuation hint tells how to read on
         read.pages.append(page)
         read.last = number
         budget -= page.tokens
+    if question and budget < 0:  # it doesn't fit whole: the pages that answer the question
+        sent = chosen(read.pages, lambda p: p.text, lambda p: p.tokens, whole, question)
+        numbers = {p.number for p in sent}
+        read.skipped = [p.number for p in read.pages if p.number not in numbers]
+        read.pages = sent
     if read.pages and not any(p.text.strip() for p in read.pages):
         shown = min(read.last, first + MAX_RENDER_PAGES - 1)
         read.pages = []

@@ -93,7 +93,8 @@ class TurnSight:
 
     def with_pdfs(self, model: ModelInfo, messages: tuple[Message, ...]) -> PdfsForModel:
         """The messages with each attached PDF as this model gets it."""
-        return pdfs_for_model(messages, reads_pdfs=self.reads_pdfs(model))
+        answer = self.catalogue.answer(model)
+        return pdfs_for_model(messages, reads_pdfs=answer.reads_pdfs, window=answer.context_length)
 
     async def for_model(self, model: ModelInfo, messages: tuple[Message, ...]) -> Worded:
         """The messages as this model may get them: as they are if it sees, else in words."""
@@ -147,6 +148,15 @@ class TurnSight:
             if (model.ref, pdf.sha256) not in self._pdfs_told:
                 self._pdfs_told.add((model.ref, pdf.sha256))
                 notices.append(Notice(NoticeKind.INFO, f"{pdf.name} ({_pages(pdf.pages)}) {how}"))
+        for pdf, sent in pdfs.partial:
+            if (model.ref, pdf.sha256 + sent) not in self._pdfs_told:
+                self._pdfs_told.add((model.ref, pdf.sha256 + sent))
+                words = (
+                    f"{pdf.name} doesn't fit whole in what {model.ref} holds: {sent} went, the "
+                    "first and those that best answer your question; the reading it gets names "
+                    "the rest (read_file reads them)."
+                )
+                notices.append(Notice(NoticeKind.INFO, words))
         return tuple(notices)
 
     def takeover(

@@ -23,8 +23,10 @@ from routing.context_window import ContextFrom, Overflow
 from routing.errors import ContextTooLong
 from routing.models import ProviderConfig
 from tests.events import collect, ended, notices, stored_notices
+from tests.pdfs import text_pdf
 from tests.servers.ollama import FakeOllama
 from tests.servers.openai_chat import ChatModel, FakeOpenAI
+from vision.pdf import open_pdf
 
 MODEL = "mine:gemma3-270m"
 # A turn of about 150 tokens as the server counts them (four characters a token).
@@ -221,3 +223,38 @@ async def test_llama_cpp_s_refusal_states_its_window_which_is_learned_and_the_tu
             await runner.catalogue.aclose()
         assert ended(events).error is None and server.refused_past_window == 1
     assert store.learned.windows() == {MODEL: 2048}
+
+
+def _report(secret_page: int, pages: int = 24) -> bytes:
+    """A text PDF of `pages` pages of about 300 words each, one of which holds the answer."""
+    filler = "\n".join(f"Line {n}: the quarterly figures were filed as usual." for n in range(28))
+    texts = [f"Quarterly report\nPage {n}\n{filler}" for n in range(1, pages + 1)]
+    texts[secret_page - 1] += "\nThe secret word is zebra."
+    return text_pdf(texts)
+
+
+async def test_a_pdf_that_does_not_fit_sends_its_first_page_and_those_that_answer(
+    tmp_path: Path, store: Store, llama_cpp: FakeOpenAI
+) -> None:
+    """A 24-page PDF on a 2,048-token model: the first page and the page that answers the
+    question go, the hint and a notice name the pages sent and the pages left."""
+    report = open_pdf(_report(17), name="report.pdf")
+    runner = _runner(_assembly(tmp_path, _provider(llama_cpp), store))
+    cid = store.conversations.create()
+    asked = TurnInput(cid, "What is the secret word?", requested_model=MODEL, pdfs=(report,))
+    try:
+        events = await collect(runner.run(asked))
+    finally:
+        await runner.catalogue.aclose()
+    assert ended(events).error is None and llama_cpp.refused_past_window == 0
+    sent = llama_cpp.requests[-1][2]["messages"][-1]["content"]
+    assert "--- page 1 ---" in sent and "--- page 17 ---" in sent
+    assert "The secret word is zebra." in sent
+    assert "--- page 24 ---" not in sent  # not all of it: what room is left goes in order
+    assert "does not fit whole, so pages 1" in sent and "Read them with read_file" in sent
+    told = [n.text for n in notices(events)]
+    assert any(
+        text.startswith("report.pdf doesn't fit whole in what mine:gemma3-270m holds: pages 1")
+        and "17" in text
+        for text in told
+    ), told
