@@ -128,12 +128,20 @@ class ContextFit:
         wire = self.catalogue.wire(model.provider_id)
         if not isinstance(error, StreamCut) or not isinstance(wire, WindowCheck):
             return error
-        try:
-            async with asyncio.timeout(CHECK_SECONDS):
-                refusal = await wire.window_refusal(request)
-        except (ProviderError, TimeoutError) as failed:
-            log.info("%s: the window check failed too (%s)", model.ref, type(failed).__name__)
-            return error
+        refusal: ProviderError | None = None
+        # Twice at most: llama-cpp-python closes the connection its empty stream came on,
+        # and the first try may be sent on it before the client knows.
+        for attempt in range(2):
+            try:
+                async with asyncio.timeout(CHECK_SECONDS):
+                    refusal = await wire.window_refusal(request)
+                break
+            except StreamCut:
+                if attempt:
+                    return error
+            except (ProviderError, TimeoutError) as failed:
+                log.info("%s: the window check failed too (%s)", model.ref, type(failed).__name__)
+                return error
         return refusal if isinstance(refusal, ContextTooLong) else error
 
     def learn(self, model: ModelInfo, error: ContextTooLong) -> bool:

@@ -310,10 +310,12 @@ class OpenAIChatWire(OpenAICompatWire):
         return _has_pictures(body)
 
     async def window_refusal(self, request: ChatRequest) -> ProviderError | None:
-        """The request once more, not streamed and for one token of answer: llama-cpp-python
-        answers a stream past its window with an empty 200, this with a 400 that states it."""
+        """The request once more, not streamed (and for one token of answer, unless it asks
+        room for more, which counts against the window too): llama-cpp-python answers a
+        stream past its window with an empty 200, this with a 400 that states it."""
         self.require_key()
-        body = {**self.chat_body(request), "stream": False, self.preset.answer_length_key: 1}
+        room = request.max_tokens or 1
+        body = {**self.chat_body(request), "stream": False, self.preset.answer_length_key: room}
         body.pop("stream_options", None)
         answer = await self.read(self.chat_url, method="POST", what="an answer", json=body)
         if answer.status_code == 200:

@@ -348,7 +348,10 @@ class ChatHandler(LoopbackHandler):
             return
         if (past := owner.past_window(body)) is not None:
             if body.get("stream") is True and owner.window_shape == "llama-cpp-python":
-                self.stream("text/event-stream", iter(()), Reply())  # its empty 200
+                # Its empty 200, after which it closes the connection without saying so:
+                # the client's next request on it finds it gone.
+                self.stream("text/event-stream", iter(()), Reply())
+                self.close_connection = True
             else:
                 self.json(400, past)
             return
