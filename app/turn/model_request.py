@@ -19,13 +19,14 @@ from dataclasses import dataclass, field, replace
 from app.store import Store, StoredItem
 from app.tools.base import Tool
 from app.turn.boundary import Kept, first_crossing, held_back
-from app.turn.context_fit import ContextFit
+from app.turn.context_fit import ContextFit, Fitting
 from app.turn.events import ItemAdded, ItemFinished, PartAdded, TextAdded, TurnEvent, UsageAdded
 from app.turn.limits import TurnClock, turn_limit, turn_too_long
 from app.turn.sight import TurnSight
 from app.turn.stats import AnswerClock
 from app.turn.tool_step import stopped_results
 from app.turn.unused_settings import UnusedSettings
+from routing.answer_stats import AnswerStats
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.endpoints import endpoint_name
@@ -48,6 +49,13 @@ class Step:
     calls: list[ToolCall] = field(default_factory=list)
     error: ProviderError | None = None
     refit: bool = False  # it was past the window, newly learned: fitted to it, it may go
+
+
+def _with_context(stats: AnswerStats, fitting: Fitting) -> AnswerStats:
+    """The answer's stats with how full the model's window is after it: what the server
+    counted in and out (the estimate of what went, where it counted nothing)."""
+    used = (stats.input_tokens or fitting.tokens) + (stats.output_tokens or 0)
+    return replace(stats, context_used=used, context_size=fitting.window)
 
 
 class ModelRequests:
@@ -168,7 +176,7 @@ class ModelRequests:
                 self.store.crossings.note_sent_away(conversation_id, leaving)
             step.error, step.calls = error, []
             if step.answer is not None:
-                stats = clock.stats()
+                stats = _with_context(clock.stats(), fitting)
                 self.store.finish_message(step.answer.id, MessageStatus.FAILED, stats)
                 yield ItemFinished(step.answer.id, MessageStatus.FAILED, stats)
                 self._answer_calls(conversation_id, step)
@@ -177,14 +185,15 @@ class ModelRequests:
             # it may have gone: assume so
             self.store.crossings.note_sent_away(conversation_id, leaving)
             if step.answer is not None:
-                self.store.finish_message(step.answer.id, MessageStatus.STOPPED, clock.stats())
+                stats = _with_context(clock.stats(), fitting)
+                self.store.finish_message(step.answer.id, MessageStatus.STOPPED, stats)
                 self._answer_calls(conversation_id, step)
             raise
         self.store.crossings.note_sent_away(conversation_id, leaving)
         if step.answer is None:
             step.answer = self.store.begin_assistant(conversation_id, model.ref)
             yield ItemAdded(step.answer)
-        stats = clock.stats()
+        stats = _with_context(clock.stats(), fitting)
         self.store.finish_message(step.answer.id, status, stats)
         yield ItemFinished(step.answer.id, status, stats)
 

@@ -21,6 +21,7 @@ from app.ui.chat_list import ID_ROLE, UNTITLED
 from app.ui.composer.approval_card import ApprovalCard
 from app.ui.composer.attachments import AttachmentDrops
 from app.ui.composer.composer import Composer
+from app.ui.composer.context_meter import ContextMeter
 from app.ui.composer.password_prompt import PasswordPrompt
 from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
@@ -147,6 +148,7 @@ class MainWindow(QMainWindow):
         self.composer.problems_dismissed.connect(c.attaching.dismiss_problems)
         self.picker.currentIndexChanged.connect(self._show_attachments)
         self.sight_buttons = SightButtons(self)
+        self.context_meter = ContextMeter(self)
         self.view.picture_clicked.connect(self.open_picture)
         self.view.pdf_clicked.connect(self.open_pdf)
         # Files dropped on the conversation are attached, as on the composer.

@@ -15,6 +15,7 @@ from PySide6.QtGui import QColor, QDropEvent, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
+    QLabel,
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
@@ -125,6 +126,11 @@ class Composer(QWidget):
         self.attach_button.setAccessibleName(ATTACH_WORDS)
         self.attach_button.setToolTip(f"{ATTACH_WORDS} — or drop them here, or paste (Ctrl+V)")
         self.attach_button.setAutoRaise(True)
+        # How full the picked model's window is for the next turn (ui/composer/context_meter.py).
+        self.meter = QLabel(self)
+        self.meter.setAccessibleName("Context")
+        self.meter.setTextFormat(Qt.TextFormat.PlainText)
+        self.meter.hide()
         self.problems = ProblemBar(self)
         self.strip = AttachmentStrip(self)
         self._busy = False
@@ -142,6 +148,7 @@ class Composer(QWidget):
         layout.addWidget(self.problems)
         layout.addWidget(self.strip)
         layout.addLayout(row)
+        layout.addWidget(self.meter)
 
         # Files dropped anywhere on the composer, not only on the box, are attached.
         self.setAcceptDrops(True)
