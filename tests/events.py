@@ -1,10 +1,12 @@
 """Reading what a stream gave: every event of a turn or of a wire's answer, the events
-before it failed, how a turn ended, and the notices it left."""
+before it failed, a reading stopped part way as Stop stops it, how a turn ended, and the
+notices it left."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterable, Iterable
-from typing import TypeVar
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterable, Coroutine, Iterable
+from typing import Any, TypeVar
 
 import pytest
 
@@ -42,6 +44,18 @@ async def _read_into(events: list[T], stream: AsyncIterable[T]) -> None:
     finally:
         if isinstance(iterator, AsyncGenerator):
             await iterator.aclose()
+
+
+async def stopped_once(
+    started: asyncio.Event, reading: Coroutine[Any, Any, object], seconds: float = 20.0
+) -> None:
+    """Run `reading` until it sets `started` (within `seconds`), then cancel it as the
+    window's Stop does; it must end cancelled."""
+    task = asyncio.create_task(reading)
+    await asyncio.wait_for(started.wait(), seconds)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
 
 
 def ended(events: list[TurnEvent]) -> TurnEnded:

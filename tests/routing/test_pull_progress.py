@@ -17,20 +17,11 @@ from routing.pull_progress import (
     PullTracker,
     TooManyLayers,
 )
-
-
-class Clock:
-    """A clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.clocks import HandClock
 
 
 def test_progress_adds_up_the_layers_and_measures_percent() -> None:
-    tracker = PullTracker(clock=Clock())
+    tracker = PullTracker(clock=HandClock())
     assert tracker.step({"status": "pulling manifest"}) == PullProgress("pulling manifest")
     first = tracker.step({"status": "pulling aaaa", "digest": "sha256:a", "total": 1000})
     assert (first.completed, first.total, first.percent) == (0, 1000, 0.0)
@@ -49,7 +40,7 @@ def test_progress_adds_up_the_layers_and_measures_percent() -> None:
 
 
 def test_progress_ignores_numbers_that_are_not_numbers_and_never_passes_the_total() -> None:
-    tracker = PullTracker(clock=Clock())
+    tracker = PullTracker(clock=HandClock())
     tracker.step({"status": "pulling a", "digest": "sha256:a", "total": 100, "completed": 40})
     odd = tracker.step(
         {"status": "pulling a", "digest": "sha256:a", "total": "lots", "completed": True}
@@ -66,7 +57,7 @@ def test_progress_ignores_numbers_that_are_not_numbers_and_never_passes_the_tota
 )
 def test_a_number_that_is_no_byte_count_leaves_what_was_known(number: object) -> None:
     """NaN and Infinity (which Python's JSON reads), negatives and absurd sizes: ignored."""
-    tracker = PullTracker(clock=Clock())
+    tracker = PullTracker(clock=HandClock())
     tracker.step({"status": "pulling a", "digest": "sha256:a", "total": 1000, "completed": 400})
     odd = tracker.step(
         {"status": "pulling a", "digest": "sha256:a", "total": number, "completed": number}
@@ -77,7 +68,7 @@ def test_a_number_that_is_no_byte_count_leaves_what_was_known(number: object) ->
 
 
 def test_a_whole_float_and_the_cap_itself_are_counted() -> None:
-    tracker = PullTracker(clock=Clock())
+    tracker = PullTracker(clock=HandClock())
     progress = tracker.step(
         {"status": "pulling a", "digest": "sha256:a", "total": BYTES_CAP, "completed": 1e9}
     )
@@ -86,13 +77,13 @@ def test_a_whole_float_and_the_cap_itself_are_counted() -> None:
 
 
 def test_a_digest_longer_than_any_digest_is_no_layer() -> None:
-    tracker = PullTracker(clock=Clock())
+    tracker = PullTracker(clock=HandClock())
     line = {"status": "pulling", "digest": "sha256:" + "a" * DIGEST_CAP, "total": 10}
     assert tracker.step(line) == PullProgress("pulling")
 
 
 def test_more_layers_than_any_model_has_are_too_many() -> None:
-    tracker = PullTracker(clock=Clock())
+    tracker = PullTracker(clock=HandClock())
     for n in range(LAYER_CAP):
         tracker.step({"status": "pulling", "digest": f"sha256:{n}", "total": 1, "completed": 1})
     assert (tracker.completed, tracker.total) == (LAYER_CAP, LAYER_CAP)
@@ -116,7 +107,7 @@ _LINES = st.lists(st.tuples(_DIGESTS, _NUMBERS, _NUMBERS), max_size=40)
 def test_the_running_sums_are_the_sums_of_the_layers(lines: list[tuple]) -> None:
     """However a layer's numbers move (a cached layer's size coming late, numbers that are
     none), the sums kept as lines come are what adding up every layer gives."""
-    tracker = PullTracker(clock=Clock())
+    tracker = PullTracker(clock=HandClock())
     layers: dict[str, tuple[int, int]] = {}
 
     def count(value: object, default: int) -> int:
@@ -139,7 +130,7 @@ def test_the_running_sums_are_the_sums_of_the_layers(lines: list[tuple]) -> None
 
 
 def test_speed_is_measured_over_the_last_few_seconds() -> None:
-    clock = Clock()
+    clock = HandClock()
     tracker = PullTracker(clock=clock)
 
     def at(seconds: float, completed: int) -> float | None:

@@ -1,16 +1,41 @@
-"""What the engines' tests share: an approver that records, and how an agent's turn (ACP
-or Codex) reads when Sightline cut it (reading a turn's events is tests/events.py's,
+"""What the engines' tests share: one question run to its end through any engine (the
+model runner or an agent's), an approver that records, and how an agent's turn (ACP or
+Codex) reads when Sightline cut it (reading a turn's events is tests/events.py's,
 re-exported here for the tests that import it from this module)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from app.tools.base import Tool
 from app.turn.agent_problems import AgentCut
+from app.turn.engine import Engine
 from app.turn.events import TurnEvent
 from app.turn.tool_step import Approval
+from app.turn.turn_input import TurnInput
+from routing.chat_settings import ChatSettings
 from routing.transcript import NoticeKind, ToolCall
 from tests.events import collect, ended, notices
+from vision.pdf import PdfFile
+from vision.pictures import Picture
 
-__all__ = ["Recording", "collect", "ended", "notices"]
+__all__ = ["Recording", "collect", "ended", "notices", "run_turn"]
+
+
+async def run_turn(
+    engine: Engine,
+    cid: str,
+    text: str,
+    model: str = "auto",
+    pictures: tuple[Picture, ...] = (),
+    *,
+    tools: Sequence[Tool] = (),
+    pdfs: tuple[PdfFile, ...] = (),
+    settings: ChatSettings | None = None,
+) -> list[TurnEvent]:
+    """One question to `engine` in chat `cid`, asking for `model`: every event of its turn."""
+    asked = TurnInput(cid, text, pictures, model, tools, pdfs, settings)
+    return await collect(engine.run(asked))
 
 
 class Recording:

@@ -11,46 +11,36 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import aclosing
-from pathlib import Path
+from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
 import pytest
 
 from app.store import Store
-from app.tools.base import text_result
-from app.turn.events import TurnEnded, TurnEvent
+from app.tools.base import Tool, text_result
+from app.turn.events import TurnEvent
 from app.turn.limits import TurnClock, duration, turn_limit
 from app.turn.runner import TurnRunner
 from app.turn.tool_step import Approval, ToolStep
-from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.errors import AnswerCut, TurnTooLong
 from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind, ToolCall, ToolResult
 from routing.wires import answer_cap
 from routing.wires.base import ToolSpec
+from tests.app.turn.engine_helpers import run_turn
+from tests.clocks import HandClock
+from tests.events import ended
 from tests.servers.hostile import ENDLESS_ANSWER
 from tests.servers.ollama import FakeOllama, Reply
 
 MODEL = "slow:llama3.2:3b"
 
 
-class Ticks:
-    """A clock read by hand: `now` is what it says."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 # -- the clock on its own --------------------------------------------------------
 
 
 def test_the_clock_counts_only_while_it_runs() -> None:
-    ticks = Ticks()
+    ticks = HandClock()
     clock = TurnClock(60.0, ticks)
     ticks.now += 1000  # not started: nothing counts
     assert clock.left() == 60.0
@@ -68,7 +58,7 @@ def test_the_clock_counts_only_while_it_runs() -> None:
 
 
 def test_a_paused_clock_that_was_stopped_stays_stopped() -> None:
-    ticks = Ticks()
+    ticks = HandClock()
     clock = TurnClock(10.0, ticks)
     with clock.paused():
         ticks.now += 5
@@ -127,23 +117,17 @@ class Quick:
 
 
 @pytest.fixture
-async def slow_limited(fake_ollama: FakeOllama, tmp_path: Path) -> AsyncIterator[TurnRunner]:
+async def slow_limited(fake_ollama: FakeOllama, store: Store) -> AsyncIterator[TurnRunner]:
     """A runner whose only provider gives each turn 1 second in all."""
     provider = ProviderConfig("slow", "ollama", fake_ollama.base_url, turn_seconds=1.0)
     catalogue = Catalogue([provider])
-    store = Store.open(tmp_path / "data")
     yield TurnRunner(store, catalogue, ToolStep(Patient(1.5)))
     await catalogue.aclose()
-    store.close()
 
 
-async def turn(runner: TurnRunner, text: str, **options: object) -> list[TurnEvent]:
-    cid = runner.store.conversations.create()
-    async with aclosing(
-        runner.run(TurnInput(cid, text, requested_model=MODEL, **options))
-    ) as events:  # type: ignore[arg-type]
-        got = [event async for event in events]
-    return got
+async def turn(runner: TurnRunner, text: str, tools: Sequence[Tool] = ()) -> list[TurnEvent]:
+    """One question in a chat of its own, to the slow provider's model."""
+    return await run_turn(runner, runner.store.conversations.create(), text, MODEL, tools=tools)
 
 
 def transcript(runner: TurnRunner) -> list[tuple[str, ...]]:
@@ -167,13 +151,13 @@ async def test_words_trickling_past_the_turn_s_limit_end_it_keeping_them(
     started = time.monotonic()
     events = await turn(slow_limited, "Count for me.")
     assert time.monotonic() - started < 5
-    ended = events[-1]
-    assert isinstance(ended, TurnEnded) and isinstance(ended.error, TurnTooLong)
+    problem = ended(events).error
+    assert isinstance(problem, TurnTooLong)
     message = (
         "This turn took longer than 1 second, the most one turn may take, so Sightline "
         f"stopped waiting for 127.0.0.1:{fake_ollama.port}; what came is kept."
     )
-    assert ended.error.message == message
+    assert problem.message == message
     user, answer, notice = transcript(slow_limited)
     assert user == ("user", "Count for me.", "complete")
     assert answer[0] == "assistant" and answer[2] == "failed"
@@ -188,29 +172,23 @@ async def test_the_person_s_time_deciding_is_not_counted(
     fake_ollama.enqueue(Reply(tool_calls=[{"name": "quick", "arguments": {}}]))
     fake_ollama.enqueue(Reply(text="All done."))
     events = await turn(slow_limited, "Use the tool.", tools=(Quick(),))
-    ended = events[-1]
-    assert isinstance(ended, TurnEnded) and ended.error is None, ended
+    assert ended(events).error is None
     assert transcript(slow_limited)[-1] == ("assistant", "All done.", "complete")
 
 
 async def test_an_endless_answer_is_stored_to_its_cap_and_says_so(
-    fake_ollama: FakeOllama, catalogue: Catalogue, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fake_ollama: FakeOllama, catalogue: Catalogue, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 50_000)
     fake_ollama.enqueue(Reply(hostile=ENDLESS_ANSWER))
-    with Store.open(tmp_path / "data") as store:
-        runner = TurnRunner(store, catalogue)
-        cid = store.conversations.create()
-        turn = runner.run(TurnInput(cid, "Go on.", requested_model="ollama:llama3.2:3b"))
-        async with aclosing(turn) as events:
-            got = [event async for event in events]
-        ended = got[-1]
-        assert isinstance(ended, TurnEnded) and isinstance(ended.error, AnswerCut)
-        _user, answer = store.messages(cid)
-        assert answer.text == ("word " * 10_000) and answer.status == MessageStatus.FAILED
-        notice = store.items(cid)[-1].item
-        assert isinstance(notice, Notice) and notice.kind == NoticeKind.ERROR
-        assert notice.text == (
-            f"The answer from 127.0.0.1:{fake_ollama.port} was cut at 50,000 characters, the "
-            "most Sightline keeps of one answer; what came before is kept."
-        )
+    cid = store.conversations.create()
+    events = await run_turn(TurnRunner(store, catalogue), cid, "Go on.", "ollama:llama3.2:3b")
+    assert isinstance(ended(events).error, AnswerCut)
+    _user, answer = store.messages(cid)
+    assert answer.text == ("word " * 10_000) and answer.status == MessageStatus.FAILED
+    notice = store.items(cid)[-1].item
+    assert isinstance(notice, Notice) and notice.kind == NoticeKind.ERROR
+    assert notice.text == (
+        f"The answer from 127.0.0.1:{fake_ollama.port} was cut at 50,000 characters, the "
+        "most Sightline keeps of one answer; what came before is kept."
+    )

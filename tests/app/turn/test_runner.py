@@ -3,41 +3,28 @@
 from __future__ import annotations
 
 import asyncio
-import io
-from collections.abc import AsyncIterator
-from contextlib import aclosing
-from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from app.store import Store
-from app.turn.events import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent
+from app.turn.events import ItemFinished, TextAdded
 from app.turn.runner import TurnRunner
 from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.errors import ModelNotFound, ServerError
+from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind
+from tests.app.turn.engine_helpers import run_turn
+from tests.events import ended, notices, stopped_once
+from tests.pictures import make_picture
 from tests.servers.ollama import FakeOllama, Reply
-from vision.pictures import sniff
+
+BLIND = "ollama:llama3.2:3b"
 
 
 @pytest.fixture
-async def runner(tmp_path: Path, catalogue: Catalogue) -> AsyncIterator[TurnRunner]:
-    store = Store.open(tmp_path / "data")
-    yield TurnRunner(store, catalogue)
-    store.close()
-
-
-async def collect(events: AsyncIterator[TurnEvent]) -> list[TurnEvent]:
-    async with aclosing(events) as stream:
-        return [event async for event in stream]
-
-
-def png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "blue").save(buffer, format="PNG")
-    return buffer.getvalue()
+def runner(store: Store, catalogue: Catalogue) -> TurnRunner:
+    return TurnRunner(store, catalogue)
 
 
 async def test_explicit_model_streams_and_stores(
@@ -45,10 +32,10 @@ async def test_explicit_model_streams_and_stores(
 ) -> None:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="Hello there, friend."))
-    events = await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:llama3.2:3b")))
+    events = await run_turn(runner, cid, "hi", BLIND)
     streamed = "".join(e.text for e in events if isinstance(e, TextAdded))
     assert streamed == "Hello there, friend."
-    assert isinstance(events[-1], TurnEnded) and events[-1].error is None
+    assert ended(events).error is None
     user, answer = runner.store.messages(cid)
     assert (user.role, user.text) == ("user", "hi")
     assert (answer.role, answer.text, answer.status) == (
@@ -56,7 +43,7 @@ async def test_explicit_model_streams_and_stores(
         "Hello there, friend.",
         MessageStatus.COMPLETE,
     )
-    assert answer.model == "ollama:llama3.2:3b"
+    assert answer.model == BLIND
     # The person chose: no routing notice.
     assert not any(isinstance(i.item, Notice) for i in runner.store.items(cid))
 
@@ -65,8 +52,8 @@ async def test_history_is_sent_on_the_next_turn(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
     cid = runner.store.conversations.create()
-    await collect(runner.run(TurnInput(cid, "first", requested_model="ollama:llama3.2:3b")))
-    await collect(runner.run(TurnInput(cid, "second", requested_model="ollama:llama3.2:3b")))
+    await run_turn(runner, cid, "first", BLIND)
+    await run_turn(runner, cid, "second", BLIND)
     last = fake_ollama.chat_requests()[-1]
     assert [(m["role"], m["content"]) for m in last["messages"]] == [
         ("user", "first"),
@@ -79,13 +66,11 @@ async def test_auto_picks_a_local_model_that_sees_for_a_picture(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
     cid = runner.store.conversations.create()
-    picture = sniff(png(), label="dot.png")
-    events = await collect(runner.run(TurnInput(cid, "what is this?", (picture,), "auto")))
-    notices = [
-        e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)
-    ]
-    assert [n.kind for n in notices] == [NoticeKind.ROUTING]
-    assert "ollama:llava:7b" in notices[0].text and "on this computer" in notices[0].text
+    picture = make_picture("blue", label="dot.png")
+    events = await run_turn(runner, cid, "what is this?", "auto", (picture,))
+    [routing] = notices(events)
+    assert routing.kind == NoticeKind.ROUTING
+    assert "ollama:llava:7b" in routing.text and "on this computer" in routing.text
     sent = fake_ollama.chat_requests()[-1]
     assert sent["model"] == "llava:7b"
     assert len(sent["messages"][-1]["images"]) == 1
@@ -94,10 +79,9 @@ async def test_auto_picks_a_local_model_that_sees_for_a_picture(
 
 async def test_unknown_model_lists_what_exists(runner: TurnRunner) -> None:
     cid = runner.store.conversations.create()
-    events = await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:nope:1b")))
-    ended = events[-1]
-    assert isinstance(ended, TurnEnded) and isinstance(ended.error, ModelNotFound)
-    assert "llama3.2:3b" in ended.error.message and "llava:7b" in ended.error.message
+    problem = ended(await run_turn(runner, cid, "hi", "ollama:nope:1b")).error
+    assert isinstance(problem, ModelNotFound)
+    assert "llama3.2:3b" in problem.message and "llava:7b" in problem.message
     kinds = [i.item.kind for i in runner.store.items(cid) if isinstance(i.item, Notice)]
     assert kinds == [NoticeKind.ERROR]
 
@@ -107,9 +91,8 @@ async def test_provider_failure_mid_answer_keeps_what_came(
 ) -> None:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="Partial words here", midstream_error="runner crashed"))
-    events = await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:llama3.2:3b")))
-    ended = events[-1]
-    assert isinstance(ended, TurnEnded) and isinstance(ended.error, ServerError)
+    events = await run_turn(runner, cid, "hi", BLIND)
+    assert isinstance(ended(events).error, ServerError)
     _user, answer = runner.store.messages(cid)
     assert answer.text == "Partial words here" and answer.status == MessageStatus.FAILED
     notice = runner.store.items(cid)[-1].item
@@ -120,11 +103,10 @@ async def test_a_blind_models_picture_is_described_not_sent(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
     cid = runner.store.conversations.create()
-    picture = sniff(png(), label="dot.png")
+    picture = make_picture("blue", label="dot.png")
     fake_ollama.enqueue(Reply(text="A small blue square."), Reply(text="It is blue."))
-    events = await collect(runner.run(TurnInput(cid, "look", (picture,), "ollama:gemma3:270m")))
-    ended = events[-1]
-    assert isinstance(ended, TurnEnded) and ended.error is None
+    events = await run_turn(runner, cid, "look", "ollama:gemma3:270m", (picture,))
+    assert ended(events).error is None
     looked, answered = fake_ollama.chat_requests()
     assert looked["model"] != "gemma3:270m" and len(looked["messages"][-1]["images"]) == 1
     assert answered["model"] == "gemma3:270m"
@@ -142,19 +124,12 @@ async def test_stop_keeps_the_partial_answer(runner: TurnRunner, fake_ollama: Fa
     got_text = asyncio.Event()
 
     async def consume() -> None:
-        async with aclosing(
-            runner.run(TurnInput(cid, "count", requested_model="ollama:llama3.2:3b"))
-        ) as events:
-            async for event in events:
-                if isinstance(event, TextAdded):
-                    seen.append(event.text)
-                    got_text.set()
+        async for event in runner.run(TurnInput(cid, "count", requested_model=BLIND)):
+            if isinstance(event, TextAdded):
+                seen.append(event.text)
+                got_text.set()
 
-    task = asyncio.create_task(consume())
-    await asyncio.wait_for(got_text.wait(), 10)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped_once(got_text, consume(), 10)
     answer = runner.store.messages(cid)[-1]
     assert answer.status == MessageStatus.STOPPED
     assert answer.text and answer.text == "".join(seen)
@@ -163,7 +138,7 @@ async def test_stop_keeps_the_partial_answer(runner: TurnRunner, fake_ollama: Fa
 
 async def test_finished_event_closes_the_answer(runner: TurnRunner) -> None:
     cid = runner.store.conversations.create()
-    events = await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:llama3.2:3b")))
+    events = await run_turn(runner, cid, "hi", BLIND)
     finished = [e for e in events if isinstance(e, ItemFinished)]
     assert [f.status for f in finished] == [MessageStatus.COMPLETE]
     assert all(isinstance(i.item, Message) for i in runner.store.items(cid))
@@ -174,7 +149,7 @@ async def test_an_error_notice_gives_the_providers_words_and_what_to_do(
 ) -> None:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(status=500, body={"error": "CUDA error: out of memory"}))
-    await collect(runner.run(TurnInput(cid, "hi", requested_model="ollama:llama3.2:3b")))
+    await run_turn(runner, cid, "hi", BLIND)
     notice = runner.store.items(cid)[-1].item
     assert isinstance(notice, Notice) and notice.kind == NoticeKind.ERROR
     assert "The provider said: " in notice.details and "out of memory" in notice.details
@@ -183,18 +158,13 @@ async def test_an_error_notice_gives_the_providers_words_and_what_to_do(
 
 
 async def test_auto_with_nothing_ready_speaks_of_the_window_and_the_command_alike(
-    tmp_path: Path,
+    store: Store,
 ) -> None:
-    from routing.models import ProviderConfig
-
-    store = Store.open(tmp_path / "data")
     offline = Catalogue([ProviderConfig("ollama", "ollama", "http://127.0.0.1:9")])
     try:
         cid = store.conversations.create()
-        events = await collect(TurnRunner(store, offline).run(TurnInput(cid, "hi")))
+        events = await run_turn(TurnRunner(store, offline), cid, "hi")
     finally:
         await offline.aclose()
-        store.close()
-    ended = events[-1]
-    assert isinstance(ended, TurnEnded) and ended.error is not None
-    assert "--model" not in ended.error.message
+    problem = ended(events).error
+    assert problem is not None and "--model" not in problem.message

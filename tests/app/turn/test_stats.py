@@ -22,6 +22,7 @@ from routing.answer_stats import AnswerStats
 from routing.catalogue import Catalogue
 from routing.transcript import Message, MessageStatus, ToolCall, ToolResult
 from routing.wires.base import Done, TextDelta, ToolCallEvent, ToolSpec, Usage
+from tests.clocks import GivenTimes
 from tests.servers.ollama import FakeOllama, Reply
 from vision.pictures import Picture, sniff
 
@@ -82,19 +83,9 @@ def png() -> bytes:
 # -- the clock on its own --------------------------------------------------------
 
 
-class Ticks:
-    """A clock that reads the times it is given, one per reading."""
-
-    def __init__(self, *times: float) -> None:
-        self.times = list(times)
-
-    def __call__(self) -> float:
-        return self.times.pop(0)
-
-
 def test_the_clock_times_the_first_word_and_the_stream_after_it() -> None:
     # sent at 10; a usage-free line, the first word at 10.5, more, the counts and the end.
-    clock = AnswerClock(Ticks(10.0, 10.5, 11.0, 12.5, 12.5))
+    clock = AnswerClock(GivenTimes(10.0, 10.5, 11.0, 12.5, 12.5))
     clock.saw(TextDelta("Hel"))
     clock.saw(TextDelta("lo"))
     clock.saw(Usage(12, 30))
@@ -105,7 +96,7 @@ def test_the_clock_times_the_first_word_and_the_stream_after_it() -> None:
 
 
 def test_a_tool_call_is_a_first_word_and_what_comes_before_it_is_not() -> None:
-    clock = AnswerClock(Ticks(0.0, 0.2, 0.9, 1.4))
+    clock = AnswerClock(GivenTimes(0.0, 0.2, 0.9, 1.4))
     clock.saw(Usage(5, 0))  # a provider that counts its input first
     clock.saw(ToolCallEvent(ToolCall("c1", "slow")))
     clock.saw(Usage(0, 9))  # and its output at the end: each count kept
@@ -115,7 +106,7 @@ def test_a_tool_call_is_a_first_word_and_what_comes_before_it_is_not() -> None:
 
 def test_no_counts_from_the_provider_give_no_rate() -> None:
     # The wire reports what the provider didn't say as 0: not counted, never guessed.
-    clock = AnswerClock(Ticks(0.0, 0.3, 2.3, 2.3))
+    clock = AnswerClock(GivenTimes(0.0, 0.3, 2.3, 2.3))
     clock.saw(TextDelta("many words here"))
     clock.saw(TextDelta("and more"))
     clock.saw(Usage(0, 0))
@@ -125,7 +116,7 @@ def test_no_counts_from_the_provider_give_no_rate() -> None:
 
 
 def test_a_stream_with_no_words_has_no_first_word() -> None:
-    clock = AnswerClock(Ticks(0.0, 1.0, 1.0))
+    clock = AnswerClock(GivenTimes(0.0, 1.0, 1.0))
     clock.saw(Usage(4, 0))
     clock.saw(Done())
     assert clock.stats() == AnswerStats(input_tokens=4)

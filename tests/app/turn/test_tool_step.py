@@ -3,22 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-from contextlib import aclosing
+from collections.abc import Sequence
 from pathlib import Path
-
-import pytest
-from PIL import Image
+from typing import Any
 
 from app.store import Store
-from app.tools.base import text_result
+from app.tools.base import Tool, text_result
 from app.tools.read_file import ReadFile
-from app.turn.events import ItemAdded, PartAdded, TurnEnded, TurnEvent
+from app.turn.events import ItemAdded, PartAdded, TurnEvent
 from app.turn.runner import TurnRunner
 from app.turn.tool_step import DENIED, STOPPED, AllowAll, Approval, DenyAll, ToolStep
-from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.transcript import Message, Notice, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.base import ToolSpec
+from tests.app.turn.engine_helpers import run_turn
+from tests.events import ended, stopped_once
+from tests.pictures import picture_file
 from tests.servers.ollama import FakeOllama, Reply
 
 MODEL = "ollama:qwen2.5vl:3b"  # sees and uses tools
@@ -57,27 +57,24 @@ class Asker:
         return self.answers.pop(0)
 
 
-async def turn(runner: TurnRunner, cid: str, text: str, tools: list) -> list[TurnEvent]:  # type: ignore[type-arg]
-    async with aclosing(
-        runner.run(TurnInput(cid, text, requested_model=MODEL, tools=tools))
-    ) as events:
-        return [event async for event in events]
+async def turn(runner: TurnRunner, cid: str, text: str, tools: Sequence[Tool]) -> list[TurnEvent]:
+    return await run_turn(runner, cid, text, MODEL, tools=tools)
 
 
-def call_reply(*calls: tuple[str, dict]) -> Reply:  # type: ignore[type-arg]
+def call_reply(*calls: tuple[str, dict[str, Any]]) -> Reply:
     return Reply(tool_calls=[{"name": n, "arguments": a} for n, a in calls])
 
 
 async def test_a_picture_from_read_file_reaches_the_model_in_its_shape(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
-    Image.new("RGB", (12, 8), "orange").save(tmp_path / "chart.png")
+    picture_file(tmp_path / "chart.png", "orange", (12, 8))
     fake_ollama.enqueue(call_reply(("read_file", {"path": str(tmp_path / "chart.png")})))
     fake_ollama.enqueue(Reply(text="An orange chart."))
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
     cid = store.conversations.create()
     events = await turn(runner, cid, "what is in chart.png?", [ReadFile()])
-    assert isinstance(events[-1], TurnEnded) and events[-1].error is None
+    assert ended(events).error is None
     roles = [m.role for m in store.messages(cid)]
     assert roles == ["user", "assistant", "tool", "assistant"]
     [result] = store.messages(cid)[2].tool_results
@@ -188,18 +185,14 @@ async def test_stop_cancels_running_tools_and_every_call_keeps_an_answer(
     fake_ollama.enqueue(call_reply(("slow", {})))
     runner = TurnRunner(store, catalogue, ToolStep(AllowAll()))
     cid = store.conversations.create()
-    task = asyncio.create_task(turn(runner, cid, "go", [slow]))
-    await asyncio.wait_for(slow.started.wait(), 10)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped_once(slow.started, turn(runner, cid, "go", [slow]), 10)
     assert slow.cancelled
     [result] = store.messages(cid)[-1].tool_results
     assert result.is_error and result.text == STOPPED
     # The conversation goes on: the next request carries a complete transcript.
     fake_ollama.enqueue(Reply(text="fine"))
     events = await turn(runner, cid, "again", [slow])
-    assert isinstance(events[-1], TurnEnded) and events[-1].error is None
+    assert ended(events).error is None
 
 
 async def test_steps_are_bounded(
@@ -214,7 +207,7 @@ async def test_steps_are_bounded(
     assert len(fake_ollama.chat_requests()) == 3
     notice = store.items(cid)[-1].item
     assert isinstance(notice, Notice) and "Stopped after 2 rounds" in notice.text
-    assert isinstance(events[-1], TurnEnded)
+    ended(events)
 
 
 async def test_unknown_tool_and_a_model_without_tools(
@@ -229,10 +222,7 @@ async def test_unknown_tool_and_a_model_without_tools(
     [result] = store.messages(cid)[2].tool_results
     assert result.is_error and "no tool named 'nonexistent'" in result.text
     # llava:7b does not take tools (its capabilities say so): it is offered none.
-    async with aclosing(
-        runner.run(TurnInput(cid, "plain", requested_model="ollama:llava:7b", tools=[ReadFile()]))
-    ) as stream:
-        [e async for e in stream]
+    await run_turn(runner, cid, "plain", "ollama:llava:7b", tools=[ReadFile()])
     assert "tools" not in fake_ollama.chat_requests()[-1]
 
 
