@@ -49,6 +49,7 @@ class Preset:
     named_by_address: bool = False  # its errors name it by host and port, not by `label`
     headers: tuple[tuple[str, str], ...] = ()  # sent with every request
     sight_from_props: bool = False  # llama.cpp's /props says whether its model sees
+    counts_tokens: bool = False  # llama.cpp's /tokenize or llama-cpp-python's count endpoint
     sight_from_language_models: bool = False  # /language-models lists input modalities (xAI)
     start_hint: str = ""  # how to start it, when nothing answers at its address
     # Its OpenAI chat-completions endpoint, when its own API lives elsewhere (Gemini's).
@@ -210,6 +211,7 @@ _TABLE: tuple[Preset, ...] = (
         api_under_v1=True,
         named_by_address=True,
         sight_from_props=True,
+        counts_tokens=True,
     ),
     Preset(
         "lmstudio",

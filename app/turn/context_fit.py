@@ -25,12 +25,14 @@ from routing.fitting import fit
 from routing.models import ModelInfo
 from routing.token_estimate import Calibration, Estimator, text_tokens, tools_tokens
 from routing.transcript import Notice, NoticeKind
-from routing.wires.base import ChatRequest, WindowCheck
+from routing.wires.base import ChatRequest, TokenCounter, WindowCheck
 
 log = logging.getLogger(__name__)
 
 # How long the check of an empty answer may take: the server reads the whole prompt again.
 CHECK_SECONDS = 60.0
+# From this share of the window on, a server that counts tokens is asked to count.
+NEAR_SHARE = 0.5
 
 
 @dataclass
@@ -114,6 +116,28 @@ class ContextFit:
             )
             fitting.notices.append(self._notice(conversation_id, words))
         return fitting
+
+    async def count_if_near(
+        self, model: ModelInfo, request: ChatRequest, settings: ChatSettings
+    ) -> None:
+        """Near the window, the server's own count, where it has one, calibrates the
+        estimate before the request is fitted: counted, not guessed, where it matters."""
+        wire = self.catalogue.wire(model.provider_id)
+        if not isinstance(wire, TokenCounter):
+            return
+        window, _ = self.window(model, settings)
+        words = "\n".join([request.system, *(m.text for m in request.messages)])
+        estimate = text_tokens(words)
+        scaled = estimate * self.calibration.scale(model.ref)
+        if scaled < NEAR_SHARE * window or estimate > 40 * window:
+            return  # far from the window, or so far past it that counting is no use
+        try:
+            async with asyncio.timeout(CHECK_SECONDS):
+                counted = await wire.count_tokens(words, model.name)
+        except (ProviderError, TimeoutError):
+            return
+        if counted:
+            self.calibration.reported(model.ref, estimate, counted)
 
     def reported(self, model: ModelInfo, fitting: Fitting, input_tokens: int) -> None:
         """The server counted `input_tokens` for the request `fitting` sent."""

@@ -106,6 +106,7 @@ class ModelRequests:
         )
         # Within the model's window, before anything is judged to leave: what is left out
         # of the request never leaves.
+        await self.context.count_if_near(answer, request, settings)
         fitting = self.context.fitted(conversation_id, answer, request, settings)
         for fit_notice in fitting.notices:
             yield ItemAdded(fit_notice)

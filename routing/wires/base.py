@@ -102,3 +102,12 @@ class WindowCheck(Protocol):
     async def window_refusal(self, request: ChatRequest) -> ProviderError | None:
         """The provider's refusal of the request asked without streaming, or None."""
         ...
+
+
+@runtime_checkable
+class TokenCounter(Protocol):
+    """A wire whose server counts tokens as its model does (llama.cpp's servers)."""
+
+    async def count_tokens(self, text: str, model: str) -> int | None:
+        """The server's count of `text`, or None where it has no counter."""
+        ...

@@ -99,6 +99,10 @@ def _is_chat(entry: Mapping[str, Any], name: str) -> bool:
 class OpenAICompatWire(HttpWire):
     """An OpenAI-compatible API for one provider: address, key, model list, error words."""
 
+    # Which of llama.cpp's count endpoints answers: "" not asked yet, "tokenize", "extras",
+    # or "none" (this server counts nothing).
+    _counter: str = ""
+
     @classmethod
     def preset_of(cls, provider: ProviderConfig) -> Preset:
         """The provider's preset; a kind without one (vllm, llamacpp) is a server of your own."""
@@ -230,6 +234,34 @@ class OpenAICompatWire(HttpWire):
             if isinstance(window, int) and not isinstance(window, bool) and window > 0
             else None,
         )
+
+    async def count_tokens(self, text: str, model: str) -> int | None:
+        """The server's own count of some words: llama.cpp's POST /tokenize, else
+        llama-cpp-python's POST /extras/tokenize/count; None where it has neither (the one
+        that answered is asked from then on)."""
+        if not self.preset.counts_tokens or self._counter == "none":
+            return None
+        root = self.base_url.removesuffix("/v1")
+        if self._counter in ("", "tokenize"):
+            found = await self.quietly(
+                f"{root}/tokenize", method="POST", json={"content": text}, what="a token count"
+            )
+            tokens = found.get("tokens") if isinstance(found, dict) else None
+            if isinstance(tokens, list):
+                self._counter = "tokenize"
+                return len(tokens)
+        found = await self.quietly(
+            f"{root}/extras/tokenize/count",
+            method="POST",
+            json={"input": text, "model": model},
+            what="a token count",
+        )
+        count = found.get("count") if isinstance(found, dict) else None
+        if isinstance(count, int) and not isinstance(count, bool) and count >= 0:
+            self._counter = "extras"
+            return count
+        self._counter = "none" if self._counter == "" else self._counter
+        return None
 
     async def _language_models(self) -> dict[str, bool]:
         """xAI's /language-models lists input_modalities per model (and its aliases)."""

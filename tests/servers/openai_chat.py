@@ -310,6 +310,8 @@ class ChatHandler(LoopbackHandler):
             return
         if self.command == "GET":
             self.get()
+        elif (counted := self._count()) is not None:
+            self.json(200, counted)
         elif self.api_path() != "/chat/completions":
             self.not_found()
         elif not isinstance(self.body, dict):
@@ -334,6 +336,20 @@ class ChatHandler(LoopbackHandler):
             self.json(200, owner.props())
         else:
             self.not_found()
+
+    def _count(self) -> dict[str, Any] | None:
+        """llama.cpp's POST /tokenize or llama-cpp-python's /extras/tokenize/count, as the
+        server that enforces a window counts (upstream's has /props, the other not)."""
+        owner, body = self.owner, self.body if isinstance(self.body, dict) else {}
+        if owner.window is None:
+            return None
+        if self.route_path == "/tokenize" and owner.has_props:
+            owner.counted += 1
+            return {"tokens": list(range(len(str(body.get("content", ""))) // 4))}
+        if self.route_path == "/extras/tokenize/count" and not owner.has_props:
+            owner.counted += 1
+            return {"count": len(str(body.get("input", ""))) // 4}
+        return None
 
     def _chat(self, body: dict[str, Any]) -> None:
         owner = self.owner
@@ -579,6 +595,7 @@ class FakeOpenAI(LoopbackServer):
         self.window = window
         self.window_shape = window_shape
         self.refused_past_window = 0
+        self.counted = 0  # requests to its count endpoint
         # llama-cpp-python has no /props (upstream llama.cpp's server has).
         self.has_props = not (window is not None and window_shape == "llama-cpp-python")
         super().__init__(port)

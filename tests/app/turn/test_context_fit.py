@@ -102,7 +102,8 @@ async def test_a_long_chat_keeps_going_within_the_window_the_server_states(
         ContextFrom.SERVER,
     )
     assert ended(events).error is None and llama_cpp.refused_past_window == 0
-    last = llama_cpp.requests[-1][2]
+    assert llama_cpp.counted > 0  # near the window, its /tokenize counted
+    last = [r for r in llama_cpp.requests if r[1].endswith("/chat/completions")][-1][2]
     sent = [m["content"] for m in last["messages"]]
     assert sent[0].startswith("Turn 0:")  # the first message is kept
     assert sent[-1].startswith("Turn 13:")  # and the newest
@@ -135,6 +136,7 @@ async def test_a_stream_that_ends_empty_past_the_window_is_told_as_the_window_le
         await runner.catalogue.aclose()
     assert ended(events).error is None
     assert llama_cpp_python.refused_past_window >= 1
+    assert llama_cpp_python.counted > 0  # its /extras/tokenize/count, once near the window
     assert store.learned.windows() == {MODEL: 2048}
     texts = [n.text for n in stored_notices(store, cid)]
     assert (
@@ -247,7 +249,8 @@ async def test_a_pdf_that_does_not_fit_sends_its_first_page_and_those_that_answe
     finally:
         await runner.catalogue.aclose()
     assert ended(events).error is None and llama_cpp.refused_past_window == 0
-    sent = llama_cpp.requests[-1][2]["messages"][-1]["content"]
+    sent = [r for r in llama_cpp.requests if r[1].endswith("/chat/completions")][-1][2]
+    sent = sent["messages"][-1]["content"]
     assert "--- page 1 ---" in sent and "--- page 17 ---" in sent
     assert "The secret word is zebra." in sent
     assert "--- page 24 ---" not in sent  # not all of it: what room is left goes in order
