@@ -124,6 +124,8 @@ class ToolsSettings:
     always_allow: tuple[str, ...] = ()
     check_sight: bool = True
     system_prompt: str = ""  # every chat's, unless a chat has its own
+    # What every chat does past its model's window, unless a chat says: "leave_out" or "stop".
+    context_overflow: str = "leave_out"
 
 
 def write_tools_settings(
@@ -144,6 +146,8 @@ def write_tools_settings(
         values["check_sight"] = settings.check_sight
     if settings.system_prompt.strip() != config.system_prompt.strip():
         values["system_prompt"] = settings.system_prompt.strip() or None
+    if settings.context_overflow != str(config.context_overflow):
+        values["context_overflow"] = settings.context_overflow
     if settings.vision_model != config.vision_model:
         values["vision_model"] = settings.vision_model or None
     if config.mcp_config is None and mcp_changed and has_servers:

@@ -509,3 +509,22 @@ def test_a_tool_allowed_in_settings_runs_without_asking(
     assert card(session).request is None  # never asked
     follow_up = fake_ollama.chat_requests()[-1]["messages"]
     assert follow_up[-1] == {"role": "tool", "content": "Buy milk\n", "tool_name": "read_file"}
+
+
+def test_what_every_chat_does_past_the_window_is_saved_and_used(
+    session: Session, qtbot: QtBot
+) -> None:
+    dialog = open_settings(qtbot, session)
+    combo = dialog.tools_page.overflow_combo
+    assert combo.currentData() == "leave_out"  # the default
+    combo.setCurrentIndex(combo.findData("stop"))
+    qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: session.window.settings_dialog is None)
+    assert load_config().context_overflow == "stop"
+
+    def stopping() -> bool:
+        runner = session.controller.sending.runner
+        return runner is not None and runner.defaults.overflow == "stop"
+
+    qtbot.waitUntil(stopping)  # the runner takes it for the next turn
+    assert open_settings(qtbot, session).tools_page.overflow_combo.currentData() == "stop"

@@ -70,6 +70,7 @@ class ChatSettingsPanel(QDialog):
         # What the chat does once it outgrows its model's window (routing/fitting.py).
         self.overflow = QComboBox(self)
         self.overflow.setAccessibleName("Past the model's window")
+        self.overflow.view().setAccessibleName("Past the model's window: choices")
         for words, choice in (
             ("As in Settings", None),
             ("Leave out the oldest turns (the first message and the newest kept)", "leave_out"),

@@ -123,6 +123,17 @@ class ToolsPage(QWidget):
         )
         self.prompt_edit.setTabChangesFocus(True)
         self.prompt_edit.setFixedHeight(64)
+        # What a chat does once it outgrows its model's window (routing/fitting.py).
+        self.overflow_combo = QComboBox(self)
+        self.overflow_combo.setAccessibleName("Past the model's window")
+        self.overflow_combo.view().setAccessibleName("Past the model's window: choices")
+        self.overflow_combo.addItem(
+            "Leave out the oldest turns (the first message and the newest kept)", "leave_out"
+        )
+        self.overflow_combo.addItem("Stop at the limit and say so", "stop")
+        self.overflow_combo.setCurrentIndex(
+            max(0, self.overflow_combo.findData(str(config.context_overflow)))
+        )
 
         self.data_edit = QLineEdit(str(config.data_dir), self)
         self.data_edit.setAccessibleName("Data folder")
@@ -194,6 +205,11 @@ class ToolsPage(QWidget):
                 rich=True,
             )
         )
+        overflow_label = QLabel("When a chat outgrows the model's &window:", chats)
+        overflow_label.setBuddy(self.overflow_combo)
+        overflow_label.setAccessibleName("Past the model's window label")
+        chats_layout.addWidget(overflow_label)
+        chats_layout.addWidget(self.overflow_combo)
 
         data = QGroupBox("Data", self)
         data_row = QHBoxLayout(data)
@@ -249,6 +265,7 @@ class ToolsPage(QWidget):
             auto_may_use_cloud=self.cloud_box.isChecked(),
             check_sight=self.sight_box.isChecked(),
             system_prompt=self.prompt_edit.toPlainText(),
+            context_overflow=str(self.overflow_combo.currentData() or "leave_out"),
             vision_model=str(self.vision_combo.currentData() or ""),
             always_allow=tuple(n for n, box in self.always_boxes.items() if box.isChecked()),
         )
