@@ -336,6 +336,14 @@ class _Handler(LoopbackHandler):
         if model is None:
             self.json(404, {"error": CHAT_NOT_FOUND.format(name=name)})
             return
+        # Past its window (options.num_ctx, else its own small default) Ollama drops the
+        # prompt's beginning, the system prompt first, and answers anyway: silently.
+        options = body.get("options")
+        options = options if isinstance(options, dict) else {}
+        kept = _within(messages, options.get("num_ctx") or OLLAMA_DEFAULT_CTX)
+        if len(kept) < len(messages):
+            owner.truncated += 1
+            messages = kept
         reply = owner.next_reply()
         if reply is None:
             if body.get("tools") and "tools" not in model.capabilities:
@@ -379,6 +387,22 @@ _POST_ROUTES = ("/api/show", "/api/chat", "/api/pull")
 def _line(obj: Any) -> bytes:
     """One NDJSON line: a chunk, or a verbatim line."""
     return ((obj if isinstance(obj, str) else dumps(obj)) + "\n").encode()
+
+
+OLLAMA_DEFAULT_CTX = 4096  # recent Ollama's num_ctx when a request sets none
+
+
+def _within(messages: list[dict], window: int) -> list[dict]:
+    """The newest messages that fit `window` tokens as this double counts (four characters
+    a token, four a message): what Ollama keeps of a prompt that is too long."""
+    kept: list[dict] = []
+    used = 0
+    for message in reversed(messages):
+        used += 4 + len(str(message.get("content", ""))) // 4
+        if used > window and kept:  # the newest stays, as Ollama keeps the prompt's end
+            break
+        kept.append(message)
+    return list(reversed(kept))
 
 
 def _echo(messages: list[dict]) -> str:
@@ -435,6 +459,7 @@ class FakeOllama(LoopbackServer):
         self.models: list[FakeModel] = (
             list(models) if models is not None else [FakeModel(**vars(m)) for m in DEFAULT_MODELS]
         )
+        self.truncated = 0  # chat requests whose beginning it dropped, past their window
         super().__init__(port)
         # What it can pull, by name; a test may add to it or take from it.
         self.library: dict[str, LibraryModel] = {m.name: m for m in LIBRARY}

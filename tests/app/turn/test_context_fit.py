@@ -22,6 +22,9 @@ from routing.chat_settings import ChatSettings
 from routing.context_window import ContextFrom, Overflow
 from routing.errors import ContextTooLong
 from routing.models import ProviderConfig
+from routing.transcript import Message, TextPart
+from routing.wires.base import ChatRequest
+from routing.wires.ollama import OllamaWire
 from tests.events import collect, ended, notices, stored_notices
 from tests.pdfs import text_pdf
 from tests.servers.ollama import FakeOllama
@@ -202,6 +205,7 @@ async def test_ollama_is_always_told_the_window_and_the_prompt_s_beginning_alway
         await _chat(runner, cid, 10, model="ollama:llama3.2:3b")
     finally:
         await runner.catalogue.aclose()
+    assert fake_ollama.truncated == 0  # it never had to drop the prompt's beginning
     for body in fake_ollama.chat_requests():
         assert body["options"]["num_ctx"] == 1024
         messages = body["messages"]
@@ -261,3 +265,20 @@ async def test_a_pdf_that_does_not_fit_sends_its_first_page_and_those_that_answe
         and "17" in text
         for text in told
     ), told
+
+
+async def test_the_loopback_ollama_drops_a_prompt_s_beginning_past_num_ctx_as_ollama_does(
+    fake_ollama: FakeOllama,
+) -> None:
+    """The double the test above relies on: a request not fitted loses its beginning."""
+    wire = OllamaWire(ProviderConfig("ollama", "ollama", fake_ollama.base_url))
+    messages = tuple(
+        Message("user" if n % 2 == 0 else "assistant", (TextPart(f"{n} {WORDS}"),))
+        for n in range(12)
+    )
+    request = ChatRequest(model="llama3.2:3b", messages=messages, context_length=512)
+    try:
+        await collect(wire.stream(request))
+    finally:
+        await wire.aclose()
+    assert fake_ollama.truncated == 1
