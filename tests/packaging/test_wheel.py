@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 import resources
+from routing.context_window import memory_bytes, ollama_window
 from routing.describing.prompt import describer_prompt
 from tests.conftest import SightlineHome
 from tests.pdfs import text_pdf
@@ -158,6 +159,12 @@ def test_models_json_lists_the_loopback_ollama(built: Built, home: SightlineHome
     rows = {row["model"]: row for row in json.loads(done.stdout)}
     assert set(rows) == {"llama3.2:3b", "llava:7b", "qwen2.5vl:3b", "gemma3:270m"}
     assert rows["llava:7b"]["sees"] is True and rows["gemma3:270m"]["sees"] is False
+    # Each model's window, and where it came from: the trained 32,768 within this memory.
+    window = ollama_window(32768, memory_bytes())
+    assert (rows["llava:7b"]["context_window"], rows["llava:7b"]["context_from"]) == (
+        window,
+        "listing",
+    )
 
 
 def test_a_picture_for_a_blind_model_is_described_with_the_shipped_prompt(
