@@ -1,11 +1,14 @@
 """What the engines' tests share: one question run to its end through any engine (the
-model runner or an agent's), an approver that records, and how an agent's turn (ACP or
-Codex) reads when Sightline cut it (reading a turn's events is tests/events.py's,
-re-exported here for the tests that import it from this module)."""
+model runner or an agent's), a fake agent's program as a provider, an approver that
+records, and how an agent's turn (ACP or Codex) reads when Sightline cut it (reading a
+turn's events is tests/events.py's, re-exported here for the tests that import it from
+this module)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from app.tools.base import Tool
 from app.turn.agent_problems import AgentCut
@@ -14,12 +17,37 @@ from app.turn.events import TurnEvent
 from app.turn.tool_step import Approval
 from app.turn.turn_input import TurnInput
 from routing.chat_settings import ChatSettings
+from routing.models import ProviderConfig
 from routing.transcript import NoticeKind, ToolCall
 from tests.events import collect, ended, notices
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
-__all__ = ["Recording", "collect", "ended", "notices", "run_turn"]
+__all__ = ["Recording", "collect", "ended", "fake_program", "notices", "run_turn"]
+
+ROOT = str(Path(__file__).resolve().parents[3])  # the checkout, so the fakes import tests.*
+
+
+def fake_program(
+    kind: str,
+    module: str,
+    env: tuple[tuple[str, str], ...],
+    *,
+    local: bool = False,
+    model_provider: str = "",
+) -> ProviderConfig:
+    """An agent of `kind` (named after its kind, "fake" for ACP) whose program is the
+    tests' fake `module`, run by this Python with `env` and the tests importable."""
+    return ProviderConfig(
+        "fake" if kind == "acp" else kind,
+        kind,
+        "",
+        local=local,
+        command=sys.executable,
+        args=("-m", module),
+        env=(*env, ("PYTHONPATH", ROOT)),
+        model_provider=model_provider,
+    )
 
 
 async def run_turn(

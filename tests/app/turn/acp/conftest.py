@@ -4,20 +4,22 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from app.store import Store
 from app.turn.acp.engine import AcpEngine
 from routing.models import ProviderConfig
+from tests.app.turn.acp.helpers import EngineFor
 
 
 @pytest.fixture
-async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[object]:
+async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[EngineFor]:
     made: list[AcpEngine] = []
 
-    def make(agent: ProviderConfig, **kwargs: object) -> AcpEngine:
-        engine = AcpEngine(store, [agent], cwd=tmp_path, **kwargs)  # type: ignore[arg-type]
+    def make(agent: ProviderConfig, **kwargs: Any) -> AcpEngine:
+        engine = AcpEngine(store, [agent], cwd=tmp_path, **kwargs)
         made.append(engine)
         return engine
 
