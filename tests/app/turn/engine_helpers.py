@@ -7,10 +7,13 @@ this module)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any, TypeVar
 
 from app.tools.base import Tool
+from app.turn.agent_engine import AgentEngine
 from app.turn.agent_problems import AgentCut
 from app.turn.engine import Engine
 from app.turn.events import TurnEvent
@@ -23,7 +26,18 @@ from tests.events import collect, ended, notices
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
-__all__ = ["Recording", "collect", "ended", "fake_program", "notices", "run_turn"]
+__all__ = [
+    "Recording",
+    "collect",
+    "ended",
+    "engines_made",
+    "fake_program",
+    "first_turn",
+    "notices",
+    "run_turn",
+]
+
+E = TypeVar("E", bound=AgentEngine)
 
 ROOT = str(Path(__file__).resolve().parents[3])  # the checkout, so the fakes import tests.*
 
@@ -64,6 +78,36 @@ async def run_turn(
     """One question to `engine` in chat `cid`, asking for `model`: every event of its turn."""
     asked = TurnInput(cid, text, pictures, model, tools, pdfs, settings)
     return await collect(engine.run(asked))
+
+
+async def first_turn(
+    engine: AgentEngine,
+    text: str,
+    model: str,
+    pictures: tuple[Picture, ...] = (),
+    *,
+    pdfs: tuple[PdfFile, ...] = (),
+) -> tuple[str, list[TurnEvent]]:
+    """A new chat's first question to an agent's engine: the chat, and its turn's events."""
+    chat = engine.store.conversations.create()
+    return chat, await run_turn(engine, chat, text, model, pictures, pdfs=pdfs)
+
+
+@asynccontextmanager
+async def engines_made(make: Callable[..., E]) -> AsyncIterator[Callable[..., E]]:
+    """`make` for a test's `engine_for` fixture: every engine it made is closed after."""
+    made: list[E] = []
+
+    def make_and_keep(agent: ProviderConfig, **options: Any) -> E:
+        engine = make(agent, **options)
+        made.append(engine)
+        return engine
+
+    try:
+        yield make_and_keep
+    finally:
+        for engine in made:
+            await engine.aclose()
 
 
 class Recording:

@@ -12,17 +12,13 @@ from app.store import Store
 from app.turn.acp.engine import AcpEngine
 from routing.models import ProviderConfig
 from tests.app.turn.acp.helpers import EngineFor
+from tests.app.turn.engine_helpers import engines_made
 
 
 @pytest.fixture
 async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[EngineFor]:
-    made: list[AcpEngine] = []
+    def make(agent: ProviderConfig, **options: Any) -> AcpEngine:
+        return AcpEngine(store, [agent], cwd=tmp_path, **options)
 
-    def make(agent: ProviderConfig, **kwargs: Any) -> AcpEngine:
-        engine = AcpEngine(store, [agent], cwd=tmp_path, **kwargs)
-        made.append(engine)
-        return engine
-
-    yield make
-    for engine in made:
-        await engine.aclose()
+    async with engines_made(make) as made:
+        yield made

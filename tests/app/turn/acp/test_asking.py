@@ -17,7 +17,7 @@ from app.turn.events import ItemAdded
 from app.turn.tool_step import Approval, ToolStep
 from routing.transcript import NoticeKind
 from tests.app.turn.acp.helpers import EngineFor, fake
-from tests.app.turn.engine_helpers import Recording, ended, notices, run_turn
+from tests.app.turn.engine_helpers import Recording, ended, first_turn, notices, run_turn
 from tests.conftest import SightlineHome
 from tests.servers.acp_agent import read_log
 
@@ -46,8 +46,7 @@ async def test_the_door_asks_the_person_and_its_picture_crossing_shows_in_the_tu
 ) -> None:
     approver = Recording(Approval.ONCE)
     engine = engine_for(fake(tmp_path, "sees", "door"), tool_step=ToolStep(approver))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, str(red(tmp_path)), "fake")
+    chat, events = await first_turn(engine, str(red(tmp_path)), "fake")
     assert ended(events).error is None
     [call] = approver.asked
     assert call.name == "read_file" and call.arguments == {"path": str(tmp_path / "red.png")}
@@ -67,8 +66,7 @@ async def test_a_door_call_the_person_refuses_is_not_run_and_is_told(
     engine = engine_for(
         fake(tmp_path, "sees", "door"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, str(red(tmp_path)), "fake")
+    _chat, events = await first_turn(engine, str(red(tmp_path)), "fake")
     assert ended(events).error is None
     assert next(e["door_error"] for e in read_log(tmp_path) if "door_error" in e) is True
     said = [n.text for n in notices(events)]

@@ -20,7 +20,7 @@ from app.turn.tool_step import AllowAll, Approval, ToolStep
 from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, NoticeKind, ToolCall
 from tests.app.turn.acp.helpers import EngineFor, fake
-from tests.app.turn.engine_helpers import Recording, ended, notices, run_turn
+from tests.app.turn.engine_helpers import Recording, ended, first_turn, notices, run_turn
 from tests.events import stopped_once
 from tests.servers.acp_agent import logged, read_log
 from vision.pictures import open_picture
@@ -30,8 +30,7 @@ async def test_a_streamed_answer_with_thoughts_and_a_plan_is_stored(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "think", "plan"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "hello", "fake")
+    chat, events = await first_turn(engine, "hello", "fake")
     assert ended(events).error is None
     text = "".join(e.text for e in events if isinstance(e, TextAdded))
     assert text == "Part one. You said: hello (0 pictures)"
@@ -54,8 +53,7 @@ async def test_a_tool_call_with_a_picture_becomes_a_tool_row(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "tool"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "look", "fake")
+    chat, events = await first_turn(engine, "look", "fake")
     assert ended(events).error is None
     _user, calling, tool, final = store.messages(chat)
     [call] = calling.tool_calls
@@ -73,8 +71,7 @@ async def test_pictures_go_as_images_to_an_agent_that_takes_them(
     path = tmp_path / "red.png"
     Image.new("RGB", (8, 8), "red").save(path)
     engine = engine_for(fake(tmp_path, "sees"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "what?", "fake", (open_picture(path),))
+    _chat, events = await first_turn(engine, "what?", "fake", (open_picture(path),))
     assert ended(events).error is None
     assert read_log(tmp_path)[-1]["pictures"] == ["image/png"]
     # Its model runs off this computer: the crossing is disclosed, for the ledger too.
@@ -88,8 +85,7 @@ async def test_pictures_become_words_for_an_agent_that_does_not_take_them(
     path = tmp_path / "red.png"
     Image.new("RGB", (8, 8), "red").save(path)
     engine = engine_for(fake(tmp_path, local=True))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "what?", "fake", (open_picture(path),))
+    _chat, events = await first_turn(engine, "what?", "fake", (open_picture(path),))
     assert ended(events).error is None
     asked = read_log(tmp_path)[-1]
     assert asked["pictures"] == []  # no image block: the agent did not say it takes them
@@ -109,8 +105,7 @@ async def test_a_permission_request_goes_to_the_approver(
     engine = engine_for(
         fake(tmp_path, "permission"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "go", "fake")
+    _chat, events = await first_turn(engine, "go", "fake")
     assert ended(events).error is None
     [call] = approver.asked
     assert call.name == "fake.read" and call.arguments["title"] == "Read notes.txt"
@@ -159,8 +154,7 @@ async def test_a_broken_agent_ends_the_turn_cleanly_and_starts_again(
 ) -> None:
     agent = fake(tmp_path, behaviour)
     engine = engine_for(agent, idle_timeout=1.0)
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "one", "fake")
+    chat, events = await first_turn(engine, "one", "fake")
     error = ended(events).error
     assert isinstance(error, AgentStopped) and words in error.message
     assert "next message starts it again" in error.message
@@ -219,8 +213,7 @@ async def test_a_command_not_installed_says_how_agents_are_installed(
 ) -> None:
     agent = ProviderConfig("ghost", "acp", "", command="no-such-agent-here")
     engine = engine_for(agent)
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "hi", "ghost")
+    chat, events = await first_turn(engine, "hi", "ghost")
     error = ended(events).error
     assert isinstance(error, AgentNotInstalled)
     assert "'no-such-agent-here' is not installed" in error.message

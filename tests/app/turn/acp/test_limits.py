@@ -25,7 +25,13 @@ from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, ToolCall
 from routing.wires import answer_cap
 from tests.app.turn.acp.helpers import EngineFor, fake
-from tests.app.turn.engine_helpers import cut_at_the_cap, cut_at_the_limit, ended, run_turn
+from tests.app.turn.engine_helpers import (
+    cut_at_the_cap,
+    cut_at_the_limit,
+    ended,
+    first_turn,
+    run_turn,
+)
 from tests.servers.acp_agent import read_log
 
 
@@ -38,8 +44,7 @@ async def test_a_flood_is_cut_at_the_cap_and_the_agent_cancelled(
 ) -> None:
     monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 20_000)
     engine = engine_for(fake(tmp_path, "flood"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "go", "fake")
+    chat, events = await first_turn(engine, "go", "fake")
     cut_at_the_cap(events, "The agent fake", 20_000)
     _user, answer, stopped_tool = store.messages(chat)
     # Words, thoughts and the tool's output came a thousand characters each, in turn.
@@ -97,7 +102,6 @@ async def test_the_person_s_time_deciding_is_not_the_turn_s(
     engine = engine_for(
         fake(tmp_path, "permission"), tool_step=ToolStep(Patient()), turn_timeout=1.0
     )
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "go", "fake")
+    chat, events = await first_turn(engine, "go", "fake")
     assert ended(events).error is None
     assert store.messages(chat)[-1].text.endswith("You said: go (0 pictures)")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from app.store import Store
 from tests.app.turn.acp.helpers import EngineFor, fake
-from tests.app.turn.engine_helpers import ended, run_turn
+from tests.app.turn.engine_helpers import ended, first_turn
 from tests.pdfs import text_pdf
 from tests.servers.acp_agent import read_log
 from vision.pdf import PdfFile, open_pdf
@@ -22,8 +22,7 @@ async def test_a_pdf_is_an_embedded_text_resource_for_an_agent_that_takes_them(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "embeds"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "sum up", "fake", pdfs=(pdf(tmp_path),))
+    _chat, events = await first_turn(engine, "sum up", "fake", pdfs=(pdf(tmp_path),))
     assert ended(events).error is None
     asked = next(e for e in read_log(tmp_path) if "resources" in e)
     [[uri, mime, text]] = asked["resources"]
@@ -37,8 +36,7 @@ async def test_a_pdf_is_read_into_the_words_for_an_agent_without_embedded_contex
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "sum up", "fake", pdfs=(pdf(tmp_path),))
+    _chat, events = await first_turn(engine, "sum up", "fake", pdfs=(pdf(tmp_path),))
     assert ended(events).error is None
     prompt = next(e["prompt"] for e in read_log(tmp_path) if "prompt" in e)
     assert prompt.startswith("sum up") and "42 gulls" in prompt

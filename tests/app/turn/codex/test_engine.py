@@ -20,7 +20,15 @@ from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, NoticeKind, ToolCall
-from tests.app.turn.engine_helpers import Recording, ended, fake_program, notices, run_turn
+from tests.app.turn.engine_helpers import (
+    Recording,
+    ended,
+    engines_made,
+    fake_program,
+    first_turn,
+    notices,
+    run_turn,
+)
 from tests.events import stopped_once
 from vision.pictures import open_picture
 
@@ -45,24 +53,18 @@ EngineFor = Callable[..., CodexEngine]
 
 @pytest.fixture
 async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[EngineFor]:
-    made: list[CodexEngine] = []
+    def make(provider: ProviderConfig, **options: Any) -> CodexEngine:
+        return CodexEngine(store, [provider], cwd=tmp_path, **options)
 
-    def make(provider: ProviderConfig, **kwargs: Any) -> CodexEngine:
-        engine = CodexEngine(store, [provider], cwd=tmp_path, **kwargs)
-        made.append(engine)
-        return engine
-
-    yield make
-    for engine in made:
-        await engine.aclose()
+    async with engines_made(make) as made:
+        yield made
 
 
 async def test_a_streamed_answer_with_reasoning_is_stored(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "reason"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "hello", "codex")
+    chat, events = await first_turn(engine, "hello", "codex")
     assert ended(events).error is None
     text = "".join(e.text for e in events if isinstance(e, TextAdded))
     assert text == "You said: hello (0 images)"
@@ -80,8 +82,7 @@ async def test_a_picture_reaches_it_and_its_crossing_is_disclosed(
     path = tmp_path / "red.png"
     Image.new("RGB", (8, 8), "red").save(path)
     engine = engine_for(fake(tmp_path))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "what?", "codex", (open_picture(path),))
+    chat, events = await first_turn(engine, "what?", "codex", (open_picture(path),))
     assert ended(events).error is None
     _user, answer = store.messages(chat)
     assert answer.text == "You said: what? (1 images: data:image/png;base64)"
@@ -104,8 +105,7 @@ async def test_command_and_file_approvals_go_to_the_approver(
     engine = engine_for(
         fake(tmp_path, "command", "file"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "go", "codex")
+    chat, events = await first_turn(engine, "go", "codex")
     assert ended(events).error is None
     names = [c.name for c in approver.asked]
     # "allow in this chat" holds for the rest of the chat: the second kind is asked still
@@ -142,8 +142,7 @@ async def test_more_permissions_are_asked_and_granted_as_asked(
     engine = engine_for(
         fake(tmp_path, "permissions"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "go", "codex")
+    chat, events = await first_turn(engine, "go", "codex")
     assert ended(events).error is None
     [asked] = approver.asked
     assert asked.name == "codex.permissions"
@@ -177,8 +176,7 @@ async def test_a_dynamic_tool_returns_a_picture(
     engine = engine_for(
         fake(tmp_path, "tool"), tool_step=ToolStep(AllowAll()), tools=[PathReadFile(tmp_path)]
     )
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "look", "codex")
+    chat, events = await first_turn(engine, "look", "codex")
     assert ended(events).error is None
     messages = store.messages(chat)
     [call] = [c for m in messages for c in m.tool_calls]
@@ -193,8 +191,7 @@ async def test_usage_becomes_the_answer_stats(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "usage"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "count", "codex")
+    chat, events = await first_turn(engine, "count", "codex")
     assert ended(events).error is None
     _user, answer = store.messages(chat)
     kept = answer.stats
@@ -207,8 +204,7 @@ async def test_a_crash_is_an_error_and_the_next_turn_starts_it_again(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "crash"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "one", "codex")
+    chat, events = await first_turn(engine, "one", "codex")
     assert isinstance(ended(events).error, AgentStopped)
     assert "exit status 1" in notices(events)[-1].text
     _user, answer = store.messages(chat)
@@ -223,8 +219,7 @@ async def test_a_malformed_line_ends_the_turn_cleanly(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "malformed"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "one", "codex")
+    _chat, events = await first_turn(engine, "one", "codex")
     assert isinstance(ended(events).error, AgentStopped)
     assert "not JSON" in notices(events)[-1].text
 
@@ -273,8 +268,7 @@ async def test_signed_out_codex_is_told_plainly(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "signed-out"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "hi", "codex")
+    _chat, events = await first_turn(engine, "hi", "codex")
     assert isinstance(ended(events).error, AgentNeedsSignIn)
     assert "codex login" in notices(events)[-1].text
 
@@ -283,8 +277,7 @@ async def test_a_hung_codex_is_stopped_after_the_idle_timeout(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "hang"), idle_timeout=0.5)
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "one", "codex")
+    chat, events = await first_turn(engine, "one", "codex")
     assert isinstance(ended(events).error, AgentStopped)
     assert "sent nothing for 0.5 s" in notices(events)[-1].text
     _user, answer = store.messages(chat)

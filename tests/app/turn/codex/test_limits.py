@@ -19,7 +19,7 @@ from routing.models import ProviderConfig
 from routing.transcript import MessageStatus
 from routing.wires import answer_cap
 from tests.app.turn.codex.test_engine import EngineFor, engine_for, fake
-from tests.app.turn.engine_helpers import cut_at_the_cap, cut_at_the_limit, run_turn
+from tests.app.turn.engine_helpers import cut_at_the_cap, cut_at_the_limit, first_turn, run_turn
 
 __all__ = ["engine_for"]  # the fixture, shared with the engine's tests
 
@@ -34,8 +34,7 @@ async def test_a_flood_is_cut_at_the_cap_and_the_turn_interrupted(
 ) -> None:
     monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 30_000)
     engine = engine_for(fake(tmp_path, "flood"))
-    chat = store.conversations.create()
-    events = await run_turn(engine, chat, "go", "codex")
+    chat, events = await first_turn(engine, "go", "codex")
     cut_at_the_cap(events, "Codex (codex)", 30_000)
     _user, answer = store.messages(chat)
     assert 9_000 <= len(answer.text) <= 10_000 and set(answer.text) == {"x"}
