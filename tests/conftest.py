@@ -14,6 +14,7 @@ from hypothesis import settings
 from routing import secrets
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
+from tests.servers.fixtures import served
 from tests.servers.llama_cpp import llama_cpp_server
 from tests.servers.ollama import FakeOllama
 
@@ -78,11 +79,7 @@ def fresh_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(secrets, "_compiled", None)
 
 
-@pytest.fixture
-def fake_ollama() -> Iterator[FakeOllama]:
-    """A real HTTP server on loopback speaking Ollama's API."""
-    with FakeOllama() as server:
-        yield server
+fake_ollama = served(FakeOllama, "fake_ollama")  # a real HTTP server speaking Ollama's API
 
 
 @pytest.fixture

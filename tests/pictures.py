@@ -48,6 +48,11 @@ def make_picture(
     return sniff(picture_bytes(colour, size, fmt), label=label or f"{named}.{fmt.lower()}")
 
 
+def named_picture(label: str, colour: Colour = "blue", size: tuple[int, int] = (8, 6)) -> Picture:
+    """A small PNG of one colour under the name a person gave it (a file's name)."""
+    return make_picture(colour, size, label=label)
+
+
 def numbered_picture(
     number: int = 0, label: str = "", *, size: tuple[int, int] = (4, 4)
 ) -> Picture:

@@ -142,31 +142,30 @@ def test_a_truncated_animated_gif_is_refused_or_clamped() -> None:
     assert sniffed(truncated_gif()) is None
 
 
+SIDES = st.sampled_from([16, 300, 2048])  # a provider's longest side
+BUDGETS = st.sampled_from([800, 5_000, 1_000_000])  # and its bytes
+
+
 @CLAMP_BUG
 @FEW
-@given(
-    mutated() | st.sampled_from(real_pictures()),
-    st.sampled_from([16, 300, 2048]),
-    st.sampled_from([800, 5_000, 1_000_000]),
-)
+@given(mutated() | st.sampled_from(real_pictures()), SIDES, BUDGETS)
 @example(truncated_gif(), 2048, 1_000_000)
 def test_whatever_sniff_accepts_clamp_brings_within_limits(
     data: bytes, max_side: int, max_bytes: int
 ) -> None:
-    picture = sniffed(data)
-    if picture is not None:
-        fits_or_says_why(picture, max_side, max_bytes)
+    clamped_if_sniffed(data, max_side, max_bytes)
 
 
 @FEW
-@given(
-    mutated().filter(lambda data: not data.startswith(b"GIF")),
-    st.sampled_from([16, 300, 2048]),
-    st.sampled_from([800, 5_000, 1_000_000]),
-)
+@given(mutated().filter(lambda data: not data.startswith(b"GIF")), SIDES, BUDGETS)
 def test_guard_clamp_brings_within_limits_without_gifs(
     data: bytes, max_side: int, max_bytes: int
 ) -> None:
+    clamped_if_sniffed(data, max_side, max_bytes)
+
+
+def clamped_if_sniffed(data: bytes, max_side: int, max_bytes: int) -> None:
+    """Whatever sniff takes of `data`, clamp brings within the limits or says why."""
     picture = sniffed(data)
     if picture is not None:
         fits_or_says_why(picture, max_side, max_bytes)

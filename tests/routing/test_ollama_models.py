@@ -27,6 +27,7 @@ from routing.ollama_models import (
     pull_failure,
 )
 from routing.secrets import MARK
+from tests.events import stopped_once
 from tests.servers import hostile
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama
@@ -166,11 +167,7 @@ async def test_cancelling_the_reader_closes_the_connection(fake_ollama: FakeOlla
                 if step.completed:
                     first.set()
 
-    task = asyncio.create_task(read())
-    await asyncio.wait_for(first.wait(), 10)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped_once(first, read(), 10)
     run = only_run(fake_ollama)
     # The server learns at its next write that nobody reads: Ollama stops the pull then.
     assert await asyncio.to_thread(run.ended.wait, 5)

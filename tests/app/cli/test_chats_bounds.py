@@ -11,6 +11,7 @@ import pytest
 
 from app.store import Store
 from tests.app.cli.helpers import sightline
+from tests.app.store.helpers import DAMAGE as STORE_DAMAGE
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
 
@@ -35,15 +36,8 @@ def one_line(text: str) -> str:
     return text
 
 
-DAMAGE = {
-    # The hostile case: the chat's last item its own parent (every command hung on it).
-    "itself": ("UPDATE items SET parent_id = id WHERE id = {d}", "item {d} follows itself"),
-    "two": ("UPDATE items SET parent_id = {d} WHERE id = {c}", "items {c}, {d} follow each other"),
-    "missing": (
-        "UPDATE items SET parent_id = 999999 WHERE id = {c}",
-        "item {c} follows item 999999, which isn't in it",
-    ),
-}
+# The damage the commands must name and leave out (the store's tests also take a loop of four).
+DAMAGE = {kind: STORE_DAMAGE[kind] for kind in ("itself", "two", "missing")}
 
 
 @pytest.mark.parametrize("kind", DAMAGE)

@@ -1,5 +1,5 @@
-"""What the store's tests share: a conversation's title, rows counted beside the store, and
-a store opened in a child process."""
+"""What the store's tests share: a conversation's title, rows counted beside the store, a
+store opened in a child process, and the ways a chat's chain of items can be damaged."""
 
 from __future__ import annotations
 
@@ -9,6 +9,19 @@ import sys
 from pathlib import Path
 
 from app.store import Store
+
+# A chat's chain damaged, as SQL over its items' ids in order ({a} to {d}), and the words
+# that name the damage. The hostile case first: the last item its own parent (every read
+# of the chat hung on it).
+DAMAGE = {
+    "itself": ("UPDATE items SET parent_id = id WHERE id = {d}", "item {d} follows itself"),
+    "two": ("UPDATE items SET parent_id = {d} WHERE id = {c}", "items {c}, {d} follow each other"),
+    "four": ("UPDATE items SET parent_id = {d} WHERE id = {a}", "items {a}, {b}, {c} and 1 more"),
+    "missing": (
+        "UPDATE items SET parent_id = 999999 WHERE id = {c}",
+        "item {c} follows item 999999, which isn't in it",
+    ),
+}
 
 
 def title(store: Store, conversation_id: str) -> str:

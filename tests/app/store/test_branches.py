@@ -11,7 +11,7 @@ import pytest
 from app.store import DamagedConversation, Store, StoreError
 from app.store.branches import asked_in, response_of, shown_branch, tree_damage
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind, user_message
-from tests.app.store.helpers import opens_in_time
+from tests.app.store.helpers import DAMAGE, opens_in_time
 
 RELEASE_DB = Path(__file__).parent / "data" / "release-schema-9.db"
 
@@ -170,18 +170,6 @@ def damaged_store(folder: Path, damage: str) -> tuple[str, str, list[int]]:
     with sqlite3.connect(folder / Store.DB_NAME) as db:
         db.execute(damage.format(a=ids[0], b=ids[1], c=ids[2], d=ids[3]))
     return chats[0], chats[1], ids
-
-
-DAMAGE = {
-    # The hostile case: the last item of a chat its own parent (every open hung on it).
-    "itself": ("UPDATE items SET parent_id = id WHERE id = {d}", "item {d} follows itself"),
-    "two": ("UPDATE items SET parent_id = {d} WHERE id = {c}", "items {c}, {d} follow each other"),
-    "four": ("UPDATE items SET parent_id = {d} WHERE id = {a}", "items {a}, {b}, {c} and 1 more"),
-    "missing": (
-        "UPDATE items SET parent_id = 999999 WHERE id = {c}",
-        "item {c} follows item 999999, which isn't in it",
-    ),
-}
 
 
 @pytest.mark.parametrize("kind", DAMAGE)

@@ -1,25 +1,67 @@
 """What the engines' tests share: one question run to its end through any engine (the
-model runner or an agent's), an approver that records, and how an agent's turn (ACP or
-Codex) reads when Sightline cut it (reading a turn's events is tests/events.py's,
-re-exported here for the tests that import it from this module)."""
+model runner or an agent's), a fake agent's program as a provider, an approver that
+records, and how an agent's turn (ACP or Codex) reads when Sightline cut it (reading a
+turn's events is tests/events.py's, re-exported here for the tests that import it from
+this module)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sys
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
 
 from app.tools.base import Tool
+from app.turn.agent_engine import AgentEngine
 from app.turn.agent_problems import AgentCut
 from app.turn.engine import Engine
 from app.turn.events import TurnEvent
 from app.turn.tool_step import Approval
 from app.turn.turn_input import TurnInput
 from routing.chat_settings import ChatSettings
+from routing.models import ProviderConfig
 from routing.transcript import NoticeKind, ToolCall
 from tests.events import collect, ended, notices
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
-__all__ = ["Recording", "collect", "ended", "notices", "run_turn"]
+__all__ = [
+    "Recording",
+    "collect",
+    "ended",
+    "engines_made",
+    "fake_program",
+    "first_turn",
+    "notices",
+    "run_turn",
+]
+
+E = TypeVar("E", bound=AgentEngine)
+
+ROOT = str(Path(__file__).resolve().parents[3])  # the checkout, so the fakes import tests.*
+
+
+def fake_program(
+    kind: str,
+    module: str,
+    env: tuple[tuple[str, str], ...],
+    *,
+    local: bool = False,
+    model_provider: str = "",
+) -> ProviderConfig:
+    """An agent of `kind` (named after its kind, "fake" for ACP) whose program is the
+    tests' fake `module`, run by this Python with `env` and the tests importable."""
+    return ProviderConfig(
+        "fake" if kind == "acp" else kind,
+        kind,
+        "",
+        local=local,
+        command=sys.executable,
+        args=("-m", module),
+        env=(*env, ("PYTHONPATH", ROOT)),
+        model_provider=model_provider,
+    )
 
 
 async def run_turn(
@@ -36,6 +78,36 @@ async def run_turn(
     """One question to `engine` in chat `cid`, asking for `model`: every event of its turn."""
     asked = TurnInput(cid, text, pictures, model, tools, pdfs, settings)
     return await collect(engine.run(asked))
+
+
+async def first_turn(
+    engine: AgentEngine,
+    text: str,
+    model: str,
+    pictures: tuple[Picture, ...] = (),
+    *,
+    pdfs: tuple[PdfFile, ...] = (),
+) -> tuple[str, list[TurnEvent]]:
+    """A new chat's first question to an agent's engine: the chat, and its turn's events."""
+    chat = engine.store.conversations.create()
+    return chat, await run_turn(engine, chat, text, model, pictures, pdfs=pdfs)
+
+
+@asynccontextmanager
+async def engines_made(make: Callable[..., E]) -> AsyncIterator[Callable[..., E]]:
+    """`make` for a test's `engine_for` fixture: every engine it made is closed after."""
+    made: list[E] = []
+
+    def make_and_keep(agent: ProviderConfig, **options: Any) -> E:
+        engine = make(agent, **options)
+        made.append(engine)
+        return engine
+
+    try:
+        yield make_and_keep
+    finally:
+        for engine in made:
+            await engine.aclose()
 
 
 class Recording:

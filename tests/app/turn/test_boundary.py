@@ -13,15 +13,12 @@ a model other than the person's choice has a disclosure notice naming it.
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import AsyncIterator, Iterator
-from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from PIL import Image
 
 from app.ledger import ledger
 from app.store import Store
@@ -29,28 +26,29 @@ from app.turn.boundary import EarlierPictures
 from app.turn.events import TurnEnded
 from app.turn.runner import TurnRunner
 from app.turn.tool_step import AllowAll, ToolStep
-from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.router import RoutingPrefs
 from routing.transcript import Notice, PicturePart, ToolCall, ToolResult
 from routing.wires.base import ToolSpec
+from tests.app.turn.engine_helpers import run_turn
+from tests.events import ended, stored_notices
 from tests.pdfs import scanned_pdf, text_pdf
+from tests.pictures import make_picture
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import REFUSAL_LLAMA_CPP, FakeModel, FakeOllama
 from tests.servers.ollama import Reply as OllamaReply
 from tests.servers.openai_chat import REFUSALS, ChatModel, FakeOpenAI, Reply
 from vision.pdf import PdfFile, open_pdf
-from vision.pictures import sniff
+from vision.pictures import Picture
 
 SCENARIOS = ("fallback", "takeover", "heal", "describer", "pdf_transcription", "tool_pictures")
 VISION_IN_THE_CLOUD = "cloud_a:vision-1"
 
 
-def _png(color: str) -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (24, 16), color).save(buffer, format="PNG")
-    return buffer.getvalue()
+def holiday(colour: str = "red", label: str = "holiday.png") -> Picture:
+    """The person's picture (or a tool's): small, of one colour."""
+    return make_picture(colour, (24, 16), label=label)
 
 
 class Snapshot:
@@ -60,7 +58,7 @@ class Snapshot:
 
     async def run(self, call: ToolCall) -> ToolResult:
         """One small picture."""
-        picture = sniff(_png("blue"), "screen.png")
+        picture = holiday("blue", "screen.png")
         return ToolResult(call.id, call.name, (PicturePart(picture),))
 
 
@@ -109,7 +107,7 @@ def _setup(
 ) -> Setup:
     local = ProviderConfig("ollama", "ollama", ollama.base_url)
     clouds = [_cloud("cloud_a", cloud_a), _cloud("cloud_b", cloud_b)]
-    picture = (sniff(_png("red"), "holiday.png"),)
+    picture = (holiday(),)
     if scenario == "fallback":
         if chat == "local":  # the chosen local server is down: another local one answers
             down = ProviderConfig("ollama2", "ollama", f"http://127.0.0.1:{closed_port()}")
@@ -202,15 +200,21 @@ async def test_no_picture_crosses_unless_the_rules_allow_and_every_crossing_is_t
         prefs=RoutingPrefs(auto_may_use_cloud=allow_cloud, vision_model=VISION_IN_THE_CLOUD),
     )
     cid = store.conversations.create()
-    run = runner.run(
-        TurnInput(cid, "what is this?", setup.pictures, setup.requested, setup.tools, setup.pdfs)
+    ending = ended(
+        await run_turn(
+            runner,
+            cid,
+            "what is this?",
+            setup.requested,
+            setup.pictures,
+            tools=setup.tools,
+            pdfs=setup.pdfs,
+        )
     )
-    async with aclosing(run) as events:
-        ended = [e async for e in events if isinstance(e, TurnEnded)][-1]
     await catalogue.aclose()
 
-    assert (ended.error is not None) == setup.expect_error, ended.error
-    notices = [i.item for i in store.items(cid) if isinstance(i.item, Notice)]
+    assert (ending.error is not None) == setup.expect_error, ending.error
+    notices = stored_notices(store, cid)
     hosts = {"cloud_a": f"127.0.0.1:{cloud_a.port}", "cloud_b": f"127.0.0.1:{cloud_b.port}"}
     crossings: list[tuple[str, str]] = []
     for provider_id, server in (("cloud_a", cloud_a), ("cloud_b", cloud_b)):
@@ -220,7 +224,7 @@ async def test_no_picture_crosses_unless_the_rules_allow_and_every_crossing_is_t
     if setup.answered_here:
         # A turn answered on this computer sends nothing off it: not a picture, not a word.
         assert not cloud_a.chat_requests() and not cloud_b.chat_requests()
-        assert ended.model_ref.startswith("ollama:") or ended.error
+        assert ending.model_ref.startswith("ollama:") or ending.error
     assert bool(crossings) == setup.expect_crossing, crossings
     told = {
         (n.crossed.model, n.crossed.host)
@@ -245,11 +249,15 @@ class Moving:
     cloud: FakeOpenAI
     cid: str
 
-    async def turn(self, text: str, model: str, **kw: Any) -> TurnEnded:
-        """One turn of this chat."""
-        run = self.runner.run(TurnInput(self.cid, text, requested_model=model, **kw))
-        async with aclosing(run) as events:
-            return [e async for e in events if isinstance(e, TurnEnded)][-1]
+    async def turn(
+        self,
+        text: str,
+        model: str,
+        pictures: tuple[Picture, ...] = (),
+        pdfs: tuple[PdfFile, ...] = (),
+    ) -> TurnEnded:
+        """One turn of this chat: how it ended."""
+        return ended(await run_turn(self.runner, self.cid, text, model, pictures, pdfs=pdfs))
 
     def told(self) -> list[Notice]:
         """The notices that record a crossing."""
@@ -278,7 +286,7 @@ HERE, THERE = "ollama:llava:7b", "cloud:vision-1"
 async def test_a_local_chats_earlier_picture_going_to_the_cloud_is_disclosed_once(
     moving: Moving,
 ) -> None:
-    picture = sniff(_png("red"), "holiday.png")
+    picture = holiday()
     await moving.turn("what is this?", HERE, pictures=(picture,))
     assert moving.store.crossings.sent_away(moving.cid) == set()  # seen on this computer only
     first = await moving.turn("and now?", THERE)
@@ -297,12 +305,12 @@ async def test_a_local_chats_earlier_picture_going_to_the_cloud_is_disclosed_onc
 
 async def test_withheld_earlier_pictures_stay_and_leave_a_line(moving: Moving) -> None:
     report = open_pdf(text_pdf(["Salary review: confidential."]), name="review.pdf")
-    picture = sniff(_png("red"), "holiday.png")
+    picture = holiday()
     moving.ollama.enqueue(OllamaReply(text="Seen."))  # not an echo: the answer stays out of this
     await moving.turn("look", HERE, pictures=(picture,), pdfs=(report,))
     moving.store.crossings.set_earlier_pictures(moving.cid, EarlierPictures.WITHHOLD)
-    ended = await moving.turn("and now?", THERE)
-    assert ended.error is None
+    ending = await moving.turn("and now?", THERE)
+    assert ending.error is None
     [body] = moving.cloud.chat_requests()
     assert not _carries_pictures(body)
     sent = json.dumps(body)

@@ -6,27 +6,23 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import io
 import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PIL import Image
 
 from app.store import Store
 from app.tools.read_file import ReadFile
-from app.turn.events import TurnEnded, TurnEvent, UsageAdded
+from app.turn.events import TurnEvent, UsageAdded
 from app.turn.runner import TurnRunner
 from app.turn.sight import TurnSight
 from app.turn.tool_step import AllowAll, ToolStep
-from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.describing.framing import TurnBudget, nobody_can_look, over_budget, unavailable
@@ -37,7 +33,6 @@ from routing.router import RoutingPrefs
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import (
     Message,
-    Notice,
     NoticeKind,
     PagesPart,
     PicturePart,
@@ -48,13 +43,15 @@ from routing.transcript import (
 )
 from routing.wires import anthropic, ollama, openai_chat
 from routing.wires.base import ChatRequest
+from tests.app.turn.engine_helpers import run_turn
 from tests.conftest import SightlineHome
+from tests.events import ended, stored_notices
 from tests.pdfs import scanned_pdf
+from tests.pictures import make_picture, named_picture, picture_bytes
 from tests.servers.ollama import DEFAULT_MODELS, REFUSAL_OLD_RUNNER, FakeModel, FakeOllama, Reply
 from tests.servers.openai_chat import ChatModel, FakeOpenAI
 from tests.servers.openai_chat import Reply as OpenAIReply
 from vision.pdf import open_pdf, read_pdf
-from vision.pictures import Picture, sniff
 
 SECRET = "zebra-7731"  # in a provider's error body only: must never reach a model
 LOOKER = "ollama:qwen2.5vl:3b"  # the small seeing model of the loopback Ollama
@@ -62,18 +59,6 @@ BLIND_ONLY = [FakeModel("gemma3:270m", ("completion",)), FakeModel("llama3.2:3b"
 
 
 # -- helpers -----------------------------------------------------------------------
-
-
-def png(color: tuple[int, int, int] | str = "blue", size: tuple[int, int] = (8, 6)) -> bytes:
-    """A small PNG's bytes."""
-    buffer = io.BytesIO()
-    Image.new("RGB", size, color).save(buffer, format="PNG")
-    return buffer.getvalue()
-
-
-def picture(label: str, color: tuple[int, int, int] | str = "blue") -> Picture:
-    """A small PNG as a labelled picture."""
-    return sniff(png(color), label=label)
 
 
 def runner(store: Store, catalogue: Catalogue, **kw: Any) -> TurnRunner:
@@ -85,33 +70,6 @@ def checks_off(store: Store, catalogue: Catalogue) -> TurnRunner:
     """A turn runner that sends a model of unknown sight its pictures unchecked, so a
     refusal is what teaches Sightline (tests/app/turn/test_sight_check.py has the check)."""
     return runner(store, catalogue, prefs=RoutingPrefs(check_sight=False))
-
-
-async def run(
-    turns: TurnRunner,
-    cid: str,
-    text: str,
-    model: str,
-    pictures: tuple[Picture, ...] = (),
-    tools: list[Any] | None = None,
-) -> list[TurnEvent]:
-    """Run one turn to its end; its events."""
-    events = turns.run(TurnInput(cid, text, pictures, requested_model=model, tools=tools or []))
-    async with aclosing(events) as stream:
-        return [event async for event in stream]
-
-
-def notices(store: Store, cid: str, kind: NoticeKind | None = None) -> list[Notice]:
-    """The conversation's stored notices (of one kind, if given)."""
-    found = [i.item for i in store.items(cid) if isinstance(i.item, Notice)]
-    return [n for n in found if kind is None or n.kind == kind]
-
-
-def ended(events: list[TurnEvent]) -> TurnEnded:
-    """The turn's last event, which ends it."""
-    last = events[-1]
-    assert isinstance(last, TurnEnded)
-    return last
 
 
 def last_user(body: dict[str, Any]) -> dict[str, Any]:
@@ -145,8 +103,8 @@ async def test_the_chat_providers_small_seeing_model_looks(
 ) -> None:
     fake_ollama.enqueue(Reply(text="A blue dot."), Reply(text="It is blue."))
     cid = store.conversations.create()
-    events = await run(
-        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),)
+    events = await run_turn(
+        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (named_picture("dot.png"),)
     )
     assert ended(events).error is None
     looked, answered = fake_ollama.chat_requests()
@@ -161,9 +119,9 @@ async def test_a_vision_model_named_in_settings_looks_first(
 ) -> None:
     turns = runner(store, catalogue, prefs=RoutingPrefs(vision_model="ollama:llava:7b"))
     cid = store.conversations.create()
-    await run(turns, cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),))
+    await run_turn(turns, cid, "what?", "ollama:gemma3:270m", (named_picture("dot.png"),))
     assert [b["model"] for b in fake_ollama.chat_requests()] == ["llava:7b", "gemma3:270m"]
-    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    [disclosure] = stored_notices(store, cid, NoticeKind.DISCLOSURE)
     assert "chosen in Settings" in disclosure.details
 
 
@@ -184,8 +142,8 @@ async def test_other_providers_look_in_the_persons_order(
         ]
         catalogue = Catalogue(configs)
         cid = store.conversations.create()
-        events = await run(
-            runner(store, catalogue), cid, "what?", "home:gemma3:270m", (picture("dot.png"),)
+        events = await run_turn(
+            runner(store, catalogue), cid, "what?", "home:gemma3:270m", (named_picture("dot.png"),)
         )
         await catalogue.aclose()
     finally:
@@ -195,7 +153,7 @@ async def test_other_providers_look_in_the_persons_order(
     first, second = order
     assert len(servers[first].chat_requests()) == 1  # the first other provider looked
     assert servers[second].chat_requests() == []
-    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    [disclosure] = stored_notices(store, cid, NoticeKind.DISCLOSURE)
     assert disclosure.text.startswith(f"{first}:")
     assert f"at 127.0.0.1:{servers[first].port} looked at 1 picture" in disclosure.text
 
@@ -211,19 +169,23 @@ async def test_a_local_chat_never_sends_anything_to_the_cloud(store: Store, tmp_
             ]
         )
         cid = store.conversations.create()
-        events = await run(
-            runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("shot.png"),)
+        events = await run_turn(
+            runner(store, catalogue),
+            cid,
+            "what?",
+            "ollama:gemma3:270m",
+            (named_picture("shot.png"),),
         )
         await catalogue.aclose()
         assert ended(events).error is None
         assert cloud.requests == []  # not a picture, not even a request for its model list
         [answered] = local.chat_requests()
         assert "images" not in last_user(answered)
-        assert nobody_can_look(picture("shot.png")) in last_user(answered)["content"]
+        assert nobody_can_look(named_picture("shot.png")) in last_user(answered)["content"]
         assert "no model that can see" in last_user(answered)["content"]
-    assert notices(store, cid, NoticeKind.DISCLOSURE) == []
+    assert stored_notices(store, cid, NoticeKind.DISCLOSURE) == []
     # The person is told, once, and offered a model that sees on this computer.
-    [nobody] = notices(store, cid, NoticeKind.NOBODY_SEES)
+    [nobody] = stored_notices(store, cid, NoticeKind.NOBODY_SEES)
     assert nobody.text.startswith("No model on this computer can see shot.png")
     assert "ollama:gemma3:270m was only told it is there" in nobody.text
     assert "Get a model that sees" in nobody.details
@@ -238,8 +200,8 @@ async def test_a_cloud_chat_may_use_its_providers_seeing_model(store: Store) -> 
         )
         cloud.enqueue(OpenAIReply(text="A chart of sales."), OpenAIReply(text="Sales rose."))
         cid = store.conversations.create()
-        events = await run(
-            runner(store, catalogue), cid, "what?", "or:text-only-7b", (picture("chart.png"),)
+        events = await run_turn(
+            runner(store, catalogue), cid, "what?", "or:text-only-7b", (named_picture("chart.png"),)
         )
         await catalogue.aclose()
         looked, answered = cloud.chat_requests()
@@ -256,7 +218,7 @@ async def test_the_chats_own_model_never_looks(
     fake_ollama.enqueue(Reply(status=500, body={"error": REFUSAL_OLD_RUNNER}))
     turns = runner(store, catalogue, prefs=RoutingPrefs(vision_model="ollama:llava:7b"))
     cid = store.conversations.create()
-    events = await run(turns, cid, "what?", "ollama:llava:7b", (picture("dot.png"),))
+    events = await run_turn(turns, cid, "what?", "ollama:llava:7b", (named_picture("dot.png"),))
     assert ended(events).error is None
     assert [b["model"] for b in fake_ollama.chat_requests()] == [
         "llava:7b",  # refused
@@ -276,16 +238,23 @@ def mystery_ollama() -> Iterator[FakeOllama]:
         yield server
 
 
-async def test_a_model_of_unknown_sight_that_refuses_is_healed_once(
-    tmp_path: Path, mystery_ollama: FakeOllama
-) -> None:
-    store = Store.open(tmp_path / "data")
-    catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
+async def ask_the_mystery_model(store: Store, server: FakeOllama) -> tuple[str, list[TurnEvent]]:
+    """`ollama:mystery:1b` asked about dot.png in a new chat, its sight unchecked: the
+    chat and the turn's events."""
+    catalogue = Catalogue([ProviderConfig("ollama", "ollama", server.base_url)])
     cid = store.conversations.create()
-    events = await run(
-        checks_off(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
-    )
-    await catalogue.aclose()
+    try:
+        asked = checks_off(store, catalogue)
+        dot = (named_picture("dot.png"),)
+        return cid, await run_turn(asked, cid, "what?", "ollama:mystery:1b", dot)
+    finally:
+        await catalogue.aclose()
+
+
+async def test_a_model_of_unknown_sight_that_refuses_is_healed_once(
+    store: Store, mystery_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    cid, events = await ask_the_mystery_model(store, mystery_ollama)
     assert ended(events).error is None
     tried, looked, retried = mystery_ollama.chat_requests()
     assert tried["model"] == "mystery:1b" and len(last_user(tried)["images"]) == 1
@@ -293,11 +262,10 @@ async def test_a_model_of_unknown_sight_that_refuses_is_healed_once(
     assert retried["model"] == "mystery:1b"
     assert not any("images" in m for m in retried["messages"])
     assert '[Description of "dot.png"' in last_user(retried)["content"]
-    [heal] = notices(store, cid, NoticeKind.HEAL)
+    [heal] = stored_notices(store, cid, NoticeKind.HEAL)
     assert "ollama:mystery:1b refused the pictures" in heal.text
     assert store.learned.blind() == {"ollama:mystery:1b"}
     assert store.messages(cid)[-1].status == "complete"
-    store.close()
     with Store.open(tmp_path / "data") as reopened:  # learned for good, not for one run
         assert reopened.learned.blind() == {"ollama:mystery:1b"}
 
@@ -317,8 +285,12 @@ async def test_an_openai_shape_refusal_is_healed_once(
             ]
         )
         cid = store.conversations.create()
-        events = await run(
-            checks_off(store, catalogue), cid, "what?", "mine:mystery-7b", (picture("dot.png"),)
+        events = await run_turn(
+            checks_off(store, catalogue),
+            cid,
+            "what?",
+            "mine:mystery-7b",
+            (named_picture("dot.png"),),
         )
         await catalogue.aclose()
         tried, retried = server.chat_requests()
@@ -326,7 +298,7 @@ async def test_an_openai_shape_refusal_is_healed_once(
     assert has_image_url(tried) and not has_image_url(retried)
     assert '[Description of "dot.png"' in text_of(last_user(retried))
     assert [b["model"] for b in fake_ollama.chat_requests()] == ["qwen2.5vl:3b"]
-    assert len(notices(store, cid, NoticeKind.HEAL)) == 1
+    assert len(stored_notices(store, cid, NoticeKind.HEAL)) == 1
     assert store.learned.blind() == {"mine:mystery-7b"}
 
 
@@ -335,15 +307,10 @@ async def test_a_second_refusal_is_the_turns_error(
 ) -> None:
     refusal = Reply(status=500, body={"error": REFUSAL_OLD_RUNNER})
     mystery_ollama.enqueue(refusal, Reply(text="A blue dot."), refusal)
-    catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
-    cid = store.conversations.create()
-    events = await run(
-        checks_off(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
-    )
-    await catalogue.aclose()
+    cid, events = await ask_the_mystery_model(store, mystery_ollama)
     assert isinstance(ended(events).error, PicturesRefused)
     assert len(mystery_ollama.chat_requests()) == 3
-    assert [n.kind for n in notices(store, cid) if n.kind != NoticeKind.DISCLOSURE] == [
+    assert [n.kind for n in stored_notices(store, cid) if n.kind != NoticeKind.DISCLOSURE] == [
         NoticeKind.HEAL,
         NoticeKind.ERROR,
     ]
@@ -353,16 +320,11 @@ async def test_a_refusal_after_words_were_shown_is_an_error_not_a_retry(
     store: Store, mystery_ollama: FakeOllama
 ) -> None:
     mystery_ollama.enqueue(Reply(text="Let me see", midstream_error=REFUSAL_OLD_RUNNER))
-    catalogue = Catalogue([ProviderConfig("ollama", "ollama", mystery_ollama.base_url)])
-    cid = store.conversations.create()
-    events = await run(
-        checks_off(store, catalogue), cid, "what?", "ollama:mystery:1b", (picture("dot.png"),)
-    )
-    await catalogue.aclose()
+    cid, events = await ask_the_mystery_model(store, mystery_ollama)
     assert isinstance(ended(events).error, PicturesRefused)
     assert len(mystery_ollama.chat_requests()) == 1
-    assert notices(store, cid, NoticeKind.HEAL) == []
-    assert [n.kind for n in notices(store, cid)] == [NoticeKind.ERROR]
+    assert stored_notices(store, cid, NoticeKind.HEAL) == []
+    assert [n.kind for n in stored_notices(store, cid)] == [NoticeKind.ERROR]
     assert store.learned.blind() == set()
     assert store.messages(cid)[-1].text == "Let me see"
 
@@ -374,10 +336,10 @@ async def test_auto_hands_the_turn_to_a_model_that_sees_a_tool_picture(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
     chart = tmp_path / "chart.png"
-    chart.write_bytes(png("orange", (12, 8)))
+    chart.write_bytes(picture_bytes("orange", (12, 8)))
     fake_ollama.enqueue(read_file_call(chart), Reply(text="An orange chart."))
     cid = store.conversations.create()
-    events = await run(
+    events = await run_turn(
         runner(store, catalogue), cid, "what is in chart.png?", "auto", tools=[ReadFile()]
     )
     assert ended(events).error is None and ended(events).model_ref == LOOKER
@@ -385,7 +347,7 @@ async def test_auto_hands_the_turn_to_a_model_that_sees_a_tool_picture(
     assert first["model"] == "llama3.2:3b" and first["tools"]
     assert second["model"] == "qwen2.5vl:3b" and second["tools"]
     assert second["messages"][-1]["images"] == [base64.b64encode(chart.read_bytes()).decode()]
-    routing, handed, disclosure = notices(store, cid)
+    routing, handed, disclosure = stored_notices(store, cid)
     assert routing.kind == NoticeKind.ROUTING and routing.text.startswith("ollama:llama3.2:3b")
     assert handed.kind == NoticeKind.ROUTING
     assert handed.text.startswith(f"{LOOKER} now answers at 127.0.0.1:")
@@ -401,12 +363,12 @@ async def test_an_explicit_choice_keeps_its_model_and_the_picture_is_described(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
     chart = tmp_path / "chart.png"
-    chart.write_bytes(png("orange", (12, 8)))
+    chart.write_bytes(picture_bytes("orange", (12, 8)))
     fake_ollama.enqueue(
         read_file_call(chart), Reply(text="An orange rectangle."), Reply(text="Orange.")
     )
     cid = store.conversations.create()
-    events = await run(
+    events = await run_turn(
         runner(store, catalogue), cid, "chart?", "ollama:llama3.2:3b", tools=[ReadFile()]
     )
     assert ended(events).error is None and ended(events).model_ref == "ollama:llama3.2:3b"
@@ -420,7 +382,7 @@ async def test_an_explicit_choice_keeps_its_model_and_the_picture_is_described(
     tool_message = next(m for m in answered["messages"] if m["role"] == "tool")
     assert '[Description of "chart.png"' in tool_message["content"]
     assert "An orange rectangle." in tool_message["content"]
-    assert [n.kind for n in notices(store, cid)] == [NoticeKind.DISCLOSURE]
+    assert [n.kind for n in stored_notices(store, cid)] == [NoticeKind.DISCLOSURE]
 
 
 # -- one budget for every kind of picture --------------------------------------------
@@ -436,7 +398,7 @@ async def test_attachments_and_tool_pictures_share_one_budget(
     sight = TurnSight(
         catalogue, Describer(), RoutingPrefs(), chat_is_local=True, budget=TurnBudget(cap=2)
     )
-    first, second, third = (picture(f"{n}.png", (n * 40, 0, 0)) for n in (1, 2, 3))
+    first, second, third = (named_picture(f"{n}.png", (n * 40, 0, 0)) for n in (1, 2, 3))
     messages: tuple[Message, ...] = (user_message("compare", (first, second)),)
     shaped = await sight.for_model(blind, messages)
     call = ToolCall("call_1", "read_file", {"path": "3.png"})
@@ -462,22 +424,22 @@ async def test_one_budget_spans_the_requests_of_a_turn(
     tmp_path: Path,
 ) -> None:
     third = tmp_path / "3.png"
-    third.write_bytes(png((120, 0, 0)))
+    third.write_bytes(picture_bytes((120, 0, 0), (8, 6)))
     fake_ollama.enqueue(
         Reply(text="A dark red tile."),
         Reply(text="A darker red tile."),
         read_file_call(third),
         Reply(text="Three red tiles."),
     )
-    attached = (picture("1.png", (40, 0, 0)), picture("2.png", (80, 0, 0)))
+    attached = (named_picture("1.png", (40, 0, 0)), named_picture("2.png", (80, 0, 0)))
     cid = store.conversations.create()
-    events = await run(
+    events = await run_turn(
         runner(store, catalogue, turn_budget=2),
         cid,
         "compare",
         "ollama:llama3.2:3b",
         attached,
-        [ReadFile()],
+        tools=[ReadFile()],
     )
     assert ended(events).error is None
     models = [b["model"] for b in fake_ollama.chat_requests()]
@@ -488,7 +450,10 @@ async def test_one_budget_spans_the_requests_of_a_turn(
         "was not described: this turn already had its 2 described pictures"
         in (tool_message["content"])
     )
-    assert [n.kind for n in notices(store, cid)] == [NoticeKind.DISCLOSURE, NoticeKind.BUDGET]
+    assert [n.kind for n in stored_notices(store, cid)] == [
+        NoticeKind.DISCLOSURE,
+        NoticeKind.BUDGET,
+    ]
 
 
 # -- disclosure and usage ------------------------------------------------------------
@@ -498,9 +463,9 @@ async def test_the_disclosure_says_who_looked_where_and_at_what(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:
     cid = store.conversations.create()
-    attached = (picture("a.png", "red"), picture("b.png", "green"))
-    await run(runner(store, catalogue), cid, "compare", "ollama:gemma3:270m", attached)
-    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    attached = (named_picture("a.png", "red"), named_picture("b.png", "green"))
+    await run_turn(runner(store, catalogue), cid, "compare", "ollama:gemma3:270m", attached)
+    [disclosure] = stored_notices(store, cid, NoticeKind.DISCLOSURE)
     assert disclosure.text == (
         f"{LOOKER} at 127.0.0.1:{fake_ollama.port} looked at 2 pictures (a.png, b.png) and "
         "described them for ollama:gemma3:270m, which can't see."
@@ -517,16 +482,16 @@ async def test_a_failed_look_is_disclosed_and_its_error_stays_out(
         Reply(status=500, body={"error": f"llama runner crashed: {SECRET} /srv/blob"})
     )
     cid = store.conversations.create()
-    events = await run(
-        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),)
+    events = await run_turn(
+        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (named_picture("dot.png"),)
     )
     assert ended(events).error is None  # one picture lost, not the turn
     looked, answered = fake_ollama.chat_requests()
     assert looked["model"] == "qwen2.5vl:3b"
     body = json.dumps(answered)
     assert SECRET not in body and "crashed" not in body and "/srv/blob" not in body
-    assert unavailable(picture("dot.png")) in last_user(answered)["content"]
-    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    assert unavailable(named_picture("dot.png")) in last_user(answered)["content"]
+    [disclosure] = stored_notices(store, cid, NoticeKind.DISCLOSURE)
     assert "was sent 1 picture (dot.png)" in disclosure.text
     assert disclosure.text.endswith("it could not be described.")
 
@@ -539,8 +504,8 @@ async def test_the_lookers_tokens_count_for_the_turn(
         Reply(text="Blue.", prompt_eval_count=25, eval_count=3),
     )
     cid = store.conversations.create()
-    events = await run(
-        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (picture("dot.png"),)
+    events = await run_turn(
+        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (named_picture("dot.png"),)
     )
     usages = [e.usage for e in events if isinstance(e, UsageAdded)]
     assert sum(u.input_tokens for u in usages) == 325
@@ -551,7 +516,7 @@ def test_ask_json_prints_the_disclosure(
     home: SightlineHome, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
     attached = tmp_path / "dot.png"
-    attached.write_bytes(png())
+    attached.write_bytes(picture_bytes("blue", (8, 6)))
     done = subprocess.run(
         [
             *(sys.executable, "-m", "app", "ask", "--json"),
@@ -572,13 +537,15 @@ def test_ask_json_prints_the_disclosure(
     assert lines[-1]["type"] == "done"
     with Store.open(home.data) as stored:
         conversation = lines[-1]["conversation"]
-        kinds = [n.kind for n in notices(stored, conversation)]
+        kinds = [n.kind for n in stored_notices(stored, conversation)]
     assert kinds == [NoticeKind.DISCLOSURE]
 
 
 # -- the property: no picture reaches a model that can't see -------------------------
 
-POOL = [sniff(png((n * 60, 255 - n * 50, 90), (6 + n, 5)), label=f"pool{n}.png") for n in range(4)]
+POOL = [
+    make_picture((n * 60, 255 - n * 50, 90), (6 + n, 5), label=f"pool{n}.png") for n in range(4)
+]
 # A scan attached as a PDF, and the rendered pages a read_file of another scan gave.
 SCAN = open_pdf(scanned_pdf(2), name="scan.pdf")
 _READ = read_pdf(scanned_pdf(1), name="read.pdf")

@@ -7,36 +7,32 @@ seeing model describes for it when it turns out blind.
 
 from __future__ import annotations
 
-import io
 import json
-from contextlib import aclosing
 from pathlib import Path
 from typing import Any
-
-from PIL import Image
 
 from app.store import Store
 from app.turn.events import TurnEnded
 from app.turn.runner import TurnRunner
-from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig, SightFrom
 from routing.router import RoutingPrefs
 from routing.sight_check import QUESTION
 from routing.transcript import Notice, NoticeKind
+from tests.app.turn.engine_helpers import run_turn
 from tests.conftest import SightlineHome
+from tests.events import ended, stored_notices
 from tests.faults.cli import sightline
+from tests.pictures import make_picture
 from tests.servers.ollama import FakeOllama
 from tests.servers.openai_chat import ChatModel, FakeOpenAI
-from vision.pictures import sniff
+from vision.pictures import Picture
 
 MINE = "mine:my-model"
 
 
-def _photo() -> Any:
-    buffer = io.BytesIO()
-    Image.new("RGB", (40, 30), "orange").save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), "cat.png")
+def _photo() -> Picture:
+    return make_picture("orange", (40, 30), label="cat.png")
 
 
 def _probes(server: FakeOpenAI) -> list[dict[str, Any]]:
@@ -53,15 +49,12 @@ def _setup(store: Store, server: FakeOpenAI, ollama: FakeOllama, **prefs: Any) -
     return TurnRunner(store, catalogue, prefs=RoutingPrefs(**prefs))
 
 
-async def _turn(runner: TurnRunner, cid: str, **kw: Any) -> TurnEnded:
-    run = runner.run(TurnInput(cid, "what is in it?", requested_model=MINE, **kw))
-    async with aclosing(run) as events:
-        return [e async for e in events if isinstance(e, TurnEnded)][-1]
+async def _turn(runner: TurnRunner, cid: str, pictures: tuple[Picture, ...] = ()) -> TurnEnded:
+    return ended(await run_turn(runner, cid, "what is in it?", MINE, pictures))
 
 
 def _sight_notices(store: Store, cid: str) -> list[Notice]:
-    items = (i.item for i in store.items(cid))
-    return [n for n in items if isinstance(n, Notice) and n.kind == NoticeKind.SIGHT]
+    return stored_notices(store, cid, NoticeKind.SIGHT)
 
 
 async def test_a_server_that_ignores_pictures_is_found_blind_once(
@@ -95,9 +88,9 @@ async def test_a_model_that_looks_gets_its_pictures(store: Store, fake_ollama: F
     with FakeOpenAI([ChatModel("my-model")], pictures="read") as server:
         runner = _setup(store, server, fake_ollama)
         cid = store.conversations.create()
-        ended = await _turn(runner, cid, pictures=(_photo(),))
+        ending = await _turn(runner, cid, pictures=(_photo(),))
         await runner.catalogue.aclose()
-    assert ended.error is None
+    assert ending.error is None
     [notice] = _sight_notices(store, cid)
     assert notice.text.startswith(f"{MINE} sees pictures")
     probe, answer = server.chat_requests()
@@ -129,9 +122,7 @@ async def test_a_model_whose_listing_says_is_never_checked(
     catalogue = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
     runner = TurnRunner(store, catalogue)
     cid = store.conversations.create()
-    run = runner.run(TurnInput(cid, "see?", (_photo(),), requested_model="ollama:llama3.2:3b"))
-    async with aclosing(run) as events:
-        [e async for e in events]
+    await run_turn(runner, cid, "see?", "ollama:llama3.2:3b", (_photo(),))
     await catalogue.aclose()
     assert QUESTION not in json.dumps(fake_ollama.chat_requests())
 

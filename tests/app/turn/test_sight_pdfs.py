@@ -7,7 +7,6 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import AsyncIterator
-from contextlib import aclosing
 from typing import Any
 
 import pytest
@@ -15,12 +14,13 @@ import pytest
 from app.store import Store
 from app.turn.events import TurnEvent
 from app.turn.runner import TurnRunner
-from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.documents import NATIVE_MAX_PAGES
 from routing.models import ProviderConfig
 from routing.transcript import NoticeKind
-from tests.app.turn.test_sight import ended, last_user, notices, runner
+from tests.app.turn.engine_helpers import run_turn
+from tests.app.turn.test_sight import last_user, runner
+from tests.events import ended, stored_notices
 from tests.pdfs import scanned_pdf, text_pdf
 from tests.servers.anthropic import DEFAULT_KEY, FakeAnthropic
 from tests.servers.ollama import FakeOllama, Reply
@@ -34,9 +34,7 @@ def scan(pages: int = 6) -> PdfFile:
 
 
 async def run(turns: TurnRunner, cid: str, text: str, model: str, pdf: PdfFile) -> list[TurnEvent]:
-    events = turns.run(TurnInput(cid, text, (), requested_model=model, pdfs=(pdf,)))
-    async with aclosing(events) as stream:
-        return [event async for event in stream]
+    return await run_turn(turns, cid, text, model, pdfs=(pdf,))
 
 
 @pytest.fixture
@@ -74,7 +72,7 @@ async def test_claude_gets_the_pdf_itself_and_the_chat_says_so(
         "title": "memo.pdf",
     }
     assert content[1] == {"type": "text", "text": "When is it?"}  # no reading of it besides
-    [told] = notices(store, cid, NoticeKind.INFO)
+    [told] = stored_notices(store, cid, NoticeKind.INFO)
     assert told.text == (
         f"memo.pdf (1 page) goes to {CLAUDE} at 127.0.0.1:{server.port} as a PDF: the model "
         "reads its text and looks at its pages itself."
@@ -95,7 +93,7 @@ async def test_a_pdf_over_claudes_limit_goes_as_its_reading(
     sent = json.dumps(request.body)
     assert '"document"' not in sent
     assert "[Attached long.pdf: pages 1-101 of 101]" in sent and "section 100" in sent
-    [told] = notices(store, cid, NoticeKind.INFO)
+    [told] = stored_notices(store, cid, NoticeKind.INFO)
     assert "long.pdf (101 pages) goes to" in told.text and "not as a PDF" in told.text
 
 
@@ -117,7 +115,7 @@ async def test_a_scan_is_transcribed_for_a_model_that_cant_see(
     for n in range(1, 5):
         assert f'[Transcription of "scan.pdf, page {n}" by ollama:qwen2.5vl:3b' in words
     assert 'pages 5-6 were not read. Read them with read_file and pages "5-6"' in words
-    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    [disclosure] = stored_notices(store, cid, NoticeKind.DISCLOSURE)
     assert disclosure.text.startswith(
         f"ollama:qwen2.5vl:3b at 127.0.0.1:{fake_ollama.port} looked at 4 pictures "
         "(scan.pdf pages 1-4) and described them for ollama:gemma3:270m, which can't see."
@@ -140,7 +138,7 @@ async def test_when_nobody_can_read_the_scan_the_model_gets_the_extraction_error
     expected = read_pdf(scan()).candidate
     assert expected is not None and expected.extraction_error in words
     assert "Transcription" not in words and "crashed" not in words
-    [disclosure] = notices(store, cid, NoticeKind.DISCLOSURE)
+    [disclosure] = stored_notices(store, cid, NoticeKind.DISCLOSURE)
     assert "none of them could be described" in disclosure.text
     assert "the model was told no text could be extracted" in disclosure.text
 
@@ -155,7 +153,7 @@ async def test_auto_picks_a_model_that_sees_for_a_scan(
     assert answered["model"] in ("llava:7b", "qwen2.5vl:3b") and images_in(answered) == 2
     words = last_user(answered)["content"]
     assert "Pages 1-2 follow as pictures, each labelled with its page number" in words
-    [routing] = notices(store, cid, NoticeKind.ROUTING)
+    [routing] = stored_notices(store, cid, NoticeKind.ROUTING)
     assert "sees" in routing.text
 
 
@@ -167,4 +165,4 @@ async def test_a_text_pdf_needs_no_model_that_sees(
     await run(runner(store, catalogue), cid, "When?", "ollama:gemma3:270m", memo)
     [answered] = fake_ollama.chat_requests()
     assert "--- page 1 ---\nMeeting moved to Friday" in last_user(answered)["content"]
-    assert notices(store, cid, NoticeKind.DISCLOSURE) == []
+    assert stored_notices(store, cid, NoticeKind.DISCLOSURE) == []

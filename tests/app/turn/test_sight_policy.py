@@ -3,22 +3,12 @@ looks for an engine's blind model, what is told, and when a crossing to an agent
 
 from __future__ import annotations
 
-import io
-
-from PIL import Image
-
 from app.turn.sight_policy import DoorSight, SightPolicy, agent_sight
 from routing.catalogue import Catalogue
 from routing.router import RoutingPrefs
 from routing.transcript import Notice, NoticeKind, PicturePart, TextPart, ToolResult, user_message
+from tests.pictures import named_picture
 from tests.servers.ollama import FakeOllama
-from vision.pictures import Picture, sniff
-
-
-def picture(label: str, color: str = "blue") -> Picture:
-    buffer = io.BytesIO()
-    Image.new("RGB", (8, 6), color).save(buffer, format="PNG")
-    return sniff(buffer.getvalue(), label=label)
 
 
 async def test_a_blind_agent_on_this_computer_gets_words_from_a_looker_here(
@@ -27,7 +17,7 @@ async def test_a_blind_agent_on_this_computer_gets_words_from_a_looker_here(
     policy = SightPolicy(catalogue, RoutingPrefs())
     agent = agent_sight("fake", local=True, sees=False)
     worded = await policy.words(
-        (user_message("what?", (picture("a.png"),)),), agent.model, local=True
+        (user_message("what?", (named_picture("a.png"),)),), agent.model, local=True
     )
     assert "[Description of" in worded.messages[0].text
     [disclosure] = worded.notices
@@ -41,7 +31,9 @@ async def test_pictures_past_the_budget_are_told_for_an_agent_too(
 ) -> None:
     policy = SightPolicy(catalogue, RoutingPrefs(), budget_cap=1)
     agent = agent_sight("fake", local=True, sees=False)
-    asked = user_message("compare", (picture("a.png", "red"), picture("b.png", "green")))
+    asked = user_message(
+        "compare", (named_picture("a.png", "red"), named_picture("b.png", "green"))
+    )
     worded = await policy.words((asked,), agent.model, local=True)
     assert [n.kind for n in worded.notices] == [NoticeKind.DISCLOSURE, NoticeKind.BUDGET]
     assert "(b.png)" in worded.notices[1].text
@@ -52,7 +44,7 @@ async def test_without_a_catalogue_nobody_looks_and_the_chat_is_told() -> None:
     policy = SightPolicy(None, RoutingPrefs())
     agent = agent_sight("fake", local=False, sees=False)
     worded = await policy.words(
-        (user_message("what?", (picture("a.png"),)),), agent.model, local=False
+        (user_message("what?", (named_picture("a.png"),)),), agent.model, local=False
     )
     [nobody] = worded.notices
     assert nobody.kind == NoticeKind.NOBODY_SEES and "a.png" in nobody.text
@@ -60,7 +52,7 @@ async def test_without_a_catalogue_nobody_looks_and_the_chat_is_told() -> None:
 
 def test_a_crossing_to_an_agent_is_told_only_off_this_computer_unless_asked() -> None:
     policy = SightPolicy(None, RoutingPrefs())
-    pictures = [picture("a.png")]
+    pictures = [named_picture("a.png")]
     here = agent_sight("fake", local=True, sees=True, ref="fake:big")
     assert policy.to_agent(here, pictures, why="you sent them") is None
     told = policy.to_agent(here, pictures, why="a tool", tool="screenshot", even_here=True)
@@ -87,7 +79,9 @@ async def test_the_door_gives_a_seeing_agent_its_pictures_and_tells_each_crossin
     door = DoorSight(
         SightPolicy(None, RoutingPrefs()), agent_sight("fake", local=True, sees=True), told.append
     )
-    result = ToolResult("1", "screenshot", (TextPart("the screen"), PicturePart(picture("s.png"))))
+    result = ToolResult(
+        "1", "screenshot", (TextPart("the screen"), PicturePart(named_picture("s.png")))
+    )
     given, with_pictures = await door(result, "screenshot")
     assert given is result and with_pictures
     [crossing] = told

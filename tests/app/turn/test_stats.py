@@ -3,38 +3,35 @@
 from __future__ import annotations
 
 import asyncio
-import io
-from collections.abc import AsyncIterator, Sequence
-from contextlib import aclosing
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from app.store import Store
 from app.tools.base import Tool, text_result
-from app.turn.events import TurnEnded, TurnEvent
+from app.turn.events import TurnEvent
 from app.turn.runner import TurnRunner
 from app.turn.stats import AnswerClock
 from app.turn.tool_step import AllowAll, ToolStep
-from app.turn.turn_input import TurnInput
 from routing.answer_stats import AnswerStats
 from routing.catalogue import Catalogue
 from routing.transcript import Message, MessageStatus, ToolCall, ToolResult
 from routing.wires.base import Done, TextDelta, ToolCallEvent, ToolSpec, Usage
+from tests.app.turn.engine_helpers import run_turn
 from tests.clocks import GivenTimes
+from tests.events import ended
+from tests.pictures import make_picture
 from tests.servers.ollama import FakeOllama, Reply
-from vision.pictures import Picture, sniff
+from vision.pictures import Picture
 
 MODEL = "ollama:llama3.2:3b"
 DELAY = 0.06  # before each line of the stream
 
 
 @pytest.fixture
-async def runner(tmp_path: Path, catalogue: Catalogue) -> AsyncIterator[TurnRunner]:
-    store = Store.open(tmp_path / "data")
-    yield TurnRunner(store, catalogue, ToolStep(AllowAll()))
-    store.close()
+def runner(store: Store, catalogue: Catalogue) -> TurnRunner:
+    return TurnRunner(store, catalogue, ToolStep(AllowAll()))
 
 
 async def ask(
@@ -45,11 +42,9 @@ async def ask(
     tools: Sequence[Tool] = (),
     pictures: tuple[Picture, ...] = (),
 ) -> list[TurnEvent]:
-    turn = runner.run(TurnInput(cid, text, pictures, requested_model=model, tools=tools))
-    async with aclosing(turn) as events:
-        found = [event async for event in events]
-    ended = found[-1]
-    assert isinstance(ended, TurnEnded) and ended.error is None, ended
+    """A turn that must end well: its events."""
+    found = await run_turn(runner, cid, text, model, pictures, tools=tools)
+    assert ended(found).error is None, found[-1]
     return found
 
 
@@ -72,12 +67,6 @@ class Slow:
     async def run(self, call: ToolCall) -> ToolResult:
         await asyncio.sleep(self.seconds)
         return text_result(call, "done")
-
-
-def png() -> bytes:
-    buffer = io.BytesIO()
-    Image.new("RGB", (4, 4), "blue").save(buffer, format="PNG")
-    return buffer.getvalue()
 
 
 # -- the clock on its own --------------------------------------------------------
@@ -160,7 +149,7 @@ async def test_describing_a_picture_is_not_the_answers_first_word(
     runner: TurnRunner, fake_ollama: FakeOllama
 ) -> None:
     cid = runner.store.conversations.create()
-    picture = sniff(png(), label="dot.png")
+    picture = make_picture("blue", label="dot.png")
     slow_look = 0.5
     fake_ollama.enqueue(Reply(text="A blue square.", delay=slow_look), Reply(text="Blue."))
     await ask(runner, cid, "look", model="ollama:gemma3:270m", pictures=(picture,))
@@ -192,8 +181,7 @@ async def test_a_failed_answer_keeps_what_was_measured(
 ) -> None:
     cid = runner.store.conversations.create()
     fake_ollama.enqueue(Reply(text="Partial", delay=DELAY, midstream_error="runner crashed"))
-    async with aclosing(runner.run(TurnInput(cid, "hi", requested_model=MODEL))) as events:
-        [event async for event in events]
+    await run_turn(runner, cid, "hi", MODEL)
     [answer] = answers(runner.store, cid)
     assert answer.status == MessageStatus.FAILED
     stats = stats_of(answer)

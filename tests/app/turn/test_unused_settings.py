@@ -12,12 +12,13 @@ import pytest
 from app.store import Store
 from app.turn.events import TurnEnded, TurnEvent
 from app.turn.runner import TurnRunner
-from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.errors import BadRequest, ParameterRefused
 from routing.models import ModelInfo, NotTaken, ProviderConfig
-from routing.transcript import Notice, NoticeKind
+from routing.transcript import NoticeKind
+from tests.app.turn.engine_helpers import run_turn
+from tests.events import stored_notices
 from tests.servers.openai_chat import ChatModel, FakeOpenAI, Reply
 from tests.servers.openai_responses import FakeResponses, ResponsesModel
 
@@ -45,13 +46,9 @@ def _runner(store: Store, provider: ProviderConfig) -> TurnRunner:
 
 async def _turn(runner: TurnRunner, cid: str, model: str) -> list[TurnEvent]:
     try:
-        return [e async for e in runner.run(TurnInput(cid, "hi", requested_model=model))]
+        return await run_turn(runner, cid, "hi", model)
     finally:
         await runner.catalogue.aclose()
-
-
-def _notices(store: Store, cid: str) -> list[Notice]:
-    return [i.item for i in store.items(cid) if isinstance(i.item, Notice)]
 
 
 async def test_a_refused_temperature_is_left_out_asked_again_learned_and_told(
@@ -67,7 +64,7 @@ async def test_a_refused_temperature_is_left_out_asked_again_learned_and_told(
         assert store.messages(cid)[-1].text == "You said: hi"
         sent = [(b.get("temperature"), b.get("max_tokens")) for b in server.chat_requests()]
         assert sent == [(0.7, 200), (None, 200)]  # the longest answer still goes
-        notices = _notices(store, cid)
+        notices = stored_notices(store, cid)
         assert [(n.kind, n.text) for n in notices] == [(NoticeKind.INFO, REFUSED)]
         assert store.learned.refused() == {("mine:reasoner", "temperature")}
         # The next turn of this run: never sent again, and not told again.
@@ -81,12 +78,12 @@ async def test_a_refused_temperature_is_left_out_asked_again_learned_and_told(
         await _turn(runner, cid, "mine:reasoner")
         assert len(server.chat_requests()) == 4  # asked once, without it
         assert server.chat_requests()[-1].get("temperature") is None
-        told = _notices(store, cid)[-1]
+        told = stored_notices(store, cid)[-1]
         assert told.text == (
             "The chat's temperature (0.7) was not used: mine:reasoner doesn't take one "
             "(it refused it)."
         )
-        assert not any("Sightline bug" in n.text for n in _notices(store, cid))
+        assert not any("Sightline bug" in n.text for n in stored_notices(store, cid))
 
 
 async def test_a_refusal_that_names_no_setting_is_not_asked_again(tmp_path: Path) -> None:
@@ -102,7 +99,7 @@ async def test_a_refusal_that_names_no_setting_is_not_asked_again(tmp_path: Path
         assert not isinstance(ended.error, ParameterRefused)
         assert len(server.chat_requests()) == 1
         assert store.learned.refused() == set()
-        assert [n.kind for n in _notices(store, cid)] == [NoticeKind.ERROR]
+        assert [n.kind for n in stored_notices(store, cid)] == [NoticeKind.ERROR]
 
 
 async def test_a_providers_rule_leaves_the_temperature_out_before_asking(tmp_path: Path) -> None:
@@ -119,7 +116,7 @@ async def test_a_providers_rule_leaves_the_temperature_out_before_asking(tmp_pat
             assert isinstance(first[-1], TurnEnded) and first[-1].error is None
             assert isinstance(second[-1], TurnEnded) and second[-1].error is None
             assert [("temperature" in b) for b in server.chat_requests()] == [False, False]
-            assert [n.text for n in _notices(store, cid)] == [
+            assert [n.text for n in stored_notices(store, cid)] == [
                 "The chat's temperature (0.2) was not used: oa:gpt-5-mini doesn't take one "
                 "(its provider says so)."
             ]

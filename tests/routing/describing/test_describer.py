@@ -22,6 +22,7 @@ from routing.describing.looker import WireLooker
 from routing.describing.prompt import describer_prompt
 from routing.models import ProviderConfig
 from routing.shaping import PictureLimits
+from tests.events import stopped_once
 from tests.pictures import numbered_picture
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama, Reply
@@ -165,11 +166,7 @@ async def test_an_unreachable_looker_fails_plainly(looker: WireLooker) -> None:
 
 async def test_cancelling_the_only_caller_cancels_the_request() -> None:
     describer, held = Describer(), Held()
-    task = asyncio.create_task(describer.describe(numbered_picture(), held))
-    await asyncio.wait_for(held.started.wait(), 5)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped_once(held.started, describer.describe(numbered_picture(), held), 5)
     # The request goes too (the looker is free again), and nothing is half-kept.
     await asyncio.wait_for(held.stopped.wait(), 5)
     assert describer.cached(numbered_picture().sha256) is None

@@ -8,7 +8,8 @@ import json
 import socket
 import subprocess
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from contextlib import aclosing
 from pathlib import Path
 
 import httpx
@@ -56,6 +57,7 @@ from tests.servers.anthropic import (
     Reply,
     error_reply,
 )
+from tests.servers.fixtures import served
 from vision.pdf import open_pdf
 from vision.pictures import Picture
 
@@ -83,19 +85,14 @@ def ask(text: str = "Hello", *, system: str = "", tools: tuple[ToolSpec, ...] = 
     return ChatRequest(MODEL, (user_message(text),), tools=tools, system=system)
 
 
-@pytest.fixture
-def fake() -> Iterator[FakeAnthropic]:
-    """A real HTTP server on loopback speaking Anthropic's API."""
-    with FakeAnthropic() as server:
-        yield server
+fake = served(FakeAnthropic, "fake")
 
 
 @pytest.fixture
 async def wire(fake: FakeAnthropic) -> AsyncIterator[AnthropicWire]:
     """A wire to the fake server that retries without waiting."""
-    w = AnthropicWire(provider(fake.base_url), retry_base_delay=0.0)
-    yield w
-    await w.aclose()
+    async with aclosing(AnthropicWire(provider(fake.base_url), retry_base_delay=0.0)) as w:
+        yield w
 
 
 # -- the request, exactly -------------------------------------------------------

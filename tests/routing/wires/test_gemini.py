@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import json
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +64,7 @@ from tests.routing.wires.helpers import (
     text_of,
     two_screenshots,
 )
+from tests.servers.fixtures import served
 from tests.servers.gemini import (
     DEFAULT_KEY,
     MISSING_SIGNATURE,
@@ -83,10 +85,7 @@ def blob(data: bytes, mime: str = "image/png") -> dict[str, Any]:
     return {"inlineData": {"mimeType": mime, "data": base64.b64encode(data).decode()}}
 
 
-@pytest.fixture
-def server() -> Iterator[FakeGemini]:
-    with FakeGemini() as fake:
-        yield fake
+server = served(FakeGemini, "server")
 
 
 def wire_to(url: str, key: str = DEFAULT_KEY) -> GeminiWire:
@@ -95,9 +94,8 @@ def wire_to(url: str, key: str = DEFAULT_KEY) -> GeminiWire:
 
 @pytest.fixture
 async def wire(server: FakeGemini) -> AsyncIterator[GeminiWire]:
-    wire = wire_to(server.base_url)
-    yield wire
-    await wire.aclose()
+    async with aclosing(wire_to(server.base_url)) as wire:
+        yield wire
 
 
 def ask(text: str = "hi", model: str = G25, **kw: Any) -> ChatRequest:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from contextlib import aclosing
 
 import pytest
 
@@ -13,6 +14,7 @@ from routing.transcript import user_message
 from routing.wires.base import ChatRequest, Done, TextDelta
 from routing.wires.lmstudio import LMStudioWire
 from tests.pictures import make_picture
+from tests.servers.fixtures import served
 from tests.servers.lmstudio import FakeLMStudio, LMModel
 
 
@@ -21,19 +23,14 @@ def wire_for(url: str) -> LMStudioWire:
     return LMStudioWire(ProviderConfig(id="lmstudio", kind="lmstudio", base_url=url), timeout=5)
 
 
-@pytest.fixture
-def server() -> Iterator[FakeLMStudio]:
-    """A loopback LM Studio with a seeing, a blind and an embedding model."""
-    with FakeLMStudio() as fake:
-        yield fake
+server = served(FakeLMStudio, "server")  # with a seeing, a blind and an embedding model
 
 
 @pytest.fixture
 async def wire(server: FakeLMStudio) -> AsyncIterator[LMStudioWire]:
     """A wire to the loopback LM Studio at its root address."""
-    wire = wire_for(server.base_url)
-    yield wire
-    await wire.aclose()
+    async with aclosing(wire_for(server.base_url)) as wire:
+        yield wire
 
 
 SEEN = [

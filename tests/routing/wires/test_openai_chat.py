@@ -5,7 +5,8 @@ from __future__ import annotations
 import base64
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
+from contextlib import aclosing
 from typing import Any
 
 import pytest
@@ -47,6 +48,7 @@ from routing.wires.openai_chat import (
 from tests.events import collect
 from tests.pictures import make_picture
 from tests.routing.wires.helpers import failure, text_of
+from tests.servers.fixtures import served
 from tests.servers.loopback import closed_port
 from tests.servers.openai_chat import ChatModel, FakeOpenAI, Reply
 
@@ -61,19 +63,14 @@ def wire_for(
     return OpenAIChatWire(provider, timeout=timeout, retry_base_delay=0.01)
 
 
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    """A loopback OpenAI-shape server with a seeing and a blind model."""
-    with FakeOpenAI() as fake:
-        yield fake
+server = served(FakeOpenAI, "server")  # with a seeing and a blind model
 
 
 @pytest.fixture
 async def wire(server: FakeOpenAI) -> AsyncIterator[OpenAIChatWire]:
     """An OpenAI-preset wire to the loopback server."""
-    wire = wire_for("openai", server.url)
-    yield wire
-    await wire.aclose()
+    async with aclosing(wire_for("openai", server.url)) as wire:
+        yield wire
 
 
 def ask(text: str = "hi", model: str = "gpt-4o-mini", **kw: Any) -> ChatRequest:

@@ -15,10 +15,9 @@ from PIL import Image
 from app.store import Store
 from app.turn.events import ItemAdded
 from app.turn.tool_step import Approval, ToolStep
-from app.turn.turn_input import TurnInput
 from routing.transcript import NoticeKind
-from tests.app.turn.acp.helpers import fake
-from tests.app.turn.engine_helpers import Recording, collect, ended, notices
+from tests.app.turn.acp.helpers import EngineFor, fake
+from tests.app.turn.engine_helpers import Recording, ended, first_turn, notices, run_turn
 from tests.conftest import SightlineHome
 from tests.servers.acp_agent import read_log
 
@@ -43,12 +42,11 @@ def red(tmp_path: Path) -> Path:
 
 
 async def test_the_door_asks_the_person_and_its_picture_crossing_shows_in_the_turn(
-    home: SightlineHome, store: Store, tmp_path: Path, engine_for: object
+    home: SightlineHome, store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     approver = Recording(Approval.ONCE)
-    engine = engine_for(fake(tmp_path, "sees", "door"), tool_step=ToolStep(approver))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, str(red(tmp_path)), requested_model="fake")))
+    engine = engine_for(fake(tmp_path, "sees", "door"), tool_step=ToolStep(approver))
+    chat, events = await first_turn(engine, str(red(tmp_path)), "fake")
     assert ended(events).error is None
     [call] = approver.asked
     assert call.name == "read_file" and call.arguments == {"path": str(tmp_path / "red.png")}
@@ -62,14 +60,13 @@ async def test_the_door_asks_the_person_and_its_picture_crossing_shows_in_the_tu
 
 
 async def test_a_door_call_the_person_refuses_is_not_run_and_is_told(
-    home: SightlineHome, store: Store, tmp_path: Path, engine_for: object
+    home: SightlineHome, store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     approver = Recording(Approval.DENY)
-    engine = engine_for(  # type: ignore[operator]
+    engine = engine_for(
         fake(tmp_path, "sees", "door"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, str(red(tmp_path)), requested_model="fake")))
+    _chat, events = await first_turn(engine, str(red(tmp_path)), "fake")
     assert ended(events).error is None
     assert next(e["door_error"] for e in read_log(tmp_path) if "door_error" in e) is True
     said = [n.text for n in notices(events)]
@@ -82,14 +79,14 @@ async def test_a_door_call_the_person_refuses_is_not_run_and_is_told(
 
 @pytest.mark.parametrize("standing", ["always", "chat"])
 async def test_a_door_tool_the_person_allowed_before_is_not_asked_again(
-    home: SightlineHome, store: Store, tmp_path: Path, engine_for: object, standing: str
+    home: SightlineHome, store: Store, tmp_path: Path, engine_for: EngineFor, standing: str
 ) -> None:
     approver = Recording(Approval.DENY)
     chat = store.conversations.create()
     always = frozenset({"read_file"}) if standing == "always" else frozenset()
     step = ToolStep(approver, always_allowed=always, grants=Granted(chat, standing == "chat"))
-    engine = engine_for(fake(tmp_path, "sees", "door"), tool_step=step)  # type: ignore[operator]
-    events = await collect(engine.run(TurnInput(chat, str(red(tmp_path)), requested_model="fake")))
+    engine = engine_for(fake(tmp_path, "sees", "door"), tool_step=step)
+    events = await run_turn(engine, chat, str(red(tmp_path)), "fake")
     assert ended(events).error is None and approver.asked == []
     assert next(e["door"] for e in read_log(tmp_path) if "door" in e) == ["text", "image"]
     assert any(isinstance(e, ItemAdded) for e in events)

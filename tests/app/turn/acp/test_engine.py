@@ -17,21 +17,20 @@ from app.turn.events import (
     ThoughtAdded,
 )
 from app.turn.tool_step import AllowAll, Approval, ToolStep
-from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, NoticeKind, ToolCall
-from tests.app.turn.acp.helpers import fake
-from tests.app.turn.engine_helpers import Recording, collect, ended, notices
+from tests.app.turn.acp.helpers import EngineFor, fake
+from tests.app.turn.engine_helpers import Recording, ended, first_turn, notices, run_turn
+from tests.events import stopped_once
 from tests.servers.acp_agent import logged, read_log
 from vision.pictures import open_picture
 
 
 async def test_a_streamed_answer_with_thoughts_and_a_plan_is_stored(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "think", "plan"))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "hello", requested_model="fake")))
+    engine = engine_for(fake(tmp_path, "think", "plan"))
+    chat, events = await first_turn(engine, "hello", "fake")
     assert ended(events).error is None
     text = "".join(e.text for e in events if isinstance(e, TextAdded))
     assert text == "Part one. You said: hello (0 pictures)"
@@ -51,11 +50,10 @@ async def test_a_streamed_answer_with_thoughts_and_a_plan_is_stored(
 
 
 async def test_a_tool_call_with_a_picture_becomes_a_tool_row(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "tool"))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "look", requested_model="fake")))
+    engine = engine_for(fake(tmp_path, "tool"))
+    chat, events = await first_turn(engine, "look", "fake")
     assert ended(events).error is None
     _user, calling, tool, final = store.messages(chat)
     [call] = calling.tool_calls
@@ -68,15 +66,12 @@ async def test_a_tool_call_with_a_picture_becomes_a_tool_row(
 
 
 async def test_pictures_go_as_images_to_an_agent_that_takes_them(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     path = tmp_path / "red.png"
     Image.new("RGB", (8, 8), "red").save(path)
-    engine = engine_for(fake(tmp_path, "sees"))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(
-        engine.run(TurnInput(chat, "what?", (open_picture(path),), requested_model="fake"))
-    )
+    engine = engine_for(fake(tmp_path, "sees"))
+    _chat, events = await first_turn(engine, "what?", "fake", (open_picture(path),))
     assert ended(events).error is None
     assert read_log(tmp_path)[-1]["pictures"] == ["image/png"]
     # Its model runs off this computer: the crossing is disclosed, for the ledger too.
@@ -85,15 +80,12 @@ async def test_pictures_go_as_images_to_an_agent_that_takes_them(
 
 
 async def test_pictures_become_words_for_an_agent_that_does_not_take_them(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     path = tmp_path / "red.png"
     Image.new("RGB", (8, 8), "red").save(path)
-    engine = engine_for(fake(tmp_path, local=True))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(
-        engine.run(TurnInput(chat, "what?", (open_picture(path),), requested_model="fake"))
-    )
+    engine = engine_for(fake(tmp_path, local=True))
+    _chat, events = await first_turn(engine, "what?", "fake", (open_picture(path),))
     assert ended(events).error is None
     asked = read_log(tmp_path)[-1]
     assert asked["pictures"] == []  # no image block: the agent did not say it takes them
@@ -107,14 +99,13 @@ async def test_pictures_become_words_for_an_agent_that_does_not_take_them(
     [(Approval.ONCE, "yes"), (Approval.CONVERSATION, "always"), (Approval.DENY, "no")],
 )
 async def test_a_permission_request_goes_to_the_approver(
-    store: Store, tmp_path: Path, engine_for: object, answer: Approval, chosen: str
+    store: Store, tmp_path: Path, engine_for: EngineFor, answer: Approval, chosen: str
 ) -> None:
     approver = Recording(answer)
-    engine = engine_for(  # type: ignore[operator]
+    engine = engine_for(
         fake(tmp_path, "permission"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "go", requested_model="fake")))
+    _chat, events = await first_turn(engine, "go", "fake")
     assert ended(events).error is None
     [call] = approver.asked
     assert call.name == "fake.read" and call.arguments["title"] == "Read notes.txt"
@@ -128,7 +119,7 @@ async def test_a_permission_request_goes_to_the_approver(
 
 
 async def test_stop_sends_cancel_and_answers_the_permission_cancelled(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     asked = asyncio.Event()
 
@@ -138,18 +129,12 @@ async def test_stop_sends_cancel_and_answers_the_permission_cancelled(
             await asyncio.Event().wait()
             raise AssertionError("never answered")
 
-    engine = engine_for(fake(tmp_path, "permission"), tool_step=ToolStep(Never()))  # type: ignore[operator]
+    engine = engine_for(fake(tmp_path, "permission"), tool_step=ToolStep(Never()))
     chat = store.conversations.create()
 
-    async def turn() -> None:
-        async for _event in engine.run(TurnInput(chat, "go", requested_model="fake")):
-            pass
-
-    task = asyncio.create_task(turn())
-    await asyncio.wait_for(asked.wait(), 20)  # the permission request waits for the person
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped_once(
+        asked, run_turn(engine, chat, "go", "fake")
+    )  # the permission request waits for the person
     log = await logged(tmp_path, {"cancel": "s-1"})
     assert {"cancel": "s-1"} in log and {"permission": "cancelled"} in log
     _user, answer = store.messages(chat)
@@ -165,12 +150,11 @@ async def test_stop_sends_cancel_and_answers_the_permission_cancelled(
     ],
 )
 async def test_a_broken_agent_ends_the_turn_cleanly_and_starts_again(
-    store: Store, tmp_path: Path, engine_for: object, behaviour: str, words: str
+    store: Store, tmp_path: Path, engine_for: EngineFor, behaviour: str, words: str
 ) -> None:
     agent = fake(tmp_path, behaviour)
-    engine = engine_for(agent, idle_timeout=1.0)  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "one", requested_model="fake")))
+    engine = engine_for(agent, idle_timeout=1.0)
+    chat, events = await first_turn(engine, "one", "fake")
     error = ended(events).error
     assert isinstance(error, AgentStopped) and words in error.message
     assert "next message starts it again" in error.message
@@ -179,25 +163,22 @@ async def test_a_broken_agent_ends_the_turn_cleanly_and_starts_again(
     # The next turn starts the agent again; a fresh session says it forgot the chat.
     healthy = fake(tmp_path)
     engine.agents = [healthy]
-    again = await collect(engine.run(TurnInput(chat, "two", requested_model="fake")))
+    again = await run_turn(engine, chat, "two", "fake")
     assert ended(again).error is None
     assert any("doesn't remember" in n.text for n in notices(again))
     assert [m.text for m in store.messages(chat)][-1] == "Part one. You said: two (0 pictures)"
 
 
 async def test_a_chat_continues_its_session_with_load(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     agent = fake(tmp_path, "load")
     chat = store.conversations.create()
-    first = engine_for(agent)  # type: ignore[operator]
-    assert (
-        ended(await collect(first.run(TurnInput(chat, "one", requested_model="fake")))).error
-        is None
-    )
+    first = engine_for(agent)
+    assert ended(await run_turn(first, chat, "one", "fake")).error is None
     await first.aclose()
-    second = engine_for(agent)  # type: ignore[operator]  # as after reopening Sightline
-    events = await collect(second.run(TurnInput(chat, "two", requested_model="fake")))
+    second = engine_for(agent)  # as after reopening Sightline
+    events = await run_turn(second, chat, "two", "fake")
     assert ended(events).error is None
     assert {"load_session": "s-1"} in read_log(tmp_path)
     assert not any("doesn't remember" in n.text for n in notices(events))
@@ -205,36 +186,34 @@ async def test_a_chat_continues_its_session_with_load(
 
 
 async def test_agent_model_is_set_through_its_config_option(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "models"))  # type: ignore[operator]
+    engine = engine_for(fake(tmp_path, "models"))
     chat = store.conversations.create()
-    assert (
-        ended(await collect(engine.run(TurnInput(chat, "hi", requested_model="fake:large")))).error
-        is None
-    )
+    assert ended(await run_turn(engine, chat, "hi", "fake:large")).error is None
     assert read_log(tmp_path)[-1]["model"] == "large"
-    events = await collect(engine.run(TurnInput(chat, "hi", requested_model="fake:huge")))
+    events = await run_turn(engine, chat, "hi", "fake:huge")
     error = ended(events).error
     assert error is not None and "offers: small, large" in error.message
 
 
-async def test_sign_in_names_the_command(store: Store, tmp_path: Path, engine_for: object) -> None:
+async def test_sign_in_names_the_command(
+    store: Store, tmp_path: Path, engine_for: EngineFor
+) -> None:
     agent = fake(tmp_path, "auth")
-    engine = engine_for(agent)  # type: ignore[operator]
+    engine = engine_for(agent)
     chat = store.conversations.create()
-    error = ended(await collect(engine.run(TurnInput(chat, "hi", requested_model="fake")))).error
+    error = ended(await run_turn(engine, chat, "hi", "fake")).error
     assert isinstance(error, AgentNeedsSignIn)
     assert f"`{sys.executable} login`" in error.message
 
 
 async def test_a_command_not_installed_says_how_agents_are_installed(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     agent = ProviderConfig("ghost", "acp", "", command="no-such-agent-here")
-    engine = engine_for(agent)  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "hi", requested_model="ghost")))
+    engine = engine_for(agent)
+    chat, events = await first_turn(engine, "hi", "ghost")
     error = ended(events).error
     assert isinstance(error, AgentNotInstalled)
     assert "'no-such-agent-here' is not installed" in error.message
@@ -243,12 +222,11 @@ async def test_a_command_not_installed_says_how_agents_are_installed(
     assert user.text == "hi"
 
 
-async def test_allow_all_allows_headless(store: Store, tmp_path: Path, engine_for: object) -> None:
-    engine = engine_for(fake(tmp_path, "permission"), tool_step=ToolStep(AllowAll()))  # type: ignore[operator]
+async def test_allow_all_allows_headless(
+    store: Store, tmp_path: Path, engine_for: EngineFor
+) -> None:
+    engine = engine_for(fake(tmp_path, "permission"), tool_step=ToolStep(AllowAll()))
     chat = store.conversations.create()
-    assert (
-        ended(await collect(engine.run(TurnInput(chat, "go", requested_model="fake")))).error
-        is None
-    )
+    assert ended(await run_turn(engine, chat, "go", "fake")).error is None
     assert {"permission": "yes"} in read_log(tmp_path)
     assert isinstance(store.messages(chat)[-1], Message)

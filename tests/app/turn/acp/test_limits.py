@@ -24,8 +24,14 @@ from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, ToolCall
 from routing.wires import answer_cap
-from tests.app.turn.acp.helpers import fake
-from tests.app.turn.engine_helpers import collect, cut_at_the_cap, cut_at_the_limit, ended
+from tests.app.turn.acp.helpers import EngineFor, fake
+from tests.app.turn.engine_helpers import (
+    cut_at_the_cap,
+    cut_at_the_limit,
+    ended,
+    first_turn,
+    run_turn,
+)
 from tests.servers.acp_agent import read_log
 
 
@@ -34,12 +40,11 @@ def with_env(agent: ProviderConfig, **env: str) -> ProviderConfig:
 
 
 async def test_a_flood_is_cut_at_the_cap_and_the_agent_cancelled(
-    store: Store, tmp_path: Path, engine_for: object, monkeypatch: pytest.MonkeyPatch
+    store: Store, tmp_path: Path, engine_for: EngineFor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 20_000)
-    engine = engine_for(fake(tmp_path, "flood"))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "go", requested_model="fake")))
+    engine = engine_for(fake(tmp_path, "flood"))
+    chat, events = await first_turn(engine, "go", "fake")
     cut_at_the_cap(events, "The agent fake", 20_000)
     _user, answer, stopped_tool = store.messages(chat)
     # Words, thoughts and the tool's output came a thousand characters each, in turn.
@@ -56,10 +61,10 @@ async def test_a_flood_is_cut_at_the_cap_and_the_agent_cancelled(
 
 
 async def test_a_trickle_past_the_turn_s_limit_is_cancelled(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     agent = with_env(fake(tmp_path, "trickle"), FAKE_ACP_EVERY="0.05")
-    engine = engine_for(agent, turn_timeout=1.0)  # type: ignore[operator]
+    engine = engine_for(agent, turn_timeout=1.0)
     chat = store.conversations.create()
     events: list[TurnEvent] = []
     heard = 0.0  # the agent's first words: its start (slow on a busy machine) is not the turn's
@@ -75,13 +80,11 @@ async def test_a_trickle_past_the_turn_s_limit_is_cancelled(
 
 
 async def test_an_agent_s_own_turn_seconds_is_its_limit(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     agent = replace(with_env(fake(tmp_path, "trickle"), FAKE_ACP_EVERY="0.05"), turn_seconds=0.5)
-    engine = engine_for(agent)  # type: ignore[operator]
-    events = await collect(
-        engine.run(TurnInput(store.conversations.create(), "go", requested_model="fake"))
-    )
+    engine = engine_for(agent)
+    events = await run_turn(engine, store.conversations.create(), "go", "fake")
     cut_at_the_limit(events, "The agent fake", "0.5 seconds")
 
 
@@ -94,12 +97,11 @@ class Patient:
 
 
 async def test_the_person_s_time_deciding_is_not_the_turn_s(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(
         fake(tmp_path, "permission"), tool_step=ToolStep(Patient()), turn_timeout=1.0
-    )  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "go", requested_model="fake")))
+    )
+    chat, events = await first_turn(engine, "go", "fake")
     assert ended(events).error is None
     assert store.messages(chat)[-1].text.endswith("You said: go (0 pictures)")

@@ -5,9 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.store import Store
-from app.turn.turn_input import TurnInput
-from tests.app.turn.acp.helpers import fake
-from tests.app.turn.engine_helpers import collect, ended
+from tests.app.turn.acp.helpers import EngineFor, fake
+from tests.app.turn.engine_helpers import ended, first_turn
 from tests.pdfs import text_pdf
 from tests.servers.acp_agent import read_log
 from vision.pdf import PdfFile, open_pdf
@@ -20,13 +19,10 @@ def pdf(tmp_path: Path) -> PdfFile:
 
 
 async def test_a_pdf_is_an_embedded_text_resource_for_an_agent_that_takes_them(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "embeds"))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(
-        engine.run(TurnInput(chat, "sum up", pdfs=(pdf(tmp_path),), requested_model="fake"))
-    )
+    engine = engine_for(fake(tmp_path, "embeds"))
+    _chat, events = await first_turn(engine, "sum up", "fake", pdfs=(pdf(tmp_path),))
     assert ended(events).error is None
     asked = next(e for e in read_log(tmp_path) if "resources" in e)
     [[uri, mime, text]] = asked["resources"]
@@ -37,13 +33,10 @@ async def test_a_pdf_is_an_embedded_text_resource_for_an_agent_that_takes_them(
 
 
 async def test_a_pdf_is_read_into_the_words_for_an_agent_without_embedded_context(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(
-        engine.run(TurnInput(chat, "sum up", pdfs=(pdf(tmp_path),), requested_model="fake"))
-    )
+    engine = engine_for(fake(tmp_path))
+    _chat, events = await first_turn(engine, "sum up", "fake", pdfs=(pdf(tmp_path),))
     assert ended(events).error is None
     prompt = next(e["prompt"] for e in read_log(tmp_path) if "prompt" in e)
     assert prompt.startswith("sum up") and "42 gulls" in prompt

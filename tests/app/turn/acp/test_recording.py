@@ -6,18 +6,16 @@ from pathlib import Path
 
 from app.store import Store
 from app.turn.events import ItemFinished
-from app.turn.turn_input import TurnInput
 from routing.answer_stats import stats_words
-from tests.app.turn.acp.helpers import fake
-from tests.app.turn.engine_helpers import collect, ended
+from tests.app.turn.acp.helpers import EngineFor, fake
+from tests.app.turn.engine_helpers import ended, first_turn
 
 
 async def test_usage_and_context_fullness_are_the_answers_stats(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "usage"))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "hi", requested_model="fake")))
+    engine = engine_for(fake(tmp_path, "usage"))
+    chat, events = await first_turn(engine, "hi", "fake")
     assert ended(events).error is None
     stats = store.messages(chat)[-1].stats
     assert stats is not None

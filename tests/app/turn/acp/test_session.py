@@ -6,10 +6,9 @@ from pathlib import Path
 
 from app.store import Store
 from app.turn.engine import agent_for, agent_mode, agent_model
-from app.turn.turn_input import TurnInput
 from routing.agent_refs import agent_ref
-from tests.app.turn.acp.helpers import fake
-from tests.app.turn.engine_helpers import collect, ended
+from tests.app.turn.acp.helpers import EngineFor, fake
+from tests.app.turn.engine_helpers import ended, first_turn, run_turn
 from tests.servers.acp_agent import read_log
 
 
@@ -27,18 +26,15 @@ def test_a_ref_names_an_agent_its_model_and_its_mode(tmp_path: Path) -> None:
 
 
 async def test_a_mode_is_set_with_set_mode_and_offered_for_the_picker(
-    store: Store, tmp_path: Path, engine_for: object
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "models", "modes"))  # type: ignore[operator]
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "hi", requested_model="fake:large#code")))
+    engine = engine_for(fake(tmp_path, "models", "modes"))
+    chat, events = await first_turn(engine, "hi", "fake:large#code")
     assert ended(events).error is None
     log = read_log(tmp_path)
     assert {"set_mode": "code"} in log and log[-1]["model"] == "large"
     offer = engine.offered["fake"]
     assert (offer.models, offer.modes) == (("small", "large"), ("ask", "code"))
     assert store.messages(chat)[-1].model == "fake:large#code"
-    wrong = ended(
-        await collect(engine.run(TurnInput(chat, "hi", requested_model="fake#build")))
-    ).error
+    wrong = ended(await run_turn(engine, chat, "hi", "fake#build")).error
     assert wrong is not None and "offers no mode 'build'; it offers: ask, code" in wrong.message

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,52 +20,51 @@ from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, NoticeKind, ToolCall
-from tests.app.turn.engine_helpers import Recording, collect, ended, notices
+from tests.app.turn.engine_helpers import (
+    Recording,
+    ended,
+    engines_made,
+    fake_program,
+    first_turn,
+    notices,
+    run_turn,
+)
+from tests.events import stopped_once
 from vision.pictures import open_picture
-
-ROOT = str(Path(__file__).resolve().parents[4])
 
 
 def fake(
     tmp_path: Path, *behaviours: str, local: bool = False, model_provider: str = ""
 ) -> ProviderConfig:
+    """The fake Codex app server with these behaviours, its threads kept in tmp_path."""
     env = (
         ("FAKE_CODEX", ",".join(behaviours)),
         ("FAKE_CODEX_STATE", str(tmp_path / "state.json")),
-        ("PYTHONPATH", ROOT),
     )
-    return ProviderConfig(
-        "codex",
-        "codex",
-        "",
-        local=local,
-        command=sys.executable,
-        args=("-m", "tests.servers.codex_app_server"),
-        env=env,
-        model_provider=model_provider,
+    return fake_program(
+        "codex", "tests.servers.codex_app_server", env, local=local, model_provider=model_provider
     )
+
+
+# What the `engine_for` fixture gives: an engine for one Codex (with CodexEngine's
+# options), closed after the test.
+EngineFor = Callable[..., CodexEngine]
 
 
 @pytest.fixture
-async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[Any]:
-    made: list[CodexEngine] = []
+async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[EngineFor]:
+    def make(provider: ProviderConfig, **options: Any) -> CodexEngine:
+        return CodexEngine(store, [provider], cwd=tmp_path, **options)
 
-    def make(provider: ProviderConfig, **kwargs: Any) -> CodexEngine:
-        engine = CodexEngine(store, [provider], cwd=tmp_path, **kwargs)
-        made.append(engine)
-        return engine
-
-    yield make
-    for engine in made:
-        await engine.aclose()
+    async with engines_made(make) as made:
+        yield made
 
 
 async def test_a_streamed_answer_with_reasoning_is_stored(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "reason"))
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "hello", requested_model="codex")))
+    chat, events = await first_turn(engine, "hello", "codex")
     assert ended(events).error is None
     text = "".join(e.text for e in events if isinstance(e, TextAdded))
     assert text == "You said: hello (0 images)"
@@ -79,13 +77,12 @@ async def test_a_streamed_answer_with_reasoning_is_stored(
 
 
 async def test_a_picture_reaches_it_and_its_crossing_is_disclosed(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     path = tmp_path / "red.png"
     Image.new("RGB", (8, 8), "red").save(path)
     engine = engine_for(fake(tmp_path))
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "what?", (open_picture(path),), "codex")))
+    chat, events = await first_turn(engine, "what?", "codex", (open_picture(path),))
     assert ended(events).error is None
     _user, answer = store.messages(chat)
     assert answer.text == "You said: what? (1 images: data:image/png;base64)"
@@ -102,14 +99,13 @@ async def test_a_picture_reaches_it_and_its_crossing_is_disclosed(
     ],
 )
 async def test_command_and_file_approvals_go_to_the_approver(
-    store: Store, tmp_path: Path, engine_for: Any, answer: Approval, decision: str
+    store: Store, tmp_path: Path, engine_for: EngineFor, answer: Approval, decision: str
 ) -> None:
     approver = Recording(answer)
     engine = engine_for(
         fake(tmp_path, "command", "file"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
+    chat, events = await first_turn(engine, "go", "codex")
     assert ended(events).error is None
     names = [c.name for c in approver.asked]
     # "allow in this chat" holds for the rest of the chat: the second kind is asked still
@@ -140,14 +136,13 @@ async def test_command_and_file_approvals_go_to_the_approver(
     ],
 )
 async def test_more_permissions_are_asked_and_granted_as_asked(
-    store: Store, tmp_path: Path, engine_for: Any, answer: Approval, granted: str
+    store: Store, tmp_path: Path, engine_for: EngineFor, answer: Approval, granted: str
 ) -> None:
     approver = Recording(answer)
     engine = engine_for(
         fake(tmp_path, "permissions"), tool_step=ToolStep(approver), denied_hint=" (hint)"
     )
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
+    chat, events = await first_turn(engine, "go", "codex")
     assert ended(events).error is None
     [asked] = approver.asked
     assert asked.name == "codex.permissions"
@@ -168,7 +163,7 @@ async def test_more_permissions_are_asked_and_granted_as_asked(
 
 
 async def test_a_dynamic_tool_returns_a_picture(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     path = tmp_path / "blue.png"
     Image.new("RGB", (6, 4), "blue").save(path)
@@ -181,8 +176,7 @@ async def test_a_dynamic_tool_returns_a_picture(
     engine = engine_for(
         fake(tmp_path, "tool"), tool_step=ToolStep(AllowAll()), tools=[PathReadFile(tmp_path)]
     )
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "look", requested_model="codex")))
+    chat, events = await first_turn(engine, "look", "codex")
     assert ended(events).error is None
     messages = store.messages(chat)
     [call] = [c for m in messages for c in m.tool_calls]
@@ -194,11 +188,10 @@ async def test_a_dynamic_tool_returns_a_picture(
 
 
 async def test_usage_becomes_the_answer_stats(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "usage"))
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "count", requested_model="codex")))
+    chat, events = await first_turn(engine, "count", "codex")
     assert ended(events).error is None
     _user, answer = store.messages(chat)
     kept = answer.stats
@@ -208,33 +201,31 @@ async def test_usage_becomes_the_answer_stats(
 
 
 async def test_a_crash_is_an_error_and_the_next_turn_starts_it_again(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "crash"))
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "one", requested_model="codex")))
+    chat, events = await first_turn(engine, "one", "codex")
     assert isinstance(ended(events).error, AgentStopped)
     assert "exit status 1" in notices(events)[-1].text
     _user, answer = store.messages(chat)
     assert answer.status == MessageStatus.FAILED and answer.text == "You said"
     engine.agents = [fake(tmp_path)]
-    again = await collect(engine.run(TurnInput(chat, "two", requested_model="codex")))
+    again = await run_turn(engine, chat, "two", "codex")
     assert ended(again).error is None
     assert store.messages(chat)[-1].text == "You said: two (0 images)"
 
 
 async def test_a_malformed_line_ends_the_turn_cleanly(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "malformed"))
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "one", requested_model="codex")))
+    _chat, events = await first_turn(engine, "one", "codex")
     assert isinstance(ended(events).error, AgentStopped)
     assert "not JSON" in notices(events)[-1].text
 
 
 async def test_stop_interrupts_the_turn_and_keeps_the_answer(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "hang"))
     chat = store.conversations.create()
@@ -245,11 +236,7 @@ async def test_stop_interrupts_the_turn_and_keeps_the_answer(
             if isinstance(event, TextAdded):
                 seen.set()
 
-    task = asyncio.create_task(turn())
-    await asyncio.wait_for(seen.wait(), 20)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped_once(seen, turn())
     _user, answer = store.messages(chat)
     assert (answer.text, answer.status) == ("You said", MessageStatus.STOPPED)
     # The process was kept: its turn ended on interrupt, so the next turn goes on in it.
@@ -258,41 +245,39 @@ async def test_stop_interrupts_the_turn_and_keeps_the_answer(
 
 
 async def test_a_thread_is_resumed_by_another_engine(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     chat = store.conversations.create()
     first = engine_for(fake(tmp_path))
-    await collect(first.run(TurnInput(chat, "one", requested_model="codex")))
+    await run_turn(first, chat, "one", "codex")
     await first.aclose()
     second = engine_for(fake(tmp_path))
-    events = await collect(second.run(TurnInput(chat, "two", requested_model="codex")))
+    events = await run_turn(second, chat, "two", "codex")
     assert ended(events).error is None
     assert not [n for n in notices(events) if "doesn't remember" in n.text]
     threads = {m.carried("codex", "codex")[0].data["thread"] for m in store.messages(chat)[1::2]}
     assert len(threads) == 1
     (tmp_path / "state.json").write_text("[]", encoding="utf-8")  # the rollout is gone
     third = engine_for(fake(tmp_path))
-    events = await collect(third.run(TurnInput(chat, "three", requested_model="codex")))
+    events = await run_turn(third, chat, "three", "codex")
     assert ended(events).error is None
     assert [n for n in notices(events) if "doesn't remember" in n.text]
 
 
 async def test_signed_out_codex_is_told_plainly(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "signed-out"))
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "hi", requested_model="codex")))
+    _chat, events = await first_turn(engine, "hi", "codex")
     assert isinstance(ended(events).error, AgentNeedsSignIn)
     assert "codex login" in notices(events)[-1].text
 
 
 async def test_a_hung_codex_is_stopped_after_the_idle_timeout(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(fake(tmp_path, "hang"), idle_timeout=0.5)
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "one", requested_model="codex")))
+    chat, events = await first_turn(engine, "one", "codex")
     assert isinstance(ended(events).error, AgentStopped)
     assert "sent nothing for 0.5 s" in notices(events)[-1].text
     _user, answer = store.messages(chat)
@@ -302,7 +287,7 @@ async def test_a_hung_codex_is_stopped_after_the_idle_timeout(
 
 @pytest.mark.parametrize("behaviours", [("command",), ("command", "late-interrupt")])
 async def test_stop_while_an_approval_waits_answers_it_cancel_and_keeps_codex(
-    store: Store, tmp_path: Path, engine_for: Any, behaviours: tuple[str, ...]
+    store: Store, tmp_path: Path, engine_for: EngineFor, behaviours: tuple[str, ...]
 ) -> None:
     # With `late-interrupt` the `cancel` has ended the turn before the interrupt is read,
     # and Codex refuses it: the turn is over all the same, so the process is kept.
@@ -319,26 +304,18 @@ async def test_stop_while_an_approval_waits_answers_it_cancel_and_keeps_codex(
     )
     chat = store.conversations.create()
 
-    async def turn() -> None:
-        async for _event in engine.run(TurnInput(chat, "go", requested_model="codex")):
-            pass
-
-    task = asyncio.create_task(turn())
-    await asyncio.wait_for(asked.wait(), 20)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await stopped_once(asked, run_turn(engine, chat, "go", "codex"))
     # Answered `cancel`, Codex ended its turn at once: its process is kept for the next turn.
     [session] = engine._sessions.values()
     assert session.process.running
     engine.tool_step.approver = AllowAll()
-    events = await collect(engine.run(TurnInput(chat, "again", requested_model="codex")))
+    events = await run_turn(engine, chat, "again", "codex")
     assert ended(events).error is None
     assert "Approval: accept." in store.messages(chat)[-1].text
 
 
 async def test_pictures_are_described_for_a_blind_local_model_codex_runs(
-    store: Store, tmp_path: Path, engine_for: Any, catalogue: Catalogue
+    store: Store, tmp_path: Path, engine_for: EngineFor, catalogue: Catalogue
 ) -> None:
     # Codex runs Ollama's llama3.2:3b, which Sightline's Ollama listing says is blind: the
     # picture and the tool's picture become words, looked at by a seeing model here.
@@ -357,9 +334,7 @@ async def test_pictures_are_described_for_a_blind_local_model_codex_runs(
     )
     chat = store.conversations.create()
     picture = open_picture(path)
-    events = await collect(
-        engine.run(TurnInput(chat, "look", (picture,), requested_model="codex:llama3.2:3b"))
-    )
+    events = await run_turn(engine, chat, "look", "codex:llama3.2:3b", (picture,))
     assert ended(events).error is None
     answer = store.messages(chat)[-1].text
     assert "(0 images" in answer  # no picture went to the blind model
@@ -370,20 +345,15 @@ async def test_pictures_are_described_for_a_blind_local_model_codex_runs(
 
 
 async def test_the_models_offered_are_codexs_own_or_its_model_providers(
-    store: Store, tmp_path: Path, engine_for: Any, catalogue: Catalogue
+    store: Store, tmp_path: Path, engine_for: EngineFor, catalogue: Catalogue
 ) -> None:
     own = engine_for(fake(tmp_path))
     chat = store.conversations.create()
-    assert (
-        ended(await collect(own.run(TurnInput(chat, "hi", requested_model="codex")))).error is None
-    )
+    assert ended(await run_turn(own, chat, "hi", "codex")).error is None
     assert own.offered["codex"].models == ("gpt-5-mini",)  # Codex's model/list
     ollama = engine_for(fake(tmp_path, model_provider="ollama"), catalogue=catalogue)
     other = store.conversations.create()
-    assert (
-        ended(await collect(ollama.run(TurnInput(other, "hi", requested_model="codex")))).error
-        is None
-    )
+    assert ended(await run_turn(ollama, other, "hi", "codex")).error is None
     # Codex lists only its own models: a model provider's come from Sightline's listing.
     assert ollama.offered["codex"].models == (
         "llama3.2:3b",

@@ -11,17 +11,15 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from app.store import Store
-from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus
 from routing.wires import answer_cap
-from tests.app.turn.codex.test_engine import engine_for, fake
-from tests.app.turn.engine_helpers import collect, cut_at_the_cap, cut_at_the_limit
+from tests.app.turn.codex.test_engine import EngineFor, engine_for, fake
+from tests.app.turn.engine_helpers import cut_at_the_cap, cut_at_the_limit, first_turn, run_turn
 
 __all__ = ["engine_for"]  # the fixture, shared with the engine's tests
 
@@ -32,12 +30,11 @@ def trickling(tmp_path: Path, every: str = "0.05") -> ProviderConfig:
 
 
 async def test_a_flood_is_cut_at_the_cap_and_the_turn_interrupted(
-    store: Store, tmp_path: Path, engine_for: Any, monkeypatch: pytest.MonkeyPatch
+    store: Store, tmp_path: Path, engine_for: EngineFor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 30_000)
     engine = engine_for(fake(tmp_path, "flood"))
-    chat = store.conversations.create()
-    events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
+    chat, events = await first_turn(engine, "go", "codex")
     cut_at_the_cap(events, "Codex (codex)", 30_000)
     _user, answer = store.messages(chat)
     assert 9_000 <= len(answer.text) <= 10_000 and set(answer.text) == {"x"}
@@ -49,12 +46,12 @@ async def test_a_flood_is_cut_at_the_cap_and_the_turn_interrupted(
 
 
 async def test_a_trickle_past_the_turn_s_limit_is_interrupted(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(trickling(tmp_path), turn_timeout=1.0)
     chat = store.conversations.create()
     started = time.monotonic()
-    events = await collect(engine.run(TurnInput(chat, "go", requested_model="codex")))
+    events = await run_turn(engine, chat, "go", "codex")
     assert time.monotonic() - started < 8
     cut_at_the_limit(events, "Codex (codex)", "1 second")
     _user, answer = store.messages(chat)
@@ -63,10 +60,8 @@ async def test_a_trickle_past_the_turn_s_limit_is_interrupted(
 
 
 async def test_codex_s_own_turn_seconds_is_its_limit(
-    store: Store, tmp_path: Path, engine_for: Any
+    store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
     engine = engine_for(replace(trickling(tmp_path), turn_seconds=0.5))
-    events = await collect(
-        engine.run(TurnInput(store.conversations.create(), "go", requested_model="codex"))
-    )
+    events = await run_turn(engine, store.conversations.create(), "go", "codex")
     cut_at_the_limit(events, "Codex (codex)", "0.5 seconds")

@@ -6,21 +6,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
 
 from app.store import Store
 from app.tools.read_file import ReadFile
 from app.turn.codex.engine import CodexEngine
-from app.turn.events import ItemAdded, TextAdded, TurnEnded, TurnEvent
+from app.turn.events import TextAdded, TurnEnded, TurnEvent
 from app.turn.tool_step import AllowAll, DenyAll, ToolStep
-from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
-from routing.transcript import Notice
+from tests.app.turn.engine_helpers import notices, run_turn
+from tests.pictures import picture_file
 from tests.servers.codex_config import PROVIDER, CodexResponses, prepare
 from tests.servers.openai_responses import Reply
 from vision.pictures import open_picture
@@ -53,9 +51,7 @@ async def turn(
     pictures = options.pop("pictures", ())
     engine = CodexEngine(store, [provider], cwd=tmp_path, idle_timeout=120, **options)
     try:
-        chat = store.conversations.create()
-        events: AsyncIterator[TurnEvent] = engine.run(TurnInput(chat, text, pictures, "codex"))
-        return [event async for event in events]
+        return await run_turn(engine, store.conversations.create(), text, "codex", pictures)
     finally:
         await engine.aclose()
 
@@ -65,15 +61,7 @@ def sent(server: CodexResponses) -> list[dict[str, Any]]:
 
 
 def red(tmp_path: Path) -> Path:
-    path = tmp_path / "red.png"
-    Image.new("RGB", (16, 16), "red").save(path)
-    return path
-
-
-def notices(events: list[TurnEvent]) -> list[Notice]:
-    return [
-        e.item.item for e in events if isinstance(e, ItemAdded) and isinstance(e.item.item, Notice)
-    ]
+    return picture_file(tmp_path / "red.png", "red", (16, 16))
 
 
 async def test_real_codex_streams_an_answer(store: Store, tmp_path: Path) -> None:
