@@ -39,8 +39,8 @@ from app.ui.conversation.painting import (
     small_font,
 )
 from app.ui.conversation.switch import Switch, paint_switch, place_switch
-from app.ui.theme import NOTICE_LABELS, Theme, blend
-from routing.transcript import NoticeKind
+from app.ui.theme import Theme, blend
+from routing.transcript import NOTICE_LABELS, NoticeKind
 
 MORE, LESS = "Details", "Hide details"
 RETRY = "Retry"
