@@ -29,11 +29,11 @@ from app.export import Entry, Exported, ExportError
 from app.private_files import FILE_MODE, FOLDER_MODE, write_private
 from routing.answer_stats import stats_words
 from routing.transcript import (
+    NOTICE_LABELS,
     CarriedPart,
     Message,
     MessageStatus,
     Notice,
-    NoticeKind,
     PagesPart,
     Part,
     PdfPart,
@@ -51,16 +51,6 @@ _EXTENSIONS = {
     "image/bmp": "bmp",
     "image/tiff": "tiff",
     "image/x-icon": "ico",
-}
-_NOTICE_WORDS = {
-    NoticeKind.ROUTING: "Routing",
-    NoticeKind.DISCLOSURE: "Disclosure",
-    NoticeKind.HEAL: "Retried",
-    NoticeKind.BUDGET: "Budget",
-    NoticeKind.ERROR: "Error",
-    NoticeKind.INFO: "Note",
-    NoticeKind.SIGHT: "Sight check",
-    NoticeKind.NOBODY_SEES: "No sight",
 }
 # What an export puts in its pictures folder; a folder holding anything else isn't one.
 _EXPORTED_NAME = re.compile(r"[0-9a-f]{64}\.(?:png|jpg|gif|webp|bmp|tiff|ico|bin|pdf)")
@@ -249,7 +239,7 @@ def _part_lines(part: Part, folder: str) -> list[str]:
 
 
 def _notice_lines(notice: Notice) -> list[str]:
-    word = _NOTICE_WORDS.get(notice.kind, notice.kind.value.title())
+    word = NOTICE_LABELS.get(notice.kind, notice.kind.value.title())
     lines = [f"> **{word}:** {_one_line(notice.text)}"]
     if notice.details:
         lines += [">", f"> {_one_line(notice.details)}"]

@@ -213,6 +213,18 @@ class NoticeKind(StrEnum):
     NOBODY_SEES = "nobody_sees"  # pictures no model here may look at: they were only noted
 
 
+# Each notice kind as a person reads it: the window's label on the row, an export's heading.
+NOTICE_LABELS: dict[str, str] = {
+    NoticeKind.ROUTING: "Routing",
+    NoticeKind.DISCLOSURE: "Disclosure",
+    NoticeKind.HEAL: "Retried",
+    NoticeKind.BUDGET: "Budget",
+    NoticeKind.ERROR: "Error",
+    NoticeKind.INFO: "Note",
+    NoticeKind.SIGHT: "Sight check",
+    NoticeKind.NOBODY_SEES: "No sight",
+}
+
 # What a crossing sent when a model off this computer answers: everything so far.
 WHOLE_MESSAGE = "This message and the conversation before it"
 

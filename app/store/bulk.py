@@ -12,14 +12,13 @@ same way, its pictures and PDFs once each by SHA-256.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass
 
 from app.store.connection import Connection
-from app.store.conversations import short_title
+from app.store.conversations import insert_conversation, short_title
 from app.store.parts import encode_parts
 from routing.answer_stats import AnswerStats
 from routing.secrets import redact
@@ -53,14 +52,9 @@ class Bulk:
         """A new conversation holding `items`, showing the branch to the one at position
         `leaf` (None: the last); all of it written or none. Its id."""
         _check_places(items, leaf)
-        conversation_id = os.urandom(16).hex()
         now = self._connection.now()
         with self._connection.write() as db:
-            db.execute(
-                "INSERT INTO conversations (id, title, model, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (conversation_id, title or _first_words(items), model, now, now),
-            )
+            conversation_id = insert_conversation(db, title or _first_words(items), model, now)
             first = _next_item_id(db)
             blobs = _Blobs()
             db.executemany(

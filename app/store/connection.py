@@ -145,7 +145,7 @@ class Connection:
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One transaction, committed on success and rolled back on any error."""
-        try:
+        with self._failing("save to"):
             # IMMEDIATE takes the write lock up front, so busy_timeout applies
             # instead of failing half-way through the transaction.
             self.db.execute("BEGIN IMMEDIATE")
@@ -156,24 +156,26 @@ class Connection:
                     self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise StoreError(f"Can't save to {self.path}: {exc}.") from exc
 
     @contextmanager
     def write_one(self) -> Iterator[sqlite3.Connection]:
         """One statement, which SQLite commits as its own transaction."""
-        try:
+        with self._failing("save to"):
             yield self.db
-        except sqlite3.Error as exc:
-            raise StoreError(f"Can't save to {self.path}: {exc}.") from exc
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """Run reads, turning SQLite failures into a StoreError naming the file."""
-        try:
+        with self._failing("read"):
             yield self.db
+
+    @contextmanager
+    def _failing(self, doing: str) -> Iterator[None]:
+        """A SQLite failure inside as a StoreError that says what failed on which file."""
+        try:
+            yield
         except sqlite3.Error as exc:
-            raise StoreError(f"Can't read {self.path}: {exc}.") from exc
+            raise StoreError(f"Can't {doing} {self.path}: {exc}.") from exc
 
     def now(self) -> float:
         """Wall-clock time that never repeats or goes back within this process."""

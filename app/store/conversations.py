@@ -9,8 +9,10 @@ from __future__ import annotations
 import builtins
 import os
 import re
+import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Literal
 
 from app.store.connection import Connection
 from app.store.parts import drop_unused_blobs
@@ -49,15 +51,9 @@ class Conversations:
 
     def create(self, title: str = "", model: str = "") -> str:
         """Start a new, empty conversation and return its id."""
-        # 128 random bits as hex, as uuid4().hex gave, without uuid's imports (~3 ms).
-        conversation_id = os.urandom(16).hex()
         now = self._connection.now()
         with self._connection.write() as db:
-            db.execute(
-                "INSERT INTO conversations (id, title, model, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (conversation_id, title, model, now, now),
-            )
+            conversation_id = insert_conversation(db, title, model, now)
         self._connection.last_touched = conversation_id
         return conversation_id
 
@@ -117,9 +113,7 @@ class Conversations:
 
     def rename(self, conversation_id: str, title: str) -> None:
         """Give a conversation a new title."""
-        with self._connection.write() as db:
-            self._connection.touch(db, conversation_id)
-            db.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conversation_id))
+        self._change(conversation_id, "title", title)
 
     def settings(self, conversation_id: str) -> ChatSettings:
         """The chat's own system prompt and parameters (each None where it has none)."""
@@ -139,9 +133,16 @@ class Conversations:
 
     def set_model(self, conversation_id: str, model: str) -> None:
         """Remember which model the conversation talks to."""
+        self._change(conversation_id, "model", model)
+
+    def _change(self, conversation_id: str, column: Literal["title", "model"], value: str) -> None:
+        """Set one of the conversation's own columns; a change the person sees, so it is
+        touched (most recent first in the sidebar)."""
         with self._connection.write() as db:
             self._connection.touch(db, conversation_id)
-            db.execute("UPDATE conversations SET model = ? WHERE id = ?", (model, conversation_id))
+            db.execute(
+                f"UPDATE conversations SET {column} = ? WHERE id = ?", (value, conversation_id)
+            )
 
     def delete(self, conversation_id: str) -> None:
         """Delete a conversation, its items and pictures nothing else uses; no-op if absent."""
@@ -192,6 +193,18 @@ class Conversations:
                     [(conversation_id,) for conversation_id in conversation_ids],
                 )
             drop_unused_blobs(db)
+
+
+def insert_conversation(db: sqlite3.Connection, title: str, model: str, now: float) -> str:
+    """A new conversation's row, made and touched `now`; its id."""
+    # 128 random bits as hex, as uuid4().hex gave, without uuid's imports (~3 ms).
+    conversation_id = os.urandom(16).hex()
+    db.execute(
+        "INSERT INTO conversations (id, title, model, created_at, updated_at) "
+        "VALUES (?, ?, ?, ?, ?)",
+        (conversation_id, title, model, now, now),
+    )
+    return conversation_id
 
 
 def plain_words(line: str) -> str:

@@ -97,11 +97,9 @@ class Items:
         # What a model or a tool wrote, with every secret in use redacted; the person's as is.
         encoded = encode_parts(message.parts, redacting=message.role != "user")
         with self._connection.write() as db:
-            now = self._connection.touch(db, conversation_id)
             item_id = self._insert_item(
                 db,
                 conversation_id,
-                now,
                 kind="message",
                 role=message.role,
                 status=message.status.value,
@@ -122,11 +120,9 @@ class Items:
     def add_notice(self, conversation_id: str, notice: Notice) -> StoredItem:
         """Store a notice at the end of the conversation."""
         with self._connection.write() as db:
-            now = self._connection.touch(db, conversation_id)
             item_id = self._insert_item(
                 db,
                 conversation_id,
-                now,
                 kind="notice",
                 notice_kind=notice.kind.value,
                 # Redacted here, so the window, exports and the ledger read it clean.
@@ -224,10 +220,10 @@ class Items:
             raise StoreError(f"There is no message {item_id} in {self._connection.path}.")
         self._connection.touch(db, row["conversation_id"])
 
-    def _insert_item(
-        self, db: sqlite3.Connection, conversation_id: str, now: float, **columns: Any
-    ) -> int:
-        """Insert an item after the conversation's leaf (it becomes the leaf); its id."""
+    def _insert_item(self, db: sqlite3.Connection, conversation_id: str, **columns: Any) -> int:
+        """Insert an item after the conversation's leaf (it becomes the leaf), the
+        conversation touched by it; its id."""
+        now = self._connection.touch(db, conversation_id)
         (seq,) = db.execute(
             "SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE conversation_id = ?",
             (conversation_id,),

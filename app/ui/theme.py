@@ -18,17 +18,7 @@ from PySide6.QtGui import QColor, QPalette
 
 from routing.transcript import MessageStatus, NoticeKind
 
-# Each notice kind's label and accent, light and dark.
-NOTICE_LABELS: dict[str, str] = {
-    NoticeKind.ROUTING: "Routing",
-    NoticeKind.DISCLOSURE: "Disclosure",
-    NoticeKind.HEAL: "Retried",
-    NoticeKind.BUDGET: "Budget",
-    NoticeKind.ERROR: "Error",
-    NoticeKind.INFO: "Note",
-    NoticeKind.SIGHT: "Sight check",
-    NoticeKind.NOBODY_SEES: "No sight",
-}
+# Each notice kind's accent, light and dark (its label is routing.transcript.NOTICE_LABELS).
 _NOTICE_LIGHT = {
     NoticeKind.ROUTING: "#2f6fdb",
     NoticeKind.DISCLOSURE: "#8b46d9",

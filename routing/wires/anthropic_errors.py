@@ -18,7 +18,7 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.refusals import ANTHROPIC_WORDS as WORDS
 from routing.refusals import refused_setting, says
-from routing.wires.http_errors import refused_by_words, setting_refused
+from routing.wires.http_errors import not_in_format, refused_by_words, setting_refused
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds, wait_words
 from routing.wires.statuses import Failed, Failure, Sentence, failure_of, status_error
@@ -35,12 +35,13 @@ def anthropic_base_url(configured: str | None) -> str:
 
 def malformed(provider: ProviderConfig, what: str, sample: str) -> MalformedResponse:
     """An answer that is not in Anthropic's format (`what` says how)."""
-    server = endpoint_name(anthropic_base_url(provider.base_url))
-    return MalformedResponse(
-        f"The answer from {server} was not in Anthropic's format ({what}). Check that the "
-        f"provider's address points at the Anthropic API (normally {DEFAULT_BASE_URL}).",
+    return not_in_format(
+        "Anthropic's format",
+        what,
+        sample,
+        f"the Anthropic API (normally {DEFAULT_BASE_URL})",
         provider_id=provider.id,
-        detail=sample[:500],
+        server=endpoint_name(anthropic_base_url(provider.base_url)),
     )
 
 

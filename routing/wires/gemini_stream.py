@@ -23,6 +23,7 @@ from routing.wires.answer_cap import hold
 from routing.wires.base import Carried, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.gemini_errors import classify_gemini
 from routing.wires.gemini_request import INVENTED, SHAPE
+from routing.wires.http_errors import not_in_format
 from routing.wires.payload import token_count, too_deep
 
 
@@ -70,11 +71,12 @@ class _Run:
 
 def malformed(state: StreamState, what: str, sample: str) -> MalformedResponse:
     """An answer not in Gemini's format (`what` says how)."""
-    return MalformedResponse(
-        f"The answer was not in Gemini's format ({what}). Check that the provider's address "
-        'points at the Gemini API, or set api = "chat" for an OpenAI-compatible one.',
+    return not_in_format(
+        "Gemini's format",
+        what,
+        sample,
+        'the Gemini API, or set api = "chat" for an OpenAI-compatible one',
         provider_id=state.provider.id,
-        detail=sample[:500],
     )
 
 

@@ -21,6 +21,7 @@ from routing.errors import (
     CannotConnect,
     ContextTooLong,
     KeyProblem,
+    MalformedResponse,
     ParameterRefused,
     PicturesRefused,
     ProviderError,
@@ -117,6 +118,20 @@ def missing_key(provider: ProviderConfig, preset: Preset | None) -> KeyProblem:
         f"{who(provider, preset)} needs an API key: {key_hint(preset)}.",
         provider_id=provider.id,
         detail="no API key configured",
+    )
+
+
+def not_in_format(
+    shape: str, what: str, sample: str, points_at: str, *, provider_id: str, server: str = ""
+) -> MalformedResponse:
+    """An answer that is not in `shape` (`what` says how), with what the provider's address
+    should point at; the start of what came kept for the log."""
+    source = f"The answer from {server}" if server else "The answer"
+    return MalformedResponse(
+        f"{source} was not in {shape} ({what}). Check that the provider's address points "
+        f"at {points_at}.",
+        provider_id=provider_id,
+        detail=sample[:500],
     )
 
 

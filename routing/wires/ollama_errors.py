@@ -18,7 +18,7 @@ from routing.errors import (
 )
 from routing.refusals import OLLAMA_WORDS as WORDS
 from routing.refusals import says
-from routing.wires.http_errors import refused_by_words
+from routing.wires.http_errors import not_in_format, refused_by_words
 from routing.wires.payload import load_json
 from routing.wires.retry import retry_after_seconds
 from routing.wires.statuses import Failed, Failure, Sentence, failure_of, status_error
@@ -81,12 +81,13 @@ def classify_error(
 
 def malformed(provider_id: str, what: str, sample: str, *, server: str = "") -> MalformedResponse:
     """An answer that is not in Ollama's format (`what` says how)."""
-    source = f"The answer from {server}" if server else "The answer"
-    return MalformedResponse(
-        f"{source} was not in Ollama's format ({what}). Check that the provider's address "
-        f"points at Ollama (by default {DEFAULT_BASE_URL}).",
+    return not_in_format(
+        "Ollama's format",
+        what,
+        sample,
+        f"Ollama (by default {DEFAULT_BASE_URL})",
         provider_id=provider_id,
-        detail=sample[:500],
+        server=server,
     )
 
 

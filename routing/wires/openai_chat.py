@@ -25,7 +25,7 @@ from routing.wires.answer_cap import hold
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.bounded import SseEvent
 from routing.wires.http import ErrorAnswer, Streamed
-from routing.wires.http_errors import looks_like_html
+from routing.wires.http_errors import looks_like_html, not_in_format
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.openai_errors import translate_status
 from routing.wires.payload import (
@@ -147,11 +147,12 @@ class StreamState:
 
 
 def _malformed(state: StreamState, what: str, sample: str) -> MalformedResponse:
-    return MalformedResponse(
-        f"The answer was not in the OpenAI chat format ({what}). Check that the provider's "
-        "address points at an OpenAI-compatible API.",
+    return not_in_format(
+        "the OpenAI chat format",
+        what,
+        sample,
+        "an OpenAI-compatible API",
         provider_id=state.provider.id,
-        detail=sample[:500],
     )
 
 

@@ -34,7 +34,7 @@ from routing.wires.base import (
 )
 from routing.wires.bounded import SseEvent
 from routing.wires.http import DEFAULT_TIMEOUT, ErrorAnswer, Streamed
-from routing.wires.http_errors import looks_like_html
+from routing.wires.http_errors import looks_like_html, not_in_format
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.payload import PartialCall, load_json, token_count, too_deep
@@ -78,11 +78,12 @@ class StreamState:
 
 
 def _malformed(state: StreamState, what: str, sample: str) -> MalformedResponse:
-    return MalformedResponse(
-        f"The answer was not in the OpenAI Responses format ({what}). Check that the "
-        'provider\'s address points at an API that serves /responses, or set api = "chat".',
+    return not_in_format(
+        "the OpenAI Responses format",
+        what,
+        sample,
+        'an API that serves /responses, or set api = "chat"',
         provider_id=state.provider.id,
-        detail=sample[:500],
     )
 
 

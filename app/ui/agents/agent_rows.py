@@ -18,10 +18,10 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.presenters.rows import PLAN_ROW, THOUGHT_ROW, Row
 from app.ui.conversation.painting import (
-    MARGIN_X,
-    MARGIN_Y,
     PAD,
     DocumentRows,
+    card_across,
+    close_card,
     draw_document,
     label_font,
     paint_pill,
@@ -63,7 +63,7 @@ class AgentRows(DocumentRows):
         small = small_font(option.font, 0.9, QFont.Weight.Normal)
         metrics = QFontMetrics(option.font)
         line = metrics.height()
-        card = QRect(MARGIN_X, MARGIN_Y, width - 2 * MARGIN_X, 0)
+        card = card_across(width)
         label = LABELS.get(row.agent, row.agent).upper()
         size = QSize(labels.horizontalAdvance(label) + 14, labels.height() + 4)
         y = card.y() + PAD - 3
@@ -97,9 +97,7 @@ class AgentRows(DocumentRows):
             layout.document = self._documents.get(row.text, option.font, max(80, right - text_x))
             layout.body = QPoint(text_x, y)
             y += max(line, int(layout.document.size().height()))
-        card.setHeight(y + PAD - 3 - card.y())
-        layout.card = card
-        layout.height = card.bottom() + 1 + MARGIN_Y
+        layout.height = close_card(card, y + PAD - 3)
         return layout
 
     def paint(

@@ -32,6 +32,8 @@ from app.ui.conversation.painting import (
     RETRY_BUTTON,
     ButtonState,
     DocumentRows,
+    card_across,
+    close_card,
     draw_document,
     label_font,
     paint_button,
@@ -39,8 +41,8 @@ from app.ui.conversation.painting import (
     small_font,
 )
 from app.ui.conversation.switch import Switch, paint_switch, place_switch
-from app.ui.theme import NOTICE_LABELS, Theme, blend
-from routing.transcript import NoticeKind
+from app.ui.theme import Theme, blend
+from routing.transcript import NOTICE_LABELS, NoticeKind
 
 MORE, LESS = "Details", "Hide details"
 RETRY = "Retry"
@@ -87,7 +89,7 @@ class NoticeRows(DocumentRows):
         small = small_font(option.font, 0.9, QFont.Weight.Normal)
         label = NOTICE_LABELS.get(notice.kind, NOTICE_LABELS[NoticeKind.INFO]).upper()
         label_size = QSize(labels.horizontalAdvance(label) + 14, labels.height() + 4)
-        card = QRect(MARGIN_X, MARGIN_Y, width - 2 * MARGIN_X, 0)
+        card = card_across(width)
         text_x = card.x() + PAD + 4 + label_size.width() + 10
         toggle_width = 0
         if notice.details:
@@ -129,9 +131,7 @@ class NoticeRows(DocumentRows):
             )
             layout.details, layout.details_at = details, QPoint(text_x, y)
             y += int(details.size().height())
-        card.setHeight(y + pad_y - card.y())
-        layout.card = card
-        layout.height = card.bottom() + 1 + MARGIN_Y
+        layout.height = close_card(card, y + pad_y)
         return layout
 
     def paint(

@@ -59,6 +59,8 @@ __all__ = [  # blend lives with the theme; painting code has long found it here
     "ButtonState",
     "PlainDocuments",
     "blend",
+    "card_across",
+    "close_card",
     "code_font",
     "draw_document",
     "label_font",
@@ -78,6 +80,19 @@ class ButtonState:
     copied: tuple[int, int] | None = None  # says "Copied" for a moment
     hovered: tuple[int, int] | None = None
     hovered_row: int = -1  # the item id of the row under the pointer
+
+
+def card_across(width: int) -> QRect:
+    """A card row's card: the view's `width` inside the row's margins, its height set by
+    `close_card` once what it holds is placed."""
+    return QRect(MARGIN_X, MARGIN_Y, width - 2 * MARGIN_X, 0)
+
+
+def close_card(card: QRect, bottom: int) -> int:
+    """End `card` at `bottom` (below what it holds, padding included); the row's height,
+    the margin to the next row included."""
+    card.setHeight(bottom - card.y())
+    return card.bottom() + 1 + MARGIN_Y
 
 
 def small_font(font: QFont, scale: float, weight: QFont.Weight) -> QFont:

@@ -36,11 +36,11 @@ from app.presenters.tool_words import (
 )
 from app.ui.conversation.painting import (
     GAP,
-    MARGIN_X,
-    MARGIN_Y,
     PAD,
     THUMB,
     blend,
+    card_across,
+    close_card,
     code_font,
     draw_document,
     label_font,
@@ -132,7 +132,7 @@ class ToolRows:
         small = QFontMetrics(small_font(font, 0.86, QFont.Weight.Normal))
         labels = QFontMetrics(label_font(font))
         code = code_font(font)
-        card = QRect(MARGIN_X, MARGIN_Y, width - 2 * MARGIN_X, 0)
+        card = card_across(width)
         inner_x = card.x() + PAD
         inner = max(80, card.width() - 2 * PAD)
         line = max(metrics.height(), labels.height() + 4) + 6
@@ -164,10 +164,7 @@ class ToolRows:
             y += line
             if row.expanded:
                 y = self._place_blocks(layout, row, number, result, code, small, y, inner)
-        y += 4
-        card.setHeight(y - card.y())
-        layout.card = card
-        layout.height = card.bottom() + 1 + MARGIN_Y
+        layout.height = close_card(card, y + 4)
         return layout
 
     def _place_blocks(
