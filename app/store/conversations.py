@@ -59,12 +59,7 @@ class Conversations:
 
     def list(self) -> list[ConversationSummary]:
         """Every conversation (but those deleted, waiting for Undo), most recently updated first."""
-        with self._connection.read() as db:
-            rows = db.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NULL "
-                "ORDER BY updated_at DESC, rowid DESC"
-            ).fetchall()
-        return [ConversationSummary(*row) for row in rows]
+        return self._summaries("deleted_at IS NULL", "updated_at DESC, rowid DESC")
 
     def get(self, conversation_id: str) -> ConversationSummary | None:
         """One conversation's summary, or None when there is none (or it is deleted)."""
@@ -174,10 +169,14 @@ class Conversations:
 
     def trashed(self) -> builtins.list[ConversationSummary]:
         """Conversations deleted and waiting for their Undo to end, most recently deleted first."""
+        return self._summaries("deleted_at IS NOT NULL", "deleted_at DESC")
+
+    def _summaries(self, where: str, order: str) -> builtins.list[ConversationSummary]:
+        """The summaries of the conversations `where` says (this module's SQL, never a
+        person's words), in `order`."""
         with self._connection.read() as db:
             rows = db.execute(
-                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE deleted_at IS NOT NULL "
-                "ORDER BY deleted_at DESC"
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE {where} ORDER BY {order}"
             ).fetchall()
         return [ConversationSummary(*row) for row in rows]
 

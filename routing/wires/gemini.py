@@ -166,15 +166,7 @@ class GeminiWire(HttpWire):
 
     def classify(self, answer: ErrorAnswer) -> ProviderError:
         """Gemini's error body as our error (routing/wires/gemini_errors.py)."""
-        return classify_gemini(
-            self.located,
-            self.preset,
-            answer.status,
-            answer.text,
-            answer.headers,
-            had_pictures=answer.had_pictures,
-            model=answer.model,
-        )
+        return self.classified_by(classify_gemini, answer)
 
     def not_json(self, text: str) -> ProviderError:
         """A 200 that is not JSON: a web page, or not the Gemini API."""

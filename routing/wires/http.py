@@ -188,6 +188,21 @@ class HttpWire(ABC):
     def classify(self, answer: ErrorAnswer) -> ProviderError:
         """An error answer (its status, body and headers) as an error of our tree."""
 
+    def classified_by(
+        self, classifier: Callable[..., ProviderError], answer: ErrorAnswer
+    ) -> ProviderError:
+        """An error answer given to a shape's classifier of the common signature
+        (provider, preset, status, body, headers; had_pictures, model)."""
+        return classifier(
+            self.located,
+            self.preset,
+            answer.status,
+            answer.text,
+            answer.headers,
+            had_pictures=answer.had_pictures,
+            model=answer.model,
+        )
+
     @abstractmethod
     def not_json(self, text: str) -> ProviderError:
         """The error for a 200 answer to a listing request that is not JSON."""

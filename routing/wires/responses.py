@@ -293,15 +293,7 @@ class ResponsesWire(OpenAICompatWire):
 
     def classify(self, answer: ErrorAnswer) -> ProviderError:
         """Image error codes first, then the OpenAI words (routing/wires/responses_errors.py)."""
-        return classify_responses(
-            self.located,
-            self.preset,
-            answer.status,
-            answer.text,
-            answer.headers,
-            had_pictures=answer.had_pictures,
-            model=answer.model,
-        )
+        return self.classified_by(classify_responses, answer)
 
     def info(self, name: str, sees: bool | None, tools: bool | None, **extra: Any) -> ModelInfo:
         """One listed model; it reads PDFs where the preset's Responses API does."""

@@ -191,10 +191,9 @@ class ToolsPage(QWidget):
 
         chats = QGroupBox("Chats", self)
         chats_layout = QVBoxLayout(chats)
-        prompt_label = QLabel("&System prompt for every chat:", chats)
-        prompt_label.setBuddy(self.prompt_edit)
-        prompt_label.setAccessibleName("System prompt label")
-        chats_layout.addWidget(prompt_label)
+        chats_layout.addWidget(
+            _label_for(self.prompt_edit, "&System prompt for every chat:", "System prompt", chats)
+        )
         chats_layout.addWidget(self.prompt_edit)
         chats_layout.addWidget(
             named_label(
@@ -205,18 +204,17 @@ class ToolsPage(QWidget):
                 rich=True,
             )
         )
-        overflow_label = QLabel("When a chat outgrows the model's &window:", chats)
-        overflow_label.setBuddy(self.overflow_combo)
-        overflow_label.setAccessibleName("Past the model's window label")
-        chats_layout.addWidget(overflow_label)
+        words = "When a chat outgrows the model's &window:"
+        chats_layout.addWidget(
+            _label_for(self.overflow_combo, words, "Past the model's window", chats)
+        )
         chats_layout.addWidget(self.overflow_combo)
 
         data = QGroupBox("Data", self)
         data_row = QHBoxLayout(data)
-        data_label = QLabel("Conversations are kept in", data)
-        data_label.setBuddy(self.data_edit)
-        data_label.setAccessibleName("Data folder label")
-        data_row.addWidget(data_label)
+        data_row.addWidget(
+            _label_for(self.data_edit, "Conversations are kept in", "Data folder", data)
+        )
         data_row.addWidget(self.data_edit, 1)
         data_row.addWidget(self.open_button)
 
@@ -269,3 +267,12 @@ class ToolsPage(QWidget):
             vision_model=str(self.vision_combo.currentData() or ""),
             always_allow=tuple(n for n, box in self.always_boxes.items() if box.isChecked()),
         )
+
+
+def _label_for(field: QWidget, words: str, name: str, parent: QWidget) -> QLabel:
+    """A label that names `field` (its buddy, so its shortcut focuses it) to a screen reader
+    as "`name` label"."""
+    label = QLabel(words, parent)
+    label.setBuddy(field)
+    label.setAccessibleName(f"{name} label")
+    return label
