@@ -15,7 +15,7 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-from routing.errors import KeyProblem, ProviderError
+from routing.errors import KeyProblem, MalformedResponse, ProviderError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset, preset_for
 from routing.transcript import Message, ToolCall, ToolResult
@@ -31,6 +31,7 @@ from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCa
 from routing.wires.bounded import ERROR_BODY_CAP, SseEvent
 from routing.wires.http import ErrorAnswer, HttpWire, Streamed
 from routing.wires.payload import load_json, plain_json
+from routing.wires.stream_state import StreamState as BaseState
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
@@ -142,18 +143,18 @@ class _ToolBlock:
     parts: list[str] = field(default_factory=list)
 
 
-@dataclass
-class StreamState:
+@dataclass(kw_only=True)
+class StreamState(BaseState):
     """What one stream has said so far: open tool blocks, usage, stop reason."""
 
-    provider: ProviderConfig
-    model: str = ""
     tools: dict[int, _ToolBlock] = field(default_factory=dict)
     usage: dict[str, int] = field(default_factory=dict)
     stop_reason: str = ""
     finished: bool = False
-    taken: int = 0  # tool input fragments and usage taken in, which show no event yet
-    held: int = 0  # characters of tool input held until their blocks end (answer_cap.hold)
+
+    def malformed(self, what: str, sample: str) -> MalformedResponse:
+        """An event not in Anthropic's format (its words name the API's own address)."""
+        return malformed(self.provider, what, sample)
 
     def take_usage(self, usage: Any) -> None:
         """Keep the newest counts (message_delta's are cumulative)."""
@@ -189,9 +190,9 @@ def parse_event(event_name: str, data: str, state: StreamState) -> list[StreamEv
         payload = load_json(data) if data else {}
     except ValueError:
         what = f"a {event_name or 'stream'} event that is not JSON"
-        raise malformed(state.provider, what, data) from None
+        raise state.malformed(what, data) from None
     if not isinstance(payload, dict):
-        raise malformed(state.provider, "an event that is not an object", data)
+        raise state.malformed("an event that is not an object", data)
     # The data repeats the event name as `type`; an unnamed SSE event is called "message".
     kind = str(payload.get("type") or event_name)
     index = payload.get("index")
@@ -285,7 +286,7 @@ class AnthropicWire(HttpWire):
             # Read for its words only: an error body or a web page, never an answer.
             raw = await answer.whole(ERROR_BODY_CAP, what)
             raise self._not_the_api(raw, what)
-        state = StreamState(self.located, model=answer.request.model)
+        state = StreamState(provider=self.located, model=answer.request.model)
 
         def parse(sse: SseEvent) -> tuple[list[StreamEvent], bool]:
             return parse_event(sse.event, sse.data, state), state.finished

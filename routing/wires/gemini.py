@@ -31,7 +31,7 @@ from routing.wires.gemini_request import (
     has_pictures,
     pictures_in_responses,
 )
-from routing.wires.gemini_stream import StreamState, finish_stream, malformed, parse_chunk
+from routing.wires.gemini_stream import StreamState, finish_stream, parse_chunk
 from routing.wires.http import ErrorAnswer, HttpWire, Streamed
 from routing.wires.payload import load_json
 
@@ -122,11 +122,11 @@ class GeminiWire(HttpWire):
     async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The SSE chunks as events, until the stream ends with a finish reason."""
         state = StreamState(
-            self.located,
-            self.source(answer.request.model),
-            self.preset,
-            answer.request.model,
-            has_pictures(answer.body),
+            provider=self.located,
+            source=self.source(answer.request.model),
+            preset=self.preset,
+            model=answer.request.model,
+            had_pictures=has_pictures(answer.body),
         )
         if not answer.is_sse:
             for event in self._whole_body(await answer.whole(), state):
@@ -140,7 +140,7 @@ class GeminiWire(HttpWire):
             try:
                 chunk = load_json(data)
             except ValueError:
-                raise malformed(state, "a chunk that is not JSON", data) from None
+                raise state.malformed("a chunk that is not JSON", data) from None
             return parse_chunk(chunk, state), False  # Gemini's stream ends with its body
 
         async with aclosing(answer.events(state, parse)) as events:

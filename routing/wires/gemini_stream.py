@@ -15,34 +15,29 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from routing.errors import MalformedResponse, ProviderError
-from routing.models import ProviderConfig
-from routing.presets import Preset
+from routing.errors import ProviderError
 from routing.transcript import CarriedPart, ToolCall
 from routing.wires.answer_cap import hold
 from routing.wires.base import Carried, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.gemini_errors import classify_gemini
 from routing.wires.gemini_request import INVENTED, SHAPE
-from routing.wires.http_errors import not_in_format
 from routing.wires.payload import token_count, too_deep
+from routing.wires.stream_state import StreamState as BaseState
 
 
-@dataclass
-class StreamState:
+@dataclass(kw_only=True)
+class StreamState(BaseState):
     """What one stream has said so far: the parts to carry, the end, the usage."""
 
-    provider: ProviderConfig
+    FORMAT = "Gemini's format"
+    FIX = 'the Gemini API, or set api = "chat" for an OpenAI-compatible one'
+
     source: str  # provider:model, the signed parts' owner
-    preset: Preset | None = None
-    model: str = ""
-    had_pictures: bool = False
     parts: list[dict[str, Any] | _Run] = field(default_factory=list)  # the answer's, merged
     signed: bool = False  # any part came with a thoughtSignature
     calls: int = 0
     finish_reason: str = ""
     usage: Usage | None = None
-    taken: int = 0  # chunks that show nothing yet (thoughts, usage)
-    held: int = 0  # characters of the parts held to send back (answer_cap.hold)
 
     def kept_parts(self) -> list[dict[str, Any]]:
         """The answer's parts as they go back to Gemini, each run of words joined."""
@@ -69,17 +64,6 @@ class _Run:
         return part
 
 
-def malformed(state: StreamState, what: str, sample: str) -> MalformedResponse:
-    """An answer not in Gemini's format (`what` says how)."""
-    return not_in_format(
-        "Gemini's format",
-        what,
-        sample,
-        'the Gemini API, or set api = "chat" for an OpenAI-compatible one',
-        provider_id=state.provider.id,
-    )
-
-
 def _keep_text(part: dict[str, Any], state: StreamState) -> None:
     """Words join the part before them, unless a signature or a thought sets them apart."""
     text, signature = str(part["text"]), part.get("thoughtSignature")
@@ -101,7 +85,7 @@ def _keep_text(part: dict[str, Any], state: StreamState) -> None:
 def _call(part: dict[str, Any], state: StreamState) -> ToolCallEvent:
     call = part["functionCall"]
     if not isinstance(call, dict) or not isinstance(call.get("name"), str) or not call["name"]:
-        raise malformed(state, "a function call without a name", json.dumps(part))
+        raise state.malformed("a function call without a name", json.dumps(part))
     args = call.get("args")
     arguments = args if isinstance(args, dict) else {"_raw": json.dumps(args)}
     given = call.get("id")
@@ -125,7 +109,7 @@ def _flat(part: dict[str, Any]) -> bool:
 def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
     """The events of one streamed GenerateContentResponse."""
     if not isinstance(obj, dict):
-        raise malformed(state, "a chunk that is not a JSON object", json.dumps(obj))
+        raise state.malformed("a chunk that is not a JSON object", json.dumps(obj))
     if obj.get("error") is not None:
         raise classify_gemini(
             state.provider,
@@ -155,7 +139,7 @@ def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
             detail=json.dumps(obj)[:2000],
         )
     if not isinstance(candidates, list):
-        raise malformed(state, "candidates that are not a list", json.dumps(obj))
+        raise state.malformed("candidates that are not a list", json.dumps(obj))
     events: list[StreamEvent] = []
     for candidate in candidates:
         if not isinstance(candidate, dict) or candidate.get("index", 0) != 0:

@@ -17,15 +17,14 @@ from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any
 
-from routing.errors import MalformedResponse, ProviderError
-from routing.models import ProviderConfig
+from routing.errors import ProviderError
 from routing.presets import Preset
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.answer_cap import hold
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.bounded import SseEvent
 from routing.wires.http import ErrorAnswer, Streamed
-from routing.wires.http_errors import looks_like_html, not_in_format
+from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.openai_errors import translate_status
 from routing.wires.payload import (
@@ -38,6 +37,7 @@ from routing.wires.payload import (
     tool_result_text,
     with_tool_pictures,
 )
+from routing.wires.stream_state import StreamState as BaseState
 from vision.pictures import Picture
 
 # Where reasoning models stream their thinking (DeepSeek, vLLM; OpenRouter, Ollama's /v1).
@@ -130,30 +130,17 @@ def _has_pictures(body: Mapping[str, Any]) -> bool:
 # -- the stream ------------------------------------------------------------------
 
 
-@dataclass
-class StreamState:
+@dataclass(kw_only=True)
+class StreamState(BaseState):
     """What one stream has said so far: unfinished tool calls, the finish reason, usage."""
 
-    provider: ProviderConfig
-    preset: Preset | None = None
-    model: str = ""
-    had_pictures: bool = False
+    FORMAT = "the OpenAI chat format"
+    FIX = "an OpenAI-compatible API"
+
     calls: dict[int, PartialCall] = field(default_factory=dict)
     emitted: int = 0
     finish_reason: str | None = None
     usage: Usage | None = None
-    taken: int = 0  # tool call fragments and usage taken in, which show no event yet
-    held: int = 0  # characters of tool call arguments held until they end (answer_cap.hold)
-
-
-def _malformed(state: StreamState, what: str, sample: str) -> MalformedResponse:
-    return not_in_format(
-        "the OpenAI chat format",
-        what,
-        sample,
-        "an OpenAI-compatible API",
-        provider_id=state.provider.id,
-    )
 
 
 def _usage(raw: Any) -> Usage | None:
@@ -181,14 +168,14 @@ def _slot(fragment: Mapping[str, Any], state: StreamState) -> int:
 
 def _absorb(fragment: Any, state: StreamState) -> None:
     if not isinstance(fragment, dict):
-        raise _malformed(state, "a tool call that is not an object", json.dumps(fragment))
+        raise state.malformed("a tool call that is not an object", json.dumps(fragment))
     call = state.calls.setdefault(_slot(fragment, state), PartialCall())
     state.taken += 1
     if isinstance(fragment.get("id"), str) and fragment["id"] and not call.id:
         call.id = fragment["id"]
     function = fragment.get("function") or {}
     if not isinstance(function, dict):
-        raise _malformed(state, "a tool call without a function", json.dumps(fragment))
+        raise state.malformed("a tool call without a function", json.dumps(fragment))
     if isinstance(function.get("name"), str) and function["name"] and not call.name:
         call.name = function["name"]
     arguments = function.get("arguments")
@@ -204,7 +191,7 @@ def _flush_calls(state: StreamState) -> list[StreamEvent]:
     for index in sorted(state.calls):
         call = state.calls[index]
         if not call.name:
-            raise _malformed(state, "a tool call without a name", json.dumps(vars(call)))
+            raise state.malformed("a tool call without a name", json.dumps(vars(call)))
         call_id = call.id or f"call_{state.emitted}"
         events.append(ToolCallEvent(ToolCall(call_id, call.name, call.decoded())))
         state.emitted += 1
@@ -232,7 +219,7 @@ def _stream_error(obj: Mapping[str, Any], state: StreamState) -> ProviderError:
 def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
     """The events of one SSE chunk; tool calls come out whole when their choice finishes."""
     if not isinstance(obj, dict):
-        raise _malformed(state, "a chunk that is not a JSON object", json.dumps(obj))
+        raise state.malformed("a chunk that is not a JSON object", json.dumps(obj))
     if obj.get("error") is not None:  # OpenRouter reports failures inside a 200 stream
         raise _stream_error(obj, state)
     # Usage: the include_usage chunk, Groq's x_groq, or Moonshot's inside the choice.
@@ -242,17 +229,17 @@ def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
     )
     choices = obj.get("choices") or []
     if not isinstance(choices, list):
-        raise _malformed(state, "choices that are not a list", json.dumps(obj))
+        raise state.malformed("choices that are not a list", json.dumps(obj))
     events: list[StreamEvent] = []
     for choice in choices:
         if not isinstance(choice, dict):
-            raise _malformed(state, "a choice that is not an object", json.dumps(obj))
+            raise state.malformed("a choice that is not an object", json.dumps(obj))
         if choice.get("index", 0) != 0:
             continue  # we never ask for more than one choice
         usage = usage or _usage(choice.get("usage"))
         delta = choice.get("delta") or choice.get("message") or {}
         if not isinstance(delta, dict):
-            raise _malformed(state, "a delta that is not an object", json.dumps(obj))
+            raise state.malformed("a delta that is not an object", json.dumps(obj))
         if any(isinstance(delta.get(k), str) and delta[k] for k in _REASONING_KEYS):
             state.taken += 1  # not shown, but the model is at work on the answer
         content = delta.get("content")
@@ -261,12 +248,12 @@ def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
                 p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
             )
         if content is not None and not isinstance(content, str):
-            raise _malformed(state, "content that is not text", json.dumps(obj))
+            raise state.malformed("content that is not text", json.dumps(obj))
         if content:
             events.append(TextDelta(content))
         calls = delta.get("tool_calls") or []
         if not isinstance(calls, list):
-            raise _malformed(state, "tool calls that are not a list", json.dumps(obj))
+            raise state.malformed("tool calls that are not a list", json.dumps(obj))
         for fragment in calls:
             _absorb(fragment, state)
         if reason := choice.get("finish_reason"):
@@ -329,8 +316,8 @@ class OpenAIChatWire(OpenAICompatWire):
     async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The chunks of the SSE stream as events (or a whole answer, as one chunk)."""
         state = StreamState(
-            self.located,
-            self.preset,
+            provider=self.located,
+            preset=self.preset,
             model=answer.request.model,
             had_pictures=_has_pictures(answer.body),
         )
@@ -373,7 +360,7 @@ class OpenAIChatWire(OpenAICompatWire):
         except ValueError:
             if looks_like_html(text):
                 raise self.classify(ErrorAnswer(200, text)) from None
-            raise _malformed(state, "an answer that is neither SSE nor JSON", text) from None
+            raise state.malformed("an answer that is neither SSE nor JSON", text) from None
         return parse_chunk(obj, state) + finish_stream(state)
 
 
@@ -387,5 +374,5 @@ def _on_data(data: str, state: StreamState) -> tuple[list[StreamEvent], bool]:
     try:
         obj = load_json(data)
     except ValueError:
-        raise _malformed(state, "a chunk that is not JSON", data) from None
+        raise state.malformed("a chunk that is not JSON", data) from None
     return parse_chunk(obj, state), False

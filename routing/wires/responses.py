@@ -20,7 +20,6 @@ from typing import Any
 
 from routing.errors import BadRequest, MalformedResponse, PicturesRefused, ProviderError
 from routing.models import ModelInfo, ProviderConfig
-from routing.presets import Preset
 from routing.transcript import CarriedPart, ToolCall
 from routing.wires.answer_cap import hold
 from routing.wires.base import (
@@ -34,7 +33,7 @@ from routing.wires.base import (
 )
 from routing.wires.bounded import SseEvent
 from routing.wires.http import DEFAULT_TIMEOUT, ErrorAnswer, Streamed
-from routing.wires.http_errors import looks_like_html, not_in_format
+from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.payload import PartialCall, load_json, token_count, too_deep
@@ -50,6 +49,7 @@ from routing.wires.responses_request import (
     build_responses_body,
     has_pictures,
 )
+from routing.wires.stream_state import StreamState as BaseState
 
 # Events that end a response; anything after them is not read.
 _ENDS = ("response.completed", "response.incomplete")
@@ -58,33 +58,20 @@ _INCOMPLETE = {"max_output_tokens": "length", "content_filter": "content_filter"
 _KEEPALIVES = ("keepalive", "response.keep_alive")
 
 
-@dataclass
-class StreamState:
+@dataclass(kw_only=True)
+class StreamState(BaseState):
     """What one stream has said so far: open calls, reasoning items, the end and its usage."""
 
-    provider: ProviderConfig
+    FORMAT = "the OpenAI Responses format"
+    FIX = 'an API that serves /responses, or set api = "chat"'
+
     source: str  # provider:model, the reasoning items' owner
-    preset: Preset | None = None
-    model: str = ""
-    had_pictures: bool = False
     calls: dict[str, PartialCall] = field(default_factory=dict)  # by item_id
     texts: set[str] = field(default_factory=set)  # items whose words streamed as deltas
     reasoning: list[dict[str, Any]] = field(default_factory=list)
     emitted: int = 0  # tool calls given out
     seen_output: bool = False  # any output item or delta, so a whole `output` is not repeated
     finished: bool = False
-    taken: int = 0  # events that show nothing yet (fragments, reasoning, status)
-    held: int = 0  # characters of arguments and reasoning held until the end (answer_cap.hold)
-
-
-def _malformed(state: StreamState, what: str, sample: str) -> MalformedResponse:
-    return not_in_format(
-        "the OpenAI Responses format",
-        what,
-        sample,
-        'an API that serves /responses, or set api = "chat"',
-        provider_id=state.provider.id,
-    )
 
 
 def _obj(value: Any) -> dict[str, Any]:
@@ -93,7 +80,7 @@ def _obj(value: Any) -> dict[str, Any]:
 
 def _tool_call(call: PartialCall, state: StreamState) -> ToolCallEvent:
     if not call.name:
-        raise _malformed(state, "a function call without a name", json.dumps(vars(call)))
+        raise state.malformed("a function call without a name", json.dumps(vars(call)))
     state.emitted += 1
     return ToolCallEvent(ToolCall(call.id or f"call_{state.emitted}", call.name, call.decoded()))
 
@@ -151,7 +138,7 @@ def _finish(response: dict[str, Any], reason: str, state: StreamState) -> list[S
 def parse_event(payload: Any, state: StreamState) -> list[StreamEvent]:
     """The events of one SSE event of a Responses stream; raises for a failed response."""
     if not isinstance(payload, dict):
-        raise _malformed(state, "an event that is not a JSON object", json.dumps(payload))
+        raise state.malformed("an event that is not a JSON object", json.dumps(payload))
     kind = str(payload.get("type") or "")
     item_id = str(payload.get("item_id") or "")
     if kind in ("response.output_text.delta", "response.refusal.delta"):
@@ -302,9 +289,9 @@ class ResponsesWire(OpenAICompatWire):
     async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The SSE events as ours, up to the response's end (or a whole answer, as one)."""
         state = StreamState(
-            self.located,
-            self.source(answer.request.model),
-            self.preset,
+            provider=self.located,
+            source=self.source(answer.request.model),
+            preset=self.preset,
             model=answer.request.model,
             had_pictures=has_pictures(answer.body),
         )
@@ -321,7 +308,7 @@ class ResponsesWire(OpenAICompatWire):
             try:
                 payload = load_json(data)
             except ValueError:
-                raise _malformed(state, "an event that is not JSON", data) from None
+                raise state.malformed("an event that is not JSON", data) from None
             return parse_event(payload, state), state.finished
 
         async with aclosing(answer.events(state, parse)) as events:
@@ -337,12 +324,12 @@ class ResponsesWire(OpenAICompatWire):
         except ValueError:
             if looks_like_html(text):
                 raise self.classify(ErrorAnswer(200, text)) from None
-            raise _malformed(state, "an answer that is neither SSE nor JSON", text) from None
+            raise state.malformed("an answer that is neither SSE nor JSON", text) from None
         response = _obj(obj)
         if response.get("error") and response.get("status") != "completed":
             failed = {"type": "response.failed", "response": response}
             return parse_event(failed, state)
         if response.get("object") != "response":
-            raise _malformed(state, "an answer that is not a response", text)
+            raise state.malformed("an answer that is not a response", text)
         kind = "response.incomplete" if response.get("status") == "incomplete" else ""
         return parse_event({"type": kind or "response.completed", "response": response}, state)

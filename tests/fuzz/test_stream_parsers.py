@@ -357,7 +357,9 @@ OPENAI_ANSWER = st.builds(
 
 
 def openai_state() -> openai_chat.StreamState:
-    return openai_chat.StreamState(PROVIDER, preset_for("custom"), model="some-model")
+    return openai_chat.StreamState(
+        provider=PROVIDER, preset=preset_for("custom"), model="some-model"
+    )
 
 
 def sse(payloads: list[str]) -> str:
@@ -548,7 +550,7 @@ ANTHROPIC_ANSWER = st.builds(
 
 
 def anthropic_state() -> anthropic.StreamState:
-    return anthropic.StreamState(PROVIDER, model="some-model")
+    return anthropic.StreamState(provider=PROVIDER, model="some-model")
 
 
 def anthropic_sse(events: list[tuple[str, str]]) -> str:

@@ -92,12 +92,12 @@ def _gemini_thoughts(state: Any) -> None:
 def _state(kind: str) -> Any:
     provider = ProviderConfig("p", "custom", SERVER)
     if kind == "openai":
-        return openai_chat.StreamState(provider)
+        return openai_chat.StreamState(provider=provider)
     if kind == "anthropic":
-        return anthropic.StreamState(provider)
+        return anthropic.StreamState(provider=provider)
     if kind.startswith("responses"):
-        return responses.StreamState(provider, "p:m")
-    return gemini_stream.StreamState(provider, "p:m")
+        return responses.StreamState(provider=provider, source="p:m")
+    return gemini_stream.StreamState(provider=provider, source="p:m")
 
 
 FEEDS: dict[str, Callable[[Any], None]] = {

@@ -374,7 +374,7 @@ async def test_usage_totals_count_cached_input(fake: FakeAnthropic, wire: Anthro
 
 def test_parse_event_edge_cases() -> None:
     """Broken tool JSON is kept raw; thinking, pings and unknown events give nothing."""
-    state = StreamState(provider("http://x"))
+    state = StreamState(provider=provider("http://x"))
     start = {"index": 0, "content_block": {"type": "tool_use", "id": "t", "name": "n"}}
     assert parse_event("content_block_start", json.dumps(start), state) == []
     delta = {"index": 0, "delta": {"type": "input_json_delta", "partial_json": '{"a": '}}

@@ -439,7 +439,7 @@ async def test_a_picture_gemini_cannot_use_heals_in_words(
 
 
 def state() -> StreamState:
-    return StreamState(ProviderConfig("g", "gemini", ""), f"g:{G3}", model=G3)
+    return StreamState(provider=ProviderConfig("g", "gemini", ""), source=f"g:{G3}", model=G3)
 
 
 def chunk(*parts: dict[str, Any], **candidate: Any) -> dict[str, Any]:

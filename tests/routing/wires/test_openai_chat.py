@@ -359,7 +359,7 @@ async def test_a_server_that_ignores_stream(wire: OpenAIChatWire, server: FakeOp
 
 def test_parse_chunk_is_pure() -> None:
     """Groq's x_groq usage, Moonshot's usage in the choice, index-less whole calls."""
-    state = StreamState(ProviderConfig(id="p", kind="groq", base_url="http://x"))
+    state = StreamState(provider=ProviderConfig(id="p", kind="groq", base_url="http://x"))
     groq = {"choices": [], "x_groq": {"usage": {"prompt_tokens": 5, "completion_tokens": 6}}}
     assert parse_chunk(groq, state) == []
     whole_calls = {

@@ -418,7 +418,9 @@ async def test_calls_text_usage_and_done(wire: ResponsesWire, server: FakeRespon
 
 
 def state() -> StreamState:
-    return StreamState(ProviderConfig("oa", "openai", "https://api.openai.com/v1"), "oa:m")
+    return StreamState(
+        provider=ProviderConfig("oa", "openai", "https://api.openai.com/v1"), source="oa:m"
+    )
 
 
 def test_interleaved_argument_deltas_join_per_item_into_their_call_id() -> None:
@@ -547,7 +549,7 @@ async def test_a_whole_answer_when_stream_is_ignored(server: FakeResponses) -> N
                     "usage": {"input_tokens": 2, "output_tokens": 1},
                 }
             ),
-            StreamState(wire.located, "oa:m"),
+            StreamState(provider=wire.located, source="oa:m"),
         )
     finally:
         await wire.aclose()
