@@ -88,3 +88,18 @@ async def discard_rest(*streams: asyncio.StreamReader | None) -> None:
             async with asyncio.timeout(SHUTDOWN_SECONDS):
                 while await stream.read(DISCARD_PIECE):
                     pass
+
+
+async def stop_reading(
+    tasks: list[asyncio.Task[None]], process: asyncio.subprocess.Process | None
+) -> None:
+    """The tasks that read an ended program cancelled and awaited, then what it left unread
+    dropped: nobody reads its pipes now, and they end with the program."""
+    for task in tasks:
+        task.cancel()
+    for task in tasks:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+    tasks.clear()
+    if process is not None:
+        await discard_rest(process.stdout, process.stderr)

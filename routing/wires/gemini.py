@@ -121,12 +121,8 @@ class GeminiWire(HttpWire):
 
     async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The SSE chunks as events, until the stream ends with a finish reason."""
-        state = StreamState(
-            provider=self.located,
-            source=self.source(answer.request.model),
-            preset=self.preset,
-            model=answer.request.model,
-            had_pictures=has_pictures(answer.body),
+        state = StreamState.of(
+            answer, self.located, self.preset, source=self.source(answer.request.model)
         )
         if not answer.is_sse:
             for event in self._whole_body(await answer.whole(), state):

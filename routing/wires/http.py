@@ -77,6 +77,7 @@ class Streamed:
     request: ChatRequest
     deadline: IdleDeadline
     provider_id: str
+    pictures: bool = False  # whether the body carries pictures (HttpWire.carries_pictures)
 
     @property
     def is_sse(self) -> bool:
@@ -264,7 +265,7 @@ class HttpWire(ABC):
         async with self.opened(
             self.chat_url, body, self.stream_headers(), model=request.model, pictures=pictures
         ) as response:
-            streamed = Streamed(response, body, request, deadline, self.provider.id)
+            streamed = Streamed(response, body, request, deadline, self.provider.id, pictures)
             events = self.read_events(streamed)
             async with aclosing(events):  # returning at the end closes the reader now
                 async for event in events:

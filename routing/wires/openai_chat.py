@@ -315,12 +315,7 @@ class OpenAIChatWire(OpenAICompatWire):
 
     async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The chunks of the SSE stream as events (or a whole answer, as one chunk)."""
-        state = StreamState(
-            provider=self.located,
-            preset=self.preset,
-            model=answer.request.model,
-            had_pictures=_has_pictures(answer.body),
-        )
+        state = StreamState.of(answer, self.located, self.preset)
         if not answer.is_sse:
             # A server that ignored "stream" (or a proxy's page): read it whole, as one event.
             for event in self._whole_body(await answer.whole(), state):

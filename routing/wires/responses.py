@@ -288,12 +288,8 @@ class ResponsesWire(OpenAICompatWire):
 
     async def read_events(self, answer: Streamed) -> AsyncGenerator[StreamEvent, None]:
         """The SSE events as ours, up to the response's end (or a whole answer, as one)."""
-        state = StreamState(
-            provider=self.located,
-            source=self.source(answer.request.model),
-            preset=self.preset,
-            model=answer.request.model,
-            had_pictures=has_pictures(answer.body),
+        state = StreamState.of(
+            answer, self.located, self.preset, source=self.source(answer.request.model)
         )
         if not answer.is_sse:
             # A server that ignored "stream" (or a proxy's page): read it whole.

@@ -4,12 +4,15 @@ how much it has taken in or held back that shows no event yet (answer_cap.hold).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from routing.errors import MalformedResponse
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.wires.http_errors import not_in_format
+
+if TYPE_CHECKING:
+    from routing.wires.http import Streamed
 
 
 @dataclass(kw_only=True)
@@ -25,6 +28,19 @@ class StreamState:
     had_pictures: bool = False
     taken: int = 0  # pieces taken in that show no event yet (fragments, usage, reasoning)
     held: int = 0  # characters held until their part ends or goes back (answer_cap.hold)
+
+    @classmethod
+    def of(
+        cls, answer: Streamed, provider: ProviderConfig, preset: Preset | None, **more: Any
+    ) -> Self:
+        """The state of a stream that has just opened: the model asked, whether pictures went."""
+        return cls(
+            provider=provider,
+            preset=preset,
+            model=answer.request.model,
+            had_pictures=answer.pictures,
+            **more,
+        )
 
     def malformed(self, what: str, sample: str) -> MalformedResponse:
         """An answer not in this stream's format (`what` says how, `sample` shows it)."""

@@ -25,13 +25,7 @@ from acp import Client, connect_to_agent
 from acp.client.connection import ClientSideConnection
 from acp.transports import spawn_stdio_transport
 
-from app.turn.child_lines import (
-    MAX_LINE_BYTES,
-    SHUTDOWN_SECONDS,
-    discard_rest,
-    log_stderr,
-    read_message,
-)
+from app.turn import child_lines
 
 log = logging.getLogger(__name__)
 
@@ -63,14 +57,16 @@ class AgentProcess:
                 *args,
                 env=env,
                 cwd=cwd,
-                limit=MAX_LINE_BYTES,
-                shutdown_timeout=SHUTDOWN_SECONDS,
+                limit=child_lines.MAX_LINE_BYTES,
+                shutdown_timeout=child_lines.SHUTDOWN_SECONDS,
             )
         )
         self.process = process
         self.last_heard = asyncio.get_running_loop().time()
         if process.stderr is not None:
-            self._tasks.append(asyncio.create_task(log_stderr(process.stderr, self.label)))
+            self._tasks.append(
+                asyncio.create_task(child_lines.log_stderr(process.stderr, self.label))
+            )
         self.connection = connect_to_agent(client, CheckedLines(self, reader, writer))
         return self.connection
 
@@ -105,14 +101,7 @@ class AgentProcess:
                 await self.connection.close()
         with contextlib.suppress(Exception):
             await self._stack.aclose()
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
-        if self.process is not None:  # nobody reads them now: their pipes end with the program
-            await discard_rest(self.process.stdout, self.process.stderr)
+        await child_lines.stop_reading(self._tasks, self.process)
 
 
 class CheckedLines:
@@ -140,7 +129,7 @@ class CheckedLines:
         if process.malformed:
             return None
         try:
-            message, problem = await read_message(self._reader)
+            message, problem = await child_lines.read_message(self._reader)
         except (OSError, ValueError) as exc:  # the pipe broke under us
             log.info("%s: its output ended: %s", process.label, exc)
             return None

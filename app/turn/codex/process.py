@@ -20,13 +20,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from app.turn.child_lines import (
-    MAX_LINE_BYTES,
-    SHUTDOWN_SECONDS,
-    discard_rest,
-    log_stderr,
-    read_message,
-)
+from app.turn import child_lines
 
 log = logging.getLogger(__name__)
 
@@ -65,12 +59,14 @@ class CodexProcess:
             stderr=asyncio.subprocess.PIPE,
             env=dict(env),
             cwd=cwd,
-            limit=MAX_LINE_BYTES,
+            limit=child_lines.MAX_LINE_BYTES,
         )
         self.last_heard = asyncio.get_running_loop().time()
         assert self.process.stdout is not None and self.process.stderr is not None
         self._tasks.append(asyncio.create_task(self._read(self.process.stdout)))
-        self._tasks.append(asyncio.create_task(log_stderr(self.process.stderr, self.label)))
+        self._tasks.append(
+            asyncio.create_task(child_lines.log_stderr(self.process.stderr, self.label))
+        )
 
     @property
     def running(self) -> bool:
@@ -138,7 +134,7 @@ class CodexProcess:
         """Each line to its waiting request or to the inbox; the first unreadable one ends it."""
         try:
             while True:
-                message, problem = await read_message(stdout)
+                message, problem = await child_lines.read_message(stdout)
                 self.last_heard = asyncio.get_running_loop().time()
                 if problem:
                     self._refuse(problem)
@@ -180,13 +176,6 @@ class CodexProcess:
                     with contextlib.suppress(ProcessLookupError):
                         step()
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(process.wait(), SHUTDOWN_SECONDS)
+                    await asyncio.wait_for(process.wait(), child_lines.SHUTDOWN_SECONDS)
                     break
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
-        self._tasks.clear()
-        if process is not None:  # nobody reads them now: their pipes end with the program
-            await discard_rest(process.stdout, process.stderr)
+        await child_lines.stop_reading(self._tasks, process)
