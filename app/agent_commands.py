@@ -16,9 +16,7 @@ MASK = "•••"
 
 
 def command_status(
-    command: str,
-    env: Iterable[tuple[str, str]] = (),
-    environ: Mapping[str, str] = os.environ,
+    command: str, env: Iterable[tuple[str, str]] = (), environ: Mapping[str, str] = os.environ
 ) -> tuple[bool, str]:
     """Whether the command is there to start, and where it is, in words."""
     if os.sep in command or (os.altsep and os.altsep in command):

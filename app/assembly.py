@@ -38,10 +38,7 @@ class Assembly:
     """What the window and the commands are built from: the config, the store, the keys."""
 
     def __init__(
-        self,
-        config: Config,
-        store: Store | None = None,
-        environ: Mapping[str, str] = os.environ,
+        self, config: Config, store: Store | None = None, environ: Mapping[str, str] = os.environ
     ) -> None:
         """Nothing is built yet (`store` None: a command that keeps nothing, such as the door)."""
         self.config = config  # the window's is replaced by new settings
@@ -134,8 +131,7 @@ class Assembly:
         from routing.chat_settings import ChatSettings
 
         return ChatSettings(
-            system_prompt=self.config.system_prompt or None,
-            overflow=self.config.context_overflow,
+            system_prompt=self.config.system_prompt or None, overflow=self.config.context_overflow
         )
 
     # -- what runs a turn --------------------------------------------------------

@@ -59,11 +59,7 @@ def to_json(exported: Exported) -> dict[str, Any]:
             for sha, picture in exported.pictures.items()
         ],
         "pdfs": [
-            {
-                "sha256": sha,
-                "pages": pdf.pages,
-                "data": base64.b64encode(pdf.data).decode("ascii"),
-            }
+            {"sha256": sha, "pages": pdf.pages, "data": base64.b64encode(pdf.data).decode("ascii")}
             for sha, pdf in exported.pdfs.items()
         ],
     }

@@ -152,9 +152,7 @@ def key_variable(kind: str) -> str:
 
 
 def with_keys(
-    providers: Iterable[ProviderConfig],
-    keystore: KeyStore,
-    environ: Mapping[str, str] = os.environ,
+    providers: Iterable[ProviderConfig], keystore: KeyStore, environ: Mapping[str, str] = os.environ
 ) -> list[ProviderConfig]:
     """The providers with their keys filled in: config, else keyring, else environment."""
     filled = []

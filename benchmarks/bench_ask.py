@@ -68,5 +68,5 @@ def run() -> list[Row]:
             "≤ 1.6× plain httpx",
             f"plain httpx script: {plain * 1000:.0f} ms; ratio {ask / plain:.2f}×; "
             f"{len(ANSWER) // 4} chunks over loopback; {RUNS} runs each",
-        ),
+        )
     ]

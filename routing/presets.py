@@ -257,24 +257,10 @@ KINDS: tuple[str, ...] = tuple(PRESETS)  # the kinds spoken to through a wire (H
 # (app/turn/acp/). No wire and no address: it is started from its `command`, runs its
 # own tool loop and says itself whether it takes pictures (`promptCapabilities.image`).
 # Kept apart from PRESETS, which are the wires' (the catalogue lists only those).
-AGENT_PRESET = Preset(
-    "acp",
-    "Agent (ACP)",
-    "acp",
-    "",
-    needs_key=False,
-    tools="all",
-)
+AGENT_PRESET = Preset("acp", "Agent (ACP)", "acp", "", needs_key=False, tools="all")
 # Codex's app server (app/turn/codex/): a program too, with its own tool loop; its model
 # comes from Codex's own sign-in or a model provider of its config (`model_provider`).
-CODEX_PRESET = Preset(
-    "codex",
-    "Codex",
-    "codex",
-    "",
-    needs_key=False,
-    tools="all",
-)
+CODEX_PRESET = Preset("codex", "Codex", "codex", "", needs_key=False, tools="all")
 _AGENT_PRESETS = {p.kind: p for p in (AGENT_PRESET, CODEX_PRESET)}
 AGENT_KINDS: tuple[str, ...] = tuple(_AGENT_PRESETS)
 ALL_KINDS: tuple[str, ...] = (*KINDS, *AGENT_KINDS)  # every kind a config may name

@@ -37,11 +37,7 @@ def gradient(size: tuple[int, int] = (40, 24)) -> Image.Image:
 
 
 def make_picture(
-    colour: Colour = "red",
-    size: tuple[int, int] = (4, 4),
-    *,
-    fmt: str = "PNG",
-    label: str = "",
+    colour: Colour = "red", size: tuple[int, int] = (4, 4), *, fmt: str = "PNG", label: str = ""
 ) -> Picture:
     """The same, sniffed as the app would; labelled after its colour unless told."""
     named = colour if isinstance(colour, str) else "picture"

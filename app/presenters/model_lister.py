@@ -29,10 +29,7 @@ class ModelLister:
     """The catalogue in use, and the listing of its models it tells `changed` of."""
 
     def __init__(
-        self,
-        config: Config,
-        config_path: Path,
-        changed: Callable[[ModelListing], None],
+        self, config: Config, config_path: Path, changed: Callable[[ModelListing], None]
     ) -> None:
         self.config = config  # the window's, replaced by new settings
         self.config_path = config_path

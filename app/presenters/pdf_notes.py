@@ -50,11 +50,7 @@ SENT_AS_TEXT = "Sent as its text"
 PAGES_LOOKED_AT = "Pages read by a model that sees"
 
 
-def pdf_note(
-    ref: str,
-    attached: AttachedPdf,
-    models: Sequence[ModelInfo],
-) -> PdfNote:
+def pdf_note(ref: str, attached: AttachedPdf, models: Sequence[ModelInfo]) -> PdfNote:
     """What a PDF's card says when `ref` ("auto" or "provider:model") answers.
 
     Mirrors the turn (`app/seeing.py`): a model whose provider reads PDFs and

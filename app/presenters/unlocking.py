@@ -43,9 +43,7 @@ class Passwords(Questions[PasswordRequest, str | None]):
     """Questions for passwords, asked one at a time (one dialog, never a stack of them)."""
 
     def __init__(
-        self,
-        asked: Callable[[PasswordRequest], None],
-        settled: Callable[[PasswordRequest], None],
+        self, asked: Callable[[PasswordRequest], None], settled: Callable[[PasswordRequest], None]
     ) -> None:
         """Call `asked` when a question opens and `settled` once it is answered or dropped."""
         super().__init__(asked, settled)

@@ -135,8 +135,7 @@ class Items:
     def begin_assistant(self, conversation_id: str, model: str) -> StoredItem:
         """Store an empty assistant message that is about to stream in."""
         begun = self.add_message(
-            conversation_id,
-            Message(role="assistant", model=model, status=MessageStatus.STREAMING),
+            conversation_id, Message(role="assistant", model=model, status=MessageStatus.STREAMING)
         )
         self._streaming[begun.id] = conversation_id
         return begun

@@ -229,8 +229,7 @@ def link_blobs(db: sqlite3.Connection, item_id: int, encoded: Encoded) -> None:
             (pdf.sha256, pdf.pages, pdf.data),
         )
         db.execute(
-            "INSERT OR IGNORE INTO item_pdfs (item_id, sha256) VALUES (?, ?)",
-            (item_id, pdf.sha256),
+            "INSERT OR IGNORE INTO item_pdfs (item_id, sha256) VALUES (?, ?)", (item_id, pdf.sha256)
         )
 
 

@@ -29,11 +29,7 @@ class Needs:
 
 
 async def choose(
-    catalogue: Catalogue,
-    prefs: RoutingPrefs,
-    requested: str,
-    needs: Needs,
-    unreachable: set[str],
+    catalogue: Catalogue, prefs: RoutingPrefs, requested: str, needs: Needs, unreachable: set[str]
 ) -> Choice:
     """The person's model if it can be reached; else Auto's pick, or an offline one."""
     if is_auto(requested):
@@ -54,11 +50,7 @@ async def choose(
 
 
 async def offline(
-    catalogue: Catalogue,
-    lost: ModelInfo,
-    needs: Needs,
-    error: ProviderError,
-    unreachable: set[str],
+    catalogue: Catalogue, lost: ModelInfo, needs: Needs, error: ProviderError, unreachable: set[str]
 ) -> Choice:
     """A model on this computer answers when the chosen one's provider can't be reached
     (`error` again when none can)."""

@@ -69,11 +69,7 @@ class ContextFit:
         return model.context_length, model.context_from
 
     def fitted(
-        self,
-        conversation_id: str,
-        model: ModelInfo,
-        request: ChatRequest,
-        settings: ChatSettings,
+        self, conversation_id: str, model: ModelInfo, request: ChatRequest, settings: ChatSettings
     ) -> Fitting:
         """The request within the model's window (and Ollama told the window to load)."""
         window, source = self.window(model, settings)

@@ -18,12 +18,7 @@ from app.tools.base import Tool
 from app.turn.choosing import Needs, choose, offline, routing_notice
 from app.turn.context_fit import ContextFit
 from app.turn.engine import saved
-from app.turn.events import (
-    ItemAdded,
-    NothingToAnswer,
-    TurnEnded,
-    TurnEvent,
-)
+from app.turn.events import ItemAdded, NothingToAnswer, TurnEnded, TurnEvent
 from app.turn.limits import TurnClock, turn_limit
 from app.turn.model_request import ModelRequests, Step
 from app.turn.remedies import details_of
@@ -41,12 +36,7 @@ from routing.documents import pdfs_for_model
 from routing.errors import CannotConnect, ContextTooLong, PicturesRefused, ProviderError, TimedOut
 from routing.models import ModelInfo
 from routing.router import Choice, RoutingPrefs
-from routing.transcript import (
-    Message,
-    Notice,
-    NoticeKind,
-    ToolCall,
-)
+from routing.transcript import Message, Notice, NoticeKind, ToolCall
 
 __all__ = ["TurnRunner"]
 

@@ -137,11 +137,7 @@ class SightPolicy:
         choice = await self.looker(model, local=local, unreachable=unreachable)
         looker = WireLooker(self.catalogue, choice.model) if choice and self.catalogue else None
         result = await in_words(
-            messages,
-            turn_from=turn_from,
-            describer=self.describer,
-            looker=looker,
-            budget=budget,
+            messages, turn_from=turn_from, describer=self.describer, looker=looker, budget=budget
         )
         notices: list[Notice] = []
         if looker is not None and choice is not None and result.asked:

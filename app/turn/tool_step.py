@@ -99,10 +99,7 @@ class ToolStep:
         return self._allowed[conversation_id]
 
     async def run(
-        self,
-        conversation_id: str,
-        calls: Sequence[ToolCall],
-        tools: Mapping[str, Tool],
+        self, conversation_id: str, calls: Sequence[ToolCall], tools: Mapping[str, Tool]
     ) -> tuple[ToolResult, ...]:
         """Results for every call, in the calls' order; runs the allowed ones concurrently."""
         allowed: list[ToolCall] = []

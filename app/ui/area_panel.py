@@ -22,13 +22,7 @@ class AreaPanel(QFrame):
     """The frame and the title; a kind of panel adds its words and buttons (`lay_out`)."""
 
     def __init__(
-        self,
-        parent: QWidget | None,
-        name: str,
-        title: str,
-        *,
-        title_scale: float,
-        max_width: int,
+        self, parent: QWidget | None, name: str, title: str, *, title_scale: float, max_width: int
     ) -> None:
         """A panel named `name` (its title "`name` title"), at most `max_width` wide."""
         super().__init__(parent)

@@ -10,11 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from routing.endpoints import endpoint_name
-from routing.errors import (
-    KeyProblem,
-    MalformedResponse,
-    ProviderError,
-)
+from routing.errors import KeyProblem, MalformedResponse, ProviderError
 from routing.models import ProviderConfig
 from routing.refusals import ANTHROPIC_WORDS as WORDS
 from routing.refusals import refused_setting, says

@@ -140,9 +140,7 @@ def http_client(base_url: str, *, local: bool, provider_id: str = "") -> httpx.A
     plain_http = base_url.strip().lower().startswith("http://")
     try:
         return httpx.AsyncClient(
-            trust_env=not direct,
-            verify=not (direct and plain_http),
-            follow_redirects=False,
+            trust_env=not direct, verify=not (direct and plain_http), follow_redirects=False
         )
     except (ValueError, ImportError, httpx.InvalidURL) as exc:  # a transport per proxy variable
         raise _unusable_setting(exc, provider_id) from None

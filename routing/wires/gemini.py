@@ -19,10 +19,7 @@ from urllib.parse import quote, urlsplit
 from routing.errors import BadRequest, MalformedResponse, ProviderError
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset, preset_for
-from routing.wires.base import (
-    ChatRequest,
-    StreamEvent,
-)
+from routing.wires.base import ChatRequest, StreamEvent
 from routing.wires.bounded import SseEvent
 from routing.wires.gemini_errors import classify_gemini, refuses_tool_pictures
 from routing.wires.gemini_request import (

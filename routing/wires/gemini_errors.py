@@ -13,11 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from routing.errors import (
-    BadRequest,
-    MalformedResponse,
-    ProviderError,
-)
+from routing.errors import BadRequest, MalformedResponse, ProviderError
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import GEMINI_WORDS as WORDS

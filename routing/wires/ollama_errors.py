@@ -10,12 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from routing.addresses import OLLAMA_DEFAULT_URL as DEFAULT_BASE_URL
-from routing.errors import (
-    MalformedResponse,
-    Overloaded,
-    ProviderError,
-    ServerError,
-)
+from routing.errors import MalformedResponse, Overloaded, ProviderError, ServerError
 from routing.refusals import OLLAMA_WORDS as WORDS
 from routing.refusals import says
 from routing.wires.http_errors import not_in_format, refused_by_words

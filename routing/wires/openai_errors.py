@@ -13,21 +13,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from routing.errors import (
-    BadRequest,
-    MalformedResponse,
-    ModelNotFound,
-    ProviderError,
-)
+from routing.errors import BadRequest, MalformedResponse, ModelNotFound, ProviderError
 from routing.models import ProviderConfig
 from routing.presets import Preset
 from routing.refusals import OPENAI_WORDS as WORDS
-from routing.refusals import (
-    is_role_order_error,
-    refused_setting,
-    says,
-    setting_of,
-)
+from routing.refusals import is_role_order_error, refused_setting, says, setting_of
 from routing.wires.http_errors import (
     address,
     key_hint,
@@ -114,7 +104,7 @@ OWN_WORDS: Mapping[Failure, Sentence] = {
     Failure.NOT_FOUND: lambda it: (
         f"{it.at} has no such API path (HTTP 404). Check the provider's base URL "
         "(for OpenAI-compatible servers it usually ends in /v1)."
-    ),
+    )
 }
 # The failures a status names outright, whatever else the words say.
 _NAMED_BY_STATUS = (

@@ -43,12 +43,7 @@ from routing.wires.responses_errors import (
     refuses_tool_pictures,
     stream_failure,
 )
-from routing.wires.responses_request import (
-    SHAPE,
-    Form,
-    build_responses_body,
-    has_pictures,
-)
+from routing.wires.responses_request import SHAPE, Form, build_responses_body, has_pictures
 from routing.wires.stream_state import StreamState as BaseState
 
 # Events that end a response; anything after them is not read.

@@ -70,13 +70,7 @@ def classify_responses(
     if status == 200:
         status = _STREAM_STATUS.get(code, 200)
     return translate_status(
-        provider,
-        status,
-        body_text,
-        headers,
-        had_pictures=had_pictures,
-        preset=preset,
-        model=model,
+        provider, status, body_text, headers, had_pictures=had_pictures, preset=preset, model=model
     )
 
 

@@ -18,7 +18,7 @@ from routing.secrets import redact
 DATA = Path("/tmp/sightline-data")
 ZED = {
     "agent_servers": {
-        "My Agent": {"command": "opencode", "args": ["acp"], "env": {"K": "secret-v"}},
+        "My Agent": {"command": "opencode", "args": ["acp"], "env": {"K": "secret-v"}}
     }
 }
 

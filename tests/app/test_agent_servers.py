@@ -10,7 +10,7 @@ from app.agent_servers import MAX_PASTE_BYTES, agent_id_for, read_agent_servers,
 
 ZED = {
     "agent_servers": {
-        "My Agent": {"command": "opencode", "args": ["acp"], "env": {"K": "secret-v"}},
+        "My Agent": {"command": "opencode", "args": ["acp"], "env": {"K": "secret-v"}}
     }
 }
 

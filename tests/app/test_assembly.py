@@ -60,10 +60,7 @@ def test_the_runner_takes_the_config_s_preferences_and_system_prompt(
     step = assembly.tool_step(DenyAll())
     runner = assembly.runner(assembly.catalogue(), step)
     assert isinstance(runner, TurnRunner) and runner.tool_step is step
-    assert (runner.prefs.auto_may_use_cloud, runner.prefs.vision_model) == (
-        True,
-        "ollama:llava:7b",
-    )
+    assert (runner.prefs.auto_may_use_cloud, runner.prefs.vision_model) == (True, "ollama:llava:7b")
     assert runner.defaults.system_prompt == "Be brief."
 
 

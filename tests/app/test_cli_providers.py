@@ -90,8 +90,7 @@ def test_models_lists_every_kind(fleet: Fleet) -> None:
 
 
 @pytest.mark.parametrize(
-    "ref",
-    ["oa:gpt-4o-mini", "lms:qwen/qwen3-8b", "claude:claude-haiku-4-5-20251001"],
+    "ref", ["oa:gpt-4o-mini", "lms:qwen/qwen3-8b", "claude:claude-haiku-4-5-20251001"]
 )
 def test_ask_works_for_every_kind(fleet: Fleet, ref: str) -> None:
     done = run(fleet, "ask", "--model", ref, "Hello over there")

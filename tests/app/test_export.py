@@ -62,12 +62,7 @@ def chat(tmp_path: Path) -> Iterator[tuple[Store, str]]:
         )
         call = ToolCall("call-1", "screenshot", {"window": "Sightline", "n": 1})
         store.add_message(
-            chat,
-            Message(
-                "assistant",
-                (TextPart("Let me look."), call),
-                model="ollama:llama3.2:3b",
-            ),
+            chat, Message("assistant", (TextPart("Let me look."), call), model="ollama:llama3.2:3b")
         )
         store.add_message(
             chat,

@@ -69,10 +69,7 @@ class Setup:
             return [describe(item) for item in store.items(conversation.id)]
 
     def kept_the_message(self, message: str) -> None:
-        assert self.transcript() == [
-            ("user", PROMPT, "complete"),
-            ("notice", "error", message),
-        ]
+        assert self.transcript() == [("user", PROMPT, "complete"), ("notice", "error", message)]
 
 
 def answer_cap_lowered(folder: Path) -> str:

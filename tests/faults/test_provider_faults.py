@@ -38,12 +38,7 @@ from routing.wires.responses import ResponsesWire
 from routing.wires.retry import RETRIES
 from tests.events import ended
 from tests.faults import conftest as faults
-from tests.faults.conftest import (
-    Backend,
-    Rig,
-    failed_with,
-    make_rig,
-)
+from tests.faults.conftest import Backend, Rig, failed_with, make_rig
 from tests.servers import gemini as gemini_server
 from tests.servers import openai_responses as responses_server
 from tests.servers.hostile import ENDLESS_LINE, GZIP_BOMB, KEEPALIVE_FLOOD

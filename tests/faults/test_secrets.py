@@ -120,7 +120,7 @@ def test_no_key_reaches_a_file_sightline_writes(setup: Setup) -> None:
     assert (setup.data / "sightline.db").exists() and (setup.data / "logs").is_dir()
     assert (setup.data / "logs" / "sightline.log").stat().st_size > 0
     assert files_holding_keys(setup.data, setup.config.parent, setup.home) == {
-        str(setup.config): [CONFIG_KEY],  # the person's own file, as they wrote it
+        str(setup.config): [CONFIG_KEY]  # the person's own file, as they wrote it
     }
 
 

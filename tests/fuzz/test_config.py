@@ -254,8 +254,7 @@ def test_any_text_is_servers_or_an_mcp_config_error(text: str) -> None:
 
 @FUZZ
 @given(
-    st.dictionaries(st.text(max_size=10), ENTRY | JSON | WRITTEN_ENTRY, max_size=3),
-    st.booleans(),
+    st.dictionaries(st.text(max_size=10), ENTRY | JSON | WRITTEN_ENTRY, max_size=3), st.booleans()
 )
 def test_any_json_is_servers_or_an_mcp_config_error(inner: dict[str, Any], wrapped: bool) -> None:
     servers_or_error(json.dumps({"mcpServers": inner} if wrapped else inner))

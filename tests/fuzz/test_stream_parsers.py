@@ -34,15 +34,7 @@ from routing.models import ProviderConfig
 from routing.presets import preset_for
 from routing.transcript import user_message
 from routing.wires import anthropic, ollama, openai_chat
-from routing.wires.base import (
-    ChatRequest,
-    Done,
-    StreamEvent,
-    TextDelta,
-    ToolCallEvent,
-    Usage,
-    Wire,
-)
+from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage, Wire
 from routing.wires.bounded import ERROR_BODY_CAP, EVENT_CAP, MB
 from tests.events import collect
 from tests.fuzz.strategies import FEW, FUZZ, JSON, JUNK_TEXT, dumps, known_bugs, shaped
@@ -519,8 +511,7 @@ def anthropic_payload() -> st.SearchStrategy[dict[str, Any]]:
 
 
 ANTHROPIC_EVENT = st.tuples(
-    EVENT_TYPES | TEXTS,
-    anthropic_payload().map(dumps) | JSON.map(dumps) | JUNK_TEXT,
+    EVENT_TYPES | TEXTS, anthropic_payload().map(dumps) | JSON.map(dumps) | JUNK_TEXT
 )
 UNHASHABLE_INDEX = dumps(
     {"type": "content_block_delta", "index": [0], "delta": {"type": "input_json_delta"}}

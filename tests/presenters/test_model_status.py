@@ -34,8 +34,7 @@ def test_the_panel_names_each_address_and_what_to_do(tmp_path: Path) -> None:
 def test_the_panel_does_not_say_twice_what_the_error_said(tmp_path: Path) -> None:
     provider = _provider()
     error = CannotConnect(
-        "Can't reach Ollama at localhost:11434. Start it with `ollama serve`.",
-        provider_id="ollama",
+        "Can't reach Ollama at localhost:11434. Start it with `ollama serve`.", provider_id="ollama"
     )
     listing = ModelListing(
         statuses=(ProviderStatus(provider, (), error),),

@@ -10,9 +10,7 @@ import pytest
 
 from app.config import ConfigError
 from app.keys import SERVICE, KeyStore
-from app.presenters.provider_drafts import (
-    KeySource,
-)
+from app.presenters.provider_drafts import KeySource
 from app.presenters.settings_model import ProviderList, write_settings
 from routing.models import ProviderConfig
 from tests.app.test_keys import MemoryKeyring

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from routing.presets import (
-    KINDS,
-    PRESETS,
-    counts_as_seeing,
-    preset_for,
-    sees_for,
-    tools_for,
-)
+from routing.presets import KINDS, PRESETS, counts_as_seeing, preset_for, sees_for, tools_for
 
 
 def test_every_kind_the_spec_names_has_a_preset() -> None:
@@ -50,12 +43,7 @@ def test_unknown_kind_lists_the_kinds() -> None:
     [
         ("openai", "https://api.openai.com/v1", "OPENAI_API_KEY", "responses"),
         ("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", "openai_chat"),
-        (
-            "gemini",
-            "https://generativelanguage.googleapis.com/v1beta",
-            "GEMINI_API_KEY",
-            "gemini",
-        ),
+        ("gemini", "https://generativelanguage.googleapis.com/v1beta", "GEMINI_API_KEY", "gemini"),
         ("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", "openai_chat"),
         ("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", "openai_chat"),
         ("xai", "https://api.x.ai/v1", "XAI_API_KEY", "openai_chat"),

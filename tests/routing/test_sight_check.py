@@ -50,11 +50,7 @@ async def test_a_model_that_really_looks_sees() -> None:
 
 
 @pytest.mark.parametrize(
-    "answer",
-    [
-        "Shapes and colours are a wonderful subject; people have studied them for ages.",
-        "",
-    ],
+    "answer", ["Shapes and colours are a wonderful subject; people have studied them for ages.", ""]
 )
 async def test_a_rambling_or_empty_answer_is_unsure(answer: str) -> None:
     with FakeOpenAI([ChatModel(MODEL)], pictures="ignore") as server:

@@ -164,8 +164,7 @@ def test_only_the_newest_three_tool_pictures_stay_pictures() -> None:
 
 def test_aged_pictures_leave_the_request_in_every_wire_shape() -> None:
     body = build_chat_body(
-        ChatRequest("m", shape_messages(five_screenshots(), PictureLimits())),
-        preset_for("openai"),
+        ChatRequest("m", shape_messages(five_screenshots(), PictureLimits())), preset_for("openai")
     )
     picture_messages = [m for m in body["messages"] if isinstance(m["content"], list)]
     assert len(picture_messages) == 3  # one per step that still has its picture

@@ -140,12 +140,7 @@ def stream_events(model: str, reply: Reply) -> list[bytes]:
         return events
     for n, call in enumerate(reply.tool_calls):
         call_id = call.get("id") or f"toolu_01{n:02d}{secrets.token_hex(10)}"
-        start = {
-            "type": "tool_use",
-            "id": call_id,
-            "name": call["name"],
-            "input": {},
-        }
+        start = {"type": "tool_use", "id": call_id, "name": call["name"], "input": {}}
         events.append(_sse("content_block_start", _block_start(index, start)))
         fragments = ["", *pieces(dumps(call.get("input", {})), reply.json_chunk_chars)]
         for piece in fragments:  # the API opens every tool input with an empty fragment
@@ -322,11 +317,7 @@ class FakeAnthropic(LoopbackServer):
     description = "A fake Anthropic Messages API on 127.0.0.1."
 
     def __init__(
-        self,
-        models: list[FakeModel] | None = None,
-        *,
-        api_key: str = DEFAULT_KEY,
-        port: int = 0,
+        self, models: list[FakeModel] | None = None, *, api_key: str = DEFAULT_KEY, port: int = 0
     ) -> None:
         self.models = list(models if models is not None else DEFAULT_MODELS)
         self.api_key = api_key

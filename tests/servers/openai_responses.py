@@ -105,12 +105,7 @@ class Reply(ScriptedReply):
 def error_body(message: str, code: str | None = None, param: str | None = None) -> dict[str, Any]:
     """An error body exactly as OpenAI sends it."""
     return {
-        "error": {
-            "message": message,
-            "type": "invalid_request_error",
-            "param": param,
-            "code": code,
-        }
+        "error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}
     }
 
 

@@ -8,12 +8,7 @@ import time
 import httpx
 import pytest
 
-from tests.servers.ollama import (
-    REFUSAL_OLD_RUNNER,
-    FakeModel,
-    FakeOllama,
-    Reply,
-)
+from tests.servers.ollama import REFUSAL_OLD_RUNNER, FakeModel, FakeOllama, Reply
 from tests.servers.ollama_library import INVALID_NAME, PULL_NOT_FOUND, PullReply
 
 
@@ -219,9 +214,7 @@ def test_a_slow_pull_notices_the_client_going(fake_ollama: FakeOllama) -> None:
     assert run.ended.wait(5) and run.outcome == "client gone"
 
 
-def test_delete_removes_a_model_and_a_second_delete_is_ollamas_404(
-    fake_ollama: FakeOllama,
-) -> None:
+def test_delete_removes_a_model_and_a_second_delete_is_ollamas_404(fake_ollama: FakeOllama) -> None:
     with httpx.Client(base_url=fake_ollama.base_url) as client:
         first = client.request("DELETE", "/api/delete", json={"model": "gemma3:270m"})
         again = client.request("DELETE", "/api/delete", json={"model": "gemma3:270m"})

@@ -47,8 +47,7 @@ def seed(home: SightlineHome) -> dict[str, str]:
             conversation = store.conversations.create(model="ollama:llama3.2:3b")
             store.add_message(conversation, user_message(title))
             store.add_message(
-                conversation,
-                Message("assistant", (TextPart(answer),), model="ollama:llama3.2:3b"),
+                conversation, Message("assistant", (TextPart(answer),), model="ollama:llama3.2:3b")
             )
             ids[title] = conversation
     return ids
@@ -219,10 +218,7 @@ def test_delete_then_undo_brings_the_chat_back(
 
 
 def test_delete_without_undo_removes_it_from_the_store(
-    home: SightlineHome,
-    open_window: OpenWindow,
-    qtbot: QtBot,
-    monkeypatch: pytest.MonkeyPatch,
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(chats, "UNDO_MS", 300)
     ids = seed(home)
@@ -401,8 +397,7 @@ def test_the_ledger_panel_lists_where_the_data_went(
             ),
         )
         store.add_notice(
-            chat,
-            Notice(NoticeKind.ROUTING, "openai:gpt-4o now answers (in the cloud): it sees."),
+            chat, Notice(NoticeKind.ROUTING, "openai:gpt-4o now answers (in the cloud): it sees.")
         )
     session = open_window()
     window = session.window

@@ -12,13 +12,7 @@ from pytestqt.qtbot import QtBot
 from app.ui.models.model_picker import PickerRole
 from tests.conftest import SightlineHome
 from tests.servers.acp_config import with_fake_codex
-from tests.ui.helpers import (
-    OpenWindow,
-    answers,
-    asked_on_the_card,
-    kinds,
-    wait_idle,
-)
+from tests.ui.helpers import OpenWindow, answers, asked_on_the_card, kinds, wait_idle
 
 
 def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(

@@ -31,14 +31,7 @@ from app.ui.session import Session
 from routing import documents
 from routing.capabilities import resolved
 from routing.models import ModelInfo
-from routing.transcript import (
-    Message,
-    PagesPart,
-    PdfPart,
-    TextPart,
-    ToolCall,
-    ToolResult,
-)
+from routing.transcript import Message, PagesPart, PdfPart, TextPart, ToolCall, ToolResult
 from tests.conftest import SightlineHome
 from tests.pdfs import encrypted_pdf, scanned_pdf, text_pdf
 from tests.servers.anthropic import FakeAnthropic

@@ -138,9 +138,7 @@ async def test_stop_ends_the_turn_and_gives_nothing_back(store: Store) -> None:
     assert (told.given_back, told.problems) == ([], [])
 
 
-async def test_the_engine_is_asked_with_the_tools_gathered_once_the_turn_runs(
-    store: Store,
-) -> None:
+async def test_the_engine_is_asked_with_the_tools_gathered_once_the_turn_runs(store: Store) -> None:
     from app.tools.read_file import ReadFile
 
     told, tool = Told(), ReadFile()

@@ -116,10 +116,7 @@ def test_a_screen_reader_hears_the_stats_in_words(qtbot: QtBot) -> None:
 
 
 def test_an_answer_streamed_in_the_window_gets_its_line_when_it_ends(
-    home: SightlineHome,
-    fake_ollama: FakeOllama,
-    open_window: Callable[[], Session],
-    qtbot: QtBot,
+    home: SightlineHome, fake_ollama: FakeOllama, open_window: Callable[[], Session], qtbot: QtBot
 ) -> None:
     session = open_window()
     qtbot.waitUntil(lambda: len(session.window.picker.models()) == 4, timeout=10_000)

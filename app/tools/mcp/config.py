@@ -79,8 +79,7 @@ def _server(name: str, entry: Any, at: Key) -> McpServerConfig | None:
         return McpServerConfig(name, "", unsupported=f"{REMOTE_UNSUPPORTED}{shown}")
     if kind != "stdio":
         raise problem(
-            (*at, "type"),
-            'must be "stdio" (remote "http" and "sse" servers are not supported yet)',
+            (*at, "type"), 'must be "stdio" (remote "http" and "sse" servers are not supported yet)'
         )
     command = text(entry, at, "command", holder="a command")
     if entry.get("command") is None:

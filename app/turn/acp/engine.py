@@ -32,13 +32,7 @@ from app.turn.acp.client import DoorAsked, DoorTold, Inbox, PermissionAsked, Upd
 from app.turn.acp.errors import why_failed
 from app.turn.acp.prompting import AgentPrompt
 from app.turn.acp.recording import AcpRecord
-from app.turn.acp.session import (
-    AgentSession,
-    DoorOffer,
-    choose_mode,
-    choose_model,
-    start_agent,
-)
+from app.turn.acp.session import AgentSession, DoorOffer, choose_mode, choose_model, start_agent
 from app.turn.agent_engine import IDLE_SECONDS, AgentEngine
 from app.turn.agent_problems import AgentProblem
 from app.turn.engine import agent_mode, agent_model

@@ -43,12 +43,7 @@ class AgentProcess:
         self._tasks: list[asyncio.Task[None]] = []
 
     async def start(
-        self,
-        client: Client,
-        command: str,
-        args: tuple[str, ...],
-        env: Mapping[str, str],
-        cwd: Path,
+        self, client: Client, command: str, args: tuple[str, ...], env: Mapping[str, str], cwd: Path
     ) -> ClientSideConnection:
         """Start the program and connect; FileNotFoundError when the command isn't there."""
         reader, writer, process = await self._stack.enter_async_context(

@@ -173,8 +173,7 @@ async def _initialize(connection: Any) -> InitializeResponse:
         protocol_version=PROTOCOL_VERSION,
         # No file system and no terminal: the agent works in its own folder itself.
         client_capabilities=ClientCapabilities(
-            fs=FileSystemCapabilities(read_text_file=False, write_text_file=False),
-            terminal=False,
+            fs=FileSystemCapabilities(read_text_file=False, write_text_file=False), terminal=False
         ),
         client_info=Implementation(
             name="sightline", title="Sightline", version=installed_version()

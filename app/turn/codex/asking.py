@@ -31,13 +31,7 @@ from app.turn.codex.record import COMMAND, FILE_CHANGE, CodexRecord
 from app.turn.events import ItemAdded, TurnEvent
 from app.turn.sight_policy import SightPolicy
 from app.turn.tool_step import DENIED, Approval, ToolStep
-from routing.transcript import (
-    Message,
-    Notice,
-    NoticeKind,
-    ToolCall,
-    ToolResult,
-)
+from routing.transcript import Message, Notice, NoticeKind, ToolCall, ToolResult
 from routing.wires.payload import bounded_arguments
 from vision.pictures import Picture, PictureError, clamp
 

@@ -191,11 +191,7 @@ class AgentsPage(QWidget):
 
     def _fill_row(self, row: int, agent: AgentDraft) -> None:
         line = shown_command(agent.command, agent.args)
-        cells = (
-            agent.id + ("" if agent.enabled else " (off)"),
-            line,
-            masked_env(agent.env) or "—",
-        )
+        cells = (agent.id + ("" if agent.enabled else " (off)"), line, masked_env(agent.env) or "—")
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             item.setToolTip(text)

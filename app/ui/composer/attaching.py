@@ -40,10 +40,7 @@ class Attaching(QObject):
     password_settled = Signal(object)  # PasswordRequest: answered, or dropped on closing
 
     def __init__(
-        self,
-        listing: Callable[[], ModelListing],
-        chore: Chore,
-        parent: QObject | None = None,
+        self, listing: Callable[[], ModelListing], chore: Chore, parent: QObject | None = None
     ) -> None:
         """Read offered files with `chore`; say what cards show from `listing()`."""
         super().__init__(parent)

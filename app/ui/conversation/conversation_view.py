@@ -15,15 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from PySide6.QtCore import (
-    QEvent,
-    QModelIndex,
-    QPersistentModelIndex,
-    QPoint,
-    Qt,
-    QTimer,
-    Signal,
-)
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -36,13 +28,7 @@ from PySide6.QtGui import (
     QPalette,
     QResizeEvent,
 )
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QApplication,
-    QFrame,
-    QMenu,
-    QWidget,
-)
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QFrame, QMenu, QWidget
 
 from app.presenters.rows import Row
 from app.ui.conversation.conversation_model import ConversationModel

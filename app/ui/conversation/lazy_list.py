@@ -15,18 +15,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from time import perf_counter
 
-from PySide6.QtCore import (
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-    QTimer,
-    Signal,
-)
-from PySide6.QtGui import (
-    QPainter,
-    QPaintEvent,
-    QResizeEvent,
-)
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem, QWidget
 
 from app.ui.conversation.positioned_list import PositionedListView

@@ -28,10 +28,7 @@ class Requested:
 
 
 def add_actions(
-    menu: QMenu,
-    row: Row,
-    models: Sequence[tuple[str, str]],
-    request: Callable[[Requested], None],
+    menu: QMenu, row: Row, models: Sequence[tuple[str, str]], request: Callable[[Requested], None]
 ) -> None:
     """Add the row's actions to its menu; `models` are the picker's (ref, label) pairs."""
     message, notice = row.message, row.notice

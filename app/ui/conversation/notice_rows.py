@@ -13,14 +13,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
-from PySide6.QtGui import (
-    QColor,
-    QFont,
-    QFontMetrics,
-    QPainter,
-    QPainterPath,
-    QTextDocument,
-)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QTextDocument
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.presenters.rows import Row

@@ -57,12 +57,7 @@ def place_switch(metrics: QFontMetrics, row: Row, x: int, y: int, *, leftwards: 
 
 
 def paint_switch(
-    painter: QPainter,
-    switch: Switch,
-    row: Row,
-    theme: Theme,
-    ground: QColor,
-    buttons: ButtonState,
+    painter: QPainter, switch: Switch, row: Row, theme: Theme, ground: QColor, buttons: ButtonState
 ) -> None:
     """Draw the switch: live arrows like buttons, a dead one faint, the position between."""
     faint = blend(ground, theme.faded, 0.35)

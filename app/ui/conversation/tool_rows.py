@@ -14,14 +14,7 @@ from typing import ClassVar, Literal
 
 from cachetools import LRUCache
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
-from PySide6.QtGui import (
-    QColor,
-    QFont,
-    QFontMetrics,
-    QPainter,
-    QPainterPath,
-    QTextDocument,
-)
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QTextDocument
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.presenters.pending import size_words

@@ -29,10 +29,7 @@ class VisionOffer(QGroupBox):
         self.setAccessibleName(SEES_HEADING)
         self.rows: dict[str, tuple[QLabel, QLabel, QPushButton]] = {}
         grid = QGridLayout(self)
-        intro = QLabel(
-            "Small models that see; what they look at stays on this computer.",
-            self,
-        )
+        intro = QLabel("Small models that see; what they look at stays on this computer.", self)
         intro.setAccessibleName("About the models that see")
         intro.setWordWrap(True)
         grid.addWidget(intro, 0, 0, 1, 3)

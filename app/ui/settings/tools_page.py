@@ -100,8 +100,7 @@ class ToolsPage(QWidget):
         self.cloud_box.setAccessibleName("Auto may use cloud models")
         self.cloud_box.setChecked(config.auto_may_use_cloud)
         self.sight_box = QCheckBox(
-            "Check a model's sight before its first picture when nobody says whether it sees",
-            self,
+            "Check a model's sight before its first picture when nobody says whether it sees", self
         )
         self.sight_box.setAccessibleName("Check sight automatically")
         self.sight_box.setToolTip(

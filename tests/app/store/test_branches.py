@@ -137,9 +137,7 @@ def test_asked_in_finds_nothing_before_the_person_speaks(store: Store) -> None:
     assert asked_in(store.items(cid)) is None
 
 
-def test_a_crash_between_rewind_and_the_new_answer_shows_the_earlier_answer(
-    tmp_path: Path,
-) -> None:
+def test_a_crash_between_rewind_and_the_new_answer_shows_the_earlier_answer(tmp_path: Path) -> None:
     folder = tmp_path / "data"
     with Store.open(folder) as store:
         cid = store.conversations.create()
@@ -240,9 +238,7 @@ def test_shown_branch_of_nothing_is_empty() -> None:
     assert shown_branch([], None) == []
 
 
-def test_a_database_made_by_the_release_before_versions_reads_as_one_branch(
-    tmp_path: Path,
-) -> None:
+def test_a_database_made_by_the_release_before_versions_reads_as_one_branch(tmp_path: Path) -> None:
     folder = tmp_path / "data"
     folder.mkdir()
     shutil.copy(RELEASE_DB, folder / Store.DB_NAME)

@@ -37,12 +37,7 @@ def test_picture_is_found_by_hash(store: Store) -> None:
     store.add_message(conversation, user_message("hi", (red,)))
     found = store.picture(red.sha256)
     assert found is not None
-    assert (found.data, found.mime, found.width, found.height) == (
-        red.data,
-        "image/png",
-        8,
-        6,
-    )
+    assert (found.data, found.mime, found.width, found.height) == (red.data, "image/png", 8, 6)
     assert store.picture("0" * 64) is None
 
 

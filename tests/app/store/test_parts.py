@@ -80,8 +80,7 @@ def test_picture_used_twice_is_stored_once(store: Store) -> None:
     store.add_message(first, user_message("one", (red,)))
     store.add_message(second, user_message("two", (red, red)))
     store.add_message(
-        second,
-        Message(role="tool", parts=(ToolResult("c", "shot", parts=(PicturePart(red),)),)),
+        second, Message(role="tool", parts=(ToolResult("c", "shot", parts=(PicturePart(red),)),))
     )
     assert count(store.path, "pictures") == 1
     assert store.messages(second)[0].pictures == (red, red)

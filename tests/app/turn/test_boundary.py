@@ -136,11 +136,7 @@ def _setup(
         status, body = REFUSALS["openrouter"]
         cloud_b.enqueue(Reply(status=status, body=body))
         return Setup(
-            [*clouds, local],
-            "cloud_b:vision-1",
-            picture,
-            answered_here=False,
-            expect_crossing=True,
+            [*clouds, local], "cloud_b:vision-1", picture, answered_here=False, expect_crossing=True
         )
     blind_here, blind_there = "ollama:llama3.2:3b", "cloud_b:text-1"
     if scenario == "describer":

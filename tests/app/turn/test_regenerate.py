@@ -123,11 +123,7 @@ async def test_edit_and_resend_forks_at_the_message(
     history = await history_of_one_more_turn(
         runner, fake_ollama, cid, "why yellow?", "Yellow is warm."
     )
-    assert history == [
-        ("user", "name a colour"),
-        ("assistant", "Red."),
-        ("user", "why yellow?"),
-    ]
+    assert history == [("user", "name a colour"), ("assistant", "Red."), ("user", "why yellow?")]
     edited = runner.store.items(cid)[2]
     assert edited.versions == (why.id, edited.id)
     runner.store.branches.show_version(why.id)

@@ -418,10 +418,7 @@ async def test_attachments_and_tool_pictures_share_one_budget(
 
 
 async def test_one_budget_spans_the_requests_of_a_turn(
-    store: Store,
-    catalogue: Catalogue,
-    fake_ollama: FakeOllama,
-    tmp_path: Path,
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama, tmp_path: Path
 ) -> None:
     third = tmp_path / "3.png"
     third.write_bytes(picture_bytes((120, 0, 0), (8, 6)))

@@ -37,14 +37,7 @@ from routing.wires.anthropic import (
     build_messages_body,
     parse_event,
 )
-from routing.wires.base import (
-    ChatRequest,
-    Done,
-    TextDelta,
-    ToolCallEvent,
-    ToolSpec,
-    Usage,
-)
+from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, ToolSpec, Usage
 from tests.events import collect, collect_until_error
 from tests.pdfs import text_pdf
 from tests.pictures import make_picture
@@ -562,11 +555,7 @@ async def test_long_retry_after_is_not_waited_out(fake: FakeAnthropic, wire: Ant
     ],
 )
 async def test_error_bodies_become_typed_errors(
-    fake: FakeAnthropic,
-    wire: AnthropicWire,
-    reply: Reply,
-    kind: type[ProviderError],
-    words: str,
+    fake: FakeAnthropic, wire: AnthropicWire, reply: Reply, kind: type[ProviderError], words: str
 ) -> None:
     """Each of Anthropic's error answers becomes the error whose next step is right."""
     fake.enqueue(reply)

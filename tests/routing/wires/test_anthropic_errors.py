@@ -36,8 +36,7 @@ def test_classify_without_an_anthropic_body() -> None:
     assert isinstance(classify_anthropic_error(503, "upstream reset", {}, config), ServerError)
     assert isinstance(classify_anthropic_error(400, "plain words", {}, config), MalformedResponse)
     billing = body(
-        "invalid_request_error",
-        "Your credit balance is too low to access the Anthropic API.",
+        "invalid_request_error", "Your credit balance is too low to access the Anthropic API."
     )
     assert isinstance(classify_anthropic_error(400, billing, {}, config), KeyProblem)
 

@@ -38,15 +38,7 @@ from routing.transcript import (
     ToolResult,
     user_message,
 )
-from routing.wires.base import (
-    Carried,
-    ChatRequest,
-    Done,
-    TextDelta,
-    ToolCallEvent,
-    ToolSpec,
-    Usage,
-)
+from routing.wires.base import Carried, ChatRequest, Done, TextDelta, ToolCallEvent, ToolSpec, Usage
 from routing.wires.gemini import GeminiWire
 from routing.wires.gemini_request import INVENTED, build_gemini_body, pictures_in_responses
 from routing.wires.gemini_stream import StreamState, finish_stream, parse_chunk

@@ -135,9 +135,7 @@ async def test_never_asked_again_once_words_were_shown(shape: Shape) -> None:
     assert shape.asked() == 1
 
 
-async def test_a_rate_limit_inside_the_stream_before_any_word_is_asked_again(
-    shape: Shape,
-) -> None:
+async def test_a_rate_limit_inside_the_stream_before_any_word_is_asked_again(shape: Shape) -> None:
     if shape.name == "ollama":
         pytest.skip("an error line inside Ollama's stream carries no status: never a rate limit")
     error_event: Any = (

@@ -88,9 +88,7 @@ async def test_chat_goes_to_v1_even_when_configured_with_v1(server: FakeLMStudio
     assert "Authorization" not in server.headers[0]
 
 
-async def test_picture_to_a_blind_model_is_refused_in_lm_studios_words(
-    wire: LMStudioWire,
-) -> None:
+async def test_picture_to_a_blind_model_is_refused_in_lm_studios_words(wire: LMStudioWire) -> None:
     """'Model does not support images' is a picture refusal."""
     request = ChatRequest("qwen/qwen3-8b", (user_message("look", (make_picture("green"),)),))
     with pytest.raises(PicturesRefused) as caught:

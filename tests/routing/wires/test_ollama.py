@@ -28,25 +28,13 @@ from routing.transcript import (
     tool_pictures_text,
     user_message,
 )
-from routing.wires.base import (
-    ChatRequest,
-    Done,
-    TextDelta,
-    ToolCallEvent,
-    ToolSpec,
-    Usage,
-)
+from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, ToolSpec, Usage
 from routing.wires.ollama import OllamaWire, parse_chunk
 from tests.events import collect
 from tests.pictures import make_picture
 from tests.routing.wires.helpers import failure, text_of
 from tests.servers.loopback import closed_port
-from tests.servers.ollama import (
-    REFUSAL_OLD_RUNNER,
-    FakeModel,
-    FakeOllama,
-    Reply,
-)
+from tests.servers.ollama import REFUSAL_OLD_RUNNER, FakeModel, FakeOllama, Reply
 
 
 def wire_for(url: str, *, timeout: float = 5.0) -> OllamaWire:

@@ -30,14 +30,7 @@ from routing.errors import (
 from routing.models import ProviderConfig, SightFrom
 from routing.presets import preset_for
 from routing.transcript import Message, TextPart, ToolCall, ToolResult, user_message
-from routing.wires.base import (
-    ChatRequest,
-    Done,
-    TextDelta,
-    ToolCallEvent,
-    ToolSpec,
-    Usage,
-)
+from routing.wires.base import ChatRequest, Done, TextDelta, ToolCallEvent, ToolSpec, Usage
 from routing.wires.openai_chat import (
     OpenAIChatWire,
     StreamState,
@@ -502,10 +495,7 @@ async def test_each_flavours_picture_refusal(flavour: str) -> None:
                 "error": "The model does not support content elements of type image.",
             },
         ),
-        (
-            404,
-            [{"error": {"code": 404, "message": "No endpoints found that support image input"}}],
-        ),
+        (404, [{"error": {"code": 404, "message": "No endpoints found that support image input"}}]),
     ],
 )
 async def test_every_refusal_text_over_http(
@@ -697,9 +687,7 @@ async def test_stream_ending_early_is_cut_off(wire: OpenAIChatWire, server: Fake
     assert type(error) is StreamCut and "cut off" in error.message
 
 
-async def test_a_cut_off_answer_names_a_server_of_your_own_mid_sentence(
-    server: FakeOpenAI,
-) -> None:
+async def test_a_cut_off_answer_names_a_server_of_your_own_mid_sentence(server: FakeOpenAI) -> None:
     wire = wire_for("custom", server.url)
     server.enqueue(Reply(text="Half", finish=False, done=False))
     try:

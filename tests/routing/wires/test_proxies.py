@@ -97,9 +97,7 @@ async def test_every_wire_reaches_this_computer_directly(
     assert proxy.recorded() == []
 
 
-async def test_a_server_the_config_calls_local_is_reached_directly(
-    proxy: RecordingServer,
-) -> None:
+async def test_a_server_the_config_calls_local_is_reached_directly(proxy: RecordingServer) -> None:
     provider = ProviderConfig("lan", "custom", ELSEWHERE, local=True)  # a box on the LAN
     error = await first_error(provider, timeout=0.5)
     assert isinstance(error, CannotConnect)

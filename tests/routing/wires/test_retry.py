@@ -17,13 +17,7 @@ from routing.wires.anthropic import AnthropicWire
 from routing.wires.base import ChatRequest, Wire
 from routing.wires.gemini import GeminiWire
 from routing.wires.openai_chat import OpenAIChatWire
-from routing.wires.retry import (
-    RETRIES,
-    retry_after_seconds,
-    retry_wait,
-    retrying,
-    wait_words,
-)
+from routing.wires.retry import RETRIES, retry_after_seconds, retry_wait, retrying, wait_words
 from tests.servers import anthropic, gemini, openai_chat
 
 

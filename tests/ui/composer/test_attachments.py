@@ -16,13 +16,7 @@ import pytest
 from PIL import Image
 from PySide6.QtCore import QMimeData, QSize, Qt
 from PySide6.QtGui import QColor, QImage
-from PySide6.QtWidgets import (
-    QAbstractButton,
-    QApplication,
-    QFileDialog,
-    QLabel,
-    QWidget,
-)
+from PySide6.QtWidgets import QAbstractButton, QApplication, QFileDialog, QLabel, QWidget
 from pytestqt.qtbot import QtBot
 
 import app.presenters.pending as pending

@@ -37,9 +37,7 @@ async def test_a_hanging_call_times_out() -> None:
         await mcp.close()
 
 
-async def test_cancelling_a_call_propagates_and_the_server_keeps_working(
-    server: McpServer,
-) -> None:
+async def test_cancelling_a_call_propagates_and_the_server_keeps_working(server: McpServer) -> None:
     before = await pid_of(server)
     task = asyncio.create_task(server.call("sleep", {"seconds": 30}))
     await asyncio.sleep(0.3)  # the call is on the server by now

@@ -11,11 +11,7 @@ from PIL import Image
 
 from app.store import Store
 from app.turn.agent_problems import AgentNeedsSignIn, AgentNotInstalled, AgentStopped
-from app.turn.events import (
-    PlanUpdated,
-    TextAdded,
-    ThoughtAdded,
-)
+from app.turn.events import PlanUpdated, TextAdded, ThoughtAdded
 from app.turn.tool_step import AllowAll, Approval, ToolStep
 from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, NoticeKind, ToolCall

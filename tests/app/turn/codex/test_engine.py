@@ -37,10 +37,7 @@ def fake(
     tmp_path: Path, *behaviours: str, local: bool = False, model_provider: str = ""
 ) -> ProviderConfig:
     """The fake Codex app server with these behaviours, its threads kept in tmp_path."""
-    env = (
-        ("FAKE_CODEX", ",".join(behaviours)),
-        ("FAKE_CODEX_STATE", str(tmp_path / "state.json")),
-    )
+    env = (("FAKE_CODEX", ",".join(behaviours)), ("FAKE_CODEX_STATE", str(tmp_path / "state.json")))
     return fake_program(
         "codex", "tests.servers.codex_app_server", env, local=local, model_provider=model_provider
     )
