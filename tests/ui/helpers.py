@@ -131,10 +131,15 @@ def choose_folder(qtbot: QtBot, session: Session, folder: Path) -> None:
     qtbot.waitUntil(lambda: session.window.questions.folder_dialog is None)
 
 
-def asked_on_the_card(qtbot: QtBot, session: Session, text: str, folder: Path) -> ApprovalCard:
-    """Send `text` to the chosen agent in `folder`, and wait until the approval card asks."""
+def sent_to_agent(qtbot: QtBot, session: Session, text: str, folder: Path) -> None:
+    """Send `text` to the chosen agent, answering its folder question with `folder`."""
     send(qtbot, session, text)
     choose_folder(qtbot, session, folder)
+
+
+def asked_on_the_card(qtbot: QtBot, session: Session, text: str, folder: Path) -> ApprovalCard:
+    """Send `text` to the chosen agent in `folder`, and wait until the approval card asks."""
+    sent_to_agent(qtbot, session, text, folder)
     card = session.window.approval
     qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
     return card

@@ -4,8 +4,10 @@ with the in-repo fake ACP agent (tests/servers/acp_agent.py), the approval card,
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QPoint, Qt
 from pytestqt.qtbot import QtBot
 
@@ -28,29 +30,36 @@ from tests.ui.helpers import (
     kinds,
     rows,
     send,
+    sent_to_agent,
     wait_idle,
 )
 
-
-def open_with_agent(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot, behaviours: str
-) -> tuple[Session, Path]:
-    """The window, with the fake agent configured and picked; the agent's log folder."""
-    log = tmp_path / "agent-log"
-    log.mkdir()
-    with_agent(home, log, behaviours)
-    session = open_window()
-    picker = session.window.picker
-    qtbot.waitUntil(lambda: picker.isEnabled() and picker.agents() == ("fake",), timeout=10_000)
-    picker.set_current_ref("fake")
-    assert picker.current_ref() == "fake"
-    return session, log
+AgentWindow = Callable[[str], tuple[Session, Path]]
 
 
-def test_the_picker_lists_agents_under_their_own_heading(
+@pytest.fixture
+def agent_window(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
-) -> None:
-    session, _log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+) -> AgentWindow:
+    """Opens the window with the fake agent configured with `behaviours` and picked; gives
+    the window and the agent's log folder."""
+
+    def opened(behaviours: str) -> tuple[Session, Path]:
+        log = tmp_path / "agent-log"
+        log.mkdir()
+        with_agent(home, log, behaviours)
+        session = open_window()
+        picker = session.window.picker
+        qtbot.waitUntil(lambda: picker.isEnabled() and picker.agents() == ("fake",), timeout=10_000)
+        picker.set_current_ref("fake")
+        assert picker.current_ref() == "fake"
+        return session, log
+
+    return opened
+
+
+def test_the_picker_lists_agents_under_their_own_heading(agent_window: AgentWindow) -> None:
+    session, _log = agent_window("")
     picker = session.window.picker
     texts = [picker.itemText(i) for i in range(picker.count())]
     heading = texts.index(AGENTS_HEADER)
@@ -66,9 +75,9 @@ def test_the_picker_lists_agents_under_their_own_heading(
 
 
 def test_an_agent_chat_asks_its_folder_and_streams_the_answer(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+    session, log = agent_window("")
     work = tmp_path / "project"
     work.mkdir()
     send(qtbot, session, "hello")
@@ -107,9 +116,9 @@ def test_an_agent_chat_asks_its_folder_and_streams_the_answer(
 
 
 def test_cancelling_the_folder_question_sends_nothing(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, qtbot: QtBot
 ) -> None:
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+    session, log = agent_window("")
     send(qtbot, session, "hello")
     qtbot.waitUntil(lambda: session.window.questions.folder_dialog is not None)
     dialog = session.window.questions.folder_dialog
@@ -121,9 +130,9 @@ def test_cancelling_the_folder_question_sends_nothing(
 
 
 def test_a_permission_request_is_answered_on_the_approval_card(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "permission")
+    session, log = agent_window("permission")
     card = asked_on_the_card(qtbot, session, "go", tmp_path)
     assert card.request is not None
     assert "Read notes.txt" in json.dumps(card.request.call.arguments)
@@ -140,11 +149,10 @@ def test_a_permission_request_is_answered_on_the_approval_card(
 
 
 def test_stop_cancels_the_agent_and_keeps_the_words(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "hang")
-    send(qtbot, session, "go")
-    choose_folder(qtbot, session, tmp_path)
+    session, log = agent_window("hang")
+    sent_to_agent(qtbot, session, "go", tmp_path)
     qtbot.waitUntil(
         lambda: bool(answers(session)) and answers(session)[0]["text"] == "Part one. ",
         timeout=15_000,
@@ -158,11 +166,10 @@ def test_stop_cancels_the_agent_and_keeps_the_words(
 
 
 def test_thinking_opens_on_a_click_the_plan_is_a_checklist_and_tool_pictures_show(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    session, _log = open_with_agent(home, tmp_path, open_window, qtbot, "think,plan,tool")
-    send(qtbot, session, "look")
-    choose_folder(qtbot, session, tmp_path)
+    session, _log = agent_window("think,plan,tool")
+    sent_to_agent(qtbot, session, "look", tmp_path)
     wait_idle(qtbot, session)
     expected = [
         "message:user",
@@ -226,11 +233,10 @@ def test_the_window_reads_the_shapes_the_agent_engine_stores() -> None:
 
 
 def test_a_crashed_agent_is_an_error_notice_and_retry_starts_it_again(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "crash")
-    send(qtbot, session, "go")
-    choose_folder(qtbot, session, tmp_path)
+    session, log = agent_window("crash")
+    sent_to_agent(qtbot, session, "go", tmp_path)
     wait_idle(qtbot, session)
     [error] = [r for r in rows(session) if r["notice"] == NoticeKind.ERROR]
     assert "stopped mid-turn (exit status 3)" in str(error["text"])
@@ -251,31 +257,29 @@ def test_a_crashed_agent_is_an_error_notice_and_retry_starts_it_again(
 
 
 def test_with_only_an_agent_the_window_offers_it_instead_of_saying_nothing_is_ready(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, home: SightlineHome, tmp_path: Path, qtbot: QtBot
 ) -> None:
     write_config(home.config, None)  # no model provider at all
-    session, _log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+    session, _log = agent_window("")
     qtbot.waitUntil(lambda: not session.controller.listing.listing, timeout=10_000)
     assert session.window.picker.models() == ()
     assert session.window.picker.isEnabled()
     assert not session.window.panel.isVisible()
-    send(qtbot, session, "hi")
-    choose_folder(qtbot, session, tmp_path)
+    sent_to_agent(qtbot, session, "hi", tmp_path)
     qtbot.waitUntil(lambda: len(answers(session)) == 1, timeout=15_000)
     wait_idle(qtbot, session)
     assert answers(session)[0]["text"] == "Part one. You said: hi (0 pictures)"
 
 
 def test_a_picture_attached_in_the_window_reaches_an_agent_that_sees_and_is_disclosed(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "sees")
+    session, log = agent_window("sees")
     shot = picture_file(tmp_path / "shot.png", "red", (6, 4))
     attaching = session.controller.attaching
     attaching.attach_files([shot])
     qtbot.waitUntil(lambda: len(attaching.attachments.pictures) == 1, timeout=10_000)
-    send(qtbot, session, "what is it")
-    choose_folder(qtbot, session, tmp_path)
+    sent_to_agent(qtbot, session, "what is it", tmp_path)
     qtbot.waitUntil(lambda: len(answers(session)) == 1, timeout=15_000)
     wait_idle(qtbot, session)
     assert answers(session)[0]["text"] == "Part one. You said: what is it (1 pictures)"
@@ -285,9 +289,9 @@ def test_a_picture_attached_in_the_window_reaches_an_agent_that_sees_and_is_disc
 
 
 def test_stop_while_the_agent_asks_answers_its_request_cancelled(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "permission")
+    session, log = agent_window("permission")
     card = asked_on_the_card(qtbot, session, "go", tmp_path)
     qtbot.mouseClick(session.window.composer.button, Qt.MouseButton.LeftButton)
     wait_idle(qtbot, session)
@@ -298,11 +302,11 @@ def test_stop_while_the_agent_asks_answers_its_request_cancelled(
 
 
 def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
     from app.ui.conversation.message_actions import Requested
 
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "")
+    session, log = agent_window("")
     picker = session.window.picker
     qtbot.waitUntil(lambda: len(picker.models()) == 4, timeout=10_000)
     picker.set_current_ref("ollama:llama3.2:3b")
@@ -323,12 +327,11 @@ def test_answering_a_model_chat_again_with_an_agent_asks_its_folder_first(
 
 
 def test_the_doors_call_is_answered_on_the_approval_card_and_its_crossing_shows(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
     picture = picture_file(tmp_path / "red.png", "red", (8, 8))
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "sees,door")
-    send(qtbot, session, str(picture))
-    choose_folder(qtbot, session, tmp_path)
+    session, log = agent_window("sees,door")
+    sent_to_agent(qtbot, session, str(picture), tmp_path)
     card = session.window.approval
     qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=20_000)
     assert card.request is not None and card.request.call.name == "read_file"
@@ -344,13 +347,12 @@ def test_the_doors_call_is_answered_on_the_approval_card_and_its_crossing_shows(
 
 
 def test_the_agents_models_and_modes_appear_under_it_after_its_first_turn(
-    home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
+    agent_window: AgentWindow, tmp_path: Path, qtbot: QtBot
 ) -> None:
-    session, log = open_with_agent(home, tmp_path, open_window, qtbot, "models,modes")
+    session, log = agent_window("models,modes")
     picker = session.window.picker
     assert picker.findData("fake:large", PickerRole.REF) == -1  # not known before it ran
-    send(qtbot, session, "hi")
-    choose_folder(qtbot, session, tmp_path)
+    sent_to_agent(qtbot, session, "hi", tmp_path)
     wait_idle(qtbot, session)
     qtbot.waitUntil(lambda: picker.findData("fake:large", PickerRole.REF) > 0, timeout=5_000)
     texts = [picker.itemText(i) for i in range(picker.count())]

@@ -55,6 +55,18 @@ def read_call(path: Path) -> Reply:
     return Reply(tool_calls=[{"name": "read_file", "arguments": {"path": str(path)}}])
 
 
+def asked_to_read(
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, path: Path, text: str, *then: Reply
+) -> ApprovalCard:
+    """A file holding `text`; the person asks for it by name, the model asks to read it
+    (and then says `then`), and the approval card shows the call."""
+    path.write_text(text, encoding="utf-8")
+    fake_ollama.enqueue(read_call(path), *then)
+    pick(session, MODEL)
+    send(qtbot, session, f"Read {path.stem}")
+    return wait_card(qtbot, session)
+
+
 def card(session: Session) -> ApprovalCard:
     return session.window.approval
 
@@ -93,12 +105,8 @@ def test_allow_once_runs_the_call_and_the_result_row_opens_to_show_it(
     fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
     notes = tmp_path / "notes.txt"
-    notes.write_text("Buy milk\nCall the plumber about the sink\n", encoding="utf-8")
-    fake_ollama.enqueue(read_call(notes), Reply(text="You need milk."))
-    pick(session, MODEL)
-    send(qtbot, session, "What is on my list?")
-
-    shown = wait_card(qtbot, session)
+    text = "Buy milk\nCall the plumber about the sink\n"
+    shown = asked_to_read(fake_ollama, session, qtbot, notes, text, Reply(text="You need milk."))
     assert "read_file" in shown.heading.text()
     assert json.loads(shown.arguments.text()) == {"path": str(notes)}
     buttons = shown.findChildren(QPushButton)
@@ -200,11 +208,10 @@ def test_dont_allow_tells_the_model_and_the_row_says_so(
     fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
     secret = tmp_path / "secret.txt"
-    secret.write_text("the password is swordfish", encoding="utf-8")
-    fake_ollama.enqueue(read_call(secret), Reply(text="All right, I won't."))
-    pick(session, MODEL)
-    send(qtbot, session, "Peek at my secret")
-    shown = wait_card(qtbot, session)
+    text = "the password is swordfish"
+    shown = asked_to_read(
+        fake_ollama, session, qtbot, secret, text, Reply(text="All right, I won't.")
+    )
     shown.deny_button.setFocus()
     qtbot.keyClick(shown.deny_button, Qt.Key.Key_Space)  # reachable by keyboard
     wait_idle(qtbot, session)
@@ -222,12 +229,7 @@ def test_dont_allow_tells_the_model_and_the_row_says_so(
 def test_stop_while_the_card_waits_ends_the_turn_cleanly(
     fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    notes = tmp_path / "notes.txt"
-    notes.write_text("hello", encoding="utf-8")
-    fake_ollama.enqueue(read_call(notes))  # then the echo: "You said: …"
-    pick(session, MODEL)
-    send(qtbot, session, "Read it")
-    wait_card(qtbot, session)
+    asked_to_read(fake_ollama, session, qtbot, tmp_path / "notes.txt", "hello")  # then an echo
     composer = session.window.composer
     assert composer.button.text() == "Stop"
     qtbot.mouseClick(composer.button, Qt.MouseButton.LeftButton)

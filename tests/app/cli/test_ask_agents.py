@@ -5,12 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PIL import Image
-
 from app.store import Store
 from app.turn.agent_folder import FOLDER
 from routing.transcript import CarriedPart, Message, TextPart
-from tests.app.cli.helpers import sightline
+from tests.app.cli.helpers import asked_with_a_picture, refused_then_allowed, sightline
 from tests.conftest import SightlineHome
 from tests.servers.acp_agent import read_log
 from tests.servers.acp_config import with_agent
@@ -74,13 +72,7 @@ def test_ask_json_has_thoughts_plans_tools_and_pictures(
     home: SightlineHome, tmp_path: Path
 ) -> None:
     with_agent(home, tmp_path, "sees,think,plan,tool,models")
-    picture = tmp_path / "shot.png"
-    Image.new("RGB", (5, 5), "red").save(picture)
-    done = sightline(
-        home, "ask", "--json", "--model", "fake:large", "--attach", str(picture), "What?"
-    )
-    assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    lines = asked_with_a_picture(home, tmp_path, "fake:large", "What?")
     types = [line["type"] for line in lines]
     assert {"thought", "plan", "tool_call", "tool_result", "text"} <= set(types)
     assert types[-1] == "done"
@@ -97,12 +89,10 @@ def test_without_allow_tools_a_permission_is_rejected_and_named(
     home: SightlineHome, tmp_path: Path
 ) -> None:
     with_agent(home, tmp_path, "permission")
-    done = sightline(home, "ask", "--model", "fake", "go")
-    assert done.returncode == 0, done.stderr
+    done, allowed = refused_then_allowed(home, "fake", "go")
     assert "[permission: no]" in done.stdout
     assert "asked to Read notes.txt, which was not allowed" in done.stderr
     assert "--allow-tools" in done.stderr
-    allowed = sightline(home, "ask", "--allow-tools", "--model", "fake", "go")
     assert "[permission: yes]" in allowed.stdout
 
 

@@ -7,9 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from PIL import Image
-
-from tests.app.cli.helpers import sightline
+from tests.app.cli.helpers import asked_with_a_picture, refused_then_allowed, sightline
 from tests.conftest import SightlineHome
 from tests.servers.acp_config import with_fake_codex
 
@@ -18,13 +16,7 @@ def test_ask_codex_streams_its_answer_and_takes_a_picture(
     home: SightlineHome, tmp_path: Path
 ) -> None:
     with_fake_codex(home, tmp_path / "state.json", "reason", model_provider="loopback")
-    picture = tmp_path / "red.png"
-    Image.new("RGB", (8, 8), "red").save(picture)
-    done = sightline(
-        home, "ask", "--json", "--model", "codex:gpt-5-mini", "--attach", str(picture), "look"
-    )
-    assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    lines = asked_with_a_picture(home, tmp_path, "codex:gpt-5-mini", "look")
     words = "".join(line["text"] for line in lines if line["type"] == "text")
     assert words == "You said: look (1 images: data:image/png;base64)"
     assert [line["text"] for line in lines if line["type"] == "thought"] == ["Thinking it over"]
@@ -37,14 +29,12 @@ def test_without_allow_tools_codex_commands_are_declined_and_named(
     home: SightlineHome, tmp_path: Path
 ) -> None:
     with_fake_codex(home, tmp_path / "state.json", "command", model_provider="loopback")
-    done = sightline(home, "ask", "--model", "codex", "run ls")
-    assert done.returncode == 0, done.stderr
+    done, allowed = refused_then_allowed(home, "codex", "run ls")
     assert "Approval: decline." in done.stdout
     # The headless line names the command, as Codex parsed it, in one line.
     named = "Codex asked to run `touch made.txt && echo made`, which was not allowed."
     assert named in done.stderr
     assert "--allow-tools" in done.stderr
-    allowed = sightline(home, "ask", "--allow-tools", "--model", "codex", "run ls")
     assert "Approval: accept." in allowed.stdout, allowed.stderr
 
 
@@ -52,13 +42,11 @@ def test_more_permissions_are_granted_for_the_run_only_with_allow_tools(
     home: SightlineHome, tmp_path: Path
 ) -> None:
     with_fake_codex(home, tmp_path / "state.json", "permissions", model_provider="loopback")
-    done = sightline(home, "ask", "--model", "codex", "fetch it")
-    assert done.returncode == 0, done.stderr
+    done, allowed = refused_then_allowed(home, "codex", "fetch it")
     assert "Permissions: none; scope turn." in done.stdout
     assert "Codex asked for more permissions (network, write), which were not allowed." in (
         done.stderr
     )
-    allowed = sightline(home, "ask", "--allow-tools", "--model", "codex", "fetch it")
     assert "Permissions: network, write; scope turn." in allowed.stdout, allowed.stderr
     assert "Codex was given more permissions (network, write) for this turn." in allowed.stderr
 

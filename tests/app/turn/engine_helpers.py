@@ -12,12 +12,15 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+
+from app.store import Store
 from app.tools.base import Tool
 from app.turn.agent_engine import AgentEngine
 from app.turn.agent_problems import AgentCut
 from app.turn.engine import Engine
 from app.turn.events import TurnEvent
-from app.turn.tool_step import Approval
+from app.turn.tool_step import Approval, ToolStep
 from app.turn.turn_input import TurnInput
 from routing.chat_settings import ChatSettings
 from routing.models import ProviderConfig
@@ -34,6 +37,7 @@ __all__ = [
     "fake_program",
     "first_turn",
     "notices",
+    "per_answer",
     "run_turn",
 ]
 
@@ -94,12 +98,13 @@ async def first_turn(
 
 
 @asynccontextmanager
-async def engines_made(make: Callable[..., E]) -> AsyncIterator[Callable[..., E]]:
-    """`make` for a test's `engine_for` fixture: every engine it made is closed after."""
+async def engines_made(kind: type[E], store: Store, cwd: Path) -> AsyncIterator[Callable[..., E]]:
+    """A test's `engine_for` fixture: `engine_for(agent, **options)` is an engine of `kind`
+    for that one agent in `cwd`; every engine it made is closed after the test."""
     made: list[E] = []
 
     def make_and_keep(agent: ProviderConfig, **options: Any) -> E:
-        engine = make(agent, **options)
+        engine = kind(store, [agent], cwd=cwd, **options)
         made.append(engine)
         return engine
 
@@ -120,6 +125,37 @@ class Recording:
     async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         self.asked.append(call)
         return self.answer
+
+
+async def clean_turn(
+    engine_for: Callable[..., E], agent: ProviderConfig, text: str, model: str, **options: Any
+) -> tuple[E, str, list[TurnEvent]]:
+    """A new chat's first turn with an engine for `agent` (made with `options`), ended
+    without an error: the engine, the chat and the events."""
+    engine = engine_for(agent, **options)
+    chat, events = await first_turn(engine, text, model)
+    assert ended(events).error is None
+    return engine, chat, events
+
+
+def per_answer(name: str, once: object, conversation: object, deny: object) -> Any:
+    """Runs a test once for each answer a person can give an approval (as `answer`), with
+    what the agent should hear back for it (as `name`)."""
+    rows = [(Approval.ONCE, once), (Approval.CONVERSATION, conversation), (Approval.DENY, deny)]
+    return pytest.mark.parametrize(("answer", name), rows)
+
+
+async def approved_turn(
+    engine_for: Callable[..., AgentEngine], agent: ProviderConfig, answer: Approval, model: str
+) -> tuple[Recording, str, list[TurnEvent]]:
+    """A clean turn "go" whose every ask `answer` settles (a refusal's notice ends in
+    " (hint)"): the approver, the chat and the events."""
+    approver = Recording(answer)
+    step = ToolStep(approver)
+    _engine, chat, events = await clean_turn(
+        engine_for, agent, "go", model, tool_step=step, denied_hint=" (hint)"
+    )
+    return approver, chat, events
 
 
 def cut_saying(events: list[TurnEvent], message: str) -> AgentCut:

@@ -72,6 +72,14 @@ def checks_off(store: Store, catalogue: Catalogue) -> TurnRunner:
     return runner(store, catalogue, prefs=RoutingPrefs(check_sight=False))
 
 
+async def what_is_it(
+    turns: TurnRunner, store: Store, model: str, picture: str
+) -> tuple[str, list[TurnEvent]]:
+    """Asks `model` "what?" in a new chat, with one picture named `picture` attached."""
+    cid = store.conversations.create()
+    return cid, await run_turn(turns, cid, "what?", model, (named_picture(picture),))
+
+
 def last_user(body: dict[str, Any]) -> dict[str, Any]:
     """The last user message of a request body."""
     return [m for m in body["messages"] if m["role"] == "user"][-1]
@@ -102,9 +110,8 @@ async def test_the_chat_providers_small_seeing_model_looks(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.enqueue(Reply(text="A blue dot."), Reply(text="It is blue."))
-    cid = store.conversations.create()
-    events = await run_turn(
-        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (named_picture("dot.png"),)
+    _cid, events = await what_is_it(
+        runner(store, catalogue), store, "ollama:gemma3:270m", "dot.png"
     )
     assert ended(events).error is None
     looked, answered = fake_ollama.chat_requests()
@@ -118,8 +125,7 @@ async def test_a_vision_model_named_in_settings_looks_first(
     store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
 ) -> None:
     turns = runner(store, catalogue, prefs=RoutingPrefs(vision_model="ollama:llava:7b"))
-    cid = store.conversations.create()
-    await run_turn(turns, cid, "what?", "ollama:gemma3:270m", (named_picture("dot.png"),))
+    cid, _events = await what_is_it(turns, store, "ollama:gemma3:270m", "dot.png")
     assert [b["model"] for b in fake_ollama.chat_requests()] == ["llava:7b", "gemma3:270m"]
     [disclosure] = stored_notices(store, cid, NoticeKind.DISCLOSURE)
     assert "chosen in Settings" in disclosure.details
@@ -141,9 +147,8 @@ async def test_other_providers_look_in_the_persons_order(
             ProviderConfig(name, "ollama", servers[name].base_url) for name in ("home", *order)
         ]
         catalogue = Catalogue(configs)
-        cid = store.conversations.create()
-        events = await run_turn(
-            runner(store, catalogue), cid, "what?", "home:gemma3:270m", (named_picture("dot.png"),)
+        cid, events = await what_is_it(
+            runner(store, catalogue), store, "home:gemma3:270m", "dot.png"
         )
         await catalogue.aclose()
     finally:
@@ -168,13 +173,8 @@ async def test_a_local_chat_never_sends_anything_to_the_cloud(store: Store, tmp_
                 ProviderConfig("ollama", "ollama", local.base_url),
             ]
         )
-        cid = store.conversations.create()
-        events = await run_turn(
-            runner(store, catalogue),
-            cid,
-            "what?",
-            "ollama:gemma3:270m",
-            (named_picture("shot.png"),),
+        cid, events = await what_is_it(
+            runner(store, catalogue), store, "ollama:gemma3:270m", "shot.png"
         )
         await catalogue.aclose()
         assert ended(events).error is None
@@ -199,9 +199,8 @@ async def test_a_cloud_chat_may_use_its_providers_seeing_model(store: Store) -> 
             [ProviderConfig("or", "openrouter", cloud.url, "sk-or-test", local=False)]
         )
         cloud.enqueue(OpenAIReply(text="A chart of sales."), OpenAIReply(text="Sales rose."))
-        cid = store.conversations.create()
-        events = await run_turn(
-            runner(store, catalogue), cid, "what?", "or:text-only-7b", (named_picture("chart.png"),)
+        _cid, events = await what_is_it(
+            runner(store, catalogue), store, "or:text-only-7b", "chart.png"
         )
         await catalogue.aclose()
         looked, answered = cloud.chat_requests()
@@ -217,8 +216,7 @@ async def test_the_chats_own_model_never_looks(
     # llava is listed as seeing and named in Settings, but refuses: it must not then look.
     fake_ollama.enqueue(Reply(status=500, body={"error": REFUSAL_OLD_RUNNER}))
     turns = runner(store, catalogue, prefs=RoutingPrefs(vision_model="ollama:llava:7b"))
-    cid = store.conversations.create()
-    events = await run_turn(turns, cid, "what?", "ollama:llava:7b", (named_picture("dot.png"),))
+    _cid, events = await what_is_it(turns, store, "ollama:llava:7b", "dot.png")
     assert ended(events).error is None
     assert [b["model"] for b in fake_ollama.chat_requests()] == [
         "llava:7b",  # refused
@@ -284,13 +282,8 @@ async def test_an_openai_shape_refusal_is_healed_once(
                 ProviderConfig("ollama", "ollama", fake_ollama.base_url),
             ]
         )
-        cid = store.conversations.create()
-        events = await run_turn(
-            checks_off(store, catalogue),
-            cid,
-            "what?",
-            "mine:mystery-7b",
-            (named_picture("dot.png"),),
+        cid, events = await what_is_it(
+            checks_off(store, catalogue), store, "mine:mystery-7b", "dot.png"
         )
         await catalogue.aclose()
         tried, retried = server.chat_requests()
@@ -478,10 +471,7 @@ async def test_a_failed_look_is_disclosed_and_its_error_stays_out(
     fake_ollama.enqueue(
         Reply(status=500, body={"error": f"llama runner crashed: {SECRET} /srv/blob"})
     )
-    cid = store.conversations.create()
-    events = await run_turn(
-        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (named_picture("dot.png"),)
-    )
+    cid, events = await what_is_it(runner(store, catalogue), store, "ollama:gemma3:270m", "dot.png")
     assert ended(events).error is None  # one picture lost, not the turn
     looked, answered = fake_ollama.chat_requests()
     assert looked["model"] == "qwen2.5vl:3b"
@@ -500,9 +490,8 @@ async def test_the_lookers_tokens_count_for_the_turn(
         Reply(text="A blue dot.", prompt_eval_count=300, eval_count=40),
         Reply(text="Blue.", prompt_eval_count=25, eval_count=3),
     )
-    cid = store.conversations.create()
-    events = await run_turn(
-        runner(store, catalogue), cid, "what?", "ollama:gemma3:270m", (named_picture("dot.png"),)
+    _cid, events = await what_is_it(
+        runner(store, catalogue), store, "ollama:gemma3:270m", "dot.png"
     )
     usages = [e.usage for e in events if isinstance(e, UsageAdded)]
     assert sum(u.input_tokens for u in usages) == 325

@@ -16,7 +16,15 @@ from app.turn.tool_step import AllowAll, Approval, ToolStep
 from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, NoticeKind, ToolCall
 from tests.app.turn.acp.helpers import EngineFor, fake
-from tests.app.turn.engine_helpers import Recording, ended, first_turn, notices, run_turn
+from tests.app.turn.engine_helpers import (
+    approved_turn,
+    clean_turn,
+    ended,
+    first_turn,
+    notices,
+    per_answer,
+    run_turn,
+)
 from tests.events import stopped_once
 from tests.servers.acp_agent import logged, read_log
 from vision.pictures import open_picture
@@ -25,9 +33,9 @@ from vision.pictures import open_picture
 async def test_a_streamed_answer_with_thoughts_and_a_plan_is_stored(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "think", "plan"))
-    chat, events = await first_turn(engine, "hello", "fake")
-    assert ended(events).error is None
+    _engine, chat, events = await clean_turn(
+        engine_for, fake(tmp_path, "think", "plan"), "hello", "fake"
+    )
     text = "".join(e.text for e in events if isinstance(e, TextAdded))
     assert text == "Part one. You said: hello (0 pictures)"
     assert [e.text for e in events if isinstance(e, ThoughtAdded)] == ["Let me think."]
@@ -48,9 +56,7 @@ async def test_a_streamed_answer_with_thoughts_and_a_plan_is_stored(
 async def test_a_tool_call_with_a_picture_becomes_a_tool_row(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "tool"))
-    chat, events = await first_turn(engine, "look", "fake")
-    assert ended(events).error is None
+    _engine, chat, _events = await clean_turn(engine_for, fake(tmp_path, "tool"), "look", "fake")
     _user, calling, tool, final = store.messages(chat)
     [call] = calling.tool_calls
     assert (call.id, call.name, dict(call.arguments)) == ("t-1", "Screenshot", {"where": "screen"})
@@ -90,19 +96,13 @@ async def test_pictures_become_words_for_an_agent_that_does_not_take_them(
     assert nobody.kind == NoticeKind.NOBODY_SEES and "on this computer" in nobody.text
 
 
-@pytest.mark.parametrize(
-    ("answer", "chosen"),
-    [(Approval.ONCE, "yes"), (Approval.CONVERSATION, "always"), (Approval.DENY, "no")],
-)
+@per_answer("chosen", "yes", "always", "no")
 async def test_a_permission_request_goes_to_the_approver(
     store: Store, tmp_path: Path, engine_for: EngineFor, answer: Approval, chosen: str
 ) -> None:
-    approver = Recording(answer)
-    engine = engine_for(
-        fake(tmp_path, "permission"), tool_step=ToolStep(approver), denied_hint=" (hint)"
+    approver, _chat, events = await approved_turn(
+        engine_for, fake(tmp_path, "permission"), answer, "fake"
     )
-    _chat, events = await first_turn(engine, "go", "fake")
-    assert ended(events).error is None
     [call] = approver.asked
     assert call.name == "fake.read" and call.arguments["title"] == "Read notes.txt"
     assert {"permission": chosen} in read_log(tmp_path)

@@ -8,15 +8,13 @@ from app.store import Store
 from app.turn.events import ItemFinished
 from routing.answer_stats import stats_words
 from tests.app.turn.acp.helpers import EngineFor, fake
-from tests.app.turn.engine_helpers import ended, first_turn
+from tests.app.turn.engine_helpers import clean_turn
 
 
 async def test_usage_and_context_fullness_are_the_answers_stats(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "usage"))
-    chat, events = await first_turn(engine, "hi", "fake")
-    assert ended(events).error is None
+    _engine, chat, events = await clean_turn(engine_for, fake(tmp_path, "usage"), "hi", "fake")
     stats = store.messages(chat)[-1].stats
     assert stats is not None
     assert (stats.input_tokens, stats.output_tokens) == (900, 300)

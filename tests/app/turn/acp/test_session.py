@@ -8,7 +8,7 @@ from app.store import Store
 from app.turn.engine import agent_for, agent_mode, agent_model
 from routing.agent_refs import agent_ref
 from tests.app.turn.acp.helpers import EngineFor, fake
-from tests.app.turn.engine_helpers import ended, first_turn, run_turn
+from tests.app.turn.engine_helpers import clean_turn, ended, run_turn
 from tests.servers.acp_agent import read_log
 
 
@@ -28,9 +28,9 @@ def test_a_ref_names_an_agent_its_model_and_its_mode(tmp_path: Path) -> None:
 async def test_a_mode_is_set_with_set_mode_and_offered_for_the_picker(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "models", "modes"))
-    chat, events = await first_turn(engine, "hi", "fake:large#code")
-    assert ended(events).error is None
+    engine, chat, _events = await clean_turn(
+        engine_for, fake(tmp_path, "models", "modes"), "hi", "fake:large#code"
+    )
     log = read_log(tmp_path)
     assert {"set_mode": "code"} in log and log[-1]["model"] == "large"
     offer = engine.offered["fake"]

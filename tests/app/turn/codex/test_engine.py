@@ -21,12 +21,14 @@ from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, NoticeKind, ToolCall
 from tests.app.turn.engine_helpers import (
-    Recording,
+    approved_turn,
+    clean_turn,
     ended,
     engines_made,
     fake_program,
     first_turn,
     notices,
+    per_answer,
     run_turn,
 )
 from tests.events import stopped_once
@@ -50,19 +52,14 @@ EngineFor = Callable[..., CodexEngine]
 
 @pytest.fixture
 async def engine_for(store: Store, tmp_path: Path) -> AsyncIterator[EngineFor]:
-    def make(provider: ProviderConfig, **options: Any) -> CodexEngine:
-        return CodexEngine(store, [provider], cwd=tmp_path, **options)
-
-    async with engines_made(make) as made:
+    async with engines_made(CodexEngine, store, tmp_path) as made:
         yield made
 
 
 async def test_a_streamed_answer_with_reasoning_is_stored(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "reason"))
-    chat, events = await first_turn(engine, "hello", "codex")
-    assert ended(events).error is None
+    _engine, chat, events = await clean_turn(engine_for, fake(tmp_path, "reason"), "hello", "codex")
     text = "".join(e.text for e in events if isinstance(e, TextAdded))
     assert text == "You said: hello (0 images)"
     assert [e.text for e in events if isinstance(e, ThoughtAdded)] == ["Thinking it over"]
@@ -87,23 +84,13 @@ async def test_a_picture_reaches_it_and_its_crossing_is_disclosed(
     assert crossing.crossed is not None and "red.png" in crossing.text
 
 
-@pytest.mark.parametrize(
-    ("answer", "decision"),
-    [
-        (Approval.ONCE, "accept"),
-        (Approval.CONVERSATION, "acceptForSession"),
-        (Approval.DENY, "decline"),
-    ],
-)
+@per_answer("decision", "accept", "acceptForSession", "decline")
 async def test_command_and_file_approvals_go_to_the_approver(
     store: Store, tmp_path: Path, engine_for: EngineFor, answer: Approval, decision: str
 ) -> None:
-    approver = Recording(answer)
-    engine = engine_for(
-        fake(tmp_path, "command", "file"), tool_step=ToolStep(approver), denied_hint=" (hint)"
+    approver, chat, events = await approved_turn(
+        engine_for, fake(tmp_path, "command", "file"), answer, "codex"
     )
-    chat, events = await first_turn(engine, "go", "codex")
-    assert ended(events).error is None
     names = [c.name for c in approver.asked]
     # "allow in this chat" holds for the rest of the chat: the second kind is asked still
     assert names == ["codex.command", "codex.file_change"]
@@ -124,23 +111,18 @@ async def test_command_and_file_approvals_go_to_the_approver(
         assert "made" in results[0].text and "hi there" in results[1].text
 
 
-@pytest.mark.parametrize(
-    ("answer", "granted"),
-    [
-        (Approval.ONCE, "Permissions: network, write; scope turn."),
-        (Approval.CONVERSATION, "Permissions: network, write; scope session."),
-        (Approval.DENY, "Permissions: none; scope turn."),
-    ],
+@per_answer(
+    "granted",
+    "Permissions: network, write; scope turn.",
+    "Permissions: network, write; scope session.",
+    "Permissions: none; scope turn.",
 )
 async def test_more_permissions_are_asked_and_granted_as_asked(
     store: Store, tmp_path: Path, engine_for: EngineFor, answer: Approval, granted: str
 ) -> None:
-    approver = Recording(answer)
-    engine = engine_for(
-        fake(tmp_path, "permissions"), tool_step=ToolStep(approver), denied_hint=" (hint)"
+    approver, chat, events = await approved_turn(
+        engine_for, fake(tmp_path, "permissions"), answer, "codex"
     )
-    chat, events = await first_turn(engine, "go", "codex")
-    assert ended(events).error is None
     [asked] = approver.asked
     assert asked.name == "codex.permissions"
     assert asked.arguments == {
@@ -187,9 +169,7 @@ async def test_a_dynamic_tool_returns_a_picture(
 async def test_usage_becomes_the_answer_stats(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:
-    engine = engine_for(fake(tmp_path, "usage"))
-    chat, events = await first_turn(engine, "count", "codex")
-    assert ended(events).error is None
+    _engine, chat, _events = await clean_turn(engine_for, fake(tmp_path, "usage"), "count", "codex")
     _user, answer = store.messages(chat)
     kept = answer.stats
     assert kept is not None
