@@ -6,7 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from app.config import ConfigError, effective_providers, load_config
+from app.config import Config, ConfigError, effective_providers, load_config
+
+
+def loaded(tmp_path: Path, body: str) -> Config:
+    """The settings read from a config.toml holding `body`."""
+    (tmp_path / "config.toml").write_text(body)
+    return load_config(env_for(tmp_path))
 
 
 def env_for(tmp_path: Path, **extra: str) -> dict[str, str]:
@@ -46,9 +52,8 @@ def test_named_file_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
 
 
 def test_broken_toml_names_path_and_line(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text('discover_local = true\n\n[[providers]\nid = "x"\n')
     with pytest.raises(ConfigError) as caught:
-        load_config(env_for(tmp_path))
+        loaded(tmp_path, 'discover_local = true\n\n[[providers]\nid = "x"\n')
     message = str(caught.value)
     assert str(tmp_path / "config.toml") in message
     assert "line 3" in message
@@ -92,21 +97,20 @@ def test_providers_are_read_with_their_fields(tmp_path: Path) -> None:
     ],
 )
 def test_bad_values_name_the_key(tmp_path: Path, body: str, expected: str) -> None:
-    (tmp_path / "config.toml").write_text(body)
     with pytest.raises(ConfigError, match=expected):
-        load_config(env_for(tmp_path))
+        loaded(tmp_path, body)
 
 
 def test_a_provider_s_own_limits_are_read_in_seconds(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text(
+    slow, plain, far = loaded(
+        tmp_path,
         "discover_local = false\n"
         '[[providers]]\nid = "slow"\nkind = "ollama"\nbase_url = "http://127.0.0.1:9"\n'
         "idle_seconds = 900\nturn_seconds = 5400.5\n"
         '[[providers]]\nid = "plain"\nkind = "ollama"\nbase_url = "http://127.0.0.1:8"\n'
         '[[providers]]\nid = "far"\nkind = "custom"\nbase_url = "http://127.0.0.1:7/v1"\n'
-        "turn_seconds = 99999999999\n"
-    )
-    slow, plain, far = load_config(env_for(tmp_path)).providers
+        "turn_seconds = 99999999999\n",
+    ).providers
     assert (slow.idle_seconds, slow.turn_seconds) == (900.0, 5400.5)
     assert (plain.idle_seconds, plain.turn_seconds) == (None, None)  # Sightline's own
     assert far.turn_seconds == 7 * 24 * 3600  # a week at most
@@ -115,9 +119,8 @@ def test_a_provider_s_own_limits_are_read_in_seconds(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["0", "-5", "nan", '"600"', "true", "[600]"])
 @pytest.mark.parametrize("key", ["idle_seconds", "turn_seconds"])
 def test_a_limit_that_is_no_number_of_seconds_says_so(tmp_path: Path, key: str, value: str) -> None:
-    (tmp_path / "config.toml").write_text(f'[[providers]]\nkind = "ollama"\n{key} = {value}\n')
     with pytest.raises(ConfigError) as raised:
-        load_config(env_for(tmp_path))
+        loaded(tmp_path, f'[[providers]]\nkind = "ollama"\n{key} = {value}\n')
     assert str(raised.value).endswith(
         f", line 3: providers[0].{key} must be a number of seconds above 0, like {key} = 600"
     )
@@ -138,56 +141,51 @@ def test_discovery_adds_local_ollama_unless_configured(tmp_path: Path) -> None:
 
 
 def test_cloud_presets_fill_in_their_address(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text(
+    anthropic, openrouter = loaded(
+        tmp_path,
         'discover_local = false\n[[providers]]\nkind = "anthropic"\n'
-        '[[providers]]\nid = "or"\nkind = "openrouter"\n'
-    )
-    anthropic, openrouter = load_config(env_for(tmp_path)).providers
+        '[[providers]]\nid = "or"\nkind = "openrouter"\n',
+    ).providers
     assert (anthropic.id, anthropic.base_url) == ("anthropic", "https://api.anthropic.com")
     assert openrouter.base_url == "https://openrouter.ai/api/v1"
     assert not anthropic.is_local and not openrouter.is_local
 
 
 def test_routing_and_tool_settings(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text(
-        'auto_may_use_cloud = true\nvision_model = "ollama:llava:7b"\nmcp_config = "mcp.json"\n'
+    config = loaded(
+        tmp_path,
+        'auto_may_use_cloud = true\nvision_model = "ollama:llava:7b"\nmcp_config = "mcp.json"\n',
     )
-    config = load_config(env_for(tmp_path))
     assert config.auto_may_use_cloud is True
     assert config.vision_model == "ollama:llava:7b"
     assert config.mcp_config == tmp_path / "mcp.json"  # relative to the config file
-    (tmp_path / "config.toml").write_text('vision_model = "llava"\n')
     with pytest.raises(ConfigError, match="PROVIDER:MODEL"):
-        load_config(env_for(tmp_path))
+        loaded(tmp_path, 'vision_model = "llava"\n')
 
 
 def test_a_setting_written_under_a_provider_table_says_where_it_belongs(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text(
-        '[[providers]]\nkind = "ollama"\nmcp_config = "mcp.json"\n'
-    )
     with pytest.raises(ConfigError, match="go above the first \\[\\[providers\\]\\]"):
-        load_config(env_for(tmp_path))
-    (tmp_path / "config.toml").write_text("discover_locale = true\n")
+        loaded(tmp_path, '[[providers]]\nkind = "ollama"\nmcp_config = "mcp.json"\n')
     with pytest.raises(ConfigError, match="line 1: discover_locale is not a setting"):
-        load_config(env_for(tmp_path))
+        loaded(tmp_path, "discover_locale = true\n")
 
 
 def test_tools_allowed_without_asking(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text('always_allow_tools = ["read_file"]\n')
-    assert load_config(env_for(tmp_path)).always_allow_tools == ("read_file",)
-    (tmp_path / "config.toml").write_text('always_allow_tools = "read_file"\n')
+    assert loaded(tmp_path, 'always_allow_tools = ["read_file"]\n').always_allow_tools == (
+        "read_file",
+    )
     with pytest.raises(ConfigError, match="list of tool names"):
-        load_config(env_for(tmp_path))
+        loaded(tmp_path, 'always_allow_tools = "read_file"\n')
 
 
 def test_an_error_names_the_file_the_line_and_the_key(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text(
-        "# mine\ndiscover_local = false\n\n"
-        '[[providers]]\nkind = "ollama"\n\n'
-        '[[providers]]\nid = "box"\nkind = "custom"\nbase_url = 3\n'
-    )
     with pytest.raises(ConfigError) as raised:
-        load_config(env_for(tmp_path))
+        loaded(
+            tmp_path,
+            "# mine\ndiscover_local = false\n\n"
+            '[[providers]]\nkind = "ollama"\n\n'
+            '[[providers]]\nid = "box"\nkind = "custom"\nbase_url = 3\n',
+        )
     assert str(raised.value) == (
         f"{tmp_path / 'config.toml'}, line 10: providers[1].base_url must be a URL in quotes, "
         "not a number"
@@ -206,16 +204,14 @@ def test_an_error_names_the_file_the_line_and_the_key(tmp_path: Path) -> None:
     ],
 )
 def test_the_line_is_the_key_s_own(tmp_path: Path, body: str, line: int | None) -> None:
-    (tmp_path / "config.toml").write_text(body)
     with pytest.raises(ConfigError) as raised:
-        load_config(env_for(tmp_path))
+        loaded(tmp_path, body)
     assert raised.value.line == line
 
 
 def test_a_toml_syntax_error_names_its_line_and_column(tmp_path: Path) -> None:
-    (tmp_path / "config.toml").write_text('discover_local = true\n\n[[providers]\nid = "x"\n')
     with pytest.raises(ConfigError) as raised:
-        load_config(env_for(tmp_path))
+        loaded(tmp_path, 'discover_local = true\n\n[[providers]\nid = "x"\n')
     assert str(raised.value).startswith(
         f"{tmp_path / 'config.toml'}, line 3, column 12: not valid TOML: "
     )

@@ -39,6 +39,11 @@ def sight() -> TurnSight:
     return TurnSight(catalogue, Describer(), RoutingPrefs(), chat_is_local=False)
 
 
+def disclosed(store: Store, chat: str, text: str, details: str = "") -> None:
+    """A disclosure notice in these words, as an earlier version may have written it."""
+    store.add_notice(chat, Notice(NoticeKind.DISCLOSURE, text, details=details))
+
+
 def test_a_looker_disclosure_names_model_host_pictures_and_why(
     store: Store, sight: TurnSight
 ) -> None:
@@ -95,13 +100,11 @@ def test_a_failed_description_still_crossed(store: Store) -> None:
 
 def test_a_disclosure_in_old_words_is_still_read(store: Store) -> None:
     chat = store.conversations.create()
-    store.add_notice(
+    disclosed(
+        store,
         chat,
-        Notice(
-            NoticeKind.DISCLOSURE,
-            f"{QWEN.ref} at 127.0.0.1:11434 was sent 2 pictures (a.png, b.png) to describe for "
-            f"{LLAMA.ref}, which can't see; none of them could be described.",
-        ),
+        f"{QWEN.ref} at 127.0.0.1:11434 was sent 2 pictures (a.png, b.png) to describe for "
+        f"{LLAMA.ref}, which can't see; none of them could be described.",
     )
     [crossing] = ledger(store.items(chat))
     assert crossing.what == "2 pictures (a.png, b.png); none of them could be described"
@@ -172,21 +175,17 @@ def test_a_cloud_model_the_person_chose_is_listed_once_per_turn(store: Store) ->
 
 def test_older_and_unknown_wordings_are_still_listed(store: Store) -> None:
     chat = store.conversations.create()
-    store.add_notice(
+    disclosed(
+        store,
         chat,
-        Notice(
-            NoticeKind.DISCLOSURE,
-            "This turn's 3 pictures now go to openai:gpt-4o at https://api.openai.com/v1 "
-            "(in the cloud).",
-            details="reason",
-        ),
+        "This turn's 3 pictures now go to openai:gpt-4o at https://api.openai.com/v1 "
+        "(in the cloud).",
+        details="reason",
     )
-    store.add_notice(
+    disclosed(
+        store,
         chat,
-        Notice(
-            NoticeKind.DISCLOSURE,
-            "Pages 3-4 of report.pdf went to mistral:pixtral at api.mistral.ai for reading.",
-        ),
+        "Pages 3-4 of report.pdf went to mistral:pixtral at api.mistral.ai for reading.",
     )
     store.add_notice(chat, Notice(NoticeKind.ERROR, "boom"))
     old, unknown = ledger(store.items(chat))

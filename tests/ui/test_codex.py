@@ -9,19 +9,26 @@ from pathlib import Path
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
-from app.ui.models.model_picker import PickerRole
+from app.ui.models.model_picker import ModelPicker, PickerRole
+from app.ui.session import Session
 from tests.conftest import SightlineHome
 from tests.servers.acp_config import with_fake_codex
 from tests.ui.helpers import OpenWindow, answers, asked_on_the_card, kinds, wait_idle
+
+
+def window_with_codex(open_window: OpenWindow, qtbot: QtBot) -> tuple[Session, ModelPicker]:
+    """The window, once its picker lists the configured Codex."""
+    session = open_window()
+    picker = session.window.picker
+    qtbot.waitUntil(lambda: "codex" in picker.agents(), timeout=10_000)
+    return session, picker
 
 
 def test_codex_answers_in_the_window_and_its_command_is_asked_on_the_card(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     with_fake_codex(home, tmp_path / "state.json", "reason,command")
-    session = open_window()
-    picker = session.window.picker
-    qtbot.waitUntil(lambda: "codex" in picker.agents(), timeout=10_000)
+    session, picker = window_with_codex(open_window, qtbot)
     row = picker.findData("codex", PickerRole.REF)
     assert picker.itemText(row) == "codex · agent"
     picker.set_current_ref("codex")
@@ -48,9 +55,7 @@ def test_codexs_request_for_more_permissions_is_asked_on_the_card(
     home: SightlineHome, tmp_path: Path, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
     with_fake_codex(home, tmp_path / "state.json", "permissions")
-    session = open_window()
-    picker = session.window.picker
-    qtbot.waitUntil(lambda: "codex" in picker.agents(), timeout=10_000)
+    session, picker = window_with_codex(open_window, qtbot)
     picker.set_current_ref("codex")
     card = asked_on_the_card(qtbot, session, "fetch it", tmp_path)
     assert card.request is not None and card.request.call.name == "codex.permissions"

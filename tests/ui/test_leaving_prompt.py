@@ -92,6 +92,12 @@ def asked(
     return _ask
 
 
+def answered_once(qtbot: QtBot, session: Session, cloud: FakeOpenAI) -> None:
+    """The cloud model was asked once, and the turn has ended."""
+    qtbot.waitUntil(lambda: len(cloud.chat_requests()) == 1, timeout=10_000)
+    qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
+
+
 def test_cancel_keeps_the_draft_and_sends_nothing(
     asked: Callable[[str], Session], cloud: FakeOpenAI
 ) -> None:
@@ -105,8 +111,7 @@ def test_send_them_discloses_and_is_not_asked_again(
     asked: Callable[[str], Session], cloud: FakeOpenAI, qtbot: QtBot
 ) -> None:
     session = asked(SEND)
-    qtbot.waitUntil(lambda: len(cloud.chat_requests()) == 1, timeout=10_000)
-    qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
+    answered_once(qtbot, session, cloud)
     assert _cloud_pictures(cloud) == 1
     store, cid = session.controller.store, session.controller.current_id
     told = [i.item for i in store.items(cid) if isinstance(i.item, Notice) and i.item.crossed]
@@ -120,8 +125,7 @@ def test_send_without_them_leaves_a_line_instead(
     asked: Callable[[str], Session], cloud: FakeOpenAI, qtbot: QtBot
 ) -> None:
     session = asked(WITHHOLD)
-    qtbot.waitUntil(lambda: len(cloud.chat_requests()) == 1, timeout=10_000)
-    qtbot.waitUntil(lambda: not session.controller.busy, timeout=10_000)
+    answered_once(qtbot, session, cloud)
     assert _cloud_pictures(cloud) == 0
     assert "A picture (holiday.png) was here" in str(cloud.chat_requests()[0])
     assert session.window.composer.edit.toPlainText() == ""

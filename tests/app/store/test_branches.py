@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.store import DamagedConversation, Store, StoreError
+from app.store import DamagedConversation, Store, StoredItem, StoreError
 from app.store.branches import asked_in, response_of, shown_branch, tree_damage
 from routing.transcript import Message, MessageStatus, Notice, NoticeKind, user_message
 from tests.app.store.helpers import DAMAGE, opens_in_time
@@ -23,6 +23,13 @@ def answer(store: Store, cid: str, text: str) -> int:
     return stored.id
 
 
+def exchange(store: Store, cid: str, question: str, reply: str) -> StoredItem:
+    """The person asks `question` and the model says `reply`; the person's message."""
+    asked = store.add_message(cid, user_message(question))
+    answer(store, cid, reply)
+    return asked
+
+
 def texts(store: Store, cid: str) -> list[str]:
     return [s.item.text for s in store.items(cid)]
 
@@ -33,8 +40,7 @@ def test_a_regenerated_answer_is_a_version_and_later_turns_build_on_the_shown_on
     cid = store.conversations.create()
     asked = store.add_message(cid, user_message("name a colour"))
     first = answer(store, cid, "red")
-    store.add_message(cid, user_message("why?"))
-    answer(store, cid, "because")
+    exchange(store, cid, "why?", "because")
     store.branches.rewind(cid, asked.id)
     assert texts(store, cid) == ["name a colour"]  # what a regenerate sends: nothing later
     second = answer(store, cid, "blue")
@@ -52,13 +58,10 @@ def test_a_regenerated_answer_is_a_version_and_later_turns_build_on_the_shown_on
 
 def test_an_edited_message_forks_the_conversation_at_it(store: Store) -> None:
     cid = store.conversations.create()
-    store.add_message(cid, user_message("hello"))
-    answer(store, cid, "hi")
-    edited = store.add_message(cid, user_message("what is 2+2"))
-    answer(store, cid, "4")
+    exchange(store, cid, "hello", "hi")
+    edited = exchange(store, cid, "what is 2+2", "4")
     store.branches.rewind(cid, edited.parent_id)
-    store.add_message(cid, user_message("what is 3+3"))
-    answer(store, cid, "6")
+    exchange(store, cid, "what is 3+3", "6")
     assert texts(store, cid) == ["hello", "hi", "what is 3+3", "6"]
     message = store.items(cid)[2]
     assert len(message.versions) == 2 and message.versions[0] == edited.id
@@ -78,12 +81,9 @@ def test_the_first_message_can_be_edited_too(store: Store) -> None:
 
 def test_delete_hides_a_turn_until_undo_and_purge_keeps_what_followed(store: Store) -> None:
     cid = store.conversations.create()
-    store.add_message(cid, user_message("one"))
-    answer(store, cid, "1")
-    two = store.add_message(cid, user_message("two"))
-    answer(store, cid, "2")
-    store.add_message(cid, user_message("three"))
-    answer(store, cid, "3")
+    exchange(store, cid, "one", "1")
+    two = exchange(store, cid, "two", "2")
+    exchange(store, cid, "three", "3")
     branch = store.items(cid)
     gone = [two.id, *response_of(branch, two.id)]
     store.branches.delete(gone)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,6 +26,7 @@ from app.turn.turn_input import TurnInput
 from routing.chat_settings import ChatSettings
 from routing.models import ProviderConfig
 from routing.transcript import NoticeKind, ToolCall
+from routing.wires import answer_cap
 from tests.events import collect, ended, notices
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -36,6 +38,7 @@ __all__ = [
     "engines_made",
     "fake_program",
     "first_turn",
+    "flooded",
     "notices",
     "per_answer",
     "run_turn",
@@ -174,6 +177,22 @@ def cut_at_the_cap(events: list[TurnEvent], name: str, cap: int) -> AgentCut:
     )
     assert [n.text for n in notices(events) if n.kind == NoticeKind.ERROR] == [problem.message]
     return problem
+
+
+async def flooded(
+    engine: AgentEngine, model: str, name: str, cap: int, monkeypatch: pytest.MonkeyPatch
+) -> tuple[str, list[TurnEvent]]:
+    """A first turn "go" to an agent that floods, with Sightline's cap on a turn's output
+    set to `cap`: cut there and said so. The chat and the events."""
+    monkeypatch.setattr(answer_cap, "ANSWER_CHARS", cap)
+    chat, events = await first_turn(engine, "go", model)
+    cut_at_the_cap(events, name, cap)
+    return chat, events
+
+
+def with_env(agent: ProviderConfig, **env: str) -> ProviderConfig:
+    """The agent, run with these environment variables besides its own."""
+    return replace(agent, env=(*agent.env, *env.items()))
 
 
 def cut_at_the_limit(events: list[TurnEvent], name: str, limit: str) -> AgentCut:

@@ -121,14 +121,18 @@ async def test_a_busy_server_is_the_one_overloaded_type_of_every_wire(shape: Sha
     assert shape.asked() == RETRIES + 1  # bounded
 
 
-async def test_never_asked_again_once_words_were_shown(shape: Shape) -> None:
+def limited_midstream(shape: Shape, anthropic_type: str, anthropic_message: str) -> Any:
+    """A rate limit (or, for Anthropic, the error of `anthropic_type`) as an event inside
+    the stream, in the shape's own words."""
     if shape.name == "ollama":
         pytest.skip("an error line inside Ollama's stream carries no status: never a rate limit")
-    error_event: Any = (
-        {"code": 429, "message": "Rate limit reached"}
-        if shape.name == "openai"
-        else {"type": "overloaded_error", "message": "Overloaded"}
-    )
+    if shape.name == "openai":
+        return {"code": 429, "message": "Rate limit reached"}
+    return {"type": anthropic_type, "message": anthropic_message}
+
+
+async def test_never_asked_again_once_words_were_shown(shape: Shape) -> None:
+    error_event = limited_midstream(shape, "overloaded_error", "Overloaded")
     shape.server.enqueue(shape.text("partial", midstream_error=error_event), shape.text("never"))
     words, error = await answer(shape)
     assert words == "partial" and isinstance(error, RateLimited)
@@ -136,13 +140,7 @@ async def test_never_asked_again_once_words_were_shown(shape: Shape) -> None:
 
 
 async def test_a_rate_limit_inside_the_stream_before_any_word_is_asked_again(shape: Shape) -> None:
-    if shape.name == "ollama":
-        pytest.skip("an error line inside Ollama's stream carries no status: never a rate limit")
-    error_event: Any = (
-        {"code": 429, "message": "Rate limit reached"}
-        if shape.name == "openai"
-        else {"type": "rate_limit_error", "message": "Rate limited"}
-    )
+    error_event = limited_midstream(shape, "rate_limit_error", "Rate limited")
     shape.server.enqueue(shape.text("", midstream_error=error_event), shape.text("second try"))
     assert await answer(shape) == ("second try", None)
     assert shape.asked() == 2

@@ -21,31 +21,24 @@ from app.turn.acp.engine import CANCEL_SECONDS
 from app.turn.events import TextAdded, TurnEvent
 from app.turn.tool_step import Approval, ToolStep
 from app.turn.turn_input import TurnInput
-from routing.models import ProviderConfig
 from routing.transcript import MessageStatus, ToolCall
-from routing.wires import answer_cap
 from tests.app.turn.acp.helpers import EngineFor, fake
 from tests.app.turn.engine_helpers import (
-    cut_at_the_cap,
     cut_at_the_limit,
     ended,
     first_turn,
+    flooded,
     run_turn,
+    with_env,
 )
 from tests.servers.acp_agent import read_log
-
-
-def with_env(agent: ProviderConfig, **env: str) -> ProviderConfig:
-    return replace(agent, env=(*agent.env, *env.items()))
 
 
 async def test_a_flood_is_cut_at_the_cap_and_the_agent_cancelled(
     store: Store, tmp_path: Path, engine_for: EngineFor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 20_000)
     engine = engine_for(fake(tmp_path, "flood"))
-    chat, events = await first_turn(engine, "go", "fake")
-    cut_at_the_cap(events, "The agent fake", 20_000)
+    chat, _events = await flooded(engine, "fake", "The agent fake", 20_000, monkeypatch)
     _user, answer, stopped_tool = store.messages(chat)
     # Words, thoughts and the tool's output came a thousand characters each, in turn.
     words = answer.text.removeprefix("Part one. ")

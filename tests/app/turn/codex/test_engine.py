@@ -192,13 +192,17 @@ async def test_a_crash_is_an_error_and_the_next_turn_starts_it_again(
     assert store.messages(chat)[-1].text == "You said: two (0 images)"
 
 
-async def test_a_malformed_line_ends_the_turn_cleanly(
-    store: Store, tmp_path: Path, engine_for: EngineFor
+@pytest.mark.parametrize(
+    ("behaviour", "error", "said"),
+    [("malformed", AgentStopped, "not JSON"), ("signed-out", AgentNeedsSignIn, "codex login")],
+)
+async def test_a_turn_codex_cannot_answer_ends_cleanly_and_says_why(
+    tmp_path: Path, engine_for: EngineFor, behaviour: str, error: type, said: str
 ) -> None:
-    engine = engine_for(fake(tmp_path, "malformed"))
-    _chat, events = await first_turn(engine, "one", "codex")
-    assert isinstance(ended(events).error, AgentStopped)
-    assert "not JSON" in notices(events)[-1].text
+    # A line that isn't JSON, and a Codex that isn't signed in: the notice names the cause.
+    _chat, events = await first_turn(engine_for(fake(tmp_path, behaviour)), "hi", "codex")
+    assert isinstance(ended(events).error, error)
+    assert said in notices(events)[-1].text
 
 
 async def test_stop_interrupts_the_turn_and_keeps_the_answer(
@@ -239,15 +243,6 @@ async def test_a_thread_is_resumed_by_another_engine(
     events = await run_turn(third, chat, "three", "codex")
     assert ended(events).error is None
     assert [n for n in notices(events) if "doesn't remember" in n.text]
-
-
-async def test_signed_out_codex_is_told_plainly(
-    store: Store, tmp_path: Path, engine_for: EngineFor
-) -> None:
-    engine = engine_for(fake(tmp_path, "signed-out"))
-    _chat, events = await first_turn(engine, "hi", "codex")
-    assert isinstance(ended(events).error, AgentNeedsSignIn)
-    assert "codex login" in notices(events)[-1].text
 
 
 async def test_a_hung_codex_is_stopped_after_the_idle_timeout(

@@ -17,25 +17,21 @@ import pytest
 from app.store import Store
 from routing.models import ProviderConfig
 from routing.transcript import MessageStatus
-from routing.wires import answer_cap
 from tests.app.turn.codex.test_engine import EngineFor, engine_for, fake
-from tests.app.turn.engine_helpers import cut_at_the_cap, cut_at_the_limit, first_turn, run_turn
+from tests.app.turn.engine_helpers import cut_at_the_limit, flooded, run_turn, with_env
 
 __all__ = ["engine_for"]  # the fixture, shared with the engine's tests
 
 
 def trickling(tmp_path: Path, every: str = "0.05") -> ProviderConfig:
-    codex = fake(tmp_path, "trickle")
-    return replace(codex, env=(*codex.env, ("FAKE_CODEX_EVERY", every)))
+    return with_env(fake(tmp_path, "trickle"), FAKE_CODEX_EVERY=every)
 
 
 async def test_a_flood_is_cut_at_the_cap_and_the_turn_interrupted(
     store: Store, tmp_path: Path, engine_for: EngineFor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(answer_cap, "ANSWER_CHARS", 30_000)
     engine = engine_for(fake(tmp_path, "flood"))
-    chat, events = await first_turn(engine, "go", "codex")
-    cut_at_the_cap(events, "Codex (codex)", 30_000)
+    chat, _events = await flooded(engine, "codex", "Codex (codex)", 30_000, monkeypatch)
     _user, answer = store.messages(chat)
     assert 9_000 <= len(answer.text) <= 10_000 and set(answer.text) == {"x"}
     assert answer.status == MessageStatus.STOPPED
