@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterable, Mapping
 from contextlib import aclosing, asynccontextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
@@ -43,7 +43,8 @@ from routing.wires.bounded import (
     read_error,
 )
 from routing.wires.client import http_client
-from routing.wires.http_errors import cut_off, missing_key, translate_transport
+from routing.wires.http_errors import cut_off, looks_like_html, missing_key, translate_transport
+from routing.wires.payload import load_json
 from routing.wires.retry import RETRY_BASE, retrying
 
 # The read timeout is the longest gap between bytes: a local model may load for
@@ -52,6 +53,9 @@ DEFAULT_TIMEOUT = 300.0
 CONNECT_TIMEOUT = 10.0
 # Extras (another listing, the names for a ModelNotFound) never hold anything up.
 NAMES_TIMEOUT = 3.0
+
+if TYPE_CHECKING:
+    from routing.wires.stream_state import StreamState
 
 T = TypeVar("T")
 
@@ -203,6 +207,16 @@ class HttpWire(ABC):
             had_pictures=answer.had_pictures,
             model=answer.model,
         )
+
+    def whole_json(self, text: str, state: StreamState) -> Any:
+        """A whole answer where a stream was asked for, read as JSON: a web page is the
+        error the shape's ladder makes of it, anything else not JSON is out of format."""
+        try:
+            return load_json(text)
+        except ValueError:
+            if looks_like_html(text):
+                raise self.classify(ErrorAnswer(200, text)) from None
+            raise state.malformed("an answer that is neither SSE nor JSON", text) from None
 
     @abstractmethod
     def not_json(self, text: str) -> ProviderError:

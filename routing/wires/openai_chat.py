@@ -24,7 +24,6 @@ from routing.wires.answer_cap import hold
 from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
 from routing.wires.bounded import SseEvent
 from routing.wires.http import ErrorAnswer, Streamed
-from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.openai_errors import translate_status
 from routing.wires.payload import (
@@ -350,12 +349,7 @@ class OpenAIChatWire(OpenAICompatWire):
             if state.finish_reason is None:
                 raise self.cut_off("the stream ended without [DONE] or a finish reason")
             return events + finish_stream(state)
-        try:
-            obj = load_json(text)
-        except ValueError:
-            if looks_like_html(text):
-                raise self.classify(ErrorAnswer(200, text)) from None
-            raise state.malformed("an answer that is neither SSE nor JSON", text) from None
+        obj = self.whole_json(text, state)
         return parse_chunk(obj, state) + finish_stream(state)
 
 

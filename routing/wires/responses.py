@@ -33,7 +33,6 @@ from routing.wires.base import (
 )
 from routing.wires.bounded import SseEvent
 from routing.wires.http import DEFAULT_TIMEOUT, ErrorAnswer, Streamed
-from routing.wires.http_errors import looks_like_html
 from routing.wires.openai_chat import OpenAIChatWire
 from routing.wires.openai_compat import OpenAICompatWire
 from routing.wires.payload import PartialCall, load_json, token_count, too_deep
@@ -310,12 +309,7 @@ class ResponsesWire(OpenAICompatWire):
 
     def _whole_body(self, text: str, state: StreamState) -> list[StreamEvent]:
         """A whole Response object (stream ignored) as the events it holds."""
-        try:
-            obj = load_json(text)
-        except ValueError:
-            if looks_like_html(text):
-                raise self.classify(ErrorAnswer(200, text)) from None
-            raise state.malformed("an answer that is neither SSE nor JSON", text) from None
+        obj = self.whole_json(text, state)
         response = _obj(obj)
         if response.get("error") and response.get("status") != "completed":
             failed = {"type": "response.failed", "response": response}
