@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from app.store import Store
-from routing.transcript import CarriedPart, Message
+from routing.transcript import CarriedPart, Message, Notice
 
 FOLDER = "acp_folder"  # CarriedPart shape: the chat's working folder, {"cwd": path}
 
@@ -38,18 +38,24 @@ class AgentFolders:
         it runs; the window asks first, so there it is only the person's home)."""
         self.store = store
         self.default = default
-        self._chosen: dict[str, Path] = {}  # chosen, or read once from the store
+        self._chosen: dict[str, Path] = {}
+        # What each chat's messages keep, read once (a long chat's read is the slow part of
+        # opening it, and the window asks on every refresh of its title).
+        self._kept: dict[str, Path | None] = {}
 
     def folder(self, conversation_id: str) -> Path | None:
         """The chat's working folder: chosen now, or kept with its messages."""
         if not conversation_id:
             return None
-        if conversation_id not in self._chosen:
-            kept = kept_folder(self.store.messages(conversation_id))
-            if kept is None:
-                return None
-            self._chosen[conversation_id] = kept
-        return self._chosen[conversation_id]
+        if conversation_id in self._chosen:
+            return self._chosen[conversation_id]
+        if conversation_id not in self._kept:
+            self._kept[conversation_id] = kept_folder(self.store.messages(conversation_id))
+        return self._kept[conversation_id]
+
+    def opened(self, conversation_id: str, messages: Iterable[Message | Notice]) -> None:
+        """The chat was read as it opened: what its messages keep, without reading it again."""
+        self._kept[conversation_id] = kept_folder(m for m in messages if isinstance(m, Message))
 
     def choose(self, conversation_id: str, folder: Path) -> None:
         """The folder the person chose for this chat; kept with its next message."""

@@ -1,8 +1,9 @@
 """The context meter under the composer: the picked model's window and how full the next
 turn leaves it (app/presenters/context_meter.py), as the draft is typed.
 
-How full the chat was is read from the store when a chat opens and a turn ends; the
-draft's share is estimated on every keystroke (a string knows its length: no recount).
+How full the chat was is read from the items the chat opened with, and from the store when
+a turn ends (never the whole chat read again on opening: that tripled the open of a long
+chat); the draft's share is estimated on every keystroke (a string knows its length).
 """
 
 from __future__ import annotations
@@ -12,7 +13,21 @@ from typing import TYPE_CHECKING
 from app.presenters.context_meter import reading
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from app.store import StoredItem
     from app.ui.main_window import MainWindow
+    from routing.transcript import Message, Notice
+
+
+def last_used(items: Iterable[Message | Notice]) -> int | None:
+    """How full the last answer that said so left its model's window."""
+    used = None
+    for item in items:
+        stats = getattr(item, "stats", None)
+        if getattr(item, "role", "") == "assistant" and stats and stats.context_used is not None:
+            used = stats.context_used
+    return used
 
 
 class ContextMeter:
@@ -23,22 +38,23 @@ class ContextMeter:
         self._window = window
         self._used: int | None = None  # how full the window was after the last answer
         c = window.controller
-        c.conversation_loaded.connect(self.chat_changed)
+        c.conversation_loaded.connect(self.chat_opened)
         c.busy_changed.connect(self.chat_changed)
         c.attaching.attachments_changed.connect(self.show)
         window.picker.currentIndexChanged.connect(self.show)
         window.composer.edit.textChanged.connect(self.show)
 
+    def chat_opened(self, _conversation_id: str, items: list[StoredItem], _model: str) -> None:
+        """A chat opened: how full its last answer left the window, from its items."""
+        self._used = None if self._window.controller.busy else last_used(i.item for i in items)
+        self.show()
+
     def chat_changed(self, *_args: object) -> None:
-        """A chat opened or a turn ended: read how full its last answer left the window."""
+        """A turn began or ended: read how full its last answer left the window."""
         c = self._window.controller
         self._used = None
         if c.current_id and not c.busy:
-            for message in reversed(c.store.messages(c.current_id)):
-                stats = message.stats
-                if message.role == "assistant" and stats and stats.context_used is not None:
-                    self._used = stats.context_used
-                    break
+            self._used = last_used(c.store.messages(c.current_id))
         self.show()
 
     def show(self, *_args: object) -> None:
