@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
@@ -548,3 +549,32 @@ def test_a_damaged_chat_is_listed_and_opening_it_says_so_while_the_others_open(
     assert "A 34/50 crank is gentle on hills." in [r["text"] for r in rows(session)]
     select(qtbot, session, ids["Sourdough starter"])  # and the others still open
     qtbot.waitUntil(lambda: "Feed it twice a day." in [r["text"] for r in rows(session)])
+
+
+def test_opening_a_chat_reads_it_from_the_store_once(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The view, the context meter and the agent's folder all work from the one read: each
+    # read of a long chat decodes every item (three reads made a 5,000-message open 3× slower).
+    ids = seed(home)
+    session = open_window()
+    store = session.controller.store
+    reads: list[str] = []
+    items, messages = store.items, store.messages
+
+    def counted_items(conversation_id: str) -> Any:
+        reads.append(conversation_id)
+        return items(conversation_id)
+
+    def counted_messages(conversation_id: str) -> Any:
+        reads.append(conversation_id)
+        return messages(conversation_id)
+
+    monkeypatch.setattr(store, "items", counted_items)
+    monkeypatch.setattr(store, "messages", counted_messages)
+    chat = ids["Bike gears"]
+    session.controller.select_conversation(chat)
+    qtbot.waitUntil(lambda: len(rows(session)) == 2)
+    session.window.show_title()  # a refresh of the title asks for the folder again
+    assert reads == [chat]
+    assert session.window.top.folder_label.isHidden()
