@@ -67,6 +67,11 @@ NEVER_BEFORE_PAINT = {
     "html": "rich text is escaped when it is first shown",
     "PIL": "Pillow loads with the first picture",
     "mcp": "the MCP SDK loads when a chat first uses an MCP server",
+    "pypdfium2": "the PDF library loads with the first PDF",
+    "acp": "the agent SDK loads with the first agent turn",
+    "app.turn.acp": "agents load with the first agent turn",
+    "app.turn.codex": "agents load with the first agent turn",
+    "routing.wires": "wires load when models are listed",
 }
 
 
