@@ -312,6 +312,7 @@ class Controller(QObject):
             self.problem.emit(str(exc))
             return
         self._current = conversation_id
+        self.sending.folders.opened(conversation_id, (i.item for i in items))  # no second read
         self.conversation_loaded.emit(conversation_id, items, summary.model or AUTO)
 
     def delete_conversation(self, conversation_id: str) -> None:

@@ -213,8 +213,6 @@ class MainWindow(QMainWindow):
 
     def _show_conversation(self, conversation_id: str, items: list[StoredItem], model: str) -> None:
         self.conversation.set_items(items)
-        if conversation_id:
-            self.controller.sending.folders.opened(conversation_id, (i.item for i in items))
         self.sidebar.show_current(conversation_id)
         if model:
             self.picker.set_current_ref(model)

@@ -11,23 +11,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.presenters.context_meter import reading
+from routing.transcript import Message  # loaded before the first paint already
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Sequence
 
     from app.store import StoredItem
     from app.ui.main_window import MainWindow
-    from routing.transcript import Message, Notice
+    from routing.transcript import Notice
 
 
-def last_used(items: Iterable[Message | Notice]) -> int | None:
+def last_used(items: Sequence[Message | Notice]) -> int | None:
     """How full the last answer that said so left its model's window."""
-    used = None
-    for item in items:
-        stats = getattr(item, "stats", None)
-        if getattr(item, "role", "") == "assistant" and stats and stats.context_used is not None:
-            used = stats.context_used
-    return used
+    for item in reversed(items):
+        stats = item.stats if isinstance(item, Message) and item.role == "assistant" else None
+        if stats and stats.context_used is not None:
+            return stats.context_used
+    return None
 
 
 class ContextMeter:
@@ -46,7 +46,7 @@ class ContextMeter:
 
     def chat_opened(self, _conversation_id: str, items: list[StoredItem], _model: str) -> None:
         """A chat opened: how full its last answer left the window, from its items."""
-        self._used = None if self._window.controller.busy else last_used(i.item for i in items)
+        self._used = None if self._window.controller.busy else last_used([i.item for i in items])
         self.show()
 
     def chat_changed(self, *_args: object) -> None:
