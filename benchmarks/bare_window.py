@@ -38,6 +38,18 @@ def process_age_s() -> float | None:
         return None
 
 
+def peak_memory_mib() -> float | None:
+    """This process's peak resident memory (VmHWM), as `sightline --smoke` reads its own."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 class Window(QMainWindow):
     """A sidebar list, a conversation list, a combo and a text box: Sightline's bones."""
 
@@ -82,6 +94,9 @@ class Window(QMainWindow):
             timings["since_process_start_s"] = round(
                 age - (time.perf_counter() - self.painted_at), 3
             )
+        peak = peak_memory_mib()
+        if peak is not None:
+            timings["peak_rss_mib"] = round(peak, 1)
         print(json.dumps(timings), flush=True)
         QApplication.quit()
 

@@ -50,7 +50,7 @@ CHUNKS = 400  # answer chunks of one turn, before the fake agent's own two
 WARM = 30  # measured warm turns each
 COLD = 8  # measured cold starts each (after one unmeasured)
 PROMPT = "Tell me about the picture."
-GOAL = "≤ 1.2× bare ACP client"
+GOAL = "≤ 1.15× bare ACP client, every run"
 CHUNKS_ENV = "BENCH_ACP_CHUNKS"
 
 

@@ -65,7 +65,7 @@ def run() -> list[Row]:
             "`sightline ask`, one streamed turn, whole process",
             ask * 1000,
             "ms",
-            "≤ 1.6× plain httpx",
+            "≤ 1.3× plain httpx",
             f"plain httpx script: {plain * 1000:.0f} ms; ratio {ask / plain:.2f}×; "
             f"{len(ANSWER) // 4} chunks over loopback; {RUNS} runs each",
         )

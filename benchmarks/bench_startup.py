@@ -65,7 +65,9 @@ def _timed_windows(runs: int) -> dict[str, dict[str, list[float]]]:
                     timings.get("since_process_start_s", timings["first_paint_s"])
                 )
                 found[name]["wall"].append(done.wall_s)
-                found[name]["rss"].append(done.max_rss_mib)
+                # Read by the process itself at the paint: `wait4`'s figure for a child
+                # starts from this benchmark's own size at the fork.
+                found[name]["rss"].append(timings.get("peak_rss_mib", done.max_rss_mib))
     return found
 
 
@@ -124,7 +126,7 @@ def run() -> list[Row]:
             "cold start to a shown window (process start → first paint)",
             since * 1000,
             "ms",
-            "≤ 2× bare",
+            "≤ 1.5× bare",
             f"bare PySide6 window: {bare_since * 1000:.0f} ms; ratio {since / bare_since:.2f}×; "
             f"`first_paint_s` {median(ours['paint']) * 1000:.0f} vs "
             f"{median(bare['paint']) * 1000:.0f} ms; {RUNS} runs each, warm disk cache, "
@@ -134,14 +136,14 @@ def run() -> list[Row]:
             "`sightline --smoke` whole process (start → exit)",
             wall * 1000,
             "ms",
-            "≤ 2× bare",
+            "report",
             f"bare window process: {bare_wall * 1000:.0f} ms; ratio {wall / bare_wall:.2f}×",
         ),
         Row(
-            "memory after first paint (peak RSS of the smoke process)",
+            "memory at first paint (peak RSS, read by the process itself)",
             rss,
             "MiB",
-            "≤ 100 MiB",
+            "≤ bare + 16 MiB",
             f"bare window: {bare_rss:.0f} MiB; Sightline adds {rss - bare_rss:.0f} MiB",
         ),
         Row(

@@ -36,6 +36,22 @@ def process_age_s() -> float | None:
         return None
 
 
+def peak_memory_mib() -> float | None:
+    """This process's own peak resident memory so far (Linux /proc), or None where unknown.
+
+    Read inside the process: a parent's `wait4` figure starts from the parent's own
+    size at the fork, so it can't tell a small child from a large one.
+    """
+    try:
+        with open("/proc/self/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024  # kB
+    except (OSError, ValueError, IndexError):
+        return None
+    return None
+
+
 NO_SCREEN = (
     "no screen was found (neither DISPLAY nor WAYLAND_DISPLAY is set), so the window can't "
     'open. Without a window, run `sightline ask "your question"`; with a virtual screen, '
@@ -164,6 +180,9 @@ def _timings(painted_at: float, started: float, qt_import_s: float) -> dict[str,
     if age is not None:  # the process's age at the paint, not now
         timings["since_process_start_s"] = round(age - (time.perf_counter() - painted_at), 3)
     timings["qt_import_s"] = round(qt_import_s, 3)
+    peak = peak_memory_mib()
+    if peak is not None:
+        timings["peak_rss_mib"] = round(peak, 1)
     # Where cycles are collected while the window runs (app/ui/main_thread_gc.py).
     timings["collection"] = "any thread" if gc.isenabled() else "window thread"
     return timings
