@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
 import random
+from statistics import median
 
 from PIL import Image, ImageDraw
 
-from benchmarks.common import Row, median_seconds
+from benchmarks.common import Row, interleaved
 from routing.presets import preset_for
 from routing.shaping import ClampCache, PictureLimits, shape_messages
 from routing.transcript import Message, PicturePart, TextPart, ToolCall, ToolResult, user_message
@@ -48,10 +50,17 @@ def request_bytes(messages: tuple[Message, ...], keep: int) -> int:
     return len(json.dumps(body).encode())
 
 
+def _decoded(picture: Picture) -> None:
+    with Image.open(io.BytesIO(picture.data)) as image:
+        image.load()
+
+
 def run() -> list[Row]:
     """Measure and return the rows."""
     shot = screenshot(3840, 2160, seed=4)
-    clamp_s = median_seconds(lambda: clamp(shot), runs=7)
+    # The floor: decoding the same PNG alone, which any clamp must do first.
+    timed = interleaved(lambda: clamp(shot), lambda: _decoded(shot), runs=7)
+    clamp_s = median(timed.ours)
     clamped = clamp(shot)
     loop = tool_loop(20)
     aged, everything = request_bytes(loop, keep=3), request_bytes(loop, keep=20)
@@ -60,9 +69,10 @@ def run() -> list[Row]:
             "clamp a 3840×2160 screenshot PNG",
             clamp_s * 1000,
             "ms",
-            "≤ 80 ms",
-            f"{shot.size_bytes // 1000} KB in → {clamped.width}×{clamped.height}, "
-            f"{clamped.size_bytes // 1000} KB out",
+            "≤ 1.3× decoding it alone",
+            f"decoding it alone: {median(timed.floor) * 1000:.0f} ms; {timed.ratios()}, "
+            f"7 interleaved runs each; {shot.size_bytes // 1000} KB in → "
+            f"{clamped.width}×{clamped.height}, {clamped.size_bytes // 1000} KB out",
         ),
         Row(
             "request bytes, 20-screenshot tool loop, newest 3 kept",

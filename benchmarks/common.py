@@ -39,6 +39,39 @@ def median_seconds(action: Callable[[], object], runs: int = 7, warmup: int = 1)
     return statistics.median(times)
 
 
+@dataclass(frozen=True)
+class Paired:
+    """Times of an action and of its floor, run alternately in the same run."""
+
+    ours: list[float]
+    floor: list[float]
+
+    def ratios(self) -> str:
+        """The ratio to the floor, by the minimums and by the medians."""
+        by_min = min(self.ours) / min(self.floor)
+        by_median = statistics.median(self.ours) / statistics.median(self.floor)
+        return f"ratio {by_min:.2f}× by minimum, {by_median:.2f}× by median"
+
+
+def interleaved(
+    action: Callable[[], object], floor: Callable[[], object], runs: int = 7, warmup: int = 1
+) -> Paired:
+    """Time `action` and `floor` alternately, `runs` times each after `warmup` unmeasured rounds.
+
+    Alternating puts both under the same load, so their ratio holds when the
+    machine's speed drifts between runs.
+    """
+    ours: list[float] = []
+    floors: list[float] = []
+    for round_ in range(warmup + runs):
+        for timed, times in ((action, ours), (floor, floors)):
+            started = time.perf_counter()
+            timed()
+            if round_ >= warmup:
+                times.append(time.perf_counter() - started)
+    return Paired(ours, floors)
+
+
 def table(rows: list[Row]) -> str:
     """The rows as a Markdown table (pasted as is into the README)."""
     lines = ["| benchmark | median | goal | note |", "| --- | ---: | --- | --- |"]
