@@ -71,7 +71,7 @@ def run() -> list[Row]:
             "ms",
             "≤ 1.3× decoding it alone",
             f"decoding it alone: {median(timed.floor) * 1000:.0f} ms; {timed.ratios()}, "
-            f"7 interleaved runs each; {shot.size_bytes // 1000} KB in → "
+            f"{len(timed.ours)} interleaved runs each; {shot.size_bytes // 1000} KB in → "
             f"{clamped.width}×{clamped.height}, {clamped.size_bytes // 1000} KB out",
         ),
         Row(
