@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 from app.presenters.when import full_when, short_when
 from app.store import ConversationSummary
 from app.ui.edits import EscapeEdit
+from app.ui.viewport import own_viewport
 
 _Index = QModelIndex | QPersistentModelIndex
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -209,6 +210,7 @@ class ConversationList(QListView):
     def __init__(self, parent: QWidget | None = None) -> None:
         """An empty list."""
         super().__init__(parent)
+        own_viewport(self)
         # True while the keyboard moves through the list: the chat it opens must not
         # take the keyboard away, or the next arrow key would land in the composer.
         self.by_keyboard = False

@@ -9,10 +9,15 @@ is kept with the chat, so the question is not asked again. The send awaits the a
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QAbstractButton, QMessageBox, QWidget
+from typing import TYPE_CHECKING
 
-from app.turn.boundary import EarlierPictures, Leaving
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QWidget
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QAbstractButton, QMessageBox
+
+    from app.turn.boundary import EarlierPictures, Leaving
 
 TITLE = "Send earlier pictures off this computer?"
 SEND = "Send them"
@@ -44,6 +49,10 @@ class LeavingPrompt(QObject):
         """Open the dialog and wait for the person: SEND, WITHHOLD, or None for Cancel
         (an earlier question still open is cancelled)."""
         import asyncio  # after the first paint: a send comes after it
+
+        from PySide6.QtWidgets import QMessageBox
+
+        from app.turn.boundary import EarlierPictures
 
         if self.dialog is not None:
             self.dialog.reject()

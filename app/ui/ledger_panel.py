@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.presenters.when import today_or_full_when
+from app.ui.viewport import own_viewport
 
 if TYPE_CHECKING:
     from app.ledger import Crossing
@@ -136,7 +137,7 @@ class LedgerPanel(QFrame):
         self.list.setVerticalScrollMode(QListView.ScrollMode.ScrollPerPixel)
         self.list.setFrameShape(QFrame.Shape.NoFrame)
         self.list.setItemDelegate(_CrossingCards(self.list))
-        self.list.viewport().setAutoFillBackground(False)  # the cards sit on the panel
+        own_viewport(self.list).setAutoFillBackground(False)  # the cards sit on the panel
 
         heading = QHBoxLayout()
         heading.addWidget(self.title, 1)

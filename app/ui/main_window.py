@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
-from PySide6.QtWidgets import QApplication, QDialog, QFileDialog, QMainWindow, QWidget
+from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from app.presenters.listing import ModelListing
 from app.presenters.model_status import explain
@@ -27,7 +27,6 @@ from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
-from app.ui.export_dialog import JSON_FILTER, MARKDOWN_FILTER, ask_export_path
 from app.ui.first_run import FirstRunPanel
 from app.ui.ledger_panel import LedgerPanel
 from app.ui.menu_bar import MenuBar
@@ -45,9 +44,9 @@ from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
-    from app.ui.settings.settings_dialog import SettingsDialog
+    from PySide6.QtWidgets import QDialog, QFileDialog
 
-__all__ = ["JSON_FILTER", "MARKDOWN_FILTER", "MainWindow"]  # the filters: where tests found them
+    from app.ui.settings.settings_dialog import SettingsDialog
 
 
 class MainWindow(QMainWindow):
@@ -315,6 +314,8 @@ class MainWindow(QMainWindow):
         if self.export_dialog is not None:
             self.export_dialog.raise_()
             return self.export_dialog
+        from app.ui.export_dialog import ask_export_path  # the first paint needs no dialog
+
         dialog = ask_export_path(
             self, self.title.text(), lambda path: self.controller.chats.export(chat, path)
         )
@@ -374,6 +375,8 @@ class MainWindow(QMainWindow):
         remembered = Remembered(self.controller.current_id, ledger_open, width)
         self.state.save(self, self.splitter, remembered)
         if self.settings_dialog is not None:  # unsaved edits go, and its tasks stop
+            from PySide6.QtWidgets import QDialog  # loaded by then: Settings is one
+
             self.settings_dialog.done(QDialog.DialogCode.Rejected)
         if self.export_dialog is not None:
             self.export_dialog.reject()

@@ -10,13 +10,14 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl
-from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QMenu, QMessageBox, QToolButton
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMenu, QToolButton
 
 from app.ui.settings.appearance import ThemeChoice
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMessageBox
+
     from app.ui.main_window import MainWindow
 
 ZOOM_STEPS = (0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0)  # the conversation's text size
@@ -145,6 +146,8 @@ class MenuBar:
 
     def show_about(self) -> QMessageBox:
         """Help ▸ About: the version, and what Sightline is."""
+        from PySide6.QtWidgets import QMessageBox  # the first paint needs no dialog
+
         from app.version import installed_version
 
         box = QMessageBox(self.window)
@@ -166,4 +169,7 @@ class MenuBar:
         if not folder.is_dir():
             self.window.statusBar().showMessage(f"There is no log folder yet ({folder}).", 8000)
             return
+        from PySide6.QtCore import QUrl
+        from PySide6.QtGui import QDesktopServices
+
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))

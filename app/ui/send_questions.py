@@ -13,12 +13,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
 from app.ui.leaving_prompt import LeavingPrompt
 from app.ui.sending import FolderNeeded, LeavingNeeded, Send
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QFileDialog
+
     from app.ui.main_window import MainWindow
 
 BUSY = "Wait for the answer to finish, or Stop it, first."
@@ -99,6 +101,8 @@ def ask_folder(
 ) -> QFileDialog:
     """Ask, without blocking the window, which folder the agent works in (the person's
     home to begin with); `chosen` is called with it, and nothing happens on Cancel."""
+    from PySide6.QtWidgets import QFileDialog  # the first paint needs no dialog
+
     dialog = QFileDialog(
         parent, f"Which folder does {agent_id} work in?", str(start or Path.home())
     )

@@ -26,6 +26,14 @@ painted, started = session.Session._first_paint, session.Session.start
 
 def first_paint(self):
     notes.append(["paint", sorted(sys.modules)])
+    # PySide6 builds its classes when first used: these are the ones built by now.
+    built = [
+        name
+        for module in ("PySide6.QtCore", "PySide6.QtGui", "PySide6.QtWidgets")
+        for name in vars(sys.modules[module])
+        if name.startswith("Q")
+    ]
+    notes.append(["qt", built])
     painted(self)
 
 def start(self):
@@ -74,6 +82,23 @@ NEVER_BEFORE_PAINT = {
     "routing.wires": "wires load when models are listed",
 }
 
+# Qt classes the first paint needs none of; each costs 1–5 ms to build (PySide6 builds
+# a class, with all its enums, the first time Python touches it).
+QT_NEVER_BEFORE_PAINT = {
+    "QMessageBox": "dialogs are built when they open",
+    "QFileDialog": "dialogs are built when they open",
+    "QInputDialog": "dialogs are built when they open",
+    "QDesktopServices": "links open when followed",
+    "QUrl": "links open when followed",
+    "QImageReader": "pictures are read when the first is shown",
+    "QAccessible": "nothing has the focus to announce before the first paint",
+    # Handing Python a widget Qt made (a scroll area's own viewport) builds every
+    # QWidget class to tell which it is: app/ui/viewport.py gives views their own.
+    "QCalendarWidget": "no view hands Python a viewport Qt made",
+    "QWizard": "no view hands Python a viewport Qt made",
+    "QMdiArea": "no view hands Python a viewport Qt made",
+}
+
 
 def _smoke(home: SightlineHome, tmp_path: Path) -> dict[str, set[str]]:
     notes = tmp_path / "notes.json"
@@ -83,7 +108,7 @@ def _smoke(home: SightlineHome, tmp_path: Path) -> dict[str, set[str]]:
     assert timings["smoke"] == "ok"
     assert timings["collection"] == "window thread"  # app/ui/main_thread_gc.py is running
     events = json.loads(notes.read_text(encoding="utf-8"))
-    assert [name for name, _ in events] == ["paint", "start"], "listing starts after the paint"
+    assert [name for name, _ in events] == ["paint", "qt", "start"], "listing after the paint"
     return {name: set(modules) for name, modules in events}
 
 
@@ -104,6 +129,7 @@ def test_the_first_paint_comes_before_what_it_does_not_need(tmp_path: Path) -> N
         "routing.presets": "no provider is named in the config",
     }
     assert _loaded(at["paint"], not_yet) == {}
+    assert {name: why for name, why in QT_NEVER_BEFORE_PAINT.items() if name in at["qt"]} == {}
     # Listing starts on the asyncio loop, which runs by then.
     assert "asyncio" in at["start"]
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QBuffer, QEvent, QIODevice, QMimeData, QObject, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
@@ -27,6 +28,10 @@ from PySide6.QtWidgets import (
 from app.presenters.pdf_notes import PdfNote
 from app.presenters.pending import Attachments, Offered, SightNote
 from app.ui.composer.cards import CARD, Card, PdfCard, PictureCard, small_label
+from app.ui.viewport import own_viewport
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QMimeData
 
 PROBLEM_COLOR = "#dc2626"
 
@@ -69,6 +74,8 @@ def _image_bytes(mime: QMimeData) -> Callable[[], bytes]:
         data = mime.data("image/png").data()
         if data:
             return lambda: bytes(data)  # the very bytes copied, not a re-encoding
+    from PySide6.QtCore import QBuffer, QIODevice  # with the first pasted picture
+
     value = mime.imageData()
     image = value.toImage() if isinstance(value, QPixmap) else QImage(value)
 
@@ -122,6 +129,7 @@ class AttachmentStrip(QScrollArea):
         self.setWidgetResizable(True)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        own_viewport(self).setAutoFillBackground(False)  # before `setWidget` puts `inner` in it
         self._inner = inner = QWidget(self)
         self._row = QHBoxLayout(inner)
         self._row.setContentsMargins(0, 0, 0, 0)
@@ -130,7 +138,6 @@ class AttachmentStrip(QScrollArea):
         self._row.addWidget(self.reading)
         self._row.addStretch(1)
         self.setWidget(inner)
-        self.viewport().setAutoFillBackground(False)
         self._cards: dict[str, Card] = {}
         self.hide()
 

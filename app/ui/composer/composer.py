@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QMimeData, QSize, QStandardPaths, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QDropEvent, QKeyEvent, QPalette
 from PySide6.QtWidgets import (
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
@@ -34,6 +34,9 @@ from app.ui.composer.attachments import (
     offer_from_mime,
 )
 from app.ui.icons import badge_image, icon_of
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QMimeData
 
 _MIN_LINES, _MAX_LINES = 2, 8
 _ICON = QSize(20, 20)
@@ -195,6 +198,9 @@ class Composer(QWidget):
 
     def choose_files(self) -> None:
         """Ask for pictures and PDFs and offer them."""
+        from PySide6.QtCore import QStandardPaths  # the first paint needs no dialog
+        from PySide6.QtWidgets import QFileDialog
+
         folder = self._folder or QStandardPaths.writableLocation(
             QStandardPaths.StandardLocation.PicturesLocation
         )

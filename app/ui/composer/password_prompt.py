@@ -9,11 +9,16 @@ nowhere in the window.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QDialog, QInputDialog, QLineEdit, QWidget
+from typing import TYPE_CHECKING
 
-from app.presenters.unlocking import PasswordRequest
-from app.ui.composer.attaching import Attaching
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtWidgets import QWidget
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QInputDialog
+
+    from app.presenters.unlocking import PasswordRequest
+    from app.ui.composer.attaching import Attaching
 
 TITLE = "PDF password"
 
@@ -40,6 +45,8 @@ class PasswordPrompt(QObject):
 
     def ask(self, request: PasswordRequest) -> QInputDialog:
         """Open the dialog for one question."""
+        from PySide6.QtWidgets import QInputDialog, QLineEdit  # the first paint needs no dialog
+
         self.close()
         dialog = QInputDialog(self._window)
         dialog.setWindowTitle(TITLE)
@@ -68,6 +75,8 @@ class PasswordPrompt(QObject):
             return
         request = self._request
         self.dialog, self._request = None, None
+        from PySide6.QtWidgets import QDialog
+
         accepted = result == QDialog.DialogCode.Accepted.value
         password = dialog.textValue() if accepted else None
         dialog.setTextValue("")  # nothing of it left in the widget

@@ -18,10 +18,11 @@ from PySide6.QtCore import (
     QRect,
     Qt,
 )
-from PySide6.QtGui import QAccessible, QAccessibleEvent, QRegion
+from PySide6.QtGui import QRegion
 from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
 
 from app.presenters.row_heights import RowHeights
+from app.ui.viewport import own_viewport
 
 _Index = QModelIndex | QPersistentModelIndex
 
@@ -32,6 +33,7 @@ class PositionedListView(QListView):
     def __init__(self, parent: QWidget | None = None) -> None:
         """No rows yet."""
         super().__init__(parent)
+        own_viewport(self)
         self._rows = RowHeights()
 
     # -- where rows are ---------------------------------------------------------------
@@ -106,21 +108,30 @@ class PositionedListView(QListView):
 
     def currentChanged(self, current: _Index, previous: _Index) -> None:
         """Tell assistive technology which row has the focus."""
-        if QAccessible.isActive() and current.isValid() and self.hasFocus():
-            event = QAccessibleEvent(self, QAccessible.Event.Focus)
-            event.setChild(current.row())
-            QAccessible.updateAccessibility(event)
+        if current.isValid() and self.hasFocus():
+            # Imported here: the view is built before the first paint, and no row has
+            # the focus then (QAccessible costs about 5 ms to load).
+            from PySide6.QtGui import QAccessible, QAccessibleEvent
+
+            if QAccessible.isActive():
+                event = QAccessibleEvent(self, QAccessible.Event.Focus)
+                event.setChild(current.row())
+                QAccessible.updateAccessibility(event)
         QAbstractItemView.currentChanged(self, current, previous)
 
     def selectionChanged(self, selected: QItemSelection, deselected: QItemSelection) -> None:
         """Tell assistive technology which row was selected."""
-        if QAccessible.isActive():
-            for indexes, kind in (
-                (selected.indexes(), QAccessible.Event.SelectionAdd),
-                (deselected.indexes(), QAccessible.Event.SelectionRemove),
-            ):
-                if indexes:
-                    event = QAccessibleEvent(self, kind)
-                    event.setChild(indexes[0].row())
-                    QAccessible.updateAccessibility(event)
+        added, removed = selected.indexes(), deselected.indexes()
+        if added or removed:
+            from PySide6.QtGui import QAccessible, QAccessibleEvent
+
+            if QAccessible.isActive():
+                for indexes, kind in (
+                    (added, QAccessible.Event.SelectionAdd),
+                    (removed, QAccessible.Event.SelectionRemove),
+                ):
+                    if indexes:
+                        event = QAccessibleEvent(self, kind)
+                        event.setChild(indexes[0].row())
+                        QAccessible.updateAccessibility(event)
         QAbstractItemView.selectionChanged(self, selected, deselected)

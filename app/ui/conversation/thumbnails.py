@@ -8,11 +8,17 @@ without decoding anything.
 
 from __future__ import annotations
 
-from cachetools import LRUCache
-from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QSize, Qt
-from PySide6.QtGui import QImage, QImageIOHandler, QImageReader, QPixmap
+from typing import TYPE_CHECKING
 
-from vision.pictures import Picture
+from cachetools import LRUCache
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QImage, QPixmap
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QBuffer
+    from PySide6.QtGui import QImageReader
+
+    from vision.pictures import Picture
 
 _PIXMAPS = 300  # scaled thumbnails kept
 _SIZES = 4096  # header sizes kept (tiny)
@@ -22,6 +28,10 @@ _sizes: LRUCache[str, QSize] = LRUCache(maxsize=_SIZES)
 
 
 def _reader(data: bytes) -> tuple[QImageReader, QBuffer]:
+    # Qt's image reading loads with the first picture shown, not before the first paint.
+    from PySide6.QtCore import QBuffer, QByteArray, QIODevice
+    from PySide6.QtGui import QImageReader
+
     buffer = QBuffer()
     buffer.setData(QByteArray(data))
     buffer.open(QIODevice.OpenModeFlag.ReadOnly)
@@ -31,6 +41,8 @@ def _reader(data: bytes) -> tuple[QImageReader, QBuffer]:
 
 
 def _turned(reader: QImageReader) -> bool:
+    from PySide6.QtGui import QImageIOHandler
+
     return bool(reader.transformation() & QImageIOHandler.Transformation.TransformationRotate90)
 
 

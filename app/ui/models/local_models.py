@@ -12,9 +12,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtWidgets import QMessageBox, QPushButton
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QMessageBox, QPushButton
+
     from app.ui.main_window import MainWindow
     from app.ui.models.model_manager import ModelManager
 
@@ -86,6 +87,8 @@ class LocalModels(QObject):
             window.statusBar().showMessage(f"{ref} is ready: pick it in the model list.", 10000)
             return
         chat_model = window.picker.current_ref()
+        from PySide6.QtWidgets import QMessageBox  # the first paint needs no dialog
+
         box = QMessageBox(window)
         box.setWindowTitle("A model that sees is ready")
         box.setAccessibleName("A model that sees is ready")
