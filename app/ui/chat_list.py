@@ -26,7 +26,6 @@ from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QKeySequence, QPainter
 from PySide6.QtWidgets import (
     QApplication,
     QListView,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QWidget,
@@ -135,6 +134,8 @@ class ChatRows(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         """The row as the style draws it with its title elided before when it was last used
         (so two chats of one title tell apart), and the snippet in a quieter line below."""
+        from PySide6.QtWidgets import QStyle  # built with the first row drawn
+
         snippet = str(index.data(SNIPPET_ROLE) or "")
         when = str(index.data(WHEN_ROLE) or "")
         shown = QStyleOptionViewItem(option)

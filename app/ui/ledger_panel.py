@@ -14,7 +14,6 @@ from PySide6.QtWidgets import (
     QListView,
     QListWidget,
     QListWidgetItem,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QToolButton,
@@ -73,6 +72,8 @@ class _CrossingCards(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         """A rounded card on the list's background."""
+        from PySide6.QtWidgets import QStyle  # built with the first row drawn
+
         rect = option.rect.adjusted(_GAP, _GAP // 2, -_GAP, -_GAP // 2)
         palette: QPalette = option.palette
         selected = bool(option.state & QStyle.StateFlag.State_Selected)

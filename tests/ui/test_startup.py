@@ -92,6 +92,8 @@ QT_NEVER_BEFORE_PAINT = {
     "QUrl": "links open when followed",
     "QImageReader": "pictures are read when the first is shown",
     "QAccessible": "nothing has the focus to announce before the first paint",
+    # Built with the first row drawn, or the first theme applied (app/ui/settings/appearance.py).
+    "QStyle": "a first start draws no row and keeps the platform's look",
     # Handing Python a widget Qt made (a scroll area's own viewport) builds every
     # QWidget class to tell which it is: app/ui/viewport.py gives views their own.
     "QCalendarWidget": "no view hands Python a viewport Qt made",

@@ -17,7 +17,7 @@ from time import perf_counter
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
-from PySide6.QtWidgets import QAbstractItemView, QListView, QStyle, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QListView, QStyleOptionViewItem, QWidget
 
 from app.ui.conversation.positioned_list import PositionedListView
 
@@ -283,6 +283,8 @@ class LazyListView(PositionedListView):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         """Draw the rows in the damaged area, measuring any still estimated first."""
+        from PySide6.QtWidgets import QStyle  # built with the first row drawn
+
         if self._settle():
             self.viewport().update()  # rows moved: the rest of the view needs drawing too
         rows = self._rows

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from app.presenters.rows import Row
 from app.ui.conversation.conversation_model import ConversationModel
@@ -104,6 +104,8 @@ class MessageDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         """Draw one row inside `option.rect`."""
+        from PySide6.QtWidgets import QStyle  # built with the first row drawn
+
         row = _row(index)
         layout = self._layout(option, row, column_width(option.rect.width()))
         theme = theme_for(option.palette)

@@ -25,7 +25,6 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import (
     QComboBox,
     QSizePolicy,
-    QStyle,
     QStyledItemDelegate,
     QStyleOptionViewItem,
     QWidget,
@@ -283,6 +282,8 @@ class _PickerDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         """A header, or a model's name with its badges."""
+        from PySide6.QtWidgets import QStyle  # built with the first row drawn
+
         if index.data(PickerRole.HEADER) is True:
             self._paint_header(painter, option, index)
             return

@@ -36,16 +36,24 @@ class Appearance:
     """Applies and remembers the theme of one application."""
 
     def __init__(self, app: QApplication, data_dir: Path) -> None:
-        """Remember the platform's own style and palette, to give them back for System."""
+        """Applies themes to `app`, keeping the choice in `data_dir`."""
         self._app = app
         self._path = data_dir / FILE_NAME
-        # Read once per process, before any theme is applied: a window opened later
-        # (after a theme) must still know what the platform gave.
+        self.choice = ThemeChoice.SYSTEM
+
+    def _system(self) -> tuple[str, QPalette]:
+        """The platform's own style and palette, to give back for System.
+
+        Read once per process, just before the first theme is applied (a window opened
+        later must still know what the platform gave), and not at start: asking for the
+        style builds PySide6's QStyle class, about 15 ms, before a first paint that
+        keeps the platform's look needs none of it.
+        """
+        app = self._app
         if app not in _SYSTEM:
             style = app.style()
             _SYSTEM[app] = (style.name() if style is not None else "", QPalette(app.palette()))
-        self._system_style, self._system_palette = _SYSTEM[app]
-        self.choice = ThemeChoice.SYSTEM
+        return _SYSTEM[app]
 
     def remembered(self) -> ThemeChoice:
         """The choice kept from the last run (System when none, or unreadable)."""
@@ -57,6 +65,7 @@ class Appearance:
 
     def apply(self, choice: ThemeChoice, *, remember: bool = True) -> None:
         """Use this theme now (and from the next start)."""
+        system_style, system_palette = self._system()  # before anything changes
         self.choice = choice
         app = self._app
         hints = QGuiApplication.styleHints()
@@ -64,9 +73,9 @@ class Appearance:
         # which the palette set after it then replaces.
         if choice == ThemeChoice.SYSTEM:
             hints.setColorScheme(Qt.ColorScheme.Unknown)
-            if self._system_style:
-                app.setStyle(self._system_style)
-            app.setPalette(self._system_palette)
+            if system_style:
+                app.setStyle(system_style)
+            app.setPalette(system_palette)
         else:
             dark = choice == ThemeChoice.DARK
             hints.setColorScheme(Qt.ColorScheme.Dark if dark else Qt.ColorScheme.Light)
