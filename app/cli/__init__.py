@@ -104,7 +104,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
-    args = build_parser().parse_args(argv)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments in ([], ["--smoke"]):
+        # The window, as most starts are: building the parser of every command
+        # (about 10 ms) would only delay the first paint.
+        from app.ui.app import run_window
+
+        return run_window(smoke=bool(arguments))
+    args = build_parser().parse_args(arguments)
     if args.command is None:
         from app.ui.app import run_window
 

@@ -80,6 +80,7 @@ NEVER_BEFORE_PAINT = {
     "app.turn.acp": "agents load with the first agent turn",
     "app.turn.codex": "agents load with the first agent turn",
     "routing.wires": "wires load when models are listed",
+    "app.cli.mcp_serve": "the window starts without building the command line's parser",
 }
 
 # Qt classes the first paint needs none of; each costs 1–5 ms to build (PySide6 builds
