@@ -23,7 +23,6 @@ import sys
 import tempfile
 import time
 from contextlib import AsyncExitStack, aclosing
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
@@ -42,7 +41,7 @@ from app.store import Store
 from app.turn.acp.engine import AcpEngine
 from app.turn.events import ItemAdded, TextAdded, TurnEnded
 from app.turn.turn_input import TurnInput
-from benchmarks.common import ROOT, Row
+from benchmarks.common import ROOT, Paired, Row
 from routing.models import ProviderConfig
 from routing.transcript import Message
 
@@ -178,40 +177,32 @@ class _Sightline:
         await self.engine.aclose()
 
 
-@dataclass(frozen=True)
-class Times:
-    """Seconds of each measured turn, bare and Sightline."""
-
-    bare: list[float]
-    sightline: list[float]
-
-
 async def _timed(action: Any) -> float:
     started = time.perf_counter()
     await action
     return time.perf_counter() - started
 
 
-async def warm(store: Store, behaviours: str, cwd: Path) -> Times:
+async def warm(store: Store, behaviours: str, cwd: Path) -> Paired:
     """WARM turns each on a running agent, alternately (after one unmeasured each)."""
     bare, sightline = _Bare(behaviours, cwd), _Sightline(store, behaviours, cwd)
-    times = Times([], [])
+    times = Paired([], [])
     try:
         await bare.start()
         await sightline.turn()  # starts its agent
         await bare.turn()
         for _ in range(WARM):
-            times.bare.append(await _timed(bare.turn()))
-            times.sightline.append(await _timed(sightline.turn()))
+            times.floor.append(await _timed(bare.turn()))
+            times.ours.append(await _timed(sightline.turn()))
     finally:
         await bare.close()
         await sightline.close()
     return times
 
 
-async def cold(store: Store, behaviours: str, cwd: Path) -> Times:
+async def cold(store: Store, behaviours: str, cwd: Path) -> Paired:
     """COLD starts and first turns each, alternately (after one unmeasured each)."""
-    times = Times([], [])
+    times = Paired([], [])
     for n in range(COLD + 1):
         bare = _Bare(behaviours, cwd)
         started = time.perf_counter()
@@ -222,7 +213,7 @@ async def cold(store: Store, behaviours: str, cwd: Path) -> Times:
         finally:
             await bare.close()
         if n:
-            times.bare.append(took)
+            times.floor.append(took)
         started = time.perf_counter()
         sightline = _Sightline(store, behaviours, cwd)
         try:
@@ -231,13 +222,13 @@ async def cold(store: Store, behaviours: str, cwd: Path) -> Times:
         finally:
             await sightline.close()
         if n:
-            times.sightline.append(took)
+            times.ours.append(took)
     return times
 
 
-async def measure(folder: Path) -> dict[tuple[str, str], Times]:
+async def measure(folder: Path) -> dict[tuple[str, str], Paired]:
     """Every figure: (answer, warm or cold) -> times."""
-    found: dict[tuple[str, str], Times] = {}
+    found: dict[tuple[str, str], Paired] = {}
     with Store.open(folder / "data") as store:
         for answer, behaviours in (("words", ""), ("tool + picture", "tool")):
             found[answer, "warm"] = await warm(store, behaviours, folder)
@@ -255,7 +246,7 @@ def run() -> list[Row]:
         found = asyncio.run(measure(Path(folder)))
     rows = []
     for (answer, how), times in found.items():
-        bare, mine = statistics.median(times.bare), statistics.median(times.sightline)
+        mine = statistics.median(times.ours)
         what = "per turn, agent running" if how == "warm" else "start + first turn"
         count = WARM if how == "warm" else COLD
         rows.append(
@@ -264,8 +255,8 @@ def run() -> list[Row]:
                 mine * 1000,
                 "ms",
                 GOAL,
-                f"Sightline {_ms(times.sightline)}; bare ACP client {_ms(times.bare)}; "
-                f"ratio {mine / bare:.2f}×; {count} runs each",
+                f"Sightline {_ms(times.ours)}; bare ACP client {_ms(times.floor)}; "
+                f"{times.ratios()}; {count} runs each",
             )
         )
     return rows

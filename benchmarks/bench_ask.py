@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import Row, median, python_env, run_process
+from benchmarks.common import Paired, Row, median, python_env, run_process
 from tests.servers.ollama import FakeOllama, Reply
 
 RUNS = 7
@@ -66,7 +66,8 @@ def run() -> list[Row]:
             ask * 1000,
             "ms",
             "≤ 1.3× plain httpx",
-            f"plain httpx script: {plain * 1000:.0f} ms; ratio {ask / plain:.2f}×; "
+            f"plain httpx script: {plain * 1000:.0f} ms; "
+            f"{Paired(walls['ask'], walls['plain']).ratios()}; "
             f"{len(ANSWER) // 4} chunks over loopback; {RUNS} runs each",
         )
     ]

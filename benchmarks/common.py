@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import functools
+import math
 import os
 import shutil
 import statistics
@@ -76,7 +77,7 @@ def table(rows: list[Row]) -> str:
     """The rows as a Markdown table (pasted as is into the README)."""
     lines = ["| benchmark | median | goal | note |", "| --- | ---: | --- | --- |"]
     for row in rows:
-        value = f"{row.value:.3g} {row.unit}".strip()
+        value = "unknown" if math.isnan(row.value) else f"{row.value:.3g} {row.unit}".strip()
         lines.append(f"| {row.name} | {value} | {row.goal} | {row.note} |")
     return "\n".join(lines)
 
