@@ -75,33 +75,58 @@ def _loop(loop: list[int]) -> str:
     return f"items {named}{more} follow each other in a loop"
 
 
-def shown_branch(every: Sequence[StoredItem], leaf: int | None) -> list[StoredItem]:
-    """The items on the branch that ends at `leaf`, oldest first, with their versions.
+Link = tuple[int, int | None, bool]  # an item's id, the item it follows, whether it is deleted
 
+
+def shown_path(conversation_id: str, links: Sequence[Link], leaf: int | None) -> list[Link]:
+    """The branch that ends at `leaf` as links, oldest first, deleted items left out.
+
+    Only ids are walked, so a long chat's branch is found before any item is read.
     Deleted items are walked through (their children still follow them) but not shown.
     `DamagedConversation` when the items don't all lead back to the first.
     """
-    by_id = {stored.id: stored for stored in every}
-    if every and (damage := tree_damage({s.id: s.parent_id for s in every})) is not None:
-        raise DamagedConversation(every[0].conversation_id, damage)
-    children: dict[int | None, list[int]] = defaultdict(list)
-    for stored in every:
-        if not stored.deleted:
-            children[stored.parent_id].append(stored.id)
-    path: list[StoredItem] = []
+    parents = {item: parent for item, parent, _ in links}
+    if links and (damage := tree_damage(parents)) is not None:
+        raise DamagedConversation(conversation_id, damage)
+    by_id = {link[0]: link for link in links}
+    path: list[Link] = []
     at = leaf if leaf in by_id else None
     while at is not None:  # a sound tree: every walk up ends at the first item
         path.append(by_id[at])
-        at = by_id[at].parent_id
+        at = parents[at]
     path.reverse()
+    return [link for link in path if not link[2]]
+
+
+def versions_of(links: Sequence[Link]) -> dict[int | None, list[int]]:
+    """Each parent's children not deleted, oldest first: the versions that follow it."""
+    children: dict[int | None, list[int]] = defaultdict(list)
+    for item, parent, deleted in links:
+        if not deleted:
+            children[parent].append(item)
+    return children
+
+
+def shown_branch(every: Sequence[StoredItem], leaf: int | None) -> list[StoredItem]:
+    """The items on the branch that ends at `leaf`, oldest first, with their versions."""
+    links = [(s.id, s.parent_id, s.deleted) for s in every]
+    by_id = {stored.id: stored for stored in every}
+    conversation = every[0].conversation_id if every else ""
+    return with_versions(
+        [by_id[item] for item, _, _ in shown_path(conversation, links, leaf)], versions_of(links)
+    )
+
+
+def with_versions(
+    items: Sequence[StoredItem], versions: Mapping[int | None, list[int]]
+) -> list[StoredItem]:
+    """`items`, each with the versions that follow its parent."""
     shown = []
-    for stored in path:
-        if stored.deleted:
-            continue
-        versions = children[stored.parent_id]
+    for stored in items:
+        siblings = versions.get(stored.parent_id, ())
         # A copy only where there are versions to name: most items have none, and a
         # dataclass copy of each would cost a long chat most of its opening time.
-        shown.append(replace(stored, versions=tuple(versions)) if len(versions) > 1 else stored)
+        shown.append(replace(stored, versions=tuple(siblings)) if len(siblings) > 1 else stored)
     return shown
 
 

@@ -19,7 +19,7 @@ import sqlite3
 from dataclasses import asdict, dataclass, replace
 from typing import Any, cast
 
-from app.store.branches import mend_rewinds, shown_branch
+from app.store.branches import mend_rewinds, shown_path, versions_of, with_versions
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
 from app.store.parts import Blobs, encode_parts, link_blobs
@@ -37,6 +37,9 @@ from routing.transcript import (
 )
 from vision.pictures import Picture
 
+# Up to this many items are read by their ids; more, and reading the whole chat is quicker
+# (and stays far below SQLite's limit on a statement's parameters).
+_BY_ID_AT_MOST = 500
 _ITEM_COLUMNS = (
     "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
     "notice_kind, details, crossed, parent_id, deleted_at, stats"
@@ -67,10 +70,40 @@ class Items:
         self._connection = connection
         self._streaming: dict[int, str] = {}  # messages begun here, not yet finished: chat
 
-    def items(self, conversation_id: str) -> list[StoredItem]:
-        """The conversation's messages and notices as shown: the branch to its leaf, in order."""
-        every = self._select("conversation_id = ? ORDER BY seq", conversation_id)
-        return shown_branch(every, self._leaf(conversation_id))
+    def items(
+        self, conversation_id: str, *, newest: int | None = None, before: int | None = None
+    ) -> list[StoredItem]:
+        """The conversation's messages and notices as shown: the branch to its leaf, in order.
+
+        With `before`, only those shown before that item (none when it isn't shown); with
+        `newest`, only the last `newest` of them. The branch is found from the items' ids
+        alone, so the end of a long chat costs what it holds, not what the chat holds.
+        """
+        with self._connection.read() as db:
+            leaf = db.execute(
+                "SELECT leaf_id FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+            links = [
+                (row[0], row[1], bool(row[2]))
+                for row in db.execute(
+                    "SELECT id, parent_id, deleted_at IS NOT NULL FROM items "
+                    "WHERE conversation_id = ? ORDER BY seq",
+                    (conversation_id,),
+                )
+            ]
+            path = shown_path(conversation_id, links, leaf[0] if leaf else None)
+            if before is not None:
+                ids = [link[0] for link in path]
+                path = path[: ids.index(before)] if before in ids else []
+            if newest is not None:
+                path = path[max(0, len(path) - newest) :]
+            wanted = [link[0] for link in path]
+            if len(wanted) > _BY_ID_AT_MOST:  # most of the chat: one read of all of it
+                loaded = self._load(db, "conversation_id = ?", conversation_id)
+            else:
+                loaded = self._load(db, f"id IN ({', '.join('?' * len(wanted))})", *wanted)
+        by_id = {stored.id: stored for stored in loaded}
+        return with_versions([by_id[item] for item in wanted], versions_of(links))
 
     def every_item(self, conversation_id: str) -> list[StoredItem]:
         """Every version of every item, in the order they were made (those deleted, waiting
@@ -84,13 +117,6 @@ class Items:
             for stored in self.items(conversation_id)
             if isinstance(stored.item, Message)
         )
-
-    def _leaf(self, conversation_id: str) -> int | None:
-        with self._connection.read() as db:
-            row = db.execute(
-                "SELECT leaf_id FROM conversations WHERE id = ?", (conversation_id,)
-            ).fetchone()
-        return row[0] if row else None
 
     def add_message(self, conversation_id: str, message: Message) -> StoredItem:
         """Store a whole message at the end of the conversation."""
@@ -205,10 +231,13 @@ class Items:
     def _select(self, where: str, *params: object) -> list[StoredItem]:
         """Load the items matching a WHERE clause, pictures read once each."""
         with self._connection.read() as db:
-            rows = db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
-            blobs = Blobs(db)
-            loaded = [_load_item(row, blobs) for row in rows.fetchall()]
-            return [_with_chunks(db, stored) for stored in loaded]
+            return self._load(db, where, *params)
+
+    def _load(self, db: sqlite3.Connection, where: str, *params: object) -> list[StoredItem]:
+        rows = db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
+        blobs = Blobs(db)
+        loaded = [_load_item(row, blobs) for row in rows.fetchall()]
+        return [_with_chunks(db, stored) for stored in loaded]
 
     def _touch_item(self, db: sqlite3.Connection, item_id: int) -> None:
         """Bump the updated_at of a message's conversation; refuse anything but a message."""

@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from routing.transcript import Notice
 
 
+_TAIL = 64  # the items read after a turn for how full it left the window
+
+
 def last_used(items: Sequence[Message | Notice]) -> int | None:
     """How full the last answer that said so left its model's window."""
     for item in reversed(items):
@@ -54,7 +57,12 @@ class ContextMeter:
         c = self._window.controller
         self._used = None
         if c.current_id and not c.busy:
-            self._used = last_used(c.store.messages(c.current_id))
+            # The answer just given is at the end: its chat's tail, not the whole chat
+            # (a 5,000-message chat would be read whole after every turn).
+            tail = c.store.items(c.current_id, newest=_TAIL)
+            self._used = last_used([stored.item for stored in tail])
+            if self._used is None and len(tail) == _TAIL:  # said so only further up
+                self._used = last_used(c.store.messages(c.current_id))
         self.show()
 
     def show(self, *_args: object) -> None:

@@ -267,3 +267,27 @@ def test_a_database_made_by_the_release_before_versions_reads_as_one_branch(tmp_
         answer(store, tool_chat, "Another answer.")
         assert len(store.items(tool_chat)[4].versions) == 2
         assert store.conversations.settings(tool_chat).is_empty
+
+
+def test_the_end_of_a_branch_is_read_alone_with_its_versions(store: Store) -> None:
+    cid = store.conversations.create()
+    for n in range(6):
+        exchange(store, cid, f"q{n}", f"a{n}")
+    edited = exchange(store, cid, "q6", "a6")
+    store.branches.rewind(cid, edited.parent_id)
+    exchange(store, cid, "q6 again", "a6 again")
+    deleted = exchange(store, cid, "q7", "a7")
+    store.branches.delete([deleted.id])  # waiting for its Undo: not shown
+    whole = store.items(cid)
+    # The person's q7 is gone (its answer stays, as after any deleted message).
+    assert [s.item.text for s in whole][-4:] == ["a5", "q6 again", "a6 again", "a7"]
+    # The last three, with the versions of the edited message as the whole read has them.
+    assert store.items(cid, newest=3) == whole[-3:]
+    assert store.items(cid, newest=3)[0].versions == (edited.id, whole[-3].id)
+    # A page before the first item held: what scrolling up brings.
+    earlier = store.items(cid, before=whole[-3].id, newest=4)
+    assert earlier == whole[-7:-3]
+    assert store.items(cid, before=whole[0].id) == []
+    assert store.items(cid, before=edited.id) == []  # not on the shown branch
+    assert store.items(cid, newest=100) == whole
+    assert store.items(cid, newest=0) == []

@@ -8,6 +8,7 @@ from pytestqt.qtbot import QtBot
 from app.presenters.context_meter import reading
 from app.ui.session import Session
 from routing.context_window import memory_bytes, ollama_window
+from routing.transcript import Notice, NoticeKind
 from tests.ui.helpers import pick, send, wait_idle
 
 BLIND = "ollama:llama3.2:3b"
@@ -41,3 +42,19 @@ def test_near_the_window_the_meter_warns() -> None:
         "turns will be left out"
     )
     assert reading(None, 10, 10) is None
+
+
+def test_the_last_count_is_found_above_a_long_tail_without_one(
+    session: Session, qtbot: QtBot
+) -> None:
+    pick(session, BLIND)
+    window = ollama_window(131072, memory_bytes())
+    send(qtbot, session, "hello")
+    wait_idle(qtbot, session)
+    meter = session.window.composer.meter
+    qtbot.waitUntil(lambda: meter.text() == f"Context: about 19 of {window:,} tokens (0%)")
+    chat = session.controller.current_id
+    for n in range(80):  # more than the tail read after a turn, none with a count
+        session.store.add_notice(chat, Notice(NoticeKind.ROUTING, f"notice {n}"))
+    session.window.context_meter.chat_changed()
+    assert meter.text() == f"Context: about 19 of {window:,} tokens (0%)"
