@@ -1,9 +1,15 @@
 """Build Sightline for people without Python: `python packaging/build.py`.
 
 Freezes the app with PyInstaller (packaging/sightline.spec) into dist/sightline/,
-then archives it: dist/sightline-<version>-linux-x86_64.tar.gz on Linux (with the
+then archives it: dist/sightline-<version>-linux-x86_64.tar.xz on Linux (with the
 .desktop file and icon beside the executable), a .tar.gz of Sightline.app on macOS,
-a .zip on Windows. Prints where the output landed and how big it is.
+a .zip on Windows. Prints where the output landed, how big it is and how long the
+packing took.
+
+The Linux archive is xz (LZMA2, preset 6; on x86-64 behind xz's x86 filter, which
+makes machine code compress better): 46 MB where gzip made 64, which `tar -xJf`
+unpacks anywhere, at about five times gzip's packing time (about two and a half
+minutes on two cores; unpacking takes seconds).
 
 `--if-stale` skips the build when dist/ already holds one made from the same
 sources, spec and installed packages (the packaging tests use this).
@@ -15,6 +21,7 @@ import argparse
 import hashlib
 import importlib.metadata
 import importlib.util
+import lzma
 import platform
 import shutil
 import subprocess
@@ -55,7 +62,7 @@ def executable() -> Path:
 
 def archive_path() -> Path:
     """Where the archive for this system lands."""
-    suffix = "zip" if sys.platform == "win32" else "tar.gz"
+    suffix = {"win32": "zip", "darwin": "tar.gz"}.get(sys.platform, "tar.xz")
     machine = platform.machine().lower() or "unknown"
     return DIST / f"sightline-{version()}-{system()}-{machine}.{suffix}"
 
@@ -122,10 +129,32 @@ def make_archive() -> Path:
         with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
             for path in sorted(shipped.rglob("*")):
                 archive.write(path, path.relative_to(DIST))
-    else:  # tar keeps the executable bits and the symlinks in Qt's frameworks
+    elif sys.platform == "darwin":  # tar keeps the executable bits and Qt's framework links
         with tarfile.open(target, "w:gz") as archive:
             archive.add(shipped, arcname=shipped.name)
+    else:
+        with (
+            lzma.LZMAFile(target, "w", filters=xz_filters()) as packed,
+            tarfile.open(fileobj=packed, mode="w") as archive,
+        ):
+            archive.add(shipped, arcname=shipped.name)
     return target
+
+
+def xz_filters() -> list[dict[str, int]]:
+    """LZMA2 at preset 6, behind the x86 filter on x86-64 (Python's lzma has none for ARM)."""
+    lzma2 = {"id": lzma.FILTER_LZMA2, "preset": 6}
+    if platform.machine().lower() in ("x86_64", "amd64"):
+        return [{"id": lzma.FILTER_X86}, lzma2]
+    return [lzma2]
+
+
+def report(took: str) -> None:
+    """Where the output is and how big."""
+    shipped = MAC_APP if sys.platform == "darwin" else FOLDER
+    print(f"{took}; run {executable().relative_to(ROOT)}")
+    for output in (shipped, archive_path()):
+        print(f"  {megabytes(size_of(output)):>7}  {output.relative_to(ROOT)}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     if args.if_stale and is_fresh():
-        print(f"Up to date: {executable().relative_to(ROOT)} and {archive_path().name}")
+        report(f"Up to date: Sightline {version()}")
         return 0
     if importlib.util.find_spec("PyInstaller") is None:
         print(f"packaging/build.py {NO_PYINSTALLER}", file=sys.stderr)
@@ -147,14 +176,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     if sys.platform.startswith("linux"):
         add_desktop_entry()
-    archive = make_archive()
+    packing = time.monotonic()
+    make_archive()
     STAMP.write_text(inputs_digest() + "\n", encoding="utf-8")
-    took = time.monotonic() - started
-
-    shipped = MAC_APP if sys.platform == "darwin" else FOLDER
-    print(f"Built Sightline {version()} in {took:.0f} s; run {executable().relative_to(ROOT)}")
-    for output in (shipped, archive):
-        print(f"  {megabytes(size_of(output)):>7}  {output.relative_to(ROOT)}")
+    done = time.monotonic()
+    took = f"{done - started:.0f} s, packing {done - packing:.0f} s"
+    report(f"Built Sightline {version()} in {took}")
     return 0
 
 

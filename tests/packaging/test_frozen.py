@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import platform
+import shutil
 import subprocess
 import sys
+import tarfile
 import tomllib
 from pathlib import Path
 
@@ -103,6 +106,71 @@ def test_resources_and_qt_plugins_are_bundled(frozen: Path) -> None:
             assert (plugins / plugin).is_file(), plugin
         assert not (plugins / "platforms" / "libqeglfs.so").exists()
         assert not (internal / "PySide6" / "Qt" / "translations").exists()
+
+
+def test_what_the_spec_leaves_out_stays_out(frozen: Path) -> None:
+    from PyInstaller.archive.readers import CArchiveReader
+
+    modules = set(CArchiveReader(str(frozen)).open_embedded_archive("PYZ.pyz").toc)
+    assert "app.cli" in modules and "routing.wires.ollama" in modules  # the right archive
+    for module in ("setuptools", "pkg_resources", "distutils", "pydoc", "readline", "numpy"):
+        assert module not in modules, module
+    # keyring's Secret Service backend imports secretstorage, which imports cryptography
+    # (its AES for the encrypted session) whenever it is imported: both must stay.
+    for module in ("keyring.backends.SecretService", "secretstorage", "jeepney"):
+        assert module in modules, module
+    assert "cryptography.hazmat.primitives.ciphers" in modules
+    internal = frozen.parent / "_internal"
+    assert list(internal.glob("cryptography/hazmat/bindings/_rust.*"))
+    if sys.platform.startswith("linux"):
+        assert not list(internal.glob("python3.*/lib-dynload/readline.*"))
+        assert not (internal / "libreadline.so.8").exists()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ICU is bundled on Linux only")
+def test_the_bundled_icu_data_is_trimmed(frozen: Path) -> None:
+    # packaging/icu_data.py leaves out what Qt never asks ICU for (test_icu_data.py
+    # shows Qt answers the same); the spec keeps all of it when there is no compiler.
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("built without a C compiler: the ICU data is whole")
+    spec = importlib.util.spec_from_file_location("icu_data", ROOT / "packaging" / "icu_data.py")
+    assert spec is not None and spec.loader is not None
+    icu_data = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(icu_data)
+    [library] = (frozen.parent / "_internal" / "PySide6" / "Qt" / "lib").glob("libicudata.so.*")
+    names = [name for name, _data in icu_data.items(icu_data.exported_package(library)[1])[1]]
+    assert all(icu_data.kept(name) for name in names)
+    trees = {name.partition("/")[2].partition("/")[0] for name in names}
+    assert {"coll", "zone"} <= trees and not trees & {"brkitr", "curr", "lang", "unit"}
+    assert any(name.endswith(".cnv") for name in names)
+
+
+def test_the_archive_holds_the_folder(frozen: Path) -> None:
+    # build.py reports both sizes, also when it finds dist/ up to date.
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "packaging" / "build.py"), "--if-stale"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=BUILD_TIMEOUT_S,
+    )
+    assert done.returncode == 0, done.stderr
+    [folder, archive] = [line.split() for line in done.stdout.splitlines()[-2:]]
+    assert folder[1:] == ["MB", "dist/sightline"] and int(folder[0]) > 0
+    assert archive[1] == "MB" and int(archive[0]) > 0
+    packed = ROOT / archive[2]
+    if sys.platform.startswith("linux"):
+        assert packed.name.endswith("-linux-" + platform.machine().lower() + ".tar.xz")
+        with tarfile.open(packed) as tar:  # tarfile reads xz as `tar -xJf` does
+            members = {member.name: member for member in tar.getmembers()}
+        folder_files = {
+            "sightline/" + path.relative_to(frozen.parent).as_posix()
+            for path in frozen.parent.rglob("*")
+            if path.is_symlink() or not path.is_dir()
+        }
+        assert {name for name, m in members.items() if not m.isdir()} == folder_files
+        assert members["sightline/sightline"].mode & 0o111
+        assert "sightline/sightline.desktop" in members
 
 
 def test_models_json_lists_the_loopback_ollama(frozen: Path, home: SightlineHome) -> None:
