@@ -135,14 +135,14 @@ def response_of(branch: Sequence[StoredItem], item_id: int) -> list[int]:
     up to the next message of the person (tool-picture messages belong to the answer)."""
     ids = [s.id for s in branch]
     at = ids.index(item_id)
-    if _starts_turn(branch[at]):
+    if begins_turn(branch[at]):
         at += 1
     else:  # from inside the answer: back to its first item
-        while at > 0 and not _starts_turn(branch[at - 1]):
+        while at > 0 and not begins_turn(branch[at - 1]):
             at -= 1
     found = []
     for stored in branch[at:]:
-        if _starts_turn(stored):
+        if begins_turn(stored):
             break
         found.append(stored.id)
     return found
@@ -156,10 +156,11 @@ def asked_in(branch: Sequence[StoredItem], item_id: int | None = None) -> Stored
         if item_id is None
         else next((i + 1 for i, s in enumerate(branch) if s.id == item_id), 0)
     )
-    return next((s for s in reversed(branch[:end]) if _starts_turn(s)), None)
+    return next((s for s in reversed(branch[:end]) if begins_turn(s)), None)
 
 
-def _starts_turn(stored: StoredItem) -> bool:
+def begins_turn(stored: StoredItem) -> bool:
+    """Whether an item is the person's message that begins a turn."""
     from routing.transcript import Message, starts_turn
 
     return isinstance(stored.item, Message) and starts_turn(stored.item)

@@ -19,10 +19,11 @@ import sqlite3
 from dataclasses import asdict, dataclass, replace
 from typing import Any, cast
 
-from app.store.branches import mend_rewinds, shown_path, versions_of, with_versions
+from app.store.branches import mend_rewinds, shown_branch, with_versions
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
 from app.store.parts import Blobs, encode_parts, link_blobs
+from app.store.tail import leaf, shown_ids, versions_under, walk_up
 from routing.answer_stats import AnswerStats
 from routing.secrets import redact, redact_secrets
 from routing.transcript import (
@@ -40,6 +41,7 @@ from vision.pictures import Picture
 # Up to this many items are read by their ids; more, and reading the whole chat is quicker
 # (and stays far below SQLite's limit on a statement's parameters).
 _BY_ID_AT_MOST = 500
+_CARRIED = '%"type": "carried"%'  # how a carried part is written in `parts` (app/store/parts.py)
 _ITEM_COLUMNS = (
     "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
     "notice_kind, details, crossed, parent_id, deleted_at, stats"
@@ -75,35 +77,65 @@ class Items:
     ) -> list[StoredItem]:
         """The conversation's messages and notices as shown: the branch to its leaf, in order.
 
-        With `before`, only those shown before that item (none when it isn't shown); with
-        `newest`, only the last `newest` of them. The branch is found from the items' ids
-        alone, so the end of a long chat costs what it holds, not what the chat holds.
+        With `before`, only the items leading to that one; with `newest`, only the last
+        `newest` of them, read from the end (app/store/tail.py): the end of a long chat
+        costs what it holds, not what the chat holds.
         """
         with self._connection.read() as db:
-            leaf = db.execute(
-                "SELECT leaf_id FROM conversations WHERE id = ?", (conversation_id,)
-            ).fetchone()
-            links = [
-                (row[0], row[1], bool(row[2]))
-                for row in db.execute(
-                    "SELECT id, parent_id, deleted_at IS NOT NULL FROM items "
-                    "WHERE conversation_id = ? ORDER BY seq",
-                    (conversation_id,),
-                )
-            ]
-            path = shown_path(conversation_id, links, leaf[0] if leaf else None)
-            if before is not None:
-                ids = [link[0] for link in path]
-                path = path[: ids.index(before)] if before in ids else []
-            if newest is not None:
-                path = path[max(0, len(path) - newest) :]
-            wanted = [link[0] for link in path]
+            if newest is None and before is None:  # the whole chat, every item checked
+                every = self._load(db, "conversation_id = ? ORDER BY seq", conversation_id)
+                return shown_branch(every, leaf(db, conversation_id))
+            wanted = shown_ids(db, conversation_id, newest, before)
             if len(wanted) > _BY_ID_AT_MOST:  # most of the chat: one read of all of it
                 loaded = self._load(db, "conversation_id = ?", conversation_id)
             else:
                 loaded = self._load(db, f"id IN ({', '.join('?' * len(wanted))})", *wanted)
-        by_id = {stored.id: stored for stored in loaded}
-        return with_versions([by_id[item] for item in wanted], versions_of(links))
+            by_id = {stored.id: stored for stored in loaded}
+            shown = [by_id[item] for item in wanted]
+            return with_versions(
+                shown, versions_under(db, conversation_id, {s.parent_id for s in shown})
+            )
+
+    def page(self, conversation_id: str, before: int | None = None) -> list[StoredItem]:
+        """A page of the shown items, from where a turn begins: the end of the chat, or the
+        page before the item `before` (app/store/pages.py)."""
+        from app.store.pages import page
+
+        return page(self, conversation_id, before)
+
+    def carrying(self, conversation_id: str) -> list[Message]:
+        """The shown messages that carry parts for a wire (an agent's working folder), in
+        order: found without reading the rest of a long chat."""
+        # A prefilter on the stored JSON; each row found is parsed and checked all the same.
+        with self._connection.read() as db:
+            found = self._load(
+                db, "conversation_id = ? AND parts LIKE ? ORDER BY seq", conversation_id, _CARRIED
+            )
+            walked = walk_up(db, conversation_id, leaf(db, conversation_id)) if found else ()
+            shown = {item for item, _parent, deleted in walked if not deleted}
+        return [s.item for s in found if s.id in shown and isinstance(s.item, Message)]
+
+    def context_used(self, conversation_id: str) -> int | None:
+        """How full the last answer shown that said so left its model's window: the branch
+        walked from its end to the first answer with that count."""
+        with self._connection.read() as db:
+            counted = {  # the answers with stats, from their own small index
+                row[0]
+                for row in db.execute(
+                    "SELECT id FROM items WHERE conversation_id = ? AND stats IS NOT NULL",
+                    (conversation_id,),
+                )
+            }
+            if not counted:
+                return None
+            for item, _parent, deleted in walk_up(db, conversation_id, leaf(db, conversation_id)):
+                if item not in counted or deleted:
+                    continue
+                row = db.execute("SELECT role, stats FROM items WHERE id = ?", (item,)).fetchone()
+                stats = _stats_from(row["stats"]) if row["role"] == "assistant" else None
+                if stats is not None and stats.context_used is not None:
+                    return stats.context_used
+        return None
 
     def every_item(self, conversation_id: str) -> list[StoredItem]:
         """Every version of every item, in the order they were made (those deleted, waiting

@@ -167,6 +167,14 @@ MIGRATIONS: list[str] = [
         learned_at REAL NOT NULL
     );
     """,
+    # 14: a long chat opens from its end. Its shown branch is found from the ids alone,
+    # which this index holds (parent_id and deleted_at were added after the words, so
+    # reading them from the table reads every item's words too); the last answer's
+    # count is looked for among the answers that have stats.
+    """
+    CREATE INDEX items_branch ON items(conversation_id, seq, id, parent_id, deleted_at);
+    CREATE INDEX items_with_stats ON items(conversation_id, seq) WHERE stats IS NOT NULL;
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.

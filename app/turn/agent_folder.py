@@ -50,7 +50,7 @@ class AgentFolders:
         if conversation_id in self._chosen:
             return self._chosen[conversation_id]
         if conversation_id not in self._kept:
-            self._kept[conversation_id] = kept_folder(self.store.messages(conversation_id))
+            self._kept[conversation_id] = kept_folder(self.store.carrying(conversation_id))
         return self._kept[conversation_id]
 
     def opened(self, conversation_id: str, messages: Iterable[Message | Notice]) -> None:
@@ -64,7 +64,7 @@ class AgentFolders:
     def for_turn(self, conversation_id: str, agent_id: str) -> tuple[Path, tuple[CarriedPart, ...]]:
         """Where the chat's agent works this turn, and what the person's message carries to
         keep it there (nothing when the chat keeps a folder already)."""
-        kept = kept_folder(self.store.messages(conversation_id))
+        kept = kept_folder(self.store.carrying(conversation_id))
         folder = self._chosen.get(conversation_id) or kept or self.default
         if kept is not None:
             return folder, ()

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
     from app.config import Config
     from app.keys import KeyStore
-    from app.store import Store
+    from app.store import Store, StoredItem
     from app.tools.base import Tool
     from app.turn.tool_step import Approval, ToolStep
     from routing.agent_refs import AgentOffer
@@ -294,7 +294,7 @@ class Controller(QObject):
         if conversation_id and conversation_id == self._current:
             summary = self.store.conversations.get(conversation_id)
             model = summary.model if summary and summary.model else AUTO
-            self.conversation_loaded.emit(conversation_id, self.store.items(conversation_id), model)
+            self.conversation_loaded.emit(conversation_id, self.store.page(conversation_id), model)
 
     def select_conversation(self, conversation_id: str) -> None:
         """Open a saved conversation with its messages and its model."""
@@ -307,13 +307,25 @@ class Controller(QObject):
             self.chats.refresh()
             return
         try:
-            items = self.store.items(conversation_id)
+            # Its end: a long chat shows more as the person scrolls up (`earlier`).
+            items = self.store.page(conversation_id)
         except DamagedConversation as exc:  # the chat shown stays; the others still open
             self.problem.emit(str(exc))
             return
         self._current = conversation_id
-        self.sending.folders.opened(conversation_id, (i.item for i in items))  # no second read
+        if not items or items[0].parent_id is None:  # the whole chat: its folder, if any
+            self.sending.folders.opened(conversation_id, (i.item for i in items))
         self.conversation_loaded.emit(conversation_id, items, summary.model or AUTO)
+
+    def earlier(self, conversation_id: str, before: int) -> list[StoredItem]:
+        """The page of the open chat shown before the item `before` ([] at its start)."""
+        from app.store import DamagedConversation
+
+        try:
+            return self.store.page(conversation_id, before)
+        except DamagedConversation as exc:
+            self.problem.emit(str(exc))
+            return []
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete a conversation, stopping its turn first if one runs."""

@@ -12,6 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from app.presenters.model_status import LOOKING, NOTHING_READY
 from app.store import Store
+from app.store.pages import PAGE
 from app.ui.conversation.conversation_model import Role
 from app.ui.models.model_picker import (
     AUTO,
@@ -364,11 +365,22 @@ def test_a_long_chat_opens_at_its_end(
     session = open_window()
     session.controller.select_conversation(conversation)
     view, model = session.window.view, session.window.conversation
-    assert model.rowCount() == 2000
-    last = model.index(1999, 0)
+    assert model.rowCount() == PAGE  # its end: the rest comes as the person scrolls up
+    last = model.index(PAGE - 1, 0)
     qtbot.waitUntil(lambda: view.at_bottom() and view.verticalScrollBar().maximum() > 0)
     qtbot.waitUntil(lambda: view.viewport().rect().intersects(view.visualRect(last)))
     assert last.data(Role.TEXT).startswith("Message **1999**")
+    # At the top of what is shown, the page above comes, and the rows in view stay put.
+    pages = 1
+    while model.has_earlier():
+        view.verticalScrollBar().setValue(0)
+        first = model.first_item()
+        qtbot.waitUntil(lambda first=first: model.first_item() != first)  # type: ignore[misc]
+        held = model.row_of(first) if first is not None else None
+        assert held is not None and view.visualRect(model.index(held, 0)).top() == 0
+        pages += 1
+    assert model.rowCount() == 2000 and pages == -(-2000 // PAGE)
+    assert model.index(0, 0).data(Role.TEXT) == "Message **0**"
 
 
 # -- more of the window ------------------------------------------------------------

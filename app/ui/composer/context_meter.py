@@ -1,9 +1,10 @@
 """The context meter under the composer: the picked model's window and how full the next
 turn leaves it (app/presenters/context_meter.py), as the draft is typed.
 
-How full the chat was is read from the items the chat opened with, and from the store when
-a turn ends (never the whole chat read again on opening: that tripled the open of a long
-chat); the draft's share is estimated on every keystroke (a string knows its length).
+How full the chat was is read from the store when a chat opens and when a turn ends:
+the last answer that said so, found from the end (reading a long chat whole, on opening
+or after every turn, was most of its cost); the draft's share is estimated on every
+keystroke (a string knows its length).
 """
 
 from __future__ import annotations
@@ -11,26 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.presenters.context_meter import reading
-from routing.transcript import Message  # loaded before the first paint already
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from app.store import StoredItem
     from app.ui.main_window import MainWindow
-    from routing.transcript import Notice
-
-
-_TAIL = 64  # the items read after a turn for how full it left the window
-
-
-def last_used(items: Sequence[Message | Notice]) -> int | None:
-    """How full the last answer that said so left its model's window."""
-    for item in reversed(items):
-        stats = item.stats if isinstance(item, Message) and item.role == "assistant" else None
-        if stats and stats.context_used is not None:
-            return stats.context_used
-    return None
 
 
 class ContextMeter:
@@ -47,22 +31,16 @@ class ContextMeter:
         window.picker.currentIndexChanged.connect(self.show)
         window.composer.edit.textChanged.connect(self.show)
 
-    def chat_opened(self, _conversation_id: str, items: list[StoredItem], _model: str) -> None:
-        """A chat opened: how full its last answer left the window, from its items."""
-        self._used = None if self._window.controller.busy else last_used([i.item for i in items])
-        self.show()
+    def chat_opened(self, *_args: object) -> None:
+        """A chat opened: how full its last answer left the window."""
+        self.chat_changed()
 
     def chat_changed(self, *_args: object) -> None:
         """A turn began or ended: read how full its last answer left the window."""
         c = self._window.controller
         self._used = None
         if c.current_id and not c.busy:
-            # The answer just given is at the end: its chat's tail, not the whole chat
-            # (a 5,000-message chat would be read whole after every turn).
-            tail = c.store.items(c.current_id, newest=_TAIL)
-            self._used = last_used([stored.item for stored in tail])
-            if self._used is None and len(tail) == _TAIL:  # said so only further up
-                self._used = last_used(c.store.messages(c.current_id))
+            self._used = c.store.context_used(c.current_id)
         self.show()
 
     def show(self, *_args: object) -> None:

@@ -8,6 +8,7 @@ frames, because each one makes the delegate lay the row's Markdown out again.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from enum import IntEnum
 from typing import Any
 
@@ -128,12 +129,42 @@ class ConversationModel(QAbstractListModel):
     # -- updates from the controller --------------------------------------------
 
     def set_items(self, items: list[StoredItem]) -> None:
-        """Show another conversation (or none)."""
+        """Show another conversation (or none), or the end of a long one (`has_earlier`)."""
         self.beginResetModel()
         self._flush.stop()
         self._dirty.clear()
         self._calls = {}
-        self._rows = []
+        self._rows = self._rows_of(items)
+        self._by_id = {row.stored.id: i for i, row in enumerate(self._rows)}
+        place_switches(self._rows, 0)
+        self.endResetModel()
+
+    def has_earlier(self) -> bool:
+        """Whether the conversation goes on above its first row (its first item follows one)."""
+        return bool(self._rows) and self._rows[0].stored.parent_id is not None
+
+    def first_item(self) -> int | None:
+        """The id of the item in the first row, if any."""
+        return self._rows[0].stored.id if self._rows else None
+
+    def prepend_items(self, items: list[StoredItem]) -> None:
+        """Show the page above the first row; none ends the conversation there."""
+        if not items:  # what the first row follows is gone (deleted): nothing is above
+            if self._rows:
+                self._rows[0].stored = replace(self._rows[0].stored, parent_id=None)
+            return
+        # Pages begin where turns do: their calls, results and plans are their own.
+        later_calls, self._calls = self._calls, {}
+        rows = self._rows_of(items)
+        self._calls = later_calls
+        self.beginInsertRows(QModelIndex(), 0, len(rows) - 1)
+        self._rows[:0] = rows
+        self._by_id = {row.stored.id: i for i, row in enumerate(self._rows)}
+        place_switches(self._rows, 0)  # the rows below begin a turn: theirs stay
+        self.endInsertRows()
+
+    def _rows_of(self, items: list[StoredItem]) -> list[Row]:
+        rows: list[Row] = []
         plan = ""  # the turn's plan shown so far: each answer of a turn carries it again
         for stored in items:
             item = stored.item
@@ -141,11 +172,9 @@ class ConversationModel(QAbstractListModel):
                 plan = ""
             elif isinstance(item, Message) and item.role == "assistant":
                 thoughts, plan = thought_and_plan_rows(stored, item, plan)
-                self._rows += thoughts
-            self._rows.append(self._row(stored))
-        self._by_id = {row.stored.id: i for i, row in enumerate(self._rows)}
-        place_switches(self._rows, 0)
-        self.endResetModel()
+                rows += thoughts
+            rows.append(self._row(stored))
+        return rows
 
     def add_item(self, stored: StoredItem) -> None:
         """Append a message or notice that just joined the conversation."""

@@ -30,6 +30,7 @@ class LazyListView(PositionedListView):
     """Rows measured when shown: the delegate's `estimate_rows` first, its `sizeHint` then."""
 
     following_changed = Signal(bool)  # the view follows the end again, or stopped to
+    near_top = Signal()  # the view shows, or is within a screen of, its first row
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """An empty view that follows the end of its rows."""
@@ -75,6 +76,8 @@ class LazyListView(PositionedListView):
 
     def _value_changed(self, value: int) -> None:
         self._set_follow(value >= self.verticalScrollBar().maximum() - _BOTTOM_SLACK)
+        if value < self.viewport().height() and not self._quiet:
+            self.near_top.emit()
 
     # -- geometry -----------------------------------------------------------------
 
@@ -163,6 +166,8 @@ class LazyListView(PositionedListView):
         moved = before != (bar.maximum(), bar.value())
         if moved and repaint:
             self.viewport().update()
+        if bar.value() < height:
+            self.near_top.emit()
         return moved
 
     def _measure_nearby(self) -> None:
@@ -214,10 +219,14 @@ class LazyListView(PositionedListView):
     def rowsInserted(self, parent: _Index, start: int, end: int) -> None:
         """New rows (at the end, as a chat grows): guessed now, measured when shown."""
         count = end - start + 1
+        anchor = self._anchor() if len(self._rows) else None
         if parent.isValid() or len(self._rows) != self.model().rowCount() - count:
             self._rebuild()
         else:
             self._rows.insert(start, self._guesses(range(start, end + 1)))
+            if anchor is not None and not self._follow and start <= anchor[0]:
+                # Rows above the view (an earlier page): what was in view stays in place.
+                self._set_range(self._anchored((anchor[0] + count, anchor[1])), repaint=False)
         QAbstractItemView.rowsInserted(self, parent, start, end)
         self._settle()
         self.viewport().update()

@@ -189,6 +189,10 @@ def test_a_damaged_chat_is_named_and_the_others_open(tmp_path: Path, kind: str) 
             assert f"conversation {damaged!r}" in message and what in message
             assert "\n" not in message and len(message) < 300
         assert isinstance(caught.value, StoreError)  # a store that can't be read, as ever
+        # Its end, walked up by SQLite from the leaf, meets the damage and says so too.
+        with pytest.raises(DamagedConversation) as caught:
+            store.page(damaged)
+        assert caught.value.conversation_id == damaged
         store.branches.show_version(ids[-1])
         store.branches.delete([ids[-1]])
         store.branches.purge()
@@ -288,6 +292,7 @@ def test_the_end_of_a_branch_is_read_alone_with_its_versions(store: Store) -> No
     earlier = store.items(cid, before=whole[-3].id, newest=4)
     assert earlier == whole[-7:-3]
     assert store.items(cid, before=whole[0].id) == []
-    assert store.items(cid, before=edited.id) == []  # not on the shown branch
+    # Another version's page: what leads to it (the same as the shown branch, up there).
+    assert store.items(cid, before=edited.id) == whole[:12]
     assert store.items(cid, newest=100) == whole
     assert store.items(cid, newest=0) == []
