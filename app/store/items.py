@@ -23,7 +23,7 @@ from app.store.branches import mend_rewinds, shown_branch, with_versions
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
 from app.store.parts import Blobs, encode_parts, link_blobs
-from app.store.tail import leaf, shown_ids, versions_under, walk_up
+from app.store.tail import leaf, shown_ids, shown_set, shown_stats, versions_under
 from routing.answer_stats import AnswerStats
 from routing.secrets import redact, redact_secrets
 from routing.transcript import (
@@ -111,28 +111,15 @@ class Items:
             found = self._load(
                 db, "conversation_id = ? AND parts LIKE ? ORDER BY seq", conversation_id, _CARRIED
             )
-            walked = walk_up(db, conversation_id, leaf(db, conversation_id)) if found else ()
-            shown = {item for item, _parent, deleted in walked if not deleted}
+            shown = shown_set(db, conversation_id) if found else set()
         return [s.item for s in found if s.id in shown and isinstance(s.item, Message)]
 
     def context_used(self, conversation_id: str) -> int | None:
         """How full the last answer shown that said so left its model's window: the branch
         walked from its end to the first answer with that count."""
         with self._connection.read() as db:
-            counted = {  # the answers with stats, from their own small index
-                row[0]
-                for row in db.execute(
-                    "SELECT id FROM items WHERE conversation_id = ? AND stats IS NOT NULL",
-                    (conversation_id,),
-                )
-            }
-            if not counted:
-                return None
-            for item, _parent, deleted in walk_up(db, conversation_id, leaf(db, conversation_id)):
-                if item not in counted or deleted:
-                    continue
-                row = db.execute("SELECT role, stats FROM items WHERE id = ?", (item,)).fetchone()
-                stats = _stats_from(row["stats"]) if row["role"] == "assistant" else None
+            for column in shown_stats(db, conversation_id):
+                stats = _stats_from(column)
                 if stats is not None and stats.context_used is not None:
                     return stats.context_used
         return None

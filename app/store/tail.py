@@ -78,6 +78,31 @@ def shown_ids(
     return found
 
 
+def shown_set(db: sqlite3.Connection, conversation_id: str) -> set[int]:
+    """The ids of every shown item: the whole branch walked, nothing parsed."""
+    walked = walk_up(db, conversation_id, leaf(db, conversation_id))
+    return {item for item, _parent, deleted in walked if not deleted}
+
+
+def shown_stats(db: sqlite3.Connection, conversation_id: str) -> Iterator[str]:
+    """The stats of the shown answers that have any, newest first: the branch walked from
+    its end, and only the answers met on it read."""
+    counted = {  # the answers with stats, from their own small index
+        row[0]
+        for row in db.execute(
+            "SELECT id FROM items WHERE conversation_id = ? AND stats IS NOT NULL",
+            (conversation_id,),
+        )
+    }
+    if not counted:
+        return
+    for item, _parent, deleted in walk_up(db, conversation_id, leaf(db, conversation_id)):
+        if item in counted and not deleted:
+            row = db.execute("SELECT role, stats FROM items WHERE id = ?", (item,)).fetchone()
+            if row["role"] == "assistant":
+                yield row["stats"]
+
+
 def versions_under(
     db: sqlite3.Connection, conversation_id: str, parents: Iterable[int | None]
 ) -> dict[int | None, list[int]]:

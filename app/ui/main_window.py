@@ -27,6 +27,7 @@ from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
+from app.ui.conversation.earlier_pages import EarlierPages
 from app.ui.first_run import FirstRunPanel
 from app.ui.ledger_panel import LedgerPanel
 from app.ui.menu_bar import MenuBar
@@ -149,8 +150,7 @@ class MainWindow(QMainWindow):
         self.sight_buttons = SightButtons(self)
         self.context_meter = ContextMeter(self)
         self.view.picture_clicked.connect(self.open_picture)
-        self._earlier_asked = False  # a page above is on its way (after the current event)
-        self.view.near_top.connect(self._want_earlier)
+        self.earlier_pages = EarlierPages(self)
         self.view.pdf_clicked.connect(self.open_pdf)
         # Files dropped on the conversation are attached, as on the composer.
         self.view.viewport().setAcceptDrops(True)
@@ -222,19 +222,6 @@ class MainWindow(QMainWindow):
         if not self.sidebar.list.by_keyboard:  # browsing the list keeps the keyboard there
             self.composer.edit.setFocus()
         self.approving.show_waiting(conversation_id)
-
-    def _want_earlier(self) -> None:
-        # Not at once: the view asks while laying rows out, and the page changes its rows.
-        if self.conversation.has_earlier() and not self._earlier_asked:
-            self._earlier_asked = True
-            QTimer.singleShot(0, self._show_earlier)
-
-    def _show_earlier(self) -> None:
-        """The page of the open chat above its first row, as the person scrolls up to it."""
-        self._earlier_asked = False
-        first, chat = self.conversation.first_item(), self.controller.current_id
-        if first is not None and chat and self.conversation.has_earlier():
-            self.conversation.prepend_items(self.controller.earlier(chat, first))
 
     def show_title(self) -> None:
         """The open chat's title, in the top bar (with an agent's folder) and the window's."""
