@@ -106,6 +106,9 @@ class Connection:
         self.db = db
         self._clock = 0.0
         self.last_touched = ""  # the conversation this store last made the most recent
+        # Run before every use: it writes what is held back to be written in a batch
+        # (app/store/streamed_words.py), so nothing read or written misses it.
+        self.before_use: Callable[[], None] = _nothing
 
     @classmethod
     def open(cls, path: Path, prepare: Callable[[sqlite3.Connection, Path], None]) -> Connection:
@@ -139,12 +142,18 @@ class Connection:
         return cls(path, db)
 
     def close(self) -> None:
-        """Close the database; the store can't be used afterwards."""
-        self.db.close()
+        """Close the database, what is held written first; it can't be used afterwards."""
+        try:
+            self.before_use()
+        except StoreError:
+            pass  # unwritable now: the next open keeps what was written, marked interrupted
+        finally:
+            self.db.close()
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One transaction, committed on success and rolled back on any error."""
+        self.before_use()
         with self._failing("save to"):
             # IMMEDIATE takes the write lock up front, so busy_timeout applies
             # instead of failing half-way through the transaction.
@@ -160,12 +169,14 @@ class Connection:
     @contextmanager
     def write_one(self) -> Iterator[sqlite3.Connection]:
         """One statement, which SQLite commits as its own transaction."""
+        self.before_use()
         with self._failing("save to"):
             yield self.db
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """Run reads, turning SQLite failures into a StoreError naming the file."""
+        self.before_use()
         with self._failing("read"):
             yield self.db
 
@@ -195,3 +206,7 @@ class Connection:
             raise StoreError(f"There is no conversation {named} in {self.path}.")
         self.last_touched = conversation_id
         return now
+
+
+def _nothing() -> None:
+    """Nothing is held back."""

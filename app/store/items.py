@@ -1,8 +1,8 @@
 """What is inside a conversation: its messages and notices, in order, in SQLite.
 
-Everything is written the moment it happens (each streamed chunk is its own
-commit), so a crash mid-answer loses nothing before it; on the next open a
-message still marked STREAMING is marked INTERRUPTED instead (`recover`).
+Everything is written the moment it happens (a streaming answer's words within 50 ms,
+`app.store.streamed_words`), so a crash mid-answer loses nothing before it; on the next
+open a message still marked STREAMING is marked INTERRUPTED instead (`recover`).
 
 A message's words live in one `text` column; a streaming answer's deltas are one
 row each in `item_chunks` until it ends, when they are folded into that column,
@@ -23,6 +23,7 @@ from app.store.branches import mend_rewinds, shown_branch, with_versions
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
 from app.store.parts import Blobs, encode_parts, link_blobs
+from app.store.streamed_words import StreamedWords
 from app.store.tail import leaf, shown_ids, shown_set, shown_stats, versions_under
 from routing.answer_stats import AnswerStats
 from routing.secrets import redact, redact_secrets
@@ -70,7 +71,7 @@ class Items:
     def __init__(self, connection: Connection) -> None:
         """The items kept in this connection's database."""
         self._connection = connection
-        self._streaming: dict[int, str] = {}  # messages begun here, not yet finished: chat
+        self._words = StreamedWords(connection)  # of the answers begun here
 
     def items(
         self, conversation_id: str, *, newest: int | None = None, before: int | None = None
@@ -182,29 +183,30 @@ class Items:
         begun = self.add_message(
             conversation_id, Message(role="assistant", model=model, status=MessageStatus.STREAMING)
         )
-        self._streaming[begun.id] = conversation_id
+        self._words.begin(begun.id, conversation_id)
         return begun
 
     def append_text(self, item_id: int, text: str) -> None:
-        """Append streamed words to a message, committed at once (a chunk until it ends).
-
-        Each chunk is redacted, and the whole answer again when its chunks are folded:
-        a secret split between two chunks is whole only then."""
-        text = redact_secrets(text)
-        conversation_id = self._streaming.get(item_id)
-        if conversation_id is None:  # not begun here: check it is a message, the slow way
-            with self._connection.write() as db:
-                self._touch_item(db, item_id)
-                db.execute("INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text))
+        """Append streamed words to a message: an answer begun here within 50 ms (read
+        or written, the store writes them first), any other message at once."""
+        if self._words.streaming(item_id):
+            self._words.add(item_id, text)  # the hot path of a streaming answer
             return
-        # The hot path of a streaming answer: one INSERT, committed on its own (autocommit
-        # makes a single statement its own transaction). The conversation is touched only
-        # when another one became the most recent since, which keeps it on top all the same.
-        with self._connection.write_one() as db:
-            db.execute("INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, text))
-        if self._connection.last_touched != conversation_id:
-            with self._connection.write() as db:
-                self._connection.touch(db, conversation_id)
+        with self._connection.write() as db:  # not begun here: check it is a message
+            self._touch_item(db, item_id)
+            db.execute(
+                "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)",
+                (item_id, redact_secrets(text)),
+            )
+
+    @property
+    def holding_words(self) -> bool:
+        """Whether a streaming answer's words are held, to be written within 50 ms."""
+        return self._words.holding
+
+    def save_held_words(self) -> None:
+        """Write a streaming answer's held words now (the stream paused)."""
+        self._words.save_held()
 
     def add_part(self, item_id: int, part: Part) -> None:
         """Add a part to a message; a TextPart joins the message's text."""
@@ -233,7 +235,7 @@ class Items:
             db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
             if stats is not None:
                 db.execute("UPDATE items SET stats = ? WHERE id = ?", (_stats_json(stats), item_id))
-        self._streaming.pop(item_id, None)
+        self._words.end(item_id)
 
     def get_item(self, item_id: int) -> StoredItem | None:
         """One stored message or notice, or None when there is no such item."""

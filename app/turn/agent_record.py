@@ -33,6 +33,7 @@ from app.turn.events import (
     TurnEnded,
     TurnEvent,
 )
+from app.turn.held_words import SaveOnPause
 from app.turn.limits import TURN_SECONDS, TurnClock
 from app.turn.tool_step import STOPPED
 from routing.agent_refs import ref_parts
@@ -84,6 +85,11 @@ class AgentRecord:
     cap: int = field(default_factory=lambda: answer_cap.ANSWER_CHARS)
     taken: int = 0  # characters of its words, thoughts and tools' output this turn
     cut: bool = False  # they reached `cap`: the engine stops the agent
+    pause: SaveOnPause = field(init=False)  # writes its held words when the agent pauses
+
+    def __post_init__(self) -> None:
+        """Watch the store's held words for this turn."""
+        self.pause = SaveOnPause(self.store)
 
     @property
     def agent_id(self) -> str:
@@ -105,6 +111,7 @@ class AgentRecord:
         answer = self.begin(events)
         self.heard()
         self.store.append_text(answer.id, text)
+        self.pause.appended()
         events.append(TextAdded(answer.id, text))
 
     def thought(self, text: str, events: list[TurnEvent], *, heard: bool = True) -> None:

@@ -21,6 +21,7 @@ from app.tools.base import Tool
 from app.turn.boundary import Kept, first_crossing, held_back
 from app.turn.context_fit import ContextFit, Fitting
 from app.turn.events import ItemAdded, ItemFinished, PartAdded, TextAdded, TurnEvent, UsageAdded
+from app.turn.held_words import SaveOnPause
 from app.turn.limits import TurnClock, turn_limit, turn_too_long
 from app.turn.sight import TurnSight
 from app.turn.stats import AnswerClock
@@ -134,6 +135,7 @@ class ModelRequests:
             stream_taken(self.catalogue.wire(model.provider_id), request),
             lambda: turn_too_long(server, turn_clock.limit, provider.id),
         )
+        pause = SaveOnPause(self.store)
         try:
             async for event in events:
                 if isinstance(event, SettingRefused):  # asked again without it: learned, told
@@ -154,6 +156,7 @@ class ModelRequests:
                     yield ItemAdded(step.answer)
                 if isinstance(event, TextDelta):
                     self.store.append_text(step.answer.id, event.text)
+                    pause.appended()
                     yield TextAdded(step.answer.id, event.text)
                 elif isinstance(event, ToolCallEvent):
                     # Bounded as it comes in, so nothing stored can trip a later turn.
@@ -190,6 +193,8 @@ class ModelRequests:
                 self.store.finish_message(step.answer.id, MessageStatus.STOPPED, stats)
                 self._answer_calls(conversation_id, step)
             raise
+        finally:
+            pause.cancel()
         self.store.crossings.note_sent_away(conversation_id, leaving)
         if step.answer is None:
             step.answer = self.store.begin_assistant(conversation_id, model.ref)

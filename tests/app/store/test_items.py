@@ -135,9 +135,11 @@ def test_a_streaming_answer_reads_whole_and_its_deltas_fold_when_it_ends(store: 
     begun = store.begin_assistant(conversation, "m")
     for word in ("one ", "two ", "three"):
         store.append_text(begun.id, word)
-    # While it streams, each delta is its own row; whoever reads sees the words so far.
-    assert count(store.path, "item_chunks") == 3
+    # While it streams, its words are rows written in batches (the first at once, the
+    # rest held up to 50 ms); whoever reads sees the words so far.
+    assert count(store.path, "item_chunks") == 1
     streaming = store.get_item(begun.id)
+    assert count(store.path, "item_chunks") == 2
     assert streaming is not None and streaming.item == Message(
         "assistant", (TextPart("one two three"),), "m", MessageStatus.STREAMING
     )
@@ -184,6 +186,7 @@ def test_process_killed_mid_answer_loses_nothing(tmp_path: Path, death: str) -> 
         item = store.begin_assistant(conversation, "local:llava")
         for chunk in ("A cat ", "on a ", "mat"):
             store.append_text(item.id, chunk)
+        store.save_held_words()  # what the turn does 50 ms after the stream last paused
         print(conversation, item.id, flush=True)
         {death}
         """

@@ -1,0 +1,131 @@
+"""A streaming answer's words written in batches, on a real SQLite file: the first at
+once, the rest within 50 ms or before the store is next used, none lost to a failure."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from app.store import Store, StoreError
+from app.store.streamed_words import HOLD_S
+from routing.secrets import register_secret
+from routing.transcript import MessageStatus, user_message
+from tests.app.store.helpers import count
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _on_disk(path: Path, item_id: int) -> list[str]:
+    """The answer's chunk rows, read with a connection of their own (no held words)."""
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT text FROM item_chunks WHERE item_id = ? ORDER BY id", (item_id,))
+        return [row[0] for row in rows]
+
+
+def test_the_first_words_are_written_at_once_and_the_rest_within_the_hold(store: Store) -> None:
+    conversation = store.conversations.create()
+    answer = store.begin_assistant(conversation, "m")
+    store.append_text(answer.id, "one ")
+    store.append_text(answer.id, "two ")
+    store.append_text(answer.id, "three ")
+    assert _on_disk(store.path, answer.id) == ["one "]
+    assert store.holding_words
+    time.sleep(HOLD_S * 1.5)
+    store.append_text(answer.id, "four")  # the hold is over: everything held goes with it
+    assert _on_disk(store.path, answer.id) == ["one ", "two three four"]
+    assert not store.holding_words
+
+
+def test_any_use_of_the_store_writes_the_held_words_first(store: Store) -> None:
+    conversation = store.conversations.create()
+    answer = store.begin_assistant(conversation, "m")
+    for word in ("a ", "b ", "c"):
+        store.append_text(answer.id, word)
+    other = store.conversations.create()  # a write elsewhere
+    assert _on_disk(store.path, answer.id) == ["a ", "b c"]
+    store.append_text(answer.id, " d")
+    assert store.conversations.get(other) is not None  # a read
+    assert _on_disk(store.path, answer.id) == ["a ", "b c", " d"]
+    store.append_text(answer.id, " e")
+    store.finish_message(answer.id, MessageStatus.COMPLETE)
+    assert count(store.path, "item_chunks") == 0
+    assert store.messages(conversation)[0].text == "a b c d e"
+
+
+def test_closing_the_store_writes_what_it_holds(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        conversation = store.conversations.create()
+        answer = store.begin_assistant(conversation, "m")
+        store.append_text(answer.id, "kept ")
+        store.append_text(answer.id, "to the end")
+    with Store.open(tmp_path) as store:
+        assert store.messages(conversation)[0].text == "kept to the end"
+
+
+def test_a_held_batch_is_redacted_whole(store: Store) -> None:
+    secret = "sk-held-batch-0123456789abcdef"
+    register_secret(secret)
+    conversation = store.conversations.create()
+    answer = store.begin_assistant(conversation, "m")
+    store.append_text(answer.id, "start ")
+    store.append_text(answer.id, secret[:12])  # split between two chunks of one batch
+    store.append_text(answer.id, secret[12:])
+    store.save_held_words()
+    assert all(secret not in text for text in _on_disk(store.path, answer.id))
+    assert secret not in store.messages(conversation)[0].text
+
+
+def test_a_failed_write_keeps_the_held_words_in_order(store: Store) -> None:
+    conversation = store.conversations.create()
+    answer = store.begin_assistant(conversation, "m")
+    store.append_text(answer.id, "first ")
+    store.append_text(answer.id, "second ")
+    with sqlite3.connect(store.path) as db:  # the disk refuses, as a full one would
+        db.execute(
+            "CREATE TRIGGER refuse BEFORE INSERT ON item_chunks "
+            "BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+    with pytest.raises(StoreError, match="disk is full"):
+        store.save_held_words()
+    store.append_text(answer.id, "third")
+    with sqlite3.connect(store.path) as db:
+        db.execute("DROP TRIGGER refuse")
+    store.save_held_words()
+    assert _on_disk(store.path, answer.id) == ["first ", "second third"]
+
+
+def test_a_process_that_dies_loses_only_the_words_still_held(tmp_path: Path) -> None:
+    child = textwrap.dedent(
+        """
+        import os, sys
+        from pathlib import Path
+        from app.store import Store
+        from routing.transcript import user_message
+        store = Store.open(Path(sys.argv[1]))
+        conversation = store.conversations.create()
+        store.add_message(conversation, user_message("Tell me"))
+        item = store.begin_assistant(conversation, "m")
+        for chunk in ("A cat ", "on a ", "mat"):
+            store.append_text(item.id, chunk)
+        print(conversation, flush=True)
+        os._exit(0)
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", child, str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    with Store.open(tmp_path) as store:
+        question, answer = store.messages(done.stdout.strip())
+    assert question == user_message("Tell me")  # what the person wrote: always whole
+    assert (answer.text, answer.status) == ("A cat ", MessageStatus.INTERRUPTED)
