@@ -17,7 +17,7 @@ from routing.endpoints import endpoint_key, endpoint_name, look_up
 from routing.errors import CannotConnect, ModelNotFound, ProviderError
 from routing.models import ModelInfo, ProviderConfig, Verdict
 from routing.refs import split_ref
-from routing.wires.base import Wire
+from routing.wires.base import OneModel, Wire
 from routing.wires.registry import make_wire
 
 log = logging.getLogger(__name__)
@@ -60,6 +60,7 @@ class Catalogue:
         self._wires: dict[str, Wire] = {}
         self._status: dict[str, ProviderStatus] = {}
         self._listed: dict[str, tuple[ModelInfo, ...]] = {}  # each listing as it was said
+        self._alone: dict[str, ModelInfo] = {}  # models asked about alone, by ref, as said
         self._blind: set[str] = set(blind)  # refs learned not to see (earlier sessions too)
         # Sight checks' verdicts by (endpoint, model name), this session's and earlier ones.
         self._checked: dict[tuple[str, str], Verdict] = {
@@ -190,7 +191,11 @@ class Catalogue:
         provider_id, name = split_ref(ref)
         status = self._status.get(provider_id)
         if status is None:
-            return None
+            alone = self._alone.get(ref)
+            if alone is None:
+                return None
+            provider = self._providers[provider_id]
+            return self._resolve(alone, provider, self._checks_of(provider))
         return next((m for m in status.models if m.name == name), None)
 
     def answer(self, model: ModelInfo) -> ModelInfo:
@@ -214,6 +219,15 @@ class Catalogue:
         found = self.find(ref)
         if found is not None:
             return found
+        provider, wire = self._providers[provider_id], self.wire(provider_id)
+        if provider_id not in self._status and isinstance(wire, OneModel):
+            # A named model of a provider not listed yet is asked about alone: one request
+            # rather than one for each of its models (Ollama's /api/show).
+            await look_up([provider.base_url])
+            one = await wire.one_model(name)
+            if one is not None:
+                self._alone[one.ref] = one
+                return self._resolve(one, provider, self._checks_of(provider))
         status = (await self.refresh([provider_id]))[provider_id]
         if status.error is not None and not status.models:
             raise status.error

@@ -105,6 +105,17 @@ class WindowCheck(Protocol):
 
 
 @runtime_checkable
+class OneModel(Protocol):
+    """A wire that can describe one named model without listing them all (Ollama's
+    /api/show): a turn on a named model then costs one request, not one per model."""
+
+    async def one_model(self, name: str) -> ModelInfo | None:
+        """The model as a listing would say it, or None when the server has no such model
+        or can't say (the whole listing then tells what there is)."""
+        ...
+
+
+@runtime_checkable
 class TokenCounter(Protocol):
     """A wire whose server counts tokens as its model does (llama.cpp's servers)."""
 

@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from routing.addresses import ollama_base_url
-from routing.errors import ProviderError
+from routing.errors import CannotConnect, KeyProblem, ProviderError, TimedOut
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset, preset_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
@@ -263,20 +263,37 @@ class OllamaWire(HttpWire):
 
         return list(await asyncio.gather(*(one(n) for n in names)))
 
-    async def _model_info(self, name: str) -> ModelInfo:
-        unknown = ModelInfo(provider_id=self.provider.id, name=name, local=self._local)
+    async def one_model(self, name: str) -> ModelInfo | None:
+        """One installed model from its /api/show alone; None when there is none so named
+        or it can't be read (a server that can't be reached says so)."""
         try:
-            show = await self.read_json(
-                f"{self.base_url}/api/show",
-                method="POST",
-                json={"model": name},
-                model=name,
-                what="a model's details",
-            )
+            show = await self._show(name)
+        except (CannotConnect, TimedOut, KeyProblem):
+            raise  # the listing would fail alike: said once
         except ProviderError:
-            return unknown  # one unreadable model must not hide the others
+            return None
+        return self._from_show(name, show) if isinstance(show, dict) else None
+
+    async def _model_info(self, name: str) -> ModelInfo:
+        try:
+            show = await self._show(name)
+        except ProviderError:
+            show = None  # one unreadable model must not hide the others
         if not isinstance(show, dict):
-            return unknown
+            return ModelInfo(provider_id=self.provider.id, name=name, local=self._local)
+        return self._from_show(name, show)
+
+    async def _show(self, name: str) -> Any:
+        return await self.read_json(
+            f"{self.base_url}/api/show",
+            method="POST",
+            json={"model": name},
+            model=name,
+            what="a model's details",
+        )
+
+    def _from_show(self, name: str, show: dict[str, Any]) -> ModelInfo:
+        unknown = ModelInfo(provider_id=self.provider.id, name=name, local=self._local)
         caps = show.get("capabilities")
         sees = tools = None
         if isinstance(caps, list):
