@@ -9,7 +9,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from app.paths import open_data_dir
@@ -144,9 +144,8 @@ class Connection:
     def close(self) -> None:
         """Close the database, what is held written first; it can't be used afterwards."""
         try:
-            self.before_use()
-        except StoreError:
-            pass  # unwritable now: the next open keeps what was written, marked interrupted
+            with suppress(StoreError):  # unwritable: the next open keeps what was written
+                self.before_use()
         finally:
             self.db.close()
 
@@ -176,7 +175,8 @@ class Connection:
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """Run reads, turning SQLite failures into a StoreError naming the file."""
-        self.before_use()
+        with suppress(StoreError):  # still held: a read goes on, the next write says why
+            self.before_use()
         with self._failing("read"):
             yield self.db
 

@@ -51,7 +51,7 @@ class Setup:
     home: SightlineHome
     env: dict[str, str]
     model: str  # PROVIDER:MODEL
-    listing: str  # the path of its model list
+    listing: tuple[str, ...]  # the paths `ask` reads to know its model
     reply: Any  # the server module's Reply class
 
     def ask(self, answered: str = "") -> str:
@@ -98,13 +98,19 @@ def setup(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Setup]:
     """Each shape in turn, its server on loopback, `sightline ask` pointed at it."""
     shape: str = request.param
     servers: dict[str, Any] = {
-        "ollama": (ollama.FakeOllama, ollama.Reply, "ollama:llama3.2:3b", "/api/tags"),
-        "openai": (openai_chat.FakeOpenAI, openai_chat.Reply, "mine:gpt-4o-mini", "/v1/models"),
+        # A named Ollama model is asked about alone; the whole list only where that fails.
+        "ollama": (
+            ollama.FakeOllama,
+            ollama.Reply,
+            "ollama:llama3.2:3b",
+            ("/api/show", "/api/tags"),
+        ),
+        "openai": (openai_chat.FakeOpenAI, openai_chat.Reply, "mine:gpt-4o-mini", ("/v1/models",)),
         "anthropic": (
             anthropic.FakeAnthropic,
             anthropic.Reply,
             "claude:claude-haiku-4-5-20251001",
-            "/v1/models",
+            ("/v1/models",),
         ),
     }
     server_class, reply, model, listing = servers[shape]
@@ -144,7 +150,8 @@ def test_a_gzip_bomb_error_body_is_one_line_and_keeps_the_message(setup: Setup) 
 
 
 def test_a_gzip_bomb_model_list_is_one_line_and_keeps_the_message(setup: Setup) -> None:
-    setup.server.hostile[setup.listing] = GZIP_BOMB
+    for path in setup.listing:
+        setup.server.hostile[path] = GZIP_BOMB
     message = setup.ask()
     assert "sent more than Sightline accepts (the model list over 32 MB)" in message
     names_the_server(message, setup)

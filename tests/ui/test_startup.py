@@ -25,7 +25,7 @@ notes = []
 painted, started = session.Session._first_paint, session.Session.start
 
 def first_paint(self):
-    notes.append(["paint", sorted(sys.modules)])
+    notes.append(["paint", sorted(n for n, m in sys.modules.items() if m is not None)])
     # PySide6 builds its classes when first used: these are the ones built by now.
     built = [
         name
@@ -37,7 +37,7 @@ def first_paint(self):
     painted(self)
 
 def start(self):
-    notes.append(["start", sorted(sys.modules)])
+    notes.append(["start", sorted(n for n, m in sys.modules.items() if m is not None)])
     started(self)
 
 session.Session._first_paint, session.Session.start = first_paint, start

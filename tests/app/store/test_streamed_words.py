@@ -93,6 +93,10 @@ def test_a_failed_write_keeps_the_held_words_in_order(store: Store) -> None:
         )
     with pytest.raises(StoreError, match="disk is full"):
         store.save_held_words()
+    # A read goes on without them (the window keeps drawing); the turn's next write says why.
+    assert store.messages(conversation)[0].text == "first "
+    with pytest.raises(StoreError, match="disk is full"):
+        store.conversations.create()
     store.append_text(answer.id, "third")
     with sqlite3.connect(store.path) as db:
         db.execute("DROP TRIGGER refuse")
