@@ -213,25 +213,25 @@ class Items:
         if isinstance(part, TextPart):
             self.append_text(item_id, part.text)
             return
-        encoded = encode_parts((part,))
         with self._connection.write() as db:
             self._touch_item(db, item_id)
-            row = db.execute("SELECT parts FROM items WHERE id = ?", (item_id,)).fetchone()
-            parts = json.loads(row["parts"]) + encoded.parts
-            db.execute(
-                "UPDATE items SET parts = ? WHERE id = ?",
-                (json.dumps(parts, ensure_ascii=False), item_id),
-            )
-            link_blobs(db, item_id, encoded)
+            _append_parts(db, item_id, (part,))
 
     def finish_message(
-        self, item_id: int, status: MessageStatus, stats: AnswerStats | None = None
+        self,
+        item_id: int,
+        status: MessageStatus,
+        stats: AnswerStats | None = None,
+        parts: tuple[Part, ...] = (),
     ) -> None:
-        """Record how a streamed message ended, its streamed words now one text, and its
-        stats when they were measured (None leaves the stats as they were)."""
+        """Record how a streamed message ended, its streamed words now one text, its stats
+        when they were measured (None leaves them as they were), and `parts` (not text)
+        added last, in the same transaction."""
         with self._connection.write() as db:
             self._touch_item(db, item_id)
             _fold_chunks(db, item_id)
+            if parts:
+                _append_parts(db, item_id, parts)
             db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
             if stats is not None:
                 db.execute("UPDATE items SET stats = ? WHERE id = ?", (_stats_json(stats), item_id))
@@ -353,6 +353,17 @@ def recover(db: sqlite3.Connection) -> None:
     )
     mend_rewinds(db)
     db.execute("COMMIT")
+
+
+def _append_parts(db: sqlite3.Connection, item_id: int, parts: tuple[Part, ...]) -> None:
+    """Add parts (not text) after a message's others, its pictures linked."""
+    encoded = encode_parts(parts)
+    row = db.execute("SELECT parts FROM items WHERE id = ?", (item_id,)).fetchone()
+    joined = json.loads(row["parts"]) + encoded.parts
+    db.execute(
+        "UPDATE items SET parts = ? WHERE id = ?", (json.dumps(joined, ensure_ascii=False), item_id)
+    )
+    link_blobs(db, item_id, encoded)
 
 
 def _stats_json(stats: AnswerStats | None) -> str | None:

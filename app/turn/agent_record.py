@@ -157,11 +157,9 @@ class AgentRecord:
         """The answer so far ends (what is carried with it kept: thoughts, session)."""
         if self.answer is None:
             return
-        answer_id = self.answer.id
-        for part in self.kept():
-            self.store.add_part(answer_id, part)
+        answer_id, kept = self.answer.id, tuple(self.kept())
         self.thoughts, self.answer = [], None
-        self.store.finish_message(answer_id, status, stats)
+        self.store.finish_message(answer_id, status, stats, parts=kept)
         events.append(ItemFinished(answer_id, status, stats))
 
     def stop_calls(self, events: list[TurnEvent]) -> None:
