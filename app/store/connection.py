@@ -145,14 +145,14 @@ class Connection:
         """Close the database, what is held written first; it can't be used afterwards."""
         try:
             with suppress(StoreError):  # unwritable: the next open keeps what was written
-                self.before_use()
+                self.write_held()
         finally:
             self.db.close()
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
         """One transaction, committed on success and rolled back on any error."""
-        self.before_use()
+        self.write_held()
         with self._failing("save to"):
             # IMMEDIATE takes the write lock up front, so busy_timeout applies
             # instead of failing half-way through the transaction.
@@ -168,7 +168,7 @@ class Connection:
     @contextmanager
     def write_one(self) -> Iterator[sqlite3.Connection]:
         """One statement, which SQLite commits as its own transaction."""
-        self.before_use()
+        self.write_held()
         with self._failing("save to"):
             yield self.db
 
@@ -176,9 +176,15 @@ class Connection:
     def read(self) -> Iterator[sqlite3.Connection]:
         """Run reads, turning SQLite failures into a StoreError naming the file."""
         with suppress(StoreError):  # still held: a read goes on, the next write says why
-            self.before_use()
+            self.write_held()
         with self._failing("read"):
             yield self.db
+
+    def write_held(self) -> None:
+        """What is held, written now; inside a transaction, left for the next use (its own
+        transaction can't begin within another)."""
+        if not self.db.in_transaction:
+            self.before_use()
 
     @contextmanager
     def _failing(self, doing: str) -> Iterator[None]:

@@ -51,7 +51,7 @@ class StreamedWords:
         """More words of a streaming answer: written now, or within `HOLD_S`."""
         self._held.setdefault(item_id, []).append(text)
         if time.monotonic() - self._saved_at >= HOLD_S:
-            self.save_held()
+            self._connection.write_held()  # not within a transaction: it begins its own
 
     def save_held(self) -> None:
         """Write every held word, each answer's as one chunk, in one transaction.

@@ -133,3 +133,16 @@ def test_a_process_that_dies_loses_only_the_words_still_held(tmp_path: Path) -> 
         question, answer = store.messages(done.stdout.strip())
     assert question == user_message("Tell me")  # what the person wrote: always whole
     assert (answer.text, answer.status) == ("A cat ", MessageStatus.INTERRUPTED)
+
+
+def test_a_read_inside_a_transaction_leaves_the_held_words_for_later(store: Store) -> None:
+    conversation = store.conversations.create()
+    answer = store.begin_assistant(conversation, "m")
+    connection = store._connection
+    with connection.write():  # no second transaction can begin within this one
+        store.append_text(answer.id, "one ")
+        store.append_text(answer.id, "two")
+        with connection.read() as db:
+            db.execute("SELECT 1").fetchone()
+        assert store.holding_words
+    assert store.messages(conversation)[0].text == "one two"
