@@ -105,6 +105,7 @@ class Connection:
         self.path = path
         self.db = db
         self._clock = 0.0
+        self._closed = False
         self.last_touched = ""  # the conversation this store last made the most recent
         # Run before every use: it writes what is held back to be written in a batch
         # (app/store/streamed_words.py), so nothing read or written misses it.
@@ -142,7 +143,11 @@ class Connection:
         return cls(path, db)
 
     def close(self) -> None:
-        """Close the database, what is held written first; it can't be used afterwards."""
+        """Close the database, what is held written first; it can't be used afterwards
+        (closing it again does nothing)."""
+        if self._closed:
+            return
+        self._closed = True
         try:
             with suppress(StoreError):  # unwritable: the next open keeps what was written
                 self.write_held()

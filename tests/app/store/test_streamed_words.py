@@ -146,3 +146,14 @@ def test_a_read_inside_a_transaction_leaves_the_held_words_for_later(store: Stor
             db.execute("SELECT 1").fetchone()
         assert store.holding_words
     assert store.messages(conversation)[0].text == "one two"
+
+
+def test_a_store_closed_twice_is_closed(tmp_path: Path) -> None:
+    store = Store.open(tmp_path)
+    answer = store.begin_assistant(store.conversations.create(), "m")
+    store.append_text(answer.id, "a ")
+    store.append_text(answer.id, "b")
+    store.close()
+    store.close()
+    with Store.open(tmp_path) as again:
+        assert again.messages(answer.conversation_id)[0].text == "a b"
