@@ -171,13 +171,6 @@ class Connection:
             self.db.execute("COMMIT")
 
     @contextmanager
-    def write_one(self) -> Iterator[sqlite3.Connection]:
-        """One statement, which SQLite commits as its own transaction."""
-        self.write_held()
-        with self._failing("save to"):
-            yield self.db
-
-    @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
         """Run reads, turning SQLite failures into a StoreError naming the file."""
         with suppress(StoreError):  # still held: a read goes on, the next write says why

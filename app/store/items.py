@@ -22,7 +22,7 @@ from typing import Any, cast
 from app.store.branches import mend_rewinds, shown_branch, with_versions
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
-from app.store.parts import Blobs, encode_parts, link_blobs
+from app.store.parts import Blobs, append_parts, encode_parts, link_blobs
 from app.store.streamed_words import StreamedWords
 from app.store.tail import leaf, shown_ids, shown_set, shown_stats, versions_under
 from routing.answer_stats import AnswerStats
@@ -206,7 +206,7 @@ class Items:
 
     def save_held_words(self) -> None:
         """Write a streaming answer's held words now (the stream paused)."""
-        self._words.save_held()
+        self._connection.write_held()
 
     def add_part(self, item_id: int, part: Part) -> None:
         """Add a part to a message; a TextPart joins the message's text."""
@@ -215,7 +215,7 @@ class Items:
             return
         with self._connection.write() as db:
             self._touch_item(db, item_id)
-            _append_parts(db, item_id, (part,))
+            append_parts(db, item_id, (part,))
 
     def finish_message(
         self,
@@ -231,7 +231,7 @@ class Items:
             self._touch_item(db, item_id)
             _fold_chunks(db, item_id)
             if parts:
-                _append_parts(db, item_id, parts)
+                append_parts(db, item_id, parts)
             db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
             if stats is not None:
                 db.execute("UPDATE items SET stats = ? WHERE id = ?", (_stats_json(stats), item_id))
@@ -353,17 +353,6 @@ def recover(db: sqlite3.Connection) -> None:
     )
     mend_rewinds(db)
     db.execute("COMMIT")
-
-
-def _append_parts(db: sqlite3.Connection, item_id: int, parts: tuple[Part, ...]) -> None:
-    """Add parts (not text) after a message's others, its pictures linked."""
-    encoded = encode_parts(parts)
-    row = db.execute("SELECT parts FROM items WHERE id = ?", (item_id,)).fetchone()
-    joined = json.loads(row["parts"]) + encoded.parts
-    db.execute(
-        "UPDATE items SET parts = ? WHERE id = ?", (json.dumps(joined, ensure_ascii=False), item_id)
-    )
-    link_blobs(db, item_id, encoded)
 
 
 def _stats_json(stats: AnswerStats | None) -> str | None:

@@ -14,6 +14,7 @@ opaque and go back to the model as they came.
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -243,3 +244,14 @@ def drop_unused_blobs(db: sqlite3.Connection) -> None:
         "DELETE FROM pdfs WHERE NOT EXISTS "
         "(SELECT 1 FROM item_pdfs WHERE item_pdfs.sha256 = pdfs.sha256)"
     )
+
+
+def append_parts(db: sqlite3.Connection, item_id: int, parts: tuple[Part, ...]) -> None:
+    """Add parts (not text) after a message's others, its pictures linked."""
+    encoded = encode_parts(parts)
+    row = db.execute("SELECT parts FROM items WHERE id = ?", (item_id,)).fetchone()
+    joined = json.loads(row["parts"]) + encoded.parts
+    db.execute(
+        "UPDATE items SET parts = ? WHERE id = ?", (json.dumps(joined, ensure_ascii=False), item_id)
+    )
+    link_blobs(db, item_id, encoded)
