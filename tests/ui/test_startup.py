@@ -11,20 +11,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.conftest import SightlineHome, write_config
 from tests.ui.helpers import run_python
 
-# Runs `python -m app --smoke` with two notes written to argv[1]: the modules at
-# the first paint, and those when the session starts listing models.
+# Runs `python -m app --smoke` with notes written to argv[1]: the modules at
+# the first paint (with the Qt classes built and the modules PySide6 read by then),
+# and those when the session starts listing models.
 PROBE = """
 import json, sys
-from app.ui import session
+from app.ui import app as window_app  # the standard library only: Qt is not loaded yet
 
 notes = []
-painted, started = session.Session._first_paint, session.Session.start
+paint_first = window_app._paint_first
 
-def first_paint(self):
+def first_paint():
     notes.append(["paint", sorted(n for n, m in sys.modules.items() if m is not None)])
     # PySide6 builds its classes when first used: these are the ones built by now.
     built = [
@@ -34,13 +38,21 @@ def first_paint(self):
         if name.startswith("Q")
     ]
     notes.append(["qt", built])
-    painted(self)
+    # The modules PySide6's import hook has read the source of (app/ui/app.py).
+    notes.append(["read", sorted(sys.modules["shibokensupport.feature"].pyside_feature_dict)])
 
-def start(self):
-    notes.append(["start", sorted(n for n, m in sys.modules.items() if m is not None)])
-    started(self)
+def noting_paint_first(session, timeout_s):
+    session.window.first_painted.connect(first_paint)  # after the session's own
+    started = type(session).start
 
-session.Session._first_paint, session.Session.start = first_paint, start
+    def start(self):
+        notes.append(["start", sorted(n for n, m in sys.modules.items() if m is not None)])
+        started(self)
+
+    type(session).start = start
+    paint_first(session, timeout_s)
+
+window_app._paint_first = noting_paint_first
 from app.cli import main
 status = main(["--smoke"])
 with open(sys.argv[1], "w", encoding="utf-8") as handle:
@@ -111,7 +123,9 @@ def _smoke(home: SightlineHome, tmp_path: Path) -> dict[str, set[str]]:
     assert timings["smoke"] == "ok"
     assert timings["collection"] == "window thread"  # app/ui/main_thread_gc.py is running
     events = json.loads(notes.read_text(encoding="utf-8"))
-    assert [name for name, _ in events] == ["paint", "qt", "start"], "listing after the paint"
+    assert [name for name, _ in events] == ["paint", "qt", "read", "start"], (
+        "listing after the paint"
+    )
     return {name: set(modules) for name, modules in events}
 
 
@@ -137,9 +151,37 @@ def test_the_first_paint_comes_before_what_it_does_not_need(tmp_path: Path) -> N
     assert "asyncio" in at["start"]
 
 
+def test_pyside_reads_no_module_source_once_the_window_starts(tmp_path: Path) -> None:
+    """PySide6's import hook, which greps each newly imported module for "PySide6", is gone.
+
+    With it, about 190 modules were read before the first paint, and their text
+    kept in memory by `linecache`.
+    """
+    home = SightlineHome(config=tmp_path / "config.toml", data=tmp_path / "data")
+    write_config(home.config, None)
+    at = _smoke(home, tmp_path)
+    assert "app.ui.main_window" in at["paint"]
+    ours = {name for name in at["read"] if name.split(".")[0] in {"app", "routing", "vision"}}
+    assert ours == set()
+    assert "linecache" not in at["read"]  # nor the standard library's
+
+
 def test_a_config_with_providers_still_paints_before_asyncio(
     home: SightlineHome, tmp_path: Path
 ) -> None:
     at = _smoke(home, tmp_path)  # its config names the loopback Ollama
     assert _loaded(at["paint"], NEVER_BEFORE_PAINT) == {}
     assert "routing.models" in at["paint"]  # the config's providers are read before the paint
+
+
+def test_an_import_hook_not_pysides_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
+    import builtins
+
+    from app.ui.app import plain_imports_again
+
+    def someone_elses(*args: Any, **kwargs: Any) -> Any:
+        return builtins.__orig_import__(*args, **kwargs)  # type: ignore[attr-defined]
+
+    monkeypatch.setattr(builtins, "__import__", someone_elses)
+    assert plain_imports_again() is False
+    assert builtins.__import__ is someone_elses
