@@ -137,3 +137,14 @@ def read_head(path: Path, count: int, *, what: str = "file") -> tuple[bytes, int
         raise _failed(name, exc) from None
     finally:
         os.close(fd)
+
+
+def content_hash(data: bytes) -> str:
+    """The SHA-256 of a file's bytes, in hex: how a picture or PDF is known wherever it goes.
+
+    `hashlib` loads OpenSSL's library (3-4 ms), so it is imported with the first
+    file hashed rather than before the window's first paint.
+    """
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()

@@ -11,7 +11,6 @@ count: a read stops at the last page that loads and says only that more pages
 
 from __future__ import annotations
 
-import hashlib
 import io
 import math
 import re
@@ -20,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vision.files import FileRefused, read_capped, too_large
+from vision.files import FileRefused, content_hash, read_capped, too_large
 from vision.labels import shown_name
 from vision.page_choice import chosen, spans
 from vision.pictures import Picture
@@ -201,7 +200,7 @@ def open_pdf(source: Path | bytes, *, name: str = "", password: str | None = Non
             raise PdfError(f"{name} is damaged: {exc}") from None
         finally:
             document.close()
-    return PdfFile(data, name, hashlib.sha256(data).hexdigest(), pages)
+    return PdfFile(data, name, content_hash(data), pages)
 
 
 def read_pdf(
@@ -392,5 +391,5 @@ def _rendered(document: PdfDocument, name: str, number: int) -> Picture | str:
         return f"Page {number} could not be rendered as a picture ({exc or type(exc).__name__})."
     data = buffer.getvalue()
     label = f"{name}, page {number}"
-    sha256 = hashlib.sha256(data).hexdigest()
+    sha256 = content_hash(data)
     return Picture(data, "image/jpeg", image.width, image.height, sha256, label)

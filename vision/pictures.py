@@ -9,7 +9,6 @@ that never opens one (`sightline ask` without attachments) starts faster.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import logging
 import struct
@@ -21,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from vision.files import FileRefused, read_capped, too_large
+from vision.files import FileRefused, content_hash, read_capped, too_large
 from vision.labels import shown_name
 
 if TYPE_CHECKING:  # Pillow loads when a picture is first opened, not with this module
@@ -124,7 +123,7 @@ def _sniff(data: bytes, label: str) -> Picture:
         mime=mime,
         width=width,
         height=height,
-        sha256=hashlib.sha256(data).hexdigest(),
+        sha256=content_hash(data),
         label=label,
         note=note,
     )
@@ -368,4 +367,4 @@ def _made(data: bytes, mime: str, label: str) -> Picture:
 
     with Image.open(io.BytesIO(data)) as image:
         width, height = image.size
-    return Picture(data, mime, width, height, hashlib.sha256(data).hexdigest(), label)
+    return Picture(data, mime, width, height, content_hash(data), label)

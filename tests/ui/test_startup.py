@@ -84,6 +84,7 @@ NEVER_BEFORE_PAINT = {
     "app.ui.settings.providers_page": "Settings load when opened",
     "logging.handlers": "the log file rotates from its first record",
     "uuid": "ids are made with the first conversation",
+    "hashlib": "files are hashed when first attached or read (vision/files.py)",
     "html": "rich text is escaped when it is first shown",
     "PIL": "Pillow loads with the first picture",
     "mcp": "the MCP SDK loads when a chat first uses an MCP server",
