@@ -1,17 +1,19 @@
 """Sightline's side of the protocol: what the agent sends, queued for the running turn.
 
-The SDK calls these methods from its own tasks. Updates go to the turn's queue as
-they come; a permission request goes there too, with a future the turn answers once
-the person has (or Stop has: `cancelled`), and so do the asks and notices of the
-door the agent started (over the door's line, app/tools/door_line.py). Sightline
-offers the agent no file system and no terminal, so every other request is refused
-as the protocol says.
+The SDK calls these methods from its own tasks. Updates go to the turn's inbox as
+they come, the answer's words that follow one another as one run (an agent may send
+a word a message, and the turn takes a run in one step); a permission request goes
+there too, with a future the turn answers once the person has (or Stop has:
+`cancelled`), and so do the asks and notices of the door the agent started (over the
+door's line, app/tools/door_line.py). Sightline offers the agent no file system and
+no terminal, so every other request is refused as the protocol says.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,11 +26,13 @@ from acp.schema import (
     ToolCallUpdate,
 )
 
+from app.turn.acp.content import block_text
 from routing.transcript import Notice, ToolCall
 
 log = logging.getLogger(__name__)
 
 MAX_QUEUED = 10_000  # updates waiting for the turn; beyond this the agent floods
+MAX_RUN = 1_000_000  # characters of one run of words; more start another
 
 
 @dataclass
@@ -66,30 +70,59 @@ class Update:
     update: Any
 
 
-Inbox = Update | PermissionAsked | DoorAsked | DoorTold
+@dataclass
+class Words:
+    """Chunks of the answer's words that came one after another, not yet taken."""
+
+    parts: list[str]
+    size: int  # characters
+
+
+Inbox = Update | Words | PermissionAsked | DoorAsked | DoorTold
 
 
 class SightlineClient:
     """The ACP client the agent talks to: everything it sends lands in `inbox`."""
 
     def __init__(self) -> None:
-        self.inbox: asyncio.Queue[Inbox] = asyncio.Queue()
+        self.inbox: deque[Inbox] = deque()
+        self._arrival: asyncio.Future[None] | None = None  # the turn, waiting for the inbox
         self.session_id = ""  # updates of other sessions (or of none yet) are not this turn's
         self.replaying = False  # `session/load` replays history: already stored, so dropped
         self.dropped = 0
 
     def _put(self, item: Inbox) -> bool:
-        if self.inbox.qsize() >= MAX_QUEUED:
+        if len(self.inbox) >= MAX_QUEUED:
             self.dropped += 1
             return False
-        self.inbox.put_nowait(item)
+        self.inbox.append(item)
+        if self._arrival is not None and not self._arrival.done():
+            self._arrival.set_result(None)
         return True
 
+    def arrival(self) -> asyncio.Future[None]:
+        """Done once the inbox holds something (at once if it does)."""
+        if self._arrival is None or self._arrival.done():
+            self._arrival = asyncio.get_running_loop().create_future()
+        if self.inbox:
+            self._arrival.set_result(None)
+        return self._arrival
+
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
-        """An update: queued for the turn, unless it is another session's or a replay."""
+        """An update: queued for the turn, unless it is another session's or a replay;
+        words join the run of words still waiting, if the newest thing waiting is one."""
         if session_id != self.session_id or self.replaying:
             return
-        self._put(Update(update))
+        if getattr(update, "session_update", "") != "agent_message_chunk":
+            self._put(Update(update))
+            return
+        text = block_text(update.content)
+        last = self.inbox[-1] if self.inbox else None
+        if isinstance(last, Words) and last.size < MAX_RUN:
+            last.parts.append(text)
+            last.size += len(text)
+            return
+        self._put(Words([text], len(text)))
 
     async def request_permission(
         self,
@@ -112,8 +145,8 @@ class SightlineClient:
     def ready(self, most: int = 256) -> list[Inbox]:
         """What is already waiting, up to `most` (taken together: a run of words is one write)."""
         taken: list[Inbox] = []
-        while len(taken) < most and not self.inbox.empty():
-            taken.append(self.inbox.get_nowait())
+        while len(taken) < most and self.inbox:
+            taken.append(self.inbox.popleft())
         return taken
 
     async def door_asks(self, call: ToolCall) -> bool:

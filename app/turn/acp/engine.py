@@ -15,7 +15,6 @@ reaches its cap or the turn its overall limit (app/turn/limits.py).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
@@ -28,7 +27,7 @@ from pydantic import ValidationError
 from app.store import Store
 from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.asking import Asking
-from app.turn.acp.client import DoorAsked, DoorTold, Inbox, PermissionAsked, Update
+from app.turn.acp.client import DoorAsked, DoorTold, Inbox, PermissionAsked, Update, Words
 from app.turn.acp.errors import why_failed
 from app.turn.acp.prompting import AgentPrompt
 from app.turn.acp.recording import AcpRecord
@@ -156,13 +155,13 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
     ) -> AsyncIterator[TurnEvent]:
         """What the agent (or its door) sent, stored in order, each event as it is made
         (the words before a question show before it is asked)."""
-        updates: list[Any] = []
+        updates: list[Update | Words] = []
         left = list(items)
         try:
             while left:
                 item = left.pop(0)
-                if isinstance(item, Update):
-                    updates.append(item.update)
+                if isinstance(item, Update | Words):
+                    updates.append(item)
                     continue
                 for event in turn.updates(updates):
                     yield event
@@ -198,29 +197,22 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
         """The agent's next update or request; None once the prompt is answered and all
         its updates taken; AgentStopped when it has been silent too long, AgentCut when
         the turn passed its overall limit."""
-        inbox = session.client.inbox
+        client = session.client
         idle = self.idle_seconds(session.agent)
         while True:
             if turn.clock.left() <= 0:  # first: a flood never leaves the inbox empty
                 raise self.too_long(turn, session.agent)
-            if not inbox.empty():
-                return inbox.get_nowait()
+            if client.inbox:
+                return client.inbox.popleft()
             if prompt.done():
                 return None
             left = idle - session.process.quiet_for()
             if left <= 0:
                 raise self.hung(session.agent, idle)
-            getter = asyncio.ensure_future(inbox.get())
             wait = min(left, turn.clock.left())
-            try:
-                await asyncio.wait({getter, prompt}, timeout=wait, return_when="FIRST_COMPLETED")
-            finally:
-                if not getter.done():
-                    getter.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await getter
-            if getter.done() and not getter.cancelled():
-                return getter.result()
+            await asyncio.wait(
+                {client.arrival(), prompt}, timeout=wait, return_when="FIRST_COMPLETED"
+            )
 
     def _answered(self, session: AgentSession, turn: AcpRecord, response: Any) -> list[TurnEvent]:
         """The prompt was answered: the answer ends as the agent's stop reason says."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from app.turn.acp.client import PermissionAsked
+from app.turn.acp.client import PermissionAsked, Update, Words
 from app.turn.acp.content import block_text, tool_parts
 from app.turn.agent_record import AgentRecord
 from app.turn.events import PlanEntry, PlanUpdated, TurnEvent
@@ -32,18 +32,19 @@ class AcpRecord(AgentRecord):
     content: dict[str, Any] = field(default_factory=dict)  # a call's latest content
     asking: PermissionAsked | None = None  # a request the person is deciding (Stop cancels it)
 
-    def updates(self, updates: list[Any]) -> list[TurnEvent]:
-        """Updates that came together, stored in order; a run of words is one write (an
-        agent may send a word a message: one commit each would be most of a turn's cost)."""
+    def updates(self, updates: list[Update | Words]) -> list[TurnEvent]:
+        """Updates that came together, stored in order; the runs of words that follow one
+        another are one write (an agent may send a word a message: one commit each would
+        be most of a turn's cost)."""
         events: list[TurnEvent] = []
         words: list[str] = []
         for update in updates:
-            if getattr(update, "session_update", "") == "agent_message_chunk":
-                words.append(block_text(update.content))
+            if isinstance(update, Words):
+                words += update.parts
                 continue
             self.words("".join(words), events)
             words = []
-            events += self.update(update)
+            events += self.update(update.update)
         self.words("".join(words), events)
         return events
 

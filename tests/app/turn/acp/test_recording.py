@@ -25,21 +25,44 @@ async def test_usage_and_context_fullness_are_the_answers_stats(
     assert finished.stats == stats
 
 
-def test_a_run_of_words_is_one_write(store: Store) -> None:
+async def test_words_that_follow_one_another_wait_as_one_run_and_are_one_write(
+    store: Store,
+) -> None:
     from acp import update_agent_message_text, update_agent_thought_text
 
+    from app.turn.acp.client import SightlineClient, Update, Words
     from app.turn.acp.recording import AcpRecord
     from app.turn.events import TextAdded
 
+    client = SightlineClient()
+    client.session_id = "s-1"
+    for text in ("a", "b"):
+        await client.session_update("s-1", update_agent_message_text(text))
+    await client.session_update("s-1", update_agent_thought_text("hmm"))
+    await client.session_update("s-1", update_agent_message_text("c"))
+    await client.session_update("s-2", update_agent_message_text("another session's"))
+    taken = client.ready()
+    assert [type(item) for item in taken] == [Words, Update, Words]
+    await client.session_update("s-1", update_agent_message_text("d"))  # after the take
+    [later] = client.ready()
+
     chat = store.conversations.create()
     turn = AcpRecord(store, chat, "fake")
-    events = turn.updates(
-        [
-            update_agent_message_text("a"),
-            update_agent_message_text("b"),
-            update_agent_thought_text("hmm"),
-            update_agent_message_text("c"),
-        ]
-    )
-    assert [e.text for e in events if isinstance(e, TextAdded)] == ["ab", "c"]
-    assert store.items(chat)[-1].item.text == "abc"
+    updates = [item for item in (*taken, later) if isinstance(item, Update | Words)]
+    events = turn.updates(updates)
+    assert [e.text for e in events if isinstance(e, TextAdded)] == ["ab", "cd"]
+    assert store.items(chat)[-1].item.text == "abcd"
+
+
+async def test_a_run_of_words_past_its_size_starts_another(store: Store) -> None:
+    from acp import update_agent_message_text
+
+    from app.turn.acp.client import MAX_RUN, SightlineClient, Words
+
+    client = SightlineClient()
+    client.session_id = "s-1"
+    for _ in range(3):
+        await client.session_update("s-1", update_agent_message_text("x" * (MAX_RUN // 2)))
+    runs = client.ready()
+    assert [item.size for item in runs if isinstance(item, Words)] == [MAX_RUN, MAX_RUN // 2]
+    assert len(runs) == 2
