@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from app.presenters.pdf_notes import pages_words
 from app.presenters.tool_words import pretty_arguments, result_summary, shown_text
+from app.presenters.when import today_or_full_when
 from app.store import StoredItem
 from routing.answer_stats import stats_words
 from routing.transcript import (
@@ -173,7 +174,7 @@ class Row:
         if self.agent == PLAN_ROW:
             return f"The agent's plan:\n{self.text}"
         if notice is not None:
-            said = f"{self.author} notice{self.version_words}: {notice.text}"
+            said = f"{self.author} notice, {self.when_words}{self.version_words}: {notice.text}"
             if not notice.details:
                 return said
             if self.expanded:
@@ -189,10 +190,16 @@ class Row:
                 arguments = f" with {pretty_arguments(call.arguments)}" if call else ""
                 parts.append(f"{result_summary(result)}{arguments}. {shown_text(result.text)}")
             return "Tool result (expanded): " + "\n".join(parts)
-        said = f"{self.author}{self.version_words}: {self.text}{self.picture_words}"
+        said = f"{self.author}, {self.when_words}{self.version_words}: {self.text}"
+        said += self.picture_words
         # Its stats, as the quiet line under the card shows them, on a line of their own.
         spoken = self.stats_words(spoken=True)
         return f"{said}\n({spoken})" if spoken else said
+
+    @property
+    def when_words(self) -> str:
+        """When it was written: the time of day for today, the date too for another day."""
+        return today_or_full_when(self.stored.created_at)
 
     def stats_words(self, *, spoken: bool = False) -> str:
         """A finished answer's stats ("12 tokens in · 148 out · …", or in words for a screen

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 
 from PySide6.QtCore import (
     QEvent,
+    QItemSelection,
     QItemSelectionModel,
     QModelIndex,
     QObject,
@@ -116,6 +117,7 @@ class Sidebar(QWidget):
         self.list.delete_requested.connect(self.delete_requested)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.selectionModel().currentChanged.connect(self._current_changed)
+        self.list.selectionModel().selectionChanged.connect(self._selection_changed)
         self.undo_bar.undo_requested.connect(self.undo_requested)
         self._quiet = False
         self.context_menu: QMenu | None = None
@@ -203,6 +205,15 @@ class Sidebar(QWidget):
     def _current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         if not self._quiet and current.isValid():
             self.conversation_selected.emit(current.data(ID_ROLE))
+
+    def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        """A row selected without becoming the current one (a screen reader's "select"):
+        it opens, as a click or an arrow key does."""
+        chosen = selected.indexes()
+        if not self._quiet and len(chosen) == 1 and chosen[0] != self.list.currentIndex():
+            self.list.selectionModel().setCurrentIndex(
+                chosen[0], QItemSelectionModel.SelectionFlag.NoUpdate
+            )
 
     def _menu(self, position: QPoint) -> None:
         index = self.list.indexAt(position)

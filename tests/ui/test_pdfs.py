@@ -337,7 +337,7 @@ def test_a_pdf_goes_with_the_message_as_its_text_and_shows_in_the_conversation(
     view, index = window.view, window.conversation.index(0, 0)
     assert index.data(Role.PDFS)[0].sha256 == attached.sha256
     said = index.data(Qt.ItemDataRole.AccessibleTextRole)
-    assert said.startswith("You: Summarise this")
+    assert said.startswith("You, ") and ": Summarise this" in said
     assert f"PDF report.pdf, 2 pages · {attached.size_bytes} bytes" in said
     qtbot.waitUntil(lambda: bool(view.documents(index)))
     rect, shown = view.documents(index)[0]

@@ -1,0 +1,83 @@
+"""Read Sightline's window as a screen reader does, over the real AT-SPI bus.
+
+Run by the system's Python (where Debian's python3-pyatspi lives), not the project's:
+`python3 atspi_walk.py tree` prints the application's accessible tree as JSON, only
+what is showing; `python3 atspi_walk.py select ROLE NAME INDEX` selects a child of the
+named list, as a screen reader's "select" does. Both wait up to 20 s for the window.
+"""
+
+import contextlib
+import json
+import sys
+import time
+from typing import Any
+
+import pyatspi
+
+APP = "Sightline"
+MAX_DEPTH = 40
+MAX_CHILDREN = 500
+
+
+def application() -> Any:
+    """The application named Sightline on the bus, waited for."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        desktop = pyatspi.Registry.getDesktop(0)
+        for i in range(desktop.childCount):
+            app = desktop.getChildAtIndex(i)
+            if app is not None and app.name == APP and app.childCount > 0:
+                return app
+        time.sleep(0.2)
+    raise SystemExit(f"no application named {APP} on the accessibility bus")
+
+
+def node(acc: Any, depth: int) -> dict[str, Any]:
+    """One accessible and its showing children, as a screen reader would find them."""
+    states = acc.getState()
+    found = {
+        "role": acc.getRoleName(),
+        "name": acc.name or "",
+        "description": acc.description or "",
+        "focused": states.contains(pyatspi.STATE_FOCUSED),
+    }
+    with contextlib.suppress(NotImplementedError):
+        found["actions"] = [acc.queryAction().getName(i) for i in range(acc.queryAction().nActions)]
+    children = []
+    if depth < MAX_DEPTH:
+        for i in range(min(acc.childCount, MAX_CHILDREN)):
+            child = acc.getChildAtIndex(i)
+            if child is not None and child.getState().contains(pyatspi.STATE_SHOWING):
+                children.append(node(child, depth + 1))
+    if children:
+        found["children"] = children
+    return found
+
+
+def find(acc: Any, role: str, name: str) -> Any:
+    """The first showing accessible with this role and name, depth first."""
+    if acc.getRoleName() == role and acc.name == name:
+        return acc
+    for i in range(min(acc.childCount, MAX_CHILDREN)):
+        child = acc.getChildAtIndex(i)
+        if child is not None and child.getState().contains(pyatspi.STATE_SHOWING):
+            hit = find(child, role, name)
+            if hit is not None:
+                return hit
+    return None
+
+
+def main() -> None:
+    app = application()
+    if sys.argv[1] == "tree":
+        json.dump(node(app, 0), sys.stdout)
+    elif sys.argv[1] == "select":
+        role, name, index = sys.argv[2], sys.argv[3], int(sys.argv[4])
+        target = find(app, role, name)
+        if target is None:
+            raise SystemExit(f"no {role} named {name!r}")
+        if not target.querySelection().selectChild(index):
+            raise SystemExit(f"{role} {name!r} refused to select child {index}")
+
+
+main()

@@ -1,0 +1,68 @@
+"""The window as a screen reader reads it: the real AT-SPI tree of the running app
+(tests/ui/screen_reader/), a chat opened the way a screen reader selects it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.presenters.when import today_or_full_when
+from app.store import Store
+from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
+from tests.pictures import named_picture
+from tests.ui.screen_reader.bus import ScreenReader, missing, window_on_bus
+
+LACKING = missing()
+pytestmark = pytest.mark.skipif(bool(LACKING), reason=f"AT-SPI can't run here: {LACKING}")
+
+
+def _nodes(tree: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    yield tree
+    for child in tree.get("children", ()):
+        yield from _nodes(child)
+
+
+def _named(tree: dict[str, Any], role: str, name: str) -> dict[str, Any] | None:
+    return next((n for n in _nodes(tree) if n["role"] == role and n["name"] == name), None)
+
+
+def _conversation_items(tree: dict[str, Any]) -> list[str]:
+    view = _named(tree, "list", "Conversation")
+    return [c["name"] for c in (view or {}).get("children", ()) if c["role"] == "list item"]
+
+
+@pytest.fixture
+def chat_read(tmp_path: Path) -> Iterator[tuple[ScreenReader, list[str]]]:
+    """The window on the bus, with one chat stored; and when each of its items was written,
+    as the window says it."""
+    data = tmp_path / "data"
+    red = named_picture("red.png", "red", (64, 48))
+    with Store.open(data) as store:
+        chat = store.conversations.create()
+        written = [
+            store.add_message(chat, user_message("What colour is this?", (red,))),
+            store.add_notice(
+                chat, Notice(NoticeKind.ROUTING, "ollama:llava:7b answers at 127.0.0.1:11434.")
+            ),
+            store.add_message(
+                chat, Message("assistant", (TextPart("It is red."),), model="ollama:llava:7b")
+            ),
+        ]
+    with window_on_bus(data, tmp_path / "config") as screen_reader:
+        yield screen_reader, [today_or_full_when(stored.created_at) for stored in written]
+
+
+def test_every_message_and_notice_is_read_in_order_with_its_author_and_time(
+    chat_read: tuple[ScreenReader, list[str]],
+) -> None:
+    reader, (asked, routed, answered) = chat_read
+    reader.until(lambda tree: _named(tree, "list", "Conversation list") is not None)
+    reader.walk("select", "list", "Conversation list", "0")
+    tree = reader.until(lambda tree: len(_conversation_items(tree)) == 3)
+    you, notice, answer = _conversation_items(tree)
+    assert you == f"You, {asked}: What colour is this? (1 picture)"
+    assert notice == f"Routing notice, {routed}: ollama:llava:7b answers at 127.0.0.1:11434."
+    assert answer == f"ollama:llava:7b, {answered}: It is red."
