@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.presenters.pdf_notes import pages_words
+from app.presenters.pending import size_words
 from app.presenters.tool_words import pretty_arguments, result_summary, shown_text
 from app.presenters.when import today_or_full_when
 from app.store import StoredItem
@@ -32,6 +33,7 @@ THOUGHT_ROW, PLAN_ROW = "thought", "plan"
 THOUGHT_SHAPE, PLAN_SHAPE = "acp_thought", "acp_plan"
 _TICKS = {"completed": "\u2611", "in_progress": "\u25b8"}  # ☑ done, ▸ under way
 _TO_DO = "\u2610"  # ☐
+_NAMED_PICTURES = 5  # a message with more is read as the first five "and N more"
 
 
 def plan_text(entries: object) -> str:
@@ -222,15 +224,23 @@ class Row:
 
     @property
     def picture_words(self) -> str:
-        """What a row shows beside its words, for a screen reader: " (2 pictures)" or "".
+        """What a row shows beside its words, for a screen reader, each picture by name and
+        size: " (2 pictures: red.png, 64×48 · 1 KB; a picture, 8×8 · 90 bytes)" or "".
 
-        PDFs are named with their pages: " (1 picture; PDF report.pdf, 12 pages · 1.2 MB)".
+        PDFs are named with their pages: " (1 picture: …; PDF report.pdf, 12 pages · 1.2 MB)".
         """
         message = self.message
         if message is None:
             return ""
-        count = len(message.pictures) + sum(len(r.pictures) for r in message.tool_results)
-        said = [f"{count} picture{'s' * (count != 1)}"] if count else []
+        pictures = [*message.pictures, *(p for r in message.tool_results for p in r.pictures)]
+        said = []
+        if pictures:
+            count = len(pictures)
+            named = "; ".join(
+                f"{p.label or 'a picture'}, {size_words(p)}" for p in pictures[:_NAMED_PICTURES]
+            )
+            more = f"; and {count - _NAMED_PICTURES} more" if count > _NAMED_PICTURES else ""
+            said.append(f"{count} picture{'s' * (count != 1)}: {named}{more}")
         said += [f"PDF {pdf.name}, {pages_words(pdf)}" for pdf in message.pdfs]
         return f" ({'; '.join(said)})" if said else ""
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from app.presenters.pending import byte_words
 from app.presenters.when import today_or_full_when
 from app.store import Store
 from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
@@ -16,6 +17,7 @@ from tests.pictures import named_picture
 from tests.ui.screen_reader.bus import ScreenReader, missing, window_on_bus
 
 LACKING = missing()
+RED = named_picture("red.png", "red", (64, 48))
 pytestmark = pytest.mark.skipif(bool(LACKING), reason=f"AT-SPI can't run here: {LACKING}")
 
 
@@ -39,11 +41,10 @@ def chat_read(tmp_path: Path) -> Iterator[tuple[ScreenReader, list[str]]]:
     """The window on the bus, with one chat stored; and when each of its items was written,
     as the window says it."""
     data = tmp_path / "data"
-    red = named_picture("red.png", "red", (64, 48))
     with Store.open(data) as store:
         chat = store.conversations.create()
         written = [
-            store.add_message(chat, user_message("What colour is this?", (red,))),
+            store.add_message(chat, user_message("What colour is this?", (RED,))),
             store.add_notice(
                 chat, Notice(NoticeKind.ROUTING, "ollama:llava:7b answers at 127.0.0.1:11434.")
             ),
@@ -59,10 +60,11 @@ def test_every_message_and_notice_is_read_in_order_with_its_author_and_time(
     chat_read: tuple[ScreenReader, list[str]],
 ) -> None:
     reader, (asked, routed, answered) = chat_read
+    red_size = byte_words(RED.size_bytes)
     reader.until(lambda tree: _named(tree, "list", "Conversation list") is not None)
     reader.walk("select", "list", "Conversation list", "0")
     tree = reader.until(lambda tree: len(_conversation_items(tree)) == 3)
     you, notice, answer = _conversation_items(tree)
-    assert you == f"You, {asked}: What colour is this? (1 picture)"
+    assert you == f"You, {asked}: What colour is this? (1 picture: red.png, 64×48 · {red_size})"
     assert notice == f"Routing notice, {routed}: ollama:llava:7b answers at 127.0.0.1:11434."
     assert answer == f"ollama:llava:7b, {answered}: It is red."
