@@ -49,12 +49,11 @@ class AcpRecord(AgentRecord):
         return events
 
     def update(self, update: Any) -> list[TurnEvent]:
-        """One `session/update`, stored; the events it makes."""
+        """One `session/update` other than the answer's words (those come as `Words`, from
+        the client), stored; the events it makes."""
         kind = getattr(update, "session_update", "")
         events: list[TurnEvent] = []
-        if kind == "agent_message_chunk":
-            self.words(block_text(update.content), events)
-        elif kind == "agent_thought_chunk":
+        if kind == "agent_thought_chunk":
             self.thought(block_text(update.content), events, heard=False)
         elif kind in ("tool_call", "tool_call_update"):
             self._tool(update, events)
