@@ -3,7 +3,9 @@
 Run by the system's Python (where Debian's python3-pyatspi lives), not the project's:
 `python3 atspi_walk.py tree` prints the application's accessible tree as JSON, only
 what is showing; `python3 atspi_walk.py select ROLE NAME INDEX` selects a child of the
-named list, as a screen reader's "select" does. Both wait up to 20 s for the window.
+named list, as a screen reader's "select" does. Both wait up to 60 s for the window (a
+loaded machine starts it slowly). `python3 atspi_walk.py ready` returns once the bus's
+registry answers, so the window is started on a bus that can take it.
 """
 
 import contextlib
@@ -21,15 +23,20 @@ MAX_CHILDREN = 500
 
 def application() -> Any:
     """The application named Sightline on the bus, waited for."""
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60
+    seen: set[str] = set()
     while time.monotonic() < deadline:
         desktop = pyatspi.Registry.getDesktop(0)
         for i in range(desktop.childCount):
             app = desktop.getChildAtIndex(i)
-            if app is not None and app.name == APP and app.childCount > 0:
+            if app is None:
+                continue
+            seen.add(f"{app.name!r} ({app.childCount} children)")
+            if app.name == APP and app.childCount > 0:
                 return app
         time.sleep(0.2)
-    raise SystemExit(f"no application named {APP} on the accessibility bus")
+    on_bus = ", ".join(sorted(seen)) or "none"
+    raise SystemExit(f"no application named {APP} on the accessibility bus; seen: {on_bus}")
 
 
 def node(acc: Any, depth: int) -> dict[str, Any]:
@@ -68,6 +75,9 @@ def find(acc: Any, role: str, name: str) -> Any:
 
 
 def main() -> None:
+    if sys.argv[1] == "ready":
+        print(pyatspi.Registry.getDesktop(0).childCount, file=sys.stderr)  # waits for the registry
+        return
     app = application()
     if sys.argv[1] == "tree":
         json.dump(node(app, 0), sys.stdout)

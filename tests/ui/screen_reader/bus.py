@@ -53,8 +53,17 @@ def _stopped(process: subprocess.Popen[Any]) -> None:
 class ScreenReader:
     """Sightline's window on a private X display and accessibility bus."""
 
-    def __init__(self, env: dict[str, str]) -> None:
+    def __init__(self, env: dict[str, str], window: subprocess.Popen[Any], log: Path) -> None:
         self.env = env
+        self.window = window
+        self.log = log
+
+    def _window_state(self) -> str:
+        """Whether the window still runs, and the end of what it printed."""
+        code = self.window.poll()
+        state = "the window is running" if code is None else f"the window exited with {code}"
+        printed = self.log.read_text(encoding="utf-8", errors="replace")[-2000:]
+        return f"{state}; it printed: {printed or '(nothing)'}"
 
     def walk(self, *command: str) -> Any:
         """What atspi_walk.py prints for `command`, parsed (None for a command that prints
@@ -68,7 +77,9 @@ class ScreenReader:
             check=False,
         )
         if done.returncode != 0:
-            raise AssertionError(f"the walker failed: {done.stderr[-2000:]}")
+            raise AssertionError(
+                f"the walker failed: {done.stderr[-2000:]}\n{self._window_state()}"
+            )
         return json.loads(done.stdout) if done.stdout.strip() else None
 
     def tree(self) -> dict[str, Any]:
@@ -130,6 +141,8 @@ def window_on_bus(data_dir: Path, config_home: Path) -> Iterator[ScreenReader]:
             stderr=subprocess.DEVNULL,
         )
         stack.callback(_stopped, bus)
+        # The window joins the bus only if the bus answers when it starts.
+        subprocess.run([SYSTEM_PYTHON, str(WALKER), "ready"], env=env, timeout=60, check=True)
         env.update(
             QT_QPA_PLATFORM="xcb",
             QT_ACCESSIBILITY="1",
@@ -138,11 +151,10 @@ def window_on_bus(data_dir: Path, config_home: Path) -> Iterator[ScreenReader]:
             XDG_CONFIG_HOME=str(config_home),
             OLLAMA_HOST="127.0.0.1:9",  # nothing answers there: no server of this machine's
         )
+        log = data_dir.parent / "window.log"
+        printed = stack.enter_context(log.open("wb"))
         window = subprocess.Popen(
-            [sys.executable, "-m", "app"],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            [sys.executable, "-m", "app"], env=env, stdout=printed, stderr=subprocess.STDOUT
         )
         stack.callback(_stopped, window)
-        yield ScreenReader(env)
+        yield ScreenReader(env, window, log)
