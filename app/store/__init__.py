@@ -6,8 +6,9 @@ notices, a streaming answer's deltas, pictures), the way the turn and the window
 use it most, with each other concept beside them as an attribute sharing the one
 connection: `conversations` (the list), `grants` (tools allowed per chat),
 `learned` (models learned blind), `crossings` (what left this computer),
-`branches` (versions: regenerated answers, edited messages; delete with Undo) and
-`bulk` (a whole conversation added in one transaction: an import).
+`branches` (versions: regenerated answers, edited messages; delete with Undo),
+`bulk` (a whole conversation added in one transaction: an import) and `picture_words`
+(what a picture shows, as the person asked a seeing model).
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ from app.store.crossings import Crossings
 from app.store.grants import Grants
 from app.store.items import Items, StoredItem, recover
 from app.store.learned import Learned
+from app.store.picture_words import PictureWords, PictureWordsTable
 from app.store.schema import SCHEMA_VERSION, migrate
 
 __all__ = [
     "SCHEMA_VERSION",
     "ConversationSummary",
     "DamagedConversation",
+    "PictureWords",
     "SearchHit",
     "Store",
     "StoreError",
@@ -52,6 +55,7 @@ class Store(Items):
         self.crossings = Crossings(connection)
         self.branches = Branches(connection)
         self.bulk = Bulk(connection)
+        self.picture_words = PictureWordsTable(connection)
 
     @classmethod
     def open(cls, folder: Path) -> Store:

@@ -175,6 +175,16 @@ MIGRATIONS: list[str] = [
     CREATE INDEX items_branch ON items(conversation_id, seq, id, parent_id, deleted_at);
     CREATE INDEX items_with_stats ON items(conversation_id, seq) WHERE stats IS NOT NULL;
     """,
+    # 15: a picture's words, asked for by the person ("Describe this picture"), kept with
+    # the picture (gone when it is) for the screen reader and the picture viewer.
+    """
+    CREATE TABLE picture_words (
+        sha256       TEXT PRIMARY KEY REFERENCES pictures(sha256) ON DELETE CASCADE,
+        words        TEXT NOT NULL,
+        looker       TEXT NOT NULL,
+        described_at REAL NOT NULL
+    );
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.
