@@ -84,6 +84,33 @@ def looker_disclosure(
     )
 
 
+def asked_look_notice(
+    looker: WireLooker, picture: Picture, reason: str, *, words: str = "", failed: str = ""
+) -> Notice:
+    """A picture the person asked to have described ("Describe this picture"): who looked,
+    where, and what it said (or why it could not); it crossed whether or not it was said."""
+    label = picture.label or "a picture"
+    if failed:
+        text = (
+            f"{looker.label} at {looker.host} was sent {label} to describe, as you asked; "
+            f"it could not: {failed}."
+        )
+    else:
+        text = f"{looker.label} at {looker.host} looked at {label}, as you asked: {words}"
+    return Notice(
+        NoticeKind.DISCLOSURE,
+        text,
+        details=f"Why {looker.label}: {reason}.",
+        crossed=Crossed(
+            looker.label,
+            looker.host,
+            f"1 picture ({label})",
+            f"You asked for it to be described; {reason}",
+            looker.local,
+        ),
+    )
+
+
 def takeover_disclosure(choice: Choice, host: str, local: bool, sent: list[Picture]) -> Notice:
     """The pictures of this turn that the model taking it over now gets."""
     count = len(sent)

@@ -8,13 +8,14 @@ tool calls and the final status land in place.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from app.presenters.pdf_notes import pages_words
 from app.presenters.pending import size_words
 from app.presenters.tool_words import pretty_arguments, result_summary, shown_text
 from app.presenters.when import today_or_full_when
-from app.store import StoredItem
+from app.store import PictureWords, StoredItem
 from routing.answer_stats import stats_words
 from routing.transcript import (
     CarriedPart,
@@ -25,6 +26,7 @@ from routing.transcript import (
     ToolCall,
     starts_turn,
 )
+from vision.pictures import Picture
 
 # An agent's thinking and plan: rows of their own before its answer (app/ui/agents/agent_rows.py).
 THOUGHT_ROW, PLAN_ROW = "thought", "plan"
@@ -223,6 +225,30 @@ class Row:
         return author_of(item) if isinstance(item, Message) else str(item.kind).capitalize()
 
     @property
+    def pictures(self) -> list[Picture]:
+        """The pictures the row shows: the person's, then its tool results'."""
+        message = self.message
+        if message is None:
+            return []
+        return [*message.pictures, *(p for r in message.tool_results for p in r.pictures)]
+
+    def pictures_described(self, words: Mapping[str, PictureWords]) -> str:
+        """What each picture shows, for a screen reader's description of the row: the words
+        a seeing model said (`words`, by SHA-256), else that its menu can ask for them."""
+        said = []
+        pictures = self.pictures
+        for picture in pictures[:_NAMED_PICTURES]:
+            name = picture.label or "A picture"
+            kept = words.get(picture.sha256)
+            if kept is not None:
+                said.append(f"{name}, as {kept.looker} described it: {kept.words}")
+            else:
+                said.append(f"{name}: no description yet (Shift+F10 offers to describe it)")
+        if len(pictures) > _NAMED_PICTURES:
+            said.append(f"And {len(pictures) - _NAMED_PICTURES} more pictures.")
+        return "\n".join(said)
+
+    @property
     def picture_words(self) -> str:
         """What a row shows beside its words, for a screen reader, each picture by name and
         size: " (2 pictures: red.png, 64×48 · 1 KB; a picture, 8×8 · 90 bytes)" or "".
@@ -232,7 +258,7 @@ class Row:
         message = self.message
         if message is None:
             return ""
-        pictures = [*message.pictures, *(p for r in message.tool_results for p in r.pictures)]
+        pictures = self.pictures
         said = []
         if pictures:
             count = len(pictures)

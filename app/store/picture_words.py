@@ -13,6 +13,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 from app.store.connection import Connection
+from routing.secrets import redact
 
 MAX_WORDS = 8_000  # characters kept of one description: a screen reader reads them all
 _BATCH = 500  # SHA-256s asked about in one statement (SQLite's variable limit is higher)
@@ -42,7 +43,7 @@ class PictureWordsTable:
             db.execute(
                 "INSERT OR REPLACE INTO picture_words (sha256, words, looker, described_at) "
                 "VALUES (?, ?, ?, ?)",
-                (sha256, words.strip()[:MAX_WORDS], looker, time.time()),
+                (sha256, redact(words.strip()[:MAX_WORDS]), looker, time.time()),
             )
         return True
 

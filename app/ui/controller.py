@@ -26,6 +26,7 @@ from app.presenters.turn_tools import TurnTools
 from app.ui.chats import Chats
 from app.ui.composer.attaching import Attaching
 from app.ui.conversation.versions import Versions
+from app.ui.describing import Describing
 from app.ui.running_turn import RunningTurn
 from app.ui.sending import Sending
 from app.ui.turn_feed import TurnFeed
@@ -102,6 +103,8 @@ class Controller(QObject):
         self.versions = Versions(store, self.reload, self)
         # The send and its checks; who answers it (the models' runner, the agents' engines).
         self.sending = Sending(self)
+        # Pictures put into words when the person asks ("Describe this picture").
+        self.describing = Describing(self)
         # A model's sight: learned blind, checked again, the sight check.
         self.sight = SightChecks(
             store,

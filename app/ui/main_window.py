@@ -27,6 +27,7 @@ from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
+from app.ui.conversation.describe_actions import DescribeActions
 from app.ui.conversation.earlier_pages import EarlierPages
 from app.ui.first_run import FirstRunPanel
 from app.ui.ledger_panel import LedgerPanel
@@ -47,6 +48,7 @@ from vision.pictures import Picture
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QDialog, QFileDialog
 
+    from app.ui.conversation.picture_viewer import PictureViewer
     from app.ui.settings.settings_dialog import SettingsDialog
 
 
@@ -64,7 +66,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Sightline")
         self.setAccessibleName("Sightline")
         self.settings_dialog: SettingsDialog | None = None
-        self.viewer: QDialog | None = None
+        self.viewer: PictureViewer | None = None
         self.export_dialog: QFileDialog | None = None
         self.state = WindowState(controller.store.path.parent)
         # The theme chosen in Settings ▸ Appearance, put back before the first paint.
@@ -101,6 +103,7 @@ class MainWindow(QMainWindow):
         self.splitter = self.arrangement.splitter
         self.chat_splitter = self.arrangement.chat_splitter
         self.chat_actions = ChatActions(self)  # before `_connect`: Ctrl+Z asks it first
+        self.describe_actions = DescribeActions(self)
         self.local_models = LocalModels(self)
         self.menus = MenuBar(self)
         self._connect()
@@ -253,13 +256,15 @@ class MainWindow(QMainWindow):
         editing = self.chat_actions.editing
         self.questions.send(Send(self.picker.current_ref(), text, replacing=editing))
 
-    def open_picture(self, picture: Picture) -> QDialog:
+    def open_picture(self, picture: Picture) -> PictureViewer:
         """Show a picture in its own window (replacing one already open)."""
         from app.ui.conversation.picture_viewer import PictureViewer  # on first use, not at start
 
         if self.viewer is not None:
             self.viewer.close()
-        viewer = PictureViewer(picture, self)
+        words = self.controller.describing.words([picture.sha256]).get(picture.sha256)
+        viewer = PictureViewer(picture, self, words)
+        viewer.describe_requested.connect(self.describe_actions.describe)
         viewer.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         viewer.finished.connect(lambda _result, shown=viewer: self._viewer_closed(shown))
         self.viewer = viewer

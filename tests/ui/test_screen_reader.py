@@ -31,9 +31,9 @@ def _named(tree: dict[str, Any], role: str, name: str) -> dict[str, Any] | None:
     return next((n for n in _nodes(tree) if n["role"] == role and n["name"] == name), None)
 
 
-def _conversation_items(tree: dict[str, Any]) -> list[str]:
+def _conversation_items(tree: dict[str, Any], field: str = "name") -> list[str]:
     view = _named(tree, "list", "Conversation")
-    return [c["name"] for c in (view or {}).get("children", ()) if c["role"] == "list item"]
+    return [c[field] for c in (view or {}).get("children", ()) if c["role"] == "list item"]
 
 
 @pytest.fixture
@@ -52,6 +52,7 @@ def chat_read(tmp_path: Path) -> Iterator[tuple[ScreenReader, list[str]]]:
                 chat, Message("assistant", (TextPart("It is red."),), model="ollama:llava:7b")
             ),
         ]
+        store.picture_words.keep(RED.sha256, "A red rectangle, wider than tall.", "ollama:llava:7b")
     with window_on_bus(data, tmp_path / "config") as screen_reader:
         yield screen_reader, [today_or_full_when(stored.created_at) for stored in written]
 
@@ -68,3 +69,15 @@ def test_every_message_and_notice_is_read_in_order_with_its_author_and_time(
     assert you == f"You, {asked}: What colour is this? (1 picture: red.png, 64×48 · {red_size})"
     assert notice == f"Routing notice, {routed}: ollama:llava:7b answers at 127.0.0.1:11434."
     assert answer == f"ollama:llava:7b, {answered}: It is red."
+
+
+def test_a_picture_is_heard_in_the_words_a_seeing_model_said_of_it(
+    chat_read: tuple[ScreenReader, list[str]],
+) -> None:
+    reader, _written = chat_read
+    reader.until(lambda tree: _named(tree, "list", "Conversation list") is not None)
+    reader.walk("select", "list", "Conversation list", "0")
+    tree = reader.until(lambda tree: len(_conversation_items(tree)) == 3)
+    you, notice, answer = _conversation_items(tree, "description")
+    assert you == "red.png, as ollama:llava:7b described it: A red rectangle, wider than tall."
+    assert (notice, answer) == ("", "")

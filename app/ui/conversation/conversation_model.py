@@ -8,6 +8,7 @@ frames, because each one makes the delegate lay the row's Markdown out again.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from enum import IntEnum
 from typing import Any
@@ -31,7 +32,7 @@ from app.presenters.rows import (
     plan_text,
     thought_and_plan_rows,
 )
-from app.store import StoredItem
+from app.store import PictureWords, StoredItem
 from routing.transcript import Message, ToolCall, starts_turn
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -98,6 +99,9 @@ class ConversationModel(QAbstractListModel):
         self._flush.setSingleShot(True)
         self._flush.setInterval(_COALESCE_MS)
         self._flush.timeout.connect(self._emit_dirty)
+        # The words held for pictures, by SHA-256 (the window's is the controller's
+        # `describing.words`); asked only when a screen reader reads a row's description.
+        self.picture_words: Callable[[Iterable[str]], Mapping[str, PictureWords]] = lambda _: {}
 
     # -- Qt's model interface ---------------------------------------------------
 
@@ -114,6 +118,9 @@ class ConversationModel(QAbstractListModel):
             return row.text
         if role == Qt.ItemDataRole.AccessibleTextRole:
             return row.accessible_text
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole:
+            pictures = row.pictures
+            return row.pictures_described(self.picture_words(p.sha256 for p in pictures))
         return value(row, role)
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -283,6 +290,12 @@ class ConversationModel(QAbstractListModel):
         dirty, self._dirty = sorted(self._dirty), set()
         for position in dirty:
             self._changed(position)
+
+    def picture_described(self, sha256: str) -> None:
+        """A picture has words now: the rows showing it describe it anew."""
+        for position, row in enumerate(self._rows):
+            if any(p.sha256 == sha256 for p in row.pictures):
+                self._changed(position)
 
     def _changed(self, position: int) -> None:
         index = self.index(position, 0)

@@ -58,6 +58,7 @@ class ConversationView(RowGeometryView):
     """Rows drawn by `MessageDelegate`; scrolls along with new words while at the bottom."""
 
     picture_clicked = Signal(object)  # the Picture whose thumbnail was clicked
+    describe_clicked = Signal(object)  # the Picture the person asked to have described
     pdf_clicked = Signal(object)  # the PdfFile whose tile was clicked
     # A Requested (conversation/message_actions.py): answer again, edit, delete, a version.
     action_requested = Signal(object)

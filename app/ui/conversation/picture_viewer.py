@@ -1,8 +1,12 @@
-"""A window showing one picture at full size: fit to the window by default, Esc closes."""
+"""A window showing one picture at full size: fit to the window by default, Esc closes.
+
+The picture is an accessible image: its description is what a seeing model said it shows
+(shown under it for everyone), else its name and size; "Describe this picture" asks for
+those words (app/ui/describing.py)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSize, Qt
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, Signal
 from PySide6.QtGui import QGuiApplication, QImage, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (
     QDialog,
@@ -16,6 +20,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.presenters.pending import size_words
+from app.store import PictureWords
 from app.ui.conversation.thumbnails import decode, fit
 from vision.pictures import Picture
 
@@ -31,8 +36,12 @@ def viewer_title(picture: Picture) -> str:
 class PictureViewer(QDialog):
     """One picture in a scroll area; "Actual size" switches from fitting to 100 %."""
 
-    def __init__(self, picture: Picture, parent: QWidget | None = None) -> None:
-        """A viewer for `picture` (decoded now, once)."""
+    describe_requested = Signal(object)  # the Picture: the person asked for it in words
+
+    def __init__(
+        self, picture: Picture, parent: QWidget | None = None, words: PictureWords | None = None
+    ) -> None:
+        """A viewer for `picture` (decoded now, once), with the words held for it if any."""
         super().__init__(parent)
         self.picture = picture
         self.setWindowTitle(viewer_title(picture))
@@ -55,6 +64,15 @@ class PictureViewer(QDialog):
         self.actual.setAccessibleName("Actual size")
         self.actual.setToolTip("Show the picture pixel for pixel (F fits it to the window again)")
         self.actual.setCheckable(True)
+        self.words = QLabel(self)
+        self.words.setAccessibleName("Description")
+        self.words.setWordWrap(True)
+        self.words.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.words.hide()
+        self.describe = QPushButton("Describe this picture", self)
+        self.describe.setAccessibleName("Describe this picture")
+        self.describe.setToolTip("Ask a model that sees to say what the picture shows")
+        self.describe.setAutoDefault(False)
         self.close_button = QPushButton("Close", self)
         self.close_button.setAccessibleName("Close")
         self.close_button.setAutoDefault(False)
@@ -62,12 +80,18 @@ class PictureViewer(QDialog):
 
         bar = QHBoxLayout()
         bar.addWidget(self.info, 1)
+        bar.addWidget(self.describe)
         bar.addWidget(self.actual)
         bar.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addWidget(self.area, 1)
+        layout.addWidget(self.words)
         layout.addLayout(bar)
+        self.describe.clicked.connect(lambda: self.describe_requested.emit(self.picture))
+        self.label.setAccessibleDescription(f"{picture.label or 'Picture'}, {size_words(picture)}")
+        if words is not None:
+            self.show_words(words.words, words.looker)
 
         self.actual.toggled.connect(self._show)
         self.close_button.clicked.connect(self.reject)
@@ -78,6 +102,20 @@ class PictureViewer(QDialog):
         self.area.viewport().installEventFilter(self)
         self.resize(self._opening_size())
         self._show()
+
+    def show_words(self, words: str, looker: str) -> None:
+        """What a seeing model said the picture shows: under it, and as its description."""
+        said = f"As {looker} described it: {words}"
+        self.words.setText(said)
+        self.words.show()
+        self.label.setAccessibleDescription(said)
+        self.describe.hide()
+
+    def show_state(self, words: str, *, asking: bool) -> None:
+        """Where asking for a description stands: under way, or why it could not be."""
+        self.words.setText(words)
+        self.words.show()
+        self.describe.setEnabled(not asking)
 
     @property
     def fitting(self) -> bool:

@@ -1,6 +1,6 @@
 """A conversation row's menu (a right click, the Menu key, Shift+F10): copy the message or
-one of its code blocks, open it, open its pictures and PDFs, and what a row offers besides
-(app/ui/conversation/message_actions.py)."""
+one of its code blocks, open it, open and describe its pictures, open its PDFs, and what a
+row offers besides (app/ui/conversation/message_actions.py)."""
 
 from __future__ import annotations
 
@@ -33,9 +33,14 @@ def row_menu(view: ConversationView, index: _Index) -> QMenu:
     if row.expandable:
         words = "Hide details" if row.expanded else "Show details"
         menu.addAction(words, partial(view.toggle_row, index.row()))
-    for number, (_rect, picture) in enumerate(view.thumbnails(index), start=1):
+    thumbnails = view.thumbnails(index)
+    for number, (_rect, picture) in enumerate(thumbnails, start=1):
         name = picture.label or f"picture {number}"
         menu.addAction(f"Open {name}", partial(view.picture_clicked.emit, picture))
+    for number, (_rect, picture) in enumerate(thumbnails, start=1):
+        # Words a seeing model says: for a screen reader's description, and for everyone.
+        name = "this picture" if len(thumbnails) == 1 else picture.label or f"picture {number}"
+        menu.addAction(f"Describe {name}", partial(view.describe_clicked.emit, picture))
     for _rect, pdf in view.documents(index):
         menu.addAction(f"Open {pdf.name or 'the PDF'}", partial(view.pdf_clicked.emit, pdf))
     add_actions(menu, row, view.models_for_menu(), view.action_requested.emit)
