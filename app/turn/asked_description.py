@@ -36,11 +36,16 @@ class Described:
 
     words: str
     looker: str
-    notice: StoredItem | None  # None when no chat holds it, or the words were kept already
+    notice: StoredItem | None  # the disclosure; None when words held already were given
 
 
 class NotDescribed(Exception):
-    """Why the picture could not be described, in words for the person."""
+    """Why the picture could not be described, in words for the person; `notice` is the
+    chat's disclosure when it was sent all the same."""
+
+    def __init__(self, why: str, notice: StoredItem | None = None) -> None:
+        super().__init__(why)
+        self.notice = notice
 
 
 def _chat_model(catalogue: Catalogue, chat_ref: str) -> ModelInfo | None:
@@ -72,8 +77,9 @@ async def describe_asked(
     conversation_id: str,
     chat_ref: str,
 ) -> Described:
-    """Describe `picture` of the chat `conversation_id` ("" for none yet), whose model is
-    `chat_ref`; NotDescribed says why it could not be."""
+    """Describe `picture` of the chat `conversation_id`, whose model is `chat_ref`;
+    NotDescribed says why it could not be. A picture of a chat not stored yet ("") that
+    crosses to a looker starts the chat, so its first item tells that crossing."""
     chat = _chat_model(catalogue, chat_ref)
     local = chat is None or catalogue.provider(chat.provider_id).is_local
     kept = store.picture_words.of([picture.sha256]).get(picture.sha256)
@@ -96,26 +102,27 @@ async def describe_asked(
     except DescriptionFailed as failed:
         # It was sent all the same: that crossing is told.
         reason = str(failed).removeprefix(f"{looker.label}: ")
-        _tell(
-            store, conversation_id, asked_look_notice(looker, picture, choice.reason, failed=reason)
-        )
-        _note_left(store, conversation_id, looker, picture)
+        told = asked_look_notice(looker, picture, choice.reason, failed=reason)
         raise NotDescribed(
-            f"{looker.label} could not describe {picture.label or 'it'}: {reason}."
+            f"{looker.label} could not describe {picture.label or 'it'}: {reason}.",
+            _tell(store, (conversation_id, chat_ref), told, looker, picture),
         ) from None
     words = description.text.strip()
+    # False for a picture not stored yet (the composer's): the window keeps it once sent.
     store.picture_words.keep(picture.sha256, words, description.looker)
-    notice = _tell(
-        store, conversation_id, asked_look_notice(looker, picture, choice.reason, words=words)
-    )
-    _note_left(store, conversation_id, looker, picture)
+    told = asked_look_notice(looker, picture, choice.reason, words=words)
+    notice = _tell(store, (conversation_id, chat_ref), told, looker, picture)
     return Described(words, description.looker, notice)
 
 
-def _tell(store: Store, conversation_id: str, notice: Notice) -> StoredItem | None:
-    return store.add_notice(conversation_id, notice) if conversation_id else None
-
-
-def _note_left(store: Store, conversation_id: str, looker: WireLooker, picture: Picture) -> None:
-    if conversation_id and not looker.local:
+def _tell(
+    store: Store, chat: tuple[str, str], notice: Notice, looker: WireLooker, picture: Picture
+) -> StoredItem:
+    """The crossing told in the chat (id, model), started now if it is not stored yet; and
+    a picture that left this computer noted as gone, as a turn notes it."""
+    conversation_id, model = chat
+    conversation_id = conversation_id or store.conversations.create(model=model)
+    stored = store.add_notice(conversation_id, notice)
+    if not looker.local:
         store.crossings.note_sent_away(conversation_id, [picture.sha256])
+    return stored

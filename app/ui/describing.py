@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal
 
 if TYPE_CHECKING:
-    from app.store import PictureWords
+    from app.store import PictureWords, StoredItem
     from app.ui.controller import Controller
     from vision.pictures import Picture
 
@@ -38,6 +38,9 @@ class Describing(QObject):
         super().__init__(controller)
         self._controller = controller
         self._asking: set[str] = set()
+        # Words of the composer's pictures, kept in the store once their message is.
+        self._unsent: dict[str, PictureWords] = {}
+        controller.feed.item_added.connect(self._stored)
 
     def words(self, sha256s: Iterable[str]) -> dict[str, PictureWords]:
         """The words Sightline holds for these pictures: kept in the store, else those a
@@ -47,6 +50,7 @@ class Describing(QObject):
             return {}
         c = self._controller
         found = c.store.picture_words.of(wanted)
+        found.update((sha, self._unsent[sha]) for sha in wanted & self._unsent.keys())
         runner = c.sending.runner
         if runner is not None:
             from app.store import PictureWords
@@ -93,6 +97,7 @@ class Describing(QObject):
                 chat_ref=chat_ref,
             )
         except NotDescribed as why:
+            self._show(why.notice, chat_ref)
             self.failed.emit(picture.sha256, str(why))
             return
         except Exception:  # the store or a listing failed: said plainly, logged whole
@@ -101,11 +106,35 @@ class Describing(QObject):
             return
         finally:
             self._asking.discard(picture.sha256)
-        if done.notice is not None:
-            c.chats.refresh()  # the chat has a new notice: the list orders by use
-            if conversation_id == c.current_id:
-                c.feed.item_added.emit(done.notice)
+        if not c.store.picture_words.of([picture.sha256]):  # the composer's, not sent yet
+            from app.store import PictureWords
+
+            self._unsent[picture.sha256] = PictureWords(done.words, done.looker)
+        self._show(done.notice, chat_ref)
         self.described.emit(picture.sha256, done.words, done.looker)
+
+    def _show(self, notice: StoredItem | None, chat_ref: str) -> None:
+        """The disclosure in its chat; a chat it started opens if the person is still on
+        the new chat it began as (a new chat's picture from the composer)."""
+        if notice is None:
+            return
+        c = self._controller
+        chat = notice.conversation_id
+        if not c.current_id:
+            c.open_new(chat, chat_ref)  # refreshes the list
+        else:
+            c.chats.refresh()  # the chat has a new notice: the list orders by use
+        if chat == c.current_id:
+            c.feed.item_added.emit(notice)
+
+    def _stored(self, stored: StoredItem) -> None:
+        """A message of the person's was stored: its pictures' words are kept with it."""
+        message = stored.item
+        pictures = getattr(message, "pictures", ())
+        for picture in pictures:
+            words = self._unsent.pop(picture.sha256, None)
+            if words is not None:
+                self._controller.store.picture_words.keep(picture.sha256, words.words, words.looker)
 
 
 def _name(picture: Picture) -> str:

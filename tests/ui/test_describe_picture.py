@@ -4,6 +4,8 @@ viewer and the chat's notices; nothing is asked while the chat's turn runs."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -11,7 +13,7 @@ from app.ui.session import Session
 from routing.transcript import NoticeKind, user_message
 from tests.pictures import named_picture
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.helpers import pick, rows
+from tests.ui.helpers import cards, pick, reading_done, rows, send, shaded_picture
 from tests.ui.test_chat_actions import menu_action
 
 BLIND = "ollama:llama3.2:3b"
@@ -87,3 +89,31 @@ def test_nothing_is_asked_while_the_chats_turn_runs(
     qtbot.waitUntil(lambda: not session.controller.busy)
     looked = [m for r in fake_ollama.chat_requests() for m in r["messages"] if m.get("images")]
     assert looked == [] and session.controller.store.picture_words.of([RED.sha256]) == {}
+
+
+def test_a_composer_picture_of_a_new_chat_starts_the_chat_that_tells_who_looked(
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot, tmp_path: Path
+) -> None:
+    pick(session, BLIND)
+    picture = shaded_picture(tmp_path / "shot.png", (64, 48))
+    session.controller.attaching.attach_files([picture])
+    qtbot.waitUntil(lambda: len(cards(session)) == 1 and reading_done(session))
+    [card] = cards(session)
+    [describe] = [a for a in card.actions() if a.text() == "Describe this picture"]
+    assert session.controller.current_id == ""
+    fake_ollama.enqueue(Reply(text="A grey ramp."))
+    describe.trigger()
+    qtbot.waitUntil(lambda: "A grey ramp." in card.accessibleDescription())
+    assert card.accessibleDescription().startswith("As ollama:")
+    # Its crossing is the first thing of a chat opened for it; the draft stays the person's.
+    chat = session.controller.current_id
+    assert chat and [r["notice"] for r in rows(session)] == [NoticeKind.DISCLOSURE]
+    assert len(cards(session)) == 1
+    store = session.controller.store
+    assert store.picture_words.of([card.picture.sha256]) == {}  # not stored: not kept yet
+    fake_ollama.enqueue(Reply(text="Grey."))
+    send(qtbot, session, "what is it?")
+    qtbot.waitUntil(lambda: not session.controller.busy and len(rows(session)) >= 3)
+    kept = store.picture_words.of([card.picture.sha256])
+    assert [w.words for w in kept.values()] == ["A grey ramp."]
+    assert store.items(chat)[1].item.text == "what is it?"  # the message follows the notice

@@ -8,7 +8,7 @@ file (a picture or a PDF): the controller reads them off the UI thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,6 +32,9 @@ from app.ui.viewport import own_viewport
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QMimeData
+
+    from app.store import PictureWords
+    from vision.pictures import Picture
 
 PROBLEM_COLOR = "#dc2626"
 
@@ -120,10 +123,14 @@ class AttachmentStrip(QScrollArea):
     """The cards side by side above the message box; scrolls sideways when they don't fit."""
 
     remove_requested = Signal(str)
+    describe_requested = Signal(object)  # a Picture the person asked to have described
 
     def __init__(self, parent: QWidget | None = None) -> None:
         """An empty, hidden strip."""
         super().__init__(parent)
+        # The words held for pictures, by SHA-256 (the window's is the controller's
+        # `describing.words`): a card made for a picture already described says so.
+        self.picture_words: Callable[[Iterable[str]], Mapping[str, PictureWords]] = lambda _: {}
         self.setAccessibleName("Attachments")
         self.setFrameShape(QFrame.Shape.NoFrame)
         self.setWidgetResizable(True)
@@ -164,7 +171,7 @@ class AttachmentStrip(QScrollArea):
             self._row.removeWidget(card)
             card.deleteLater()
         for position, picture in enumerate(attachments.pictures):
-            made = self._card(picture.sha256, partial(PictureCard, picture, self._inner))
+            made = self._card(picture.sha256, partial(self._picture_card, picture))
             self._place(made, position)
             if isinstance(made, PictureCard):
                 made.set_sight(sight)
@@ -179,6 +186,20 @@ class AttachmentStrip(QScrollArea):
         self.reading.setVisible(bool(reading))
         self.setVisible(attachments.anything or bool(reading))
         self._fit_height()
+
+    def _picture_card(self, picture: Picture) -> PictureCard:
+        card = PictureCard(picture, self._inner)
+        card.describe_requested.connect(self.describe_requested)
+        words = self.picture_words([picture.sha256]).get(picture.sha256)
+        if words is not None:
+            card.show_words(words.words, words.looker)
+        return card
+
+    def show_words(self, sha256: str, words: str, looker: str) -> None:
+        """A picture's words, said now: its card describes it with them."""
+        card = self._cards.get(sha256)
+        if isinstance(card, PictureCard):
+            card.show_words(words, looker)
 
     def _card(self, sha256: str, make: Callable[[], Card]) -> Card:
         card = self._cards.get(sha256)

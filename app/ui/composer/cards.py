@@ -7,7 +7,7 @@ what the chosen model gets of it. Removing one is a request, by SHA-256.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPixmap
+from PySide6.QtGui import QAction, QColor, QPainter, QPaintEvent, QPalette, QPixmap
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from app.presenters.pdf_notes import PdfNote, PdfWay, pages_words
@@ -122,13 +122,21 @@ class Card(QFrame):
 
 
 class PictureCard(Card):
-    """One attached picture: thumbnail, name, size, whether the model sees it, and ×."""
+    """One attached picture: thumbnail, name, size, whether the model sees it, and ×; its
+    menu (a right click, or the Menu key on ×) asks for it in words."""
+
+    describe_requested = Signal(object)  # the Picture
 
     def __init__(self, picture: Picture, parent: QWidget | None = None) -> None:
         """A card for `picture`; its sight marker is set by `set_sight`."""
         name = picture.label or "Picture"
         super().__init__(picture.sha256, name, "Picture", parent)
         self.picture = picture
+        self.described = ""  # what a seeing model said it shows, once said
+        describe = QAction("Describe this picture", self)
+        describe.triggered.connect(lambda: self.describe_requested.emit(self.picture))
+        self.addAction(describe)
+        self.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         self.sight = Sight.UNKNOWN
         self.thumb.setAccessibleName(f"Thumbnail of {name}")
         self.size_label.setText(size_words(picture))
@@ -140,6 +148,11 @@ class PictureCard(Card):
         self.note_row.addWidget(self.sight_label, 1)
         self._note = SightNote(Sight.UNKNOWN, "", "")
         self._ready = True
+        self.refresh()
+
+    def show_words(self, words: str, looker: str) -> None:
+        """What a seeing model said the picture shows: the start of its description."""
+        self.described = f"As {looker} described it: {words}"
         self.refresh()
 
     def set_sight(self, note: SightNote) -> None:
@@ -182,7 +195,7 @@ class PictureCard(Card):
             widget.setToolTip(note.tip)
         self.setToolTip(note.tip)
         self.setAccessibleName(f"{self._name_text}, {size_words(self.picture)}")
-        self.setAccessibleDescription(note.tip)
+        self.setAccessibleDescription("\n".join(w for w in (self.described, note.tip) if w))
         self.update()
 
     def paint_tile(self, painter: QPainter, base: QColor, text: QColor) -> None:

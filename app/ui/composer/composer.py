@@ -109,6 +109,7 @@ class Composer(QWidget):
     stop_requested = Signal()
     attachments_offered = Signal(object)  # Offered: chosen, dropped or pasted
     remove_requested = Signal(str)  # an attached picture's or PDF's SHA-256
+    describe_requested = Signal(object)  # an attached Picture the person asked to hear
     problems_dismissed = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -160,6 +161,7 @@ class Composer(QWidget):
         self._drops.offered.connect(self.attachments_offered)
         self.edit.attachments_offered.connect(self.attachments_offered)
         self.strip.remove_requested.connect(self.remove_requested)
+        self.strip.describe_requested.connect(self.describe_requested)
         self.problems.dismissed.connect(self.problems_dismissed)
         self.attach_button.clicked.connect(self.choose_files)
         self._tint_attach_icon()

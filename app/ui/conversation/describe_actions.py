@@ -1,6 +1,7 @@
-"""The window's side of "Describe this picture": the view's menu and the picture viewer
-ask, the controller's `describing` looks (app/ui/describing.py), and the answer reaches
-the rows' screen-reader descriptions, an open viewer of that picture, and the status bar.
+"""The window's side of "Describe this picture": the view's menu, the picture viewer and
+a composer card's menu ask, the controller's `describing` looks (app/ui/describing.py),
+and the answer reaches the rows' screen-reader descriptions, the composer's card, an open
+viewer of that picture, and the status bar.
 """
 
 from __future__ import annotations
@@ -25,7 +26,9 @@ class DescribeActions(QObject):
         self.window = window
         describing = window.controller.describing
         window.conversation.picture_words = describing.words
+        window.composer.strip.picture_words = describing.words
         window.view.describe_clicked.connect(self.describe)
+        window.composer.describe_requested.connect(self.describe)
         describing.started.connect(lambda sha256, words: self._state(sha256, words, asking=True))
         describing.failed.connect(lambda sha256, why: self._state(sha256, why, asking=False))
         describing.described.connect(self._described)
@@ -42,6 +45,7 @@ class DescribeActions(QObject):
 
     def _described(self, sha256: str, words: str, looker: str) -> None:
         self.window.conversation.picture_described(sha256)
+        self.window.composer.strip.show_words(sha256, words, looker)
         viewer = self.window.viewer
         if viewer is not None and viewer.picture.sha256 == sha256:
             viewer.show_words(words, looker)
