@@ -81,3 +81,51 @@ def test_a_picture_is_heard_in_the_words_a_seeing_model_said_of_it(
     you, notice, answer = _conversation_items(tree, "description")
     assert you == "red.png, as ollama:llava:7b described it: A red rectangle, wider than tall."
     assert (notice, answer) == ("", "")
+
+
+# What a screen reader lands on and must be able to name (AT-SPI role names).
+CONTROLS = {
+    "push button",
+    "toggle button",
+    "check box",
+    "radio button",
+    "combo box",
+    "text",
+    "entry",
+    "password text",
+    "spin button",
+    "slider",
+    "list",
+    "table",
+    "tree",
+    "page tab",
+    "menu item",
+    "check menu item",
+    "radio menu item",
+    "menu",
+}
+
+
+def test_every_control_on_the_bus_has_a_name(chat_read: tuple[ScreenReader, list[str]]) -> None:
+    reader, _written = chat_read
+    reader.until(lambda tree: _named(tree, "list", "Conversation list") is not None)
+    reader.walk("select", "list", "Conversation list", "0")
+    tree = reader.until(lambda tree: len(_conversation_items(tree)) == 3)
+    nameless = [n["role"] for n in _nodes(tree) if n["role"] in CONTROLS and not n["name"]]
+    assert nameless == []
+    roles = {n["role"] for n in _nodes(tree)}
+    assert {"push button", "list", "combo box", "text"} <= roles  # the walk saw the controls
+
+
+def test_every_control_of_settings_has_a_name_when_opened_over_the_bus(
+    chat_read: tuple[ScreenReader, list[str]],
+) -> None:
+    reader, _written = chat_read
+    reader.until(lambda tree: _named(tree, "push button", "Settings") is not None)
+    reader.walk("press", "push button", "Settings")
+    tree = reader.until(lambda tree: _named(tree, "dialog", "Settings") is not None)
+    dialog = _named(tree, "dialog", "Settings")
+    assert dialog is not None
+    nameless = [n["role"] for n in _nodes(dialog) if n["role"] in CONTROLS and not n["name"]]
+    assert nameless == []
+    assert sum(n["role"] == "page tab" for n in _nodes(dialog)) >= 4

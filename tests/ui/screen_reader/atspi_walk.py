@@ -3,7 +3,8 @@
 Run by the system's Python (where Debian's python3-pyatspi lives), not the project's:
 `python3 atspi_walk.py tree` prints the application's accessible tree as JSON, only
 what is showing; `python3 atspi_walk.py select ROLE NAME INDEX` selects a child of the
-named list, as a screen reader's "select" does. Both wait up to 60 s for the window (a
+named list, as a screen reader's "select" does; `python3 atspi_walk.py press ROLE NAME`
+does a control's first action (a button's press). Both wait up to 60 s for the window (a
 loaded machine starts it slowly). `python3 atspi_walk.py ready` returns once the bus's
 registry answers, so the window is started on a bus that can take it.
 """
@@ -81,6 +82,13 @@ def main() -> None:
     app = application()
     if sys.argv[1] == "tree":
         json.dump(node(app, 0), sys.stdout)
+    elif sys.argv[1] == "press":  # a control's first action, as a screen reader's "activate"
+        role, name = sys.argv[2], sys.argv[3]
+        target = find(app, role, name)
+        if target is None:
+            raise SystemExit(f"no {role} named {name!r}")
+        if not target.queryAction().doAction(0):
+            raise SystemExit(f"{role} {name!r} refused its action")
     elif sys.argv[1] == "select":
         role, name, index = sys.argv[2], sys.argv[3], int(sys.argv[4])
         target = find(app, role, name)
