@@ -4,6 +4,7 @@ an isolated Sightline."""
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,13 @@ from tests.servers.ollama import FakeOllama
 
 # Qt tests never need a display; set before any test imports PySide6.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# A suite started where Ctrl+C is ignored (a shell's background job) would hand that on to
+# every program it starts, and the tests that press Ctrl+C in one (a loopback server,
+# `sightline ask --json`, an agent) would wait for nothing. A handler, unlike "ignore",
+# is not inherited: each child starts with Ctrl+C's default meaning.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # CI explores the same examples every run, so a red run is a regression, not luck;
 # a developer's runs keep exploring new inputs (and print any failure to pin).

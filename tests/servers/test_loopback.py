@@ -125,3 +125,21 @@ def test_each_server_runs_standalone_until_ctrl_c(
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_a_suite_started_where_ctrl_c_is_ignored_starts_children_that_hear_it() -> None:
+    """A background job's shell ignores Ctrl+C; the suite's children must not inherit that."""
+    probe = (
+        "import subprocess, sys; import tests.conftest; "
+        "print(subprocess.run([sys.executable, '-c', 'import signal; "
+        "print(signal.getsignal(signal.SIGINT).__name__)'], capture_output=True, text=True).stdout)"
+    )
+    done = subprocess.run(
+        ["bash", "-c", f'trap "" INT; exec "{sys.executable}" -c "{probe}"'],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.strip() == "default_int_handler"
