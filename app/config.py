@@ -90,6 +90,9 @@ class Config:
     always_allow_tools: tuple[str, ...] = ()  # tools that run without asking the person
     data_dir: Path = field(default_factory=paths.data_dir)
     source: Path | None = None  # the file read, when there was one
+    # The file SIGHTLINE_CONFIG names when it doesn't exist yet: the defaults hold until
+    # settings are saved, which writes it.
+    named_missing: Path | None = None
 
     def provider(self, provider_id: str) -> ProviderConfig | None:
         """The configured provider with this id, if any."""
@@ -101,16 +104,21 @@ def ollama_address(environ: Mapping[str, str]) -> str:
     return ollama_base_url(None, environ)
 
 
+def missing_words(path: Path) -> str:
+    """What to say, once, of a config file SIGHTLINE_CONFIG names that doesn't exist yet."""
+    return (
+        f"SIGHTLINE_CONFIG names {path}, which doesn't exist yet: Sightline uses its "
+        "defaults, and saving Settings writes it."
+    )
+
+
 def load_config(environ: Mapping[str, str] = os.environ) -> Config:
     """Read the config file (if there is one) and apply the environment."""
     path = paths.config_file(environ)
     data_dir = paths.data_dir(environ)
     if not path.exists():
-        if environ.get("SIGHTLINE_CONFIG"):
-            raise ConfigError(
-                "SIGHTLINE_CONFIG names this file, but it does not exist", source=str(path)
-            )
-        return Config(data_dir=data_dir)
+        named = path if environ.get("SIGHTLINE_CONFIG") else None
+        return Config(data_dir=data_dir, named_missing=named)
     try:
         text = read_settings_file(path, MAX_CONFIG_BYTES, "config file")
         raw = tomllib.loads(text)

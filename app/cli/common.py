@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +30,10 @@ def load_settings() -> Config:
         config = load_config()
     except ConfigError as exc:
         raise CommandError(str(exc)) from None
+    if config.named_missing is not None:
+        from app.config import missing_words
+
+        print(missing_words(config.named_missing), file=sys.stderr)
     setup_logging(config.data_dir)
     return config
 

@@ -177,6 +177,10 @@ class Controller(QObject):
         self.chats.refresh()
         self.conversation_loaded.emit("", [], AUTO)
         self.chats.offer_left_over()
+        if self.config.named_missing is not None:  # said once, as the window opens
+            from app.config import missing_words
+
+            self.problem.emit(missing_words(self.config.named_missing))
 
     def start(self) -> None:
         """Build the network side and start listing models; call after the first paint."""

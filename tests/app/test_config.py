@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Config, ConfigError, effective_providers, load_config
+from app.config import Config, ConfigError, effective_providers, load_config, missing_words
 
 
 def loaded(tmp_path: Path, body: str) -> Config:
@@ -46,9 +46,16 @@ def test_ollama_host_is_honoured(tmp_path: Path) -> None:
     assert ollama.base_url == "http://127.0.0.1:11500"
 
 
-def test_named_file_that_does_not_exist_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"config\.toml.*does not exist"):
-        load_config(env_for(tmp_path))
+def test_a_named_file_that_does_not_exist_yet_starts_on_defaults_and_says_so(
+    tmp_path: Path,
+) -> None:
+    config = load_config(env_for(tmp_path))
+    assert config.providers == () and config.source is None
+    assert config.named_missing == tmp_path / "config.toml"
+    assert missing_words(config.named_missing) == (
+        f"SIGHTLINE_CONFIG names {tmp_path / 'config.toml'}, which doesn't exist yet: "
+        "Sightline uses its defaults, and saving Settings writes it."
+    )
 
 
 def test_broken_toml_names_path_and_line(tmp_path: Path) -> None:

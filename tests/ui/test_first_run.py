@@ -118,3 +118,28 @@ def test_with_a_config_file_there_is_no_welcome(
     session = open_window()
     qtbot.waitUntil(lambda: not session.controller.listing.listing, timeout=10_000)
     assert not session.window.welcome.isVisible()
+
+
+def test_a_config_file_named_but_not_made_yet_opens_on_defaults_and_saving_writes_it(
+    home: SightlineHome,
+    open_window: OpenWindow,
+    qtbot: QtBot,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    fake_ollama: FakeOllama,
+) -> None:
+    named = tmp_path / "not yet" / "sightline.toml"
+    monkeypatch.setenv("SIGHTLINE_CONFIG", str(named))
+    monkeypatch.setenv("OLLAMA_HOST", fake_ollama.base_url)
+    session = open_window()
+    status = session.window.statusBar().currentMessage()
+    assert status == (
+        f"SIGHTLINE_CONFIG names {named}, which doesn't exist yet: Sightline uses its "
+        "defaults, and saving Settings writes it."
+    )
+    dialog = session.window.open_settings()
+    with qtbot.waitSignal(dialog.finished, timeout=10_000):
+        qtbot.mouseClick(dialog.save_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(named.exists)
+    assert named.stat().st_mode & 0o777 == 0o600
+    assert named.parent.stat().st_mode & 0o777 == 0o700
