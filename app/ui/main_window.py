@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 from app.presenters.listing import ModelListing
 from app.presenters.model_status import explain
 from app.store import ConversationSummary, StoredItem
+from app.ui.announcer import Announcer
 from app.ui.approving import Approving
 from app.ui.bars import EditingBar, UndoBar
 from app.ui.chat_list import ID_ROLE, UNTITLED
@@ -133,6 +134,11 @@ class MainWindow(QMainWindow):
         c.draft_restored.connect(self.composer.restore_draft)
         c.attaching.attachments_changed.connect(self._show_attachments)
         c.problem.connect(lambda message: self.statusBar().showMessage(message, 15000))
+        # Said to a screen reader as they arrive: after the model's, so the rows are there.
+        self.announcer = Announcer(self.view, self.conversation, self)
+        c.feed.item_added.connect(self.announcer.item_added)
+        c.feed.item_finished.connect(self.announcer.item_finished)
+        c.problem.connect(self.announcer.problem)
         c.chats.deleted_changed.connect(self.sidebar.show_deleted)
         c.chats.told.connect(lambda message: self.statusBar().showMessage(message, 10000))
 

@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
@@ -86,6 +86,40 @@ class ScreenReader:
         """The window's accessible tree, as showing."""
         found: dict[str, Any] = self.walk("tree")
         return found
+
+    @contextmanager
+    def hearing(
+        self, event_type: str, count: int, seconds: float = 60
+    ) -> Iterator[Callable[[], list[dict[str, Any]]]]:
+        """Listen on the bus for `event_type` (as a screen reader does) from now; the
+        function yielded waits until `count` were heard (or `seconds` passed) and returns
+        them, each its type, text, detail1 and source's role and name."""
+        listener = subprocess.Popen(
+            [SYSTEM_PYTHON, str(WALKER), "listen", event_type, str(seconds), str(count)],
+            env=self.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert listener.stdout is not None
+            first = listener.stdout.readline().strip()  # once registered with the bus
+            if first != "listening":
+                raise AssertionError(f"the listener did not start: {first!r}")
+
+            def heard() -> list[dict[str, Any]]:
+                out, err = listener.communicate(timeout=seconds + 30)
+                if listener.returncode != 0:
+                    raise AssertionError(f"the listener failed: {err[-2000:]}")
+                found: list[dict[str, Any]] = json.loads(out)
+                return found
+
+            yield heard
+        finally:
+            _stopped(listener)
+            for pipe in (listener.stdout, listener.stderr):
+                if pipe is not None:
+                    pipe.close()
 
     def until(self, check: Any, seconds: float = 20) -> dict[str, Any]:
         """The tree once `check(tree)` holds (AssertionError with the last tree if never)."""
