@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
