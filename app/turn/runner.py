@@ -14,6 +14,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 
 from app.store import Store, StoredItem
 from app.store.branches import asked_in
+from app.store.retried import make_way_for_retry
 from app.tools.base import Tool
 from app.turn.choosing import Needs, choose, offline, routing_notice
 from app.turn.context_fit import ContextFit
@@ -99,20 +100,23 @@ class TurnRunner:
 
         The new answer follows the same message of the person, beside the earlier
         answers as another version, and only what came before it is sent. A failed or
-        stopped turn is retried this way, without a second copy of the message.
+        stopped turn is retried this way, without a second copy of the message; a failed
+        response gives way to the new one (app/store/retried.py).
         """
         branch = self.store.items(conversation_id)
         asked = asked_in(branch, item_id)
         if asked is None:
             yield TurnEnded(NothingToAnswer("There is no message of yours to answer again."))
             return
-        self.store.branches.rewind(conversation_id, asked.id)
+        # A response that failed gives way to this one; any other stays as a version.
+        make_way_for_retry(self.store, conversation_id, asked)
         assert isinstance(asked.item, Message)
         # Asked again as it was, its words and attachments those of the stored message.
         again = TurnInput(
             conversation_id, "", requested_model=requested_model, tools=tools, settings=settings
         )
-        async for event in saved(self._answer(again, asked.item)):
+        # Another model asked for this answer is for this answer only: the chat's stays.
+        async for event in saved(self._answer(again, asked.item, the_chats=False)):
             yield event
 
     async def _run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
@@ -121,9 +125,11 @@ class TurnRunner:
         async for event in self._answer(asked, message):
             yield event
 
-    async def _answer(self, asked: TurnInput, message: Message) -> AsyncGenerator[TurnEvent, None]:
+    async def _answer(
+        self, asked: TurnInput, message: Message, *, the_chats: bool = True
+    ) -> AsyncGenerator[TurnEvent, None]:
         """Everything after the person's `message` (stored already): choose, ask, run tools,
-        until answered."""
+        until answered; `the_chats`: the model asked becomes the chat's model."""
         conversation_id, requested_model = asked.conversation_id, asked.requested_model
         tools, settings = asked.tools, asked.settings
         # This turn's settings, over the chat's own, over Settings' defaults.
@@ -139,7 +145,8 @@ class TurnRunner:
             yield ItemAdded(self._error_notice(conversation_id, error))
             yield TurnEnded(error)
             return
-        self.store.conversations.set_model(conversation_id, requested_model or "auto")
+        if the_chats:
+            self.store.conversations.set_model(conversation_id, requested_model or "auto")
         if choice.by_sightline:
             yield ItemAdded(self._routed(conversation_id, choice))
         sight = TurnSight(

@@ -189,8 +189,11 @@ class Sending:
             return False
         if c.assembly.agent_named(ref) is not None:
             return self._agent_again(asked, ref)
-        # Shown at once without the earlier answer; the runner rewinds to the same place.
-        c.store.branches.rewind(c.current_id, asked.id)
+        # Shown at once without the earlier answer (a failed one gone); the runner's own
+        # look finds the same place.
+        from app.store.retried import make_way_for_retry
+
+        make_way_for_retry(c.store, c.current_id, asked)
         c.reload(c.current_id)
         c.turn.begin(AnswerAgain(self.runner, asked.id), TurnInput(c.current_id, "", (), ref))
         return True

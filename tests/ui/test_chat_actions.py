@@ -110,6 +110,16 @@ def test_regenerate_with_another_model_from_the_submenu(
     wait_idle(qtbot, session)
     assert fake_ollama.chat_requests()[-1]["model"] == "llava:7b"
     assert answers(session)[-1]["author"] == "ollama:llava:7b"
+    # Another model for that answer only: the chat's model, and the picker, stay.
+    chat = session.controller.current_id
+    summary = session.controller.store.conversations.get(chat)
+    assert summary is not None and summary.model == BLIND
+    assert session.window.picker.current_ref() == BLIND
+    fake_ollama.enqueue(Reply(text="Blue, then."))
+    send(qtbot, session, "another?")
+    qtbot.waitUntil(lambda: "Blue, then." in [a["text"] for a in answers(session)])
+    wait_idle(qtbot, session)
+    assert fake_ollama.chat_requests()[-1]["model"] == "llama3.2:3b"
 
 
 def test_edit_and_resend_forks_and_the_earlier_branch_stays(
@@ -152,7 +162,7 @@ def test_cancel_editing_leaves_the_message_as_it_was(
     assert len(fake_ollama.chat_requests()) == 2
 
 
-def test_retry_on_a_failed_turn_adds_no_second_message(
+def test_retry_on_a_failed_turn_replaces_the_failure_and_adds_no_second_message(
     fake_ollama: FakeOllama, session: Session, qtbot: QtBot
 ) -> None:
     pick(session, BLIND)
@@ -162,9 +172,9 @@ def test_retry_on_a_failed_turn_adds_no_second_message(
     qtbot.waitUntil(lambda: texts(session) == ["hello?", "Hello!"])
     wait_idle(qtbot, session)
     assert sent(fake_ollama) == [("user", "hello?")]
-    # The failed attempt is the earlier version, still reachable.
+    # The failure gave way to the answer: no "‹ 1 / 2 ›" with an error as version 1.
     answer = session.window.conversation.row(1)
-    assert answer.version_beside(-1) == failed["id"]
+    assert answer.switch == () and session.controller.store.get_item(failed["id"]) is None
 
 
 def test_delete_a_message_with_its_answer_and_undo(

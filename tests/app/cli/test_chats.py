@@ -83,6 +83,12 @@ def test_regenerate_makes_a_new_version_of_the_last_answer(
         shown = store.items(cid)
         assert [s.item.text for s in shown] == ["name a colour", "Green."]
         assert len(shown[1].versions) == 3
+        # --model was for that answer only: the chat keeps the model it had.
+        summary = store.conversations.get(cid)
+        assert summary is not None and summary.model == MODEL
+    fake_ollama.enqueue(Reply(text="Yellow."))
+    ask(home, "--conversation", cid, "--regenerate")
+    assert fake_ollama.chat_requests()[-1]["model"] == "llama3.2:3b"
 
 
 def test_regenerate_needs_a_conversation_and_no_new_words(home: SightlineHome) -> None:
