@@ -37,7 +37,7 @@ from app.ui.models.local_models import LocalModels
 from app.ui.provider_panel import ProviderPanel
 from app.ui.send_questions import SendQuestions
 from app.ui.sending import Send
-from app.ui.settings.appearance import Appearance, ThemeChoice
+from app.ui.settings.appearance import Appearance
 from app.ui.sidebar import Sidebar
 from app.ui.sight_buttons import SightButtons
 from app.ui.top_bar import TopBar
@@ -73,10 +73,9 @@ class MainWindow(QMainWindow):
         # The theme chosen in Settings ▸ Appearance, put back before the first paint.
         application = QApplication.instance()
         assert isinstance(application, QApplication)
-        self.appearance = Appearance(application, controller.store.path.parent)
-        remembered_theme = self.appearance.remembered()
-        if remembered_theme != ThemeChoice.SYSTEM:
-            self.appearance.apply(remembered_theme, remember=False)
+        # It follows the platform's contrast setting from now on, while the window lives.
+        self.appearance = Appearance(application, controller.store.path.parent, self)
+        self.appearance.restore()
 
         self.sidebar = Sidebar(self)
         self.top = TopBar(self)

@@ -10,8 +10,9 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu, QToolButton
+from PySide6.QtCore import QEvent, Qt
+from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtWidgets import QApplication, QMenu, QToolButton, QWidget
 
 from app.ui.settings.appearance import ThemeChoice
 
@@ -20,7 +21,18 @@ if TYPE_CHECKING:
 
     from app.ui.main_window import MainWindow
 
-ZOOM_STEPS = (0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0)  # the conversation's text size
+ZOOM_STEPS = (0.8, 0.9, 1.0, 1.1, 1.25, 1.4, 1.6, 1.8, 2.0)  # the window's text size
+_BASE_FONT: dict[QApplication, QFont] = {}  # the application's font at actual size
+
+
+def base_font() -> QFont:
+    """The application's font before any zoom (read once per process: a window opened
+    later, in tests, must not take a zoomed font for actual size)."""
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    if app not in _BASE_FONT:
+        _BASE_FONT[app] = QFont(app.font())
+    return QFont(_BASE_FONT[app])
 
 
 class MenuBar:
@@ -30,8 +42,10 @@ class MenuBar:
         """Fill `window`'s menu bar."""
         self.window = window
         self.about_box: QMessageBox | None = None
-        self._zoom = ZOOM_STEPS.index(1.0)
-        self._base_point_size = window.view.font().pointSizeF()
+        remembered = window.state.zoom()
+        self._zoom = min(range(len(ZOOM_STEPS)), key=lambda n: abs(ZOOM_STEPS[n] - remembered))
+        if QApplication.font().pointSizeF() != self._point_size():
+            self._apply_zoom(remember=False)  # before the first paint: no relayout after it
         bar = window.menuBar()
         bar.setAccessibleName("Menu bar")
         # Qt's own button for menus that don't fit (a narrow window) is named too.
@@ -75,6 +89,7 @@ class MenuBar:
             (ThemeChoice.SYSTEM, "&System"),
             (ThemeChoice.LIGHT, "&Light"),
             (ThemeChoice.DARK, "&Dark"),
+            (ThemeChoice.HIGH_CONTRAST, "&High contrast"),
         ):
             action = self._add(theme, words, partial(self.use_theme, choice))
             action.setCheckable(True)
@@ -124,25 +139,49 @@ class MenuBar:
             action.setChecked(choice == self.window.appearance.choice)
 
     def zoom(self, step: int) -> None:
-        """The conversation's text a step larger or smaller (the rest of the window stays)."""
+        """The window's text a step larger or smaller, kept for the next start."""
         self._zoom = max(0, min(len(ZOOM_STEPS) - 1, self._zoom + step))
         self._apply_zoom()
 
     def reset_zoom(self) -> None:
-        """The conversation's text at its usual size."""
+        """The window's text at its usual size."""
         self._zoom = ZOOM_STEPS.index(1.0)
         self._apply_zoom()
 
     @property
     def zoom_factor(self) -> float:
-        """How much larger than usual the conversation's text is."""
+        """How much larger than usual the window's text is."""
         return ZOOM_STEPS[self._zoom]
 
-    def _apply_zoom(self) -> None:
-        view = self.window.view
-        font = view.font()
-        font.setPointSizeF(self._base_point_size * self.zoom_factor)
-        view.setFont(font)  # a FontChange: every row is laid out again at the new size
+    def _point_size(self) -> float:
+        return base_font().pointSizeF() * self.zoom_factor
+
+    def _apply_zoom(self, *, remember: bool = True) -> None:
+        """The application's font at the zoom's size: every widget whose font is inherited
+        follows (a FontChange: the conversation lays out every row again), as do dialogs
+        and menus opened later; a widget with a size of its own (a title, a caption) is
+        scaled by as much."""
+        app = QApplication.instance()
+        assert isinstance(app, QApplication)
+        before = app.font().pointSizeF()
+        ratio = self._point_size() / before if before > 0 else 1.0
+        own = [
+            (widget, widget.font().pointSizeF())
+            for widget in app.allWidgets()
+            if widget.testAttribute(Qt.WidgetAttribute.WA_SetFont)
+        ]
+        font = base_font()
+        font.setPointSizeF(self._point_size())
+        app.setFont(font)
+        # Qt posts the change to each widget: taken now, so what kept its size shows.
+        app.sendPostedEvents(None, QEvent.Type.ApplicationFontChange)
+        if sheet := app.styleSheet():  # high contrast's: under a sheet only windows follow
+            app.setStyleSheet(sheet)  # the sheet again: every widget takes the new font
+        for widget, size in own:
+            if size > 0 and widget.font().pointSizeF() == size:  # it kept its own size
+                _scale(widget, ratio)
+        if remember:
+            self.window.state.save_zoom(self.zoom_factor)
 
     def show_about(self) -> QMessageBox:
         """Help ▸ About: the version, and what Sightline is."""
@@ -173,3 +212,9 @@ class MenuBar:
         from PySide6.QtGui import QDesktopServices
 
         QDesktopServices.openUrl(QUrl.fromLocalFile(str(folder)))
+
+
+def _scale(widget: QWidget, ratio: float) -> None:
+    font = widget.font()
+    font.setPointSizeF(max(6.0, font.pointSizeF() * ratio))
+    widget.setFont(font)

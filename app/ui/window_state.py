@@ -1,4 +1,5 @@
-"""What the window remembers between runs: its size and place, the splitter, the ledger, the chat.
+"""What the window remembers between runs: its size and place, the splitter, the ledger, the chat,
+the text size.
 
 Kept with QSettings in an INI file in the data folder (`window.ini`), not in the
 platform's settings store: the last open chat is an id in that folder's database,
@@ -50,6 +51,22 @@ class WindowState:
         settings.setValue("window/ledger_width", remembered.ledger_width)
         settings.setValue("chat/last", remembered.last_chat)
         settings.sync()  # now: the process may be about to end
+
+    def zoom(self) -> float:
+        """The text size of the last run (View ▸ Zoom), 1.0 when none or unreadable."""
+        try:
+            factor = float(str(self._settings().value("view/zoom", 1.0)))
+        except ValueError:
+            return 1.0
+        return factor if 0.5 <= factor <= 3.0 else 1.0
+
+    def save_zoom(self, factor: float) -> None:
+        """Remember the text size now: it is kept even if the window never closes."""
+        with contextlib.suppress(OSError):
+            create_private_file(self.path)
+        settings = self._settings()
+        settings.setValue("view/zoom", round(factor, 3))
+        settings.sync()
 
     def restore(self, window: QMainWindow, splitter: QSplitter) -> Remembered:
         """Put the window and splitter back as they were, and say what else was remembered."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, TypeAlias
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QPainter, QPen
 from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
 
 from app.presenters.rows import Row
@@ -127,7 +127,8 @@ class MessageDelegate(QStyledItemDelegate):
         else:
             self._messages.paint(painter, option, row, layout, theme, self.buttons)
         if option.state & QStyle.StateFlag.State_HasFocus:  # where the keyboard is
-            painter.setPen(blend(theme.base, theme.highlight, 0.8))
+            # Thick in high contrast, where the keyboard's place must be seen at a glance.
+            painter.setPen(QPen(blend(theme.base, theme.highlight, 0.8), theme.focus_width))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawRoundedRect(layout.card.adjusted(-2, -2, 1, 1), 9, 9)
         painter.restore()

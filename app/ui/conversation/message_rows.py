@@ -95,7 +95,7 @@ class MessageRows:
 
     def __init__(self) -> None:
         """Nothing rendered yet."""
-        self._rendered: LRUCache[tuple[int, int, tuple[bool, int, int, int], str], Rendered]
+        self._rendered: LRUCache[tuple[int, int, tuple[bool, bool, int, int, int], str], Rendered]
         self._rendered = LRUCache(maxsize=_RENDERED)
 
     def clear(self) -> None:
@@ -273,7 +273,8 @@ class MessageRows:
     ) -> None:
         """Draw a message laid out by `layout`."""
         is_user = row.message is not None and row.message.role == "user"
-        painter.setPen(Qt.PenStyle.NoPen)
+        # High contrast draws the card's edge: its fill alone is too faint to see.
+        painter.setPen(theme.outline if theme.outline is not None else Qt.PenStyle.NoPen)
         painter.setBrush(theme.user_card if is_user else theme.answer_card)
         painter.drawRoundedRect(layout.card, 10, 10)
 

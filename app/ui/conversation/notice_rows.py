@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QTextDocument
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QPen, QTextDocument
 from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.presenters.rows import Row
@@ -140,9 +140,10 @@ class NoticeRows(DocumentRows):
         notice = row.notice
         assert notice is not None
         accent = theme.notice(notice.kind)
-        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setPen(QPen(accent) if theme.outline is not None else Qt.PenStyle.NoPen)
         painter.setBrush(blend(theme.base, accent, 0.1 if theme.dark else 0.07))
         painter.drawRoundedRect(layout.card, 8, 8)
+        painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(accent)
         painter.drawRoundedRect(QRect(layout.card.topLeft(), QSize(4, layout.card.height())), 2, 2)
         painter.setFont(label_font(option.font))

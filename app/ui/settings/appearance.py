@@ -1,10 +1,15 @@
-"""How the window looks: the System, Light or Dark theme, applied at once and remembered.
+"""How the window looks: the System, Light, Dark or High contrast theme, applied at once
+and remembered.
 
 The choice is kept with the window's state (window.ini in the data folder), as it
 belongs to this window on this computer. Light and Dark use Qt's Fusion style with a
 palette of their own, so they look the same everywhere; System gives the platform's
-style and palette back. The conversation's colours follow whatever palette is in
-use (app/ui/theme.py), so every row repaints in the new theme.
+style and palette back, unless the platform asks for high contrast (Qt 6.10+'s
+accessibility hints, followed while running). High contrast is pure black and white
+(dark or light as the platform's own palette is), with a style sheet that draws every
+field's and button's edge and a thick frame where the keyboard is. The conversation's
+colours follow whatever palette is in use (app/ui/theme.py), so every row repaints in
+the new theme.
 """
 
 from __future__ import annotations
@@ -13,11 +18,12 @@ import contextlib
 from enum import StrEnum
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from app.private_files import create_private_file
+from app.ui.theme import is_dark
 from app.ui.window_state import FILE_NAME
 
 _KEY = "appearance/theme"
@@ -30,16 +36,59 @@ class ThemeChoice(StrEnum):
     SYSTEM = "system"
     LIGHT = "light"
     DARK = "dark"
+    HIGH_CONTRAST = "high-contrast"
 
 
-class Appearance:
+def platform_contrast() -> bool:
+    """Whether the platform asks for high contrast (Qt 6.10+; earlier: never)."""
+    hints = QGuiApplication.styleHints()
+    if not hasattr(hints, "accessibility"):
+        return False
+    preference = hints.accessibility().contrastPreference()
+    return bool(preference == Qt.ContrastPreference.HighContrast)
+
+
+class Appearance(QObject):
     """Applies and remembers the theme of one application."""
 
-    def __init__(self, app: QApplication, data_dir: Path) -> None:
+    def __init__(self, app: QApplication, data_dir: Path, parent: QObject | None = None) -> None:
         """Applies themes to `app`, keeping the choice in `data_dir`."""
+        super().__init__(parent)
         self._app = app
         self._path = data_dir / FILE_NAME
         self.choice = ThemeChoice.SYSTEM
+        self.platform_contrast = platform_contrast()
+        hints = QGuiApplication.styleHints()
+        if hasattr(hints, "accessibility"):  # Qt 6.10+: the platform's setting, followed
+            hints.accessibility().contrastPreferenceChanged.connect(self._contrast_changed)
+
+    @property
+    def high_contrast(self) -> bool:
+        """Whether the window is in high contrast now (chosen, or System asked for it)."""
+        return self.choice == ThemeChoice.HIGH_CONTRAST or (
+            self.choice == ThemeChoice.SYSTEM and self.platform_contrast
+        )
+
+    def restore(self) -> None:
+        """Put back the theme of the last run, before the first paint.
+
+        System with the platform's usual contrast changes nothing (and builds no QStyle).
+        """
+        choice = self.remembered()
+        self.choice = choice
+        if choice != ThemeChoice.SYSTEM or self.platform_contrast:
+            self.apply(choice, remember=False)
+
+    def _contrast_changed(self, preference: Qt.ContrastPreference) -> None:
+        self.platform_contrast = preference == Qt.ContrastPreference.HighContrast
+        if self.choice == ThemeChoice.SYSTEM:
+            self.apply(ThemeChoice.SYSTEM, remember=False)
+
+    def _plain(self) -> None:
+        """No high-contrast style sheet (cleared only if there is one: clearing restyles
+        every widget)."""
+        if self._app.styleSheet():
+            self._app.setStyleSheet("")
 
     def _system(self) -> tuple[str, QPalette]:
         """The platform's own style and palette, to give back for System.
@@ -71,12 +120,21 @@ class Appearance:
         hints = QGuiApplication.styleHints()
         # The colour scheme first: changing it makes Qt hand out the platform's palette,
         # which the palette set after it then replaces.
-        if choice == ThemeChoice.SYSTEM:
+        if self.high_contrast:
+            dark = is_dark(system_palette)
+            hints.setColorScheme(Qt.ColorScheme.Dark if dark else Qt.ColorScheme.Light)
+            app.setStyle(QStyleFactory.create("Fusion"))
+            palette = contrast_palette(dark=dark)
+            app.setPalette(palette)
+            app.setStyleSheet(contrast_style_sheet(palette))
+        elif choice == ThemeChoice.SYSTEM:
+            self._plain()
             hints.setColorScheme(Qt.ColorScheme.Unknown)
             if system_style:
                 app.setStyle(system_style)
             app.setPalette(system_palette)
         else:
+            self._plain()
             dark = choice == ThemeChoice.DARK
             hints.setColorScheme(Qt.ColorScheme.Dark if dark else Qt.ColorScheme.Light)
             app.setStyle(QStyleFactory.create("Fusion"))
@@ -153,4 +211,73 @@ def dark_palette() -> QPalette:
             r.Shadow: "#0b0b0c",
         },
         "#6f7277",
+    )
+
+
+def contrast_palette(*, dark: bool) -> QPalette:
+    """Pure black and white, the highlight and links in colours of their own."""
+    r = QPalette.ColorRole
+    ground, ink = ("#000000", "#ffffff") if dark else ("#ffffff", "#000000")
+    return _palette(
+        {
+            r.Window: ground,
+            r.WindowText: ink,
+            r.Base: ground,
+            r.AlternateBase: ground,
+            r.Text: ink,
+            r.Button: ground,
+            r.ButtonText: ink,
+            r.BrightText: ink,
+            r.Highlight: "#1aebff" if dark else "#1c00cc",
+            r.HighlightedText: "#000000" if dark else "#ffffff",
+            r.ToolTipBase: ground,
+            r.ToolTipText: ink,
+            r.PlaceholderText: "#c8c8c8" if dark else "#404040",
+            r.Link: "#ffff00" if dark else "#00009f",
+            r.LinkVisited: "#ffb0ff" if dark else "#5a0080",
+            # Fusion draws frames and bevels from these: edges that show on the ground.
+            r.Mid: "#b0b0b0" if dark else "#505050",
+            r.Dark: "#d0d0d0" if dark else "#303030",
+            r.Midlight: "#808080",
+            r.Light: "#404040" if dark else "#c0c0c0",
+            r.Shadow: ink,
+        },
+        "#a0a0a0" if dark else "#5c5c5c",
+    )
+
+
+def contrast_style_sheet(palette: QPalette) -> str:
+    """Edges on every field and button in the text's colour, and a thick frame in the
+    highlight's where the keyboard is (Fusion draws its edges from the ground, darkened,
+    which vanish on black). Unfocused, the frame's room is kept, so nothing moves."""
+    r = QPalette.ColorRole
+    ink, ground = palette.color(r.Text).name(), palette.color(r.Base).name()
+    focus = palette.color(r.Highlight).name()
+    faint = palette.color(QPalette.ColorGroup.Disabled, r.Text).name()
+    fields = "QLineEdit, QTextEdit, QPlainTextEdit, QAbstractSpinBox, QComboBox"
+    framed = "QToolButton, QAbstractItemView, QCheckBox, QRadioButton"
+
+    def on(names: str, state: str) -> str:
+        return ", ".join(f"{name.strip()}:{state}" for name in names.split(","))
+
+    return "\n".join(
+        (
+            f"{fields} {{ border: 1px solid {ink}; border-radius: 3px; padding: 3px; }}",
+            f"QPushButton {{ border: 1px solid {ink}; border-radius: 4px; padding: 4px 11px; }}",
+            f"{framed} {{ border: 2px solid transparent; border-radius: 4px; }}",
+            f"QToolButton:hover {{ border-color: {ink}; }}",
+            f"{on(fields, 'disabled')}, QPushButton:disabled {{ border-color: {faint}; }}",
+            f"{on(fields, 'focus')} {{ border: 2px solid {focus}; padding: 2px; }}",
+            f"QPushButton:focus {{ border: 2px solid {focus}; padding: 3px 10px; }}",
+            f"{on(framed, 'focus')} {{ border-color: {focus}; }}",
+            f"QToolTip {{ border: 1px solid {ink}; }}",
+            # Fusion draws a box's and a dot's ring in a grey that fades on white.
+            f"QCheckBox::indicator, QRadioButton::indicator {{ width: 11px; height: 11px;"
+            f" border: 2px solid {ink}; background: {ground}; }}",
+            "QRadioButton::indicator { border-radius: 7px; }",
+            f"QCheckBox::indicator:checked {{ background: {ink}; }}",
+            "QRadioButton::indicator:checked { background: qradialgradient(cx: 0.5, cy: 0.5,"
+            f" radius: 0.5, fx: 0.5, fy: 0.5, stop: 0 {ink}, stop: 0.55 {ink},"
+            f" stop: 0.6 {ground}, stop: 1 {ground}); }}",
+        )
     )

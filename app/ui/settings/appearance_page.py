@@ -1,4 +1,5 @@
-"""Settings ▸ Appearance: System, Light or Dark, applied the moment it is chosen."""
+"""Settings ▸ Appearance: System, Light, Dark or High contrast, applied the moment it is
+chosen."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ _WORDS = {
     ThemeChoice.SYSTEM: "&System (follow this computer)",
     ThemeChoice.LIGHT: "&Light",
     ThemeChoice.DARK: "&Dark",
+    ThemeChoice.HIGH_CONTRAST: "&High contrast (black and white)",
 }
+_NAMES = {choice: f"{choice.value.replace('-', ' ').capitalize()} theme" for choice in _WORDS}
 
 
 class AppearancePage(QWidget):
@@ -31,13 +34,18 @@ class AppearancePage(QWidget):
         current = appearance.choice if appearance is not None else ThemeChoice.SYSTEM
         for choice, words in _WORDS.items():
             button = QRadioButton(words, group)
-            button.setAccessibleName(f"{choice.value.capitalize()} theme")
+            button.setAccessibleName(_NAMES[choice])
             button.setChecked(choice == current)
             button.toggled.connect(partial(self._toggled, choice))
             self._group.addButton(button)
             self.buttons[choice] = button
             column.addWidget(button)
-        note = QLabel("Applied at once and kept for the next start.", group)
+        note = QLabel(
+            "Applied at once and kept for the next start. System turns to high contrast "
+            "when this computer asks for it.",
+            group,
+        )
+        note.setWordWrap(True)
         note.setAccessibleName("About the theme")
         column.addWidget(note)
         layout = QVBoxLayout(self)
