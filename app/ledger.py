@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from app.store import StoredItem
 from routing.endpoints import endpoint_name, on_this_computer
@@ -75,6 +75,9 @@ class Crossing:
     why: str
     local: bool | None = None  # on this computer (False: it left it); None when unknown
     kind: NoticeKind | None = None  # the notice it comes from; None for the person's choice
+    # The version it is on, where the chat has versions there ("" where it has one), e.g.
+    # "the answer to “What colour…”, version 1 of 2 (not shown)" (app/ledger_versions.py).
+    version: str = ""
 
     @property
     def where(self) -> str:
@@ -93,24 +96,39 @@ def ledger(
     name and lets answers from a cloud model the person chose count too.
     """
     known = endpoints or {}
-    crossings: list[Crossing] = []
-    turn_pictures: list[str] = []  # labels of the current turn's pictures, for heal notices
-    told: set[str] = set()  # models of this turn already listed as getting the whole message
-    for stored in items:
+    along = Along()
+    crossings = [c for c in (along.step(stored, known) for stored in items) if c is not None]
+    return with_hosts(crossings)
+
+
+@dataclass
+class Along:
+    """What a walk down one branch knows of the turn it is in, to read its items."""
+
+    turn_pictures: list[str] = field(default_factory=list)  # for heal notices' words
+    told: set[str] = field(default_factory=set)  # models listed as getting the whole message
+
+    def step(self, stored: StoredItem, known: Mapping[str, Endpoint]) -> Crossing | None:
+        """The crossing this item records, if any; the walk moves past it."""
         item = stored.item
         if isinstance(item, Message):
             if item.role == "user":
-                turn_pictures, told = [], set()
-            turn_pictures.extend(_picture_labels(item))
-            crossing = _chosen_answer(stored.created_at, item, known, told)
+                self.turn_pictures, self.told = [], set()
+            self.turn_pictures.extend(_picture_labels(item))
+            crossing = _chosen_answer(stored.created_at, item, known, self.told)
         else:
-            crossing = _from_notice(stored.created_at, item, known, turn_pictures)
-        if crossing is None:
-            continue
-        if crossing.what == WHOLE_MESSAGE:
-            told.add(crossing.model)
-        crossings.append(crossing)
-    # A notice that named no host (routing) gets the one another notice gave its provider.
+            crossing = _from_notice(stored.created_at, item, known, self.turn_pictures)
+        if crossing is not None and crossing.what == WHOLE_MESSAGE:
+            self.told.add(crossing.model)
+        return crossing
+
+    def copy(self) -> Along:
+        """The same knowledge, for a branch of its own."""
+        return Along(list(self.turn_pictures), set(self.told))
+
+
+def with_hosts(crossings: list[Crossing]) -> list[Crossing]:
+    """A notice that named no host (routing) gets the one another notice gave its provider."""
     named = {_provider_id(c.model): c.host for c in crossings if c.host and c.model}
     return [
         replace(c, host=named.get(_provider_id(c.model), "")) if not c.host else c

@@ -23,6 +23,7 @@ from vision.pdf import page_span
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
+    from routing.describing.describer import Description
     from routing.describing.looker import WireLooker
     from routing.models import ModelInfo
     from routing.router import Choice
@@ -108,6 +109,21 @@ def asked_look_notice(
             f"You asked for it to be described; {reason}",
             looker.local,
         ),
+    )
+
+
+def reused_notice(reused: Sequence[tuple[Picture, Description]], model: ModelInfo) -> Notice:
+    """This turn's pictures in words a looker gave before (an edit resent, a regenerate):
+    told, so every version says how its model saw them, though nothing crossed again."""
+    by: dict[str, list[Picture]] = {}
+    for picture, description in reused:
+        by.setdefault(description.looker, []).append(picture)
+    said = "; ".join(
+        f"{picture_labels(pictures)} in the words {looker} gave earlier"
+        for looker, pictures in by.items()
+    )
+    return Notice(
+        NoticeKind.INFO, f"{model.ref} can't see: it gets {said}. Nothing was sent again."
     )
 
 

@@ -302,3 +302,10 @@ class Branches:
             return [
                 row[0] for row in db.execute("SELECT id FROM items WHERE deleted_at IS NOT NULL")
             ]
+
+    def shown(self, conversation_id: str) -> set[int]:
+        """The ids of the items the chat shows (its branch to the leaf), nothing parsed."""
+        from app.store.tail import shown_set
+
+        with self._connection.read() as db:
+            return shown_set(db, conversation_id)

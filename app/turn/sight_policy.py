@@ -23,7 +23,12 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from routing.catalogue import Catalogue
-from routing.crossing_notices import agent_crossing, looker_disclosure, picture_labels
+from routing.crossing_notices import (
+    agent_crossing,
+    looker_disclosure,
+    picture_labels,
+    reused_notice,
+)
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET, TurnBudget
 from routing.describing.looker import WireLooker
@@ -51,6 +56,7 @@ class Told:
 
     nobody: set[str] = field(default_factory=set)  # pictures no model may look at
     over_budget: set[str] = field(default_factory=set)  # pictures the budget left out
+    reused: set[str] = field(default_factory=set)  # in words a looker gave: told, or said now
 
 
 def blind_engine(engine_id: str, model: str, *, local: bool) -> ModelInfo:
@@ -158,6 +164,12 @@ class SightPolicy:
             if unseen:
                 told.nobody.update(p.sha256 for p in unseen)
                 notices.append(nobody_sees_notice(unseen, model, local=local))
+        # Words a looker gave earlier in this turn were told as it gave them.
+        told.reused.update(p.sha256 for p in result.asked)
+        again = [(p, d) for p, d in result.reused if p.sha256 not in told.reused]
+        if again:
+            told.reused.update(p.sha256 for p, _ in again)
+            notices.append(reused_notice(again, model))
         untold = [p for p in result.past_budget if p.sha256 not in told.over_budget]
         if untold:
             told.over_budget.update(p.sha256 for p in untold)

@@ -194,13 +194,16 @@ class Chats(QObject):
     def crossings(
         self, conversation_id: str, providers: Iterable[ProviderConfig]
     ) -> list[Crossing]:
-        """The conversation's ledger; `providers` say where models run now (for hosts)."""
-        from app.ledger import endpoints_of, ledger
+        """The conversation's ledger, every version's crossings; `providers` say where
+        models run now (for hosts)."""
+        from app.ledger import endpoints_of
+        from app.ledger_versions import whole_ledger
 
         if not conversation_id or self._closed:
             return []
         endpoints = endpoints_of((p.id, p.base_url, p.is_local) for p in providers)
-        return ledger(self.store.items(conversation_id), endpoints)
+        every = self.store.every_item(conversation_id)
+        return whole_ledger(every, self.store.branches.shown(conversation_id), endpoints)
 
     # -- export ----------------------------------------------------------------------
 

@@ -184,7 +184,9 @@ class LedgerPanel(QFrame):
             f"<b>{model}</b> <span style='color:{dim}'>· {when}</span><br>"
             f"<span style='color:{dim}'>{html.escape(crossing.where)}</span>"
             f"<p style='margin-top:4px'><b>Sent:</b> {html.escape(crossing.what)}<br>"
-            f"<b>Why:</b> {html.escape(crossing.why)}</p>"
+            f"<b>Why:</b> {html.escape(crossing.why)}"
+            + (f"<br><b>On:</b> {html.escape(crossing.version)}" if crossing.version else "")
+            + "</p>"
         )
 
     @staticmethod
@@ -194,7 +196,7 @@ class LedgerPanel(QFrame):
             f"{today_or_full_when(crossing.when)} · {model}\n"
             f"{crossing.where}\n"
             f"Sent: {crossing.what}\n"
-            f"Why: {crossing.why}"
+            f"Why: {crossing.why}" + (f"\nOn: {crossing.version}" if crossing.version else "")
         )
 
     def rows(self) -> list[str]:

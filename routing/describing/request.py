@@ -47,6 +47,8 @@ class InWords:
     asked: list[Picture] = field(default_factory=list)  # handed to the looker, described or not
     past_budget: list[Picture] = field(default_factory=list)  # left undescribed: the cap was hit
     pages: list[PagesPart] = field(default_factory=list)  # rendered pages handed to the looker
+    # This turn's pictures in words a looker gave before (an edit, a regenerate): not sent.
+    reused: list[tuple[Picture, Description]] = field(default_factory=list)
 
     @property
     def input_tokens(self) -> int:
@@ -130,9 +132,13 @@ async def in_words(
     fresh: dict[str, tuple[Picture, Description]] = {}
     asked: dict[str, Picture] = {}
     past_budget: dict[str, Picture] = {}
+    reused: dict[str, tuple[Picture, Description]] = {}
     for job in jobs.values():
         words, sha256 = job.words, job.picture.sha256
         assert words is not None
+        kept = describer.cached(sha256) if job.this_turn and not job.page else None
+        if words.described and not words.asked and kept is not None:
+            reused.setdefault(sha256, (job.picture, kept))
         if words.fresh is not None:
             fresh.setdefault(sha256, (job.picture, words.fresh))
         if words.asked:
@@ -145,6 +151,7 @@ async def in_words(
         list(asked.values()),
         list(past_budget.values()),
         _pages_asked(messages, jobs),
+        list(reused.values()),
     )
 
 
