@@ -184,7 +184,8 @@ def _disclosure(when: float, notice: Notice, known: Mapping[str, Endpoint]) -> C
     looked = _LOOKED.match(text)
     if looked:
         reason = _WHY_PREFIX.sub("", details).rstrip(".")
-        why = f"To describe them in words for {looked['target']}, which can't see"
+        them = "it" if looked["what"].startswith("1 picture ") else "them"
+        why = f"To describe {them} in words for {looked['target']}, which can't see"
         why += f"; {reason}" if reason else ""
         what = looked["what"]
         outcome = looked["rest"].lstrip(";,. ").rstrip(".")

@@ -79,7 +79,8 @@ def looker_disclosure(
             looker.label,
             looker.host,
             what,
-            f"To describe them in words for {model.ref}, which can't see; {reason}",
+            f"To describe {'it' if count == 1 else 'them'} in words for {model.ref}, which "
+            f"can't see; {reason}",
             looker.local,
         ),
     )

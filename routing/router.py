@@ -15,6 +15,7 @@ from routing.errors import CannotConnect
 from routing.models import ModelInfo
 
 AUTO = "auto"
+ON_THIS_COMPUTER = "on this computer"
 
 # Names that mark a provider's small (cheap, quick) models.
 _SMALL = re.compile(
@@ -57,24 +58,27 @@ def _tools_ok(model: ModelInfo, needs_tools: bool) -> bool:
 def _best(
     models: Sequence[ModelInfo], *, has_pictures: bool, needs_tools: bool, where: str
 ) -> Choice | None:
-    """The first model of the best kind there is, with the reason for that kind."""
+    """The first model of the best kind there is, with the reason for that kind. The reason
+    leaves where it runs to the notice that names it (routing/crossing_notices.py)."""
     tools = " and can use this chat's tools" if needs_tools else ""
     ranked: list[tuple[list[ModelInfo], str]] = []
     if has_pictures:
         ranked.append(
             (
                 [m for m in models if m.sees and _tools_ok(m, needs_tools)],
-                f"it runs {where}, sees pictures{tools}",
+                f"it sees pictures{tools}",
             )
         )
+    first = "Auto tries local models first" if where == ON_THIS_COMPUTER else ""
+    plain = "it can use this chat's tools" if needs_tools else first or "Auto may use the cloud"
     ranked.append(
         (
             [m for m in models if _tools_ok(m, needs_tools)],
-            f"it runs {where}{tools}"
+            plain
             + ("; a model that sees will describe the pictures for it" if has_pictures else ""),
         )
     )
-    ranked.append((list(models), f"it is the first ready model {where}"))
+    ranked.append((list(models), "it is the first ready model there"))
     for candidates, reason in ranked:
         if candidates:
             return Choice(candidates[0], reason, True)
@@ -91,7 +95,7 @@ def choose_auto(
     """Auto: a ready local model first (one that sees when pictures come); cloud if allowed."""
     local = [m for m in models if m.local]
     choice = _best(
-        local, has_pictures=has_pictures, needs_tools=needs_tools, where="on this computer"
+        local, has_pictures=has_pictures, needs_tools=needs_tools, where=ON_THIS_COMPUTER
     )
     if choice is not None:
         return choice
@@ -125,7 +129,7 @@ def choose_offline(
     """The chosen model's provider can't be reached: a model on this computer answers instead."""
     local = [m for m in models if m.local and m.provider_id != unreachable.provider_id]
     choice = _best(
-        local, has_pictures=has_pictures, needs_tools=needs_tools, where="on this computer"
+        local, has_pictures=has_pictures, needs_tools=needs_tools, where=ON_THIS_COMPUTER
     )
     if choice is None:
         raise CannotConnect(

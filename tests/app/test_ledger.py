@@ -83,6 +83,7 @@ def test_the_ledger_lists_a_notices_facts_whatever_its_words_say(store: Store) -
         "1 picture (a.png)",
         True,
     )
+    assert crossing.why.startswith("To describe it in words")  # one picture: "it"
 
 
 def test_a_failed_description_still_crossed(store: Store) -> None:

@@ -38,8 +38,8 @@ def test_auto_words() -> None:
     ("models", "pictures", "tools", "cloud", "expected", "reason_has"),
     [
         # Local first, even when a cloud model is listed before it.
-        ([GPT, LLAMA, LLAVA], False, False, False, LLAMA, "on this computer"),
-        ([GPT, LLAMA, LLAVA], False, False, True, LLAMA, "on this computer"),
+        ([GPT, LLAMA, LLAVA], False, False, False, LLAMA, "Auto tries local models first"),
+        ([GPT, LLAMA, LLAVA], False, False, True, LLAMA, "Auto tries local models first"),
         # Pictures: a local model that sees.
         ([LLAMA, LLAVA], True, False, False, LLAVA, "sees pictures"),
         # Pictures and tools: one that sees AND uses tools beats one that only sees.
@@ -54,7 +54,7 @@ def test_auto_words() -> None:
         ([DEEPSEEK, GPT], True, False, True, GPT, "no model on this computer"),
         ([DEEPSEEK, GPT], False, False, True, DEEPSEEK, "no model on this computer"),
         # Only blind local models with a picture: still local (the describer covers it).
-        ([GEMMA, GPT], True, False, True, GEMMA, "on this computer"),
+        ([GEMMA, GPT], True, False, True, GEMMA, "local models first; a model that sees"),
     ],
 )
 def test_auto(
@@ -68,6 +68,8 @@ def test_auto(
     choice = choose_auto(models, has_pictures=pictures, needs_tools=tools, allow_cloud=cloud)
     assert choice.model == expected
     assert choice.by_sightline and reason_has in choice.reason
+    # Where it runs is the notice's to say, once ("… (on this computer): …").
+    assert choice.where() not in choice.reason.removeprefix("no model on this computer is ready")
 
 
 def test_auto_without_a_local_model_and_without_cloud_permission() -> None:
