@@ -32,13 +32,18 @@ class AnswerStats:
     # How full the engine's context is after the answer (an agent's `usage_update`).
     context_used: int | None = None
     context_size: int | None = None
+    # The server's own time generating the output, where it says (Ollama, llama.cpp).
+    generating_seconds: float | None = None
 
     @property
     def tokens_per_second(self) -> float | None:
-        """Output tokens over the streaming time; None without a count or a long enough stream."""
-        if self.output_tokens is None or self.streaming_seconds is None:
+        """Output tokens over the server's generating time, else over the streaming time
+        (long enough to mean something); None without a count."""
+        if self.output_tokens is None:
             return None
-        if self.streaming_seconds < MIN_RATE_SECONDS:
+        if self.generating_seconds:
+            return self.output_tokens / self.generating_seconds
+        if self.streaming_seconds is None or self.streaming_seconds < MIN_RATE_SECONDS:
             return None
         return self.output_tokens / self.streaming_seconds
 
@@ -56,6 +61,7 @@ class AnswerStats:
             "streaming_seconds": self.streaming_seconds,
             "context_used": self.context_used,
             "context_size": self.context_size,
+            "generating_seconds": self.generating_seconds,
         }
         return {name: value for name, value in fields.items() if value is not None}
 
@@ -72,6 +78,7 @@ class AnswerStats:
             streaming_seconds=_seconds(data.get("streaming_seconds")),
             context_used=_count(data.get("context_used")),
             context_size=_count(data.get("context_size")),
+            generating_seconds=_seconds(data.get("generating_seconds")),
         )
         return stats if stats.known else None
 

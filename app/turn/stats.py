@@ -28,6 +28,7 @@ class AnswerClock:
         self._last: float | None = None  # the latest event after it
         self._input: int | None = None
         self._output: int | None = None
+        self._generating: float | None = None  # the server's own time, where it says
 
     def saw(self, event: StreamEvent) -> None:
         """Note one event of the stream, the moment it arrived."""
@@ -42,6 +43,7 @@ class AnswerClock:
             # provider's running total) replaces an earlier one.
             self._input = event.input_tokens or self._input
             self._output = event.output_tokens or self._output
+            self._generating = round(event.generating_seconds, 3) or self._generating
 
     def stats(self) -> AnswerStats:
         """What was measured so far (None wherever nothing was), to milliseconds."""
@@ -49,4 +51,6 @@ class AnswerClock:
         streaming = None
         if self._first is not None and self._last is not None:
             streaming = round(self._last - self._first, 3)
-        return AnswerStats(self._input, self._output, first, streaming)
+        return AnswerStats(
+            self._input, self._output, first, streaming, generating_seconds=self._generating
+        )

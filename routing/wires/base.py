@@ -56,6 +56,9 @@ class Usage:
 
     input_tokens: int = 0
     output_tokens: int = 0
+    # The server's own time generating the output (Ollama's eval_duration, llama.cpp's
+    # timings), truer for a short answer than a clock on this side; 0: not said.
+    generating_seconds: float = 0.0
 
 
 @dataclass(frozen=True)

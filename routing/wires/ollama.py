@@ -28,6 +28,7 @@ from routing.wires.http import ErrorAnswer, HttpWire, Streamed
 from routing.wires.ollama_errors import classify_answer, classify_error, malformed, not_ollama
 from routing.wires.payload import (
     ToolPictures,
+    duration_seconds,
     function_tools,
     load_json,
     plain_json,
@@ -141,6 +142,7 @@ def parse_chunk(
             Usage(
                 input_tokens=token_count(obj.get("prompt_eval_count")),
                 output_tokens=token_count(obj.get("eval_count")),
+                generating_seconds=duration_seconds(obj.get("eval_duration"), 1e-9),
             )
         )
         events.append(Done(str(obj.get("done_reason") or "stop")))

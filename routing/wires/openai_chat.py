@@ -29,6 +29,7 @@ from routing.wires.openai_errors import translate_status
 from routing.wires.payload import (
     PartialCall,
     ToolPictures,
+    duration_seconds,
     function_tools,
     load_json,
     plain_json,
@@ -142,13 +143,15 @@ class StreamState(BaseState):
     usage: Usage | None = None
 
 
-def _usage(raw: Any) -> Usage | None:
+def _usage(raw: Any, timings: Any = None) -> Usage | None:
     if not isinstance(raw, dict):
         return None
     prompt, completion = raw.get("prompt_tokens"), raw.get("completion_tokens")
     if not isinstance(prompt, int) and not isinstance(completion, int):
         return None
-    return Usage(input_tokens=token_count(prompt), output_tokens=token_count(completion))
+    # llama.cpp's server says how long it took beside the counts.
+    took = timings.get("predicted_ms") if isinstance(timings, dict) else None
+    return Usage(token_count(prompt), token_count(completion), duration_seconds(took, 1e-3))
 
 
 def _slot(fragment: Mapping[str, Any], state: StreamState) -> int:
@@ -223,7 +226,7 @@ def parse_chunk(obj: Any, state: StreamState) -> list[StreamEvent]:
         raise _stream_error(obj, state)
     # Usage: the include_usage chunk, Groq's x_groq, or Moonshot's inside the choice.
     groq = obj.get("x_groq")
-    usage = _usage(obj.get("usage")) or _usage(
+    usage = _usage(obj.get("usage"), obj.get("timings")) or _usage(
         groq.get("usage") if isinstance(groq, dict) else None
     )
     choices = obj.get("choices") or []

@@ -75,6 +75,15 @@ def plain_json(value: Any) -> Any:
     return value
 
 
+def duration_seconds(value: Any, unit: float) -> float:
+    """A duration from a provider's JSON in `unit`s of a second (1e-9 for nanoseconds,
+    1e-3 for milliseconds): a finite, positive number, anything else counts 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    seconds = float(value) * unit
+    return seconds if 0 < seconds < 1e7 else 0.0
+
+
 def token_count(value: Any) -> int:
     """A token count from a provider's JSON: a non-negative int, anything else counts 0."""
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:

@@ -128,7 +128,9 @@ async def test_an_answers_stats_come_from_its_stream_and_are_kept(
     # After the first line, four more of words and the last with the counts, each after
     # the delay (the bound allows for the clock's and the loop's jitter).
     assert stats.streaming_seconds is not None and stats.streaming_seconds >= 5 * DELAY * 0.9
-    assert stats.tokens_per_second == pytest.approx(40 / stats.streaming_seconds)
+    # The rate is the server's own: its eval_count over its eval_duration (654 ms here).
+    assert stats.generating_seconds == 0.654
+    assert stats.tokens_per_second == pytest.approx(40 / 0.654)
     runner.store.close()
     with Store.open(tmp_path / "data") as reopened:
         assert stats_of(answers(reopened, cid)[0]) == stats
@@ -187,3 +189,15 @@ async def test_a_failed_answer_keeps_what_was_measured(
     stats = stats_of(answer)
     assert stats.first_token_seconds is not None and stats.first_token_seconds >= DELAY
     assert stats.output_tokens is None  # the stream broke before the counts
+
+
+def test_the_servers_own_generating_time_gives_a_short_answer_its_rate() -> None:
+    # A burst too short for this side's clock: the server said how long it took.
+    clock = AnswerClock(GivenTimes(0.0, 0.2, 0.21, 0.21))
+    clock.saw(TextDelta("Hi there."))
+    clock.saw(Usage(5, 4, generating_seconds=0.08))
+    clock.saw(Done())
+    stats = clock.stats()
+    assert stats.streaming_seconds == 0.01 and stats.generating_seconds == 0.08
+    assert stats.tokens_per_second == 50.0
+    assert AnswerStats.from_json(stats.to_json()) == stats

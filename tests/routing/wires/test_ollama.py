@@ -77,7 +77,8 @@ async def test_text_only_request_is_plain_strings(
     ]
     assert text_of(events) == "You said: hi there"
     assert len([e for e in events if isinstance(e, TextDelta)]) > 1  # it really streamed
-    assert events[-2:] == [Usage(input_tokens=12, output_tokens=7), Done("stop")]
+    # The fake's eval_duration, 654,321,000 ns: the server's own time generating.
+    assert events[-2:] == [Usage(12, 7, generating_seconds=0.654321), Done("stop")]
 
 
 async def test_the_chats_parameters_go_as_options(
@@ -219,7 +220,7 @@ async def test_tool_calls_become_events(wire: OllamaWire, fake_ollama: FakeOllam
         ToolCall("call_0", "get_weather", {"city": "Oslo"}),
         ToolCall("call_1", "get_time", {}),
     ]
-    assert events[-2:] == [Usage(40, 9), Done("stop")]
+    assert events[-2:] == [Usage(40, 9, generating_seconds=0.654321), Done("stop")]
     again = await collect(wire.stream(ask("time?")))
     assert [e.call.id for e in again if isinstance(e, ToolCallEvent)] == ["call_abc123"]
 

@@ -761,3 +761,18 @@ async def test_real_llama_cpp_server(llama_server: str) -> None:
     await wire.aclose()
     assert isinstance(events[-1], Done)
     assert text_of(events).strip()
+
+
+def test_llama_cpps_timings_give_the_servers_own_generating_time() -> None:
+    state = StreamState(provider=ProviderConfig(id="l", kind="custom", base_url="http://x"))
+    chunk = {
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1085, "completion_tokens": 247},
+        "timings": {"predicted_n": 247, "predicted_ms": 933.63, "predicted_per_second": 264.6},
+    }
+    parse_chunk(chunk, state)
+    assert finish_stream(state)[0] == Usage(1085, 247, generating_seconds=0.93363)
+    nonsense = {**chunk, "timings": {"predicted_ms": "soon"}}
+    state = StreamState(provider=ProviderConfig(id="l", kind="custom", base_url="http://x"))
+    parse_chunk(nonsense, state)
+    assert finish_stream(state)[0] == Usage(1085, 247)
