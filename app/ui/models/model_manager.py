@@ -167,8 +167,10 @@ class ModelManager(QDialog):
         ref = self._awaited
         if not ref:
             return
+        name = ref.split(":", 1)[-1]
         if any(m.ref == ref for m in listing.models):
             self._awaited = ""
+            self._say(f"{name} is ready and listed: choose it in the model picker.")
             self.pulled.emit(ref)
         elif not listing.listing:
             if self._relist_after:  # that listing began before the pull ended
@@ -176,6 +178,9 @@ class ModelManager(QDialog):
                 self.controller.refresh_models()
                 return
             self._awaited = ""  # Ollama doesn't list it (yet): the window may still try
+            self._say(
+                f"{name} is ready, but Ollama doesn't list it yet: open Local models again later."
+            )
             self.pulled.emit(ref)
 
     def _relist(self) -> None:

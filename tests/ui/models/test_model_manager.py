@@ -89,7 +89,10 @@ def test_a_pull_moves_the_bar_in_words_and_the_picker_lists_the_model(
     assert values == sorted(values) and values[-1] == STEPS
     assert "ollama:moondream:1.8b" in picker_refs(session)  # listed before `pulled` came
     assert "moondream:1.8b" in dialog.installed.rows
-    assert dialog.message.text().startswith("moondream:1.8b is ready")
+    # Once listed, it says so: not "Sightline is listing it now" for ever.
+    assert dialog.message.text() == (
+        "moondream:1.8b is ready and listed: choose it in the model picker."
+    )
     assert not dialog.progress.isVisibleTo(dialog) and dialog.pulling == ""
     request = fake_ollama.received(lambda r: r.path == "/api/pull")
     assert [r.body for r in request] == [{"model": "moondream:1.8b", "stream": True}]
