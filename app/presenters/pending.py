@@ -246,6 +246,8 @@ class SightNote:
     sight: Sight
     words: str
     tip: str
+    # Shorter words for a narrow card, tried in turn: a model's name is never cut.
+    shorter: tuple[str, ...] = ()
 
 
 def sight_note(
@@ -333,11 +335,15 @@ def _described(
     seer = looker.model
     if seer.local:
         words = f"Described by {seer.name} on this computer"
+        # Where stays before who: it is what the person must not lose.
+        shorter = (f"Described here by {seer.name}", "Described on this computer", "Described here")
     else:
         words = f"{seer.name} at {hosts.get(seer.provider_id, 'its provider')} will describe it"
+        shorter = (f"{seer.name} will describe it", "Described off this computer", "Described")
     return SightNote(
         Sight.BLIND,
         words,
         f"{model.name} can't see pictures: {seer.ref} looks at this one and {model.name} "
         f"gets its words. {BLIND_TIP}.",
+        shorter,
     )

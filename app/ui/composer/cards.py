@@ -185,18 +185,23 @@ class PictureCard(Card):
         self.mark.setPixmap(mark)
         self.size_label.setStyleSheet(f"color: {blend(base, text, 0.62).name()}")
         self.sight_label.setStyleSheet(f"color: {color.name()}")
-        self.sight_label.setText(
-            # Elided in the middle: a long model name gives way, "on this computer" stays.
-            self.sight_label.fontMetrics().elidedText(
-                note.words, Qt.TextElideMode.ElideMiddle, self.words_width() - MARK - 4
-            )
-        )
+        self.sight_label.setText(self._fitting(note))
         for widget in (self.mark, self.sight_label):
             widget.setToolTip(note.tip)
         self.setToolTip(note.tip)
         self.setAccessibleName(f"{self._name_text}, {size_words(self.picture)}")
         self.setAccessibleDescription("\n".join(w for w in (self.described, note.tip) if w))
         self.update()
+
+    def _fitting(self, note: SightNote) -> str:
+        """The note's words, else the first shorter wording that fits: a model's name is
+        dropped whole rather than cut mid-word; only the shortest is ever elided."""
+        metrics, room = self.sight_label.fontMetrics(), self.words_width() - MARK - 4
+        choices = (note.words, *note.shorter)
+        for words in choices:
+            if metrics.horizontalAdvance(words) <= room:
+                return words
+        return metrics.elidedText(choices[-1], Qt.TextElideMode.ElideRight, room)
 
     def paint_tile(self, painter: QPainter, base: QColor, text: QColor) -> None:
         """A hairline round the thumbnail: a white picture mustn't melt into the card."""

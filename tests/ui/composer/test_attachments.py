@@ -253,6 +253,26 @@ def test_a_card_can_be_removed(session: Session, qtbot: QtBot, tmp_path: Path) -
     assert not session.window.composer.strip.isVisible()
 
 
+def test_a_long_lookers_name_gives_way_whole_never_cut_mid_word(qtbot: QtBot) -> None:
+    from app.presenters.pending import SightNote
+    from app.ui.composer.cards import PictureCard
+    from tests.pictures import named_picture
+
+    card = PictureCard(named_picture("shot.png", "red", (64, 48)))
+    qtbot.addWidget(card)
+    long_name = "qwen2.5-vision-instruct-preview-2025-11:32b-q4_K_M"
+    wordings = (
+        f"Described by {long_name} on this computer",
+        f"Described by {long_name}",
+        "Described on this computer",
+        "Described here",
+    )
+    card.set_sight(SightNote(Sight.BLIND, wordings[0], "tip", wordings[1:]))
+    assert card.sight_label.text() == "Described on this computer"
+    card.set_sight(SightNote(Sight.BLIND, "Described here by llava:7b", "tip"))
+    assert card.sight_label.text() == "Described here by llava:7b"  # it fits: as it is
+
+
 def test_the_sight_marker_follows_the_picker(
     session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
@@ -269,9 +289,11 @@ def test_the_sight_marker_follows_the_picker(
     card = cards(session)[0]
     assert card.sight == Sight.BLIND
     # It says who will look at the picture for it: a model that sees, on this computer.
-    # (A long name gives way in the middle; where it happens always shows.)
-    assert card.sight_label.text().startswith("Described by")
-    assert card.sight_label.text().endswith("on this computer")
+    # The whole wording doesn't fit the card: a shorter one, the model's name whole.
+    assert card.sight_label.text() in (
+        "Described here by llava:7b",
+        "Described here by qwen2.5vl:3b",
+    )
     assert BLIND_TIP in card.mark.toolTip() and card.mark.toolTip() == card.toolTip()
     assert "pick one with an eye, or Auto picks one for you" in card.accessibleDescription()
 
