@@ -158,6 +158,7 @@ class MainWindow(QMainWindow):
         self.sight_buttons = SightButtons(self)
         self.context_meter = ContextMeter(self)
         self.view.picture_clicked.connect(self.open_picture)
+        self.composer.edit.version_step.connect(self.view.latest_version)
         self.earlier_pages = EarlierPages(self)
         self.view.pdf_clicked.connect(self.open_pdf)
         # Files dropped on the conversation are attached, as on the composer.

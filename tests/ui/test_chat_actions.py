@@ -78,6 +78,14 @@ def test_regenerate_sends_no_later_messages_and_the_switch_moves_between_version
     blue = session.window.conversation.row(1)
     assert (blue.switch_at, len(blue.switch)) == (1, 2)
     assert "version 2 of 2" in blue.accessible_text
+    # From the message box, where the keyboard is after sending: Alt+Left, Alt+Right.
+    edit = session.window.composer.edit
+    edit.setFocus()
+    qtbot.keyClick(edit, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: texts(session)[:2] == ["name a colour", "Red."])
+    qtbot.keyClick(edit, Qt.Key.Key_Right, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(lambda: texts(session) == ["name a colour", "Blue."])
+    assert edit.toPlainText() == ""  # the keys moved the chat, not the cursor's words
 
     # The arrow: back to the first version, with the turn that followed it.
     click_row_button(qtbot, session, blue.item_id, PREVIOUS)

@@ -64,6 +64,7 @@ class MessageEdit(QPlainTextEdit):
 
     submitted = Signal()
     attachments_offered = Signal(object)  # Offered: pasted or dropped on the box
+    version_step = Signal(int)  # Alt+Left (-1) / Alt+Right (+1): the latest answer's versions
 
     _how = "Pasted"
 
@@ -88,7 +89,12 @@ class MessageEdit(QPlainTextEdit):
             self._how = "Pasted"
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
-        """Enter submits; Shift+Enter (or Ctrl+Enter) inserts a line break."""
+        """Enter submits; Shift+Enter (or Ctrl+Enter) inserts a line break; Alt+Left and
+        Alt+Right move between the latest answer's versions, as they do in the chat."""
+        arrows = {Qt.Key.Key_Left: -1, Qt.Key.Key_Right: +1}
+        if event.modifiers() == Qt.KeyboardModifier.AltModifier and event.key() in arrows:
+            self.version_step.emit(arrows[Qt.Key(event.key())])
+            return
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
             modifiers = event.modifiers()
             if modifiers & (
@@ -206,6 +212,8 @@ class Composer(QWidget):
         folder = self._folder or QStandardPaths.writableLocation(
             QStandardPaths.StandardLocation.PicturesLocation
         )
+        if not Path(folder).is_dir():  # else the dialog types its name as a file to open
+            folder = str(Path.home())
         names, _chosen_filter = QFileDialog.getOpenFileNames(
             self, ATTACH_WORDS, folder, ATTACH_FILTERS
         )

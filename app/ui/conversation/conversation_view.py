@@ -153,6 +153,15 @@ class ConversationView(RowGeometryView):
         self._delegate.buttons.copied = None
         self.viewport().update()
 
+    def latest_version(self, step: int) -> None:
+        """The version before (-1) or after (+1) of the newest row that has versions."""
+        model = self.model()
+        for position in range(model.rowCount() - 1, -1, -1):
+            row = self.row_at(model.index(position, 0))
+            if row.switch:
+                self._row_button(row, PREVIOUS if step < 0 else NEXT)
+                return
+
     def _row_button(self, row: Row, block: int) -> None:
         """A version arrow leads to that version; Retry answers the failed turn again."""
         from app.ui.conversation.message_actions import Requested

@@ -59,6 +59,28 @@ from vision.pictures import MAX_FILE_BYTES, open_picture
 # -- attaching -------------------------------------------------------------------------
 
 
+def test_the_attach_dialog_opens_in_pictures_or_at_home_when_there_is_none(
+    session: Session, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folders: list[str] = []
+
+    def choose(parent: QWidget, caption: str, folder: str, filters: str) -> tuple[list[str], str]:
+        folders.append(folder)
+        return [], filters
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(choose))
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("XDG_PICTURES_DIR", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))  # no user-dirs.dirs there
+    session.window.composer.choose_files()
+    (home / "Pictures").mkdir()
+    session.window.composer.choose_files()
+    # Not a folder that isn't there (the dialog would type "Pictures" as a file name).
+    assert folders == [str(home), str(home / "Pictures")]
+
+
 def test_the_attach_button_reads_the_chosen_files_off_the_ui_thread(
     session: Session, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
