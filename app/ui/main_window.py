@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QShortcut
+from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from app.presenters.listing import ModelListing
@@ -109,6 +109,9 @@ class MainWindow(QMainWindow):
         self._connect()
         self._shortcuts()
         self.arrangement.arrange()
+        # The status bar's room is kept from the start: a message appearing in it later
+        # must not move the composer (a click aimed at it would miss).
+        self.statusBar().setSizeGripEnabled(False)
         self.resize(1120, 740)
 
     def _connect(self) -> None:
@@ -373,6 +376,16 @@ class MainWindow(QMainWindow):
             QTimer.singleShot(0, self.first_painted.emit)
         return handled
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        """The panels give way in a small window, so the conversation keeps its room."""
+        super().resizeEvent(event)
+        self.arrangement.fit()
+
+    def find_chats(self) -> None:
+        """Ctrl+F: the search box, the sidebar brought back if it stepped aside."""
+        self.arrangement.show_sidebar()
+        self.sidebar.focus_search()
+
     def restore_state(self) -> None:
         """Put back the size, place, splitter, ledger and chat of the last run."""
         remembered = self.state.restore(self, self.splitter)
@@ -386,6 +399,8 @@ class MainWindow(QMainWindow):
         """Remember the window, and tell whoever runs it that it is closing."""
         ledger_open, width = not self.ledger.isHidden(), self.arrangement.ledger_width_now()
         remembered = Remembered(self.controller.current_id, ledger_open, width)
+        if self.arrangement.sidebar_aside:  # saved as shown: a wider window has it back
+            self.sidebar.show()
         self.state.save(self, self.splitter, remembered)
         if self.settings_dialog is not None:  # unsaved edits go, and its tasks stop
             from PySide6.QtWidgets import QDialog  # loaded by then: Settings is one

@@ -70,7 +70,7 @@ class MenuBar:
 
         edit = self._menu("&Edit")
         self.copy = self._add(edit, "&Copy message", self._copy_message)
-        self.find = self._add(edit, "&Find chats", window.sidebar.focus_search, "Ctrl+F")
+        self.find = self._add(edit, "&Find chats", window.find_chats, "Ctrl+F")
         self.chat_settings = self._add(edit, "C&hat settings…", window.chat_actions.open_settings)
 
         view = self._menu("&View")
@@ -95,6 +95,8 @@ class MenuBar:
             action.setCheckable(True)
             self.themes[choice] = action
         self._show_theme()
+        # Settings ▸ Appearance (or the system) may choose too: the ticks follow.
+        window.appearance.changed.connect(self._show_theme)
         view.addSeparator()
         self.zoom_in = self._add(view, "Zoom &in", lambda: self.zoom(+1), "Ctrl+=")
         self.zoom_in.setShortcuts([QKeySequence("Ctrl+="), QKeySequence("Ctrl++")])
@@ -134,7 +136,7 @@ class MenuBar:
         self.window.appearance.apply(choice)
         self._show_theme()
 
-    def _show_theme(self) -> None:
+    def _show_theme(self, *_choice: object) -> None:
         for choice, action in self.themes.items():
             action.setChecked(choice == self.window.appearance.choice)
 

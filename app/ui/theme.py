@@ -10,6 +10,11 @@ thing actually painted behind the rows; the system's colour scheme (Qt 6.5+) onl
 tells the view when to look again. A high-contrast theme keeps every accent at
 4.5:1 or more on the grounds it is painted on (tests/ui/test_contrast.py), draws
 cards with a visible edge and the keyboard's place with a thick frame.
+
+Words that say something went wrong, outside the conversation (a field's error, the
+composer's attach problems, a full context), are the one place such colours live too:
+`problem_color` gives the theme's own, and `show_problem` keeps a widget's words in it
+as the theme changes (each theme's at 4.5:1 or more on its window, tests/ui/test_contrast.py).
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtCore import QEvent, QObject
+from PySide6.QtGui import QColor, QGuiApplication, QPalette
+from PySide6.QtWidgets import QWidget
 
 from routing.transcript import MessageStatus, NoticeKind
 
@@ -269,3 +276,58 @@ def _high_contrast(
         outline=blend(base, text, 0.75),
         focus_width=3.0,
     )
+
+
+def problem_color(palette: QPalette) -> QColor:
+    """The colour of words saying something went wrong, on this palette's window: the
+    theme's danger accent (deep on light grounds, light on dark ones)."""
+    return QColor(theme_for(palette).accents["danger"])
+
+
+_PROBLEM = "sightline_problem"  # the property marking a widget whose words show a problem
+
+
+class _ProblemWords(QObject):
+    """Keeps each marked widget's words in the problem colour of the palette in use."""
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if isinstance(watched, QWidget) and event.type() in (
+            QEvent.Type.PaletteChange,
+            QEvent.Type.ApplicationPaletteChange,
+        ):
+            _paint_problem(watched)
+        return False
+
+
+_FOLLOWER: list[_ProblemWords] = []  # one for the process, made when first needed
+
+
+def _paint_problem(widget: QWidget) -> None:
+    # The application's palette, not the widget's: the sheet below sets the widget's own.
+    sheet = f"color: {problem_color(QGuiApplication.palette()).name()};"
+    if widget.styleSheet() != sheet:
+        widget.setStyleSheet(sheet)
+
+
+def show_problem(widget: QWidget, on: bool = True) -> None:
+    """Show `widget`'s words in the theme's problem colour, following the theme while it
+    changes (`on` False: back to the usual colour)."""
+    if not _FOLLOWER:
+        _FOLLOWER.append(_ProblemWords())
+    follower = _FOLLOWER[0]
+    if on:
+        if widget.property(_PROBLEM) is not True:
+            widget.setProperty(_PROBLEM, True)
+            widget.installEventFilter(follower)
+        _paint_problem(widget)
+    elif widget.property(_PROBLEM) is True:
+        widget.setProperty(_PROBLEM, False)
+        widget.removeEventFilter(follower)
+        widget.setStyleSheet("")
+    elif widget.styleSheet():
+        widget.setStyleSheet("")
+
+
+def shows_problem(widget: QWidget) -> bool:
+    """Whether `widget`'s words are shown as a problem (`show_problem`)."""
+    return widget.property(_PROBLEM) is True

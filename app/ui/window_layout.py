@@ -3,7 +3,10 @@ conversation, approval, bars, composer) | ledger; and what an empty chat shows.
 
 The window makes its widgets and hands them here; the ledger sits beside the
 conversation, under the top bar, so opening it narrows the conversation and never widens
-the window past the top bar's width.
+the window past the top bar's width. In a small window the panels give way so the
+conversation keeps `CHAT_MIN` pixels (`fit`): the sidebar narrows, then steps aside
+(back as soon as there is room, or when the person looks for a chat), then the ledger
+narrows to its least.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
 
 _LEDGER_WIDTH = 340
+CHAT_MIN = 440  # the conversation's column is never narrower while a panel can give way
+SIDEBAR_MIN = 180
 
 
 class WindowLayout:
@@ -29,6 +34,7 @@ class WindowLayout:
         """Lay out the window's widgets (made already) in their places."""
         self._window = window
         self.ledger_width = _LEDGER_WIDTH  # the width the person last gave the ledger
+        self.sidebar_aside = False  # the sidebar stepped aside for the conversation's room
         # The conversation's column: status or welcome, the conversation, approval, composer.
         body = QWidget(window)
         body.setAccessibleName("Conversation")
@@ -84,9 +90,13 @@ class WindowLayout:
         splitter.addWidget(chat)
         splitter.setStretchFactor(1, 1)
         splitter.setSizes([250, 870])
-        window.sidebar.setMinimumWidth(180)
+        window.sidebar.setMinimumWidth(SIDEBAR_MIN)
         self.splitter = splitter
         window.setCentralWidget(splitter)
+        self._body = body
+        # A handle dragged so far the conversation would be squeezed: the panel gives way.
+        splitter.splitterMoved.connect(lambda *_: self.fit())
+        self.chat_splitter.splitterMoved.connect(self._ledger_moved)
 
     def arrange(self) -> None:
         """The model status or the welcome above the chat; an empty chat shows only that."""
@@ -108,19 +118,64 @@ class WindowLayout:
         self._column.setStretchFactor(self.panel_area, 1 if centred else 0)
 
     def show_ledger(self, shown: bool) -> None:
-        """Show or hide the ledger beside the chat, at the width the person left it."""
+        """Show or hide the ledger beside the chat, at the width the person left it (the
+        sidebar stepping aside if the conversation would be too narrow beside it)."""
         ledger = self._window.ledger
-        if shown:
-            total = sum(self.chat_splitter.sizes())
-            width = min(self.ledger_width, total // 2)
-            ledger.show()
-            self.chat_splitter.setSizes([total - width, width])
-        else:
-            self.ledger_width = self.chat_splitter.sizes()[1] or self.ledger_width
-            ledger.hide()
+        ledger.setVisible(shown)
+        self.fit()
+
+    def show_sidebar(self) -> None:
+        """Bring the sidebar back when the person looks for a chat: the ledger closes if
+        that makes room, else the conversation narrows for as long as the window does."""
+        w = self._window
+        if not self.sidebar_aside:
+            return
+        if not w.ledger.isHidden():
+            w.show_ledger(False)  # fits again, which brings the sidebar back if it can
+        if self.sidebar_aside:
+            self.sidebar_aside = False
+            w.sidebar.show()
+            self.fit(keep_sidebar=True)
+
+    def fit(self, *, keep_sidebar: bool = False) -> None:
+        """Share the window's width so the conversation keeps `CHAT_MIN` pixels: the
+        sidebar narrows to its least, then steps aside; the ledger gives what is left
+        down to its least. A sidebar that stepped aside comes back once there is room."""
+        w = self._window
+        total = self.splitter.width()
+        if total <= 0:
+            return
+        handle = self.splitter.handleWidth()
+        ledger_shown = not w.ledger.isHidden()
+        ledger_least = w.ledger.minimumWidth() + self.chat_splitter.handleWidth()
+        needed = CHAT_MIN + (ledger_least if ledger_shown else 0)
+        room = total - handle - needed  # what the sidebar may have
+        if room < SIDEBAR_MIN and not w.sidebar.isHidden() and not keep_sidebar:
+            w.sidebar.hide()
+            self.sidebar_aside = True
+        elif room >= SIDEBAR_MIN and self.sidebar_aside:
+            w.sidebar.show()
+            self.sidebar_aside = False
+        chat = total
+        if not w.sidebar.isHidden():
+            side = self.splitter.sizes()[0] or SIDEBAR_MIN
+            side = max(SIDEBAR_MIN, min(side, room))
+            chat = total - side - handle
+            if self.splitter.sizes() != [side, chat]:
+                self.splitter.setSizes([side, chat])
+        if ledger_shown:
+            gap = self.chat_splitter.handleWidth()
+            width = max(w.ledger.minimumWidth(), min(self.ledger_width, chat - gap - CHAT_MIN))
+            if self.chat_splitter.sizes() != [chat - gap - width, width]:
+                self.chat_splitter.setSizes([chat - gap - width, width])
+
+    def _ledger_moved(self, *_args: object) -> None:
+        """The person dragged the ledger's edge: its width is theirs, within the room."""
+        if not self._window.ledger.isHidden() and self.chat_splitter.sizes()[1]:
+            self.ledger_width = self.chat_splitter.sizes()[1]
+        self.fit()
 
     def ledger_width_now(self) -> int:
-        """The ledger's width to remember: as shown, else as the person last left it."""
-        if not self._window.ledger.isHidden():
-            self.ledger_width = self.chat_splitter.sizes()[1]
+        """The ledger's width to remember: as the person last left it (not as a small
+        window narrowed it)."""
         return self.ledger_width

@@ -6,16 +6,25 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QColor, QGuiApplication, QPalette
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QRect, Qt
+from PySide6.QtGui import QColor, QGuiApplication, QImage, QPalette
+from PySide6.QtWidgets import QApplication, QLabel
 from pytestqt.qtbot import QtBot
 
+from app.store import Store
 from app.ui.session import Session
 from app.ui.settings import appearance
 from app.ui.settings.appearance import ThemeChoice, contrast_palette, dark_palette, light_palette
-from app.ui.theme import blend, contrast_ratio, is_high_contrast, theme_for
-from routing.transcript import NoticeKind
+from app.ui.theme import (
+    blend,
+    contrast_ratio,
+    is_high_contrast,
+    problem_color,
+    show_problem,
+    shows_problem,
+    theme_for,
+)
+from routing.transcript import NoticeKind, user_message
 from tests.conftest import SightlineHome
 from tests.ui.helpers import OpenWindow, close_session, open_settings
 
@@ -163,3 +172,94 @@ def test_system_follows_the_platforms_contrast_while_running(
     monkeypatch.setattr(appearance, "platform_contrast", lambda: True)
     again = open_window()
     assert again.window.appearance.high_contrast and is_high_contrast(QApplication.palette())
+
+
+def _themes() -> dict[str, QPalette]:
+    return {
+        "the platform's": QPalette(),
+        "light": light_palette(),
+        "dark": dark_palette(),
+        "high contrast, white on black": contrast_palette(dark=True),
+        "high contrast, black on white": contrast_palette(dark=False),
+    }
+
+
+def test_words_of_a_problem_read_in_every_theme(qapp: QApplication) -> None:
+    r = QPalette.ColorRole
+    low = {
+        f"{name} on its {ground}": round(ratio, 2)
+        for name, palette in _themes().items()
+        for ground, role in (("window", r.Window), ("fields", r.Base))
+        if (ratio := contrast_ratio(palette.color(role), problem_color(palette))) < QUIET
+    }
+    assert low == {}
+    # Each theme has its own: light on dark grounds, deep on light ones.
+    assert len({problem_color(p).name() for p in _themes().values()}) >= 4
+
+
+def test_problems_follow_a_theme_switched_while_running(
+    session: Session, qtbot: QtBot, system_look_back: None
+) -> None:
+    window = session.window
+    label = window.composer.problems.label  # the composer's attach problems
+    assert shows_problem(label)
+    meter = QLabel("Context 95 % full", window)
+    show_problem(meter)  # as the context meter shows a chat near its limit
+    r = QPalette.ColorRole
+    for choice in (ThemeChoice.DARK, ThemeChoice.HIGH_CONTRAST, ThemeChoice.LIGHT):
+        window.menus.themes[choice].trigger()
+        palette = QApplication.palette()
+        wanted = problem_color(palette)
+        for shown in (label, meter):
+            shown.ensurePolished()  # as when shown: its sheet made its palette
+            assert shown.palette().color(r.WindowText) == wanted, choice
+            assert contrast_ratio(palette.color(r.Window), wanted) >= QUIET, choice
+    show_problem(meter, False)
+    assert not shows_problem(meter) and meter.styleSheet() == ""
+
+
+def _most_contrast(image: QImage, rect: QRect, ground: QColor) -> float:
+    """The highest contrast of any pixel in `rect` of `image` against `ground`."""
+    return max(
+        contrast_ratio(image.pixelColor(x, y), ground)
+        for x in range(max(0, rect.left()), min(image.width(), rect.right() + 1))
+        for y in range(max(0, rect.top()), min(image.height(), rect.bottom() + 1))
+    )
+
+
+def test_other_chats_titles_read_after_a_live_theme_switch(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, system_look_back: None
+) -> None:
+    with Store.open(home.data) as store:
+        for title in ("Holiday photos", "Budget for March", "A poem about rain"):
+            store.add_message(store.conversations.create(title), user_message("hello"))
+    session = open_window()
+    window = session.window
+    listing = window.sidebar.list
+    qtbot.waitUntil(lambda: listing.model().rowCount() == 3)
+    r = QPalette.ColorRole
+    for choice in (ThemeChoice.DARK, ThemeChoice.LIGHT, ThemeChoice.DARK, ThemeChoice.LIGHT):
+        window.menus.themes[choice].trigger()
+        qtbot.wait(20)  # the repaint
+        image = listing.viewport().grab().toImage()
+        ground = window.sidebar.palette().color(r.Window)
+        for row in range(3):
+            index = listing.model().index(row, 0)
+            if listing.selectionModel().isSelected(index):
+                continue
+            row_rect = listing.visualRect(index)
+            assert _most_contrast(image, row_rect, ground) >= TEXT, (choice, index.data())
+        assert listing.palette().color(r.Text) == QApplication.palette().color(r.Text)
+
+
+def test_the_theme_menu_ticks_what_settings_chose(
+    session: Session, qtbot: QtBot, system_look_back: None
+) -> None:
+    menus = session.window.menus
+    page = open_settings(qtbot, session).appearance_page
+    for choice in (ThemeChoice.DARK, ThemeChoice.HIGH_CONTRAST, ThemeChoice.LIGHT):
+        page.buttons[choice].click()
+        ticked = [c for c, action in menus.themes.items() if action.isChecked()]
+        assert ticked == [choice]
+    menus.themes[ThemeChoice.SYSTEM].trigger()
+    assert [c for c, action in menus.themes.items() if action.isChecked()] == [ThemeChoice.SYSTEM]

@@ -1,5 +1,6 @@
 """The window at 800×600: a long title ends in "…", nothing runs past the window's edge,
-and the ledger doesn't squeeze the composer below a usable height."""
+the ledger doesn't squeeze the conversation (the sidebar steps aside), the model box shows
+whole names, and a status message moves nothing."""
 
 from __future__ import annotations
 
@@ -8,9 +9,12 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.store import Store
+from app.ui.models.model_picker import AUTO, AUTO_LABEL
+from app.ui.session import Session
+from app.ui.window_layout import CHAT_MIN
 from routing.transcript import user_message
 from tests.conftest import SightlineHome
-from tests.ui.helpers import OpenWindow, wait_for_models
+from tests.ui.helpers import OpenWindow, pick, wait_for_models
 from tests.ui.test_chats import select
 
 LONG_TITLE = "Counting words in Python, quickly and correctly, for a very long report"
@@ -48,3 +52,76 @@ def test_at_800_by_600_the_title_elides_and_everything_fits(
     # The composer keeps room to write in beside the ledger.
     assert window.composer.edit.height() >= window.composer.edit.fontMetrics().lineSpacing() * 2
     assert window.composer.button.isVisible()
+
+
+def test_at_800_by_600_with_the_ledger_the_conversation_keeps_its_room(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    with Store.open(home.data) as store:
+        chat = store.conversations.create("Holiday photos")
+        store.add_message(chat, user_message("hello"))
+    session = open_window()
+    window = session.window
+    wait_for_models(qtbot, session)
+    select(qtbot, session, chat)
+    window.resize(800, 600)
+    qtbot.waitUntil(lambda: window.width() <= 800)
+    window.show_ledger(True)
+    qtbot.waitUntil(lambda: window.view.width() >= CHAT_MIN)
+    assert window.ledger.isVisible() and window.ledger.width() >= window.ledger.minimumWidth()
+    assert not window.sidebar.isVisible()  # it stepped aside for the conversation
+    assert window.composer.edit.width() >= 280  # a message box to write in, not a slot
+    # Looking for a chat brings the sidebar back: the ledger closes to make room.
+    window.menus.find.trigger()
+    qtbot.waitUntil(window.sidebar.isVisible)
+    assert window.sidebar.search.hasFocus() and window.ledger.isHidden()
+    assert window.view.width() >= CHAT_MIN
+    # A wide window has room for all three.
+    window.show_ledger(True)
+    window.resize(1280, 800)
+    qtbot.waitUntil(lambda: window.width() >= 1280)
+    qtbot.waitUntil(window.sidebar.isVisible)
+    assert window.ledger.isVisible() and window.view.width() >= CHAT_MIN
+
+
+def test_the_model_box_shows_the_whole_name(session: Session, qtbot: QtBot) -> None:
+    from PySide6.QtWidgets import QStyle, QStyleOptionComboBox
+
+    window = session.window
+    window.resize(800, 600)
+    picker = window.picker
+    for ref in (AUTO, *(m.ref for m in picker.models())):
+        pick(session, ref)
+        qtbot.wait(30)  # laid out again
+        option = QStyleOptionComboBox()
+        picker.initStyleOption(option)
+        field = picker.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox,
+            option,
+            QStyle.SubControl.SC_ComboBoxEditField,
+            picker,
+        )
+        icon = (
+            picker.iconSize().width() + 4
+            if not picker.itemIcon(picker.currentIndex()).isNull()
+            else 0
+        )
+        text = picker.fontMetrics().horizontalAdvance(picker.currentText())
+        assert field.width() - icon >= text, picker.currentText()
+    pick(session, AUTO)
+    assert picker.currentText() == AUTO_LABEL
+
+
+def test_a_status_message_leaves_the_message_box_where_it_is(
+    session: Session, qtbot: QtBot
+) -> None:
+    window = session.window
+    edit = window.composer.edit
+    before = edit.mapTo(window, QPoint(0, 0)), edit.size()
+    window.statusBar().showMessage("There is no log folder yet.", 8000)
+    qtbot.wait(50)
+    assert window.statusBar().isVisible()
+    assert (edit.mapTo(window, QPoint(0, 0)), edit.size()) == before
+    window.statusBar().clearMessage()
+    qtbot.wait(50)
+    assert (edit.mapTo(window, QPoint(0, 0)), edit.size()) == before

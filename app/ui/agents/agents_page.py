@@ -32,7 +32,7 @@ from app.agent_servers import AgentPaste, read_agent_servers
 from app.presenters.settings_model import ProviderList
 from app.ui.named import named_button, named_label
 from app.ui.settings.json_paste import json_paste_box, put_cursor_at
-from app.ui.settings.provider_form import ERROR_STYLE
+from app.ui.theme import show_problem
 
 AGENTS_PLACEHOLDER = """{
   "agent_servers": {
@@ -259,7 +259,7 @@ class AgentsPage(QWidget):
         self.result.setText(f"Removed {agent.id}; Save writes the change, Cancel keeps it.")
 
     def _show(self, paste: AgentPaste, words: str) -> None:
-        self.result.setStyleSheet(ERROR_STYLE if paste.error else "")
+        show_problem(self.result, bool(paste.error))
         self.result.setText(words)
         put_cursor_at(self.paste_edit, paste.position)
 

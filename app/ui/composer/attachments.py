@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from app.presenters.pdf_notes import PdfNote
 from app.presenters.pending import Attachments, Offered, SightNote
 from app.ui.composer.cards import CARD, Card, PdfCard, PictureCard, small_label
+from app.ui.theme import show_problem
 from app.ui.viewport import own_viewport
 
 if TYPE_CHECKING:
@@ -35,9 +36,6 @@ if TYPE_CHECKING:
 
     from app.store import PictureWords
     from vision.pictures import Picture
-
-PROBLEM_COLOR = "#dc2626"
-
 
 # -- drops and pastes --------------------------------------------------------------
 
@@ -237,7 +235,7 @@ class ProblemBar(QFrame):
         self.label.setAccessibleName("Attach problems")
         self.label.setWordWrap(True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.label.setStyleSheet(f"color: {PROBLEM_COLOR}")
+        show_problem(self.label)
         self.dismiss = QToolButton(self)
         self.dismiss.setText("×")
         self.dismiss.setAutoRaise(True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.presenters.context_meter import reading
+from app.ui.theme import show_problem
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
@@ -68,4 +69,4 @@ class ContextMeter:
             return
         label.setText(shown.text)
         label.setProperty("warn", shown.warn)
-        label.setStyleSheet("color: #c6362f;" if shown.warn else "")
+        show_problem(label, shown.warn)

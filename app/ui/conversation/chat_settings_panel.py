@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui.theme import show_problem
 from routing.chat_settings import ChatSettings, SettingsInvalid, checked
 from routing.models import ModelInfo
 from routing.parameters import BECAUSE, WORDS
@@ -82,7 +83,7 @@ class ChatSettingsPanel(QDialog):
         self.problem = QLabel(self)
         self.problem.setAccessibleName("Problem with the settings")
         self.problem.setWordWrap(True)
-        self.problem.setStyleSheet("color: #c6362f;")
+        show_problem(self.problem)
         self.problem.hide()
 
         own = settings.system_prompt

@@ -39,7 +39,7 @@ from app.ui.models.installed_models import InstalledModels
 from app.ui.models.pull_progress import PullProgressBox
 from app.ui.models.vision_offer import VisionOffer
 from app.ui.named import named_button, named_label
-from app.ui.settings.provider_form import ERROR_STYLE
+from app.ui.theme import show_problem
 from routing.addresses import ollama_base_url
 from routing.endpoints import endpoint_name
 from routing.errors import ModelNotFound, ProviderError
@@ -313,7 +313,7 @@ class ModelManager(QDialog):
     def _say(self, text: str, *, error: bool = False) -> None:
         if self._closed:
             return
-        self.message.setStyleSheet(ERROR_STYLE if error else "")
+        show_problem(self.message, error)
         self.message.setText(text)
         self.message.setAccessibleDescription(text)
 

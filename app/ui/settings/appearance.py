@@ -18,7 +18,7 @@ import contextlib
 from enum import StrEnum
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
@@ -50,6 +50,8 @@ def platform_contrast() -> bool:
 
 class Appearance(QObject):
     """Applies and remembers the theme of one application."""
+
+    changed = Signal(str)  # the ThemeChoice just applied (from Settings, the menu or the system)
 
     def __init__(self, app: QApplication, data_dir: Path, parent: QObject | None = None) -> None:
         """Applies themes to `app`, keeping the choice in `data_dir`."""
@@ -139,12 +141,23 @@ class Appearance(QObject):
             hints.setColorScheme(Qt.ColorScheme.Dark if dark else Qt.ColorScheme.Light)
             app.setStyle(QStyleFactory.create("Fusion"))
             app.setPalette(dark_palette() if dark else light_palette())
+        _restyle_own_sheets(app)
         if remember:
             with contextlib.suppress(OSError):  # 0600 before QSettings writes to it
                 create_private_file(self._path)
             settings = QSettings(str(self._path), QSettings.Format.IniFormat)
             settings.setValue(_KEY, choice.value)
             settings.sync()
+        self.changed.emit(choice.value)
+
+
+def _restyle_own_sheets(app: QApplication) -> None:
+    """Widgets with a style sheet of their own take the new palette: Qt polishes them
+    while the colour scheme changes, before the palette does, and they would keep the
+    theme before (the sidebar's chat titles near-white on a light sidebar)."""
+    for widget in app.allWidgets():
+        if sheet := widget.styleSheet():
+            widget.setStyleSheet(sheet)
 
 
 def _palette(colors: dict[QPalette.ColorRole, str], disabled_text: str) -> QPalette:

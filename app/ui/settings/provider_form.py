@@ -33,6 +33,7 @@ from app.presenters.connection_test import list_provider, listing_words, shown_m
 from app.presenters.provider_drafts import KeySource, ProviderDraft, key_note, url_problem
 from app.presenters.settings_model import ProviderList
 from app.ui.icons import badge_image
+from app.ui.theme import show_problem
 from routing.endpoints import endpoint_name, known_locality
 from routing.models import ProviderConfig
 from routing.presets import preset_for
@@ -40,7 +41,6 @@ from routing.presets import preset_for
 if TYPE_CHECKING:
     from routing.catalogue import ProviderStatus
 
-ERROR_STYLE = "color: #c62828;"
 LOCAL_CHOICES = (None, True, False)  # rows of the "On this computer" box
 
 
@@ -113,7 +113,7 @@ class ProviderForm(QWidget):
         self.test_result.setToolTip("An eye marks the models that see pictures")
         self.test_result.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for error in (self.id_error, self.url_error):
-            error.setStyleSheet(ERROR_STYLE)
+            show_problem(error)
             error.hide()
         self._build_layout()
         self._connect()
@@ -325,6 +325,7 @@ class ProviderForm(QWidget):
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a bug in a wire must still end "Connecting…"
+            show_problem(self.test_result)
             self.test_result.setText(html.escape(f"The test failed: {exc}"))
             return
         self.show_result(status)
@@ -332,10 +333,9 @@ class ProviderForm(QWidget):
     def show_result(self, status: ProviderStatus) -> None:
         """Show what a test found: the models (an eye on those that see) or the error."""
         self.test_result.setAccessibleDescription(listing_words(status))
+        show_problem(self.test_result, status.error is not None)
         if status.error is not None or not status.models:
-            style = ERROR_STYLE if status.error is not None else ""
-            text = html.escape(listing_words(status))
-            self.test_result.setText(f"<span style='{style}'>{text}</span>")
+            self.test_result.setText(html.escape(listing_words(status)))
             return
         color = self.palette().color(QPalette.ColorRole.WindowText).name()
         eye = f"<img src='{_eye_uri(color)}' width='14' height='14'>&nbsp;"

@@ -22,9 +22,9 @@ from app.presenters.tools_settings import mcp_path, read_mcp_text, write_tools_s
 from app.ui.agents.agents_page import AgentsPage
 from app.ui.controller import Controller
 from app.ui.settings.appearance_page import AppearancePage
-from app.ui.settings.provider_form import ERROR_STYLE
 from app.ui.settings.providers_page import ProvidersPage, found_in
 from app.ui.settings.tools_page import ToolsPage
+from app.ui.theme import show_problem
 
 log = logging.getLogger(__name__)
 
@@ -175,7 +175,7 @@ class SettingsDialog(QDialog):
         self.cancel_button.setEnabled(not busy)
 
     def _say(self, text: str, *, error: bool = True) -> None:
-        self.message.setStyleSheet(ERROR_STYLE if error else "")
+        show_problem(self.message, bool(error))
         self.message.setText(text)
 
     def reject(self) -> None:

@@ -27,7 +27,7 @@ from app.config import Config
 from app.presenters.tools_settings import McpCheck, ToolsSettings, check_mcp, vision_choices
 from app.ui.named import named_label
 from app.ui.settings.json_paste import json_paste_box, put_cursor_at
-from app.ui.settings.provider_form import ERROR_STYLE
+from app.ui.theme import show_problem
 from routing.models import ModelInfo
 
 MCP_PLACEHOLDER = """{
@@ -239,7 +239,7 @@ class ToolsPage(QWidget):
     def check(self) -> McpCheck:
         """Read the pasted JSON and show the servers it names, or what is wrong and where."""
         result = check_mcp(self.mcp_edit.toPlainText())
-        self.mcp_result.setStyleSheet(ERROR_STYLE if result.error else "")
+        show_problem(self.mcp_result, bool(result.error))
         self.mcp_result.setText(result.words())
         put_cursor_at(self.mcp_edit, result.position)
         return result

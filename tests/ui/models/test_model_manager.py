@@ -23,7 +23,7 @@ from app.ui.models.model_manager import ModelManager
 from app.ui.models.pull_progress import STEPS
 from app.ui.models.vision_offer import SEES_HEADING
 from app.ui.session import Session
-from app.ui.settings.provider_form import ERROR_STYLE
+from app.ui.theme import shows_problem
 from routing.ollama_models import VISION_MODELS
 from tests.servers.ollama import FakeOllama
 from tests.servers.ollama_library import LibraryModel, PullReply
@@ -138,7 +138,7 @@ def test_a_failure_midway_is_shown_in_words(
     qtbot.waitUntil(lambda: dialog.pulling == "", timeout=10_000)
     assert dialog.message.text().startswith(words)
     assert "Traceback" not in dialog.message.text()
-    assert dialog.message.styleSheet() == ERROR_STYLE
+    assert shows_problem(dialog.message)
     assert not dialog.progress.isVisibleTo(dialog) and got == []
     dialog.close()
 
