@@ -133,8 +133,10 @@ def test_high_contrast_from_the_menu_and_settings_is_kept(
     assert page.buttons[ThemeChoice.HIGH_CONTRAST].accessibleName() == "High contrast theme"
     page.buttons[ThemeChoice.DARK].click()
     assert not is_high_contrast(QApplication.palette())
-    assert QApplication.instance().styleSheet() == ""  # type: ignore[union-attr]
+    sheet = QApplication.instance().styleSheet()  # type: ignore[union-attr]
+    assert "QLineEdit:focus" not in sheet and "QRadioButton::indicator" in sheet  # Dark's rings
     page.buttons[ThemeChoice.SYSTEM].click()
+    assert QApplication.instance().styleSheet() == ""  # type: ignore[union-attr]
     assert not is_high_contrast(QApplication.palette())
 
 
@@ -263,3 +265,27 @@ def test_the_theme_menu_ticks_what_settings_chose(
         assert ticked == [choice]
     menus.themes[ThemeChoice.SYSTEM].trigger()
     assert [c for c, action in menus.themes.items() if action.isChecked()] == [ThemeChoice.SYSTEM]
+
+
+def test_an_unticked_radio_button_shows_its_ring_in_dark(
+    session: Session, qtbot: QtBot, system_look_back: None
+) -> None:
+    from PySide6.QtWidgets import QRadioButton
+
+    session.window.appearance.apply(ThemeChoice.DARK, remember=False)
+    button = QRadioButton("", session.window)  # the ring alone: no words to measure
+    button.resize(24, 24)
+    button.show()
+    qtbot.waitExposed(button)
+    picture = button.grab().toImage()
+    ground = button.palette().color(QPalette.ColorRole.Window)
+    ring = max(
+        (
+            contrast_ratio(ground, QColor(picture.pixel(x, y)))
+            for x in range(picture.width())
+            for y in range(picture.height())
+        ),
+        default=1.0,
+    )
+    assert ring >= 3.0  # WCAG's least for the parts of a control (1.4.11)
+    button.deleteLater()

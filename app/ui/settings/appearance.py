@@ -141,6 +141,8 @@ class Appearance(QObject):
             hints.setColorScheme(Qt.ColorScheme.Dark if dark else Qt.ColorScheme.Light)
             app.setStyle(QStyleFactory.create("Fusion"))
             app.setPalette(dark_palette() if dark else light_palette())
+            if dark:
+                app.setStyleSheet(dark_style_sheet(app.palette()))
         _restyle_own_sheets(app)
         if remember:
             with contextlib.suppress(OSError):  # 0600 before QSettings writes to it
@@ -285,12 +287,32 @@ def contrast_style_sheet(palette: QPalette) -> str:
             f"{on(framed, 'focus')} {{ border-color: {focus}; }}",
             f"QToolTip {{ border: 1px solid {ink}; }}",
             # Fusion draws a box's and a dot's ring in a grey that fades on white.
+            indicator_rules(ring=ink, ground=ground, mark=ink),
+        )
+    )
+
+
+def indicator_rules(*, ring: str, ground: str, mark: str) -> str:
+    """Check boxes and radio buttons drawn with a ring of `ring`, on `ground`, ticked with
+    `mark`: Fusion's own ring is darker than the ground, and vanishes on a dark one."""
+    return "\n".join(
+        (
             f"QCheckBox::indicator, QRadioButton::indicator {{ width: 11px; height: 11px;"
-            f" border: 2px solid {ink}; background: {ground}; }}",
+            f" border: 2px solid {ring}; background: {ground}; }}",
             "QRadioButton::indicator { border-radius: 7px; }",
-            f"QCheckBox::indicator:checked {{ background: {ink}; }}",
+            f"QCheckBox::indicator:checked {{ background: {mark}; }}",
             "QRadioButton::indicator:checked { background: qradialgradient(cx: 0.5, cy: 0.5,"
-            f" radius: 0.5, fx: 0.5, fy: 0.5, stop: 0 {ink}, stop: 0.55 {ink},"
+            f" radius: 0.5, fx: 0.5, fy: 0.5, stop: 0 {mark}, stop: 0.55 {mark},"
             f" stop: 0.6 {ground}, stop: 1 {ground}); }}",
         )
+    )
+
+
+def dark_style_sheet(palette: QPalette) -> str:
+    """Dark's only rules: rings an unticked box or dot shows against the dark ground."""
+    r = QPalette.ColorRole
+    return indicator_rules(
+        ring=palette.color(r.PlaceholderText).name(),
+        ground=palette.color(r.Base).name(),
+        mark=palette.color(r.Highlight).name(),
     )
