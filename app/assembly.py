@@ -101,7 +101,7 @@ class Assembly:
 
     def catalogue(self, providers: Sequence[ProviderConfig] | None = None) -> Catalogue:
         """Every provider's models (`providers`, else those in use), answered with what the
-        store learned of them: refusals, sight checks, context windows."""
+        store learned of them: refusals, sight checks, the person's marks, context windows."""
         from routing.catalogue import Catalogue
 
         chosen = self.providers() if providers is None else list(providers)
@@ -114,6 +114,7 @@ class Assembly:
             checked=learned.checks(),
             refused=learned.refused(),
             windows=learned.windows(),
+            marked=learned.marked(),
         )
 
     @property

@@ -16,7 +16,7 @@ from routing.capabilities import resolved
 from routing.endpoints import endpoint_key, endpoint_name, look_up
 from routing.errors import CannotConnect, ModelNotFound, ProviderError
 from routing.models import ModelInfo, ProviderConfig, Verdict
-from routing.refs import split_ref
+from routing.refs import model_ref, split_ref
 from routing.wires.base import OneModel, Wire
 from routing.wires.registry import make_wire
 
@@ -54,6 +54,7 @@ class Catalogue:
         checked: Mapping[tuple[str, str], str] | None = None,
         refused: Iterable[tuple[str, str]] = (),
         windows: Mapping[str, int] | None = None,
+        marked: Iterable[str] = (),
     ) -> None:
         self._providers = {p.id: p for p in providers}
         self._wire_factory = wire_factory
@@ -62,6 +63,7 @@ class Catalogue:
         self._listed: dict[str, tuple[ModelInfo, ...]] = {}  # each listing as it was said
         self._alone: dict[str, ModelInfo] = {}  # models asked about alone, by ref, as said
         self._blind: set[str] = set(blind)  # refs learned not to see (earlier sessions too)
+        self._marked: set[str] = set(marked)  # refs the person marked blind themselves
         # Sight checks' verdicts by (endpoint, model name), this session's and earlier ones.
         self._checked: dict[tuple[str, str], Verdict] = {
             key: Verdict(verdict) for key, verdict in (checked or {}).items()
@@ -139,29 +141,30 @@ class Catalogue:
         return tuple(self._resolve(m, provider, checks) for m in self._listed.get(provider_id, ()))
 
     def _resolve(
-        self, model: ModelInfo, provider: ProviderConfig, checks: dict[str, bool | None]
+        self, model: ModelInfo, provider: ProviderConfig, checks: dict[str, Verdict]
     ) -> ModelInfo:
-        refused = self._refused.get(model.ref, ())
-        window = self._windows.get(model.ref)
         return resolved(
-            model, provider.kind, blind=self._blind, checked=checks, refused=refused, window=window
+            model,
+            provider.kind,
+            blind=self._blind,
+            checked=checks,
+            marked=self._marked,
+            refused=self._refused.get(model.ref, ()),
+            window=self._windows.get(model.ref),
         )
 
-    def _checks_of(self, provider: ProviderConfig) -> dict[str, bool | None]:
-        """The provider's models' check verdicts by ref: True sees, False blind, None unsure."""
+    def _checks_of(self, provider: ProviderConfig) -> dict[str, Verdict]:
+        """The provider's models' sight check verdicts, by ref."""
         key = endpoint_key(provider.base_url)
-        found: dict[str, bool | None] = {}
-        for (endpoint, name), verdict in self._checked.items():
-            if endpoint == key:
-                found[f"{provider.id}:{name}"] = {
-                    Verdict.SEES: True,
-                    Verdict.BLIND: False,
-                    Verdict.UNSURE: None,
-                }[verdict]
-        return found
+        return {
+            model_ref(provider.id, name): verdict
+            for (endpoint, name), verdict in self._checked.items()
+            if endpoint == key
+        }
 
     def learn_sight(self, model: ModelInfo, verdict: Verdict) -> tuple[str, str]:
-        """A sight check's verdict becomes the model's sight; returns its (endpoint, name) key."""
+        """Keep a sight check's verdict: the model's sight where nobody else says, else shown
+        beside the listing's word, which stands. Returns its (endpoint, name) key."""
         key = (endpoint_key(self._providers[model.provider_id].base_url), model.name)
         self._checked[key] = verdict
         self._learned(model.ref)
@@ -251,6 +254,20 @@ class Catalogue:
         """Stop treating a model as blind: its listing and rule say again whether it sees."""
         self._blind.discard(ref)
         self._learned(ref)
+
+    def mark(self, ref: str, blind: bool) -> None:
+        """The person marks a model blind (pictures go to it in words whatever its listing
+        says), or takes their mark back (`blind` False)."""
+        if blind:
+            self._marked.add(ref)
+        else:
+            self._marked.discard(ref)
+        self._learned(ref)
+
+    @property
+    def marked(self) -> frozenset[str]:
+        """The models the person marked blind."""
+        return frozenset(self._marked)
 
     def learn_refused(self, ref: str, setting: str) -> None:
         """Never send this setting to the model again (it refused it, naming it)."""

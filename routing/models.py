@@ -71,7 +71,8 @@ class SightFrom(StrEnum):
     LISTING = "listing"  # the provider's own list of models said
     PRESET = "preset"  # the provider's rule (all of OpenAI's see; a name pattern for Groq)
     LEARNED = "learned"  # it refused a picture, so it is treated as blind
-    CHECKED = "checked"  # Sightline's sight check asked it about a probe picture
+    CHECKED = "checked"  # Sightline's sight check asked it (only where nobody says)
+    MARKED = "marked"  # the person marked it blind themselves
     UNKNOWN = "unknown"  # nobody says
 
 
@@ -96,7 +97,8 @@ class ModelInfo:
     """One model of one provider, with its abilities (None = unknown).
 
     From a wire, `sees` and `tools` are what the listing said; from the catalogue,
-    they are the model's one answer, with `sight_from` saying where sight came from.
+    they are the model's one answer, with `sight_from` saying where sight came from and
+    `checked` what a sight check found, shown beside a listing's word that stands.
     """
 
     provider_id: str
@@ -111,6 +113,8 @@ class ModelInfo:
     context_from: ContextFrom = ContextFrom.LISTING
     label: str = ""
     sight_from: SightFrom = SightFrom.UNKNOWN
+    checked: Verdict | None = None  # a sight check's verdict, whether or not it is the sight
+    size: int | None = None  # bytes on disk, as its listing said (Ollama's /api/tags)
     reads_pdfs: bool = False  # takes attached PDFs as PDFs (Claude), not Sightline's reading
     picture_side: int = 2048  # the longest side of a picture its provider is sent
     takes_pictures: bool = True  # its provider accepts pictures at all

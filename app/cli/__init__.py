@@ -1,5 +1,5 @@
 """The `sightline` command: the window, `ask`, `models`, `check-sight`, `chats`, `export`,
-`import`, `mcp-serve`, `--version`, `--smoke`; one module per command beside this parser.
+`import`, `mcp-serve`, `serve`, `--version`, `--smoke`; one module per command beside this parser.
 
 Heavy modules (Qt, httpx, Pillow, even asyncio) are imported inside the command
 that needs them, so `sightline --version` and the window's first paint stay quick.
@@ -86,6 +86,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("model", help="PROVIDER:MODEL")
     check.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    marking = check.add_mutually_exclusive_group()
+    marking.add_argument(
+        "--mark-blind",
+        action="store_true",
+        help="don't check: treat the model as blind whatever its listing says (kept)",
+    )
+    marking.add_argument(
+        "--unmark", action="store_true", help="don't check: take back --mark-blind"
+    )
     chats = commands.add_parser("chats", help="list the conversations, most recent first")
     chats.add_argument("--json", action="store_true", help="print a JSON array")
     export = commands.add_parser("export", help="write a conversation as Markdown or JSON")
@@ -96,9 +105,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     imported = commands.add_parser("import", help="add a conversation from a JSON export")
     imported.add_argument("file", type=Path, metavar="FILE", help="a `sightline export` JSON file")
-    from app.cli import mcp_serve  # its flags only: what it serves is imported when it runs
+    from app.cli import mcp_serve, serve  # flags only: what they serve loads when they run
 
     mcp_serve.add_parser(commands)
+    serve.add_parser(commands)
     return parser
 
 
@@ -129,11 +139,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             if args.command == "models":
                 return asyncio.run(models.list_models(config, as_json=args.json))
-            return asyncio.run(models.check_sight(config, args.model, as_json=args.json))
+            mark = True if args.mark_blind else False if args.unmark else None
+            return asyncio.run(models.check_sight(config, args.model, as_json=args.json, mark=mark))
         if args.command == "mcp-serve":
             from app.cli import mcp_serve
 
             return asyncio.run(mcp_serve.serve(config, args))
+        if args.command == "serve":
+            from app.cli import serve
+
+            return asyncio.run(serve.serve(config, args))
         from app.cli.ask import ask
 
         return asyncio.run(ask(config, args))

@@ -32,8 +32,13 @@ async def list_models(config: Config, *, as_json: bool) -> int:
             "model": m.name,
             "local": m.local,
             "sees": m.sees,
+            # "listing", "preset", "checked", "learned" (it refused a picture), "marked"
+            # (the person said), "unknown"; `checked`: a sight check's verdict, shown
+            # beside a listing's word that stands ("sees", "blind", "unsure"), or null.
             "sight_from": str(m.sight_from),
+            "checked": None if m.checked is None else str(m.checked),
             "tools": m.tools,
+            "size": m.size,  # bytes on disk, where its listing says (Ollama)
             # Its context window in tokens, and where that came from: "listing", "server",
             # "preset", "learned", "default" (routing/context_window.py).
             "context_window": m.context_length,
@@ -64,42 +69,87 @@ async def list_models(config: Config, *, as_json: bool) -> int:
 ANSWER_SHOWN = 2000  # characters of a sight check's answer printed (as many as are kept)
 
 
-async def check_sight(config: Config, ref: str, *, as_json: bool) -> int:
-    """`sightline check-sight PROVIDER:MODEL`: the verdict, printed and kept."""
+async def check_sight(config: Config, ref: str, *, as_json: bool, mark: bool | None = None) -> int:
+    """`sightline check-sight PROVIDER:MODEL`: the verdict, printed and kept, beside what
+    the listing says; with `mark` True or False, no check: the person's mark set or taken
+    back."""
+    from routing.capabilities import sight_note
     from routing.errors import ProviderError
-    from routing.sight_check import check_sight
+    from routing.sight_check import CheckResult, check_sight
 
     assembly = set_up(config)
     store, catalogue = assembly.store, assembly.catalogue()
+    result: CheckResult | None = None
     try:
         await check_model(ref, catalogue, auto_allowed=False)
         try:
             model = await catalogue.resolve(ref.strip())
         except ProviderError as exc:
             raise CommandError(exc.message) from None
-        result = await check_sight(catalogue, model)
-        endpoint, name = catalogue.learn_sight(model, result.verdict)
-        store.learned.remember_check(endpoint, name, result.verdict, result.answer)
+        if mark is None:
+            result = await check_sight(catalogue, model)
+            endpoint, name = catalogue.learn_sight(model, result.verdict)
+            store.learned.remember_check(endpoint, name, result.verdict, result.answer)
+        elif mark:
+            store.learned.remember_marked(model.ref)
+            catalogue.mark(model.ref, True)
+        else:
+            store.learned.forget_marked(model.ref)
+            catalogue.mark(model.ref, False)
+        now = catalogue.answer(model)
     finally:
         await catalogue.aclose()
         store.close()
+    if result is None:
+        return _marked(now, as_json=as_json)
     answer, was_cut = cut(result.answer, ANSWER_SHOWN), len(result.answer) > ANSWER_SHOWN
     if as_json:
         line = {
             "model": model.ref,
-            "sight": str(result.verdict),
+            "sight": str(result.verdict),  # the check's verdict
+            "sees": now.sees,  # the model's sight now: the listing's word where it stands
+            "sight_from": str(now.sight_from),
             "answer": answer,
             "answer_cut": was_cut,  # the answer ends in "…" where it was cut
         }
         print(json.dumps(line))
-    else:
+        return 0
+    told = f" (cut: it was {len(result.answer)} characters)" if was_cut else ""
+    said = f"It answered: {shown_name(answer) or '(nothing)'}{told}"
+    if str(now.sight_from) == "checked":
         words = {
             "sees": "sees pictures",
             "blind": "doesn't see pictures",
             "unsure": "gave no clear answer: treated as a model that can't see",
         }[result.verdict]
-        told = f" (cut: it was {len(result.answer)} characters)" if was_cut else ""
-        print(f"{model.ref} {words}. It answered: {shown_name(answer) or '(nothing)'}{told}")
+        print(f"{model.ref} {words}. {said}")
+        return 0
+    print(f"{model.ref}: {sight_note(now)}. {said}")
+    if now.sees and result.verdict != "sees":  # a hint, with the notices, on stderr
+        print(
+            f"sightline: if {model.ref} doesn't see your pictures, mark it blind: "
+            f"sightline check-sight {model.ref} --mark-blind",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _marked(model: Any, *, as_json: bool) -> int:
+    """Say what the person's mark (set or taken back) made of the model's sight."""
+    from routing.capabilities import sight_note
+
+    if as_json:
+        line = {"model": model.ref, "sees": model.sees, "sight_from": str(model.sight_from)}
+        print(json.dumps(line))
+    elif str(model.sight_from) == "marked":
+        print(
+            f"{model.ref} is marked blind: pictures go to it in words. "
+            f"Undo with: sightline check-sight {model.ref} --unmark"
+        )
+    else:
+        sight = {True: "sees", False: "doesn't see", None: "sight unknown"}[model.sees]
+        note = sight_note(model)
+        print(f"{model.ref} is not marked blind: {sight}" + (f" ({note})." if note else "."))
     return 0
 
 
@@ -161,6 +211,11 @@ def _abilities(row: dict[str, Any]) -> str:
     from routing.parameters import WORDS
 
     sees = {True: "sees", False: "blind", None: "sight unknown"}[row["sees"]]
+    if row["sight_from"] == "marked":
+        sees = "blind (marked)"
+    elif row.get("checked") and row["sight_from"] in ("listing", "preset"):
+        # A check's verdict beside the word that stands: "sees (check: blind)".
+        sees = f"{sees} (check: {row['checked']})"
     tools = {True: "tools", False: "no tools", None: "tools unknown"}[row["tools"]]
     # What its provider's rule or a refusal says it doesn't take (not what its API lacks).
     taken = row.get("takes_no", {}).items()

@@ -1,5 +1,5 @@
 """What the window asks about a model's sight: its one answer now, the models learned
-blind, a refusal forgotten, and the sight check on demand.
+blind, a refusal forgotten, the sight check on demand, and the person's own mark.
 
 Qt-free: it reads the catalogue in use (the model lister's) and tells the window through
 the callbacks it is given: how a check goes, and the models to show again.
@@ -77,5 +77,34 @@ class SightChecks:
         result = await check_sight(catalogue, model)
         endpoint, name = catalogue.learn_sight(model, result.verdict)
         self._store.learned.remember_check(endpoint, name, result.verdict, result.answer)
-        self._told(f"Sight check: {model.ref} {VERDICT_WORDS[result.verdict]}.")
+        now = catalogue.answer(model)
+        if str(now.sight_from) in ("checked", "unknown"):  # nobody else says: its sight now
+            self._told(f"Sight check: {model.ref} {VERDICT_WORDS[result.verdict]}.")
+        else:  # the listing's word (or a mark, a refusal) stands; the verdict beside it
+            from routing.capabilities import sight_note
+
+            self._told(f"Sight check: {model.ref}: {sight_note(now)}.")
         self._published(catalogue)
+
+    def mark(self, ref: str, blind: bool) -> None:
+        """The person marks a model blind (pictures go to it in words, whatever its listing
+        says), or takes the mark back; kept like what was learned."""
+        if blind:
+            self._store.learned.remember_marked(ref)
+        else:
+            self._store.learned.forget_marked(ref)
+        catalogue = self._catalogue()
+        if catalogue is not None:
+            catalogue.mark(ref, blind)
+            self._published(catalogue)
+        if blind:
+            self._told(f"{ref} is marked blind: pictures go to it in words.")
+        else:
+            self._told(f"{ref} is no longer marked blind.")
+
+    def marked(self) -> frozenset[str]:
+        """Models the person marked blind."""
+        catalogue = self._catalogue()
+        if catalogue is not None:
+            return catalogue.marked
+        return frozenset(self._store.learned.marked())

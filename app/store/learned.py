@@ -1,6 +1,7 @@
 """What Sightline learned about models by using them, kept across restarts: those that
-refused pictures (blind), the settings each refused (a temperature, say), the context
-window a refusal stated, and what a sight check found, per endpoint and model."""
+refused pictures (blind), those the person marked blind, the settings each refused (a
+temperature, say), the context window a refusal stated, and what a sight check found,
+per endpoint and model."""
 
 from __future__ import annotations
 
@@ -35,6 +36,24 @@ class Learned:
         """Every model remembered as not seeing."""
         with self._connection.read() as db:
             return {row[0] for row in db.execute("SELECT ref FROM blind_models")}
+
+    def remember_marked(self, ref: str) -> None:
+        """Remember that the person marked `provider:model` blind themselves."""
+        with self._connection.write() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO marked_blind (ref, marked_at) VALUES (?, ?)",
+                (ref, time.time()),
+            )
+
+    def forget_marked(self, ref: str) -> None:
+        """Take the person's mark back: its listing (or a check) says again whether it sees."""
+        with self._connection.write() as db:
+            db.execute("DELETE FROM marked_blind WHERE ref = ?", (ref,))
+
+    def marked(self) -> set[str]:
+        """Every model the person marked blind."""
+        with self._connection.read() as db:
+            return {row[0] for row in db.execute("SELECT ref FROM marked_blind")}
 
     def remember_refused(self, ref: str, setting: str) -> None:
         """Remember that `provider:model` refused a chat's setting (routing/parameters.py)."""

@@ -185,6 +185,14 @@ MIGRATIONS: list[str] = [
         described_at REAL NOT NULL
     );
     """,
+    # 16: models the person marked blind themselves (whatever their listing says), by
+    # `provider:model` ref, until they take the mark back.
+    """
+    CREATE TABLE marked_blind (
+        ref       TEXT PRIMARY KEY,
+        marked_at REAL NOT NULL
+    );
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.

@@ -14,6 +14,15 @@ from app.ui.models.model_picker import ModelPicker
 from app.ui.named import named_button
 
 NARROW = 720  # below this width the bar drops the word "Model"
+MARK_BLIND, UNMARK_BLIND = "Mark blind", "Unmark blind"
+MARK_BLIND_TIP = (
+    "Its listing says this model sees pictures, but a sight check said it doesn't. Mark it "
+    "blind if it doesn't see yours: Sightline then puts pictures into words for it."
+)
+UNMARK_BLIND_TIP = (
+    "You marked this model blind, so Sightline puts pictures into words for it. Unmark it "
+    "to go by its listing again."
+)
 
 
 class TopBar(QWidget):
@@ -56,6 +65,11 @@ class TopBar(QWidget):
             self,
         )
         self.check_sight_button.hide()
+        # Its listing says it sees and a sight check said not; or the person marked it blind.
+        self.mark_blind_button = named_button(
+            MARK_BLIND, "Mark this model blind", MARK_BLIND_TIP, self
+        )
+        self.mark_blind_button.hide()
         # What is done to the open chat as a whole: its own settings, and export. One
         # button with a menu, so the bar still fits an 800-pixel-wide window.
         self.chat_button = named_button(
@@ -83,6 +97,7 @@ class TopBar(QWidget):
         layout.addWidget(self.picker)
         layout.addWidget(self.check_again_button)
         layout.addWidget(self.check_sight_button)
+        layout.addWidget(self.mark_blind_button)
         layout.addSpacing(4)
         layout.addWidget(self.ledger_button)
         layout.addWidget(self.chat_button)

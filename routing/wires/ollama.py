@@ -247,6 +247,7 @@ class OllamaWire(HttpWire):
         if not isinstance(entries, list):
             raise malformed(self.provider.id, "no model list", json.dumps(tags), server=self.server)
         names: list[str] = []
+        sizes: dict[str, int] = {}  # bytes on disk, where the listing says
         for entry in entries:
             name = (entry.get("name") or entry.get("model")) if isinstance(entry, dict) else None
             if not isinstance(name, str) or not name:
@@ -257,11 +258,14 @@ class OllamaWire(HttpWire):
                     server=self.server,
                 )
             names.append(name)
+            size = entry.get("size")
+            if isinstance(size, int) and not isinstance(size, bool) and size > 0:
+                sizes[name] = size
         gate = asyncio.Semaphore(SHOW_CONCURRENCY)
 
         async def one(name: str) -> ModelInfo:
             async with gate:
-                return await self._model_info(name)
+                return replace(await self._model_info(name), size=sizes.get(name))
 
         return list(await asyncio.gather(*(one(n) for n in names)))
 

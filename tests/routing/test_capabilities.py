@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from routing.capabilities import resolved
-from routing.models import ModelInfo, SightFrom
+from routing.capabilities import resolved, sight_note
+from routing.models import ModelInfo, SightFrom, Verdict
 
 
 @pytest.mark.parametrize(
@@ -42,13 +42,44 @@ def test_the_listing_beats_the_rule_and_a_refusal_beats_both() -> None:
     )
 
 
-def test_a_check_beats_the_listing_and_unsure_counts_as_blind() -> None:
+def test_a_check_says_where_nobody_does_and_unsure_counts_as_blind() -> None:
     model = ModelInfo("mine", "my-model")
     assert resolved(model, "custom").sight_from == SightFrom.UNKNOWN
-    seen = resolved(model, "custom", checked={"mine:my-model": True})
-    unsure = resolved(model, "custom", checked={"mine:my-model": None})
-    assert (seen.sees, seen.sight_from) == (True, SightFrom.CHECKED)
+    seen = resolved(model, "custom", checked={"mine:my-model": Verdict.SEES})
+    unsure = resolved(model, "custom", checked={"mine:my-model": Verdict.UNSURE})
+    assert (seen.sees, seen.sight_from, seen.checked) == (True, SightFrom.CHECKED, Verdict.SEES)
     assert (unsure.sees, unsure.gets_pictures) == (False, False)
+    assert sight_note(seen) == "nobody says; the sight check said it sees"
+
+
+@pytest.mark.parametrize("verdict", [Verdict.BLIND, Verdict.UNSURE])
+def test_a_check_never_overrides_the_listing_it_is_shown_beside_it(verdict: Verdict) -> None:
+    listed = ModelInfo("ollama", "llava:7b", sees=True)
+    model = resolved(listed, "ollama", checked={"ollama:llava:7b": verdict})
+    assert (model.sees, model.sight_from, model.checked) == (True, SightFrom.LISTING, verdict)
+    assert model.gets_pictures
+    assert sight_note(model) == (
+        f"the listing says it sees; the check said {verdict}: the listing stands"
+    )
+    ruled = resolved(ModelInfo("oa", "gpt-4o-mini"), "openai", checked={"oa:gpt-4o-mini": verdict})
+    assert (ruled.sees, ruled.sight_from) == (True, SightFrom.PRESET)
+    agreed = resolved(listed, "ollama", checked={"ollama:llava:7b": Verdict.SEES})
+    assert sight_note(agreed) == "the listing says it sees, and the check agreed"
+    # A refusal still makes it blind, as before.
+    healed = resolved(listed, "ollama", checked={"ollama:llava:7b": verdict}, blind={listed.ref})
+    assert (healed.sees, healed.sight_from) == (False, SightFrom.LEARNED)
+
+
+def test_the_persons_mark_outranks_the_listing_the_check_and_a_refusal() -> None:
+    listed = ModelInfo("ollama", "llava:7b", sees=True)
+    checked = {"ollama:llava:7b": Verdict.SEES}
+    marked = resolved(listed, "ollama", checked=checked, blind={listed.ref}, marked={listed.ref})
+    assert (marked.sees, marked.sight_from, marked.gets_pictures) == (
+        False,
+        SightFrom.MARKED,
+        False,
+    )
+    assert sight_note(marked) == "you marked it blind"
 
 
 def test_unknown_sight_gets_pictures_only_where_the_provider_takes_them() -> None:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from routing.catalogue import Catalogue
@@ -24,7 +26,9 @@ async def test_a_named_model_is_asked_about_alone(
     listing = Catalogue([ProviderConfig("ollama", "ollama", fake_ollama.base_url)])
     try:
         await listing.refresh()
-        assert found == listing.find("ollama:llava:7b")  # what the whole listing says of it
+        listed = listing.find("ollama:llava:7b")  # what the whole listing says of it
+        assert listed is not None and listed.size  # /api/tags says its size; /api/show doesn't
+        assert found == replace(listed, size=None)
     finally:
         await listing.aclose()
     assert (found.sees, found.local) == (True, True)

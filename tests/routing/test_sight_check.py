@@ -17,6 +17,7 @@ from routing.sight_check import (
     make_probe,
     read_answer,
 )
+from tests.servers import ollama
 from tests.servers.openai_chat import ChatModel, FakeOpenAI, Reply
 from tests.servers.seeing import looks_at
 
@@ -96,6 +97,32 @@ def test_a_blind_guess_rarely_passes() -> None:
     passed = sum(read_answer(guess, p) == Verdict.SEES for p in probes)
     assert passed < 30
     assert len(COLOURS) * len(SHAPES) * len(COUNTS) == 96
+
+
+async def test_a_check_never_overrides_a_listing_that_says_the_model_sees(
+    listed_catalogue: Catalogue, fake_ollama: ollama.FakeOllama
+) -> None:
+    # llava is listed with "vision"; its answer misreads the probe.
+    fake_ollama.enqueue(ollama.Reply(text="There is no picture."))
+    model = listed_catalogue.find("ollama:llava:7b")
+    assert model is not None and model.sight_from == SightFrom.LISTING
+    result = await check_sight(listed_catalogue, model)
+    assert result.verdict == Verdict.BLIND
+    listed_catalogue.learn_sight(model, result.verdict)
+    after = listed_catalogue.find("ollama:llava:7b")
+    assert after is not None
+    assert (after.sees, after.sight_from, after.checked) == (True, SightFrom.LISTING, Verdict.BLIND)
+    assert listed_catalogue.answer(model).gets_pictures  # a turn still sends it pictures
+    # The person may mark it blind; taking the mark back gives the listing its word again.
+    listed_catalogue.mark(model.ref, True)
+    marked = listed_catalogue.answer(model)
+    assert (marked.sees, marked.sight_from) == (False, SightFrom.MARKED)
+    listed_catalogue.mark(model.ref, False)
+    assert listed_catalogue.answer(model).sees is True
+    # A refusal still heals as before.
+    listed_catalogue.mark_blind(model.ref)
+    healed = listed_catalogue.answer(model)
+    assert (healed.sees, healed.sight_from) == (False, SightFrom.LEARNED)
 
 
 @pytest.mark.real_engine

@@ -276,3 +276,30 @@ def test_the_chat_settings_panel_says_which_settings_the_chats_model_takes(
     panel.reject()
     pick(session, "ollama:llava:7b")  # another model: nothing learned of it
     assert session.window.chat_actions.open_settings().notes == {}
+
+
+def test_regenerate_with_shows_the_pickers_eye_on_models_that_see(
+    fake_ollama: FakeOllama, session: Session, qtbot: QtBot
+) -> None:
+    pick(session, BLIND)
+    fake_ollama.enqueue(Reply(text="Red."))
+    send(qtbot, session, "name a colour")
+    qtbot.waitUntil(lambda: len(answers(session)) == 1 and not session.controller.busy)
+    view = session.window.view
+    row = session.window.conversation.row_of(answers(session)[0]["id"])
+    assert row is not None
+    menu = row_menu(view, session.window.conversation.index(row, 0))
+    [submenu] = [a.menu() for a in menu.actions() if a.text() == "Regenerate with"]
+    assert isinstance(submenu, QMenu)
+    eyes = {a.text(): not a.icon().isNull() for a in submenu.actions()}
+    # llava and qwen2.5vl list "vision"; llama3.2 and gemma3 don't.
+    assert eyes == {
+        "ollama:llama3.2:3b": False,
+        "ollama:llava:7b": True,
+        "ollama:qwen2.5vl:3b": True,
+        "ollama:gemma3:270m": False,
+    }
+    tips = {a.text(): a.toolTip() for a in submenu.actions()}
+    assert tips["ollama:llava:7b"] == "ollama:llava:7b — sees pictures"
+    assert tips["ollama:gemma3:270m"] == "ollama:gemma3:270m — doesn't see pictures"
+    assert submenu.toolTipsVisible()

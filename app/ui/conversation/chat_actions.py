@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 
-from app.ui.conversation.message_actions import Requested
+from app.ui.conversation.message_actions import MenuModel, Requested
 from app.ui.sending import Send
 from routing.transcript import Message
 
@@ -41,9 +41,20 @@ class ChatActions(QObject):
         c.conversation_loaded.connect(self._chat_changed)
         window.top.chat_settings_action.triggered.connect(self.open_settings)
 
-    def models(self) -> list[tuple[str, str]]:
-        """What a "… with" submenu offers: the picker's models."""
-        return [(m.ref, m.ref) for m in self.window.picker.models()]
+    def models(self) -> list[MenuModel]:
+        """What a "… with" submenu offers: the picker's models, each with the picker's eye
+        badge where it sees (faint where nobody says; none where it doesn't)."""
+        from PySide6.QtGui import QPalette
+
+        from app.ui.icons import badges_icon
+        from app.ui.models.model_picker import sight_words
+
+        picker = self.window.picker
+        color = picker.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Text)
+        return [
+            MenuModel(m.ref, m.ref, badges_icon(m.sees, False, color), sight_words(m)[0])
+            for m in picker.models()
+        ]
 
     def _tell(self, words: str) -> None:
         self.window.statusBar().showMessage(words, 8000)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, Qt, QTimer, Signal
 from PySide6.QtGui import (
@@ -38,6 +39,9 @@ from app.ui.conversation.painting import GET_SEEING, NEXT, PREVIOUS, RETRY_BUTTO
 from app.ui.conversation.row_geometry import RowGeometryView
 from vision.pdf import PdfFile
 from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from app.ui.conversation.message_actions import MenuModel
 
 _Index = QModelIndex | QPersistentModelIndex
 _COPIED_MS = 1500  # how long a button says "Copied"
@@ -85,7 +89,7 @@ class ConversationView(RowGeometryView):
         self.following_changed.connect(self.jump_button.show_if_wanted)
         model.rowsInserted.connect(self.jump_button.show_if_wanted)
         # The models a "… with" submenu offers, (ref, label) pairs: the window's picker's.
-        self.models_for_menu: Callable[[], list[tuple[str, str]]] = list
+        self.models_for_menu: Callable[[], list[MenuModel]] = list
         hints = QGuiApplication.styleHints()
         if hasattr(hints, "colorSchemeChanged"):  # Qt 6.5+: the system went light or dark
             hints.colorSchemeChanged.connect(self._restyle)

@@ -8,14 +8,25 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Literal
+from typing import Literal, NamedTuple
 
+from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMenu
 
 from app.presenters.rows import Row
 from routing.transcript import MessageStatus, NoticeKind
 
 Action = Literal["regenerate", "edit", "delete", "version", "get_seeing"]
+
+
+class MenuModel(NamedTuple):
+    """A model a "… with" submenu offers: its ref, its words, the picker's eye badge (a null
+    icon for a model that doesn't see), and what the badge means."""
+
+    ref: str
+    label: str
+    icon: QIcon
+    sight: str
 
 
 @dataclass(frozen=True)
@@ -28,9 +39,9 @@ class Requested:
 
 
 def add_actions(
-    menu: QMenu, row: Row, models: Sequence[tuple[str, str]], request: Callable[[Requested], None]
+    menu: QMenu, row: Row, models: Sequence[MenuModel], request: Callable[[Requested], None]
 ) -> None:
-    """Add the row's actions to its menu; `models` are the picker's (ref, label) pairs."""
+    """Add the row's actions to its menu; `models` are the picker's."""
     message, notice = row.message, row.notice
     item = row.item_id
     failed = notice is not None and notice.kind == NoticeKind.ERROR
@@ -65,14 +76,20 @@ def _answer_again(
     menu: QMenu,
     words: str,
     item: int,
-    models: Sequence[tuple[str, str]],
+    models: Sequence[MenuModel],
     request: Callable[[Requested], None],
 ) -> None:
-    """The action, and a submenu of the picker's models to do it with another."""
+    """The action, and a submenu of the picker's models (each with the picker's eye badge
+    where it sees) to do it with another."""
     menu.addAction(words, lambda: request(Requested("regenerate", item)))
     if not models:
         return
     others = menu.addMenu(f"{words} with")
     others.setAccessibleName(f"{words} with another model")
-    for ref, label in models:
-        others.addAction(label, partial(request, Requested("regenerate", item, ref)))
+    others.setToolTipsVisible(True)
+    for model in models:
+        action = others.addAction(
+            model.icon, model.label, partial(request, Requested("regenerate", item, model.ref))
+        )
+        action.setToolTip(f"{model.ref} — {model.sight}")
+        action.setStatusTip(f"{model.ref} — {model.sight}")

@@ -1,26 +1,65 @@
 """Local models ▸ Installed: one row per model the listing has on the provider, each with
-Delete, asked first ("Delete … from Ollama on this computer?", Keep it the default).
+the picker's eye badge where it sees, its size on disk as Ollama lists it, and Delete,
+asked first ("Delete … from Ollama on this computer?", Keep it the default).
 
 The rows are rebuilt only when the names change, so a Delete button keeps its focus
-while the listing comes again. The dialog runs the delete the person confirmed.
+while the listing comes again (a badge or size that changed is shown in place). The
+dialog runs the delete the person confirmed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QMessageBox,
-    QPushButton,
-    QScrollArea,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QMessageBox, QScrollArea, QVBoxLayout, QWidget
 
+from app.presenters.pull_words import size_words
+from app.ui.icons import BADGE, badges_icon
+from app.ui.models.model_picker import sight_words
 from app.ui.named import named_button, named_label
+
+if TYPE_CHECKING:
+    from routing.models import ModelInfo
+
+
+class InstalledRow(QWidget):
+    """One installed model: its eye badge (where it sees), name, size, and Delete."""
+
+    def __init__(self, name: str, parent: QWidget) -> None:
+        """A row for `name`; `show_model` fills in its badge and size."""
+        super().__init__(parent)
+        self.setAccessibleName(name)
+        self.badge = QLabel(self)
+        self.badge.setFixedSize(QSize(BADGE, BADGE))
+        self.name = named_label(name, f"Installed model {name}", self)
+        self.amount = named_label("", f"Size of {name}", self)
+        self.amount.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.delete = named_button("Delete", f"Delete {name}", "", self)
+        line = QHBoxLayout(self)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self.badge)
+        line.addWidget(self.name, 1)
+        line.addWidget(self.amount)
+        line.addWidget(self.delete)
+
+    def show_model(self, model: ModelInfo) -> None:
+        """Its badge (eye: sees; faint: nobody says; none: it doesn't) and size, as listed."""
+        color = self.palette().color(QPalette.ColorGroup.Active, QPalette.ColorRole.Text)
+        icon = badges_icon(model.sees, False, color)
+        if icon.isNull():
+            self.badge.clear()
+        else:
+            self.badge.setPixmap(icon.pixmap(QSize(BADGE, BADGE)))
+        sight = sight_words(model)[0]
+        self.badge.setToolTip(sight)
+        self.badge.setAccessibleName(sight)
+        self.amount.setText(size_words(model.size) if model.size else "")
+        said = f"{model.name}, {sight}" + (f", {self.amount.text()}" if model.size else "")
+        self.name.setToolTip(said)
+        self.setAccessibleDescription(said)
 
 
 class InstalledModels(QScrollArea):
@@ -37,35 +76,29 @@ class InstalledModels(QScrollArea):
         self.list = QWidget(self)
         self.list.setAccessibleName("Installed models list")
         self.setWidget(self.list)
-        self.rows: dict[str, tuple[QLabel, QPushButton]] = {}
-        self._row_widgets: list[QWidget] = []
+        self.rows: dict[str, InstalledRow] = {}
         self.note = named_label("", "Installed models note", self.list)
         self.confirm: QMessageBox | None = None  # the open "Delete …?" question, if any
         rows = QVBoxLayout(self.list)
         rows.addWidget(self.note)
         rows.addStretch(1)
 
-    def show_installed(self, names: Sequence[str], listing: bool) -> None:
-        """One row per name (a note while none: still looking, or none yet)."""
-        if list(self.rows) != list(names):  # rebuilt only when the names change
-            for widget in self._row_widgets:
-                widget.deleteLater()
-            self._row_widgets, self.rows = [], {}
+    def show_installed(self, models: Sequence[ModelInfo], listing: bool) -> None:
+        """One row per model (a note while none: still looking, or none yet)."""
+        names = [m.name for m in models]
+        if list(self.rows) != names:  # rebuilt only when the names change
+            for row in self.rows.values():
+                row.deleteLater()
+            self.rows = {}
             rows = self.list.layout()
             assert isinstance(rows, QVBoxLayout)
             for at, name in enumerate(names, start=1):
-                row = QWidget(self.list)
-                row.setAccessibleName(name)
-                shown = named_label(name, f"Installed model {name}", row)
-                delete = named_button("Delete", f"Delete {name}", "", row)
-                delete.clicked.connect(lambda _=False, n=name: self.confirm_delete(n))
-                line = QHBoxLayout(row)
-                line.setContentsMargins(0, 0, 0, 0)
-                line.addWidget(shown, 1)
-                line.addWidget(delete)
+                row = InstalledRow(name, self.list)
+                row.delete.clicked.connect(lambda _=False, n=name: self.confirm_delete(n))
                 rows.insertWidget(at, row)
-                self._row_widgets.append(row)
-                self.rows[name] = (shown, delete)
+                self.rows[name] = row
+        for model in models:
+            self.rows[model.name].show_model(model)
         waiting = "Looking for models…" if listing else "No models yet: pull one below."
         self.note.setText("" if names else waiting)
         self.note.setVisible(not names)
@@ -73,7 +106,7 @@ class InstalledModels(QScrollArea):
     def set_deletable(self, name: str, deletable: bool) -> None:
         """Enable or disable a model's Delete (off while its delete runs)."""
         if row := self.rows.get(name):
-            row[1].setEnabled(deletable)
+            row.delete.setEnabled(deletable)
 
     def confirm_delete(self, name: str) -> None:
         """Ask before deleting `name` (the answer comes back through the event loop)."""

@@ -1,7 +1,8 @@
 """Local models: one Ollama provider's installed models, pulled and deleted from the window.
 
 A non-modal dialog. It lists the models the controller's listing has for the
-provider, each with Delete after a confirmation (installed_models.py); pulls a model by name with a
+provider, each with its eye badge where it sees, its size, and Delete after a
+confirmation (installed_models.py); pulls a model by name with a
 progress bar (app/ui/models/pull_progress.py) and Cancel; and, with `suggest_vision`,
 first offers a few small models that see (app/ui/models/vision_offer.py), each with its
 download size: approximate until Ollama reports the real one during the pull.
@@ -47,7 +48,7 @@ from routing.ollama_models import delete, listed_name, pull
 
 if TYPE_CHECKING:
     from app.ui.controller import Controller
-    from routing.models import ProviderConfig
+    from routing.models import ModelInfo, ProviderConfig
 
 log = logging.getLogger(__name__)
 
@@ -141,10 +142,14 @@ class ModelManager(QDialog):
         found = next((p for p in listing.providers if p.id == self.provider_id), None)
         return found if found is not None and found.kind == "ollama" else None
 
-    def installed_names(self) -> list[str]:
-        """The provider's models as the latest listing has them."""
+    def installed_models(self) -> list[ModelInfo]:
+        """The provider's models as the latest listing has them (with sight and size)."""
         models = self.controller.listing.models
-        return [m.name for m in models if m.provider_id == self.provider_id]
+        return [m for m in models if m.provider_id == self.provider_id]
+
+    def installed_names(self) -> list[str]:
+        """The provider's models' names as the latest listing has them."""
+        return [m.name for m in self.installed_models()]
 
     def _listing_changed(self, listing: ModelListing) -> None:
         if self._closed:
@@ -157,9 +162,9 @@ class ModelManager(QDialog):
             self.where.setText(f"Models in Ollama at {endpoint_name(url)}")
         for widget in (self.name_edit, self.pull_button, self.vision_box):
             widget.setEnabled(provider is not None)
-        names = self.installed_names()
-        self.installed.show_installed(names, listing.listing)
-        self.vision_box.show_installed(names)
+        models = self.installed_models()
+        self.installed.show_installed(models, listing.listing)
+        self.vision_box.show_installed([m.name for m in models])
         self._check_awaited(listing)
 
     def _check_awaited(self, listing: ModelListing) -> None:

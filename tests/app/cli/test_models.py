@@ -11,7 +11,7 @@ from app.store import Store
 from routing.context_window import memory_bytes, ollama_window
 from tests.app.cli.helpers import sightline
 from tests.conftest import SightlineHome
-from tests.servers.ollama import FakeOllama, Reply
+from tests.servers.ollama import FakeModel, FakeOllama, Reply, tags_entry
 
 
 def test_version_is_the_one_in_pyproject(home: SightlineHome) -> None:
@@ -32,7 +32,9 @@ def test_models_json(home: SightlineHome) -> None:
         "local": True,
         "sees": True,
         "sight_from": "listing",
+        "checked": None,  # no sight check has asked it
         "tools": False,
+        "size": tags_entry(FakeModel("llava:7b", ()))["size"],  # as /api/tags says
         # The window Sightline has Ollama load: the trained 32,768, within this memory.
         "context_window": ollama_window(32768, memory_bytes()),
         "context_from": "listing",
@@ -81,7 +83,57 @@ def test_check_sight_prints_a_huge_answer_cut_and_says_so(
             line = json.loads(done.stdout)
             assert line["answer"] == rambling[:2000] + "…" and line["answer_cut"] is True
         else:
-            assert done.stdout.startswith("ollama:llava:7b ")
+            assert done.stdout.startswith("ollama:llava:7b: the listing says it sees")
             told = re.search(r"… \(cut: it was (\d+) characters\)\n$", done.stdout)
             assert told is not None and int(told.group(1)) > 2000
             assert "Three blue squares.\\nand so on" in done.stdout  # on one line
+
+
+def test_check_sight_never_overrides_the_listing_and_the_person_may_mark_it_blind(
+    home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    fake_ollama.enqueue(Reply(text="There is no picture."))  # llava misreads the probe
+    done = sightline(home, "check-sight", "ollama:llava:7b")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(
+        "ollama:llava:7b: the listing says it sees; the check said blind: the listing stands. "
+        "It answered: There is no picture."
+    )
+    assert "sightline check-sight ollama:llava:7b --mark-blind" in done.stderr
+    rows = {r["model"]: r for r in json.loads(sightline(home, "models", "--json").stdout)}
+    llava = rows["llava:7b"]
+    assert (llava["sees"], llava["sight_from"], llava["checked"]) == (True, "listing", "blind")
+    plain = sightline(home, "models").stdout.splitlines()
+    assert "ollama:llava:7b\tlocal\tsees (check: blind), no tools" in plain
+    # Asked again (as JSON), it says so too: the check's verdict, and the sight that stands.
+    fake_ollama.enqueue(Reply(text="I can't see any image."))
+    line = json.loads(sightline(home, "check-sight", "ollama:llava:7b", "--json").stdout)
+    assert (line["sight"], line["sees"], line["sight_from"]) == ("blind", True, "listing")
+
+    marked = sightline(home, "check-sight", "ollama:llava:7b", "--mark-blind")
+    assert marked.returncode == 0, marked.stderr
+    assert marked.stdout.startswith("ollama:llava:7b is marked blind: pictures go to it in words")
+    with Store.open(home.data) as store:
+        assert store.learned.marked() == {"ollama:llava:7b"}
+        assert store.learned.blind() == set()  # not a refusal: kept apart
+    llava = next(
+        r
+        for r in json.loads(sightline(home, "models", "--json").stdout)
+        if r["model"] == "llava:7b"
+    )
+    assert (llava["sees"], llava["sight_from"]) == (False, "marked")
+    assert "ollama:llava:7b\tlocal\tblind (marked), no tools" in sightline(home, "models").stdout
+
+    unmarked = sightline(home, "check-sight", "ollama:llava:7b", "--unmark", "--json")
+    assert json.loads(unmarked.stdout) == {
+        "model": "ollama:llava:7b",
+        "sees": True,
+        "sight_from": "listing",
+    }
+    chats = [path for _method, path, _body in fake_ollama.requests if path == "/api/chat"]
+    assert len(chats) == 2  # marking and unmarking ask the model nothing
+
+
+def test_check_sight_cannot_mark_and_unmark_at_once(home: SightlineHome) -> None:
+    done = sightline(home, "check-sight", "ollama:llava:7b", "--mark-blind", "--unmark")
+    assert done.returncode != 0 and "not allowed with" in done.stderr

@@ -34,7 +34,7 @@ from tests.events import collect
 from tests.pictures import make_picture
 from tests.routing.wires.helpers import failure, text_of
 from tests.servers.loopback import closed_port
-from tests.servers.ollama import REFUSAL_OLD_RUNNER, FakeModel, FakeOllama, Reply
+from tests.servers.ollama import REFUSAL_OLD_RUNNER, FakeModel, FakeOllama, Reply, tags_entry
 
 
 def wire_for(url: str, *, timeout: float = 5.0) -> OllamaWire:
@@ -248,10 +248,18 @@ def test_parse_chunk_is_pure() -> None:
 async def test_models_with_sight_tools_and_context(
     wire: OllamaWire, fake_ollama: FakeOllama
 ) -> None:
-    """/api/tags then /api/show for each: sees, tools, context length, local."""
+    """/api/tags then /api/show for each: sees, tools, context length, local, and the
+    size on disk /api/tags gives."""
     models = {m.name: m for m in await wire.list_models()}
+    size = tags_entry(FakeModel("llama3.2:3b", ()))["size"]
     assert models["llama3.2:3b"] == ModelInfo(
-        "ollama", "llama3.2:3b", sees=False, tools=True, local=True, context_length=131072
+        "ollama",
+        "llama3.2:3b",
+        sees=False,
+        tools=True,
+        local=True,
+        context_length=131072,
+        size=size,
     )
     assert (models["llava:7b"].sees, models["llava:7b"].tools) == (True, False)
     assert (models["qwen2.5vl:3b"].sees, models["qwen2.5vl:3b"].tools) == (True, True)
@@ -277,7 +285,8 @@ async def test_models_unknowns_and_failures() -> None:
             await wire.aclose()
     assert (found["old:7b"].sees, found["old:7b"].tools) == (None, None)
     assert found["llava:13b"].sees is True
-    assert found["broken:1b"] == ModelInfo("ollama", "broken:1b", local=True)
+    size = tags_entry(FakeModel("broken:1b", ()))["size"]
+    assert found["broken:1b"] == ModelInfo("ollama", "broken:1b", local=True, size=size)
     assert found["fine:1b"].sees is True
 
 

@@ -19,13 +19,14 @@ from PySide6.QtWidgets import (
 )
 from pytestqt.qtbot import QtBot
 
+from app.presenters.pull_words import size_words
 from app.ui.models.model_manager import ModelManager
 from app.ui.models.pull_progress import STEPS
 from app.ui.models.vision_offer import SEES_HEADING
 from app.ui.session import Session
 from app.ui.theme import shows_problem
 from routing.ollama_models import VISION_MODELS
-from tests.servers.ollama import FakeOllama
+from tests.servers.ollama import DEFAULT_MODELS, FakeOllama, tags_entry
 from tests.servers.ollama_library import LibraryModel, PullReply
 
 # "1.2 GB of 3.2 GB · 41 % · 25 MB/s", as the dialog words a running download.
@@ -205,7 +206,7 @@ def test_delete_asks_first_and_the_model_leaves_the_picker(
         return [r.body for r in fake_ollama.received(lambda r: r.method == "DELETE")]
 
     def ask() -> QMessageBox:
-        qtbot.mouseClick(dialog.installed.rows["gemma3:270m"][1], Qt.MouseButton.LeftButton)
+        qtbot.mouseClick(dialog.installed.rows["gemma3:270m"].delete, Qt.MouseButton.LeftButton)
         box = dialog.installed.confirm
         assert isinstance(box, QMessageBox)
         qtbot.waitUntil(box.isVisible)
@@ -283,4 +284,30 @@ def test_every_control_is_named(session: Session, qtbot: QtBot) -> None:
     assert unnamed_controls(dialog) == []
     assert dialog.accessibleName() == "Local models" and dialog.windowTitle() == "Local models"
     assert not dialog.isModal()
+    dialog.close()
+
+
+def test_each_installed_model_shows_its_size_and_the_pickers_eye_where_it_sees(
+    session: Session, qtbot: QtBot
+) -> None:
+    dialog = open_manager(qtbot, session)
+    qtbot.waitUntil(lambda: len(dialog.installed.rows) == 4)
+    for model in DEFAULT_MODELS:
+        row = dialog.installed.rows[model.name]
+        listed = tags_entry(model)["size"]
+        assert row.amount.text() == size_words(listed)  # Ollama's /api/tags size, in GB or MB
+        assert row.amount.text().endswith(("GB", "MB")) and row.amount.isVisibleTo(dialog)
+        sees = "vision" in model.capabilities
+        pixmap = row.badge.pixmap()
+        assert (not pixmap.isNull()) is sees, model.name  # the eye only on models that see
+        assert row.badge.accessibleName() == ("sees pictures" if sees else "doesn't see pictures")
+    # The same eye the picker draws: its colour is the text's, as the picker's.
+    eye = dialog.installed.rows["llava:7b"].badge.pixmap().toImage()
+    assert any(eye.pixelColor(x, y).alpha() > 200 for x in range(16) for y in range(16))
+    # A model marked blind loses its eye in place, without the rows being rebuilt.
+    row = dialog.installed.rows["llava:7b"]
+    session.controller.sight.mark("ollama:llava:7b", True)
+    qtbot.waitUntil(lambda: row.badge.pixmap().isNull())
+    assert dialog.installed.rows["llava:7b"] is row
+    assert row.badge.accessibleName().startswith("doesn't see pictures")
     dialog.close()
