@@ -378,7 +378,12 @@ class _Handler(LoopbackHandler):
         lines += reply.raw_lines
         lines.append({"error": reply.midstream_error} if reply.midstream_error else None)
         ndjson = (_line(line if line is not None else _final_chunk(name, reply)) for line in lines)
-        self.stream("application/x-ndjson", ndjson, reply)
+        try:
+            self.stream("application/x-ndjson", ndjson, reply)
+        except OSError:  # the client hung up mid-answer (Ollama cancels the request then)
+            with self.owner.lock:
+                self.owner.chats_abandoned += 1
+            raise
 
 
 _POST_ROUTES = ("/api/show", "/api/chat", "/api/pull")
@@ -460,6 +465,7 @@ class FakeOllama(LoopbackServer):
             list(models) if models is not None else [FakeModel(**vars(m)) for m in DEFAULT_MODELS]
         )
         self.truncated = 0  # chat requests whose beginning it dropped, past their window
+        self.chats_abandoned = 0  # chat streams whose client hung up before their end
         super().__init__(port)
         # What it can pull, by name; a test may add to it or take from it.
         self.library: dict[str, LibraryModel] = {m.name: m for m in LIBRARY}

@@ -1,0 +1,191 @@
+"""OpenAI's `GET /v1/models` and `POST /v1/chat/completions`, as the official `openai` client
+reads them: JSON and SSE in OpenAI's own shapes, errors as `{"error": {message, type,
+param, code}}`, and what Sightline did beside the answer as `sightline_notices` (which the
+client keeps as an extra field) and, unstreamed, the `X-Sightline-Notices` header.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import secrets
+import time
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import TYPE_CHECKING, Any
+
+from app.serve.bodies import json_object
+from app.serve.errors import ClientError
+from app.serve.openai_request import ChatAsk, chat_request
+from app.serve.served import Finished, Said, Served, Words, notice_json
+from app.serve.streaming import ClientGone, WatchedStream, replayed, until_first, while_connected
+from routing.router import AUTO
+
+if TYPE_CHECKING:
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+NOTICES_HEADER = "X-Sightline-Notices"
+
+
+def error_body(error: ClientError) -> dict[str, Any]:
+    """OpenAI's error body."""
+    return {
+        "error": {
+            "message": error.message,
+            "type": error.type,
+            "param": error.param,
+            "code": error.code,
+        }
+    }
+
+
+def error_response(error: ClientError) -> Response:
+    """An error as OpenAI answers it."""
+    from starlette.responses import JSONResponse
+
+    return JSONResponse(error_body(error), status_code=error.status)
+
+
+async def models(served: Served) -> Response:
+    """`GET /v1/models`: `auto`, then every ready model by its Sightline ref."""
+    from starlette.responses import JSONResponse
+
+    refs = await served.refs()
+    data = [_model(AUTO, "sightline")] + [_model(ref, ref.partition(":")[0]) for ref in refs]
+    return JSONResponse({"object": "list", "data": data})
+
+
+def _model(ref: str, owner: str) -> dict[str, Any]:
+    return {"id": ref, "object": "model", "created": 0, "owned_by": owner}
+
+
+async def chat_completions(request: Request, served: Served, allow_tools: bool) -> Response:
+    """`POST /v1/chat/completions`: one turn, streamed as SSE or answered whole."""
+    from starlette.responses import JSONResponse, Response
+
+    try:
+        body = await json_object(request)
+        client = request.headers.get("user-agent", "")
+        ask = await asyncio.to_thread(chat_request, body, client, allow_tools)
+        await served.check_model(ask.asked.model)
+    except ClientError as error:
+        return error_response(error)
+    said = served.run(ask.asked)
+    try:
+        if ask.stream:
+            held, ended = await while_connected(request.receive, until_first(said))
+            if ended and isinstance(held[-1], Finished) and held[-1].error is not None:
+                await said.aclose()
+                return error_response(held[-1].error)
+            chunks = _sse(ask, replayed(held, said))
+            headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+            return WatchedStream(chunks, "text/event-stream; charset=utf-8", headers)  # type: ignore[return-value]
+        text, finished = await while_connected(request.receive, _whole(said))
+    except ClientGone:
+        await said.aclose()
+        return Response(status_code=499)  # nginx's word for it: nobody reads it
+    if finished.error is not None:
+        return error_response(finished.error)
+    notices = notice_json(finished.notices)
+    header = json.dumps(notices, ensure_ascii=True)
+    return JSONResponse(_completion(ask, text, finished, notices), headers={NOTICES_HEADER: header})
+
+
+async def _whole(said: AsyncGenerator[Said, None]) -> tuple[str, Finished]:
+    """The whole answer and how it ended."""
+    words: list[str] = []
+    async for item in said:
+        if isinstance(item, Words):
+            words.append(item.text)
+        elif isinstance(item, Finished):
+            return "".join(words), item
+    raise AssertionError("a served turn always ends with Finished")
+
+
+def _completion(
+    ask: ChatAsk, text: str, finished: Finished, notices: list[dict[str, str]]
+) -> dict[str, Any]:
+    """The non-streaming answer, as `ChatCompletion`."""
+    return {
+        "id": _completion_id(),
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": finished.model,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, "refusal": None},
+                "logprobs": None,
+                "finish_reason": finished.reason,
+            }
+        ],
+        "usage": _usage(finished),
+        "system_fingerprint": None,
+        "sightline_notices": notices,
+    }
+
+
+def _usage(finished: Finished) -> dict[str, int]:
+    usage = finished.usage
+    return {
+        "prompt_tokens": usage.input_tokens,
+        "completion_tokens": usage.output_tokens,
+        "total_tokens": usage.input_tokens + usage.output_tokens,
+    }
+
+
+def _completion_id() -> str:
+    return "chatcmpl-" + secrets.token_hex(12)
+
+
+async def _sse(ask: ChatAsk, said: AsyncGenerator[Said, None]) -> AsyncGenerator[bytes, None]:
+    """The streamed answer as OpenAI's SSE: a role chunk, content chunks, the finishing chunk
+    (with `sightline_notices`), the usage chunk when asked, then `[DONE]`."""
+    completion_id, created = _completion_id(), int(time.time())
+    model = ask.asked.model
+    extra: dict[str, Any] = {"usage": None} if ask.include_usage else {}
+
+    def chunk(delta: dict[str, Any], reason: str | None = None, **more: Any) -> bytes:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": reason}
+        data = {
+            "id": completion_id,
+            "object": "chat.completion.chunk",
+            "created": created,
+            "model": model,
+            "system_fingerprint": None,
+            "choices": [choice],
+            **extra,
+            **more,
+        }
+        return _event(data)
+
+    async with aclosing(said):
+        yield chunk({"role": "assistant", "content": "", "refusal": None})
+        async for item in said:
+            if isinstance(item, Words) and item.text:
+                yield chunk({"content": item.text})
+            elif isinstance(item, Finished):
+                model = item.model
+                notices = notice_json(item.notices)
+                if item.error is not None:  # after words were sent: OpenAI's in-stream error
+                    yield _event({**error_body(item.error), "sightline_notices": notices})
+                    break
+                yield chunk({}, item.reason, sightline_notices=notices)
+                if ask.include_usage:
+                    usage = {**extra, "usage": _usage(item)}
+                    data = {
+                        "id": completion_id,
+                        "object": "chat.completion.chunk",
+                        "created": created,
+                        "model": model,
+                        "system_fingerprint": None,
+                        "choices": [],
+                        **usage,
+                    }
+                    yield _event(data)
+        yield b"data: [DONE]\n\n"
+
+
+def _event(data: dict[str, Any]) -> bytes:
+    return b"data: " + json.dumps(data, separators=(",", ":")).encode() + b"\n\n"

@@ -1,0 +1,157 @@
+"""One served request as one Sightline turn: stored as a served conversation, answered by the
+real turn runner, told back as words and what Sightline did.
+
+Both APIs come here with the same `Asked`; everything under Sightline's rules (who answers
+`auto`, pictures described for a blind model by a local looker for a local one, the sight
+check, heal and retry, a local request kept on this computer) is the runner's, as for the
+window and `sightline ask`. What this adds is the conversation: the client's earlier
+messages stored before its question, titled with the client's name, so the notices the
+turn stores (and the crossings the ledger reads from them) are kept under that name.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from dataclasses import dataclass, field
+
+from app.serve.errors import ClientError, from_turn
+from app.store import Store
+from app.turn.events import ItemAdded, TextAdded, TurnEnded, UsageAdded
+from app.turn.runner import TurnRunner
+from app.turn.turn_input import TurnInput
+from routing.catalogue import Catalogue
+from routing.chat_settings import ChatSettings
+from routing.errors import ModelNotFound, ProviderError
+from routing.refs import split_ref
+from routing.router import is_auto
+from routing.transcript import Message, Notice
+from routing.wires.base import Usage
+from vision.labels import shown_name
+
+log = logging.getLogger(__name__)
+
+TITLE = "Served to {client}"
+_CLIENT_LENGTH = 60  # of a User-Agent kept in the title
+UNKNOWN_CLIENT = "an app"
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a client asked, in Sightline's terms: the model ref, the conversation before the
+    question, the question (words and pictures), the settings it sent, and who asked."""
+
+    model: str
+    question: Message
+    history: tuple[Message, ...] = ()
+    settings: ChatSettings = field(default_factory=ChatSettings)
+    client: str = ""
+
+
+@dataclass(frozen=True)
+class Words:
+    """More of the answer."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Finished:
+    """The turn is over: who answered, what it cost, what Sightline did, whether it failed."""
+
+    model: str
+    usage: Usage
+    notices: tuple[Notice, ...]
+    conversation_id: str
+    error: ClientError | None = None
+    reason: str = "stop"
+
+
+Said = Words | Finished
+
+
+def client_name(user_agent: str | None) -> str:
+    """The client as a title names it: its User-Agent, one line, within bounds."""
+    name = shown_name((user_agent or "").strip())
+    if not name:
+        return UNKNOWN_CLIENT
+    return name if len(name) <= _CLIENT_LENGTH else name[: _CLIENT_LENGTH - 1] + "…"
+
+
+def notice_json(notices: tuple[Notice, ...]) -> list[dict[str, str]]:
+    """Notices as `sightline_notices` carries them: kind and words."""
+    return [{"kind": str(n.kind), "text": n.text} for n in notices]
+
+
+class Served:
+    """The turns of every client: one store, one catalogue, one runner, shared by requests
+    that run concurrently on one event loop (the store is used from that thread only)."""
+
+    def __init__(self, store: Store, catalogue: Catalogue, runner: TurnRunner) -> None:
+        self.store = store
+        self.catalogue = catalogue
+        self.runner = runner
+
+    async def refs(self) -> list[str]:
+        """Every ready model's ref, listed anew (a model pulled since shows up)."""
+        await self.catalogue.refresh()
+        return [m.ref for m in self.catalogue.models()]
+
+    async def check_model(self, ref: str) -> None:
+        """Refuse a model nobody has before anything is stored (404); `auto` always passes,
+        and a provider that can't be reached is left to the turn, which falls back."""
+        if is_auto(ref):
+            return
+        try:
+            split_ref(ref)
+            await self.catalogue.resolve(ref)
+        except ValueError:
+            raise ClientError(
+                404,
+                f"The model {shown_name(ref)!r} is not a Sightline model: name one as "
+                "PROVIDER:MODEL (such as ollama:llama3.2:3b) or auto; GET /v1/models lists them.",
+                code="model_not_found",
+            ) from None
+        except ModelNotFound as exc:
+            raise ClientError(404, exc.message, code="model_not_found") from None
+        except ProviderError:
+            return
+
+    async def run(self, asked: Asked) -> AsyncGenerator[Said, None]:
+        """Store the client's conversation, run its question as a turn, yield the answer's
+        words as they come and `Finished` last. Cancelling the task that iterates this
+        (the client hung up) stops the turn as Stop in the window does."""
+        store = self.store
+        title = TITLE.format(client=client_name(asked.client))
+        conversation_id = store.conversations.create(title=title, model=asked.model)
+        if not asked.settings.is_empty:
+            store.conversations.set_settings(conversation_id, asked.settings)
+        for message in asked.history:
+            store.add_message(conversation_id, message)
+        question = asked.question
+        turn = TurnInput(conversation_id, question.text, question.pictures, asked.model)
+        notices: list[Notice] = []
+        usage = Usage()
+        ended: TurnEnded | None = None
+        async with aclosing(self.runner.run(turn)) as events:
+            async for event in events:
+                if isinstance(event, TextAdded):
+                    yield Words(event.text)
+                elif isinstance(event, ItemAdded) and isinstance(event.item.item, Notice):
+                    notices.append(event.item.item)
+                elif isinstance(event, UsageAdded):
+                    usage = Usage(
+                        usage.input_tokens + event.usage.input_tokens,
+                        usage.output_tokens + event.usage.output_tokens,
+                    )
+                elif isinstance(event, TurnEnded):
+                    ended = event
+        error = None
+        if ended is None:
+            error = ClientError(500, "The turn did not finish.", type="server_error")
+        elif ended.error is not None:
+            log.info("served turn failed: %s", ended.error.detail or ended.error.message)
+            error = from_turn(ended.error)
+        answered = ended.model_ref if ended and ended.model_ref else asked.model
+        yield Finished(answered, usage, tuple(notices), conversation_id, error)

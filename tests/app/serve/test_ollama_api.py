@@ -1,0 +1,130 @@
+"""The official `ollama` client against `sightline serve` (app/serve/ollama_api.py,
+app/serve/ollama_request.py): text streamed and not, a picture as base64 to a blind local
+model, the model list, show and version, and Ollama's own error shape."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import ollama
+import pytest
+
+from tests.app.serve.conftest import Serving
+from tests.app.serve.pictures import as_base64, png
+from tests.servers.ollama import FakeOllama
+
+
+def client(serving: Serving) -> ollama.AsyncClient:
+    """The official client, pointed at the server with the token, as docs/serving.md says."""
+    return ollama.AsyncClient(host=serving.ollama_url, headers=serving.auth)
+
+
+async def test_a_text_turn_answered_whole(serving: Serving, fake_ollama: FakeOllama) -> None:
+    answer = await client(serving).chat(
+        model="ollama:llama3.2:3b",
+        messages=[{"role": "user", "content": "Hi"}],
+        stream=False,
+        options={"temperature": 0.2, "num_predict": -1},
+    )
+    assert answer.message.content == "You said: Hi"
+    assert answer.done and answer.done_reason == "stop"
+    assert (answer.prompt_eval_count, answer.eval_count) == (12, 7)
+    assert fake_ollama.chat_requests()[-1]["options"]["temperature"] == 0.2
+
+
+async def test_a_text_turn_streamed_ends_with_the_notices(serving: Serving) -> None:
+    parts = [
+        part
+        async for part in await client(serving).chat(
+            model="auto", messages=[{"role": "user", "content": "Hello there"}], stream=True
+        )
+    ]
+    assert "".join(p.message.content or "" for p in parts) == "You said: Hello there"
+    assert len(parts) > 2 and not any(p.done for p in parts[:-1]) and parts[-1].done
+    # The client drops fields it doesn't know; the line itself carries them.
+    async with httpx.AsyncClient(base_url=serving.ollama_url, headers=serving.auth) as raw:
+        body = {"model": "auto", "messages": [{"role": "user", "content": "Hi"}]}
+        lines = (await raw.post("/api/chat", json=body)).text.splitlines()
+    last = json.loads(lines[-1])
+    assert last["done"] is True
+    [notice] = last["sightline_notices"]
+    assert notice["kind"] == "routing"
+
+
+async def test_a_picture_to_a_blind_local_model_never_reaches_it(
+    serving: Serving, fake_ollama: FakeOllama
+) -> None:
+    picture = as_base64(png("blue"))
+    answer = await client(serving).chat(
+        model="ollama:gemma3:270m",
+        messages=[{"role": "user", "content": "What is this?", "images": [picture]}],
+        stream=False,
+    )
+    assert (answer.message.content or "").startswith("You said: What is this?")
+    requests = fake_ollama.chat_requests()
+    blind = [r for r in requests if r["model"] == "gemma3:270m"]
+    assert blind and not any(m.get("images") for r in blind for m in r["messages"])
+    looked = [r for r in requests if r["model"] in ("llava:7b", "qwen2.5vl:3b")]
+    assert any(picture in m.get("images", []) for r in looked for m in r["messages"])
+    # Unstreamed, the notices are in a header the client leaves alone but keeps (another
+    # picture: the first one's words are kept, and told as such).
+    picture = as_base64(png("green"))
+    async with httpx.AsyncClient(base_url=serving.ollama_url, headers=serving.auth) as raw:
+        body = {
+            "model": "ollama:gemma3:270m",
+            "stream": False,
+            "messages": [{"role": "user", "content": "Again?", "images": [picture]}],
+        }
+        answered = await raw.post("/api/chat", json=body)
+    kinds = [n["kind"] for n in json.loads(answered.headers["x-sightline-notices"])]
+    assert "disclosure" in kinds
+    assert answered.json()["sightline_notices"] == json.loads(
+        answered.headers["x-sightline-notices"]
+    )
+
+
+async def test_tags_show_and_version(serving: Serving) -> None:
+    ollama_client = client(serving)
+    listed = [m.model for m in (await ollama_client.list()).models]
+    assert listed[0] == "auto" and "ollama:llava:7b" in listed
+    shown = await ollama_client.show("ollama:llama3.2:3b")
+    assert "vision" in (shown.capabilities or [])  # through Sightline every model takes pictures
+    async with httpx.AsyncClient(base_url=serving.ollama_url, headers=serving.auth) as raw:
+        version = (await raw.get("/api/version")).json()
+        about = (await raw.post("/api/show", json={"model": "ollama:llama3.2:3b"})).json()
+    assert version["version"].count(".") == 2 and version["sightline"]
+    assert about["sightline"] == {"sees": False, "local": True}
+
+
+async def test_errors_are_ollamas(serving: Serving) -> None:
+    ollama_client = client(serving)
+    with pytest.raises(ollama.ResponseError) as missing:
+        await ollama_client.chat(
+            model="ollama:nope:1b", messages=[{"role": "user", "content": "x"}]
+        )
+    assert missing.value.status_code == 404
+    assert missing.value.error == 'model "ollama:nope:1b" not found, try pulling it first'
+    with pytest.raises(ollama.ResponseError) as shown:
+        await ollama_client.show("ollama:nope:1b")
+    assert shown.value.status_code == 404
+    with pytest.raises(ollama.ResponseError) as broken:
+        await ollama_client.chat(
+            model="auto", messages=[{"role": "user", "content": "x", "images": ["!!!"]}]
+        )
+    assert broken.value.status_code == 400 and "base64" in broken.value.error
+    async with httpx.AsyncClient(base_url=serving.ollama_url, headers=serving.auth) as raw:
+        for body, words in [
+            ({}, "model is required"),
+            (
+                {"model": "auto", "messages": [{"role": "user", "content": ["x"]}]},
+                "unmarshal array",
+            ),
+            (
+                {"model": "auto", "messages": [{"role": "user", "content": "x"}], "tools": [{}]},
+                "--allow-tools",
+            ),
+        ]:
+            answer = await raw.post("/api/chat", json=body)
+            assert answer.status_code == 400
+            assert list(answer.json()) == ["error"] and words in answer.json()["error"]
