@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app.store import Store
+from app.ui.models.model_picker import PickerRole
 from app.ui.session import Session
+from routing.endpoints import endpoint_key
 from tests.conftest import SightlineHome
+from tests.servers.ollama import FakeOllama, Reply
 from tests.ui.helpers import pick, wait_for_models
 
 REF = "ollama:qwen2.5vl:3b"
@@ -60,3 +64,60 @@ def test_check_sight_asks_a_model_nobody_says_sees(
         assert message == "Sight check: mine:my-model sees pictures."
         with Store.open(home.data) as store:
             assert list(store.learned.checks().values()) == ["sees"]
+
+
+def choose(session: Session, ref: str) -> None:
+    """Choose a model as a click in the open list does (the chat keeps it as the list changes)."""
+    pick(session, ref)
+    session.window.picker.activated.emit(session.window.picker.currentIndex())
+
+
+def tooltip(session: Session, ref: str) -> str:
+    picker = session.window.picker
+    return str(picker.itemData(picker.findData(ref, PickerRole.REF), Qt.ItemDataRole.ToolTipRole))
+
+
+def test_a_check_never_overrides_the_listing_and_the_person_may_mark_it_blind(
+    home: SightlineHome, fake_ollama: FakeOllama, open_window: Callable[[], Session], qtbot: QtBot
+) -> None:
+    llava = "ollama:llava:7b"
+    with Store.open(home.data) as store:  # an earlier check misread the probe
+        store.learned.remember_check(endpoint_key(fake_ollama.base_url), "llava:7b", "blind", "")
+    session = open_window()
+    wait_for_models(qtbot, session)
+    assert sees(session, llava) is True  # its listing says "vision": that stands
+    stands = "the listing says it sees; the check said blind: the listing stands"
+    assert f"sees pictures ({stands})" in tooltip(session, llava)
+    button = session.window.top.mark_blind_button
+    pick(session, "ollama:qwen2.5vl:3b")
+    assert button.isHidden()
+    choose(session, llava)
+    assert not button.isHidden() and button.text() == "Mark blind"
+    assert session.window.top.check_sight_button.isHidden()  # its listing says: no check
+    # Checked again from the window, the verdict is told beside the listing's word.
+    fake_ollama.enqueue(Reply(text="There is no picture."))
+    session.controller.check_sight(llava)
+    status = session.window.statusBar()
+    qtbot.waitUntil(lambda: status.currentMessage() == f"Sight check: {llava}: {stands}.")
+    assert sees(session, llava) is True
+
+    button.click()  # the person marks it blind
+    qtbot.waitUntil(lambda: sees(session, llava) is False)
+    assert "doesn't see pictures (you marked it blind)" in tooltip(session, llava)
+    assert button.text() == "Unmark blind" and not button.isHidden()
+    with Store.open(home.data) as store:
+        assert store.learned.marked() == {llava} and store.learned.blind() == set()
+    button.click()
+    qtbot.waitUntil(lambda: sees(session, llava) is True)
+    assert button.text() == "Mark blind"
+
+    # From the picker's right-click menu, any model that takes pictures.
+    menu = session.window.sight_buttons.sight_menu("ollama:qwen2.5vl:3b")
+    assert menu is not None
+    [action] = menu.actions()
+    assert action.text() == "Mark ollama:qwen2.5vl:3b blind"
+    action.trigger()
+    qtbot.waitUntil(lambda: sees(session, "ollama:qwen2.5vl:3b") is False)
+    assert session.window.sight_buttons.sight_menu("auto") is None
+    with Store.open(home.data) as store:  # kept for the next start
+        assert store.learned.marked() == {"ollama:qwen2.5vl:3b"}

@@ -46,6 +46,7 @@ MISSING_HEADER = "Not listed right now"
 AGENTS_HEADER = "Agents"
 AGENT_WORD = "agent"
 UNKNOWN = "unknown"
+_MIN_CHARACTERS, _MAX_CHARACTERS = 12, 34  # the closed box's width, in wide characters
 
 
 class PickerRole(IntEnum):
@@ -64,9 +65,14 @@ class PickerRole(IntEnum):
 
 
 def sight_words(model: ModelInfo) -> list[str]:
-    """What the badges mean, for the tooltip."""
+    """What the badges mean, for the tooltip: with who says so where a check, a refusal or
+    the person's mark has a word ("sees pictures (the listing says it sees; the check said
+    blind: the listing stands)")."""
+    from routing.capabilities import sight_note  # with the models, after the first paint
+
     words = {True: "sees pictures", False: "doesn't see pictures", None: "sight unknown"}
-    parts = [words[model.sees]]
+    note = sight_note(model)
+    parts = [f"{words[model.sees]} ({note})" if note else words[model.sees]]
     if model.tools:
         parts.append("can use tools")
     return parts
@@ -87,9 +93,10 @@ class ModelPicker(QComboBox):
         self.setAccessibleName("Model")
         self.setAccessibleDescription("Which model answers; Auto lets Sightline choose")
         self.setToolTip("Which model answers")
-        # A steady width: the top bar must not jump as models arrive or change.
+        # As wide as the chosen model's whole name (`_fit_icon`), within bounds: a narrow
+        # window keeps room for the title, and the bar doesn't jump as models arrive.
         self.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.setMinimumContentsLength(16)  # a narrow window keeps room for the title
+        self.setMinimumContentsLength(_MIN_CHARACTERS)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.setMaxVisibleItems(20)
         self._items = QStandardItemModel(self)
@@ -247,6 +254,11 @@ class ModelPicker(QComboBox):
         item = self._items.item(max(self.currentIndex(), 0))
         badges = 0 if item is None else _badge_count(item)
         self.setIconSize(QSize(max(1, badges * BADGE + (badges - 1) * BADGE_GAP), BADGE))
+        # Room for the chosen name whole ("Auto — Sightline chooses", not "…choos…").
+        metrics = self.fontMetrics()
+        wide = max(1, metrics.horizontalAdvance("X"))
+        needed = -(-metrics.horizontalAdvance(self.currentText()) // wide)
+        self.setMinimumContentsLength(max(_MIN_CHARACTERS, min(needed, _MAX_CHARACTERS)))
 
     def _header(self, title: str) -> QStandardItem:
         item = _row(title, "", header=True)
@@ -296,8 +308,8 @@ class _PickerDelegate(QStyledItemDelegate):
         if style is None:
             return
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, plain, painter, widget)
-        if index.data(PickerRole.REF) == AUTO:
-            return  # Auto is a choice of Sightline's, not a model: no badges
+        if index.data(PickerRole.REF) in (AUTO, MANAGE):
+            return  # Auto is a choice of Sightline's, Local models a dialog: no badges
         if index.data(PickerRole.AGENT) is True:
             return  # an agent says what it sees only once started: the word "agent" says it
         selected = bool(option.state & QStyle.StateFlag.State_Selected)
