@@ -390,6 +390,7 @@ class MainWindow(QMainWindow):
         """Put back the size, place, splitter, ledger and chat of the last run."""
         remembered = self.state.restore(self, self.splitter)
         self.arrangement.ledger_width = remembered.ledger_width or self.arrangement.ledger_width
+        self.arrangement.remember_sidebar()
         self.show_ledger(remembered.ledger_open)
         if remembered.last_chat:
             # One deleted since is simply not found: a new chat, as usual.
@@ -401,6 +402,8 @@ class MainWindow(QMainWindow):
         remembered = Remembered(self.controller.current_id, ledger_open, width)
         if self.arrangement.sidebar_aside:  # saved as shown: a wider window has it back
             self.sidebar.show()
+        chat = sum(self.splitter.sizes()) - self.arrangement.sidebar_width
+        self.splitter.setSizes([self.arrangement.sidebar_width, max(1, chat)])  # as left
         self.state.save(self, self.splitter, remembered)
         if self.settings_dialog is not None:  # unsaved edits go, and its tasks stop
             from PySide6.QtWidgets import QDialog  # loaded by then: Settings is one

@@ -94,8 +94,11 @@ class WindowLayout:
         self.splitter = splitter
         window.setCentralWidget(splitter)
         self._body = body
+        # The sidebar's width as the person left it (or restored): a small window narrows it
+        # for as long as it is small, and a wider one gives it back.
+        self.sidebar_width = 250
         # A handle dragged so far the conversation would be squeezed: the panel gives way.
-        splitter.splitterMoved.connect(lambda *_: self.fit())
+        splitter.splitterMoved.connect(self._sidebar_moved)
         self.chat_splitter.splitterMoved.connect(self._ledger_moved)
 
     def arrange(self) -> None:
@@ -158,8 +161,7 @@ class WindowLayout:
             self.sidebar_aside = False
         chat = total
         if not w.sidebar.isHidden():
-            side = self.splitter.sizes()[0] or SIDEBAR_MIN
-            side = max(SIDEBAR_MIN, min(side, room))
+            side = max(SIDEBAR_MIN, min(self.sidebar_width, room))
             chat = total - side - handle
             if self.splitter.sizes() != [side, chat]:
                 self.splitter.setSizes([side, chat])
@@ -168,6 +170,18 @@ class WindowLayout:
             width = max(w.ledger.minimumWidth(), min(self.ledger_width, chat - gap - CHAT_MIN))
             if self.chat_splitter.sizes() != [chat - gap - width, width]:
                 self.chat_splitter.setSizes([chat - gap - width, width])
+
+    def remember_sidebar(self) -> None:
+        """The sidebar's width now is the person's (dragged, or put back from the last run);
+        a width a window not laid out yet reports is not."""
+        width = self.splitter.sizes()[0]
+        if not self._window.sidebar.isHidden() and width >= SIDEBAR_MIN:
+            self.sidebar_width = width
+
+    def _sidebar_moved(self, *_args: object) -> None:
+        """The person dragged the sidebar's edge: its width is theirs, within the room."""
+        self.remember_sidebar()
+        self.fit()
 
     def _ledger_moved(self, *_args: object) -> None:
         """The person dragged the ledger's edge: its width is theirs, within the room."""

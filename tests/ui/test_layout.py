@@ -82,6 +82,9 @@ def test_at_800_by_600_with_the_ledger_the_conversation_keeps_its_room(
     qtbot.waitUntil(lambda: window.width() >= 1280)
     qtbot.waitUntil(window.sidebar.isVisible)
     assert window.ledger.isVisible() and window.view.width() >= CHAT_MIN
+    # ...and the sidebar its own width back, not the least a small window left it.
+    qtbot.waitUntil(lambda: window.sidebar.width() == window.arrangement.sidebar_width)
+    assert window.arrangement.sidebar_width == 250
 
 
 def test_the_model_box_shows_the_whole_name(session: Session, qtbot: QtBot) -> None:
