@@ -11,9 +11,11 @@ import secrets
 from pathlib import Path
 
 from app.private_files import make_private_folder, tighten, write_private
+from routing.secrets import register_secret
 
 TOKEN_FILE = "serve-token"  # in the data folder, unless --token-file names another
 MIN_LENGTH = 16  # a token file someone wrote by hand must still be hard to guess
+MAX_BYTES = 4096  # a token file read past this is not a token file
 
 
 class TokenProblem(Exception):
@@ -31,8 +33,17 @@ def load_or_make(path: Path) -> str:
     A file found open to others is tightened: a token anyone on the computer can read
     guards nothing.
     """
+    if path.exists() and not path.is_file():  # a folder, a pipe, a device: never waited on
+        raise TokenProblem(f"the token file {path} is not a file: name a file for the token.")
     try:
-        text = path.read_text(encoding="utf-8").strip()
+        with path.open("rb") as file:  # bounded: --token-file may name anything
+            raw = file.read(MAX_BYTES + 1)
+        if len(raw) > MAX_BYTES:
+            raise TokenProblem(
+                f"the token file {path} is larger than {MAX_BYTES} bytes: name a file that "
+                "holds only the token, or delete it and Sightline makes a new one."
+            )
+        text = raw.decode("utf-8").strip()
     except FileNotFoundError:
         text = ""
     except (OSError, UnicodeDecodeError) as exc:
@@ -44,6 +55,7 @@ def load_or_make(path: Path) -> str:
             write_private(path, text + "\n")
         except OSError as exc:
             raise TokenProblem(f"the token file {path} can't be written ({exc}).") from None
+        register_secret(text)  # never in a log or a message, whatever prints it
         return text
     if len(text) < MIN_LENGTH or any(c.isspace() for c in text):
         raise TokenProblem(
@@ -51,6 +63,7 @@ def load_or_make(path: Path) -> str:
             "delete the file and Sightline makes a new one."
         )
     tighten(path)
+    register_secret(text)
     return text
 
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import stat
 from pathlib import Path
 
 import pytest
 
-from app.serve.bearer import TokenProblem, load_or_make, matches
+from app.serve.bearer import MAX_BYTES, TokenProblem, load_or_make, matches
+from routing.secrets import redact
 from tests.app.serve.conftest import serving_from, start
 from tests.conftest import SightlineHome
 
@@ -50,3 +52,19 @@ def test_the_server_uses_the_token_file_named(home: SightlineHome, tmp_path: Pat
         if process.poll() is None:
             process.kill()
         process.wait()
+
+
+def test_a_token_file_that_is_no_token_file_is_refused_in_words(tmp_path: Path) -> None:
+    big = tmp_path / "big"
+    big.write_bytes(b"x" * (MAX_BYTES + 1))
+    with pytest.raises(TokenProblem, match="larger than 4096 bytes"):
+        load_or_make(big)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(TokenProblem, match="is not a file"):
+        load_or_make(pipe)  # refused at once, not read for ever
+
+
+def test_the_token_is_redacted_wherever_it_is_printed(tmp_path: Path) -> None:
+    token = load_or_make(tmp_path / "token")
+    assert token not in redact(f"Authorization: Bearer {token}")
