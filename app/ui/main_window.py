@@ -41,7 +41,7 @@ from app.ui.settings.appearance import Appearance
 from app.ui.sidebar import Sidebar
 from app.ui.sight_buttons import SightButtons
 from app.ui.top_bar import TopBar
-from app.ui.window_layout import WindowLayout
+from app.ui.window_layout import SIDEBAR_MIN, WindowLayout
 from app.ui.window_state import Remembered, WindowState
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -390,7 +390,8 @@ class MainWindow(QMainWindow):
         """Put back the size, place, splitter, ledger and chat of the last run."""
         remembered = self.state.restore(self, self.splitter)
         self.arrangement.ledger_width = remembered.ledger_width or self.arrangement.ledger_width
-        self.arrangement.remember_sidebar()
+        if remembered.sidebar_width >= SIDEBAR_MIN:
+            self.arrangement.sidebar_width = remembered.sidebar_width
         self.show_ledger(remembered.ledger_open)
         if remembered.last_chat:
             # One deleted since is simply not found: a new chat, as usual.
@@ -399,7 +400,8 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         """Remember the window, and tell whoever runs it that it is closing."""
         ledger_open, width = not self.ledger.isHidden(), self.arrangement.ledger_width_now()
-        remembered = Remembered(self.controller.current_id, ledger_open, width)
+        side = self.arrangement.sidebar_width
+        remembered = Remembered(self.controller.current_id, ledger_open, width, side)
         if self.arrangement.sidebar_aside:  # saved as shown: a wider window has it back
             self.sidebar.show()
         chat = sum(self.splitter.sizes()) - self.arrangement.sidebar_width

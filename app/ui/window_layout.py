@@ -172,8 +172,8 @@ class WindowLayout:
                 self.chat_splitter.setSizes([chat - gap - width, width])
 
     def remember_sidebar(self) -> None:
-        """The sidebar's width now is the person's (dragged, or put back from the last run);
-        a width a window not laid out yet reports is not."""
+        """The sidebar's width now is the person's (they dragged it); a width a window not
+        laid out yet reports is not."""
         width = self.splitter.sizes()[0]
         if not self._window.sidebar.isHidden() and width >= SIDEBAR_MIN:
             self.sidebar_width = width

@@ -28,6 +28,7 @@ class Remembered:
     last_chat: str = ""  # the conversation open at the end ("" for a new chat)
     ledger_open: bool = False
     ledger_width: int = 0  # 0: never set
+    sidebar_width: int = 0  # as the person left it (a small window narrows it); 0: never set
 
 
 class WindowState:
@@ -49,6 +50,7 @@ class WindowState:
         settings.setValue("window/splitter", splitter.saveState())
         settings.setValue("window/ledger_open", remembered.ledger_open)
         settings.setValue("window/ledger_width", remembered.ledger_width)
+        settings.setValue("window/sidebar_width", remembered.sidebar_width)
         settings.setValue("chat/last", remembered.last_chat)
         settings.sync()  # now: the process may be about to end
 
@@ -81,8 +83,13 @@ class WindowState:
         last = settings.value("chat/last", "")
         # INI files keep no types: booleans and numbers come back as text.
         ledger_open = str(settings.value("window/ledger_open", "false")).lower() == "true"
-        try:
-            width = int(str(settings.value("window/ledger_width", 0)))
-        except ValueError:
-            width = 0
-        return Remembered(last if isinstance(last, str) else "", ledger_open, max(width, 0))
+        width, side = (_width(settings, key) for key in ("ledger_width", "sidebar_width"))
+        return Remembered(last if isinstance(last, str) else "", ledger_open, width, side)
+
+
+def _width(settings: QSettings, key: str) -> int:
+    """A remembered width in pixels; 0 when none, or unreadable."""
+    try:
+        return max(int(str(settings.value(f"window/{key}", 0))), 0)
+    except ValueError:
+        return 0

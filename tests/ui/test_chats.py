@@ -444,18 +444,24 @@ def test_size_splitter_ledger_and_last_chat_come_back_next_time(
     select(qtbot, session, ids["Trip to Lisbon"])
     window.resize(798, 630)  # the offscreen screen is 800 wide, frame included
     window.splitter.setSizes([230, 570])
+    window.splitter.splitterMoved.emit(230, 1)  # as a drag does: that width is the person's
     window.show_ledger(True)
     window.chat_splitter.setSizes([310, 260])
+    window.chat_splitter.splitterMoved.emit(310, 1)
     qtbot.waitUntil(lambda: window.size().toTuple() == (798, 630))
-    sizes, ledger = window.splitter.sizes(), window.chat_splitter.sizes()[1]
+    ledger = window.chat_splitter.sizes()[1]
+    assert window.sidebar.isHidden()  # beside the ledger, this narrow, it steps aside
     close_session(session, run)
     assert (home.data / "window.ini").is_file()  # kept beside the chats it names
 
     again = open_window()
     assert again.window.size().toTuple() == (798, 630)
-    assert again.window.splitter.sizes() == sizes
-    assert again.window.ledger.isVisible()
+    assert again.window.ledger.isVisible() and again.window.sidebar.isHidden()
     assert again.window.chat_splitter.sizes()[1] == ledger
+    again.window.show_ledger(False)  # room again: the sidebar as the person left it
+    qtbot.waitUntil(again.window.sidebar.isVisible)
+    qtbot.waitUntil(lambda: again.window.splitter.sizes()[0] == 230)
+    again.window.show_ledger(True)
     assert again.controller.current_id == ids["Trip to Lisbon"]
     assert again.window.title.text() == "Trip to Lisbon"
     again.window.show_ledger(False)
