@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from app.store import Store, StoredItem
     from app.tools.base import Tool
     from app.turn.tool_step import Approval, ToolStep
-    from routing.agent_refs import AgentOffer
     from routing.catalogue import Catalogue
     from routing.models import ProviderConfig
 
@@ -103,8 +102,7 @@ class Controller(QObject):
         self.versions = Versions(store, self.reload, self)
         # The send and its checks; who answers it (the models' runner, the agents' engines).
         self.sending = Sending(self)
-        # Pictures put into words when the person asks ("Describe this picture").
-        self.describing = Describing(self)
+        self.describing = Describing(self)  # pictures in words when the person asks
         # A model's sight: learned blind, checked again, the sight check.
         self.sight = SightChecks(
             store,
@@ -166,10 +164,6 @@ class Controller(QObject):
         """The configured agents, which the picker offers beside the models."""
         return self.assembly.agents
 
-    def agent_offers(self) -> dict[str, AgentOffer]:
-        """The models and modes each agent offered when it last started (for the picker)."""
-        return self.sending.offers()
-
     # -- life cycle ------------------------------------------------------------
 
     def load(self) -> None:
@@ -177,10 +171,6 @@ class Controller(QObject):
         self.chats.refresh()
         self.conversation_loaded.emit("", [], AUTO)
         self.chats.offer_left_over()
-        if self.config.named_missing is not None:  # said once, as the window opens
-            from app.config import missing_words
-
-            self.problem.emit(missing_words(self.config.named_missing))
 
     def start(self) -> None:
         """Build the network side and start listing models; call after the first paint."""

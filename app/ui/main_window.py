@@ -28,8 +28,8 @@ from app.ui.controller import Controller
 from app.ui.conversation.chat_actions import ChatActions
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
-from app.ui.conversation.describe_actions import DescribeActions
 from app.ui.conversation.earlier_pages import EarlierPages
+from app.ui.conversation.picture_actions import PictureActions
 from app.ui.first_run import FirstRunPanel
 from app.ui.ledger_panel import LedgerPanel
 from app.ui.menu_bar import MenuBar
@@ -43,11 +43,10 @@ from app.ui.sight_buttons import SightButtons
 from app.ui.top_bar import TopBar
 from app.ui.window_layout import SIDEBAR_MIN, WindowLayout
 from app.ui.window_state import Remembered, WindowState
-from vision.pdf import PdfFile
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
-    from PySide6.QtWidgets import QDialog, QFileDialog
+    from PySide6.QtWidgets import QFileDialog
 
     from app.ui.conversation.picture_viewer import PictureViewer
     from app.ui.settings.settings_dialog import SettingsDialog
@@ -67,7 +66,6 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("Sightline")
         self.setAccessibleName("Sightline")
         self.settings_dialog: SettingsDialog | None = None
-        self.viewer: PictureViewer | None = None
         self.export_dialog: QFileDialog | None = None
         self.state = WindowState(controller.store.path.parent)
         # The theme chosen in Settings ▸ Appearance, put back before the first paint.
@@ -103,7 +101,7 @@ class MainWindow(QMainWindow):
         self.splitter = self.arrangement.splitter
         self.chat_splitter = self.arrangement.chat_splitter
         self.chat_actions = ChatActions(self)  # before `_connect`: Ctrl+Z asks it first
-        self.describe_actions = DescribeActions(self)
+        self.pictures = PictureActions(self)  # opened, and described
         self.local_models = LocalModels(self)
         self.menus = MenuBar(self)
         self._connect()
@@ -160,10 +158,8 @@ class MainWindow(QMainWindow):
         self.picker.currentIndexChanged.connect(self._show_attachments)
         self.sight_buttons = SightButtons(self)
         self.context_meter = ContextMeter(self)
-        self.view.picture_clicked.connect(self.open_picture)
         self.composer.edit.version_step.connect(self.view.latest_version)
         self.earlier_pages = EarlierPages(self)
-        self.view.pdf_clicked.connect(self.open_pdf)
         # Files dropped on the conversation are attached, as on the composer.
         self.view.viewport().setAcceptDrops(True)
         self._view_drops = AttachmentDrops(self)
@@ -198,7 +194,7 @@ class MainWindow(QMainWindow):
 
     def _show_agent_offers(self, busy: bool) -> None:
         if not busy:  # an agent's turn may have said which models and modes it offers
-            self.picker.set_agent_offers(self.controller.agent_offers())
+            self.picker.set_agent_offers(self.controller.sending.offers())
 
     def _show_models(self, listing: ModelListing) -> None:
         self.picker.set_models(listing.models)
@@ -267,33 +263,12 @@ class MainWindow(QMainWindow):
 
     def open_picture(self, picture: Picture) -> PictureViewer:
         """Show a picture in its own window (replacing one already open)."""
-        from app.ui.conversation.picture_viewer import PictureViewer  # on first use, not at start
+        return self.pictures.open_picture(picture)
 
-        if self.viewer is not None:
-            self.viewer.close()
-        words = self.controller.describing.words([picture.sha256]).get(picture.sha256)
-        viewer = PictureViewer(picture, self, words)
-        viewer.describe_requested.connect(self.describe_actions.describe)
-        viewer.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        viewer.finished.connect(lambda _result, shown=viewer: self._viewer_closed(shown))
-        self.viewer = viewer
-        viewer.show()  # not modal: the chat stays usable beside it
-        viewer.activateWindow()  # so Esc reaches it, not the window's Stop
-        return viewer
-
-    def open_pdf(self, pdf: PdfFile) -> None:
-        """Open a PDF of the conversation in the system's viewer."""
-        from app.ui.conversation.pdf_opening import open_outside  # on first use, not at start
-
-        try:
-            if not open_outside(pdf):
-                self.statusBar().showMessage(f"No program here opens {pdf.name}.", 10000)
-        except OSError as exc:  # the temporary copy couldn't be written
-            self.statusBar().showMessage(f"{pdf.name} could not be opened: {exc}", 10000)
-
-    def _viewer_closed(self, viewer: QDialog) -> None:
-        if self.viewer is viewer:
-            self.viewer = None
+    @property
+    def viewer(self) -> PictureViewer | None:
+        """The picture shown in its own window, if one is open."""
+        return self.pictures.viewer
 
     def open_model_picker(self) -> None:
         """Open the model list from the keyboard (Ctrl+K)."""

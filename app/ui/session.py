@@ -50,6 +50,10 @@ class Session:
         self.closed = False
         self.window.first_painted.connect(self._first_paint)
         self.controller.load()
+        if self.config.named_missing is not None:  # said once, as the window opens
+            from app.config import missing_words
+
+            self.controller.problem.emit(missing_words(self.config.named_missing))
         self.window.restore_state()  # size, splitter, ledger and the chat open last time
 
     def show(self) -> None:
