@@ -18,7 +18,7 @@ from app.serve.bodies import json_object
 from app.serve.errors import ClientError
 from app.serve.ollama_request import OllamaAsk, chat_request
 from app.serve.openai_api import NOTICES_HEADER
-from app.serve.served import Finished, Said, Served, Words, notice_json
+from app.serve.served import Finished, Said, Served, Words, notice_json, whole_answer
 from app.serve.streaming import ClientGone, WatchedStream, replayed, until_first, while_connected
 from routing.router import AUTO, is_auto
 
@@ -145,7 +145,7 @@ async def chat(request: Request, served: Served, allow_tools: bool) -> Response:
                 return error_response(held[-1].error)
             lines = _ndjson(ask, replayed(held, said))
             return WatchedStream(lines, "application/x-ndjson", {})  # type: ignore[return-value]
-        text, finished = await while_connected(request.receive, _whole(said))
+        text, finished = await while_connected(request.receive, whole_answer(said))
     except ClientGone:
         await said.aclose()
         return Response(status_code=499)
@@ -156,17 +156,6 @@ async def chat(request: Request, served: Served, allow_tools: bool) -> Response:
     last["message"] = {"role": "assistant", "content": text}
     header = json.dumps(notices, ensure_ascii=True)
     return JSONResponse(last, headers={NOTICES_HEADER: header})
-
-
-async def _whole(said: AsyncGenerator[Said, None]) -> tuple[str, Finished]:
-    """The whole answer and how it ended."""
-    words: list[str] = []
-    async for item in said:
-        if isinstance(item, Words):
-            words.append(item.text)
-        elif isinstance(item, Finished):
-            return "".join(words), item
-    raise AssertionError("a served turn always ends with Finished")
 
 
 def _final(finished: Finished, notices: list[dict[str, str]]) -> dict[str, Any]:

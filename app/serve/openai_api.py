@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 from app.serve.bodies import json_object
 from app.serve.errors import ClientError
 from app.serve.openai_request import ChatAsk, chat_request
-from app.serve.served import Finished, Said, Served, Words, notice_json
+from app.serve.served import Finished, Said, Served, Words, notice_json, whole_answer
 from app.serve.streaming import ClientGone, WatchedStream, replayed, until_first, while_connected
 from routing.router import AUTO
 
@@ -81,7 +81,7 @@ async def chat_completions(request: Request, served: Served, allow_tools: bool) 
             chunks = _sse(ask, replayed(held, said))
             headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
             return WatchedStream(chunks, "text/event-stream; charset=utf-8", headers)  # type: ignore[return-value]
-        text, finished = await while_connected(request.receive, _whole(said))
+        text, finished = await while_connected(request.receive, whole_answer(said))
     except ClientGone:
         await said.aclose()
         return Response(status_code=499)  # nginx's word for it: nobody reads it
@@ -90,17 +90,6 @@ async def chat_completions(request: Request, served: Served, allow_tools: bool) 
     notices = notice_json(finished.notices)
     header = json.dumps(notices, ensure_ascii=True)
     return JSONResponse(_completion(ask, text, finished, notices), headers={NOTICES_HEADER: header})
-
-
-async def _whole(said: AsyncGenerator[Said, None]) -> tuple[str, Finished]:
-    """The whole answer and how it ended."""
-    words: list[str] = []
-    async for item in said:
-        if isinstance(item, Words):
-            words.append(item.text)
-        elif isinstance(item, Finished):
-            return "".join(words), item
-    raise AssertionError("a served turn always ends with Finished")
 
 
 def _completion(
@@ -146,7 +135,8 @@ async def _sse(ask: ChatAsk, said: AsyncGenerator[Said, None]) -> AsyncGenerator
     model = ask.asked.model
     extra: dict[str, Any] = {"usage": None} if ask.include_usage else {}
 
-    def chunk(delta: dict[str, Any], reason: str | None = None, **more: Any) -> bytes:
+    def chunk(delta: dict[str, Any] | None, reason: str | None = None, **more: Any) -> bytes:
+        """A chunk with one choice carrying `delta`; None: no choice (the usage chunk)."""
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": reason}
         data = {
             "id": completion_id,
@@ -154,7 +144,7 @@ async def _sse(ask: ChatAsk, said: AsyncGenerator[Said, None]) -> AsyncGenerator
             "created": created,
             "model": model,
             "system_fingerprint": None,
-            "choices": [choice],
+            "choices": [] if delta is None else [choice],
             **extra,
             **more,
         }
@@ -173,17 +163,7 @@ async def _sse(ask: ChatAsk, said: AsyncGenerator[Said, None]) -> AsyncGenerator
                     break
                 yield chunk({}, item.reason, sightline_notices=notices)
                 if ask.include_usage:
-                    usage = {**extra, "usage": _usage(item)}
-                    data = {
-                        "id": completion_id,
-                        "object": "chat.completion.chunk",
-                        "created": created,
-                        "model": model,
-                        "system_fingerprint": None,
-                        "choices": [],
-                        **usage,
-                    }
-                    yield _event(data)
+                    yield chunk(None, usage=_usage(item))
         yield b"data: [DONE]\n\n"
 
 

@@ -155,3 +155,14 @@ class Served:
             error = from_turn(ended.error)
         answered = ended.model_ref if ended and ended.model_ref else asked.model
         yield Finished(answered, usage, tuple(notices), conversation_id, error)
+
+
+async def whole_answer(said: AsyncGenerator[Said, None]) -> tuple[str, Finished]:
+    """The whole answer and how it ended, for a client that asked for it unstreamed."""
+    words: list[str] = []
+    async for item in said:
+        if isinstance(item, Words):
+            words.append(item.text)
+        elif isinstance(item, Finished):
+            return "".join(words), item
+    raise AssertionError("a served turn always ends with Finished")
