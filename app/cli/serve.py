@@ -42,17 +42,30 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="allow requests that offer tools (tool calling itself is not served yet)",
     )
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let web pages from ORIGIN (such as http://localhost:5173) read answers in a "
+        "browser, still with the token; repeat for more (default: no page may)",
+    )
 
 
 async def serve(config: Config, args: argparse.Namespace) -> int:
     """Serve until Ctrl+C."""
     from app.serve.binding import BindRefused
+    from app.serve.cors import OriginRefused, checked_origin
     from app.serve.server import ServeOptions, ServeProblem, run_server
 
     if not 0 <= args.port <= 65535:
         raise CommandError(f"--port {args.port} is not a port: give one from 0 to 65535.")
+    try:
+        origins = tuple(dict.fromkeys(checked_origin(o) for o in args.cors_origin))
+    except OriginRefused as exc:
+        raise CommandError(str(exc)) from None
     options = ServeOptions(
-        args.host, args.port, args.token_file, args.allow_network, args.allow_tools
+        args.host, args.port, args.token_file, args.allow_network, args.allow_tools, origins
     )
     assembly = set_up(config)
     try:

@@ -3,8 +3,8 @@ more than that.
 
 Pure ASGI middleware (not Starlette's `BaseHTTPMiddleware`), so a request's handler runs in
 the request's own task and a hang-up reaches the turn it started. The 401 is shaped for the
-API the path belongs to, so each client reports it as its own authentication error; no
-CORS headers are ever sent, so a web page can't read an answer even where it could send.
+API the path belongs to, so each client reports it as its own authentication error. The
+guard sends no CORS headers: only origins the person names get them (app/serve/cors.py).
 """
 
 from __future__ import annotations

@@ -6,10 +6,11 @@ traceback: a client never reads one.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TYPE_CHECKING
 
 from app.serve import ollama_api, openai_api
+from app.serve.cors import with_cors
 from app.serve.errors import ClientError
 from app.serve.guard import OPENAI_PREFIX, Guard
 from app.serve.served import Served
@@ -43,8 +44,11 @@ def _safe(handler: Handler) -> Handler:
     return safe
 
 
-def build_app(served: Served, token: str, *, allow_tools: bool = False) -> ASGIApp:
-    """The whole served app: the routes of both APIs over `served`, behind `token`."""
+def build_app(
+    served: Served, token: str, *, allow_tools: bool = False, cors_origins: Sequence[str] = ()
+) -> ASGIApp:
+    """The whole served app: the routes of both APIs over `served`, behind `token`, and
+    readable by web pages from `cors_origins` (checked already) alone."""
     from starlette.applications import Starlette
     from starlette.responses import PlainTextResponse
     from starlette.routing import Route
@@ -79,4 +83,7 @@ def build_app(served: Served, token: str, *, allow_tools: bool = False) -> ASGIA
         Route("/api/show", _safe(show), methods=["POST"]),
         Route("/api/version", _safe(version), methods=["GET"]),
     ]
-    return Guard(Starlette(routes=routes), token)
+    # CORS outside the guard: a browser's preflight carries no token, and is answered
+    # before it; every other request goes through the guard all the same.
+    guarded = Guard(Starlette(routes=routes), token)
+    return with_cors(guarded, cors_origins, exposed=[openai_api.NOTICES_HEADER])

@@ -41,6 +41,7 @@ class ServeOptions:
     token_file: Path | None = None
     allow_network: bool = False
     allow_tools: bool = False
+    cors_origins: tuple[str, ...] = ()  # web pages that may read answers (checked already)
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -82,7 +83,10 @@ async def run_server(assembly: Assembly, options: ServeOptions, out: TextIO, err
     catalogue = assembly.catalogue()
     runner = assembly.runner(catalogue, assembly.tool_step(DenyAll()))
     app = build_app(
-        Served(assembly.store, catalogue, runner), token, allow_tools=options.allow_tools
+        Served(assembly.store, catalogue, runner),
+        token,
+        allow_tools=options.allow_tools,
+        cors_origins=options.cors_origins,
     )
     config = uvicorn.Config(
         app,

@@ -10,6 +10,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -108,10 +109,10 @@ def serving_from(process: subprocess.Popen[str]) -> Serving:
     )
 
 
-@pytest.fixture
-def serving(home: SightlineHome) -> Iterator[Serving]:
-    """`sightline serve --port 0` over the loopback Ollama, stopped with Ctrl+C afterwards."""
-    process = start(home, "--port", "0")
+@contextmanager
+def running(home: SightlineHome, *args: str) -> Iterator[Serving]:
+    """`sightline serve --port 0 ARGS…` over the loopback Ollama, stopped with Ctrl+C after."""
+    process = start(home, "--port", "0", *args)
     try:
         served = serving_from(process)
         yield served
@@ -124,3 +125,10 @@ def serving(home: SightlineHome) -> Iterator[Serving]:
         for stream in (process.stdout, process.stderr):
             if stream is not None:
                 stream.close()
+
+
+@pytest.fixture
+def serving(home: SightlineHome) -> Iterator[Serving]:
+    """`sightline serve --port 0` over the loopback Ollama, stopped with Ctrl+C afterwards."""
+    with running(home) as served:
+        yield served
