@@ -6,7 +6,6 @@ drops, so the unstreamed answer also carries the `X-Sightline-Notices` header).
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 from collections.abc import AsyncGenerator
@@ -15,11 +14,12 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from app.serve.bodies import json_object
+from app.serve.chat_route import ChatShapes, answer_chat
 from app.serve.errors import ClientError
 from app.serve.ollama_request import OllamaAsk, chat_request
 from app.serve.openai_api import NOTICES_HEADER
-from app.serve.served import Finished, Said, Served, Words, notice_json, whole_answer
-from app.serve.streaming import ClientGone, WatchedStream, replayed, until_first, while_connected
+from app.serve.served import Finished, Said, Served, Words, notice_json
+from app.serve.streaming import WatchedStream
 from routing.router import AUTO, is_auto
 
 if TYPE_CHECKING:
@@ -125,37 +125,29 @@ async def show(request: Request, served: Served, allow_tools: bool) -> Response:
 
 async def chat(request: Request, served: Served, allow_tools: bool) -> Response:
     """`POST /api/chat`: one turn, streamed as NDJSON or answered whole."""
-    from starlette.responses import JSONResponse, Response
+    return await answer_chat(request, served, allow_tools, _SHAPES)
 
-    try:
-        body = await json_object(request)
-        client = request.headers.get("user-agent", "")
-        ask = await asyncio.to_thread(chat_request, body, client, allow_tools)
-        await served.check_model(ask.asked.model)
-    except ClientError as error:
-        if error.status == 404 and error.code == "model_not_found":
-            return JSONResponse({"error": NOT_FOUND.format(name=body.get("model"))}, 404)
-        return error_response(error)
-    said = served.run(ask.asked)
-    try:
-        if ask.stream:
-            held, ended = await while_connected(request.receive, until_first(said))
-            if ended and isinstance(held[-1], Finished) and held[-1].error is not None:
-                await said.aclose()
-                return error_response(held[-1].error)
-            lines = _ndjson(ask, replayed(held, said))
-            return WatchedStream(lines, "application/x-ndjson", {})  # type: ignore[return-value]
-        text, finished = await while_connected(request.receive, whole_answer(said))
-    except ClientGone:
-        await said.aclose()
-        return Response(status_code=499)
-    if finished.error is not None:
-        return error_response(finished.error)
+
+def _not_found(name: str) -> ClientError:
+    """A model nobody has, in Ollama's words."""
+    return ClientError(404, NOT_FOUND.format(name=name), code="model_not_found")
+
+
+def _streamed(ask: OllamaAsk, said: AsyncGenerator[Said, None]) -> Response:
+    return WatchedStream(_ndjson(ask, said), "application/x-ndjson", {})  # type: ignore[return-value]
+
+
+def _answered(ask: OllamaAsk, text: str, finished: Finished) -> Response:
+    from starlette.responses import JSONResponse
+
     notices = notice_json(finished.notices)
     last = _final(finished, notices)
     last["message"] = {"role": "assistant", "content": text}
     header = json.dumps(notices, ensure_ascii=True)
     return JSONResponse(last, headers={NOTICES_HEADER: header})
+
+
+_SHAPES = ChatShapes(chat_request, error_response, _streamed, _answered, _not_found)
 
 
 def _final(finished: Finished, notices: list[dict[str, str]]) -> dict[str, Any]:

@@ -6,7 +6,6 @@ client keeps as an extra field) and, unstreamed, the `X-Sightline-Notices` heade
 
 from __future__ import annotations
 
-import asyncio
 import json
 import secrets
 import time
@@ -14,11 +13,11 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import TYPE_CHECKING, Any
 
-from app.serve.bodies import json_object
+from app.serve.chat_route import ChatShapes, answer_chat
 from app.serve.errors import ClientError
 from app.serve.openai_request import ChatAsk, chat_request
-from app.serve.served import Finished, Said, Served, Words, notice_json, whole_answer
-from app.serve.streaming import ClientGone, WatchedStream, replayed, until_first, while_connected
+from app.serve.served import Finished, Said, Served, Words, notice_json
+from app.serve.streaming import WatchedStream
 from routing.router import AUTO
 
 if TYPE_CHECKING:
@@ -62,34 +61,23 @@ def _model(ref: str, owner: str) -> dict[str, Any]:
 
 async def chat_completions(request: Request, served: Served, allow_tools: bool) -> Response:
     """`POST /v1/chat/completions`: one turn, streamed as SSE or answered whole."""
-    from starlette.responses import JSONResponse, Response
+    return await answer_chat(request, served, allow_tools, _SHAPES)
 
-    try:
-        body = await json_object(request)
-        client = request.headers.get("user-agent", "")
-        ask = await asyncio.to_thread(chat_request, body, client, allow_tools)
-        await served.check_model(ask.asked.model)
-    except ClientError as error:
-        return error_response(error)
-    said = served.run(ask.asked)
-    try:
-        if ask.stream:
-            held, ended = await while_connected(request.receive, until_first(said))
-            if ended and isinstance(held[-1], Finished) and held[-1].error is not None:
-                await said.aclose()
-                return error_response(held[-1].error)
-            chunks = _sse(ask, replayed(held, said))
-            headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-            return WatchedStream(chunks, "text/event-stream; charset=utf-8", headers)  # type: ignore[return-value]
-        text, finished = await while_connected(request.receive, whole_answer(said))
-    except ClientGone:
-        await said.aclose()
-        return Response(status_code=499)  # nginx's word for it: nobody reads it
-    if finished.error is not None:
-        return error_response(finished.error)
+
+def _streamed(ask: ChatAsk, said: AsyncGenerator[Said, None]) -> Response:
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return WatchedStream(_sse(ask, said), "text/event-stream; charset=utf-8", headers)  # type: ignore[return-value]
+
+
+def _answered(ask: ChatAsk, text: str, finished: Finished) -> Response:
+    from starlette.responses import JSONResponse
+
     notices = notice_json(finished.notices)
     header = json.dumps(notices, ensure_ascii=True)
     return JSONResponse(_completion(ask, text, finished, notices), headers={NOTICES_HEADER: header})
+
+
+_SHAPES = ChatShapes(chat_request, error_response, _streamed, _answered)
 
 
 def _completion(
