@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from app.serve.errors import ClientError, from_turn
 from app.store import Store
-from app.turn.events import ItemAdded, TextAdded, TurnEnded, UsageAdded
+from app.turn.events import ItemAdded, ItemFinished, TextAdded, TurnEnded, UsageAdded
 from app.turn.runner import TurnRunner
 from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
@@ -33,6 +33,10 @@ from vision.labels import shown_name
 log = logging.getLogger(__name__)
 
 TITLE = "Served to {client}"
+# A provider's words for an answer cut at its longest (OpenAI's, Ollama's, llama.cpp's and
+# LM Studio's "length"; Anthropic's "max_tokens", which Gemini's wire says too): the
+# client is told "length", as both APIs say it. Any other stop is "stop".
+_CUT_AT_LENGTH = frozenset({"length", "max_tokens"})
 _CLIENT_LENGTH = 60  # of a User-Agent kept in the title
 UNKNOWN_CLIENT = "an app"
 
@@ -65,7 +69,7 @@ class Finished:
     notices: tuple[Notice, ...]
     conversation_id: str
     error: ClientError | None = None
-    reason: str = "stop"
+    reason: str = "stop"  # or "length": the model stopped at its longest answer
 
 
 Said = Words | Finished
@@ -134,6 +138,7 @@ class Served:
         notices: list[Notice] = []
         usage = Usage()
         ended: TurnEnded | None = None
+        reason = ""  # the provider's word for why its (last) answer stopped
         async with aclosing(self.runner.run(turn)) as events:
             async for event in events:
                 if isinstance(event, TextAdded):
@@ -145,6 +150,8 @@ class Served:
                         usage.input_tokens + event.usage.input_tokens,
                         usage.output_tokens + event.usage.output_tokens,
                     )
+                elif isinstance(event, ItemFinished):
+                    reason = event.reason
                 elif isinstance(event, TurnEnded):
                     ended = event
         error = None
@@ -154,7 +161,8 @@ class Served:
             log.info("served turn failed: %s", ended.error.detail or ended.error.message)
             error = from_turn(ended.error)
         answered = ended.model_ref if ended and ended.model_ref else asked.model
-        yield Finished(answered, usage, tuple(notices), conversation_id, error)
+        stopped = "length" if reason.lower() in _CUT_AT_LENGTH else "stop"
+        yield Finished(answered, usage, tuple(notices), conversation_id, error, stopped)
 
 
 async def whole_answer(said: AsyncGenerator[Said, None]) -> tuple[str, Finished]:

@@ -66,6 +66,9 @@ class ItemFinished:
     item_id: int
     status: MessageStatus
     stats: AnswerStats | None = None  # what it cost and how fast it came, as stored
+    # Why the model stopped, in its provider's own word ("stop", "length", "max_tokens"):
+    # a served answer tells a client that was cut at its longest. "": it didn't say.
+    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -125,7 +125,7 @@ class ModelRequests:
         request, unused = self.unused.fit(conversation_id, answer, request)
         if unused is not None:
             yield ItemAdded(unused)
-        status = MessageStatus.FAILED
+        status, reason = MessageStatus.FAILED, ""
         # Started here, after the describer, stopped with the stream: its time to the
         # first word and speed are the model's, not describing's or a tool's.
         clock = AnswerClock()
@@ -147,7 +147,7 @@ class ModelRequests:
                     yield UsageAdded(event, window=fitting.window)
                     continue
                 if isinstance(event, Done):
-                    status = MessageStatus.COMPLETE
+                    status, reason = MessageStatus.COMPLETE, event.reason
                     continue
                 if step.answer is None:
                     # The answer exists once its first word does, so an early failure
@@ -201,7 +201,7 @@ class ModelRequests:
             yield ItemAdded(step.answer)
         stats = _with_context(clock.stats(), fitting)
         self.store.finish_message(step.answer.id, status, stats)
-        yield ItemFinished(step.answer.id, status, stats)
+        yield ItemFinished(step.answer.id, status, stats, reason)
 
     def _answer_calls(self, conversation_id: str, step: Step) -> None:
         """Calls already stored on a cut-short answer get a 'stopped' result each."""

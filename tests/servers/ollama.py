@@ -75,6 +75,7 @@ class Reply(ScriptedReply):
     prompt_eval_count: int = 12
     eval_count: int = 7
     raw_lines: list[str] = field(default_factory=list)  # verbatim lines after the text chunks
+    done_reason: str = "stop"  # "length": stopped at num_predict, its longest answer
 
 
 # Ollama's stream for the hostile answers: a line of it, its keep-alives (blank lines,
@@ -442,7 +443,7 @@ def _final_chunk(name: str, reply: Reply) -> dict[str, Any]:
         "created_at": _now(),
         "message": {"role": "assistant", "content": ""},
         "done": True,
-        "done_reason": "stop",
+        "done_reason": reply.done_reason,
         "total_duration": 812_345_678,
         "load_duration": 21_345_678,
         "prompt_eval_count": reply.prompt_eval_count,
