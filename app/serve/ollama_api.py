@@ -151,21 +151,31 @@ _SHAPES = ChatShapes(chat_request, error_response, _streamed, _answered, _not_fo
 
 
 def _final(finished: Finished, notices: list[dict[str, str]]) -> dict[str, Any]:
-    """The last object: done, why, what it cost (durations Sightline doesn't measure are 0)."""
+    """The last object: done, why, what it cost and how long it took, in nanoseconds as
+    Ollama counts them. Measured here: prompt_eval_duration is the time to the first words
+    (any pictures described included), eval_duration the answering model's server's own
+    time where it said one, else the time from the first words to the end; the total is
+    never less than those two. Nothing is loaded here, so load_duration is 0."""
+    timing = finished.timing
+    reading, answering = _ns(timing.to_first_word), _ns(timing.answering)
     return {
         "model": finished.model,
         "created_at": _now(),
         "message": {"role": "assistant", "content": ""},
         "done": True,
         "done_reason": finished.reason,
-        "total_duration": 0,
+        "total_duration": max(_ns(timing.total), reading + answering),
         "load_duration": 0,
         "prompt_eval_count": finished.usage.input_tokens,
-        "prompt_eval_duration": 0,
+        "prompt_eval_duration": reading,
         "eval_count": finished.usage.output_tokens,
-        "eval_duration": 0,
+        "eval_duration": answering,
         "sightline_notices": notices,
     }
+
+
+def _ns(seconds: float) -> int:
+    return round(seconds * 1e9)
 
 
 async def _ndjson(ask: OllamaAsk, said: AsyncGenerator[Said, None]) -> AsyncGenerator[bytes, None]:

@@ -12,13 +12,14 @@ turn stores (and the crossings the ledger reads from them) are kept under that n
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
 from app.serve.errors import ClientError, from_turn
 from app.store import Store
-from app.turn.events import ItemAdded, ItemFinished, TextAdded, TurnEnded, UsageAdded
+from app.turn.events import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent, UsageAdded
 from app.turn.runner import TurnRunner
 from app.turn.turn_input import TurnInput
 from routing.catalogue import Catalogue
@@ -61,6 +62,15 @@ class Words:
 
 
 @dataclass(frozen=True)
+class Timing:
+    """How long a served turn took, in seconds, measured here."""
+
+    total: float = 0.0  # from the turn's start to its end
+    to_first_word: float = 0.0  # to its first words: the prompt read, any pictures described
+    answering: float = 0.0  # from its first words to its end (the server's own time if said)
+
+
+@dataclass(frozen=True)
 class Finished:
     """The turn is over: who answered, what it cost, what Sightline did, whether it failed."""
 
@@ -70,6 +80,7 @@ class Finished:
     conversation_id: str
     error: ClientError | None = None
     reason: str = "stop"  # or "length": the model stopped at its longest answer
+    timing: Timing = field(default_factory=Timing)
 
 
 Said = Words | Finished
@@ -135,34 +146,70 @@ class Served:
             store.add_message(conversation_id, message)
         question = asked.question
         turn = TurnInput(conversation_id, question.text, question.pictures, asked.model)
-        notices: list[Notice] = []
-        usage = Usage()
-        ended: TurnEnded | None = None
-        reason = ""  # the provider's word for why its (last) answer stopped
+        tally = _Tally()
         async with aclosing(self.runner.run(turn)) as events:
             async for event in events:
                 if isinstance(event, TextAdded):
                     yield Words(event.text)
-                elif isinstance(event, ItemAdded) and isinstance(event.item.item, Notice):
-                    notices.append(event.item.item)
-                elif isinstance(event, UsageAdded):
-                    usage = Usage(
-                        usage.input_tokens + event.usage.input_tokens,
-                        usage.output_tokens + event.usage.output_tokens,
-                    )
-                elif isinstance(event, ItemFinished):
-                    reason = event.reason
-                elif isinstance(event, TurnEnded):
-                    ended = event
-        error = None
+                tally.saw(event)
+        yield tally.finished(asked.model, conversation_id)
+
+
+class _Tally:
+    """What a served turn's events add up to, as `Finished` tells it, and its timing,
+    measured here from when the turn is about to be stored."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+        self.first_word: float | None = None
+        self.notices: list[Notice] = []
+        self.usage = Usage()
+        self.reason = ""  # the provider's word for why its (last) answer stopped
+        self.ended: TurnEnded | None = None
+
+    def saw(self, event: TurnEvent) -> None:
+        """Count one event of the turn."""
+        if isinstance(event, TextAdded) and event.text and self.first_word is None:
+            self.first_word = time.perf_counter()
+        elif isinstance(event, ItemAdded) and isinstance(event.item.item, Notice):
+            self.notices.append(event.item.item)
+        elif isinstance(event, UsageAdded):
+            # The describer's tokens count too (the turn cost them); its time is not the
+            # answer's, so only the answer's own generating time is kept.
+            generating = event.usage.generating_seconds if event.source == "answer" else 0.0
+            self.usage = Usage(
+                self.usage.input_tokens + event.usage.input_tokens,
+                self.usage.output_tokens + event.usage.output_tokens,
+                self.usage.generating_seconds + generating,
+            )
+        elif isinstance(event, ItemFinished):
+            self.reason = event.reason
+        elif isinstance(event, TurnEnded):
+            self.ended = event
+
+    def timing(self) -> Timing:
+        """How long the turn took so far; answering is the server's own generating time
+        where it said one, else the time from the first words to now."""
+        now = time.perf_counter()
+        total = now - self.started
+        first = now if self.first_word is None else self.first_word
+        answering = self.usage.generating_seconds or now - first
+        return Timing(total, first - self.started, answering)
+
+    def finished(self, asked_model: str, conversation_id: str) -> Finished:
+        """The turn's end as the client is told it."""
+        ended, error = self.ended, None
         if ended is None:
             error = ClientError(500, "The turn did not finish.", type="server_error")
         elif ended.error is not None:
             log.info("served turn failed: %s", ended.error.detail or ended.error.message)
             error = from_turn(ended.error)
-        answered = ended.model_ref if ended and ended.model_ref else asked.model
-        stopped = "length" if reason.lower() in _CUT_AT_LENGTH else "stop"
-        yield Finished(answered, usage, tuple(notices), conversation_id, error, stopped)
+        answered = ended.model_ref if ended and ended.model_ref else asked_model
+        stopped = "length" if self.reason.lower() in _CUT_AT_LENGTH else "stop"
+        notices = tuple(self.notices)
+        return Finished(
+            answered, self.usage, notices, conversation_id, error, stopped, self.timing()
+        )
 
 
 async def whole_answer(said: AsyncGenerator[Said, None]) -> tuple[str, Finished]:

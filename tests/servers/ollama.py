@@ -76,6 +76,7 @@ class Reply(ScriptedReply):
     eval_count: int = 7
     raw_lines: list[str] = field(default_factory=list)  # verbatim lines after the text chunks
     done_reason: str = "stop"  # "length": stopped at num_predict, its longest answer
+    eval_duration: int | None = 654_321_000  # None: not said (a server that doesn't time it)
 
 
 # Ollama's stream for the hostile answers: a line of it, its keep-alives (blank lines,
@@ -438,6 +439,7 @@ def _chunk(name: str, message: dict[str, Any]) -> dict[str, Any]:
 
 
 def _final_chunk(name: str, reply: Reply) -> dict[str, Any]:
+    timed = {} if reply.eval_duration is None else {"eval_duration": reply.eval_duration}
     return {
         "model": name,
         "created_at": _now(),
@@ -449,7 +451,7 @@ def _final_chunk(name: str, reply: Reply) -> dict[str, Any]:
         "prompt_eval_count": reply.prompt_eval_count,
         "prompt_eval_duration": 123_456_789,
         "eval_count": reply.eval_count,
-        "eval_duration": 654_321_000,
+        **timed,
     }
 
 

@@ -5,6 +5,7 @@ model, the model list, show and version, and Ollama's own error shape."""
 from __future__ import annotations
 
 import json
+import time
 
 import httpx
 import ollama
@@ -12,7 +13,7 @@ import pytest
 
 from tests.app.serve.conftest import Serving
 from tests.app.serve.pictures import as_base64, png
-from tests.servers.ollama import FakeOllama
+from tests.servers.ollama import FakeOllama, Reply
 
 
 def client(serving: Serving) -> ollama.AsyncClient:
@@ -31,6 +32,40 @@ async def test_a_text_turn_answered_whole(serving: Serving, fake_ollama: FakeOll
     assert answer.done and answer.done_reason == "stop"
     assert (answer.prompt_eval_count, answer.eval_count) == (12, 7)
     assert fake_ollama.chat_requests()[-1]["options"]["temperature"] == 0.2
+
+
+async def test_the_last_object_says_what_it_cost_and_how_long_it_took(
+    serving: Serving, fake_ollama: FakeOllama
+) -> None:
+    ollama_client = client(serving)
+    ask = [{"role": "user", "content": "Hi"}]
+    # The model's server timed its answer: its own eval_duration is told.
+    began = time.perf_counter_ns()
+    answer = await ollama_client.chat(model="ollama:llama3.2:3b", messages=ask, stream=False)
+    took = time.perf_counter_ns() - began
+    assert (answer.prompt_eval_count, answer.eval_count) == (12, 7)
+    assert answer.eval_duration == 654_321_000
+    assert answer.prompt_eval_duration is not None and 0 < answer.prompt_eval_duration < took
+    assert answer.total_duration is not None and answer.eval_duration is not None
+    assert answer.total_duration >= answer.prompt_eval_duration + answer.eval_duration
+    assert answer.load_duration == 0
+    # One that didn't: the time from the first words to the end, measured here, streamed.
+    fake_ollama.enqueue(Reply(text="one two three four", delay=0.05, eval_duration=None))
+    began = time.perf_counter_ns()
+    parts = [
+        part
+        async for part in await ollama_client.chat(
+            model="ollama:llama3.2:3b", messages=ask, stream=True
+        )
+    ]
+    took = time.perf_counter_ns() - began
+    last = parts[-1]
+    assert last.done and (last.prompt_eval_count, last.eval_count) == (12, 7)
+    assert last.eval_duration is not None and last.prompt_eval_duration is not None
+    assert 0.1e9 < last.eval_duration < took  # four pieces 50 ms apart, after the first
+    assert 0 < last.prompt_eval_duration < took
+    assert last.total_duration is not None and last.total_duration <= took
+    assert last.total_duration >= last.prompt_eval_duration + last.eval_duration
 
 
 async def test_a_text_turn_streamed_ends_with_the_notices(serving: Serving) -> None:
