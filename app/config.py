@@ -39,6 +39,9 @@ if TYPE_CHECKING:  # loaded only for [[providers]] and discovery: see _parse_pro
     from routing.models import ProviderConfig
 
 MAX_CONFIG_BYTES = 4_000_000  # a config is a few KB; this bounds what is read, not taste
+# The window's server for other apps (Settings ▸ Serving): on, its port, Sightline's tools.
+SERVE_KEYS = ("serve_in_window", "serve_port", "serve_tools")
+SERVE_PORT = 11435  # app.serve.server.DEFAULT_PORT, which loads uvicorn: not before the paint
 
 
 _TOP_LEVEL_KEYS = frozenset(
@@ -54,6 +57,7 @@ _TOP_LEVEL_KEYS = frozenset(
         "always_allow_tools",
         "data_dir",
         "providers",
+        *SERVE_KEYS,
     }
 )
 # How long a provider's stream may show no progress, and its turn take (app/turn/limits.py).
@@ -88,6 +92,9 @@ class Config:
     mcp_config: Path | None = None  # a file holding the `mcpServers` JSON
     mcp_start_at_launch: bool = False  # start MCP servers with the window, not on first use
     always_allow_tools: tuple[str, ...] = ()  # tools that run without asking the person
+    serve_in_window: bool = False  # the window serves other apps while it is open
+    serve_port: int = SERVE_PORT
+    serve_tools: bool = False  # served turns may use Sightline's tools, each call asked
     data_dir: Path = field(default_factory=paths.data_dir)
     source: Path | None = None  # the file read, when there was one
     # The file SIGHTLINE_CONFIG names when it doesn't exist yet: the defaults hold until
@@ -206,7 +213,18 @@ def _parse_document(
         ),
         data_dir=data_dir,
         source=path,
+        serve_in_window=flag(raw, (), "serve_in_window", False),
+        serve_port=_port(raw.get("serve_port", SERVE_PORT)),
+        serve_tools=flag(raw, (), "serve_tools", False),
     )
+
+
+def _port(value: Any) -> int:
+    """`serve_port`: a port a server may listen on (0, "any free one", has no place here:
+    the apps pointed at the window's server need an address that stays)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        raise problem(("serve_port",), "must be a port number from 1 to 65535, like 11435")
+    return value
 
 
 def _expanded(value: str, key: str) -> Path:

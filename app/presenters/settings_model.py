@@ -213,7 +213,7 @@ def write_settings(path: Path, providers: ProviderList, keystore: KeyStore) -> N
             keystore.set(draft.id, draft.new_key.strip())
 
 
-def save_top_level(path: Path, values: Mapping[str, str | bool | list[str] | None]) -> None:
+def save_top_level(path: Path, values: Mapping[str, str | bool | int | list[str] | None]) -> None:
     """Set top-level keys of the config file (None removes one); everything else stays.
 
     A sibling of app.config_file.save_providers for the Tools page's keys

@@ -30,6 +30,7 @@ from app.ui.describing import Describing
 from app.ui.running_turn import RunningTurn
 from app.ui.sending import Sending
 from app.ui.turn_feed import TurnFeed
+from app.ui.window_server import WindowServer
 from routing.transcript import ToolCall  # loaded by the store: costs nothing here
 
 # asyncio (~25 ms) is imported by the methods that use it: they all run after the
@@ -73,7 +74,7 @@ class Controller(QObject):
         self._connecting: asyncio.Lock | None = None  # made by the first `_connect`
         self._retired: set[Catalogue] = set()  # old catalogues, closed once their turn ends
         self._current = ""
-        self._chores: set[asyncio.Task[None]] = set()  # held so they aren't collected mid-way
+        self._chores: set[asyncio.Task[object]] = set()  # held so they aren't collected mid-way
         # The catalogue in use and its models, published as each provider answers.
         self._lister = ModelLister(self.config, assembly.config_path, self.models_changed.emit)
         self._approvals = Approvals(self.approval_requested.emit, self.approval_settled.emit)
@@ -111,6 +112,7 @@ class Controller(QObject):
             lambda catalogue: self._lister.publish(catalogue, listing=False),
             self.refresh_models,
         )
+        self.serving = WindowServer(self)  # other apps served, while the person has it on
 
     # -- state -----------------------------------------------------------------
 
@@ -178,7 +180,8 @@ class Controller(QObject):
             self._started = True
             self.chore(self._connect())
             if self.config.mcp_start_at_launch:  # the person wants them ready, not lazily
-                self.chore(self._start_tools())
+                self.chore(self._tools())
+            self.serving.start_if_chosen()  # the server for other apps, if left on
 
     async def apply_settings(self) -> None:
         """Read the config file again and use its providers (ConfigError when it is broken)."""
@@ -229,7 +232,7 @@ class Controller(QObject):
             self._key_problem_told = True
             self.problem.emit(self.keys.problem)
 
-    def chore(self, work: Coroutine[object, object, None]) -> None:
+    def chore(self, work: Coroutine[object, object, object]) -> None:
         """Run `work` on the loop, held until it ends; a failure is logged."""
         import asyncio  # after the first paint (see the imports)
 
@@ -237,7 +240,7 @@ class Controller(QObject):
         self._chores.add(chore)
         chore.add_done_callback(self._chore_done)
 
-    def _chore_done(self, chore: asyncio.Task[None]) -> None:
+    def _chore_done(self, chore: asyncio.Task[object]) -> None:
         self._chores.discard(chore)
         if not chore.cancelled() and chore.exception() is not None:
             log.error("a background task failed", exc_info=chore.exception())
@@ -246,6 +249,7 @@ class Controller(QObject):
         """Stop whatever runs and close the providers' connections (the store stays open)."""
         import asyncio  # after the first paint (see the imports)
 
+        await self.serving.aclose()  # first: its turns stop while the store is open
         await self.turn.stopped()
         for task in list(self._chores):  # each one's end takes it out of the set
             if not task.done():
@@ -373,9 +377,6 @@ class Controller(QObject):
     async def _tools(self) -> list[Tool]:
         """Every tool a turn offers; the one place they are gathered (MCP servers start here)."""
         return await self.turn_tools.tools(self.config.mcp_config)
-
-    async def _start_tools(self) -> None:
-        await self._tools()
 
     async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         """Ask the person, through the window's approval card, whether a call may run."""

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import SightlineHome, write_config
+from tests.servers.loopback import closed_port
 from tests.ui.helpers import run_python
 
 # Runs `python -m app --smoke` with notes written to argv[1]: the modules at
@@ -94,6 +95,9 @@ NEVER_BEFORE_PAINT = {
     "app.turn.codex": "agents load with the first agent turn",
     "routing.wires": "wires load when models are listed",
     "app.cli.mcp_serve": "the window starts without building the command line's parser",
+    "app.serve": "the server for other apps loads when it is turned on, after the first paint",
+    "uvicorn": "the server for other apps loads when it is turned on, after the first paint",
+    "starlette": "the server for other apps loads when it is turned on, after the first paint",
 }
 
 # Qt classes the first paint needs none of; each costs 1–5 ms to build (PySide6 builds
@@ -173,6 +177,18 @@ def test_a_config_with_providers_still_paints_before_asyncio(
     at = _smoke(home, tmp_path)  # its config names the loopback Ollama
     assert _loaded(at["paint"], NEVER_BEFORE_PAINT) == {}
     assert "routing.models" in at["paint"]  # the config's providers are read before the paint
+
+
+def test_a_window_left_serving_other_apps_still_paints_before_the_server_loads(
+    home: SightlineHome, tmp_path: Path
+) -> None:
+    earlier = home.config.read_text(encoding="utf-8")
+    port = closed_port()
+    home.config.write_text(
+        f"serve_in_window = true\nserve_port = {port}\n{earlier}", encoding="utf-8"
+    )
+    at = _smoke(home, tmp_path)  # it serves from the start: after the paint
+    assert _loaded(at["paint"], NEVER_BEFORE_PAINT) == {}
 
 
 def test_an_import_hook_not_pysides_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:

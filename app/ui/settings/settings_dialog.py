@@ -1,10 +1,11 @@
 """Settings: the providers in the person's order, each editable, tested and saved; agents,
-tools, privacy and routing, and the appearance.
+tools, privacy and routing, serving other apps, and the appearance.
 
 Nothing is written until Save: then the config file (never a key), the keys
 (OS keyring), the MCP servers file, and the controller lists models with the
 new providers. The pages are their own modules: providers_page.py, tools_page.py,
-appearance_page.py, and app/ui/agents/agents_page.py.
+serving_page.py, appearance_page.py, and app/ui/agents/agents_page.py. Serving and
+Appearance act the moment they are changed, and need no Save.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from app.ui.agents.agents_page import AgentsPage
 from app.ui.controller import Controller
 from app.ui.settings.appearance_page import AppearancePage
 from app.ui.settings.providers_page import ProvidersPage, found_in
+from app.ui.settings.serving_page import ServingPage
 from app.ui.settings.tools_page import ToolsPage
 from app.ui.theme import show_problem
 
@@ -76,6 +78,8 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.agents_page, "A&gents")
         self.tabs.addTab(self.tools_page, "&Tools")
         self.tabs.addTab(self.tools_page.privacy_page, "Privacy && &routing")
+        self.serving_page = ServingPage(self.controller.serving, self)  # acts at once, as below
+        self.tabs.addTab(self.serving_page, "S&erving")
         self.appearance_page = AppearancePage(getattr(self.parent(), "appearance", None), self)
         self.tabs.addTab(self.appearance_page, "&Appearance")
 
@@ -186,6 +190,7 @@ class SettingsDialog(QDialog):
     def done(self, result: int) -> None:
         """Stop the background work with the dialog."""
         self.providers_page.form.stop_test()
+        self.serving_page.closing()
         if not self._lookup.done():
             self._lookup.cancel()
         with contextlib.suppress(RuntimeError):  # already disconnected by an earlier close

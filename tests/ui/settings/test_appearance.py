@@ -63,4 +63,4 @@ def test_the_settings_tabs_are_grouped(
         tabs.tabText(n).replace("&&", "\0").replace("&", "").replace("\0", "&")
         for n in range(tabs.count())
     ]
-    assert names == ["Providers", "Agents", "Tools", "Privacy & routing", "Appearance"]
+    assert names == ["Providers", "Agents", "Tools", "Privacy & routing", "Serving", "Appearance"]
