@@ -6,7 +6,8 @@ Both APIs come here with the same `Asked`; everything under Sightline's rules (w
 check, heal and retry, a local request kept on this computer) is the runner's, as for the
 window and `sightline ask`. What this adds is the conversation: the client's earlier
 messages stored before its question, titled with the client's name, so the notices the
-turn stores (and the crossings the ledger reads from them) are kept under that name.
+turn stores (and the crossings the ledger reads from them) are kept under that name; a
+follow-up to a conversation already stored continues it (app/serve/continuing.py).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
+from app.serve.continuing import continued
 from app.serve.errors import ClientError, from_turn
 from app.store import Store
 from app.turn.events import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent, UsageAdded
@@ -107,6 +109,7 @@ class Served:
         self.store = store
         self.catalogue = catalogue
         self.runner = runner
+        self._running: set[str] = set()  # conversations with a turn going: never joined
 
     async def refs(self) -> list[str]:
         """Every ready model's ref, listed anew (a model pulled since shows up)."""
@@ -137,22 +140,38 @@ class Served:
         """Store the client's conversation, run its question as a turn, yield the answer's
         words as they come and `Finished` last. Cancelling the task that iterates this
         (the client hung up) stops the turn as Stop in the window does."""
+        tally = _Tally()
+        conversation_id = self._conversation(asked)
+        self._running.add(conversation_id)
+        try:
+            question = asked.question
+            turn = TurnInput(conversation_id, question.text, question.pictures, asked.model)
+            async with aclosing(self.runner.run(turn)) as events:
+                async for event in events:
+                    if isinstance(event, TextAdded):
+                        yield Words(event.text)
+                    tally.saw(event)
+        finally:
+            self._running.discard(conversation_id)
+        yield tally.finished(asked.model, conversation_id)
+
+    def _conversation(self, asked: Asked) -> str:
+        """The stored conversation the question joins: the one of the client's it follows
+        (app/serve/continuing.py), else a new one holding the client's earlier messages.
+        The request's settings become the conversation's (they are this turn's)."""
         store = self.store
         title = TITLE.format(client=client_name(asked.client))
+        prompt = asked.settings.system_prompt
+        found = continued(store, title, asked.history, prompt, self._running)
+        if found is not None:
+            store.conversations.set_settings(found, asked.settings)
+            return found
         conversation_id = store.conversations.create(title=title, model=asked.model)
         if not asked.settings.is_empty:
             store.conversations.set_settings(conversation_id, asked.settings)
         for message in asked.history:
             store.add_message(conversation_id, message)
-        question = asked.question
-        turn = TurnInput(conversation_id, question.text, question.pictures, asked.model)
-        tally = _Tally()
-        async with aclosing(self.runner.run(turn)) as events:
-            async for event in events:
-                if isinstance(event, TextAdded):
-                    yield Words(event.text)
-                tally.saw(event)
-        yield tally.finished(asked.model, conversation_id)
+        return conversation_id
 
 
 class _Tally:

@@ -72,6 +72,17 @@ class Conversations:
 
     # Annotations below say `builtins.list`: in this class `list` is the method above.
 
+    def titled(self, title: str, newest: int) -> builtins.list[ConversationSummary]:
+        """The `newest` conversations titled exactly `title`, most recently updated first
+        (none deleted, waiting for Undo)."""
+        with self._connection.read() as db:
+            rows = db.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE title = ? AND "
+                "deleted_at IS NULL ORDER BY updated_at DESC, rowid DESC LIMIT ?",
+                (title, newest),
+            ).fetchall()
+        return [ConversationSummary(*row) for row in rows]
+
     def search(self, query: str) -> builtins.list[SearchHit]:
         """Conversations whose title or text has every word of `query`, newest first.
 

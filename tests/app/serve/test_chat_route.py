@@ -27,7 +27,7 @@ async def test_a_turn_that_fails_before_its_first_word_is_a_real_error_status(
         base_url=serving.openai_url, api_key=serving.token, max_retries=0
     )
     with pytest.raises(openai.APIStatusError) as failed:
-        await openai_client.chat.completions.create(model=MODEL, messages=ASK, stream=stream)  # type: ignore[call-overload]
+        await openai_client.chat.completions.create(model=MODEL, messages=ASK, stream=stream)
     assert failed.value.status_code == 502
     assert isinstance(failed.value.body, dict) and failed.value.body["type"] == "server_error"
     fake_ollama.enqueue(Reply(status=500, body={"error": "the runner crashed"}))
@@ -35,7 +35,7 @@ async def test_a_turn_that_fails_before_its_first_word_is_a_real_error_status(
     with pytest.raises(ollama.ResponseError) as also:
         answer = await ollama_client.chat(model=MODEL, messages=ASK, stream=stream)
         if stream:
-            async for _ in answer:  # type: ignore[union-attr]
+            async for _ in answer:
                 pass
     assert also.value.status_code == 502 and "Traceback" not in also.value.error
 

@@ -60,6 +60,19 @@ def test_conversations_list_most_recently_updated_first(store: Store) -> None:
         assert store.conversations.list()[0].id == c
 
 
+def test_titled_finds_the_newest_of_one_title_only(store: Store) -> None:
+    served = [store.conversations.create("Served to a script") for _ in range(3)]
+    store.conversations.create("Served to a script and more")
+    gone = store.conversations.create("Served to a script")
+    store.conversations.trash(gone)
+    store.add_notice(served[0], Notice(NoticeKind.INFO, "touched: the newest now"))
+    assert [s.id for s in store.conversations.titled("Served to a script", 2)] == [
+        served[0],
+        served[2],
+    ]
+    assert store.conversations.titled("served to a script", 5) == []  # exactly that title
+
+
 def test_conversation_summary_fields(store: Store) -> None:
     conversation = store.conversations.create("Trip", "local:llava")
     store.conversations.set_model(conversation, "cloud:gpt")
