@@ -82,8 +82,11 @@ async def tags(served: Served) -> Response:
 
 async def show(request: Request, served: Served, allow_tools: bool) -> Response:
     """`POST /api/show`: what a model does through Sightline. Every model takes pictures here
-    (a blind one has them described), so `vision` is always among its capabilities; its own
-    sight is in `sightline`."""
+    (a blind one has them described), so `vision` is always among its capabilities: a
+    client that checks for it before sending a picture sends it. The model's own sight,
+    as Sightline judges it, is in `sightline`: whether it sees (None: nobody says, or
+    `auto`), who says so (its listing, its provider's rule, a refusal learned, a sight
+    check, the person's mark), and whether it runs on this computer."""
     from starlette.responses import JSONResponse
 
     try:
@@ -107,6 +110,7 @@ async def show(request: Request, served: Served, allow_tools: bool) -> Response:
         model_info[f"{entry['details']['family']}.context_length"] = info.context_length
     sightline = {
         "sees": None if info is None else info.sees,
+        "from": None if info is None else str(info.sight_from),
         "local": None if info is None else info.local,
     }
     return JSONResponse(

@@ -11,8 +11,10 @@ import httpx
 import ollama
 import pytest
 
-from tests.app.serve.conftest import Serving
+from app.store import Store
+from tests.app.serve.conftest import Serving, running
 from tests.app.serve.pictures import as_base64, png
+from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
 
 
@@ -129,7 +131,29 @@ async def test_tags_show_and_version(serving: Serving) -> None:
         version = (await raw.get("/api/version")).json()
         about = (await raw.post("/api/show", json={"model": "ollama:llama3.2:3b"})).json()
     assert version["version"].count(".") == 2 and version["sightline"]
-    assert about["sightline"] == {"sees": False, "local": True}
+    assert about["sightline"] == {"sees": False, "from": "listing", "local": True}
+
+
+async def test_show_says_vision_for_every_model_and_sightlines_own_verdict(
+    home: SightlineHome,
+) -> None:
+    with Store.open(home.data) as store:
+        store.learned.remember_marked("ollama:qwen2.5vl:3b")  # the person marked it blind
+    with running(home) as serving:
+        ollama_client = client(serving)
+        async with httpx.AsyncClient(base_url=serving.ollama_url, headers=serving.auth) as raw:
+            for name, verdict in [
+                ("ollama:llava:7b", {"sees": True, "from": "listing", "local": True}),
+                ("ollama:gemma3:270m", {"sees": False, "from": "listing", "local": True}),
+                ("ollama:qwen2.5vl:3b", {"sees": False, "from": "marked", "local": True}),
+                ("auto", {"sees": None, "from": None, "local": None}),
+            ]:
+                shown = await ollama_client.show(name)  # the official client still reads it
+                assert "vision" in (shown.capabilities or []) and "completion" in (
+                    shown.capabilities or []
+                )
+                about = (await raw.post("/api/show", json={"model": name})).json()
+                assert about["sightline"] == verdict, name
 
 
 async def test_errors_are_ollamas(serving: Serving) -> None:
