@@ -1,4 +1,4 @@
-"""The PyInstaller build runs without Python: the window, `models`, `ask`, tools, pictures.
+"""The PyInstaller build runs without Python: the window, `models`, `ask`, `serve`, tools, pictures.
 
 The build is made once per session by `packaging/build.py --if-stale`, which reuses
 dist/ when it was built from the same sources and packages. Each command runs the
@@ -19,8 +19,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from openai import OpenAI
 
 from routing.describing.prompt import describer_prompt
+from tests.app.serve.conftest import serving_from
+from tests.app.serve.pictures import data_url, png
 from tests.conftest import SightlineHome
 from tests.pdfs import scanned_pdf
 from tests.servers.ollama import FakeOllama, Reply
@@ -234,3 +237,48 @@ def test_tools_run_frozen(frozen: Path, home: SightlineHome, fake_ollama: FakeOl
         1,
         False,
     )
+
+
+def test_serve_answers_the_openai_client_frozen(
+    frozen: Path, home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    # uvicorn picks its event loop and HTTP protocol by module name at run time, which
+    # PyInstaller's import scan can't follow: a served picture turn proves they are bundled.
+    env = home.env()
+    for name in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"):
+        env.pop(name, None)
+    process = subprocess.Popen(
+        [str(frozen), "serve", "--port", "0"],
+        env=env,
+        cwd=home.config.parent,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        serving = serving_from(process)
+        client = OpenAI(base_url=serving.openai_url, api_key=serving.token, max_retries=0)
+        completion = client.chat.completions.create(
+            model="ollama:llama3.2:3b",
+            messages=[
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": "What colour is it?"},
+                        {"type": "image_url", "image_url": {"url": data_url(png("red"))}},
+                    ],
+                }
+            ],
+        )
+        assert completion.choices[0].message.content
+        assert completion.model_extra is not None
+        kinds = {notice["kind"] for notice in completion.model_extra["sightline_notices"]}
+        assert "disclosure" in kinds  # a seeing local model looked for the blind one
+        blind = [r for r in fake_ollama.chat_requests() if r["model"] == "llama3.2:3b"]
+        assert blind and not any(m.get("images") for r in blind for m in r["messages"])
+        status, err = serving.stop()
+        assert status == 0, err
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.communicate(timeout=30)
