@@ -1,7 +1,8 @@
 """The sidebar's list of conversations: its model, how a row looks, and the list itself.
 
 A row shows the chat's title elided before when it was last used (so two chats of one
-title tell apart), and, while searching, the words that matched inside it in a quieter
+title tell apart), a small "served" mark on a chat another app had served (and a screen
+reader says so), and, while searching, the words that matched inside it in a quieter
 line below. Titles rename in place, in a box that keeps Esc from the window's Stop;
 the Delete key asks to delete.
 """
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.presenters.served_chats import BADGE, DESCRIPTION, served_client, spoken
 from app.presenters.when import full_when, short_when
 from app.store import ConversationSummary
 from app.ui.edits import EscapeEdit
@@ -40,6 +42,7 @@ _Index = QModelIndex | QPersistentModelIndex
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
 WHEN_ROLE = Qt.ItemDataRole.UserRole + 3  # when it was last used, in a few characters
 SNIPPET_ROLE = Qt.ItemDataRole.UserRole + 2  # where a search matched inside; "" if the title
+SERVED_ROLE = Qt.ItemDataRole.UserRole + 4  # the app it was served to; "" for the person's own
 UNTITLED = "New chat"
 
 
@@ -67,8 +70,13 @@ class ConversationListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return summary.title or UNTITLED  # a snippet is drawn under it by ChatRows
         if role == Qt.ItemDataRole.AccessibleTextRole:
-            title = f"{summary.title or UNTITLED}, last used {full_when(summary.updated_at)}"
+            when = full_when(summary.updated_at)
+            title = f"{spoken(summary.title or UNTITLED)}, last used {when}"
             return f"{title}, matches: {snippet}" if snippet else title
+        if role == Qt.ItemDataRole.AccessibleDescriptionRole:
+            return DESCRIPTION if served_client(summary.title) else ""
+        if role == SERVED_ROLE:
+            return served_client(summary.title) or ""
         if role == WHEN_ROLE:
             return short_when(summary.updated_at)
         if role == Qt.ItemDataRole.EditRole:
@@ -80,7 +88,9 @@ class ConversationListModel(QAbstractListModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             title, model = summary.title or UNTITLED, summary.model or "auto"
             found = f"\n“{snippet}”" if snippet else ""
-            return f"{title}{found}\nModel: {model}\nLast used {full_when(summary.updated_at)}"
+            served = f"\n{DESCRIPTION}." if served_client(summary.title) else ""
+            when = full_when(summary.updated_at)
+            return f"{title}{found}{served}\nModel: {model}\nLast used {when}"
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
@@ -147,9 +157,11 @@ class ChatRows(QStyledItemDelegate):
         style = widget.style() if widget is not None else QApplication.style()
         text = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, shown, widget)
         when_width = small.horizontalAdvance(when) + 10 if when else 0
+        badge_width = small.horizontalAdvance(BADGE) + 12 if index.data(SERVED_ROLE) else 0
         title = shown.text
+        room = text.width() - when_width - badge_width - 6
         shown.text = QFontMetrics(shown.font).elidedText(
-            title, Qt.TextElideMode.ElideRight, max(20, text.width() - when_width - 6)
+            title, Qt.TextElideMode.ElideRight, max(20, room)
         )
         if snippet:
             shown.displayAlignment = Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop
@@ -163,16 +175,15 @@ class ChatRows(QStyledItemDelegate):
         painter.save()
         painter.setFont(font)
         painter.setPen(shown.palette.color(role))
+        top = QRect(
+            text.left(), text.top(), text.width() - inset, text.height() - (lower if snippet else 0)
+        )
         if when:
-            top = QRect(
-                text.left(),
-                text.top(),
-                text.width() - inset,
-                text.height() - (lower if snippet else 0),
-            )
             painter.drawText(
                 top, int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter), when
             )
+        if badge_width:
+            _draw_badge(painter, top.adjusted(0, 0, -when_width, 0), badge_width, small)
         if snippet:
             line = QRect(
                 text.left() + inset, text.bottom() - lower + 1, text.width() - inset, lower
@@ -195,6 +206,15 @@ class ChatRows(QStyledItemDelegate):
         if isinstance(editor, EscapeEdit):
             editor.setText(str(index.data(Qt.ItemDataRole.EditRole) or ""))
             editor.selectAll()
+
+
+def _draw_badge(painter: QPainter, line: QRect, width: int, metrics: QFontMetrics) -> None:
+    """The "served" mark at the right of `line`: its word in a thin rounded frame, in the
+    pen already chosen (quiet, or the selection's text colour)."""
+    height = metrics.height() + 2
+    box = QRect(line.right() - width + 4, line.center().y() - height // 2, width - 4, height)
+    painter.drawRoundedRect(box, 4, 4)
+    painter.drawText(box, int(Qt.AlignmentFlag.AlignCenter), BADGE)
 
 
 def _snippet_font(font: QFont) -> QFont:

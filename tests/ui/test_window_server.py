@@ -8,16 +8,21 @@ from __future__ import annotations
 import asyncio
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
+from PySide6.QtCore import QModelIndex, Qt
 from pytestqt.qtbot import QtBot
 
+from app.presenters.served_chats import DESCRIPTION
 from app.presenters.serving_settings import ServingChoice
 from app.store import Store
+from app.ui.chat_list import ID_ROLE, SERVED_ROLE
 from app.ui.session import Session
 from routing.transcript import MessageStatus
+from tests.app.serve.pictures import data_url, png
 from tests.conftest import SightlineHome
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama, Reply
-from tests.ui.helpers import Run, close_session
+from tests.ui.helpers import Run, close_session, rows
 
 MODEL = "ollama:llama3.2:3b"
 
@@ -55,3 +60,76 @@ def test_closing_the_window_stops_the_served_turn_and_keeps_it_stopped(
         answer = store.messages(served.id)[-1]
     assert answer.status is MessageStatus.STOPPED
     assert 0 < len(answer.text) < len("one two three four five six seven")
+
+
+def picture_question(words: str) -> list[ChatCompletionMessageParam]:
+    """A question with a picture, as a client sends it (a data URL)."""
+    return [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": words},
+                {"type": "image_url", "image_url": {"url": data_url(png("red"))}},
+            ],
+        }
+    ]
+
+
+def served_row(session: Session) -> QModelIndex | None:
+    """The list's first served conversation, if it shows one."""
+    model = session.window.sidebar.model
+    rows = (model.index(row, 0) for row in range(model.rowCount()))
+    return next((index for index in rows if index.data(SERVED_ROLE)), None)
+
+
+def test_a_conversation_served_while_the_window_runs_is_listed_marked_opened_and_deleted(
+    home: SightlineHome, session: Session, qtbot: QtBot, run: Run, fake_ollama: FakeOllama
+) -> None:
+    client = serve(qtbot, session)
+    with Store.open(home.data) as store:  # one of the person's own, for contrast
+        store.conversations.create(title="Trip to Lisbon")
+    session.controller.chats.refresh()
+    fake_ollama.enqueue(Reply(text="A red square.", delay=0.3))  # the looker's, taking its time
+    asking = asyncio.ensure_future(
+        client.chat.completions.create(model=MODEL, messages=picture_question("What colour is it?"))
+    )
+    # Listed as soon as it is stored, before its answer is done.
+    qtbot.waitUntil(lambda: served_row(session) is not None)
+    assert not asking.done()
+    qtbot.waitUntil(asking.done, timeout=20_000)
+    answer = asking.result().choices[0].message.content
+    assert answer is not None and answer.startswith("You said: What colour is it?")
+    index = served_row(session)
+    assert index is not None
+    title = str(index.data(Qt.ItemDataRole.DisplayRole))
+    assert title.startswith("Served to AsyncOpenAI/Python")
+    assert index.data(SERVED_ROLE) == title.removeprefix("Served to ")
+    assert str(index.data(Qt.ItemDataRole.AccessibleTextRole)).startswith(
+        f"{title}, served to another app, last used "
+    )
+    assert index.data(Qt.ItemDataRole.AccessibleDescriptionRole) == DESCRIPTION
+    lisbon = session.window.sidebar.model.index(1, 0)
+    assert lisbon.data(SERVED_ROLE) == "" and not lisbon.data(
+        Qt.ItemDataRole.AccessibleDescriptionRole
+    )
+    # It opens like any chat: the client's question, what Sightline did, the answer.
+    chat = str(index.data(ID_ROLE))
+    sidebar = session.window.sidebar
+    qtbot.mouseClick(
+        sidebar.list.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=sidebar.list.visualRect(index).center(),
+    )
+    qtbot.waitUntil(lambda: session.controller.current_id == chat)
+    shown = rows(session)
+    assert shown[0]["text"] == "What colour is it?" and shown[-1]["text"] == answer
+    assert any(r["notice"] == "disclosure" for r in shown)  # who looked at the picture, where
+    session.window.show_ledger(True)
+    qtbot.waitUntil(lambda: len(session.window.ledger.rows()) == 1)
+    assert "127.0.0.1" in session.window.ledger.rows()[0]  # it looked on this computer
+    # And it is deleted like any chat.
+    sidebar.list.setFocus()
+    qtbot.keyClick(sidebar.list, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: served_row(session) is None)
+    session.controller.chats.finish_deleting()
+    assert session.store.conversations.get(chat) is None
