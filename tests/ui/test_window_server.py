@@ -6,6 +6,7 @@ like one; a served turn's tool call waits on the window's approval card."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import openai
 from openai.types.chat import ChatCompletionMessageParam
@@ -113,14 +114,7 @@ def test_a_conversation_served_while_the_window_runs_is_listed_marked_opened_and
         Qt.ItemDataRole.AccessibleDescriptionRole
     )
     # It opens like any chat: the client's question, what Sightline did, the answer.
-    chat = str(index.data(ID_ROLE))
-    sidebar = session.window.sidebar
-    qtbot.mouseClick(
-        sidebar.list.viewport(),
-        Qt.MouseButton.LeftButton,
-        pos=sidebar.list.visualRect(index).center(),
-    )
-    qtbot.waitUntil(lambda: session.controller.current_id == chat)
+    chat = open_served(qtbot, session)
     shown = rows(session)
     assert shown[0]["text"] == "What colour is it?" and shown[-1]["text"] == answer
     assert any(r["notice"] == "disclosure" for r in shown)  # who looked at the picture, where
@@ -128,8 +122,72 @@ def test_a_conversation_served_while_the_window_runs_is_listed_marked_opened_and
     qtbot.waitUntil(lambda: len(session.window.ledger.rows()) == 1)
     assert "127.0.0.1" in session.window.ledger.rows()[0]  # it looked on this computer
     # And it is deleted like any chat.
+    sidebar = session.window.sidebar
     sidebar.list.setFocus()
     qtbot.keyClick(sidebar.list, Qt.Key.Key_Delete)
     qtbot.waitUntil(lambda: served_row(session) is None)
     session.controller.chats.finish_deleting()
     assert session.store.conversations.get(chat) is None
+
+
+def open_served(qtbot: QtBot, session: Session) -> str:
+    """Click the served conversation in the list, as a person does; its id."""
+    index = served_row(session)
+    assert index is not None
+    sidebar = session.window.sidebar
+    qtbot.mouseClick(
+        sidebar.list.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=sidebar.list.visualRect(index).center(),
+    )
+    chat = str(index.data(ID_ROLE))
+    qtbot.waitUntil(lambda: session.controller.current_id == chat)
+    return chat
+
+
+def test_a_served_turns_tool_call_waits_on_the_windows_approval_card(
+    session: Session, qtbot: QtBot, fake_ollama: FakeOllama, tmp_path: Path
+) -> None:
+    client = serve(qtbot, session, tools=True)
+    notes = tmp_path / "notes.txt"
+    notes.write_text("Buy milk\n", encoding="utf-8")
+    call = Reply(tool_calls=[{"name": "read_file", "arguments": {"path": str(notes)}}])
+    fake_ollama.enqueue(call, Reply(text="You need milk."))
+    asking = asyncio.ensure_future(
+        client.chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": "What do I need?"}]
+        )
+    )
+    # The chat isn't the one shown: the window says who waits, for what, and where.
+    status = session.window.statusBar()
+    qtbot.waitUntil(lambda: "its request asks to run read_file" in status.currentMessage())
+    assert status.currentMessage().startswith("AsyncOpenAI/Python")
+    card = session.window.approval
+    assert card.request is None
+    offered = fake_ollama.chat_requests()[0]["tools"]
+    assert {tool["function"]["name"] for tool in offered} == {"read_file", "screenshot"}
+    chat = open_served(qtbot, session)
+    qtbot.waitUntil(lambda: card.isVisible() and card.request is not None)
+    assert card.request is not None and card.request.conversation_id == chat
+    assert "read_file" in card.heading.text()
+    qtbot.mouseClick(card.once_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(asking.done, timeout=20_000)
+    assert asking.result().choices[0].message.content == "You need milk."
+    # The open chat shows the whole turn once it ends: the call's result, then the answer.
+    qtbot.waitUntil(lambda: rows(session)[-1]["text"] == "You need milk.")
+    assert any(r["role"] == "tool" and "Buy milk" in r["text"] for r in rows(session))
+
+
+def test_with_tools_off_a_served_turn_offers_none(
+    session: Session, qtbot: QtBot, run: Run, fake_ollama: FakeOllama
+) -> None:
+    client = serve(qtbot, session)
+
+    async def ask() -> str | None:
+        answer = await client.chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": "Hi"}]
+        )
+        return answer.choices[0].message.content
+
+    assert run(ask()) == "You said: Hi"
+    assert "tools" not in fake_ollama.chat_requests()[-1]

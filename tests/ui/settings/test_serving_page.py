@@ -56,6 +56,8 @@ def test_the_switch_serves_from_the_window_and_the_openai_client_gets_in_with_th
     page = serving_page(qtbot, session)
     assert not page.switch.isChecked() and page.state.text() == OFF
     assert not page.token_field.isEnabled()
+    assert not page.tools.isChecked()  # off until the person allows them
+    qtbot.mouseClick(page.tools, Qt.MouseButton.LeftButton)
     port = closed_port()
     turn_on(qtbot, page, port)
     assert page.switch.isChecked()
@@ -92,6 +94,7 @@ def test_the_switch_serves_from_the_window_and_the_openai_client_gets_in_with_th
     assert "ollama:llama3.2:3b" in run(models())
     assert kept(home)["serve_in_window"] is True
     assert kept(home)["serve_port"] == port
+    assert kept(home)["serve_tools"] is True
 
 
 def test_a_port_that_is_taken_is_said_plainly_and_the_switch_stays_off(
