@@ -23,8 +23,10 @@ def served_client(title: str) -> str | None:
 
 
 def spoken(title: str) -> str:
-    """The row's title as a screen reader says it: the served ones say so."""
-    return f"{title}, served to another app" if served_client(title) else title
+    """The row's title as a screen reader says it: a served one as the list shows it, the
+    app's name and its mark, in words."""
+    client = served_client(title)
+    return f"{client}, served to another app" if client else title
 
 
 def asking(title: str, tool: str) -> str:

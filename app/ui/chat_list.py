@@ -1,10 +1,10 @@
 """The sidebar's list of conversations: its model, how a row looks, and the list itself.
 
 A row shows the chat's title elided before when it was last used (so two chats of one
-title tell apart), a small "served" mark on a chat another app had served (and a screen
-reader says so), and, while searching, the words that matched inside it in a quieter
-line below. Titles rename in place, in a box that keeps Esc from the window's Stop;
-the Delete key asks to delete.
+title tell apart) — a chat another app had served by that app's name, with a small
+"served" mark (and a screen reader says so) — and, while searching, the words that matched
+inside it in a quieter line below. Titles rename in place, in a box that keeps Esc from
+the window's Stop; the Delete key asks to delete.
 """
 
 from __future__ import annotations
@@ -68,7 +68,8 @@ class ConversationListModel(QAbstractListModel):
         summary = self._rows[index.row()]
         snippet = self._snippets.get(summary.id, "")
         if role == Qt.ItemDataRole.DisplayRole:
-            return summary.title or UNTITLED  # a snippet is drawn under it by ChatRows
+            # A served chat shows its app's name: the "served" mark beside it says the rest.
+            return served_client(summary.title) or summary.title or UNTITLED
         if role == Qt.ItemDataRole.AccessibleTextRole:
             when = full_when(summary.updated_at)
             title = f"{spoken(summary.title or UNTITLED)}, last used {when}"

@@ -19,7 +19,7 @@ def test_the_persons_own_chats_are_not_served() -> None:
 
 
 def test_a_screen_reader_hears_that_a_chat_was_served() -> None:
-    assert spoken("Served to a script") == "Served to a script, served to another app"
+    assert spoken("Served to a script") == "a script, served to another app"
 
 
 def test_a_waiting_call_names_the_app_the_tool_and_where_to_answer() -> None:

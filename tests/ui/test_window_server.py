@@ -102,11 +102,12 @@ def test_a_conversation_served_while_the_window_runs_is_listed_marked_opened_and
     assert answer is not None and answer.startswith("You said: What colour is it?")
     index = served_row(session)
     assert index is not None
-    title = str(index.data(Qt.ItemDataRole.DisplayRole))
-    assert title.startswith("Served to AsyncOpenAI/Python")
-    assert index.data(SERVED_ROLE) == title.removeprefix("Served to ")
+    # The app's name, and the mark beside it; the whole title where titles are edited.
+    client = str(index.data(Qt.ItemDataRole.DisplayRole))
+    assert client.startswith("AsyncOpenAI/Python") and index.data(SERVED_ROLE) == client
+    assert index.data(Qt.ItemDataRole.EditRole) == f"Served to {client}"
     assert str(index.data(Qt.ItemDataRole.AccessibleTextRole)).startswith(
-        f"{title}, served to another app, last used "
+        f"{client}, served to another app, last used "
     )
     assert index.data(Qt.ItemDataRole.AccessibleDescriptionRole) == DESCRIPTION
     lisbon = session.window.sidebar.model.index(1, 0)

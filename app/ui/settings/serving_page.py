@@ -34,7 +34,7 @@ from app.ui.window_server import ServerStatus, WindowServer
 OFF = "Off. Turn it on to let apps on this computer use Sightline's models."
 ON = (
     "Serving on this computer only (loopback), while Sightline is open. Give an app the "
-    "address and the token (as its API key)."
+    "address and the token (as its API key). Turn it off to change the port or the tools."
 )
 ABOUT = (
     "Apps that speak OpenAI's or Ollama's API (an editor's assistant, a notebook, a script) "
@@ -120,7 +120,8 @@ class ServingPage(QWidget):
             label.setBuddy(field)
             label.setAccessibleName(f"{field.accessibleName()} label")
             grid.addWidget(label, row, 0)
-            grid.addWidget(field, row, 1)
+            # An address reaches its Copy button; the token leaves room for Show.
+            grid.addWidget(field, row, 1, 1, 2 if extra is None else 1)
             if extra is not None:
                 grid.addWidget(extra, row, 2)
             grid.addWidget(copy, row, 3)  # the Copy buttons in one column
