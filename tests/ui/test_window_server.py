@@ -192,3 +192,28 @@ def test_with_tools_off_a_served_turn_offers_none(
 
     assert run(ask()) == "You said: Hi"
     assert "tools" not in fake_ollama.chat_requests()[-1]
+
+
+def test_new_settings_reach_the_turns_served_after_them(
+    home: SightlineHome, session: Session, qtbot: QtBot, run: Run, fake_ollama: FakeOllama
+) -> None:
+    client = serve(qtbot, session)
+
+    async def listed() -> set[str]:
+        return {m.id async for m in client.models.list()}
+
+    assert "again:llama3.2:3b" not in run(listed())
+    with home.config.open("a", encoding="utf-8") as config:  # a second name for the same server
+        config.write(
+            f'\n[[providers]]\nid = "again"\nkind = "ollama"\nbase_url = "{fake_ollama.base_url}"\n'
+        )
+    run(session.controller.apply_settings())  # as Settings' Save does
+    controller = session.controller
+    qtbot.waitUntil(lambda: any(m.ref == "again:llama3.2:3b" for m in controller.listing.models))
+    assert "again:llama3.2:3b" in run(listed())
+    answer = run(
+        client.chat.completions.create(
+            model="again:llama3.2:3b", messages=[{"role": "user", "content": "Hi"}]
+        )
+    )
+    assert answer.choices[0].message.content == "You said: Hi"
