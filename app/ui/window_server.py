@@ -135,6 +135,7 @@ class WindowServer(QObject):
 
     async def _stop(self) -> None:
         hosted, self._hosted, self._served = self._hosted, None, None
+        self._with_tools = False
         if hosted is not None:
             await hosted.stop()
         await self._close_catalogues()
