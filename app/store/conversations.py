@@ -138,8 +138,14 @@ class Conversations:
             )
 
     def set_model(self, conversation_id: str, model: str) -> None:
-        """Remember which model the conversation talks to."""
-        self._change(conversation_id, "model", model)
+        """Remember which model the conversation talks to. Every turn says its model, and a
+        chat still talking to the same one is left as it is: a write is a commit."""
+        with self._connection.read() as db:
+            row = db.execute(
+                "SELECT model FROM conversations WHERE id = ?", (conversation_id,)
+            ).fetchone()
+        if row is None or row[0] != model:
+            self._change(conversation_id, "model", model)
 
     def _change(self, conversation_id: str, column: Literal["title", "model"], value: str) -> None:
         """Set one of the conversation's own columns; a change the person sees, so it is

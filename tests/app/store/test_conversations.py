@@ -73,6 +73,20 @@ def test_titled_finds_the_newest_of_one_title_only(store: Store) -> None:
     assert store.conversations.titled("served to a script", 5) == []  # exactly that title
 
 
+def test_setting_the_model_a_chat_already_has_writes_nothing(store: Store) -> None:
+    chat = store.conversations.create(model="ollama:llava:7b")
+    before = store.conversations.get(chat)
+
+    store.conversations.set_model(chat, "ollama:llava:7b")  # each turn says its model
+    same = store.conversations.get(chat)
+    store.conversations.set_model(chat, "ollama:qwen3:4b")
+    changed = store.conversations.get(chat)
+
+    assert before is not None and same is not None and changed is not None
+    assert same == before  # not even touched: it stays where it was in the sidebar
+    assert changed.model == "ollama:qwen3:4b" and changed.updated_at >= before.updated_at
+
+
 def test_conversation_summary_fields(store: Store) -> None:
     conversation = store.conversations.create("Trip", "local:llava")
     store.conversations.set_model(conversation, "cloud:gpt")
