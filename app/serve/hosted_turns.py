@@ -47,6 +47,10 @@ class TurnHost(Protocol):
         """A served conversation was stored and its turn starts."""
         ...
 
+    def turn_event(self, conversation_id: str, event: TurnEvent) -> None:
+        """One event of a served turn, as it happens (a host may show the chat live)."""
+        ...
+
     def turn_ended(self, conversation_id: str) -> None:
         """A served turn ended: answered, failed or stopped."""
         ...
@@ -77,6 +81,7 @@ class HostedRunner(TurnRunner):
         try:
             async with aclosing(super().run(replace(asked, tools=offered))) as events:
                 async for event in events:
+                    host.turn_event(asked.conversation_id, event)
                     yield event
         finally:
             host.turn_ended(asked.conversation_id)

@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, Signal
 
 from app.presenters.served_chats import asking
 from app.presenters.serving_settings import ServingChoice
+from app.ui.turn_feed import TurnFeed
 
 if TYPE_CHECKING:
     import asyncio
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from app.serve.hosted import Hosted
     from app.serve.served import Served
     from app.tools.base import Tool
+    from app.turn.events import TurnEvent
     from app.turn.tool_step import Approval
     from app.ui.controller import Controller
     from routing.catalogue import Catalogue
@@ -68,6 +70,7 @@ class WindowServer(QObject):
         self._switching: asyncio.Lock | None = None  # made on first use, after the first paint
         self._closed = False
         self._with_tools = False  # as the server runs now: the page can't change it meanwhile
+        self._feeds: dict[str, TurnFeed] = {}  # a running served turn's, by its chat
         controller.models_changed.connect(self._follow_settings)
 
     @property
@@ -217,10 +220,31 @@ class WindowServer(QObject):
         return await controller.approve(conversation_id, call, others)
 
     def turn_started(self, conversation_id: str) -> None:
-        """A served conversation was stored: the list shows it now."""
+        """A served conversation was stored: the list shows it now, and its turn is shown as
+        it happens whenever the chat is open (its own feed: served turns run side by side,
+        while the window's feed follows one turn at a time)."""
         self._controller.chats.refresh()
+        feed = self._feeds[conversation_id] = TurnFeed(
+            self._controller.store, lambda: self._controller.current_id, self
+        )
+        shown = self._controller.feed
+        feed.item_added.connect(shown.item_added)
+        feed.text_added.connect(shown.text_added)
+        feed.item_finished.connect(shown.item_finished)
+        feed.call_added.connect(shown.call_added)
+        feed.begin()
+
+    def turn_event(self, conversation_id: str, event: TurnEvent) -> None:
+        """One event of a served turn: in the window at once when its chat is open."""
+        feed = self._feeds.get(conversation_id)
+        if feed is not None:
+            feed.forward(conversation_id, event)
 
     def turn_ended(self, conversation_id: str) -> None:
         """A served turn ended: the list moves it up, and the chat, if open, shows it all."""
+        feed = self._feeds.pop(conversation_id, None)
+        if feed is not None:
+            feed.end()
+            feed.deleteLater()
         self._controller.chats.refresh()
         self._controller.reload(conversation_id)

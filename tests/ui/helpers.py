@@ -9,7 +9,7 @@ import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TypedDict
+from typing import Protocol, TypedDict, TypeVar
 
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QSize, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
@@ -29,7 +29,15 @@ from tests.pictures import gradient
 from tests.servers.ollama import FakeOllama, Reply
 
 OpenWindow = Callable[[], Session]
-Run = Callable[[Awaitable[None]], None]
+T = TypeVar("T")
+
+
+class Run(Protocol):
+    """The `run` fixture: a coroutine run to its end on the window's loop, and its result."""
+
+    def __call__(self, awaitable: Awaitable[T], timeout_ms: int = ...) -> T: ...
+
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -45,7 +53,7 @@ class Row(TypedDict):
     author: str
 
 
-def close_session(session: Session, run: Run) -> None:
+def close_session(session: Session, run: Callable[[Awaitable[None]], None]) -> None:
     """Shut a session down the way the app does on exit (again is harmless)."""
     if session.closed:
         return

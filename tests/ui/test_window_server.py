@@ -1,7 +1,8 @@
 """The window's server (app/ui/window_server.py) with real clients over real HTTP: closing
 the window stops the turn it is serving and keeps it as stopped; a conversation served
-while the window runs shows in the list at once, marked, opens like any chat and deletes
-like one; a served turn's tool call waits on the window's approval card."""
+while the window runs shows in the list at once, marked, opens like any chat (its answer
+shown as it streams) and deletes like one; a served turn's tool call waits on the window's
+approval card."""
 
 from __future__ import annotations
 
@@ -63,6 +64,31 @@ def test_closing_the_window_stops_the_served_turn_and_keeps_it_stopped(
     assert 0 < len(answer.text) < len("one two three four five six seven")
 
 
+def test_a_served_chat_open_in_the_window_shows_its_answer_as_it_streams(
+    session: Session, qtbot: QtBot, fake_ollama: FakeOllama
+) -> None:
+    client = serve(qtbot, session)
+    answer = "one two three four five six seven"
+    fake_ollama.enqueue(Reply(text=answer, chunk_chars=4, delay=0.4))
+    asking = asyncio.ensure_future(
+        client.chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": "Count slowly"}]
+        )
+    )
+    qtbot.waitUntil(lambda: served_row(session) is not None)
+    open_served(qtbot, session)
+
+    def shown_answer() -> str:
+        shown = rows(session)
+        return str(shown[-1]["text"]) if len(shown) > 1 else ""
+
+    # Words appear while the client still waits: the chat is not shown only once it ends.
+    qtbot.waitUntil(lambda: shown_answer() not in ("", answer), timeout=15_000)
+    assert not asking.done() and answer.startswith(shown_answer())
+    qtbot.waitUntil(asking.done, timeout=20_000)
+    qtbot.waitUntil(lambda: shown_answer() == answer)
+
+
 def picture_question(words: str) -> list[ChatCompletionMessageParam]:
     """A question with a picture, as a client sends it (a data URL)."""
     return [
@@ -103,11 +129,11 @@ def test_a_conversation_served_while_the_window_runs_is_listed_marked_opened_and
     index = served_row(session)
     assert index is not None
     # The app's name, and the mark beside it; the whole title where titles are edited.
-    client = str(index.data(Qt.ItemDataRole.DisplayRole))
-    assert client.startswith("AsyncOpenAI/Python") and index.data(SERVED_ROLE) == client
-    assert index.data(Qt.ItemDataRole.EditRole) == f"Served to {client}"
+    app_name = str(index.data(Qt.ItemDataRole.DisplayRole))
+    assert app_name.startswith("AsyncOpenAI/Python") and index.data(SERVED_ROLE) == app_name
+    assert index.data(Qt.ItemDataRole.EditRole) == f"Served to {app_name}"
     assert str(index.data(Qt.ItemDataRole.AccessibleTextRole)).startswith(
-        f"{client}, served to another app, last used "
+        f"{app_name}, served to another app, last used "
     )
     assert index.data(Qt.ItemDataRole.AccessibleDescriptionRole) == DESCRIPTION
     lisbon = session.window.sidebar.model.index(1, 0)

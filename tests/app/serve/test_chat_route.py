@@ -10,11 +10,13 @@ import httpx
 import ollama
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from tests.app.serve.conftest import Serving
 from tests.servers.ollama import FakeOllama, Reply
 
 ASK = [{"role": "user", "content": "Hi"}]
+OPENAI_ASK: list[ChatCompletionMessageParam] = [{"role": "user", "content": "Hi"}]
 MODEL = "ollama:llama3.2:3b"
 
 
@@ -27,16 +29,17 @@ async def test_a_turn_that_fails_before_its_first_word_is_a_real_error_status(
         base_url=serving.openai_url, api_key=serving.token, max_retries=0
     )
     with pytest.raises(openai.APIStatusError) as failed:
-        await openai_client.chat.completions.create(model=MODEL, messages=ASK, stream=stream)
+        await openai_client.chat.completions.create(model=MODEL, messages=OPENAI_ASK, stream=stream)
     assert failed.value.status_code == 502
     assert isinstance(failed.value.body, dict) and failed.value.body["type"] == "server_error"
     fake_ollama.enqueue(Reply(status=500, body={"error": "the runner crashed"}))
     ollama_client = ollama.AsyncClient(host=serving.ollama_url, headers=serving.auth)
     with pytest.raises(ollama.ResponseError) as also:
-        answer = await ollama_client.chat(model=MODEL, messages=ASK, stream=stream)
         if stream:
-            async for _ in answer:
+            async for _ in await ollama_client.chat(model=MODEL, messages=ASK, stream=True):
                 pass
+        else:
+            await ollama_client.chat(model=MODEL, messages=ASK, stream=False)
     assert also.value.status_code == 502 and "Traceback" not in also.value.error
 
 
@@ -47,7 +50,9 @@ async def test_a_turn_that_fails_after_words_ends_the_stream_with_the_apis_error
     openai_client = openai.AsyncOpenAI(
         base_url=serving.openai_url, api_key=serving.token, max_retries=0
     )
-    stream = await openai_client.chat.completions.create(model=MODEL, messages=ASK, stream=True)
+    stream = await openai_client.chat.completions.create(
+        model=MODEL, messages=OPENAI_ASK, stream=True
+    )
     words: list[str] = []
     with pytest.raises(openai.APIError):
         async for chunk in stream:

@@ -1,6 +1,6 @@
-"""A host's served turns (app/serve/hosted_turns.py): told as they start and end, offered
-the host's tools, each call asked of the host's approver every time; without the host's
-tools, the model is offered none."""
+"""A host's served turns (app/serve/hosted_turns.py): told as they start, as each event
+happens, and as they end, offered the host's tools, each call asked of the host's approver
+every time; without the host's tools, the model is offered none."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from app.serve.served import Asked, Finished, Words
 from app.store import Store
 from app.toolbox import builtin_tools
 from app.tools.base import Tool
+from app.turn.events import ItemFinished, TextAdded, TurnEvent
 from app.turn.tool_step import Approval
 from routing.catalogue import Catalogue
 from routing.transcript import ToolCall, ToolResult, user_message
@@ -29,6 +30,7 @@ class Host:
         self.offered, self.answer = offered, answer
         self.asked: list[tuple[str, str]] = []
         self.told: list[tuple[str, str]] = []
+        self.events: list[tuple[str, TurnEvent]] = []
 
     async def tools(self) -> Sequence[Tool]:
         return self.offered
@@ -39,6 +41,9 @@ class Host:
 
     def turn_started(self, conversation_id: str) -> None:
         self.told.append(("started", conversation_id))
+
+    def turn_event(self, conversation_id: str, event: TurnEvent) -> None:
+        self.events.append((conversation_id, event))
 
     def turn_ended(self, conversation_id: str) -> None:
         self.told.append(("ended", conversation_id))
@@ -110,3 +115,7 @@ async def test_without_the_hosts_tools_the_model_is_offered_none(
     assert "tools" not in fake_ollama.chat_requests()[-1]
     assert host.asked == []
     assert host.told == [("started", finished.conversation_id), ("ended", finished.conversation_id)]
+    # Each event reached the host as it happened: a window shows the chat live.
+    seen = [event for chat, event in host.events if chat == finished.conversation_id]
+    assert "".join(e.text for e in seen if isinstance(e, TextAdded)) == "You said: Hi"
+    assert any(isinstance(e, ItemFinished) for e in seen)
