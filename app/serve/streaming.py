@@ -11,9 +11,10 @@ own task throughout: its wire's stream is never handed from one task to another.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Mapping
 from contextlib import aclosing, suppress
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from app.serve.served import Finished, Said, Words
 
@@ -24,7 +25,19 @@ T = TypeVar("T")
 
 
 class ClientGone(Exception):
-    """The client hung up before its answer was done."""
+    """The client hung up before its answer was done (or was let go: see `let_go`)."""
+
+
+# Requests whose turn was stopped on this side as a hang-up is: the person deleted the
+# chat their turn was stored in. Weak: a finished request's task leaves by itself.
+_let_go: weakref.WeakSet[asyncio.Task[Any]] = weakref.WeakSet()
+
+
+def let_go(task: asyncio.Task[Any]) -> None:
+    """Stop the turn of the request `task` serves as if its client had hung up: the turn
+    stopped and stored as stopped, and the client told nothing more."""
+    _let_go.add(task)
+    task.cancel()
 
 
 async def while_connected(receive: Receive, work: Awaitable[T]) -> T:
@@ -46,6 +59,7 @@ async def while_connected(receive: Receive, work: Awaitable[T]) -> T:
     try:
         return await work
     except asyncio.CancelledError:
+        gone = gone or current in _let_go
         if not gone:
             raise
         raise ClientGone from None

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -71,7 +71,9 @@ class WindowServer(QObject):
         self._closed = False
         self._with_tools = False  # as the server runs now: the page can't change it meanwhile
         self._feeds: dict[str, TurnFeed] = {}  # a running served turn's, by its chat
+        self._requests: dict[str, asyncio.Task[Any]] = {}  # the request a served turn answers
         controller.models_changed.connect(self._follow_settings)
+        controller.chats.deleted_changed.connect(self._stop_deleted)
 
     @property
     def running(self) -> bool:
@@ -233,6 +235,21 @@ class WindowServer(QObject):
         feed.item_finished.connect(shown.item_finished)
         feed.call_added.connect(shown.call_added)
         feed.begin()
+        import asyncio  # loaded by now: a served turn runs on the window's asyncio loop
+
+        request = asyncio.current_task()  # the served turn runs in its request's own task
+        if request is not None:
+            self._requests[conversation_id] = request
+
+    def _stop_deleted(self, _deleted: object) -> None:
+        """A served chat the person deleted stops its turn, as a client hanging up does."""
+        from app.serve.streaming import let_go
+
+        conversations = self._controller.store.conversations
+        for conversation_id, request in list(self._requests.items()):
+            if conversations.get(conversation_id) is None:  # in the bin: deleted
+                del self._requests[conversation_id]
+                let_go(request)
 
     def turn_event(self, conversation_id: str, event: TurnEvent) -> None:
         """One event of a served turn: in the window at once when its chat is open."""
@@ -242,6 +259,7 @@ class WindowServer(QObject):
 
     def turn_ended(self, conversation_id: str) -> None:
         """A served turn ended: the list moves it up, and the chat, if open, shows it all."""
+        self._requests.pop(conversation_id, None)
         feed = self._feeds.pop(conversation_id, None)
         if feed is not None:
             feed.end()

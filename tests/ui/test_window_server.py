@@ -89,6 +89,35 @@ def test_a_served_chat_open_in_the_window_shows_its_answer_as_it_streams(
     qtbot.waitUntil(lambda: shown_answer() == answer)
 
 
+def test_deleting_a_served_chat_stops_its_turn_as_a_hang_up_does(
+    session: Session, qtbot: QtBot, fake_ollama: FakeOllama
+) -> None:
+    client = serve(qtbot, session)
+    fake_ollama.enqueue(Reply(text="one two three four five six seven", chunk_chars=4, delay=0.4))
+    heard: list[str] = []
+
+    async def listen() -> None:
+        stream = await client.chat.completions.create(
+            model=MODEL, messages=[{"role": "user", "content": "Count slowly"}], stream=True
+        )
+        async for chunk in stream:
+            heard.append(chunk.choices[0].delta.content or "" if chunk.choices else "")
+
+    asking = asyncio.ensure_future(listen())
+    qtbot.waitUntil(lambda: "".join(heard) != "")
+    index = served_row(session)
+    assert index is not None
+    chat = str(index.data(ID_ROLE))
+    session.controller.chats.delete(chat)  # as the list's Delete does, Undo offered
+
+    qtbot.waitUntil(asking.done, timeout=10_000)
+    assert len("".join(heard)) < len("one two three four five six seven")
+    answer = session.store.messages(chat)[-1]  # kept until the Undo runs out
+    assert answer.status is MessageStatus.STOPPED
+    session.controller.chats.undo()  # brought back, it shows the stopped answer
+    assert session.store.conversations.get(chat) is not None
+
+
 def picture_question(words: str) -> list[ChatCompletionMessageParam]:
     """A question with a picture, as a client sends it (a data URL)."""
     return [
