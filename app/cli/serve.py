@@ -40,7 +40,8 @@ def add_parser(commands: Any) -> None:
     serve.add_argument(
         "--allow-tools",
         action="store_true",
-        help="allow requests that offer tools (tool calling itself is not served yet)",
+        help="pass a request's own tools through: the model's calls of them go back to the "
+        "client, which runs them (Sightline runs none of its own here)",
     )
     serve.add_argument(
         "--cors-origin",

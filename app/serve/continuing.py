@@ -4,8 +4,12 @@ The chat APIs keep no conversation on the server: a client sends its whole conve
 each time, its earlier messages and then its new question. Stored as a new conversation
 every time, one chat in another app would be a row in the sidebar per question. So a
 request whose earlier messages are exactly what one of the same client's served
-conversations holds (every role, every message's words and every picture, by hash) and
-whose system prompt is the one that conversation keeps continues it.
+conversations holds (every role, every message's words and every picture, by hash, every
+tool call by its name and arguments, every tool result by its name, words and pictures)
+and whose system prompt is the one that conversation keeps continues it. So a client's
+tool round trip continues its conversation: the answer that called the client's tools is
+stored, and the request that brings their results holds it (calls are compared without
+their ids: an Ollama client sends none back, and its results are given the stored ids).
 
 Looked for among the client's few newest served conversations only, compared with what
 the store holds now (the person may have edited or deleted a message in the window), and
@@ -18,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Collection, Iterable
+from dataclasses import replace
 
 from app.store import Store
 from routing.transcript import Message, MessageStatus
@@ -27,12 +32,35 @@ RECENT = 8  # a client's newest served conversations looked at, no more
 
 def fingerprint(messages: Iterable[Message]) -> str:
     """What a conversation says, as one hash: each message's role, its words (trimmed, as
-    clients often send them back) and its pictures' hashes, in order."""
+    clients often send them back), its pictures' hashes, its tool calls (name and
+    arguments) and tool results (name, words, pictures' hashes), in order."""
     digest = hashlib.sha256()
     for message in messages:
-        said = [message.role, message.text.strip(), [p.sha256 for p in message.pictures]]
-        digest.update(json.dumps(said, ensure_ascii=False).encode() + b"\n")
+        results = message.tool_results
+        said = [
+            message.role,
+            message.text.strip(),
+            [p.sha256 for p in message.pictures],
+            [[c.name, dict(c.arguments)] for c in message.tool_calls],
+            [[r.name, r.text.strip(), [p.sha256 for p in r.pictures]] for r in results],
+        ]
+        encoded = json.dumps(said, ensure_ascii=False, sort_keys=True, default=str)
+        digest.update(encoded.encode() + b"\n")
     return digest.hexdigest()
+
+
+def answering(stored: Message, sent: Message, question: Message) -> Message:
+    """`question`'s tool results naming their calls by the ids `stored` (the answer they
+    follow, as kept) gives them: a result answers the call in the same place there as its
+    call has in `sent`, that answer as the client sent it back (the fingerprint matched,
+    so the calls are the same, in order)."""
+    if question.role != "tool" or len(stored.tool_calls) != len(sent.tool_calls):
+        return question
+    kept = {c.id: k.id for c, k in zip(sent.tool_calls, stored.tool_calls, strict=True)}
+    results = tuple(
+        replace(r, call_id=kept.get(r.call_id, r.call_id)) for r in question.tool_results
+    )
+    return replace(question, parts=results)
 
 
 def continued(

@@ -14,13 +14,10 @@ from routing.errors import ProviderError
 MAX_BODY_BYTES = 32 * 1024 * 1024  # a request's body; 413 past it
 
 NO_TOOLS = (
-    "Tools are off on this Sightline server: start it with `sightline serve --allow-tools` to "
-    "allow them. (Tool calling through `sightline serve` is not served yet: send the request "
-    "without tools.)"
-)
-TOOLS_NOT_YET = (
-    "Tool calling through `sightline serve` is not served yet, even with --allow-tools: send "
-    "the request without tools, or use the Sightline window, which asks before each call."
+    "Tools are off on this Sightline server, so a request can't offer its tools or send tool "
+    "calls and results. To allow them: start `sightline serve` with --allow-tools, or, in the "
+    "Sightline window's Settings ▸ Serving, tick \"Let served requests use Sightline's tools\" "
+    "(with serving off) and serve again."
 )
 
 
@@ -59,9 +56,9 @@ def too_large(limit: int = MAX_BODY_BYTES) -> ClientError:
     )
 
 
-def tools_refused(allowed: bool) -> ClientError:
-    """A request offering tools (or carrying tool calls) that this server does not run."""
-    return ClientError(400, TOOLS_NOT_YET if allowed else NO_TOOLS, param="tools")
+def tools_refused() -> ClientError:
+    """A request offering tools (or carrying tool calls) to a server that has them off."""
+    return ClientError(400, NO_TOOLS, param="tools")
 
 
 # A failed turn's kind → the status the client gets. A provider's key problem is a bad

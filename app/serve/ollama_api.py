@@ -21,6 +21,7 @@ from app.serve.openai_api import NOTICES_HEADER
 from app.serve.served import Finished, Said, Served, Words, notice_json
 from app.serve.streaming import WatchedStream
 from routing.router import AUTO, is_auto
+from routing.wires.payload import plain_json
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -146,7 +147,7 @@ def _answered(ask: OllamaAsk, text: str, finished: Finished) -> Response:
 
     notices = notice_json(finished.notices)
     last = _final(finished, notices)
-    last["message"] = {"role": "assistant", "content": text}
+    last["message"] = _message(text, finished)
     header = json.dumps(notices, ensure_ascii=True)
     return JSONResponse(last, headers={NOTICES_HEADER: header})
 
@@ -167,7 +168,8 @@ def _final(finished: Finished, notices: list[dict[str, str]]) -> dict[str, Any]:
         "created_at": _now(),
         "message": {"role": "assistant", "content": ""},
         "done": True,
-        "done_reason": finished.reason,
+        # Ollama says "stop" for an answer that calls tools, as for any other.
+        "done_reason": "length" if finished.reason == "length" else "stop",
         "total_duration": max(_ns(timing.total), reading + answering),
         "load_duration": 0,
         "prompt_eval_count": finished.usage.input_tokens,
@@ -176,6 +178,18 @@ def _final(finished: Finished, notices: list[dict[str, str]]) -> dict[str, Any]:
         "eval_duration": answering,
         "sightline_notices": notices,
     }
+
+
+def _message(text: str, finished: Finished) -> dict[str, Any]:
+    """The answer's message: its words, and the client's tools it calls, their arguments
+    an object (Ollama's shape, which its client reads)."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if finished.calls:
+        message["tool_calls"] = [
+            {"function": {"name": call.name, "arguments": plain_json(call.arguments)}}
+            for call in finished.calls
+        ]
+    return message
 
 
 def _ns(seconds: float) -> int:
@@ -196,8 +210,17 @@ async def _ndjson(ask: OllamaAsk, said: AsyncGenerator[Said, None]) -> AsyncGene
                 notices = notice_json(item.notices)
                 if item.error is not None:  # after words were sent: Ollama's in-stream error
                     yield _line({"error": item.error.message, "sightline_notices": notices})
-                else:
-                    yield _line(_final(item, notices))
+                    continue
+                if item.calls:  # as Ollama streams them: a line of their own, before the last
+                    yield _line(
+                        {
+                            "model": model,
+                            "created_at": _now(),
+                            "message": _message("", item),
+                            "done": False,
+                        }
+                    )
+                yield _line(_final(item, notices))
 
 
 def _line(data: dict[str, Any]) -> bytes:

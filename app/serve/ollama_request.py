@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.serve.client_tools import tool_specs
 from app.serve.errors import ClientError, tools_refused
 from app.serve.pictures import check_count, from_base64
 from app.serve.served import Asked
+from app.serve.tool_messages import Said, ToolAnswer, call_arguments, checked_calls, joined
 from routing.chat_settings import SettingsInvalid, checked
-from routing.transcript import Message, Part, PicturePart, TextPart
+from routing.transcript import Message, PicturePart, TextPart, ToolCall
 
 # Ollama's own words (server/routes.go, Go's JSON decoder), as its client shows them.
 CONTENT_NOT_STRING = (
@@ -55,10 +57,11 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> Ollama
         messages = []
     if not isinstance(messages, list):
         raise ClientError(400, MESSAGES_NOT_LIST.format(kind=_go_kind(messages)))
-    if body.get("tools"):
-        raise tools_refused(allow_tools)
+    if not allow_tools and _brings_tools(body, messages):
+        raise tools_refused()
+    tools = tool_specs(body.get("tools"))
     system: list[str] = []
-    turns: list[Message] = []
+    said: list[Said] = []
     pictures = 0
     for index, raw in enumerate(messages):
         if not isinstance(raw, dict):
@@ -71,11 +74,11 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> Ollama
         role = raw.get("role")
         if role == "system":
             system.append(content)
-        elif role == "user":
+        elif role in ("user", "tool"):
             images = raw.get("images") or []
             if not isinstance(images, list):
                 raise ClientError(400, f"messages[{index}].images must be a list of base64 strings")
-            parts: list[Part] = [TextPart(content)] if content else []
+            parts: list[TextPart | PicturePart] = [TextPart(content)] if content else []
             for number, image in enumerate(images, start=1):
                 if not isinstance(image, str):
                     raise ClientError(400, "illegal base64 data at input byte 0")
@@ -83,18 +86,24 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> Ollama
                 parts.append(PicturePart(from_base64(image, label, f"messages[{index}]")))
             pictures += len(images)
             check_count(pictures)
-            turns.append(Message(role="user", parts=tuple(parts)))
+            if role == "user":
+                said.append((index, Message(role="user", parts=tuple(parts))))
+            else:
+                call_id, name = raw.get("tool_call_id"), raw.get("tool_name")
+                answer = ToolAnswer(index, _named(call_id), _named(name), tuple(parts))
+                said.append((index, answer))
         elif role == "assistant":
-            if raw.get("tool_calls"):
-                raise tools_refused(allow_tools)
-            turns.append(Message(role="assistant", parts=(TextPart(content),) if content else ()))
-        elif role == "tool":
-            raise tools_refused(allow_tools)
+            calls = _calls(raw.get("tool_calls"), f"messages[{index}].tool_calls")
+            text = (TextPart(content),) if content else ()
+            said.append((index, Message("assistant", text + calls)))
         else:
-            raise ClientError(400, f"invalid role: {role!r}: use system, user or assistant")
-    if not turns or turns[-1].role != "user":
+            raise ClientError(400, f"invalid role: {role!r}: use system, user, assistant or tool")
+    turns = joined(said)
+    if not turns or turns[-1].role not in ("user", "tool"):
         raise ClientError(
-            400, "the last message must be the user's: Sightline answers it as one turn"
+            400,
+            "the last message must be the user's, or tool messages answering the tool calls "
+            "before them: Sightline answers it as one turn",
         )
     options = body.get("options") or {}
     if not isinstance(options, dict):
@@ -112,4 +121,39 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> Ollama
     except SettingsInvalid as exc:
         raise ClientError(400, str(exc)) from None
     stream = body.get("stream", True) is not False
-    return OllamaAsk(Asked(model.strip(), turns[-1], tuple(turns[:-1]), settings, client), stream)
+    asked = Asked(model.strip(), turns[-1], tuple(turns[:-1]), settings, client, tools)
+    return OllamaAsk(asked, stream)
+
+
+def _brings_tools(body: dict[str, Any], messages: list[Any]) -> bool:
+    """Whether the request offers tools, or carries tool calls or results."""
+    if body.get("tools"):
+        return True
+    return any(
+        isinstance(m, dict) and (m.get("role") == "tool" or m.get("tool_calls")) for m in messages
+    )
+
+
+def _named(value: Any) -> str | None:
+    """An optional name or id: a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def _calls(raw: Any, param: str) -> tuple[ToolCall, ...]:
+    """An assistant message's `tool_calls`, as Ollama sends them back: ids where given,
+    else one made from its place (the stored ids are given back on continuing)."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise ClientError(400, f"{param} must be a list")
+    calls: list[ToolCall] = []
+    for index, call in enumerate(raw):
+        function = call.get("function") if isinstance(call, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        where = f"{param}[{index}].function"
+        if not isinstance(function, dict) or not isinstance(name, str) or not name:
+            raise ClientError(400, f"{where}.name is required", param=f"{where}.name")
+        arguments = call_arguments(function.get("arguments"), f"{where}.arguments")
+        call_id = _named(call.get("id")) if isinstance(call, dict) else None
+        calls.append(ToolCall(call_id or f"call_{index}", name, arguments))
+    return checked_calls(calls, param)

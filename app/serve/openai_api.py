@@ -19,6 +19,8 @@ from app.serve.openai_request import ChatAsk, chat_request
 from app.serve.served import Finished, Said, Served, Words, notice_json
 from app.serve.streaming import WatchedStream
 from routing.router import AUTO
+from routing.transcript import ToolCall
+from routing.wires.payload import plain_json
 
 if TYPE_CHECKING:
     from starlette.requests import Request
@@ -92,7 +94,7 @@ def _completion(
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": text, "refusal": None},
+                "message": _message(text, finished),
                 "logprobs": None,
                 "finish_reason": finished.reason,
             }
@@ -101,6 +103,28 @@ def _completion(
         "system_fingerprint": None,
         "sightline_notices": notices,
     }
+
+
+def _message(text: str, finished: Finished) -> dict[str, Any]:
+    """The answer's message: its words, and the client's tools it calls (content null when
+    it only calls them, as OpenAI answers)."""
+    message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
+    if finished.calls:
+        message["content"] = text or None
+        message["tool_calls"] = [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.name, "arguments": _arguments(call)},
+            }
+            for call in finished.calls
+        ]
+    return message
+
+
+def _arguments(call: ToolCall) -> str:
+    """A call's arguments as OpenAI sends them: JSON text."""
+    return json.dumps(plain_json(call.arguments), ensure_ascii=False)
 
 
 def _usage(finished: Finished) -> dict[str, int]:
@@ -149,10 +173,20 @@ async def _sse(ask: ChatAsk, said: AsyncGenerator[Said, None]) -> AsyncGenerator
                 if item.error is not None:  # after words were sent: OpenAI's in-stream error
                     yield _event({**error_body(item.error), "sightline_notices": notices})
                     break
+                for index, call in enumerate(item.calls):
+                    # As OpenAI streams a call: its id and name first, then its arguments.
+                    opening = {"name": call.name, "arguments": ""}
+                    yield chunk(_call_delta(index, id=call.id, type="function", function=opening))
+                    yield chunk(_call_delta(index, function={"arguments": _arguments(call)}))
                 yield chunk({}, item.reason, sightline_notices=notices)
                 if ask.include_usage:
                     yield chunk(None, usage=_usage(item))
         yield b"data: [DONE]\n\n"
+
+
+def _call_delta(index: int, **fields: Any) -> dict[str, Any]:
+    """A delta carrying part of the `index`th tool call."""
+    return {"tool_calls": [{"index": index, **fields}]}
 
 
 def _event(data: dict[str, Any]) -> bytes:

@@ -9,11 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from app.serve.client_tools import FUNCTIONS_REFUSED, chosen_tools, tool_specs
 from app.serve.errors import ClientError, tools_refused
 from app.serve.pictures import check_count, from_data_url
 from app.serve.served import Asked
+from app.serve.tool_messages import Said, ToolAnswer, call_arguments, checked_calls, joined
 from routing.chat_settings import SettingsInvalid, checked
-from routing.transcript import Message, Part, PicturePart, TextPart
+from routing.transcript import Message, Part, PicturePart, ResultPart, TextPart, ToolCall
 
 _SYSTEM_ROLES = ("system", "developer")
 
@@ -64,8 +66,11 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> ChatAs
             param="messages",
             code="empty_array",
         )
-    if body.get("tools") or body.get("functions"):
-        raise tools_refused(allow_tools)
+    if not allow_tools and _brings_tools(body, messages):
+        raise tools_refused()
+    if body.get("functions") or body.get("function_call"):
+        raise ClientError(400, FUNCTIONS_REFUSED, param="functions", code="unsupported_parameter")
+    tools = chosen_tools(tool_specs(body.get("tools")), body.get("tool_choice"))
     n = body.get("n", 1)
     if n not in (None, 1):
         raise ClientError(
@@ -75,7 +80,7 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> ChatAs
     options = body.get("stream_options")
     include_usage = stream and isinstance(options, dict) and options.get("include_usage") is True
     system: list[str] = []
-    turns: list[Message] = []
+    said: list[Said] = []
     pictures = 0
     for index, raw in enumerate(messages):
         where = f"messages[{index}]"
@@ -84,33 +89,45 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> ChatAs
         role = raw.get("role")
         if role in _SYSTEM_ROLES:
             system.append(_text_only(raw.get("content"), f"{where}.content"))
-        elif role == "user":
+        elif role in ("user", "tool"):
             parts = _user_parts(raw.get("content"), f"{where}.content")
             pictures += sum(isinstance(p, PicturePart) for p in parts)
             check_count(pictures)
-            turns.append(Message(role="user", parts=parts))
+            if role == "user":
+                said.append((index, Message(role="user", parts=parts)))
+            else:
+                call_id = raw.get("tool_call_id")
+                if not isinstance(call_id, str) or not call_id:
+                    raise missing(f"{where}.tool_call_id")
+                results: tuple[ResultPart, ...] = tuple(
+                    p for p in parts if isinstance(p, TextPart | PicturePart)
+                )
+                said.append((index, ToolAnswer(index, call_id, None, results)))
         elif role == "assistant":
-            if raw.get("tool_calls") or raw.get("function_call"):
-                raise tools_refused(allow_tools)
+            if raw.get("function_call"):
+                raise ClientError(400, FUNCTIONS_REFUSED, param=f"{where}.function_call")
             content = raw.get("content")
             text = "" if content is None else _text_only(content, f"{where}.content")
-            turns.append(Message(role="assistant", parts=(TextPart(text),) if text else ()))
-        elif role in ("tool", "function"):
-            raise tools_refused(allow_tools)
+            calls = _calls(raw.get("tool_calls"), f"{where}.tool_calls")
+            said.append((index, Message("assistant", ((TextPart(text),) if text else ()) + calls)))
+        elif role == "function":
+            raise ClientError(400, FUNCTIONS_REFUSED, param=f"{where}.role")
         elif role is None:
             raise missing(f"{where}.role")
         else:
             raise ClientError(
                 400,
                 f"Invalid value: '{role}'. Supported values are: 'system', 'developer', "
-                "'user', 'assistant'.",
+                "'user', 'assistant', 'tool'.",
                 param=f"{where}.role",
                 code="invalid_value",
             )
-    if not turns or turns[-1].role != "user":
+    turns = joined(said)
+    if not turns or turns[-1].role not in ("user", "tool"):
         raise ClientError(
             400,
-            "The last message must be the user's: Sightline answers it as one turn.",
+            "The last message must be the user's, or tool messages answering the tool calls "
+            "before them: Sightline answers it as one turn.",
             param="messages",
         )
     max_tokens = body.get("max_completion_tokens", body.get("max_tokens"))
@@ -118,8 +135,40 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> ChatAs
         settings = checked("\n\n".join(system) or None, body.get("temperature"), max_tokens)
     except SettingsInvalid as exc:
         raise ClientError(400, str(exc)) from None
-    asked = Asked(model.strip(), turns[-1], tuple(turns[:-1]), settings, client)
+    asked = Asked(model.strip(), turns[-1], tuple(turns[:-1]), settings, client, tools)
     return ChatAsk(asked, stream, include_usage)
+
+
+def _brings_tools(body: dict[str, Any], messages: list[Any]) -> bool:
+    """Whether the request offers tools, or carries tool calls or results."""
+    if body.get("tools") or body.get("functions"):
+        return True
+    return any(
+        isinstance(m, dict)
+        and (m.get("role") in ("tool", "function") or m.get("tool_calls") or m.get("function_call"))
+        for m in messages
+    )
+
+
+def _calls(raw: Any, param: str) -> tuple[ToolCall, ...]:
+    """An assistant message's `tool_calls`, as OpenAI sends them back."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise wrong_type(param, "an array")
+    calls: list[ToolCall] = []
+    for index, call in enumerate(raw):
+        where = f"{param}[{index}]"
+        if not isinstance(call, dict):
+            raise wrong_type(where, "an object")
+        call_id, function = call.get("id"), call.get("function")
+        if not isinstance(call_id, str) or not call_id:
+            raise missing(f"{where}.id")
+        if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+            raise missing(f"{where}.function.name")
+        arguments = call_arguments(function.get("arguments"), f"{where}.function.arguments")
+        calls.append(ToolCall(call_id, function["name"], arguments))
+    return checked_calls(calls, param)
 
 
 def _text_only(content: Any, param: str) -> str:

@@ -18,7 +18,7 @@ from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
-from app.serve.continuing import continued
+from app.serve.continuing import answering, continued
 from app.serve.errors import ClientError, from_turn
 from app.store import Store
 from app.turn.events import ItemAdded, ItemFinished, TextAdded, TurnEnded, TurnEvent, UsageAdded
@@ -29,8 +29,8 @@ from routing.chat_settings import ChatSettings
 from routing.errors import ModelNotFound, ProviderError
 from routing.refs import split_ref
 from routing.router import is_auto
-from routing.transcript import Message, Notice
-from routing.wires.base import Usage
+from routing.transcript import Message, Notice, ToolCall
+from routing.wires.base import ToolSpec, Usage
 from vision.labels import shown_name
 
 log = logging.getLogger(__name__)
@@ -47,13 +47,16 @@ UNKNOWN_CLIENT = "an app"
 @dataclass(frozen=True)
 class Asked:
     """What a client asked, in Sightline's terms: the model ref, the conversation before the
-    question, the question (words and pictures), the settings it sent, and who asked."""
+    question, the question (the person's words and pictures, or a `tool` message: the
+    results of the client's tools, which the model answers from), the settings it sent,
+    who asked, and the client's own tools, offered and handed back when called."""
 
     model: str
     question: Message
     history: tuple[Message, ...] = ()
     settings: ChatSettings = field(default_factory=ChatSettings)
     client: str = ""
+    tools: tuple[ToolSpec, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,8 +84,11 @@ class Finished:
     notices: tuple[Notice, ...]
     conversation_id: str
     error: ClientError | None = None
-    reason: str = "stop"  # or "length": the model stopped at its longest answer
+    # "length": the model stopped at its longest answer; "tool_calls": it called the
+    # client's tools (`calls`), which the client runs and answers in its next request.
+    reason: str = "stop"
     timing: Timing = field(default_factory=Timing)
+    calls: tuple[ToolCall, ...] = ()
 
 
 Said = Words | Finished
@@ -141,11 +147,17 @@ class Served:
         words as they come and `Finished` last. Cancelling the task that iterates this
         (the client hung up) stops the turn as Stop in the window does."""
         tally = _Tally()
-        conversation_id = self._conversation(asked)
+        conversation_id, question = self._conversation(asked)
         self._running.add(conversation_id)
         try:
-            question = asked.question
-            turn = TurnInput(conversation_id, question.text, question.pictures, asked.model)
+            turn = TurnInput(
+                conversation_id,
+                question.text,
+                question.pictures,
+                asked.model,
+                handed_back=asked.tools,
+                results=question.tool_results,  # a tool message: the client's results
+            )
             async with aclosing(self.runner.run(turn)) as events:
                 async for event in events:
                     if isinstance(event, TextAdded):
@@ -155,9 +167,10 @@ class Served:
             self._running.discard(conversation_id)
         yield tally.finished(asked.model, conversation_id)
 
-    def _conversation(self, asked: Asked) -> str:
+    def _conversation(self, asked: Asked) -> tuple[str, Message]:
         """The stored conversation the question joins: the one of the client's it follows
-        (app/serve/continuing.py), else a new one holding the client's earlier messages.
+        (app/serve/continuing.py), else a new one holding the client's earlier messages;
+        and the question, its results naming the calls as that conversation keeps them.
         The request's settings become the conversation's (they are this turn's)."""
         store = self.store
         title = TITLE.format(client=client_name(asked.client))
@@ -165,13 +178,14 @@ class Served:
         found = continued(store, title, asked.history, prompt, self._running)
         if found is not None:
             store.conversations.set_settings(found, asked.settings)
-            return found
+            kept = store.messages(found)[-1]
+            return found, answering(kept, asked.history[-1], asked.question)
         conversation_id = store.conversations.create(title=title, model=asked.model)
         if not asked.settings.is_empty:
             store.conversations.set_settings(conversation_id, asked.settings)
         for message in asked.history:
             store.add_message(conversation_id, message)
-        return conversation_id
+        return conversation_id, asked.question
 
 
 class _Tally:
@@ -225,9 +239,12 @@ class _Tally:
             error = from_turn(ended.error)
         answered = ended.model_ref if ended and ended.model_ref else asked_model
         stopped = "length" if self.reason.lower() in _CUT_AT_LENGTH else "stop"
+        calls = ended.handed_back if ended else ()
+        if calls:
+            stopped = "tool_calls"
         notices = tuple(self.notices)
         return Finished(
-            answered, self.usage, notices, conversation_id, error, stopped, self.timing()
+            answered, self.usage, notices, conversation_id, error, stopped, self.timing(), calls
         )
 
 

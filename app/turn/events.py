@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from app.store import StoredItem
 from routing.answer_stats import AnswerStats
 from routing.errors import ProviderError
-from routing.transcript import MessageStatus, Part
+from routing.transcript import MessageStatus, Part, ToolCall
 from routing.wires.base import Usage
 
 
@@ -105,10 +105,12 @@ class NothingToAnswer(TurnProblem):
 
 @dataclass(frozen=True)
 class TurnEnded:
-    """The turn is over; `error` is set when it failed."""
+    """The turn is over; `error` is set when it failed. `handed_back`: the model called
+    tools the asker runs itself (app/turn/handed_back.py), and the turn ended there."""
 
     error: ProviderError | TurnProblem | None = None
     model_ref: str = ""
+    handed_back: tuple[ToolCall, ...] = ()
 
 
 TurnEvent = (

@@ -20,6 +20,7 @@ from app.turn.choosing import Needs, choose, offline, routing_notice
 from app.turn.context_fit import ContextFit
 from app.turn.engine import saved
 from app.turn.events import ItemAdded, NothingToAnswer, TurnEnded, TurnEvent
+from app.turn.handed_back import HandedBack, handed_back, not_run_beside
 from app.turn.limits import TurnClock, turn_limit
 from app.turn.model_request import ModelRequests, Step
 from app.turn.remedies import details_of
@@ -131,7 +132,9 @@ class TurnRunner:
         """Everything after the person's `message` (stored already): choose, ask, run tools,
         until answered; `the_chats`: the model asked becomes the chat's model."""
         conversation_id, requested_model = asked.conversation_id, asked.requested_model
-        tools, settings = asked.tools, asked.settings
+        # The asker's own tools last: one named as one of Sightline's is the asker's.
+        tools = (*asked.tools, *(HandedBack(spec) for spec in asked.handed_back))
+        settings = asked.settings
         # This turn's settings, over the chat's own, over Settings' defaults.
         own = self.store.conversations.settings(conversation_id)
         chosen = (settings or ChatSettings()).over(own).over(self.defaults)
@@ -236,6 +239,13 @@ class TurnRunner:
                 return
             if not step.calls:
                 yield TurnEnded(None, model.ref)
+                return
+            if handed := handed_back(step.calls, offered):
+                # The asker runs these: the turn ends, and the calls go back to it.
+                if beside := not_run_beside(step.calls, handed):
+                    unrun = Message("tool", beside)
+                    yield ItemAdded(self.store.add_message(conversation_id, unrun))
+                yield TurnEnded(None, model.ref, handed_back=handed)
                 return
             if step_number == self.max_tool_steps:
                 yield ItemAdded(self._stop_notice(conversation_id, step.calls))

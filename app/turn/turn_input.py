@@ -12,7 +12,8 @@ from dataclasses import dataclass, replace
 
 from app.tools.base import Tool
 from routing.chat_settings import ChatSettings
-from routing.transcript import CarriedPart, Message, user_message
+from routing.transcript import CarriedPart, Message, ToolResult, user_message
+from routing.wires.base import ToolSpec
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
@@ -24,6 +25,10 @@ class TurnInput:
     `tools` are what a model-API turn may offer (an agent brings its own); `settings`
     override the chat's own for this turn only; `carried` is what the person's message
     keeps for the turns after it (an agent's working folder, app/turn/agent_folder.py).
+    `handed_back` are tools the asker runs itself (a served client's): offered, never run
+    here, a call of one ends the turn (app/turn/handed_back.py). `results` are what the
+    asker's tools gave for the calls its last turn handed back: the turn carries on from
+    them, with no new message of the person (`text` and attachments are then unused).
     """
 
     conversation_id: str
@@ -34,8 +39,13 @@ class TurnInput:
     pdfs: tuple[PdfFile, ...] = ()
     settings: ChatSettings | None = None
     carried: tuple[CarriedPart, ...] = ()
+    handed_back: tuple[ToolSpec, ...] = ()
+    results: tuple[ToolResult, ...] = ()
 
     def message(self) -> Message:
-        """The person's message as the store keeps it."""
+        """The message that starts the turn as the store keeps it: the person's, or the
+        asker's tool results."""
+        if self.results:
+            return Message("tool", self.results)
         message = user_message(self.text, self.pictures, self.pdfs)
         return replace(message, parts=message.parts + self.carried) if self.carried else message

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import base64
 import json
-from typing import Any
 
 import httpx
 import openai
@@ -179,18 +178,6 @@ async def test_an_unknown_model_is_a_404_and_nothing_is_stored(
     serving.stop()
     with Store.open(home.data) as store:
         assert store.conversations.list() == []
-
-
-async def test_tools_are_refused_unless_allowed_and_then_said_to_come_later(
-    serving: Serving,
-) -> None:
-    tool: Any = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
-    with pytest.raises(openai.BadRequestError) as refused:
-        await client(serving).chat.completions.create(
-            model="auto", messages=[{"role": "user", "content": "hi"}], tools=[tool]
-        )
-    assert refused.value.param == "tools"
-    assert "--allow-tools" in refused.value.message and "not served yet" in refused.value.message
 
 
 async def test_bad_requests_get_openais_error_shape(serving: Serving) -> None:
