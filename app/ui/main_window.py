@@ -19,7 +19,6 @@ from app.ui.announcer import Announcer
 from app.ui.approving import Approving
 from app.ui.bars import EditingBar, UndoBar
 from app.ui.chat_list import ID_ROLE, UNTITLED
-from app.ui.composer.approval_card import ApprovalCard
 from app.ui.composer.attachments import AttachmentDrops
 from app.ui.composer.composer import Composer
 from app.ui.composer.context_meter import ContextMeter
@@ -84,7 +83,6 @@ class MainWindow(QMainWindow):
         self.welcome = FirstRunPanel(self)
         self.conversation = ConversationModel(self)
         self.view = ConversationView(self.conversation, self)
-        self.approval = ApprovalCard(self)
         self.composer = Composer(self)
         self.editing_bar = EditingBar(self)
         self.message_undo = UndoBar(self, "message")

@@ -56,11 +56,14 @@ class WindowLayout:
         area.addStretch(1)
         column.addWidget(self.panel_area)
         column.addWidget(window.view, 1)
-        # The card and the bars line up with the composer's box.
-        for bar in (window.approval, window.message_undo, window.editing_bar):
-            bar_row = QHBoxLayout()
+        # The card and the bars line up with the composer's box. The approval card's row
+        # stays empty until a tool call first asks (app/ui/approving.py makes the card then).
+        self.approval_row = QHBoxLayout()
+        for bar in (None, window.message_undo, window.editing_bar):
+            bar_row = self.approval_row if bar is None else QHBoxLayout()
             bar_row.setContentsMargins(16, 6, 16, 0)
-            bar_row.addWidget(bar)
+            if bar is not None:
+                bar_row.addWidget(bar)
             column.addLayout(bar_row)
         column.addWidget(window.composer)
         self._column = column

@@ -148,7 +148,7 @@ def sent_to_agent(qtbot: QtBot, session: Session, text: str, folder: Path) -> No
 def asked_on_the_card(qtbot: QtBot, session: Session, text: str, folder: Path) -> ApprovalCard:
     """Send `text` to the chosen agent in `folder`, and wait until the approval card asks."""
     sent_to_agent(qtbot, session, text, folder)
-    card = session.window.approval
+    card = session.window.approving.card
     qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=15_000)
     return card
 

@@ -332,7 +332,7 @@ def test_the_doors_call_is_answered_on_the_approval_card_and_its_crossing_shows(
     picture = picture_file(tmp_path / "red.png", "red", (8, 8))
     session, log = agent_window("sees,door")
     sent_to_agent(qtbot, session, str(picture), tmp_path)
-    card = session.window.approval
+    card = session.window.approving.card
     qtbot.waitUntil(lambda: card.isVisible() and card.request is not None, timeout=20_000)
     assert card.request is not None and card.request.call.name == "read_file"
     assert card.request.call.arguments == {"path": str(picture)}

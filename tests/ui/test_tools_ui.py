@@ -68,7 +68,7 @@ def asked_to_read(
 
 
 def card(session: Session) -> ApprovalCard:
-    return session.window.approval
+    return session.window.approving.card
 
 
 def wait_card(qtbot: QtBot, session: Session) -> ApprovalCard:

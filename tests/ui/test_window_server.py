@@ -218,7 +218,7 @@ def test_a_served_turns_tool_call_waits_on_the_windows_approval_card(
     status = session.window.statusBar()
     qtbot.waitUntil(lambda: "its request asks to run read_file" in status.currentMessage())
     assert status.currentMessage().startswith("AsyncOpenAI/Python")
-    card = session.window.approval
+    card = session.window.approving.card
     assert card.request is None
     offered = fake_ollama.chat_requests()[0]["tools"]
     assert {tool["function"]["name"] for tool in offered} == {"read_file", "screenshot"}
