@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -336,6 +337,8 @@ def test_smoke_prints_one_json_line(home: SightlineHome) -> None:
     assert timings["smoke"] == "ok"
     assert timings["first_paint_s"] > 0
     assert "qt_import_s" in timings
+    if sys.platform.startswith("linux"):  # read from /proc at the paint, as the bare window's
+        assert 20 < timings["peak_rss_mib"] < 1000
     assert "Traceback" not in done.stderr
 
 
