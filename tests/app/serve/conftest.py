@@ -132,3 +132,10 @@ def serving(home: SightlineHome) -> Iterator[Serving]:
     """`sightline serve --port 0` over the loopback Ollama, stopped with Ctrl+C afterwards."""
     with running(home) as served:
         yield served
+
+
+@pytest.fixture
+def serving_tools(home: SightlineHome) -> Iterator[Serving]:
+    """`sightline serve --allow-tools`: a request's own tools are passed through."""
+    with running(home, "--allow-tools") as served:
+        yield served

@@ -7,7 +7,6 @@ result; and the round trip is one stored conversation."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import ollama
@@ -16,7 +15,7 @@ import pytest
 
 from app.store import Store
 from routing.transcript import ToolCall, ToolResult
-from tests.app.serve.conftest import Serving, running
+from tests.app.serve.conftest import Serving
 from tests.app.serve.pictures import data_url, png
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
@@ -35,13 +34,6 @@ WEATHER: Any = {
     },
 }
 ASKED: Any = {"role": "user", "content": "Weather in Oslo?"}
-
-
-@pytest.fixture
-def with_tools(home: SightlineHome) -> Iterator[Serving]:
-    """`sightline serve --allow-tools`."""
-    with running(home, "--allow-tools") as served:
-        yield served
 
 
 def openai_client(serving: Serving) -> openai.AsyncOpenAI:
@@ -70,10 +62,10 @@ def stored_round_trip(home: SightlineHome) -> list[tuple[str, str]]:
 
 
 async def test_openai_a_tool_call_handed_back_and_its_result_answered(
-    with_tools: Serving, fake_ollama: FakeOllama, home: SightlineHome
+    serving_tools: Serving, fake_ollama: FakeOllama, home: SightlineHome
 ) -> None:
     fake_ollama.enqueue(calling(), Reply(text="Sunny, 21 °C."))
-    client = openai_client(with_tools)
+    client = openai_client(serving_tools)
     first = await client.chat.completions.create(model=MODEL, messages=[ASKED], tools=[WEATHER])
     choice = first.choices[0]
     assert choice.finish_reason == "tool_calls" and choice.message.content is None
@@ -99,7 +91,7 @@ async def test_openai_a_tool_call_handed_back_and_its_result_answered(
     }
     assert sent[2]["content"] == '{"sky": "sunny", "c": 21}'
     assert sent[2]["tool_name"] == "get_weather"
-    with_tools.stop()
+    serving_tools.stop()
     # One conversation: the follow-up continued the one that called the tool.
     assert stored_round_trip(home) == [
         ("user", "Weather in Oslo?"),
@@ -110,7 +102,7 @@ async def test_openai_a_tool_call_handed_back_and_its_result_answered(
 
 
 async def test_openai_streamed_tool_calls_assemble_in_the_clients_helper(
-    with_tools: Serving, fake_ollama: FakeOllama
+    serving_tools: Serving, fake_ollama: FakeOllama
 ) -> None:
     two = Reply(
         text="Checking both.",
@@ -120,7 +112,7 @@ async def test_openai_streamed_tool_calls_assemble_in_the_clients_helper(
         ],
     )
     fake_ollama.enqueue(two, Reply(text="Oslo sunny, Bergen rain."))
-    client = openai_client(with_tools)
+    client = openai_client(serving_tools)
     async with client.chat.completions.stream(
         model=MODEL, messages=[ASKED], tools=[WEATHER]
     ) as stream:
@@ -151,10 +143,10 @@ async def test_openai_streamed_tool_calls_assemble_in_the_clients_helper(
 
 
 async def test_openai_a_picture_in_a_tool_result_is_described_for_a_blind_model(
-    with_tools: Serving, fake_ollama: FakeOllama
+    serving_tools: Serving, fake_ollama: FakeOllama
 ) -> None:
     fake_ollama.enqueue(calling())
-    client = openai_client(with_tools)
+    client = openai_client(serving_tools)
     first = await client.chat.completions.create(model=MODEL, messages=[ASKED], tools=[WEATHER])
     message: Any = first.choices[0].message.model_dump(exclude_none=True)
     [call] = first.choices[0].message.tool_calls or []
@@ -181,10 +173,10 @@ def _has_images(chat: dict[str, Any]) -> bool:
 
 
 async def test_ollama_a_tool_call_handed_back_and_its_result_answered(
-    with_tools: Serving, fake_ollama: FakeOllama, home: SightlineHome
+    serving_tools: Serving, fake_ollama: FakeOllama, home: SightlineHome
 ) -> None:
     fake_ollama.enqueue(calling(), Reply(text="Sunny."))
-    client = ollama.AsyncClient(host=with_tools.ollama_url, headers=with_tools.auth)
+    client = ollama.AsyncClient(host=serving_tools.ollama_url, headers=serving_tools.auth)
     pieces = [
         part
         async for part in await client.chat(
@@ -210,7 +202,7 @@ async def test_ollama_a_tool_call_handed_back_and_its_result_answered(
     assert answer.message.content == "Sunny." and answer.done_reason == "stop"
     sent = fake_ollama.chat_requests()[-1]["messages"]
     assert sent[-1] == {"role": "tool", "content": "sunny", "tool_name": "get_weather"}
-    with_tools.stop()
+    serving_tools.stop()
     assert stored_round_trip(home) == [
         ("user", "Weather in Oslo?"),
         ("assistant", "call get_weather {'city': 'Oslo'}"),
@@ -219,9 +211,9 @@ async def test_ollama_a_tool_call_handed_back_and_its_result_answered(
     ]
 
 
-async def test_ollama_an_unstreamed_call(with_tools: Serving, fake_ollama: FakeOllama) -> None:
+async def test_ollama_an_unstreamed_call(serving_tools: Serving, fake_ollama: FakeOllama) -> None:
     fake_ollama.enqueue(calling("Rome"))
-    client = ollama.AsyncClient(host=with_tools.ollama_url, headers=with_tools.auth)
+    client = ollama.AsyncClient(host=serving_tools.ollama_url, headers=serving_tools.auth)
     answer = await client.chat(model=MODEL, messages=[ASKED], tools=[WEATHER], stream=False)
     [call] = answer.message.tool_calls or []
     assert call.function.name == "get_weather" and call.function.arguments == {"city": "Rome"}
@@ -248,9 +240,9 @@ async def test_refused_without_the_allowance_in_both_apis(
 
 
 async def test_tool_choice_none_offers_nothing_and_forcing_a_call_is_refused(
-    with_tools: Serving, fake_ollama: FakeOllama
+    serving_tools: Serving, fake_ollama: FakeOllama
 ) -> None:
-    client = openai_client(with_tools)
+    client = openai_client(serving_tools)
     await client.chat.completions.create(
         model=MODEL, messages=[ASKED], tools=[WEATHER], tool_choice="none"
     )

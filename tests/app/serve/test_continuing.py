@@ -9,9 +9,9 @@ from typing import Any
 import ollama
 import openai
 
-from app.serve.continuing import fingerprint
+from app.serve.continuing import answering, fingerprint
 from app.store import Store
-from routing.transcript import Message, TextPart, user_message
+from routing.transcript import Message, TextPart, ToolCall, ToolResult, user_message
 from tests.app.serve.conftest import Serving
 from tests.app.serve.pictures import as_base64, data_url, png
 from tests.conftest import SightlineHome
@@ -122,3 +122,22 @@ def test_a_fingerprint_is_roles_words_and_pictures() -> None:
     assert fingerprint([user_message("What is this?", (blue,)), answered]) != same
     assert fingerprint([asked, Message("user", (TextPart("A red square."),))]) != same
     assert fingerprint([asked]) != same
+
+
+def test_a_fingerprint_holds_tool_calls_and_results_but_not_their_ids() -> None:
+    asked = user_message("Weather?")
+    called = Message("assistant", (ToolCall("call_0", "get_weather", {"city": "Oslo"}),))
+    answered = Message("tool", (ToolResult("call_0", "get_weather", (TextPart("sunny"),)),))
+    same = fingerprint([asked, called, answered])
+    # An Ollama client sends no ids back: the same calls and results are the same talk.
+    renamed = Message("assistant", (ToolCall("x", "get_weather", {"city": "Oslo"}),))
+    result_renamed = Message("tool", (ToolResult("x", "get_weather", (TextPart("sunny"),)),))
+    assert fingerprint([asked, renamed, result_renamed]) == same
+    elsewhere = Message("assistant", (ToolCall("call_0", "get_weather", {"city": "Rome"}),))
+    assert fingerprint([asked, elsewhere, answered]) != same
+    rainy = Message("tool", (ToolResult("call_0", "get_weather", (TextPart("rain"),)),))
+    assert fingerprint([asked, called, rainy]) != same
+    assert fingerprint([asked, called]) != fingerprint([asked, Message("assistant")])
+    # Results sent back under the client's ids are given the stored ones, by the call's place.
+    question = answering(called, renamed, result_renamed)
+    assert [r.call_id for r in question.tool_results] == ["call_0"]
