@@ -15,10 +15,12 @@ import pytest
 
 from app.store import Store
 from routing.transcript import ToolCall, ToolResult
-from tests.app.serve.conftest import Serving
+from tests.app.serve.conftest import Serving, running
 from tests.app.serve.pictures import data_url, png
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama, Reply
+from tests.servers.openai_chat import ChatModel, FakeOpenAI
+from tests.servers.openai_chat import Reply as OpenAIReply
 
 MODEL = "ollama:llama3.2:3b"
 WEATHER: Any = {
@@ -140,6 +142,47 @@ async def test_openai_streamed_tool_calls_assemble_in_the_clients_helper(
         ("tool", "weather 1"),
         ("tool", "weather 0"),
     ]
+
+
+async def test_an_openai_shaped_model_gets_the_tools_and_the_call_ids_back(
+    home: SightlineHome,
+) -> None:
+    with FakeOpenAI([ChatModel("tool-model")]) as upstream:
+        with open(home.config, "a", encoding="utf-8") as config:
+            config.write(
+                f'\n[[providers]]\nid = "mine"\nkind = "custom"\nbase_url = "{upstream.url}"\n'
+            )
+        called = {"id": "call_abc", "name": "get_weather", "arguments": {"city": "Oslo"}}
+        upstream.enqueue(OpenAIReply(tool_calls=[called]), OpenAIReply(text="Sunny."))
+        with running(home, "--allow-tools") as served:
+            client = openai_client(served)
+            first = await client.chat.completions.create(
+                model="mine:tool-model", messages=[ASKED], tools=[WEATHER], stream=True
+            )
+            deltas = [c.choices[0].delta async for c in first if c.choices]
+            [opening, arguments] = [d.tool_calls[0] for d in deltas if d.tool_calls]
+            assert (opening.index, opening.id, opening.type) == (0, "call_abc", "function")
+            assert opening.function is not None and arguments.function is not None
+            assert arguments.function.arguments == '{"city": "Oslo"}'
+            message: Any = {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "call_abc",
+                        "type": "function",
+                        "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'},
+                    }
+                ],
+            }
+            result: Any = {"role": "tool", "tool_call_id": "call_abc", "content": "sunny"}
+            await client.chat.completions.create(
+                model="mine:tool-model", messages=[ASKED, message, result], tools=[WEATHER]
+            )
+        first_sent, then_sent = upstream.chat_requests()
+        assert first_sent["tools"] == [WEATHER]
+        sent = then_sent["messages"]
+        assert sent[1]["tool_calls"][0]["id"] == "call_abc"
+        assert sent[2] == {"role": "tool", "tool_call_id": "call_abc", "content": "sunny"}
 
 
 async def test_openai_a_picture_in_a_tool_result_is_described_for_a_blind_model(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import socket
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
@@ -90,3 +91,22 @@ def test_a_token_file_that_is_a_folder_is_a_problem_too(
     (store.path.parent / TOKEN_FILE).mkdir()
     with pytest.raises(ServeProblem, match="is not a file"):
         hosted(store, catalogue, closed_port())
+
+
+async def test_the_tools_box_lets_a_clients_tools_through_and_unticked_refuses_them(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
+) -> None:
+    tool: Any = {"type": "function", "function": {"name": "get_time"}}
+    asked: Any = [{"role": "user", "content": "Time?"}]
+    served = Served(store, catalogue, TurnRunner(store, catalogue))
+    refusing = hosted(store, catalogue, closed_port())
+    with pytest.raises(openai.BadRequestError) as refused:
+        await client(refusing).chat.completions.create(model=MODEL, messages=asked, tools=[tool])
+    assert "Let served requests use Sightline's tools" in refused.value.message
+    await refusing.stop()
+    fake_ollama.enqueue(Reply(tool_calls=[{"name": "get_time", "arguments": {}}]))
+    ticked = Hosted.start(served, store.path.parent, closed_port(), allow_tools=True)
+    answer = await client(ticked).chat.completions.create(model=MODEL, messages=asked, tools=[tool])
+    await ticked.stop()
+    assert answer.choices[0].finish_reason == "tool_calls"
+    assert [c.function.name for c in answer.choices[0].message.tool_calls or []] == ["get_time"]
