@@ -42,7 +42,9 @@ from vision.pictures import Picture
 # Up to this many items are read by their ids; more, and reading the whole chat is quicker
 # (and stays far below SQLite's limit on a statement's parameters).
 _BY_ID_AT_MOST = 500
-_CARRIED = '%"type": "carried"%'  # how a carried part is written in `parts` (app/store/parts.py)
+# How a carried part is written in `parts` (app/store/parts.py). Written into the query, not
+# bound: SQLite uses the index of such rows (schema 17) only for the very same pattern.
+CARRIED = '%"type": "carried"%'
 _ITEM_COLUMNS = (
     "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
     "notice_kind, details, crossed, parent_id, deleted_at, stats"
@@ -110,7 +112,7 @@ class Items:
         # A prefilter on the stored JSON; each row found is parsed and checked all the same.
         with self._connection.read() as db:
             found = self._load(
-                db, "conversation_id = ? AND parts LIKE ? ORDER BY seq", conversation_id, _CARRIED
+                db, f"conversation_id = ? AND parts LIKE '{CARRIED}' ORDER BY seq", conversation_id
             )
             shown = shown_set(db, conversation_id) if found else set()
         return [s.item for s in found if s.id in shown and isinstance(s.item, Message)]

@@ -193,6 +193,13 @@ MIGRATIONS: list[str] = [
         marked_at REAL NOT NULL
     );
     """,
+    # 17: the messages that carry parts for a wire (an agent's working folder) have an
+    # index of their own: a long chat opening no longer reads every item's parts to find
+    # them. The pattern is app/store/items.py's CARRIED, written out as its query writes it.
+    """
+    CREATE INDEX items_carrying ON items(conversation_id, seq)
+        WHERE parts LIKE '%"type": "carried"%';
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 
 from app.store.branches import DamagedConversation, Link
 
+_BY_PARENT_AT_MOST = 200  # parents looked up one by one; more are read along the chat
+
 # UNION, not UNION ALL: a row met again (a loop) is not walked again, so the walk ends.
 _WALK_UP = """
 WITH RECURSIVE up(id, parent_id, deleted) AS (
@@ -115,8 +117,11 @@ def versions_under(
     children: dict[int | None, list[int]] = defaultdict(list)
     if not where:
         return children
+    # A page's few parents are looked up by parent (its index), not found among all of a
+    # long chat's items (0.45 ms for 5,000, against 0.06); many are read along the chat.
+    chat = "+conversation_id" if len(ids) <= _BY_PARENT_AT_MOST else "conversation_id"
     rows = db.execute(
-        f"SELECT parent_id, id FROM items WHERE conversation_id = ? AND deleted_at IS NULL "
+        f"SELECT parent_id, id FROM items WHERE {chat} = ? AND deleted_at IS NULL "
         f"AND ({' OR '.join(where)}) ORDER BY seq",
         (conversation_id, *ids),
     )

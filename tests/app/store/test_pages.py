@@ -4,6 +4,7 @@ each beginning where a turn does; and what the window reads from the end alone."
 from __future__ import annotations
 
 from app.store import Store
+from app.store.items import CARRIED
 from app.store.pages import PAGE
 from routing.answer_stats import AnswerStats
 from routing.transcript import CarriedPart, Message, TextPart, ToolResult, user_message
@@ -59,3 +60,20 @@ def test_the_window_reads_the_last_count_and_the_folder_without_the_whole_chat(
     store.branches.rewind(chat, None)  # the person edits the first message
     store.add_message(chat, user_message("start over"))
     assert store.context_used(chat) is None and store.carrying(chat) == []
+
+
+def test_the_messages_carrying_a_folder_are_found_from_their_own_index(store: Store) -> None:
+    chat = store.conversations.create()
+    folder = CarriedPart("acp_folder", "fake", {"cwd": "/work/project"})
+    store.add_message(chat, Message("user", (TextPart("start"), folder)))
+    db = store._connection.db
+    # Exactly the pattern the index was made for: any other, and SQLite reads every item.
+    (made,) = db.execute("SELECT sql FROM sqlite_master WHERE name = 'items_carrying'").fetchone()
+    assert made.endswith(f"parts LIKE '{CARRIED}'")
+    plan = db.execute(
+        f"EXPLAIN QUERY PLAN SELECT id FROM items WHERE conversation_id = ? "
+        f"AND parts LIKE '{CARRIED}' ORDER BY seq",
+        (chat,),
+    ).fetchall()
+    assert any("items_carrying" in str(tuple(step)) for step in plan)
+    assert [m.text for m in store.carrying(chat)] == ["start"]
