@@ -65,10 +65,13 @@ class ServingPage(QWidget):
         self.tools = QCheckBox(TOOLS_WORDS, self)
         self.tools.setAccessibleName("Let served requests use Sightline's tools")
         self.tools.setChecked(choice.tools)
-        self.tools.setToolTip(
-            "read_file, screenshot and your MCP servers. Each call waits for you on the "
-            "approval card of its chat; with this off, served requests get no tools."
+        tools_words = (
+            "Sightline's own (read_file, screenshot, your MCP servers), each call waiting "
+            "for you on the approval card of its chat; and the tools a request brings, whose "
+            "calls go back to its app to run. With this off, served requests get no tools."
         )
+        self.tools.setToolTip(tools_words)
+        self.tools.setAccessibleDescription(tools_words)
         self.state = named_label("", "Serving status", self)
         self.state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.openai_field = _shown("OpenAI API address", self)

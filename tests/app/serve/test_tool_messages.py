@@ -5,7 +5,7 @@ or in Ollama's, before anything reaches a model or the store."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 import httpx
 
@@ -30,7 +30,7 @@ CALLED = {
 
 
 def with_arguments(arguments: str) -> dict[str, Any]:
-    call = {**CALLED["tool_calls"][0]}  # type: ignore[index]
+    call = {**cast(list[dict[str, Any]], CALLED["tool_calls"])[0]}
     call["function"] = {"name": "get_weather", "arguments": arguments}
     return {**CALLED, "tool_calls": [call]}
 
