@@ -42,7 +42,9 @@ ABOUT = (
     "that can't see, a local model's request kept on this computer. Each request is kept "
     "as a chat marked <i>served</i> in the list, with what crossed where in its ledger."
 )
-TOOLS_WORDS = "&Let served requests use Sightline's tools (each call is asked here first)"
+TOOLS_WORDS = (
+    "&Let served requests use Sightline's tools, and their own (Sightline's asked here first)"
+)
 
 
 class ServingPage(QWidget):
@@ -63,7 +65,7 @@ class ServingPage(QWidget):
         self.port.setValue(choice.port)
         self.port.setToolTip("The port apps connect to; choose it while serving is off")
         self.tools = QCheckBox(TOOLS_WORDS, self)
-        self.tools.setAccessibleName("Let served requests use Sightline's tools")
+        self.tools.setAccessibleName("Let served requests use Sightline's tools, and their own")
         self.tools.setChecked(choice.tools)
         tools_words = (
             "Sightline's own (read_file, screenshot, your MCP servers), each call waiting "
