@@ -27,10 +27,18 @@ from routing.wires.anthropic_errors import (
     malformed,
     missing_key,
 )
-from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.base import (
+    ChatRequest,
+    Done,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    ToolChoice,
+    Usage,
+)
 from routing.wires.bounded import ERROR_BODY_CAP, SseEvent
 from routing.wires.http import ErrorAnswer, HttpWire, Streamed
-from routing.wires.payload import load_json, plain_json
+from routing.wires.payload import load_json, plain_json, sent_choice
 from routing.wires.stream_state import StreamState as BaseState
 from vision.pdf import PdfFile
 from vision.pictures import Picture
@@ -93,6 +101,14 @@ def _blocks(message: Message) -> list[dict[str, Any]]:
 ANTHROPIC_MAX_TEMPERATURE = 1.0
 
 
+def anthropic_tool_choice(choice: ToolChoice) -> dict[str, str]:
+    """Anthropic's `tool_choice`: {"type": "auto" | "none"}, "any" for a call of any tool,
+    or {"type": "tool", "name": N} for the one named."""
+    if choice.name is not None:
+        return {"type": "tool", "name": choice.name}
+    return {"type": "any" if choice.mode == "required" else choice.mode}
+
+
 def build_messages_body(
     request: ChatRequest, max_tokens: int = DEFAULT_MAX_TOKENS
 ) -> dict[str, Any]:
@@ -131,6 +147,8 @@ def build_messages_body(
             {"name": t.name, "description": t.description, "input_schema": plain_json(t.parameters)}
             for t in request.tools
         ]
+    if (choice := sent_choice(request)) is not None:
+        body["tool_choice"] = anthropic_tool_choice(choice)
     body["stream"] = True
     return body
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from routing.errors import ProviderError
 from routing.models import ModelInfo, ProviderConfig
@@ -23,6 +23,27 @@ class ToolSpec:
 
 
 @dataclass(frozen=True)
+class ToolChoice:
+    """Whether the model must call a tool this request: "auto" (it chooses), "none" (it
+    answers in words), "required" (it calls one of the request's tools), or a tool `name`d
+    (it calls that one; `mode` "required"). Each wire says it in its API's own form; an
+    API that has no such field can't be made to (Ollama's: routing/wires/ollama.py)."""
+
+    mode: Literal["auto", "none", "required"] = "auto"
+    name: str | None = None  # a tool of the request's, which it must call
+
+    @classmethod
+    def named(cls, name: str) -> ToolChoice:
+        """The model must call the tool of this name."""
+        return cls("required", name)
+
+    @property
+    def forces(self) -> bool:
+        """Whether the model is made to call a tool ("required", or one named)."""
+        return self.mode == "required"
+
+
+@dataclass(frozen=True)
 class ChatRequest:
     """Everything a wire needs to ask a model once."""
 
@@ -34,6 +55,9 @@ class ChatRequest:
     temperature: float | None = None
     max_tokens: int | None = None  # the longest answer, in tokens
     context_length: int | None = None  # the context window to load (Ollama's num_ctx)
+    # None: nothing sent, the API's default (the model chooses). Sent only with `tools`,
+    # as every API refuses a choice of tools it wasn't offered.
+    tool_choice: ToolChoice | None = None
 
 
 @dataclass(frozen=True)
@@ -104,6 +128,17 @@ class WindowCheck(Protocol):
 
     async def window_refusal(self, request: ChatRequest) -> ProviderError | None:
         """The provider's refusal of the request asked without streaming, or None."""
+        ...
+
+
+@runtime_checkable
+class UnforcedTools(Protocol):
+    """A wire whose API has no tool choice (Ollama's): it can't make its model call a tool.
+    A request that must call one goes with only the tool it names (every tool, for any
+    call), and the model may still answer in words; the turn says so."""
+
+    def offered_under(self, request: ChatRequest) -> tuple[ToolSpec, ...]:
+        """The tools the request's body offers, its tool choice taken as far as it can be."""
         ...
 
 

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from routing.transcript import Message, ToolCall, ToolResult
-from routing.wires.base import ChatRequest, ToolSpec
-from routing.wires.payload import plain_json
+from routing.wires.base import ChatRequest, ToolChoice, ToolSpec
+from routing.wires.payload import plain_json, sent_choice
 from vision.pdf import PdfFile
 from vision.pictures import Picture, PictureError, clamp
 
@@ -136,6 +136,15 @@ def tools(specs: Iterable[ToolSpec]) -> list[dict[str, Any]]:
     return [{"functionDeclarations": declarations}]
 
 
+def calling_config(choice: ToolChoice) -> dict[str, Any]:
+    """Gemini's `toolConfig.functionCallingConfig` (camelCase, as the rest of the body):
+    mode AUTO or NONE, or ANY for a call, narrowed by `allowedFunctionNames` to the one
+    named."""
+    if choice.name is not None:
+        return {"mode": "ANY", "allowedFunctionNames": [choice.name]}
+    return {"mode": {"auto": "AUTO", "none": "NONE", "required": "ANY"}[choice.mode]}
+
+
 def build_gemini_body(request: ChatRequest, source: str, form: Form = Form()) -> dict[str, Any]:
     """The JSON body of one streamGenerateContent request (keys left out when empty)."""
     system = [request.system] if request.system else []
@@ -150,6 +159,8 @@ def build_gemini_body(request: ChatRequest, source: str, form: Form = Form()) ->
         body["systemInstruction"] = {"parts": [{"text": "\n\n".join(system)}]}
     if request.tools:
         body["tools"] = tools(request.tools)
+    if (choice := sent_choice(request)) is not None:
+        body["toolConfig"] = {"functionCallingConfig": calling_config(choice)}
     config: dict[str, Any] = {}
     if request.temperature is not None:
         config["temperature"] = request.temperature

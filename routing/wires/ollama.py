@@ -22,7 +22,15 @@ from routing.errors import CannotConnect, KeyProblem, ProviderError, TimedOut
 from routing.models import ModelInfo, ProviderConfig
 from routing.presets import Preset, preset_for
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
-from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.base import (
+    ChatRequest,
+    Done,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    ToolSpec,
+    Usage,
+)
 from routing.wires.bounded import ndjson_lines
 from routing.wires.http import ErrorAnswer, HttpWire, Streamed
 from routing.wires.ollama_errors import classify_answer, classify_error, malformed, not_ollama
@@ -32,6 +40,7 @@ from routing.wires.payload import (
     function_tools,
     load_json,
     plain_json,
+    sent_choice,
     token_count,
     tool_result_text,
     with_tool_pictures,
@@ -72,13 +81,28 @@ def _message_body(message: Message) -> list[dict[str, Any]]:
     return out
 
 
+def offered_under(request: ChatRequest) -> tuple[ToolSpec, ...]:
+    """The tools sent under the request's tool choice. Ollama's API has none, so it is
+    taken as far as offering goes: "none" offers no tool, a tool named only that one
+    (the model can call nothing else, though it may still answer in words), "required"
+    every tool, as "auto" does."""
+    choice = sent_choice(request)
+    if choice is None:
+        return request.tools
+    if choice.mode == "none":
+        return ()
+    if choice.name is not None:
+        return tuple(t for t in request.tools if t.name == choice.name)
+    return request.tools
+
+
 def build_chat_body(request: ChatRequest) -> dict[str, Any]:
     """The JSON body of POST /api/chat for one request (keys left out when empty)."""
     system = [{"role": "system", "content": request.system}] if request.system else []
     messages = with_tool_pictures(request.messages, _message_body, _tool_pictures_message)
     body: dict[str, Any] = {"model": request.model, "messages": [*system, *messages]}
-    if request.tools:
-        body["tools"] = function_tools(request.tools)
+    if offered := offered_under(request):
+        body["tools"] = function_tools(offered)
     # Ollama's names for the chat's parameters; one left unset is the model's own default.
     chosen = {
         "temperature": request.temperature,
@@ -183,6 +207,10 @@ class OllamaWire(HttpWire):
     def chat_url(self) -> str:
         """Where chat requests go."""
         return f"{self.base_url}/api/chat"
+
+    def offered_under(self, request: ChatRequest) -> tuple[ToolSpec, ...]:
+        """The tools this request offers Ollama's model (it has no tool choice)."""
+        return offered_under(request)
 
     def chat_body(self, request: ChatRequest) -> dict[str, Any]:
         """The JSON body of POST /api/chat."""

@@ -21,7 +21,15 @@ from routing.errors import ProviderError
 from routing.presets import Preset
 from routing.transcript import Message, ToolCall, ToolResult, tool_pictures_text
 from routing.wires.answer_cap import hold
-from routing.wires.base import ChatRequest, Done, StreamEvent, TextDelta, ToolCallEvent, Usage
+from routing.wires.base import (
+    ChatRequest,
+    Done,
+    StreamEvent,
+    TextDelta,
+    ToolCallEvent,
+    ToolChoice,
+    Usage,
+)
 from routing.wires.bounded import SseEvent
 from routing.wires.http import ErrorAnswer, Streamed
 from routing.wires.openai_compat import OpenAICompatWire
@@ -33,6 +41,7 @@ from routing.wires.payload import (
     function_tools,
     load_json,
     plain_json,
+    sent_choice,
     token_count,
     tool_result_text,
     with_tool_pictures,
@@ -96,6 +105,13 @@ def _message_bodies(message: Message) -> list[dict[str, Any]]:
     return out
 
 
+def chat_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    """OpenAI chat's `tool_choice`: "auto", "none", "required", or the function named."""
+    if choice.name is not None:
+        return {"type": "function", "function": {"name": choice.name}}
+    return choice.mode
+
+
 def build_chat_body(request: ChatRequest, preset: Preset) -> dict[str, Any]:
     """The JSON body of POST /chat/completions for one request, shaped for the preset."""
     messages: list[dict[str, Any]] = []
@@ -114,6 +130,8 @@ def build_chat_body(request: ChatRequest, preset: Preset) -> dict[str, Any]:
         chat[preset.answer_length_key] = request.max_tokens
     if request.tools:
         chat["tools"] = function_tools(request.tools)
+    if (choice := sent_choice(request)) is not None:
+        chat["tool_choice"] = chat_tool_choice(choice)
     if preset.include_usage:
         chat["stream_options"] = {"include_usage": True}
     return chat

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from routing.transcript import Message, ToolResult
-from routing.wires.base import ToolSpec
+from routing.wires.base import ChatRequest, ToolChoice, ToolSpec
 from vision.pictures import Picture
 
 
@@ -64,6 +64,18 @@ def too_deep(value: Any, limit: int = MAX_NESTING) -> bool:
 def bounded_arguments(arguments: Mapping[str, Any]) -> Mapping[str, Any]:
     """A tool call's arguments as Sightline keeps and sends them: within the nesting bound."""
     return {"_raw": TOO_DEEP} if too_deep(arguments) else arguments
+
+
+def sent_choice(request: ChatRequest) -> ToolChoice | None:
+    """The request's tool choice as it may be sent: only with tools (every API refuses a
+    choice among none), and a named tool only when it is offered (a choice of a tool the
+    model wasn't given is refused too); None: the API's default, the model chooses."""
+    choice = request.tool_choice
+    if choice is None or not request.tools:
+        return None
+    if choice.name is not None and all(t.name != choice.name for t in request.tools):
+        return None
+    return choice
 
 
 def plain_json(value: Any) -> Any:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from routing.transcript import Message, ToolResult, tool_pictures_text
-from routing.wires.base import ChatRequest, ToolSpec
-from routing.wires.payload import ToolPictures, plain_json, tool_result_text
+from routing.wires.base import ChatRequest, ToolChoice, ToolSpec
+from routing.wires.payload import ToolPictures, plain_json, sent_choice, tool_result_text
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
@@ -151,6 +151,14 @@ def tools(specs: Iterable[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
+def responses_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    """The Responses API's `tool_choice`: "auto", "none", "required", or the function named
+    (flat, as its tools are: `{"type": "function", "name": N}`)."""
+    if choice.name is not None:
+        return {"type": "function", "name": choice.name}
+    return choice.mode
+
+
 def build_responses_body(request: ChatRequest, source: str, form: Form = Form()) -> dict[str, Any]:
     """The JSON body of POST /responses for one request (keys left out when empty)."""
     body: dict[str, Any] = {"model": request.model}
@@ -159,6 +167,8 @@ def build_responses_body(request: ChatRequest, source: str, form: Form = Form())
     body["input"] = input_items(request.messages, form, source)
     if request.tools:
         body["tools"] = tools(request.tools)
+    if (choice := sent_choice(request)) is not None:
+        body["tool_choice"] = responses_tool_choice(choice)
     if request.temperature is not None:
         body["temperature"] = request.temperature
     if request.max_tokens is not None:
