@@ -1,5 +1,6 @@
 """The tools a client's request declares (OpenAI's and Ollama's `tools`, OpenAI's
-`tool_choice`), read as the specs the turn offers its model and hands calls of back.
+`tool_choice`), read as the specs the turn offers its model and hands calls of back, and
+whether its first request must call one.
 
 Both APIs declare a tool the same way: `{"type": "function", "function": {name,
 description, parameters}}`, the parameters a JSON Schema of an object. What a model could
@@ -15,7 +16,7 @@ import re
 from typing import Any
 
 from app.serve.errors import ClientError
-from routing.wires.base import ToolSpec
+from routing.wires.base import ToolChoice, ToolSpec
 
 MAX_TOOLS = 128  # OpenAI's own limit on a request's tools
 MAX_TOOLS_BYTES = 512 * 1024  # every tool's JSON together
@@ -98,26 +99,61 @@ def _spec(tool: Any, where: str) -> ToolSpec:
     return ToolSpec(name, description, parameters)
 
 
-def chosen_tools(specs: tuple[ToolSpec, ...], choice: Any) -> tuple[ToolSpec, ...]:
-    """The tools offered under OpenAI's `tool_choice`: "auto" (or none said) offers them all,
-    "none" none. Making the model call one ("required", or a function named) is refused:
-    not every model Sightline may route to can be made to, and one offered the tools
-    might answer in words, which such a client would not expect."""
+def chosen_tools(
+    specs: tuple[ToolSpec, ...], choice: Any
+) -> tuple[tuple[ToolSpec, ...], ToolChoice | None]:
+    """The tools offered under OpenAI's `tool_choice`, and the choice the turn's first
+    request carries: "auto" (or none said) offers them all and leaves the call to the
+    model; "none" offers none; "required" makes it call one; a function named, that one
+    (which must be among `tools`). What can't be made sure of for the answering model
+    (Ollama's API has no tool choice) the turn says in a notice."""
     if choice is None or choice == "auto":
-        return specs
+        return specs, None
     if choice == "none":
-        return ()
-    if choice == "required" or isinstance(choice, dict):
-        raise ClientError(
-            400,
-            "This server offers a request's tools for the model to call if it chooses "
-            "(tool_choice 'auto' or 'none'); it can't make the model call one: send "
-            "tool_choice 'auto', or leave it out.",
-            param="tool_choice",
-            code="unsupported_value",
-        )
+        return (), None
+    if choice == "required":
+        if not specs:
+            raise _invalid(
+                "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' "
+                "are specified.",
+                "tool_choice",
+            )
+        return specs, ToolChoice("required")
+    if isinstance(choice, dict):
+        name = _named(choice)
+        if all(spec.name != name for spec in specs):
+            raise _invalid(
+                f"Invalid value for 'tool_choice': the function {name!r} is not one of "
+                "'tools': name a function the request offers.",
+                "tool_choice.function.name",
+            )
+        return specs, ToolChoice.named(name)
     raise _invalid(
         f"Invalid value for 'tool_choice': {choice!r}. Supported values are: 'none', 'auto', "
         "'required', or a named function.",
         "tool_choice",
     )
+
+
+def _named(choice: dict[str, Any]) -> str:
+    """The function a `tool_choice` object names ({"type": "function", "function":
+    {"name": N}}); OpenAI's other kinds (allowed_tools, custom) are refused."""
+    if choice.get("type") != "function":
+        raise ClientError(
+            400,
+            f"Invalid value for 'tool_choice.type': {choice.get('type')!r}. This server takes "
+            "'none', 'auto', 'required', or a function named "
+            '({"type": "function", "function": {"name": ...}}).',
+            param="tool_choice.type",
+            code="unsupported_value",
+        )
+    function = choice.get("function")
+    name = function.get("name") if isinstance(function, dict) else None
+    if not isinstance(name, str) or not name:
+        raise ClientError(
+            400,
+            "Missing required parameter: 'tool_choice.function.name'.",
+            param="tool_choice.function.name",
+            code="missing_required_parameter",
+        )
+    return name

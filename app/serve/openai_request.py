@@ -70,7 +70,7 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> ChatAs
         raise tools_refused()
     if body.get("functions") or body.get("function_call"):
         raise ClientError(400, FUNCTIONS_REFUSED, param="functions", code="unsupported_parameter")
-    tools = chosen_tools(tool_specs(body.get("tools")), body.get("tool_choice"))
+    tools, tool_choice = chosen_tools(tool_specs(body.get("tools")), body.get("tool_choice"))
     n = body.get("n", 1)
     if n not in (None, 1):
         raise ClientError(
@@ -135,7 +135,7 @@ def chat_request(body: dict[str, Any], client: str, allow_tools: bool) -> ChatAs
         settings = checked("\n\n".join(system) or None, body.get("temperature"), max_tokens)
     except SettingsInvalid as exc:
         raise ClientError(400, str(exc)) from None
-    asked = Asked(model.strip(), turns[-1], tuple(turns[:-1]), settings, client, tools)
+    asked = Asked(model.strip(), turns[-1], tuple(turns[:-1]), settings, client, tools, tool_choice)
     return ChatAsk(asked, stream, include_usage)
 
 

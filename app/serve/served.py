@@ -30,7 +30,7 @@ from routing.errors import ModelNotFound, ProviderError
 from routing.refs import split_ref
 from routing.router import is_auto
 from routing.transcript import Message, Notice, ToolCall
-from routing.wires.base import ToolSpec, Usage
+from routing.wires.base import ToolChoice, ToolSpec, Usage
 from vision.labels import shown_name
 
 log = logging.getLogger(__name__)
@@ -49,7 +49,8 @@ class Asked:
     """What a client asked, in Sightline's terms: the model ref, the conversation before the
     question, the question (the person's words and pictures, or a `tool` message: the
     results of the client's tools, which the model answers from), the settings it sent,
-    who asked, and the client's own tools, offered and handed back when called."""
+    who asked, and the client's own tools, offered and handed back when called (the
+    first request made to call one where `tool_choice` says so)."""
 
     model: str
     question: Message
@@ -57,6 +58,7 @@ class Asked:
     settings: ChatSettings = field(default_factory=ChatSettings)
     client: str = ""
     tools: tuple[ToolSpec, ...] = ()
+    tool_choice: ToolChoice | None = None
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,7 @@ class Served:
                 question.pictures,
                 asked.model,
                 handed_back=asked.tools,
+                tool_choice=asked.tool_choice,
                 results=question.tool_results,  # a tool message: the client's results
             )
             async with aclosing(self.runner.run(turn)) as events:

@@ -36,7 +36,15 @@ from routing.models import ModelInfo
 from routing.parameters import SettingRefused, stream_taken
 from routing.shaping import limits_for, shape_messages
 from routing.transcript import Message, MessageStatus, ToolCall
-from routing.wires.base import Carried, ChatRequest, Done, TextDelta, ToolCallEvent, Usage
+from routing.wires.base import (
+    Carried,
+    ChatRequest,
+    Done,
+    TextDelta,
+    ToolCallEvent,
+    ToolChoice,
+    Usage,
+)
 from routing.wires.payload import bounded_arguments
 
 log = logging.getLogger(__name__)
@@ -79,9 +87,11 @@ class ModelRequests:
         sight: TurnSight,
         settings: ChatSettings,
         turn_clock: TurnClock,
+        tool_choice: ToolChoice | None = None,
     ) -> AsyncIterator[TurnEvent]:
         """One request to the model, streamed into the store (within the turn's overall limit,
-        `turn_clock`); the outcome lands in `step`."""
+        `turn_clock`), made to call a tool where `tool_choice` says so; the outcome lands in
+        `step`."""
         provider = self.catalogue.provider(model.provider_id)
         history = self.store.messages(conversation_id)
         kept: list[Kept] = []
@@ -104,6 +114,7 @@ class ModelRequests:
             temperature=settings.temperature,
             max_tokens=settings.max_tokens,
             context_length=settings.context_length,
+            tool_choice=tool_choice,
         )
         # Within the model's window, before anything is judged to leave: what is left out
         # of the request never leaves.

@@ -20,7 +20,14 @@ from app.turn.choosing import Needs, choose, offline, routing_notice
 from app.turn.context_fit import ContextFit
 from app.turn.engine import saved
 from app.turn.events import ItemAdded, NothingToAnswer, TurnEnded, TurnEvent
-from app.turn.handed_back import HandedBack, handed_back, not_run_beside
+from app.turn.handed_back import (
+    HandedBack,
+    handed_back,
+    not_called,
+    not_run_beside,
+    offered_first,
+    unforced,
+)
 from app.turn.limits import TurnClock, turn_limit
 from app.turn.model_request import ModelRequests, Step
 from app.turn.remedies import details_of
@@ -39,6 +46,7 @@ from routing.errors import CannotConnect, ContextTooLong, PicturesRefused, Provi
 from routing.models import ModelInfo
 from routing.router import Choice, RoutingPrefs
 from routing.transcript import Message, Notice, NoticeKind, ToolCall
+from routing.wires.base import ToolChoice, UnforcedTools
 
 __all__ = ["TurnRunner"]
 
@@ -163,7 +171,8 @@ class TurnRunner:
                 *key, result.verdict, result.answer
             ),
         )
-        async for event in self._steps(conversation_id, choice, needs, tools, sight, chosen):
+        steps = self._steps(conversation_id, choice, needs, tools, sight, chosen, asked.tool_choice)
+        async for event in steps:
             yield event
 
     async def _steps(
@@ -174,11 +183,13 @@ class TurnRunner:
         tools: Sequence[Tool],
         sight: TurnSight,
         settings: ChatSettings,
+        forcing: ToolChoice | None = None,
     ) -> AsyncIterator[TurnEvent]:
-        """Ask, run the tools it calls, ask again, until it answers or the steps run out."""
+        """Ask, run the tools it calls, ask again, until it answers or the steps run out;
+        `forcing`, the asker's tool choice, holds until the first tool results."""
         model = choice.model
         offered = _offered(model, tools)
-        fell_back = healed = took_over = refitted = False
+        fell_back = healed = took_over = refitted = told_unforced = False
         step_number = 0
         clock = TurnClock(turn_limit(self.catalogue.provider(model.provider_id)))
         while True:
@@ -195,8 +206,16 @@ class TurnRunner:
                     disclosure = sight.takeover_disclosure(taking, messages)
                     yield ItemAdded(self.store.add_notice(conversation_id, disclosure))
             step = Step()
+            wire = self.catalogue.wire(model.provider_id)
+            cannot_force = isinstance(wire, UnforcedTools) and not told_unforced
+            if forcing and forcing.forces and offered and cannot_force:
+                # Its API can't be made to call one: said once, rather than the choice dropped.
+                told_unforced = True
+                notice = unforced(model.ref, forcing)
+                yield ItemAdded(self.store.add_notice(conversation_id, notice))
+            asking = offered_first(offered, forcing)
             turn = self._requests.send(
-                conversation_id, model, offered, step, sight, settings, clock
+                conversation_id, model, asking, step, sight, settings, clock, forcing
             )
             async for event in turn:
                 yield event
@@ -238,6 +257,10 @@ class TurnRunner:
                 yield TurnEnded(step.error, model.ref)
                 return
             if not step.calls:
+                if forcing is not None and forcing.forces:
+                    # Asked to call a tool, it answered in words: the asker is told.
+                    notice = not_called(model.ref, forcing)
+                    yield ItemAdded(self.store.add_notice(conversation_id, notice))
                 yield TurnEnded(None, model.ref)
                 return
             if handed := handed_back(step.calls, offered):
@@ -252,6 +275,7 @@ class TurnRunner:
                 yield TurnEnded(None, model.ref)
                 return
             step_number += 1
+            forcing = None  # after tool results the model answers freely, as with OpenAI
             results = None
             try:
                 results = await self.tool_step.run(conversation_id, step.calls, offered)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from app.tools.base import Tool
 from routing.chat_settings import ChatSettings
 from routing.transcript import CarriedPart, Message, ToolResult, user_message
-from routing.wires.base import ToolSpec
+from routing.wires.base import ToolChoice, ToolSpec
 from vision.pdf import PdfFile
 from vision.pictures import Picture
 
@@ -26,9 +26,11 @@ class TurnInput:
     override the chat's own for this turn only; `carried` is what the person's message
     keeps for the turns after it (an agent's working folder, app/turn/agent_folder.py).
     `handed_back` are tools the asker runs itself (a served client's): offered, never run
-    here, a call of one ends the turn (app/turn/handed_back.py). `results` are what the
-    asker's tools gave for the calls its last turn handed back: the turn carries on from
-    them, with no new message of the person (`text` and attachments are then unused).
+    here, a call of one ends the turn (app/turn/handed_back.py); `tool_choice` (the
+    asker's) makes the turn's first request call one of them, or the one it names.
+    `results` are what the asker's tools gave for the calls its last turn handed back:
+    the turn carries on from them, with no new message of the person (`text` and
+    attachments are then unused).
     """
 
     conversation_id: str
@@ -41,6 +43,7 @@ class TurnInput:
     carried: tuple[CarriedPart, ...] = ()
     handed_back: tuple[ToolSpec, ...] = ()
     results: tuple[ToolResult, ...] = ()
+    tool_choice: ToolChoice | None = None
 
     def message(self) -> Message:
         """The message that starts the turn as the store keeps it: the person's, or the

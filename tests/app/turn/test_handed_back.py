@@ -12,7 +12,7 @@ from app.store import Store
 from app.toolbox import builtin_tools
 from routing.catalogue import Catalogue
 from routing.transcript import ToolResult, user_message
-from routing.wires.base import ToolSpec
+from routing.wires.base import ToolChoice, ToolSpec
 from tests.app.serve.test_hosted_turns import MODEL, Host
 from tests.servers.ollama import FakeOllama, Reply
 
@@ -23,10 +23,14 @@ WEATHER = ToolSpec("get_weather", "The weather now.")
 
 
 async def finished_with(
-    host: Host, store: Store, catalogue: Catalogue, tools: tuple[ToolSpec, ...]
+    host: Host,
+    store: Store,
+    catalogue: Catalogue,
+    tools: tuple[ToolSpec, ...],
+    choice: ToolChoice | None = None,
 ) -> Finished:
     served = hosted_served(Assembly(Config(), store), catalogue, host)
-    asked = Asked(MODEL, user_message("Go"), client="a script", tools=tools)
+    asked = Asked(MODEL, user_message("Go"), client="a script", tools=tools, tool_choice=choice)
     said = [s async for s in served.run(asked)]
     assert isinstance(said[-1], Finished)
     return said[-1]
@@ -65,3 +69,17 @@ async def test_a_step_calling_both_ends_at_the_clients_calls(
     assert last.role == "tool" and unrun.name == "screenshot" and unrun.is_error
     assert "Not run" in unrun.text
     assert len(fake_ollama.chat_requests()) == 1  # the turn ended: the model wasn't asked again
+
+
+async def test_a_call_required_is_one_of_the_clients_tools_not_sightlines(
+    store: Store, catalogue: Catalogue, fake_ollama: FakeOllama
+) -> None:
+    """The client offered only its own: a call it requires is of those, so the window's
+    tools are left out of that request (and Ollama, which can't be made to, is told of)."""
+    fake_ollama.enqueue(Reply(tool_calls=[{"name": "get_weather", "arguments": {}}]))
+    host = Host(builtin_tools())
+    finished = await finished_with(host, store, catalogue, (WEATHER,), ToolChoice("required"))
+    assert [c.name for c in finished.calls] == ["get_weather"]
+    offered = fake_ollama.chat_requests()[0]["tools"]
+    assert [t["function"]["name"] for t in offered] == ["get_weather"]
+    assert any("can't be made to call a tool" in n.text for n in finished.notices)
