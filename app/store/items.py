@@ -42,8 +42,7 @@ from vision.pictures import Picture
 # Up to this many items are read by their ids; more, and reading the whole chat is quicker
 # (and stays far below SQLite's limit on a statement's parameters).
 _BY_ID_AT_MOST = 500
-# How a carried part is written in `parts` (app/store/parts.py). Written into the query, not
-# bound: SQLite uses the index of such rows (schema 17) only for the very same pattern.
+# A carried part as `parts` holds it; in the query as written, which schema 17's index needs.
 CARRIED = '%"type": "carried"%'
 _ITEM_COLUMNS = (
     "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
