@@ -38,11 +38,14 @@ def serve(qtbot: QtBot, session: Session, *, tools: bool = False) -> openai.Asyn
     return openai.AsyncOpenAI(base_url=status.openai_url, api_key=status.token, max_retries=0)
 
 
-def test_closing_the_window_stops_the_served_turn_and_keeps_it_stopped(
-    home: SightlineHome, session: Session, qtbot: QtBot, run: Run, fake_ollama: FakeOllama
-) -> None:
-    client = serve(qtbot, session)
-    fake_ollama.enqueue(Reply(text="one two three four five six seven", chunk_chars=4, delay=0.4))
+COUNT = "one two three four five six seven"
+
+
+def count_slowly(
+    client: openai.AsyncOpenAI, fake_ollama: FakeOllama
+) -> tuple[asyncio.Future[None], list[str]]:
+    """A client asking for a slow, streamed answer: its request, and the words heard so far."""
+    fake_ollama.enqueue(Reply(text=COUNT, chunk_chars=4, delay=0.4))
     heard: list[str] = []
 
     async def listen() -> None:
@@ -50,9 +53,15 @@ def test_closing_the_window_stops_the_served_turn_and_keeps_it_stopped(
             model=MODEL, messages=[{"role": "user", "content": "Count slowly"}], stream=True
         )
         async for chunk in stream:
-            heard.append(chunk.choices[0].delta.content or "")
+            heard.append(chunk.choices[0].delta.content or "" if chunk.choices else "")
 
-    asking = asyncio.ensure_future(listen())
+    return asyncio.ensure_future(listen()), heard
+
+
+def test_closing_the_window_stops_the_served_turn_and_keeps_it_stopped(
+    home: SightlineHome, session: Session, qtbot: QtBot, run: Run, fake_ollama: FakeOllama
+) -> None:
+    asking, heard = count_slowly(serve(qtbot, session), fake_ollama)
     qtbot.waitUntil(lambda: "".join(heard) != "")
     close_session(session, run)
     qtbot.waitUntil(asking.done)
@@ -61,20 +70,14 @@ def test_closing_the_window_stops_the_served_turn_and_keeps_it_stopped(
         [served] = store.conversations.list()
         answer = store.messages(served.id)[-1]
     assert answer.status is MessageStatus.STOPPED
-    assert 0 < len(answer.text) < len("one two three four five six seven")
+    assert 0 < len(answer.text) < len(COUNT)
 
 
 def test_a_served_chat_open_in_the_window_shows_its_answer_as_it_streams(
     session: Session, qtbot: QtBot, fake_ollama: FakeOllama
 ) -> None:
-    client = serve(qtbot, session)
-    answer = "one two three four five six seven"
-    fake_ollama.enqueue(Reply(text=answer, chunk_chars=4, delay=0.4))
-    asking = asyncio.ensure_future(
-        client.chat.completions.create(
-            model=MODEL, messages=[{"role": "user", "content": "Count slowly"}]
-        )
-    )
+    asking, _heard = count_slowly(serve(qtbot, session), fake_ollama)
+    answer = COUNT
     qtbot.waitUntil(lambda: served_row(session) is not None)
     open_served(qtbot, session)
 
@@ -92,18 +95,7 @@ def test_a_served_chat_open_in_the_window_shows_its_answer_as_it_streams(
 def test_deleting_a_served_chat_stops_its_turn_as_a_hang_up_does(
     session: Session, qtbot: QtBot, fake_ollama: FakeOllama
 ) -> None:
-    client = serve(qtbot, session)
-    fake_ollama.enqueue(Reply(text="one two three four five six seven", chunk_chars=4, delay=0.4))
-    heard: list[str] = []
-
-    async def listen() -> None:
-        stream = await client.chat.completions.create(
-            model=MODEL, messages=[{"role": "user", "content": "Count slowly"}], stream=True
-        )
-        async for chunk in stream:
-            heard.append(chunk.choices[0].delta.content or "" if chunk.choices else "")
-
-    asking = asyncio.ensure_future(listen())
+    asking, heard = count_slowly(serve(qtbot, session), fake_ollama)
     qtbot.waitUntil(lambda: "".join(heard) != "")
     index = served_row(session)
     assert index is not None
@@ -111,7 +103,7 @@ def test_deleting_a_served_chat_stops_its_turn_as_a_hang_up_does(
     session.controller.chats.delete(chat)  # as the list's Delete does, Undo offered
 
     qtbot.waitUntil(asking.done, timeout=10_000)
-    assert len("".join(heard)) < len("one two three four five six seven")
+    assert len("".join(heard)) < len(COUNT)
     answer = session.store.messages(chat)[-1]  # kept until the Undo runs out
     assert answer.status is MessageStatus.STOPPED
     session.controller.chats.undo()  # brought back, it shows the stopped answer
