@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.store import Store
+from app.ui.main_window import MainWindow
 from app.ui.models.model_picker import AUTO, AUTO_LABEL
 from app.ui.session import Session
 from app.ui.window_layout import CHAT_MIN
@@ -20,11 +21,12 @@ from tests.ui.test_chats import select
 LONG_TITLE = "Counting words in Python, quickly and correctly, for a very long report"
 
 
-def test_at_800_by_600_the_title_elides_and_everything_fits(
-    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
-) -> None:
+def small_with_the_ledger(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, title: str
+) -> MainWindow:
+    """The window at 800×600 on a chat called `title`, its ledger opened."""
     with Store.open(home.data) as store:
-        chat = store.conversations.create(LONG_TITLE)
+        chat = store.conversations.create(title)
         store.add_message(chat, user_message("hello"))
     session = open_window()
     window = session.window
@@ -33,6 +35,13 @@ def test_at_800_by_600_the_title_elides_and_everything_fits(
     window.resize(800, 600)
     qtbot.waitUntil(lambda: window.width() <= 800)
     window.show_ledger(True)
+    return window
+
+
+def test_at_800_by_600_the_title_elides_and_everything_fits(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    window = small_with_the_ledger(home, open_window, qtbot, LONG_TITLE)
     window.repaint()
     title = window.title
     assert title.text() == LONG_TITLE  # the whole title is kept, and read out
@@ -57,16 +66,7 @@ def test_at_800_by_600_the_title_elides_and_everything_fits(
 def test_at_800_by_600_with_the_ledger_the_conversation_keeps_its_room(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
 ) -> None:
-    with Store.open(home.data) as store:
-        chat = store.conversations.create("Holiday photos")
-        store.add_message(chat, user_message("hello"))
-    session = open_window()
-    window = session.window
-    wait_for_models(qtbot, session)
-    select(qtbot, session, chat)
-    window.resize(800, 600)
-    qtbot.waitUntil(lambda: window.width() <= 800)
-    window.show_ledger(True)
+    window = small_with_the_ledger(home, open_window, qtbot, "Holiday photos")
     qtbot.waitUntil(lambda: window.view.width() >= CHAT_MIN)
     assert window.ledger.isVisible() and window.ledger.width() >= window.ledger.minimumWidth()
     assert not window.sidebar.isVisible()  # it stepped aside for the conversation

@@ -10,7 +10,7 @@ import pytest
 
 from app.serve.bearer import MAX_BYTES, TokenProblem, load_or_make, matches
 from routing.secrets import redact
-from tests.app.serve.conftest import serving_from, start
+from tests.app.serve.conftest import running
 from tests.conftest import SightlineHome
 
 
@@ -41,17 +41,9 @@ def test_matches_only_the_bearer_token() -> None:
 
 def test_the_server_uses_the_token_file_named(home: SightlineHome, tmp_path: Path) -> None:
     named = tmp_path / "elsewhere" / "token"
-    process = start(home, "--port", "0", "--token-file", str(named))
-    try:
-        served = serving_from(process)
+    with running(home, "--token-file", str(named)) as served:  # stopped with Ctrl+C, status 0
         assert served.token_file == named and named.read_text().strip() == served.token
         assert not (home.data / "serve-token").exists()
-        status, err = served.stop()
-        assert status == 0, err
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait()
 
 
 def test_a_token_file_that_is_no_token_file_is_refused_in_words(tmp_path: Path) -> None:
