@@ -9,11 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from routing.answer_stats import AnswerStats
-from vision.pdf import PdfFile, VisionCandidate, page_span
-from vision.pictures import Picture
+from routing.message_status import MessageStatus as MessageStatus
+
+# Only named in annotations (PDF pages are spelt out in `PagesPart.span`): the transcript
+# loads without Pillow's neighbours, PDFium's or the answers' stats.
+if TYPE_CHECKING:
+    from routing.answer_stats import AnswerStats
+    from vision.pdf import PdfFile, VisionCandidate
+    from vision.pictures import Picture
 
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -60,6 +65,8 @@ class PagesPart:
     @property
     def span(self) -> str:
         """The pages in words, e.g. "pages 4-6"."""
+        from vision.pdf import page_span  # the transcript loads without vision.pdf
+
         return page_span(self.first, self.last)
 
     @property
@@ -141,16 +148,6 @@ def _pictures(parts: tuple[Part, ...]) -> tuple[Picture, ...]:
         elif isinstance(part, PagesPart):
             found.extend(part.pictures)
     return tuple(found)
-
-
-class MessageStatus(StrEnum):
-    """How far a message got; anything but COMPLETE was cut short."""
-
-    COMPLETE = "complete"
-    STREAMING = "streaming"
-    STOPPED = "stopped"
-    FAILED = "failed"
-    INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True)

@@ -9,23 +9,32 @@ connection: `conversations` (the list), `grants` (tools allowed per chat),
 `branches` (versions: regenerated answers, edited messages; delete with Undo),
 `bulk` (a whole conversation added in one transaction: an import) and `picture_words`
 (what a picture shows, as the person asked a seeing model).
+
+Opening the store and listing its conversations, all the window's first paint does, loads
+none of what is inside a conversation (the transcript, its parts, pictures, PDFs): those
+load the first time an item is read or written (`app.store.items`); `bulk` and
+`picture_words` are made when first used, and `PictureWords` loads when first imported.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from app.store.branches import Branches, DamagedConversation
-from app.store.bulk import Bulk
 from app.store.connection import Connection, StoreError
 from app.store.conversations import Conversations, ConversationSummary, SearchHit
 from app.store.crossings import Crossings
 from app.store.grants import Grants
 from app.store.items import Items, StoredItem, recover
 from app.store.learned import Learned
-from app.store.picture_words import PictureWords, PictureWordsTable
 from app.store.schema import SCHEMA_VERSION, migrate
+
+if TYPE_CHECKING:
+    from app.store.bulk import Bulk
+    from app.store.picture_words import PictureWords, PictureWordsTable
 
 __all__ = [
     "SCHEMA_VERSION",
@@ -54,8 +63,20 @@ class Store(Items):
         self.learned = Learned(connection)
         self.crossings = Crossings(connection)
         self.branches = Branches(connection)
-        self.bulk = Bulk(connection)
-        self.picture_words = PictureWordsTable(connection)
+
+    @cached_property
+    def bulk(self) -> Bulk:
+        """Conversations added whole (an import), made when first used."""
+        from app.store.bulk import Bulk  # not at first paint: it loads the transcript
+
+        return Bulk(self._connection)
+
+    @cached_property
+    def picture_words(self) -> PictureWordsTable:
+        """The words the person asked a seeing model for, made when first used."""
+        from app.store.picture_words import PictureWordsTable  # not needed at first paint
+
+        return PictureWordsTable(self._connection)
 
     @classmethod
     def open(cls, folder: Path) -> Store:
@@ -73,6 +94,17 @@ class Store(Items):
     def __exit__(self, *exc_info: object) -> None:
         """Close the store at the end of a `with` block."""
         self.close()
+
+
+if not TYPE_CHECKING:  # mypy reads the import above, and still sees a misspelt name
+
+    def __getattr__(name: str) -> Any:
+        """`PictureWords`, loaded when first imported from here (PEP 562): not at first paint."""
+        if name == "PictureWords":
+            from app.store.picture_words import PictureWords
+
+            return PictureWords
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _prepare(db: sqlite3.Connection, path: Path) -> None:

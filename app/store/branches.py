@@ -23,7 +23,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.store.connection import Connection, StoreError, shown_id
-from app.store.parts import drop_unused_blobs
+from app.store.conversations import drop_unused_blobs
 
 if TYPE_CHECKING:
     from app.store.items import StoredItem

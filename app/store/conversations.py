@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from app.store.connection import Connection
-from app.store.parts import drop_unused_blobs
 from routing.chat_settings import ChatSettings
 
 _TITLE_LENGTH = 60
@@ -221,6 +220,18 @@ def insert_conversation(db: sqlite3.Connection, title: str, model: str, now: flo
         (conversation_id, title, model, now, now),
     )
     return conversation_id
+
+
+def drop_unused_blobs(db: sqlite3.Connection) -> None:
+    """Delete stored pictures and PDFs no item uses any more (a chat or an item deleted)."""
+    db.execute(
+        "DELETE FROM pictures WHERE NOT EXISTS "
+        "(SELECT 1 FROM item_pictures WHERE item_pictures.sha256 = pictures.sha256)"
+    )
+    db.execute(
+        "DELETE FROM pdfs WHERE NOT EXISTS "
+        "(SELECT 1 FROM item_pdfs WHERE item_pdfs.sha256 = pdfs.sha256)"
+    )
 
 
 def plain_words(line: str) -> str:

@@ -9,7 +9,12 @@ row each in `item_chunks` until it ends, when they are folded into that column,
 so an append is one small insert however long the answer grows. Its other parts
 (pictures, tool calls, tool results) are JSON in order (`app.store.parts`), and
 pictures themselves are stored once by SHA-256 however many messages use them.
-On load a message is its text part first (when non-empty), then the rest.
+On load a message is its text part first (when non-empty), then the rest
+(`app.store.item_rows`).
+
+Opening the store and listing its chats, all the window's first paint does, loads none
+of the transcript, its parts, the pictures or the PDFs: those load in the methods that
+read or write an item, the first time one is called.
 """
 
 from __future__ import annotations
@@ -17,37 +22,26 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import asdict, dataclass, replace
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any
 
 from app.store.branches import mend_rewinds, shown_branch, with_versions
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
-from app.store.parts import Blobs, append_parts, encode_parts, link_blobs
-from app.store.streamed_words import StreamedWords
+from app.store.streamed_words import StreamedWords, fold_chunks
 from app.store.tail import leaf, shown_ids, shown_set, shown_stats, versions_under
-from routing.answer_stats import AnswerStats
+from routing.message_status import MessageStatus
 from routing.secrets import redact, redact_secrets
-from routing.transcript import (
-    Crossed,
-    Message,
-    MessageStatus,
-    Notice,
-    NoticeKind,
-    Part,
-    Role,
-    TextPart,
-)
-from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from routing.answer_stats import AnswerStats
+    from routing.transcript import Message, Notice, Part
+    from vision.pictures import Picture
 
 # Up to this many items are read by their ids; more, and reading the whole chat is quicker
 # (and stays far below SQLite's limit on a statement's parameters).
 _BY_ID_AT_MOST = 500
 # A carried part as `parts` holds it; in the query as written, which schema 17's index needs.
 CARRIED = '%"type": "carried"%'
-_ITEM_COLUMNS = (
-    "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
-    "notice_kind, details, crossed, parent_id, deleted_at, stats"
-)
 
 
 @dataclass(frozen=True)
@@ -108,6 +102,8 @@ class Items:
     def carrying(self, conversation_id: str) -> list[Message]:
         """The shown messages that carry parts for a wire (an agent's working folder), in
         order: found without reading the rest of a long chat."""
+        from routing.transcript import Message  # not at first paint (the module's docstring)
+
         # A prefilter on the stored JSON; each row found is parsed and checked all the same.
         with self._connection.read() as db:
             found = self._load(
@@ -119,9 +115,11 @@ class Items:
     def context_used(self, conversation_id: str) -> int | None:
         """How full the last answer shown that said so left its model's window: the branch
         walked from its end to the first answer with that count."""
+        from app.store.item_rows import stats_from  # not at first paint (the module's docstring)
+
         with self._connection.read() as db:
             for column in shown_stats(db, conversation_id):
-                stats = _stats_from(column)
+                stats = stats_from(column)
                 if stats is not None and stats.context_used is not None:
                     return stats.context_used
         return None
@@ -133,6 +131,8 @@ class Items:
 
     def messages(self, conversation_id: str) -> tuple[Message, ...]:
         """The conversation's messages only, in order, as shown: what a wire gets."""
+        from routing.transcript import Message  # not at first paint (the module's docstring)
+
         return tuple(
             stored.item
             for stored in self.items(conversation_id)
@@ -141,6 +141,8 @@ class Items:
 
     def add_message(self, conversation_id: str, message: Message) -> StoredItem:
         """Store a whole message at the end of the conversation."""
+        from app.store.parts import encode_parts, link_blobs  # not at first paint (docstring)
+
         # What a model or a tool wrote, with every secret in use redacted; the person's as is.
         encoded = encode_parts(message.parts, redacting=message.role != "user")
         with self._connection.write() as db:
@@ -181,6 +183,8 @@ class Items:
 
     def begin_assistant(self, conversation_id: str, model: str) -> StoredItem:
         """Store an empty assistant message that is about to stream in."""
+        from routing.transcript import Message  # not at first paint (the module's docstring)
+
         begun = self.add_message(
             conversation_id, Message(role="assistant", model=model, status=MessageStatus.STREAMING)
         )
@@ -211,6 +215,9 @@ class Items:
 
     def add_part(self, item_id: int, part: Part) -> None:
         """Add a part to a message; a TextPart joins the message's text."""
+        from app.store.parts import append_parts  # not at first paint (the module's docstring)
+        from routing.transcript import TextPart
+
         if isinstance(part, TextPart):
             self.append_text(item_id, part.text)
             return
@@ -230,8 +237,10 @@ class Items:
         added last, in the same transaction."""
         with self._connection.write() as db:
             self._touch_item(db, item_id)
-            _fold_chunks(db, item_id)
+            fold_chunks(db, item_id)
             if parts:
+                from app.store.parts import append_parts  # not at first paint (docstring)
+
                 append_parts(db, item_id, parts)
             db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
             if stats is not None:
@@ -245,6 +254,8 @@ class Items:
 
     def picture(self, sha256: str) -> Picture | None:
         """A stored picture by its SHA-256, or None when it isn't stored."""
+        from app.store.parts import Blobs  # not at first paint (the module's docstring)
+
         with self._connection.read() as db:
             return Blobs(db).picture(sha256)
 
@@ -256,10 +267,9 @@ class Items:
             return self._load(db, where, *params)
 
     def _load(self, db: sqlite3.Connection, where: str, *params: object) -> list[StoredItem]:
-        rows = db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
-        blobs = Blobs(db)
-        loaded = [_load_item(row, blobs) for row in rows.fetchall()]
-        return [_with_chunks(db, stored) for stored in loaded]
+        from app.store.item_rows import load  # not at first paint (the module's docstring)
+
+        return load(db, where, *params)
 
     def _touch_item(self, db: sqlite3.Connection, item_id: int) -> None:
         """Bump the updated_at of a message's conversation; refuse anything but a message."""
@@ -315,39 +325,13 @@ class Items:
         return replace(stored, versions=siblings) if len(siblings) > 1 else stored
 
 
-def _chunks(db: sqlite3.Connection, item_id: int) -> str:
-    rows = db.execute("SELECT text FROM item_chunks WHERE item_id = ? ORDER BY id", (item_id,))
-    return "".join(row[0] for row in rows)
-
-
-def _fold_chunks(db: sqlite3.Connection, item_id: int) -> None:
-    """Move a message's streamed chunks into its text (inside the caller's transaction)."""
-    streamed = redact_secrets(_chunks(db, item_id))
-    if streamed:
-        db.execute("UPDATE items SET text = text || ? WHERE id = ?", (streamed, item_id))
-    db.execute("DELETE FROM item_chunks WHERE item_id = ?", (item_id,))
-
-
-def _with_chunks(db: sqlite3.Connection, stored: StoredItem) -> StoredItem:
-    """A message still streaming, with the words streamed so far."""
-    item = stored.item
-    if not isinstance(item, Message) or item.status != MessageStatus.STREAMING:
-        return stored
-    streamed = redact_secrets(_chunks(db, stored.id))
-    if not streamed:
-        return stored
-    text = item.text + streamed
-    parts = (TextPart(text), *(p for p in item.parts if not isinstance(p, TextPart)))
-    return replace(stored, item=replace(item, parts=parts))
-
-
 def recover(db: sqlite3.Connection) -> None:
     """After a start nothing is streaming: fold the deltas of any answer a crash cut
     short into its text, and mark it INTERRUPTED; a regenerate cut off before its first
     item shows the earlier answer again (inside one transaction)."""
     db.execute("BEGIN IMMEDIATE")
     for (item_id,) in db.execute("SELECT DISTINCT item_id FROM item_chunks").fetchall():
-        _fold_chunks(db, item_id)
+        fold_chunks(db, item_id)
     db.execute(
         "UPDATE items SET status = ? WHERE kind = 'message' AND status = ?",
         (MessageStatus.INTERRUPTED.value, MessageStatus.STREAMING.value),
@@ -361,40 +345,3 @@ def _stats_json(stats: AnswerStats | None) -> str | None:
     if stats is None or not stats.known:
         return None
     return json.dumps(stats.to_json())
-
-
-def _stats_from(column: str | None) -> AnswerStats | None:
-    """The `stats` column read back; one that can't be read is no stats, not a broken chat."""
-    if not column:
-        return None
-    try:
-        return AnswerStats.from_json(json.loads(column))
-    except ValueError:  # not JSON (json.JSONDecodeError is a ValueError)
-        return None
-
-
-def _load_item(row: sqlite3.Row, blobs: Blobs) -> StoredItem:
-    """A row of `items` as the message or notice it stores."""
-    item: Message | Notice
-    if row["kind"] == "notice":
-        crossed = Crossed(**json.loads(row["crossed"])) if row["crossed"] else None
-        item = Notice(NoticeKind(row["notice_kind"]), row["text"], row["details"], crossed)
-    else:
-        parts: list[Part] = [TextPart(row["text"])] if row["text"] else []
-        parts.extend(blobs.decode(data) for data in json.loads(row["parts"]))
-        item = Message(
-            role=cast(Role, row["role"]),
-            parts=tuple(parts),
-            model=row["model"],
-            status=MessageStatus(row["status"]),
-            stats=_stats_from(row["stats"]),
-        )
-    return StoredItem(
-        id=row["id"],
-        conversation_id=row["conversation_id"],
-        seq=row["seq"],
-        created_at=row["created_at"],
-        item=item,
-        parent_id=row["parent_id"],
-        deleted=row["deleted_at"] is not None,
-    )

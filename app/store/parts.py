@@ -234,18 +234,6 @@ def link_blobs(db: sqlite3.Connection, item_id: int, encoded: Encoded) -> None:
         )
 
 
-def drop_unused_blobs(db: sqlite3.Connection) -> None:
-    """Delete stored pictures and PDFs no item uses any more."""
-    db.execute(
-        "DELETE FROM pictures WHERE NOT EXISTS "
-        "(SELECT 1 FROM item_pictures WHERE item_pictures.sha256 = pictures.sha256)"
-    )
-    db.execute(
-        "DELETE FROM pdfs WHERE NOT EXISTS "
-        "(SELECT 1 FROM item_pdfs WHERE item_pdfs.sha256 = pdfs.sha256)"
-    )
-
-
 def append_parts(db: sqlite3.Connection, item_id: int, parts: tuple[Part, ...]) -> None:
     """Add parts (not text) after a message's others, its pictures linked."""
     encoded = encode_parts(parts)

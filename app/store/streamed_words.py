@@ -10,6 +10,7 @@ A crash can lose at most the last `HOLD_S` of a model's words, never what the pe
 
 from __future__ import annotations
 
+import sqlite3
 import time
 
 from app.store.connection import Connection
@@ -79,3 +80,17 @@ class StreamedWords:
                 self._held.setdefault(item_id, [])[:0] = texts
             raise
         self._saved_at = time.monotonic()
+
+
+def streamed(db: sqlite3.Connection, item_id: int) -> str:
+    """The words streamed into a message so far and not yet folded into its text, joined."""
+    rows = db.execute("SELECT text FROM item_chunks WHERE item_id = ? ORDER BY id", (item_id,))
+    return "".join(row[0] for row in rows)
+
+
+def fold_chunks(db: sqlite3.Connection, item_id: int) -> None:
+    """Move a message's streamed chunks into its text (inside the caller's transaction)."""
+    words = redact_secrets(streamed(db, item_id))
+    if words:
+        db.execute("UPDATE items SET text = text || ? WHERE id = ?", (words, item_id))
+    db.execute("DELETE FROM item_chunks WHERE item_id = ?", (item_id,))
