@@ -3,7 +3,8 @@
 Widgets call its methods and listen to its signals, and to those of its parts: the chat
 list (`chats`), the turn's feed (`feed`), the send (`sending`), the sight checks
 (`sight`). Everything slow (listing models, streaming an answer) is a task on the qasync
-loop, so the UI thread only ever waits on the local SQLite file.
+loop, so the UI thread only ever waits on the local SQLite file. The parts the window's first
+paint doesn't need are made, and their modules imported, when first used.
 """
 
 from __future__ import annotations
@@ -11,40 +12,41 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Coroutine, Mapping
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from app.assembly import Assembly
-from app.presenters.approvals import ApprovalRequest, Approvals
-from app.presenters.listing import ModelListing  # where other modules have always imported it from
 from app.presenters.model_lister import ModelLister
-from app.presenters.pending import Attachments
-from app.presenters.sight_checks import SightChecks
-from app.presenters.turn_tools import TurnTools
 from app.ui.chats import Chats
 from app.ui.composer.attaching import Attaching
-from app.ui.conversation.versions import Versions
-from app.ui.describing import Describing
-from app.ui.running_turn import RunningTurn
-from app.ui.sending import Sending
 from app.ui.turn_feed import TurnFeed
-from app.ui.window_server import WindowServer
-from routing.transcript import ToolCall  # loaded by the store: costs nothing here
 
 # asyncio (~25 ms) is imported by the methods that use it: they all run after the
 # window's first paint, which comes before asyncio loads (app/ui/app.py).
 if TYPE_CHECKING:
     import asyncio
 
+    from app.assembly import Assembly
     from app.config import Config
     from app.keys import KeyStore
+    from app.presenters.approvals import ApprovalRequest
+    from app.presenters.listing import ModelListing
+    from app.presenters.sight_checks import SightChecks
+    from app.presenters.turn_tools import TurnTools
     from app.store import Store, StoredItem
     from app.tools.base import Tool
-    from app.turn.tool_step import Approval, ToolStep
+    from app.turn.tool_step import Approval
+    from app.ui.conversation.versions import Versions
+    from app.ui.describing import Describing
+    from app.ui.running_turn import RunningTurn
+    from app.ui.sending import Sending
+    from app.ui.turn_side import TurnSide
+    from app.ui.window_server import WindowServer
     from routing.catalogue import Catalogue
     from routing.models import ProviderConfig
+    from routing.transcript import ToolCall
 
 log = logging.getLogger(__name__)
 
@@ -69,18 +71,11 @@ class Controller(QObject):
         super().__init__(parent)
         self.assembly = assembly
         store = assembly.store
-        self._key_problem_told = False
         self._started = False
-        self._connecting: asyncio.Lock | None = None  # made by the first `_connect`
-        self._retired: set[Catalogue] = set()  # old catalogues, closed once their turn ends
         self._current = ""
         self._chores: set[asyncio.Task[object]] = set()  # held so they aren't collected mid-way
         # The catalogue in use and its models, published as each provider answers.
         self._lister = ModelLister(self.config, assembly.config_path, self.models_changed.emit)
-        self._approvals = Approvals(self.approval_requested.emit, self.approval_settled.emit)
-        # One for the window's life, so "Allow in this chat" outlives new settings.
-        self._tool_step: ToolStep | None = None
-        self.turn_tools = TurnTools(self.problem.emit)  # built-in tools and MCP servers
         # The list of conversations: search, rename, delete with Undo, export, the ledger.
         self.chats = Chats(store, self)
         self.chats.restored.connect(self._restored)
@@ -88,31 +83,72 @@ class Controller(QObject):
         self.attaching = Attaching(lambda: self._lister.listing, self.chore, self)
         # A turn's events as signals, which the open conversation's view listens to.
         self.feed = TurnFeed(store, lambda: self._current, self)
-        # The running turn: its task, its events into the view, its end told.
-        self.turn = RunningTurn(
-            self.feed,
-            self._tools,
-            busy=self.busy_changed.emit,
-            thought=self.thought_added.emit,
-            plan=self.plan_updated.emit,
-            problem=self.problem.emit,
-            give_back=self._give_back,
-            titled=self.chats.refresh,
-        )
-        # Versions of the open chat, deleting messages with Undo, the chat's own settings.
-        self.versions = Versions(store, self.reload, self)
-        # The send and its checks; who answers it (the models' runner, the agents' engines).
-        self.sending = Sending(self)
-        self.describing = Describing(self)  # pictures in words when the person asks
-        # A model's sight: learned blind, checked again, the sight check.
-        self.sight = SightChecks(
-            store,
+
+    # -- parts made on first use: the first paint needs none of them, nor their modules --
+
+    def _made(self, part: str) -> bool:
+        """Whether a part made on first use has been (its cached property keeps it here)."""
+        return part in self.__dict__
+
+    @property
+    def turn(self) -> RunningTurn:
+        """The running turn: its task, its events into the view, its end told."""
+        return self._turn_side.turn
+
+    @cached_property
+    def sending(self) -> Sending:
+        """The send and its checks; who answers it (the models' runner, the agents' engines)."""
+        from app.ui.sending import Sending
+
+        return Sending(self)
+
+    @cached_property
+    def versions(self) -> Versions:
+        """Versions of the open chat, deleting messages with Undo, the chat's own settings."""
+        from app.ui.conversation.versions import Versions
+
+        return Versions(self.store, self.reload, self)  # what a crash left for Undo goes now
+
+    @cached_property
+    def describing(self) -> Describing:
+        """Pictures in words when the person asks."""
+        from app.ui.describing import Describing
+
+        return Describing(self)
+
+    @cached_property
+    def sight(self) -> SightChecks:
+        """A model's sight: learned blind, checked again, the sight check."""
+        from app.presenters.sight_checks import SightChecks
+
+        return SightChecks(
+            self.store,
             lambda: self.catalogue,
             self.problem.emit,
             lambda catalogue: self._lister.publish(catalogue, listing=False),
             self.refresh_models,
         )
-        self.serving = WindowServer(self)  # other apps served, while the person has it on
+
+    @cached_property
+    def serving(self) -> WindowServer:
+        """Other apps served, while the person has it on."""
+        from app.ui.window_server import WindowServer
+
+        return WindowServer(self)
+
+    @cached_property
+    def turn_tools(self) -> TurnTools:
+        """Built-in tools and MCP servers."""
+        from app.presenters.turn_tools import TurnTools
+
+        return TurnTools(self.problem.emit)
+
+    @cached_property
+    def _turn_side(self) -> TurnSide:
+        """The catalogue, tool step, approvals, runner and turn: made by `start` at the latest."""
+        from app.ui.turn_side import TurnSide
+
+        return TurnSide(self, self._lister, self._tools)
 
     # -- state -----------------------------------------------------------------
 
@@ -134,7 +170,7 @@ class Controller(QObject):
     @property
     def busy(self) -> bool:
         """Whether a turn is running: until `busy_changed(False)`, so the two always agree."""
-        return self.turn.running
+        return self._made("_turn_side") and self.turn.running
 
     @property
     def keys(self) -> KeyStore:
@@ -178,59 +214,15 @@ class Controller(QObject):
         """Build the network side and start listing models; call after the first paint."""
         if not self._started:
             self._started = True
-            self.chore(self._connect())
+            self.chore(self._turn_side.connect())
             if self.config.mcp_start_at_launch:  # the person wants them ready, not lazily
                 self.chore(self._tools())
             self.serving.start_if_chosen()  # the server for other apps, if left on
+            _ = self.versions  # made by now at the latest: what a crash left for Undo goes
 
     async def apply_settings(self) -> None:
         """Read the config file again and use its providers (ConfigError when it is broken)."""
-        from app.config import load_config
-
-        config = load_config(self.environ)  # raises before anything changes
-        self.assembly.config = config
-        self._lister.config, self._lister.config_path = config, self.config_path
-        await self.turn_tools.aclose()  # the MCP servers may have changed: start afresh
-        await self._connect()
-
-    async def _connect(self) -> None:
-        import asyncio  # after the first paint (see the imports)
-
-        if self._connecting is None:
-            self._connecting = asyncio.Lock()
-        async with self._connecting:
-            # The keyring may wait on D-Bus (or an unlock prompt): never on the UI thread.
-            providers = await asyncio.to_thread(self.assembly.providers)
-            catalogue = self.assembly.catalogue(providers)
-            if self._tool_step is None:
-                self._tool_step = self.assembly.tool_step(self, kept=True)
-            self._tool_step.always_allowed = frozenset(self.config.always_allow_tools)
-            self.sending.runner = self.assembly.runner(catalogue, self._tool_step)
-            old = await self._lister.use(catalogue)
-            self._tell_key_problem(providers)
-            if old is not None:
-                self._retired.add(old)
-                self.chore(self._retire(old))
-
-    async def _retire(self, catalogue: Catalogue) -> None:
-        import asyncio  # after the first paint (see the imports)
-
-        # A turn already running keeps the catalogue it started with until it ends.
-        turn = self.turn.task
-        if turn is not None and not turn.done():
-            await asyncio.wait({turn})
-        await catalogue.aclose()
-        self._retired.discard(catalogue)
-
-    def _tell_key_problem(self, providers: list[ProviderConfig]) -> None:
-        from routing.presets import preset_for
-
-        # Only worth a word when a provider that needs a key has none: then the missing
-        # keyring is why a key typed last time is gone. Said once per window.
-        keyless = any(preset_for(p.kind).needs_key and not p.api_key for p in providers)
-        if self.keys.problem and keyless and not self._key_problem_told:
-            self._key_problem_told = True
-            self.problem.emit(self.keys.problem)
+        await self._turn_side.apply_settings()
 
     def chore(self, work: Coroutine[object, object, object]) -> None:
         """Run `work` on the loop, held until it ends; a failure is logged."""
@@ -246,23 +238,26 @@ class Controller(QObject):
             log.error("a background task failed", exc_info=chore.exception())
 
     async def aclose(self) -> None:
-        """Stop whatever runs and close the providers' connections (the store stays open)."""
+        """Stop whatever runs and close the providers' connections (the store stays open);
+        a part never made has nothing to close."""
         import asyncio  # after the first paint (see the imports)
 
-        await self.serving.aclose()  # first: its turns stop while the store is open
-        await self.turn.stopped()
+        if self._made("serving"):
+            await self.serving.aclose()  # first: its turns stop while the store is open
+        if self.busy:
+            await self.turn.stopped()
         for task in list(self._chores):  # each one's end takes it out of the set
             if not task.done():
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
         await self._lister.aclose()
-        for catalogue in (*self._retired, self.catalogue):
-            if catalogue is not None:
-                await catalogue.aclose()
-        self._retired.clear()
-        await self.sending.aclose()
-        await self.turn_tools.aclose()
+        if self._made("_turn_side"):
+            await self._turn_side.aclose()
+        if self._made("sending"):
+            await self.sending.aclose()
+        if self._made("turn_tools"):
+            await self.turn_tools.aclose()
 
     # -- models ----------------------------------------------------------------
 
@@ -328,12 +323,17 @@ class Controller(QObject):
             self.problem.emit(str(exc))
             return []
 
+    def folder(self, conversation_id: str) -> Path | None:
+        """A chat's working folder, if it has one ("": the new chat's, chosen by a send)."""
+        chosen = conversation_id or self._made("sending")  # else no send has chosen one
+        return self.sending.folder(conversation_id) if chosen else None
+
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete a conversation, stopping its turn first if one runs."""
         self.chore(self._delete(conversation_id))
 
     async def _delete(self, conversation_id: str) -> None:
-        if self.turn.conversation_id == conversation_id:
+        if self.busy and self.turn.conversation_id == conversation_id:
             # The turn writes its "stopped" mark as it unwinds; let it, then delete.
             await self.turn.stopped()
         if conversation_id == self._current:
@@ -366,11 +366,8 @@ class Controller(QObject):
 
     def stop(self) -> None:
         """Stop the running turn; the words so far stay, marked stopped."""
-        self.turn.stop()
-
-    def _give_back(self, text: str, attached: Attachments) -> None:
-        self.draft_restored.emit(text)
-        self.attaching.give_back(attached)
+        if self.busy:
+            self.turn.stop()
 
     # -- tools -------------------------------------------------------------------
 
@@ -380,19 +377,20 @@ class Controller(QObject):
 
     async def approve(self, conversation_id: str, call: ToolCall, others: int = 0) -> Approval:
         """Ask the person, through the window's approval card, whether a call may run."""
-        return await self._approvals.ask(conversation_id, call, others)
+        return await self._turn_side.approvals.ask(conversation_id, call, others)
 
     def answer_approval(self, request: ApprovalRequest, answer: str) -> None:
         """The person's answer to a waiting call: "once", "step", "conversation" or "deny"."""
         from app.turn.tool_step import Approval
 
-        self._approvals.answer(request.serial, Approval(answer))
+        self._turn_side.approvals.answer(request.serial, Approval(answer))
 
     def waiting_approval(self, conversation_id: str) -> ApprovalRequest | None:
         """The call of this conversation that waits for the person, if any."""
-        return self._approvals.waiting_in(conversation_id) if conversation_id else None
+        asked = conversation_id and self._made("_turn_side")  # else nothing was ever asked
+        return self._turn_side.approvals.waiting_in(conversation_id) if asked else None
 
     def allowed_tools(self, conversation_id: str) -> frozenset[str]:
         """Tools the person allowed for the whole of this conversation."""
-        step = self._tool_step
+        step = self._turn_side.tool_step if self._made("_turn_side") else None
         return step.allowed_in(conversation_id) if step is not None else frozenset()

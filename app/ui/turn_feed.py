@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from routing.transcript import Message, ToolCall  # loaded by the store: costs nothing here
-
 if TYPE_CHECKING:
     from app.store import Store, StoredItem
     from app.turn.events import TurnEvent
@@ -50,6 +48,7 @@ class TurnFeed(QObject):
     def forward(self, conversation_id: str, event: TurnEvent) -> None:
         """Tell the window about one event of the turn in `conversation_id`."""
         from app.turn.events import ItemAdded, ItemFinished, PartAdded, TextAdded
+        from routing.transcript import Message, ToolCall  # with the first turn, not at start
 
         if isinstance(event, ItemAdded):
             item = event.item.item

@@ -6,8 +6,8 @@ serves shows in the chat list as it is stored, and a served turn's tool call wai
 window's approval card like any chat's. Closing the window stops it first, so the turns it
 is answering are stopped and stored as stopped while the store is still open.
 
-Light to import, as the controller makes it before the first paint: uvicorn, starlette and
-app.serve load only once serving is turned on.
+Light to import, as the controller makes it when it starts (after the first paint):
+uvicorn, starlette and app.serve load only once serving is turned on.
 """
 
 from __future__ import annotations

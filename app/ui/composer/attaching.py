@@ -10,24 +10,22 @@ listing, which the controller hands in as a callable.
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from pathlib import Path
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 
-from app.presenters.listing import ModelListing
-from app.presenters.pdf_notes import PdfNote, pdf_note
-from app.presenters.pending import (
-    Attachments,
-    Offered,
-    PendingAttachments,
-    SightNote,
-    read_offered,
-    sight_note,
-)
-from app.presenters.unlocking import PasswordRequest, Passwords, unlock_each
-
 # asyncio is not imported here at all: reading runs as a chore the controller
 # starts (after the window's first paint), and `Passwords` imports it when it asks.
+# The presenters' modules load where first used, not as the controller makes this one
+# (before the window's first paint).
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from app.presenters.listing import ModelListing
+    from app.presenters.pdf_notes import PdfNote
+    from app.presenters.pending import Attachments, Offered, PendingAttachments, SightNote
+    from app.presenters.unlocking import PasswordRequest, Passwords
 
 Chore = Callable[[Coroutine[object, object, None]], None]
 
@@ -46,8 +44,18 @@ class Attaching(QObject):
         super().__init__(parent)
         self._listing = listing
         self._chore = chore
-        self._pending = PendingAttachments()
-        self._passwords = Passwords(self.password_requested.emit, self.password_settled.emit)
+
+    @cached_property
+    def _pending(self) -> PendingAttachments:
+        from app.presenters.pending import PendingAttachments
+
+        return PendingAttachments()
+
+    @cached_property
+    def _passwords(self) -> Passwords:  # made by the first file read
+        from app.presenters.unlocking import Passwords
+
+        return Passwords(self.password_requested.emit, self.password_settled.emit)
 
     @property
     def attachments(self) -> Attachments:
@@ -56,6 +64,8 @@ class Attaching(QObject):
 
     def attach_files(self, paths: list[Path]) -> None:
         """Attach picture and PDF files (the Attach dialog); they are read off the UI thread."""
+        from app.presenters.pending import Offered
+
         self.attach(Offered(paths=tuple(paths)))
 
     def attach(self, offered: Offered) -> None:
@@ -67,6 +77,9 @@ class Attaching(QObject):
         self._show_attachments()
 
     async def _read(self, offered: Offered) -> None:
+        from app.presenters.pending import read_offered
+        from app.presenters.unlocking import unlock_each
+
         locked = 0  # locked PDFs count as being read until their password is settled
         try:
             read = await read_offered(offered, self._pending.unnamed_label)
@@ -94,9 +107,10 @@ class Attaching(QObject):
 
     def sight_of(self, model_ref: str) -> SightNote:
         """What attachment cards say when `model_ref` answers (from the model's info)."""
-        listing = self._listing()
+        from app.presenters.pending import sight_note
         from routing.endpoints import endpoint_name
 
+        listing = self._listing()
         hosts = {p.id: endpoint_name(p.base_url) for p in listing.providers}
         return sight_note(
             model_ref,
@@ -108,6 +122,8 @@ class Attaching(QObject):
 
     def pdf_notes(self, model_ref: str) -> dict[str, PdfNote]:
         """What each attached PDF's card says when `model_ref` answers, by SHA-256."""
+        from app.presenters.pdf_notes import pdf_note
+
         listing = self._listing()
         return {a.sha256: pdf_note(model_ref, a, listing.models) for a in self._pending.pdfs}
 
