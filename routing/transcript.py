@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
 from routing.message_status import MessageStatus as MessageStatus
+from routing.notice_kind import NoticeKind as NoticeKind
 
 # Only named in annotations (PDF pages are spelt out in `PagesPart.span`): the transcript
 # loads without Pillow's neighbours, PDFium's or the answers' stats.
@@ -195,19 +195,6 @@ class Message:
             for p in self.parts
             if isinstance(p, CarriedPart) and p.shape == shape and p.source == source
         )
-
-
-class NoticeKind(StrEnum):
-    """What a notice is about; the window styles each kind."""
-
-    ROUTING = "routing"
-    DISCLOSURE = "disclosure"
-    HEAL = "heal"
-    BUDGET = "budget"
-    ERROR = "error"
-    INFO = "info"
-    SIGHT = "sight"  # a sight check was made, and what it found
-    NOBODY_SEES = "nobody_sees"  # pictures no model here may look at: they were only noted
 
 
 # Each notice kind as a person reads it: the window's label on the row, an export's heading.

@@ -10,23 +10,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from app.presenters.pdf_notes import pages_words
-from app.presenters.pending import size_words
 from app.presenters.tool_words import pretty_arguments, result_summary, shown_text
 from app.presenters.when import today_or_full_when
-from app.store import PictureWords, StoredItem
-from routing.answer_stats import stats_words
-from routing.transcript import (
-    CarriedPart,
-    Message,
-    MessageStatus,
-    Notice,
-    NoticeKind,
-    ToolCall,
-    starts_turn,
-)
-from vision.pictures import Picture
+from routing.message_status import MessageStatus
+
+# The transcript's classes load with the first row, not at the first paint (an empty chat
+# has none): the functions that test or make them import them.
+if TYPE_CHECKING:
+    from app.store import PictureWords, StoredItem
+    from routing.transcript import Message, Notice, ToolCall
+    from vision.pictures import Picture
 
 # An agent's thinking and plan: rows of their own before its answer (app/ui/agents/agent_rows.py).
 THOUGHT_ROW, PLAN_ROW = "thought", "plan"
@@ -66,6 +61,8 @@ def author_of(message: Message) -> str:
 
 def _words(item: Message | Notice) -> str:
     """A row's words: a tool message has none of its own, so its results' words stand in."""
+    from routing.transcript import Message
+
     if isinstance(item, Message) and item.role == "tool":
         return "\n\n".join(result.text for result in item.tool_results)
     return item.text
@@ -91,6 +88,9 @@ class Row:
     @classmethod
     def agent_row(cls, answer: StoredItem, kind: str, text: str) -> Row:
         """An answer's thinking or plan row (a quiet note to the rest of the window)."""
+        from app.store import StoredItem
+        from routing.transcript import Notice, NoticeKind
+
         label = "Thinking" if kind == THOUGHT_ROW else "Plan"
         notice = Notice(NoticeKind.INFO, label)
         stored = StoredItem(
@@ -105,6 +105,8 @@ class Row:
     @classmethod
     def of(cls, stored: StoredItem) -> Row:
         """A row showing a stored item."""
+        from routing.transcript import Notice
+
         item = stored.item
         return cls(stored, _words(item), None if isinstance(item, Notice) else item.status)
 
@@ -116,12 +118,16 @@ class Row:
     @property
     def notice(self) -> Notice | None:
         """The notice shown, if this row is one."""
+        from routing.transcript import Notice
+
         item = self.stored.item
         return item if isinstance(item, Notice) else None
 
     @property
     def message(self) -> Message | None:
         """The message shown, if this row is one."""
+        from routing.transcript import Message
+
         item = self.stored.item
         return item if isinstance(item, Message) else None
 
@@ -214,11 +220,15 @@ class Row:
             return ""
         if self.status == MessageStatus.STREAMING:
             return ""
+        from routing.answer_stats import stats_words
+
         return stats_words(message.stats, spoken=spoken)
 
     @property
     def author(self) -> str:
         """The author line: "You", the answering model, or the notice's kind."""
+        from routing.transcript import Message, Notice
+
         item = self.stored.item
         if self.agent:
             return item.text if isinstance(item, Notice) else self.agent
@@ -258,6 +268,10 @@ class Row:
         message = self.message
         if message is None:
             return ""
+        # Words about files load with the first row that has any, not at the first paint.
+        from app.presenters.pdf_notes import pages_words
+        from app.presenters.pending import size_words
+
         pictures = self.pictures
         said = []
         if pictures:
@@ -274,6 +288,8 @@ class Row:
 def thought_and_plan_rows(stored: StoredItem, message: Message, plan: str) -> tuple[list[Row], str]:
     """A stored answer's thinking and plan rows, to show before it (a plan its turn showed
     already, once); and the turn's plan now."""
+    from routing.transcript import CarriedPart
+
     rows: list[Row] = []
     for part in message.parts:
         if not isinstance(part, CarriedPart):
@@ -289,6 +305,8 @@ def thought_and_plan_rows(stored: StoredItem, message: Message, plan: str) -> tu
 
 
 def _starts_turn(row: Row) -> bool:
+    from routing.transcript import starts_turn
+
     message = row.message
     return message is not None and starts_turn(message)
 

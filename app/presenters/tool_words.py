@@ -8,9 +8,11 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from routing.transcript import ToolCall, ToolResult
+if TYPE_CHECKING:
+    from routing.transcript import ToolCall, ToolResult
+
 
 CALL_VALUE_CHARS = 60  # one value in a one-line call
 PRETTY_VALUE_CHARS = 400  # one string value in the pretty arguments

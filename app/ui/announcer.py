@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt, Signal
 
 from app.ui.conversation.conversation_model import Role
-from routing.transcript import Message, MessageStatus, Notice, NoticeKind
+from routing.message_status import MessageStatus
+from routing.notice_kind import NoticeKind
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QModelIndex
@@ -69,6 +70,8 @@ class Announcer(QObject):
         """A turn added an item to the open chat: a notice is announced as the row reads.
 
         Connected after the model's `add_item`, so the row is there to be read."""
+        from routing.transcript import Notice  # loaded by the turn that added it
+
         notice = stored.item
         if not isinstance(notice, Notice):
             return  # the person's message is theirs; an answer is told when it ends
@@ -81,6 +84,8 @@ class Announcer(QObject):
 
     def item_finished(self, stored: StoredItem) -> None:
         """An answer of the open chat ended (complete, stopped or failed): said once."""
+        from routing.transcript import Message  # loaded by the turn that finished it
+
         message = stored.item
         if not isinstance(message, Message) or message.role != "assistant":
             return

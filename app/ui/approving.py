@@ -11,9 +11,8 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QApplication
 
-from app.presenters.approvals import ApprovalRequest
-
 if TYPE_CHECKING:
+    from app.presenters.approvals import ApprovalRequest
     from app.ui.composer.approval_card import ApprovalCard
     from app.ui.main_window import MainWindow
 

@@ -12,9 +12,6 @@ from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
-from app.presenters.listing import ModelListing
-from app.presenters.model_status import explain
-from app.store import ConversationSummary, StoredItem
 from app.ui.announcer import Announcer
 from app.ui.approving import Approving
 from app.ui.bars import EditingBar, UndoBar
@@ -35,20 +32,21 @@ from app.ui.menu_bar import MenuBar
 from app.ui.models.local_models import LocalModels
 from app.ui.provider_panel import ProviderPanel
 from app.ui.send_questions import SendQuestions
-from app.ui.sending import Send
 from app.ui.settings.appearance import Appearance
 from app.ui.sidebar import Sidebar
 from app.ui.sight_buttons import SightButtons
 from app.ui.top_bar import TopBar
 from app.ui.window_layout import SIDEBAR_MIN, WindowLayout
 from app.ui.window_state import Remembered, WindowState
-from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QFileDialog
 
+    from app.presenters.listing import ModelListing
+    from app.store import ConversationSummary, StoredItem
     from app.ui.conversation.picture_viewer import PictureViewer
     from app.ui.settings.settings_dialog import SettingsDialog
+    from vision.pictures import Picture
 
 
 class MainWindow(QMainWindow):
@@ -195,6 +193,8 @@ class MainWindow(QMainWindow):
             self.picker.set_agent_offers(self.controller.sending.offers())
 
     def _show_models(self, listing: ModelListing) -> None:
+        from app.presenters.model_status import explain  # models are listed after the paint
+
         self.picker.set_models(listing.models)
         self.picker.set_agents([(a.id, a.is_local) for a in self.controller.agents])
         self.picker.setEnabled(bool(listing.models) or bool(self.picker.agents()))
@@ -235,7 +235,7 @@ class MainWindow(QMainWindow):
         # Not from the (maybe searched) list: the open chat may be filtered out of it.
         title = self.controller.chats.title(current) or UNTITLED
         self.top.show_title(title, current)
-        self.top.show_folder(self.controller.sending.folder(current))
+        self.top.show_folder(self.controller.folder(current))
         # The window's own title names the chat too: a taskbar, or a narrow bar, still says it.
         self.setWindowTitle(f"{title} — Sightline" if current else "Sightline")
 
@@ -256,6 +256,8 @@ class MainWindow(QMainWindow):
             self.controller.chats.undo()
 
     def _send(self, text: str) -> None:
+        from app.ui.sending import Send  # the first send comes after the first paint
+
         editing = self.chat_actions.editing
         self.questions.send(Send(self.picker.current_ref(), text, replacing=editing))
 

@@ -30,3 +30,13 @@ def named_label(text: str, name: str, parent: QWidget | None, *, rich: bool = Fa
     if rich:
         label.setTextFormat(Qt.TextFormat.RichText)
     return label
+
+
+def small_label(text: str, name: str, parent: QWidget, scale: float = 0.88) -> QLabel:
+    """A label in a smaller font, named for screen readers."""
+    label = QLabel(text, parent)
+    label.setAccessibleName(name)
+    font = label.font()
+    font.setPointSizeF(max(7.0, font.pointSizeF() * scale))
+    label.setFont(font)
+    return label

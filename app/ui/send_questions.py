@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QWidget
 
 from app.ui.leaving_prompt import LeavingPrompt
-from app.ui.sending import FolderNeeded, LeavingNeeded, Send
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QFileDialog
 
     from app.ui.main_window import MainWindow
+    from app.ui.sending import FolderNeeded, LeavingNeeded, Send
 
 BUSY = "Wait for the answer to finish, or Stop it, first."
 
@@ -44,6 +44,8 @@ class SendQuestions:
             self._window.controller.chore(self._answered_then_sent(send, outcome))
 
     async def _answered_then_sent(self, send: Send, need: FolderNeeded | LeavingNeeded) -> None:
+        from app.ui.sending import FolderNeeded  # loaded by the send that asks
+
         sending = self._window.controller.sending
         while True:
             if isinstance(need, FolderNeeded):

@@ -26,7 +26,8 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QWidget
 
-from routing.transcript import MessageStatus, NoticeKind
+from routing.message_status import MessageStatus
+from routing.notice_kind import NoticeKind
 
 # Each notice kind's accent, light and dark (its label is routing.transcript.NOTICE_LABELS).
 _NOTICE_LIGHT = {

@@ -99,6 +99,21 @@ NEVER_BEFORE_PAINT = {
     "app.serve": "the server for other apps loads when it is turned on, after the first paint",
     "uvicorn": "the server for other apps loads when it is turned on, after the first paint",
     "starlette": "the server for other apps loads when it is turned on, after the first paint",
+    "routing.transcript": "a chat's messages load with the first chat opened; a new one has none",
+    "vision.pdf": "PDFs load with the first chat opened or file attached",
+    "vision.pictures": "pictures load with the first chat opened or file attached",
+    "app.store.parts": "a chat's messages load with the first chat opened; a new one has none",
+    "app.store.bulk": "imports load when the person imports",
+    "app.presenters.pending": "the composer's attachments load with the first one",
+    "app.presenters.pdf_notes": "the composer's attachments load with the first one",
+    "app.ui.composer.cards": "attachment cards load with the first one",
+    "app.ui.conversation.thumbnails": "thumbnails load with the first picture drawn",
+    "cachetools": "thumbnails load with the first picture drawn",
+    "app.ui.sending": "the send loads with the first send, after the first paint",
+    "app.ui.turn_side": "turns, tools and the network side start after the first paint",
+    "app.ui.running_turn": "turns, tools and the network side start after the first paint",
+    "app.ui.window_server": "the server for other apps loads when turned on, after the first paint",
+    "app.presenters.approvals": "tool calls ask for approval after the first paint",
 }
 
 # Qt classes the first paint needs none of; each costs 1–5 ms to build (PySide6 builds

@@ -25,16 +25,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.presenters.pdf_notes import PdfNote
-from app.presenters.pending import Attachments, Offered, SightNote
-from app.ui.composer.cards import CARD, Card, PdfCard, PictureCard, small_label
+from app.ui.named import small_label
 from app.ui.theme import show_problem
 from app.ui.viewport import own_viewport
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QMimeData
 
+    from app.presenters.pdf_notes import PdfNote
+    from app.presenters.pending import Attachments, Offered, SightNote
     from app.store import PictureWords
+    from app.ui.composer.cards import Card, PdfCard, PictureCard
     from vision.pictures import Picture
 
 # -- drops and pastes --------------------------------------------------------------
@@ -49,6 +50,8 @@ def carries_attachments(mime: QMimeData) -> bool:
 
 def offer_from_mime(mime: QMimeData, how: str) -> Offered | None:
     """The files or picture a drop or paste offers, or None when it is something else (words)."""
+    from app.presenters.pending import Offered  # the first drop comes after the first paint
+
     urls = mime.urls() if mime.hasUrls() else []
     paths = tuple(Path(url.toLocalFile()) for url in urls if url.isLocalFile())
     if paths:
@@ -148,15 +151,23 @@ class AttachmentStrip(QScrollArea):
 
     def cards(self) -> list[Card]:
         """The cards, in the order shown (pictures, then PDFs, as the message carries them)."""
+        if not self._cards:  # none made yet: their module may not even be loaded
+            return []
+        from app.ui.composer.cards import Card
+
         items = (self._row.itemAt(i) for i in range(self._row.count()))
         return [w for item in items if item and isinstance(w := item.widget(), Card)]
 
     def picture_cards(self) -> list[PictureCard]:
         """The pictures' cards, in order."""
+        from app.ui.composer.cards import PictureCard  # loaded with the first card
+
         return [c for c in self.cards() if isinstance(c, PictureCard)]
 
     def pdf_cards(self) -> list[PdfCard]:
         """The PDFs' cards, in order."""
+        from app.ui.composer.cards import PdfCard  # loaded with the first card
+
         return [c for c in self.cards() if isinstance(c, PdfCard)]
 
     def show_attachments(
@@ -168,6 +179,20 @@ class AttachmentStrip(QScrollArea):
             card = self._cards.pop(sha256)
             self._row.removeWidget(card)
             card.deleteLater()
+        if wanted:
+            self._show_cards(attachments, sight, pdf_notes)
+        self.reading.setText(_progress(attachments.reading, attachments.locked))
+        reading = attachments.reading
+        self.reading.setVisible(bool(reading))
+        self.setVisible(attachments.anything or bool(reading))
+        self._fit_height()
+
+    def _show_cards(
+        self, attachments: Attachments, sight: SightNote, pdf_notes: Mapping[str, PdfNote]
+    ) -> None:
+        # The cards' module (thumbnails, painting) loads with the first card, not at start.
+        from app.ui.composer.cards import PdfCard, PictureCard
+
         for position, picture in enumerate(attachments.pictures):
             made = self._card(picture.sha256, partial(self._picture_card, picture))
             self._place(made, position)
@@ -179,13 +204,10 @@ class AttachmentStrip(QScrollArea):
             note = pdf_notes.get(attached.sha256)
             if isinstance(made, PdfCard) and note is not None:
                 made.set_note(note)
-        self.reading.setText(_progress(attachments.reading, attachments.locked))
-        reading = attachments.reading
-        self.reading.setVisible(bool(reading))
-        self.setVisible(attachments.anything or bool(reading))
-        self._fit_height()
 
     def _picture_card(self, picture: Picture) -> PictureCard:
+        from app.ui.composer.cards import PictureCard  # loaded by `show_attachments`
+
         card = PictureCard(picture, self._inner)
         card.describe_requested.connect(self.describe_requested)
         words = self.picture_words([picture.sha256]).get(picture.sha256)
@@ -195,6 +217,8 @@ class AttachmentStrip(QScrollArea):
 
     def show_words(self, sha256: str, words: str, looker: str) -> None:
         """A picture's words, said now: its card describes it with them."""
+        from app.ui.composer.cards import PictureCard  # loaded by `show_attachments`
+
         card = self._cards.get(sha256)
         if isinstance(card, PictureCard):
             card.show_words(words, looker)
@@ -217,8 +241,12 @@ class AttachmentStrip(QScrollArea):
         self._fit_height()
 
     def _fit_height(self) -> None:
+        if self.isHidden():  # measured again when shown (`show_attachments`)
+            return
         overflow = self._inner.sizeHint().width() > self.viewport().width()
         bar = self.horizontalScrollBar().sizeHint().height() if overflow else 0
+        from app.ui.composer.cards import CARD  # loaded by `show_attachments`
+
         self.setFixedHeight(CARD.height() + bar)
 
 

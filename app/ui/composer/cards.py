@@ -15,6 +15,7 @@ from app.presenters.pending import AttachedPdf, Sight, SightNote, size_words
 from app.ui.conversation.painting import blend, paint_document
 from app.ui.conversation.thumbnails import fit, shown_size, thumbnail
 from app.ui.icons import badge_image, struck_badge_image
+from app.ui.named import small_label
 from vision.pictures import Picture
 
 CARD = QSize(330, 64)  # room for "Described by qwen2.5vl:3b on this computer"
@@ -24,16 +25,6 @@ DOCUMENT = QSize(36, 46)  # a PDF's page mark, inside the thumbnail's square
 MARK = 14  # the sight marker's size
 # Not from the palette: "can't see" must stand out in light and dark themes alike.
 BLIND_COLOR = "#c2410c"
-
-
-def small_label(text: str, name: str, parent: QWidget, scale: float = 0.88) -> QLabel:
-    """A label in a smaller font, named for screen readers."""
-    label = QLabel(text, parent)
-    label.setAccessibleName(name)
-    font = label.font()
-    font.setPointSizeF(max(7.0, font.pointSizeF() * scale))
-    label.setFont(font)
-    return label
 
 
 class Card(QFrame):

@@ -24,8 +24,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.presenters.pdf_notes import PdfNote
-from app.presenters.pending import PDF_SUFFIXES, PICTURE_SUFFIXES, Attachments, Offered, SightNote
 from app.ui.composer.attachments import (
     AttachmentDrops,
     AttachmentStrip,
@@ -38,6 +36,9 @@ from app.ui.icons import badge_image, icon_of
 if TYPE_CHECKING:
     from PySide6.QtCore import QMimeData
 
+    from app.presenters.pdf_notes import PdfNote
+    from app.presenters.pending import Attachments, SightNote
+
 _MIN_LINES, _MAX_LINES = 2, 8
 _ICON = QSize(20, 20)
 
@@ -46,16 +47,15 @@ def _patterns(suffixes: tuple[str, ...]) -> str:
     return " ".join(f"*.{suffix}" for suffix in suffixes)
 
 
-PICTURE_FILTER = f"Pictures ({_patterns(PICTURE_SUFFIXES)})"
-PDF_FILTER = f"PDFs ({_patterns(PDF_SUFFIXES)})"
-# Both at once first: what the dialog lists unless the person narrows it.
-ATTACH_FILTERS = ";;".join(
-    (
-        f"Pictures and PDFs ({_patterns(PICTURE_SUFFIXES + PDF_SUFFIXES)})",
-        PICTURE_FILTER,
-        PDF_FILTER,
-    )
-)
+def attach_filters() -> str:
+    """The file dialog's filters: both kinds at once first, what it lists unless narrowed."""
+    from app.presenters.pending import PDF_SUFFIXES, PICTURE_SUFFIXES  # with the dialog
+
+    both = f"Pictures and PDFs ({_patterns(PICTURE_SUFFIXES + PDF_SUFFIXES)})"
+    pictures = f"Pictures ({_patterns(PICTURE_SUFFIXES)})"
+    return ";;".join((both, pictures, f"PDFs ({_patterns(PDF_SUFFIXES)})"))
+
+
 ATTACH_WORDS = "Attach pictures or PDFs"
 
 
@@ -215,9 +215,11 @@ class Composer(QWidget):
         if not Path(folder).is_dir():  # else the dialog types its name as a file to open
             folder = str(Path.home())
         names, _chosen_filter = QFileDialog.getOpenFileNames(
-            self, ATTACH_WORDS, folder, ATTACH_FILTERS
+            self, ATTACH_WORDS, folder, attach_filters()
         )
         if names:
+            from app.presenters.pending import Offered  # loaded by the dialog's filters
+
             paths = tuple(Path(name) for name in names)
             self._folder = str(paths[0].parent)
             self.attachments_offered.emit(Offered(paths=paths))

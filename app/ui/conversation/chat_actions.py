@@ -13,8 +13,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Qt
 
 from app.ui.conversation.message_actions import MenuModel, Requested
-from app.ui.sending import Send
-from routing.transcript import Message
 
 if TYPE_CHECKING:
     from app.ui.conversation.chat_settings_panel import ChatSettingsPanel
@@ -73,6 +71,8 @@ class ChatActions(QObject):
         elif requested.action == "get_seeing":
             self.window.local_models.open(suggest_vision=True, then_retry=requested.item_id)
         else:  # the new answer comes into view once it begins
+            from app.ui.sending import Send  # the first send comes after the first paint
+
             ref = requested.model_ref or self.window.picker.current_ref()
             self.window.questions.send(Send(ref, again=requested.item_id))
 
@@ -88,6 +88,8 @@ class ChatActions(QObject):
         if c.busy_here():
             self._tell(BUSY)
             return
+        from routing.transcript import Message  # loaded by the rows the person edits
+
         stored = c.store.get_item(item_id)
         if stored is None or not isinstance(stored.item, Message):
             return

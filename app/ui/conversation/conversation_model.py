@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from enum import IntEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
     QAbstractListModel,
@@ -32,8 +32,10 @@ from app.presenters.rows import (
     plan_text,
     thought_and_plan_rows,
 )
-from app.store import PictureWords, StoredItem
-from routing.transcript import Message, ToolCall, starts_turn
+
+if TYPE_CHECKING:
+    from app.store import PictureWords, StoredItem
+    from routing.transcript import ToolCall
 
 _Index = QModelIndex | QPersistentModelIndex
 _COALESCE_MS = 33  # about 30 relayouts a second while streaming is plenty to read
@@ -171,6 +173,10 @@ class ConversationModel(QAbstractListModel):
         self.endInsertRows()
 
     def _rows_of(self, items: list[StoredItem]) -> list[Row]:
+        if not items:  # a new chat: the transcript's classes needn't load yet
+            return []
+        from routing.transcript import Message, starts_turn  # loaded by the store's page
+
         rows: list[Row] = []
         plan = ""  # the turn's plan shown so far: each answer of a turn carries it again
         for stored in items:

@@ -37,11 +37,11 @@ from app.ui.conversation.jump_button import JumpButton
 from app.ui.conversation.message_delegate import MESSAGE
 from app.ui.conversation.painting import GET_SEEING, NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.conversation.row_geometry import RowGeometryView
-from vision.pdf import PdfFile
-from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.ui.conversation.message_actions import MenuModel
+    from vision.pdf import PdfFile
+    from vision.pictures import Picture
 
 _Index = QModelIndex | QPersistentModelIndex
 _COPIED_MS = 1500  # how long a button says "Copied"

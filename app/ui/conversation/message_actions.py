@@ -14,7 +14,8 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QMenu
 
 from app.presenters.rows import Row
-from routing.transcript import MessageStatus, NoticeKind
+from routing.message_status import MessageStatus
+from routing.notice_kind import NoticeKind
 
 Action = Literal["regenerate", "edit", "delete", "version", "get_seeing"]
 

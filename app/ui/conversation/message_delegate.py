@@ -28,8 +28,6 @@ from app.ui.conversation.painting import (
     blend,
 )
 from app.ui.theme import Theme, theme_for
-from vision.pdf import PdfFile
-from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.ui.agents.agent_rows import AgentLayout, AgentRows
@@ -37,6 +35,8 @@ if TYPE_CHECKING:
     from app.ui.conversation.message_rows import MessageLayout, MessageRows
     from app.ui.conversation.notice_rows import NoticeLayout, NoticeRows
     from app.ui.conversation.tool_rows import ToolLayout, ToolRows
+    from vision.pdf import PdfFile
+    from vision.pictures import Picture
 
     _Layout: TypeAlias = MessageLayout | ToolLayout | NoticeLayout | AgentLayout  # by KIND
 

@@ -19,12 +19,12 @@ from PySide6.QtGui import (
     QTextOption,
 )
 
-from app.ui.conversation.thumbnails import thumbnail
 from app.ui.theme import blend
-from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from cachetools import LRUCache
+
+    from vision.pictures import Picture
 
 MARGIN_X = 18  # row edge to card
 MARGIN_Y = 6  # between rows
@@ -130,6 +130,8 @@ def paint_thumbnail(
     painter: QPainter, rect: QRect, picture: Picture, border: QColor, ratio: float
 ) -> None:
     """A picture in rounded corners with a hairline border; a framed word if it can't be read."""
+    from app.ui.conversation.thumbnails import thumbnail  # with the first picture drawn
+
     pixmap = thumbnail(picture, rect.size(), ratio)
     path = QPainterPath()
     path.addRoundedRect(rect.toRectF().adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)

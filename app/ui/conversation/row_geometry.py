@@ -19,11 +19,11 @@ from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.lazy_list import LazyListView
 from app.ui.conversation.message_delegate import MessageDelegate
 from app.ui.theme import Theme
-from vision.pdf import PdfFile
-from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.ui.conversation.markdown import CodeBlock
+    from vision.pdf import PdfFile
+    from vision.pictures import Picture
 
 _Index = QModelIndex | QPersistentModelIndex
 

@@ -11,13 +11,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.store import Store, StoredItem, StoreError
+from app.store import StoreError
 from app.store.branches import asked_in, response_of
 from routing.chat_settings import ChatSettings
-from routing.transcript import Message
+
+if TYPE_CHECKING:
+    from app.store import Store, StoredItem
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +80,8 @@ class Versions(QObject):
         if stored is None:
             return
         response = response_of(branch, item_id)
+        from routing.transcript import Message  # loaded by the page the person deletes in
+
         is_person = isinstance(stored.item, Message) and stored.item.role == "user"
         ids = (item_id, *response) if is_person and item_id not in response else tuple(response)
         if not ids:
