@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ipaddress
 import re
-import socket
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from urllib.parse import urlsplit
@@ -31,6 +30,8 @@ _USERINFO = re.compile(r"(?<=://)[^/?#@\s]*@")
 
 def resolve(host: str) -> tuple[str, ...]:
     """Every address `host` resolves to, as the connection would resolve it."""
+    import socket  # here, not at import: reading the config before the first paint needs none
+
     infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
     return tuple(dict.fromkeys(str(info[4][0]) for info in infos))
 
@@ -58,6 +59,8 @@ def _normalised(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address |
 @lru_cache(maxsize=1)
 def own_addresses() -> frozenset[ipaddress.IPv4Address | ipaddress.IPv6Address]:
     """This machine's own addresses: those its host name resolves to."""
+    import socket
+
     try:
         resolved = resolve(socket.gethostname())
     except (OSError, UnicodeError):
@@ -97,6 +100,8 @@ _looked_up: set[str] = set()  # hosts the system resolver has answered for this 
 
 def _numeric(host: str) -> tuple[str, ...] | None:
     """The addresses of a host written as an address (127.1 too), without asking DNS."""
+    import socket
+
     try:
         infos = socket.getaddrinfo(host, None, flags=socket.AI_NUMERICHOST)
     except (OSError, UnicodeError, ValueError):
