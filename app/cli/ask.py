@@ -115,6 +115,7 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
                 if isinstance(event, TurnEnded):
                     ended = event
     finally:
+        printer.flush()  # the words so far, before any line that ends the turn on stderr
         if agent_engine is not None:
             await agent_engine.aclose()
         await toolbox.aclose()

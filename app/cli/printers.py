@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -18,6 +19,7 @@ class PlainPrinter:
 
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out, self.err = out, err
+        self._flush_waiting = False  # words written, their flush due once the loop is idle
 
     def show(self, event: TurnEvent) -> None:
         from app.turn.events import ItemAdded, TextAdded
@@ -25,21 +27,44 @@ class PlainPrinter:
 
         if isinstance(event, TextAdded):
             self.out.write(event.text)
-            self.out.flush()
+            self._flush_soon()
         elif isinstance(event, ItemAdded) and isinstance(event.item.item, Notice):
             notice = event.item.item
             if notice.kind != NoticeKind.ERROR:  # an error ends as the one-line exit message
                 self.show_notice(notice)
 
+    def _flush_soon(self) -> None:
+        """Flush once the loop has handled what is ready, not after every chunk.
+
+        One read from a stream often holds many chunks: their words go out in one write
+        as soon as the turn waits for more (a flush a chunk was 770 writes for a
+        500-token answer). Nothing waits longer than that.
+        """
+        if self._flush_waiting:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop: at once
+            self.out.flush()
+            return
+        self._flush_waiting = True
+        loop.call_soon(self.flush)
+
+    def flush(self) -> None:
+        """Put out the words written so far (before anything on stderr, to keep the order)."""
+        self._flush_waiting = False
+        self.out.flush()
+
     def show_notice(self, notice: Notice) -> None:
         """One notice on stderr."""
+        self.flush()
         # One line each, whatever a file's name or a server's words hold.
         details = f" ({shown_name(notice.details)})" if notice.details else ""
         print(f"[{notice.kind}] {shown_name(notice.text)}{details}", file=self.err, flush=True)
 
     def finish(self, conversation_id: str) -> None:
         self.out.write("\n")
-        self.out.flush()
+        self.flush()
 
 
 class JsonPrinter:
@@ -51,6 +76,10 @@ class JsonPrinter:
 
     def _emit(self, obj: dict[str, Any]) -> None:
         self.out.write(json.dumps(obj) + "\n")
+        self.out.flush()
+
+    def flush(self) -> None:
+        """Every line is flushed as it is written: nothing waits."""
         self.out.flush()
 
     def show(self, event: TurnEvent) -> None:
