@@ -20,12 +20,15 @@ class PlainPrinter:
     def __init__(self, out: TextIO, err: TextIO) -> None:
         self.out, self.err = out, err
         self._flush_waiting = False  # words written, their flush due once the loop is idle
+        self._broken: BrokenPipeError | None = None  # the reader left during a later flush
 
     def show(self, event: TurnEvent) -> None:
         from app.turn.events import ItemAdded, TextAdded
         from routing.transcript import Notice, NoticeKind
 
         if isinstance(event, TextAdded):
+            if self._broken is not None:  # as a flush of its own would have raised it
+                raise self._broken
             self.out.write(event.text)
             self._flush_soon()
         elif isinstance(event, ItemAdded) and isinstance(event.item.item, Notice):
@@ -48,7 +51,14 @@ class PlainPrinter:
             self.out.flush()
             return
         self._flush_waiting = True
-        loop.call_soon(self.flush)
+        loop.call_soon(self._flush_later)
+
+    def _flush_later(self) -> None:
+        # Raised here it would only reach the loop's log: kept for the turn's next word.
+        try:
+            self.flush()
+        except BrokenPipeError as exc:
+            self._broken = exc
 
     def flush(self) -> None:
         """Put out the words written so far (before anything on stderr, to keep the order)."""

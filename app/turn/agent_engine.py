@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from abc import ABC, abstractmethod
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
 from pathlib import Path
 from typing import ClassVar, Generic, Protocol, TypeVar
@@ -177,8 +177,10 @@ class AgentEngine(ABC, Generic[S, R]):
         """Run one turn with the agent `asked.requested_model` names, yielding each stored
         event. `asked.tools` and `asked.settings` are the model-API turn's: an agent brings
         its own tools and its own prompt (Codex may be given Sightline's as its own)."""
-        async for event in saved(self._turn(asked)):
-            yield event
+        # Each layer closes the one it reads: a reader that stops early closes the turn now.
+        async with aclosing(saved(self._turn(asked))) as events:
+            async for event in events:
+                yield event
 
     async def _turn(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         chat, requested = asked.conversation_id, asked.requested_model
@@ -204,8 +206,9 @@ class AgentEngine(ABC, Generic[S, R]):
             notice = Notice(NoticeKind.INFO, self.FORGOT.format(id=agent.id))
             yield ItemAdded(self.store.add_notice(chat, notice))
         record = await self.record(chat, ref, session)
-        async for event in self._ended(session, record, asked):
-            yield event
+        async with aclosing(self._ended(session, record, asked)) as events:
+            async for event in events:
+                yield event
 
     async def _session(self, chat: str, agent: ProviderConfig, asked: TurnInput) -> S:
         """The chat's running agent, started (again) when there is none or it ended."""
@@ -233,7 +236,9 @@ class AgentEngine(ABC, Generic[S, R]):
                     return found
         return " " if len(messages) > 1 else ""
 
-    async def _ended(self, session: S, record: R, asked: TurnInput) -> AsyncIterator[TurnEvent]:
+    async def _ended(
+        self, session: S, record: R, asked: TurnInput
+    ) -> AsyncGenerator[TurnEvent, None]:
         """The protocol's turn, and how it ends when it doesn't end answered."""
         try:
             async with aclosing(self.answer(session, record, asked)) as events:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass, field, replace
 
 from app.store import Store, StoredItem
@@ -88,7 +88,7 @@ class ModelRequests:
         settings: ChatSettings,
         turn_clock: TurnClock,
         tool_choice: ToolChoice | None = None,
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         """One request to the model, streamed into the store (within the turn's overall limit,
         `turn_clock`), made to call a tool where `tool_choice` says so; the outcome lands in
         `step`."""

@@ -10,7 +10,8 @@ marked stopped, and every tool call in the transcript keeps an answer.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
 
 from app.store import Store, StoredItem
 from app.store.branches import asked_in
@@ -94,8 +95,12 @@ class TurnRunner:
         saved before (the person's message, the answer's words so far) stays, and
         nothing else is asked of the model.
         """
-        async for event in saved(self._run(asked)):
-            yield event
+        # Each layer closes the one it reads (here and below): a reader that stops early
+        # (`sightline ask | head`) closes the whole turn at once, so the answer is kept as
+        # stopped while the store is open, not by the collector after it has closed.
+        async with aclosing(saved(self._run(asked))) as events:
+            async for event in events:
+                yield event
 
     async def regenerate(
         self,
@@ -125,14 +130,16 @@ class TurnRunner:
             conversation_id, "", requested_model=requested_model, tools=tools, settings=settings
         )
         # Another model asked for this answer is for this answer only: the chat's stays.
-        async for event in saved(self._answer(again, asked.item, the_chats=False)):
-            yield event
+        async with aclosing(saved(self._answer(again, asked.item, the_chats=False))) as events:
+            async for event in events:
+                yield event
 
     async def _run(self, asked: TurnInput) -> AsyncGenerator[TurnEvent, None]:
         message = asked.message()
         yield ItemAdded(self.store.add_message(asked.conversation_id, message))
-        async for event in self._answer(asked, message):
-            yield event
+        async with aclosing(self._answer(asked, message)) as events:
+            async for event in events:
+                yield event
 
     async def _answer(
         self, asked: TurnInput, message: Message, *, the_chats: bool = True
@@ -172,8 +179,9 @@ class TurnRunner:
             ),
         )
         steps = self._steps(conversation_id, choice, needs, tools, sight, chosen, asked.tool_choice)
-        async for event in steps:
-            yield event
+        async with aclosing(steps) as events:
+            async for event in events:
+                yield event
 
     async def _steps(
         self,
@@ -184,7 +192,7 @@ class TurnRunner:
         sight: TurnSight,
         settings: ChatSettings,
         forcing: ToolChoice | None = None,
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         """Ask, run the tools it calls, ask again, until it answers or the steps run out;
         `forcing`, the asker's tool choice, holds until the first tool results."""
         model = choice.model
@@ -217,8 +225,9 @@ class TurnRunner:
             turn = self._requests.send(
                 conversation_id, model, asking, step, sight, settings, clock, forcing
             )
-            async for event in turn:
-                yield event
+            async with aclosing(turn) as events:
+                async for event in events:
+                    yield event
             if isinstance(step.error, PicturesRefused) and step.answer is None and not healed:
                 # Refused before a word was shown: learn it, put pictures into words, ask again.
                 healed = True

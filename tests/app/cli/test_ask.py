@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -320,3 +321,32 @@ def test_a_retry_after_of_years_is_told_as_more_than_an_hour_and_not_waited(
         assert "Wait more than an hour and try again." in done.stderr
         assert "999999999" not in done.stderr
         assert len(server.chat_requests()) == 1  # asked once: nothing waits that long by itself
+
+
+def test_a_reader_that_leaves_early_keeps_the_answer_as_stopped(
+    home: SightlineHome, fake_ollama: FakeOllama
+) -> None:
+    # `sightline ask … | head -c 20`: more than a pipe holds, so writing meets a closed pipe.
+    long_answer = " ".join(f"word{n}" for n in range(40_000))
+    fake_ollama.enqueue(Reply(text=long_answer, chunk_chars=40))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "app", "ask", "--model", "ollama:llama3.2:3b", "Go on."],
+        env=home.env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[3],
+    )
+    assert process.stdout is not None and process.stderr is not None
+    assert process.stdout.read(20) == long_answer[:20].encode()
+    process.stdout.close()  # the reader leaves
+    assert process.wait(timeout=60) == 0
+    assert process.stderr.read() == b""
+    store = Store.open(home.data)
+    [conversation] = store.conversations.list()
+    _user, answer = store.messages(conversation.id)
+    # Closed with the turn, while the store was open: stopped, its words up to there kept.
+    assert answer.status == MessageStatus.STOPPED
+    assert long_answer.startswith(answer.text) and len(answer.text) >= 20
+    store.close()
+    log = (home.data / "logs" / "sightline.log").read_text(encoding="utf-8")
+    assert "Traceback" not in log

@@ -61,3 +61,29 @@ def test_without_a_loop_each_word_goes_out_at_once() -> None:
     printer.show(TextAdded(1, "a"))
     printer.show(TextAdded(1, "b"))
     assert log == ["out:a", "out:ab"]
+
+
+class LeftReader(io.StringIO):
+    """A pipe whose reader has gone (`sightline ask … | head`)."""
+
+    def flush(self) -> None:
+        raise BrokenPipeError(32, "Broken pipe")
+
+
+def test_a_reader_gone_during_a_later_flush_ends_the_turn_where_it_writes() -> None:
+    printer = PlainPrinter(LeftReader(), io.StringIO())
+    handled: list[dict[str, object]] = []
+
+    async def stream() -> None:
+        asyncio.get_running_loop().set_exception_handler(lambda _loop, c: handled.append(c))
+        printer.show(TextAdded(1, "Hello"))
+        await asyncio.sleep(0)  # the flush fails here, inside the loop
+        printer.show(TextAdded(1, " again"))
+
+    try:
+        asyncio.run(stream())
+    except BrokenPipeError:
+        pass
+    else:
+        raise AssertionError("the next word did not end the turn")
+    assert handled == []  # nothing for the loop's log: `sightline` ends quietly (exit 0)
