@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Protocol
 
 from app.paths import open_data_dir
 from app.private_files import create_private_file, tighten
@@ -106,10 +107,11 @@ class Connection:
         self.db = db
         self._clock = 0.0
         self._closed = False
+        self._writing = False  # within `write`: a write inside it joins its transaction
         self.last_touched = ""  # the conversation this store last made the most recent
-        # Run before every use: it writes what is held back to be written in a batch
-        # (app/store/streamed_words.py), so nothing read or written misses it.
-        self.before_use: Callable[[], None] = _nothing
+        # What is held back to be written in a batch (app/store/streamed_words.py): written
+        # first in every transaction, and before every read, so nothing misses it.
+        self.held: Held = _NOTHING_HELD
 
     @classmethod
     def open(cls, path: Path, prepare: Callable[[sqlite3.Connection, Path], None]) -> Connection:
@@ -156,19 +158,30 @@ class Connection:
 
     @contextmanager
     def write(self) -> Iterator[sqlite3.Connection]:
-        """One transaction, committed on success and rolled back on any error."""
-        self.write_held()
+        """One transaction, committed on success and rolled back on any error. What is held
+        is written first, in it (one commit, not one for the held words and one for this),
+        and held again when it is rolled back. Within another write it is part of that one,
+        committed or rolled back with it (writes made at one moment: one commit)."""
+        if self._writing:
+            yield self.db
+            return
         with self._failing("save to"):
             # IMMEDIATE takes the write lock up front, so busy_timeout applies
             # instead of failing half-way through the transaction.
             self.db.execute("BEGIN IMMEDIATE")
+            self._writing = True
             try:
+                self.held.write_into(self.db)
                 yield self.db
+                self.db.execute("COMMIT")
             except BaseException:
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
+                self.held.rolled_back()
                 raise
-            self.db.execute("COMMIT")
+            finally:
+                self._writing = False
+        self.held.committed()
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:
@@ -179,10 +192,11 @@ class Connection:
             yield self.db
 
     def write_held(self) -> None:
-        """What is held, written now; inside a transaction, left for the next use (its own
-        transaction can't begin within another)."""
-        if not self.db.in_transaction:
-            self.before_use()
+        """What is held, written now in a transaction of its own; inside a transaction, left
+        for the next use (its own can't begin within another)."""
+        if self.held.holding and not self.db.in_transaction:
+            with self.write():
+                pass  # the held words are all it writes
 
     @contextmanager
     def _failing(self, doing: str) -> Iterator[None]:
@@ -212,5 +226,40 @@ class Connection:
         return now
 
 
-def _nothing() -> None:
+class Held(Protocol):
+    """What a connection holds back to write in a batch, with the next transaction."""
+
+    @property
+    def holding(self) -> bool:
+        """Whether anything is held, not yet written."""
+        ...
+
+    def write_into(self, db: sqlite3.Connection) -> None:
+        """Write what is held, in the transaction just begun."""
+        ...
+
+    def rolled_back(self) -> None:
+        """That transaction was rolled back: what it wrote is held again, in order."""
+        ...
+
+    def committed(self) -> None:
+        """That transaction was committed."""
+        ...
+
+
+class _NothingHeld:
     """Nothing is held back."""
+
+    holding = False
+
+    def write_into(self, db: sqlite3.Connection) -> None:
+        """Nothing to write."""
+
+    def rolled_back(self) -> None:
+        """Nothing to hold again."""
+
+    def committed(self) -> None:
+        """Nothing was written."""
+
+
+_NOTHING_HELD = _NothingHeld()

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import cast
+from typing import Any, cast
 
 from app.store.items import StoredItem
-from app.store.parts import Blobs
+from app.store.parts import Blobs, Encoded
 from app.store.streamed_words import streamed
 from routing.answer_stats import AnswerStats
 from routing.secrets import redact_secrets
@@ -43,6 +44,19 @@ def load(db: sqlite3.Connection, where: str, *params: object) -> list[StoredItem
     return [_with_chunks(db, stored) for stored in loaded]
 
 
+def written(
+    db: sqlite3.Connection, row: Mapping[str, Any], encoded: Encoded | None = None
+) -> StoredItem:
+    """An item just inserted, from the columns written (`row`), read as `load` reads its
+    row: what the store made of it (redacted, parts re-read) is what a later load gives,
+    without reading the item, or the pictures and PDFs it just wrote, back. Nothing has
+    streamed into it yet."""
+    blobs = Blobs(db)
+    if encoded is not None:
+        blobs.keep(encoded)
+    return _load_item(row, blobs)
+
+
 def _with_chunks(db: sqlite3.Connection, stored: StoredItem) -> StoredItem:
     """A message still streaming, with the words streamed so far."""
     item = stored.item
@@ -66,7 +80,7 @@ def stats_from(column: str | None) -> AnswerStats | None:
         return None
 
 
-def _load_item(row: sqlite3.Row, blobs: Blobs) -> StoredItem:
+def _load_item(row: sqlite3.Row | Mapping[str, Any], blobs: Blobs) -> StoredItem:
     """A row of `items` as the message or notice it stores."""
     item: Message | Notice
     if row["kind"] == "notice":

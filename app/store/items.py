@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +35,7 @@ from routing.message_status import MessageStatus
 from routing.secrets import redact, redact_secrets
 
 if TYPE_CHECKING:
+    from app.store.parts import Encoded
     from routing.answer_stats import AnswerStats
     from routing.transcript import Message, Notice, Part
     from vision.pictures import Picture
@@ -146,7 +149,7 @@ class Items:
         # What a model or a tool wrote, with every secret in use redacted; the person's as is.
         encoded = encode_parts(message.parts, redacting=message.role != "user")
         with self._connection.write() as db:
-            item_id = self._insert_item(
+            row = self._insert_item(
                 db,
                 conversation_id,
                 kind="message",
@@ -157,19 +160,19 @@ class Items:
                 parts=json.dumps(encoded.parts, ensure_ascii=False),
                 stats=_stats_json(message.stats),  # an imported answer keeps its stats
             )
-            link_blobs(db, item_id, encoded)
+            link_blobs(db, row["id"], encoded)
             if message.role == "user" and encoded.text.strip():
                 # The first words a person writes name an untitled conversation.
                 db.execute(
                     "UPDATE conversations SET title = ? WHERE id = ? AND title = ''",
                     (short_title(encoded.text), conversation_id),
                 )
-        return self._must_get(item_id)
+            return self._as_stored(db, row, encoded)
 
     def add_notice(self, conversation_id: str, notice: Notice) -> StoredItem:
         """Store a notice at the end of the conversation."""
         with self._connection.write() as db:
-            item_id = self._insert_item(
+            row = self._insert_item(
                 db,
                 conversation_id,
                 kind="notice",
@@ -179,17 +182,24 @@ class Items:
                 details=redact(notice.details),
                 crossed=json.dumps(asdict(notice.crossed)) if notice.crossed else "",
             )
-        return self._must_get(item_id)
+            return self._as_stored(db, row)
 
-    def begin_assistant(self, conversation_id: str, model: str) -> StoredItem:
-        """Store an empty assistant message that is about to stream in."""
+    def begin_assistant(self, conversation_id: str, model: str, words: str = "") -> StoredItem:
+        """Store an empty assistant message that is about to stream in, as begun (its words
+        come as they are appended); its first `words`, when given, written with it (one
+        commit, where the first words would have had one of their own)."""
         from routing.transcript import Message  # not at first paint (the module's docstring)
 
-        begun = self.add_message(
-            conversation_id, Message(role="assistant", model=model, status=MessageStatus.STREAMING)
-        )
-        self._words.begin(begun.id, conversation_id)
-        return begun
+        begun = Message(role="assistant", model=model, status=MessageStatus.STREAMING)
+        with self._connection.write() as db:
+            stored = self.add_message(conversation_id, begun)
+            if words:
+                db.execute(
+                    "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)",
+                    (stored.id, redact_secrets(words)),
+                )
+        self._words.begin(stored.id, conversation_id, with_words=bool(words))
+        return stored
 
     def append_text(self, item_id: int, text: str) -> None:
         """Append streamed words to a message: an answer begun here within 50 ms (read
@@ -203,6 +213,13 @@ class Items:
                 "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)",
                 (item_id, redact_secrets(text)),
             )
+
+    @contextmanager
+    def together(self) -> Iterator[None]:
+        """The writes made inside, in one transaction: committed together (one commit where
+        there would be one each), or none of them."""
+        with self._connection.write():
+            yield
 
     @property
     def holding_words(self) -> bool:
@@ -280,22 +297,21 @@ class Items:
             raise StoreError(f"There is no message {item_id} in {self._connection.path}.")
         self._connection.touch(db, row["conversation_id"])
 
-    def _insert_item(self, db: sqlite3.Connection, conversation_id: str, **columns: Any) -> int:
+    def _insert_item(
+        self, db: sqlite3.Connection, conversation_id: str, **columns: Any
+    ) -> dict[str, Any]:
         """Insert an item after the conversation's leaf (it becomes the leaf), the
-        conversation touched by it; its id."""
+        conversation touched by it; its row, every column as written."""
         now = self._connection.touch(db, conversation_id)
         (seq,) = db.execute(
             "SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE conversation_id = ?",
             (conversation_id,),
         ).fetchone()
-        (leaf,) = db.execute(
-            "SELECT leaf_id FROM conversations WHERE id = ?", (conversation_id,)
-        ).fetchone() or (None,)
         columns |= {
             "conversation_id": conversation_id,
             "seq": seq,
             "created_at": now,
-            "parent_id": leaf,
+            "parent_id": leaf(db, conversation_id),
         }
         names = ", ".join(columns)
         marks = ", ".join("?" * len(columns))
@@ -306,22 +322,19 @@ class Items:
         db.execute(
             "UPDATE conversations SET leaf_id = ? WHERE id = ?", (cursor.lastrowid, conversation_id)
         )
-        return cursor.lastrowid
+        return columns | {"id": cursor.lastrowid, "deleted_at": None}
 
-    def _must_get(self, item_id: int) -> StoredItem:
-        """An item just written, read back the way it will load later: with its versions
-        (a new answer beside the earlier ones)."""
-        stored = self.get_item(item_id)
-        assert stored is not None
-        with self._connection.read() as db:
-            siblings = tuple(
-                row[0]
-                for row in db.execute(
-                    "SELECT id FROM items WHERE conversation_id = ? AND parent_id IS ? "
-                    "AND deleted_at IS NULL ORDER BY seq",
-                    (stored.conversation_id, stored.parent_id),
-                )
-            )
+    def _as_stored(
+        self, db: sqlite3.Connection, row: dict[str, Any], encoded: Encoded | None = None
+    ) -> StoredItem:
+        """An item just inserted (inside its transaction), as it will load later: read
+        from the columns written, not read back, and with its versions (a new answer beside
+        the earlier ones)."""
+        from app.store.item_rows import written  # not at first paint (the module's docstring)
+
+        stored = written(db, row, encoded)
+        parent = stored.parent_id
+        siblings = tuple(versions_under(db, stored.conversation_id, (parent,))[parent])
         return replace(stored, versions=siblings) if len(siblings) > 1 else stored
 
 

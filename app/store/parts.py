@@ -157,6 +157,16 @@ class Blobs:
         self._pictures: dict[str, Picture | None] = {}
         self._pdfs: dict[str, PdfFile | None] = {}
 
+    def keep(self, encoded: Encoded) -> None:
+        """The pictures and PDFs just written, known as a read would give them (no label,
+        no note: those are per use), so they are not read back."""
+        for picture in encoded.pictures:
+            self._pictures[picture.sha256] = Picture(
+                picture.data, picture.mime, picture.width, picture.height, picture.sha256
+            )
+        for pdf in encoded.pdfs:
+            self._pdfs[pdf.sha256] = PdfFile(pdf.data, "", pdf.sha256, pdf.pages)
+
     def picture(self, sha256: str, label: str = "") -> Picture | None:
         """The stored picture with this hash, carrying `label`."""
         if sha256 not in self._pictures:

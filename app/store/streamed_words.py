@@ -3,9 +3,11 @@
 A fast local model streams hundreds of chunks a second, and a commit each cost more than
 everything else done with a chunk (a 500-token `sightline ask` made 772 commits). So the
 first chunk is written at once and the rest at most `HOLD_S` after the last write. Held
-words never hide: anything that next reads or writes the store writes them first
-(`Connection.before_use`), and the turn writes them when the stream pauses (`save_held`).
-A crash can lose at most the last `HOLD_S` of a model's words, never what the person wrote.
+words never hide: the store's next transaction writes them first, inside it (one commit
+for both: an answer's end, a tool call), anything that next reads the store writes them
+first (`Connection.held`), and the turn writes them when the stream pauses
+(`Items.save_held_words`). A crash can lose at most the last `HOLD_S` of a model's words,
+never what the person wrote.
 """
 
 from __future__ import annotations
@@ -23,16 +25,20 @@ class StreamedWords:
     """The words of the answers streaming into one store, held briefly and then written."""
 
     def __init__(self, connection: Connection) -> None:
-        """Hold words for this connection, which writes them before it is used again."""
+        """Hold words for this connection, which writes them in its next transaction."""
         self._connection = connection
         self._conversations: dict[int, str] = {}  # streaming answers begun here: their chat
         self._held: dict[int, list[str]] = {}
+        self._writing: dict[int, list[str]] = {}  # written in a transaction not yet committed
         self._saved_at = -HOLD_S
-        connection.before_use = self.save_held
+        connection.held = self
 
-    def begin(self, item_id: int, conversation_id: str) -> None:
-        """An answer of `conversation_id` begins streaming into item `item_id`."""
+    def begin(self, item_id: int, conversation_id: str, *, with_words: bool = False) -> None:
+        """An answer of `conversation_id` begins streaming into item `item_id` (`with_words`:
+        its first words were written with it, so the next are held)."""
         self._conversations[item_id] = conversation_id
+        if with_words:
+            self._saved_at = time.monotonic()
 
     def end(self, item_id: int) -> None:
         """The answer has ended (its held words were written by the store's last use)."""
@@ -54,32 +60,38 @@ class StreamedWords:
         if time.monotonic() - self._saved_at >= HOLD_S:
             self._connection.write_held()  # not within a transaction: it begins its own
 
-    def save_held(self) -> None:
-        """Write every held word, each answer's as one chunk, in one transaction.
+    def write_into(self, db: sqlite3.Connection) -> None:
+        """Write every held word, each answer's as one chunk, in the transaction begun.
 
         Each batch is redacted, and the whole answer again when its chunks are folded:
         a secret split between two batches is whole only then."""
         if not self._held:
             return
-        held, self._held = self._held, {}
+        self._writing, self._held = self._held, {}
         connection = self._connection
-        try:
-            with connection.write() as db:
-                for item_id, texts in held.items():
-                    db.execute(
-                        "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)",
-                        (item_id, redact_secrets("".join(texts))),
-                    )
-                    # Touched only when another chat became the most recent since: this
-                    # one stays on top all the same, for one UPDATE a turn.
-                    conversation_id = self._conversations.get(item_id, "")
-                    if conversation_id and connection.last_touched != conversation_id:
-                        connection.touch(db, conversation_id)
-        except BaseException:
-            for item_id, texts in held.items():  # kept, to be written by the next try
-                self._held.setdefault(item_id, [])[:0] = texts
-            raise
-        self._saved_at = time.monotonic()
+        for item_id, texts in self._writing.items():
+            db.execute(
+                "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)",
+                (item_id, redact_secrets("".join(texts))),
+            )
+            # Touched only when another chat became the most recent since: this one
+            # stays on top all the same, for one UPDATE a turn.
+            conversation_id = self._conversations.get(item_id, "")
+            if conversation_id and connection.last_touched != conversation_id:
+                connection.touch(db, conversation_id)
+
+    def rolled_back(self) -> None:
+        """The transaction failed: what it wrote is held again, before what came since, to
+        be written by the next try."""
+        writing, self._writing = self._writing, {}
+        for item_id, texts in writing.items():
+            self._held.setdefault(item_id, [])[:0] = texts
+
+    def committed(self) -> None:
+        """The transaction was committed, with the held words it wrote."""
+        if self._writing:
+            self._writing = {}
+            self._saved_at = time.monotonic()
 
 
 def streamed(db: sqlite3.Connection, item_id: int) -> str:

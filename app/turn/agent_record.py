@@ -96,10 +96,11 @@ class AgentRecord:
         """The agent's id, without its model."""
         return ref_parts(self.ref)[0]
 
-    def begin(self, events: list[TurnEvent]) -> StoredItem:
-        """The answer being streamed, begun on the agent's first word."""
+    def begin(self, events: list[TurnEvent], words: str = "") -> StoredItem:
+        """The answer being streamed, begun on the agent's first word (`words`, written with
+        it; a thought or a tool call begins it with none)."""
         if self.answer is None:
-            self.answer = self.store.begin_assistant(self.conversation_id, self.ref)
+            self.answer = self.store.begin_assistant(self.conversation_id, self.ref, words)
             events.append(ItemAdded(self.answer))
         return self.answer
 
@@ -108,10 +109,13 @@ class AgentRecord:
         text = self.fit(text)
         if not text:
             return
-        answer = self.begin(events)
+        if self.answer is None:
+            answer = self.begin(events, text)  # its first words written with it: one commit
+        else:
+            answer = self.answer
+            self.store.append_text(answer.id, text)
+            self.pause.appended()
         self.heard()
-        self.store.append_text(answer.id, text)
-        self.pause.appended()
         events.append(TextAdded(answer.id, text))
 
     def thought(self, text: str, events: list[TurnEvent], *, heard: bool = True) -> None:
@@ -146,9 +150,10 @@ class AgentRecord:
         call = self.calls.pop(call_id, None)
         if call is None:
             return
-        self.end_answer(events, MessageStatus.COMPLETE)
         result = tool_result(call.id, call.name, parts, failed=failed)
-        stored = self.store.add_message(self.conversation_id, Message("tool", (result,)))
+        with self.store.together():  # the answer's end and the result: one commit
+            self.end_answer(events, MessageStatus.COMPLETE)
+            stored = self.store.add_message(self.conversation_id, Message("tool", (result,)))
         events.append(ItemAdded(stored))
 
     def end_answer(
@@ -160,6 +165,7 @@ class AgentRecord:
         answer_id, kept = self.answer.id, tuple(self.kept())
         self.thoughts, self.answer = [], None
         self.store.finish_message(answer_id, status, stats, parts=kept)
+        self.pause.cancel()  # its held words are written: no write left for the timer
         events.append(ItemFinished(answer_id, status, stats))
 
     def stop_calls(self, events: list[TurnEvent]) -> None:
@@ -167,11 +173,11 @@ class AgentRecord:
         if not self.calls:
             return
         calls, self.calls = list(self.calls.values()), {}
-        self.end_answer(events, MessageStatus.COMPLETE)
         results = tuple(tool_result(c.id, c.name, (TextPart(STOPPED),), failed=True) for c in calls)
-        events.append(
-            ItemAdded(self.store.add_message(self.conversation_id, Message("tool", results)))
-        )
+        with self.store.together():  # the answer's end and the results: one commit
+            self.end_answer(events, MessageStatus.COMPLETE)
+            stored = self.store.add_message(self.conversation_id, Message("tool", results))
+        events.append(ItemAdded(stored))
 
     def finish(
         self, events: list[TurnEvent], status: MessageStatus, stats: AnswerStats | None

@@ -23,6 +23,7 @@ from acp.schema import (
     DeniedOutcome,
     PermissionOption,
     RequestPermissionResponse,
+    TextContentBlock,
     ToolCallUpdate,
 )
 
@@ -101,12 +102,29 @@ class SightlineClient:
         return True
 
     def arrival(self) -> asyncio.Future[None]:
-        """Done once the inbox holds something (at once if it does)."""
+        """Done once the inbox holds something (at once if it does), or `wake` is called."""
         if self._arrival is None or self._arrival.done():
             self._arrival = asyncio.get_running_loop().create_future()
         if self.inbox:
             self._arrival.set_result(None)
         return self._arrival
+
+    def wake(self) -> None:
+        """The turn, waiting for the inbox, is to look again (its prompt was answered, or
+        it waited long enough)."""
+        if self._arrival is not None and not self._arrival.done():
+            self._arrival.set_result(None)
+
+    async def wait(self, seconds: float) -> None:
+        """Until the inbox holds something, `wake` is called or `seconds` pass: one future
+        and one timer (asyncio.wait over the inbox and the prompt made and dropped a waiter,
+        callbacks and a timer each time, a dozen times a turn)."""
+        arrival = self.arrival()
+        timer = asyncio.get_running_loop().call_later(seconds, self.wake)
+        try:
+            await arrival
+        finally:
+            timer.cancel()
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         """An update: queued for the turn, unless it is another session's or a replay;
@@ -116,9 +134,12 @@ class SightlineClient:
         if getattr(update, "session_update", "") != "agent_message_chunk":
             self._put(Update(update))
             return
-        text = block_text(update.content)
-        last = self.inbox[-1] if self.inbox else None
-        if isinstance(last, Words) and last.size < MAX_RUN:
+        # Text spelled out, and the inbox read once: this runs for each of an answer's chunks.
+        content = update.content
+        text = content.text if type(content) is TextContentBlock else block_text(content)
+        inbox = self.inbox
+        last = inbox[-1] if inbox else None
+        if type(last) is Words and last.size < MAX_RUN:
             last.parts.append(text)
             last.size += len(text)
             return

@@ -140,6 +140,7 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
         session.prompt = prompt = asyncio.create_task(
             connection.prompt(session_id=session.session_id, prompt=blocks)
         )
+        prompt.add_done_callback(lambda _: session.client.wake())  # `_next` waits for it too
         while True:
             item = await self._next(session, prompt, record)
             if item is None:
@@ -209,10 +210,7 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
             left = idle - session.process.quiet_for()
             if left <= 0:
                 raise self.hung(session.agent, idle)
-            wait = min(left, turn.clock.left())
-            await asyncio.wait(
-                {client.arrival(), prompt}, timeout=wait, return_when="FIRST_COMPLETED"
-            )
+            await client.wait(min(left, turn.clock.left()))  # woken when the prompt is answered
 
     def _answered(self, session: AgentSession, turn: AcpRecord, response: Any) -> list[TurnEvent]:
         """The prompt was answered: the answer ends as the agent's stop reason says."""
