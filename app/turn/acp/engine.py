@@ -17,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, Sequence
+from contextlib import aclosing
 from pathlib import Path
 from typing import Any
 
@@ -130,8 +131,9 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
         prompting = self._prompting.blocks(
             session, record.conversation_id, record.ref, asked.message(), blocks
         )
-        async for event in prompting:
-            yield event
+        async with aclosing(prompting):  # closed at once when the turn's reader leaves
+            async for event in prompting:
+                yield event
         record.sent = time.monotonic()  # after describing: the agent's time is its own
         self.start_clock(record, session.agent)
         connection = session.process.connection
@@ -145,15 +147,17 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
             item = await self._next(session, prompt, record)
             if item is None:
                 break
-            async for event in self._take(session, record, [item, *session.client.ready()]):
-                yield event
+            taking = self._take(session, record, [item, *session.client.ready()])
+            async with aclosing(taking):  # its `finally` answers what is left, at once
+                async for event in taking:
+                    yield event
             self.check_cut(record, session.agent)
         for event in self._answered(session, record, prompt.result()):
             yield event
 
     async def _take(
         self, session: AgentSession, turn: AcpRecord, items: list[Inbox]
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         """What the agent (or its door) sent, stored in order, each event as it is made
         (the words before a question show before it is asked)."""
         updates: list[Update | Words] = []

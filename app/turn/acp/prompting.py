@@ -11,7 +11,7 @@ pictures like any other.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
@@ -42,7 +42,7 @@ class AgentPrompt:
         ref: str,
         message: Message,
         blocks: list[Any],
-    ) -> AsyncIterator[TurnEvent]:
+    ) -> AsyncGenerator[TurnEvent, None]:
         """Fill `blocks` with the prompt; yield the events of what it stored on the way."""
         resources: list[Any] = []
         if session.embeds and message.pdfs:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
+from contextlib import aclosing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -13,6 +16,7 @@ from app.store import Store
 from app.turn.agent_problems import AgentNeedsSignIn, AgentNotInstalled, AgentStopped
 from app.turn.events import PlanUpdated, TextAdded, ThoughtAdded
 from app.turn.tool_step import AllowAll, Approval, ToolStep
+from app.turn.turn_input import TurnInput
 from routing.models import ProviderConfig
 from routing.transcript import Message, MessageStatus, NoticeKind, ToolCall
 from tests.app.turn.acp.helpers import EngineFor, fake
@@ -226,3 +230,33 @@ async def test_allow_all_allows_headless(
     assert ended(await run_turn(engine, chat, "go", "fake")).error is None
     assert {"permission": "yes"} in read_log(tmp_path)
     assert isinstance(store.messages(chat)[-1], Message)
+
+
+async def test_a_reader_that_leaves_early_closes_every_generator_of_the_turn(
+    store: Store, tmp_path: Path, engine_for: EngineFor
+) -> None:
+    # Left to the collector, a generator's `finally` runs whenever it is collected (after
+    # the store closed, in `sightline ask | head`): each layer closes the one it reads.
+    engine = engine_for(fake(tmp_path))
+    chat = store.conversations.create()
+    collected: list[str] = []
+    first_iter, finalizer = sys.get_asyncgen_hooks()
+    assert finalizer is not None
+
+    def noting(generator: Any) -> None:
+        collected.append(generator.__qualname__)
+        finalizer(generator)
+
+    sys.set_asyncgen_hooks(first_iter, noting)
+    try:
+        async with aclosing(engine.run(TurnInput(chat, "hello", requested_model="fake"))) as run:
+            async for event in run:
+                if isinstance(event, TextAdded):
+                    break  # the reader leaves mid-answer
+        gc.collect()
+        await asyncio.sleep(0)
+    finally:
+        sys.set_asyncgen_hooks(first_iter, finalizer)
+    assert [name for name in collected if "Engine" in name] == []
+    _user, answer = store.messages(chat)
+    assert answer.status == MessageStatus.STOPPED
