@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 from app.store.branches import mend_rewinds, shown_branch, with_versions
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
-from app.store.streamed_words import StreamedWords, fold_chunks
+from app.store.streamed_words import StreamedWords, fold_chunks, write_chunk
 from app.store.tail import leaf, shown_ids, shown_set, shown_stats, versions_under
 from routing.message_status import MessageStatus
-from routing.secrets import redact, redact_secrets
+from routing.secrets import redact
 
 if TYPE_CHECKING:
     from app.store.parts import Encoded
@@ -194,10 +194,7 @@ class Items:
         with self._connection.write() as db:
             stored = self.add_message(conversation_id, begun)
             if words:
-                db.execute(
-                    "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)",
-                    (stored.id, redact_secrets(words)),
-                )
+                write_chunk(db, stored.id, words)
         self._words.begin(stored.id, conversation_id, with_words=bool(words))
         return stored
 
@@ -209,10 +206,7 @@ class Items:
             return
         with self._connection.write() as db:  # not begun here: check it is a message
             self._touch_item(db, item_id)
-            db.execute(
-                "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)",
-                (item_id, redact_secrets(text)),
-            )
+            write_chunk(db, item_id, text)
 
     @contextmanager
     def together(self) -> Iterator[None]:

@@ -161,11 +161,9 @@ class Blobs:
         """The pictures and PDFs just written, known as a read would give them (no label,
         no note: those are per use), so they are not read back."""
         for picture in encoded.pictures:
-            self._pictures[picture.sha256] = Picture(
-                picture.data, picture.mime, picture.width, picture.height, picture.sha256
-            )
+            self._pictures[picture.sha256] = replace(picture, label="", note="")
         for pdf in encoded.pdfs:
-            self._pdfs[pdf.sha256] = PdfFile(pdf.data, "", pdf.sha256, pdf.pages)
+            self._pdfs[pdf.sha256] = replace(pdf, name="")
 
     def picture(self, sha256: str, label: str = "") -> Picture | None:
         """The stored picture with this hash, carrying `label`."""

@@ -70,10 +70,7 @@ class StreamedWords:
         self._writing, self._held = self._held, {}
         connection = self._connection
         for item_id, texts in self._writing.items():
-            db.execute(
-                "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)",
-                (item_id, redact_secrets("".join(texts))),
-            )
+            write_chunk(db, item_id, "".join(texts))
             # Touched only when another chat became the most recent since: this one
             # stays on top all the same, for one UPDATE a turn.
             conversation_id = self._conversations.get(item_id, "")
@@ -92,6 +89,13 @@ class StreamedWords:
         if self._writing:
             self._writing = {}
             self._saved_at = time.monotonic()
+
+
+def write_chunk(db: sqlite3.Connection, item_id: int, text: str) -> None:
+    """Add words to a message's streamed chunks, redacted (inside the caller's transaction)."""
+    db.execute(
+        "INSERT INTO item_chunks (item_id, text) VALUES (?, ?)", (item_id, redact_secrets(text))
+    )
 
 
 def streamed(db: sqlite3.Connection, item_id: int) -> str:
