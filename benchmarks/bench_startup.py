@@ -7,7 +7,9 @@ bytecode, as an installed copy does (pip compiles it at install, the frozen
 build ships it): the unmeasured first run writes it to a cache of the run's own,
 whatever PYTHONDONTWRITEBYTECODE says, so Sightline is not timed compiling its
 own modules at every start (40-70 ms here), which the bare window, having none,
-never does. The size is what Sightline's runtime dependencies (from
+never does. Sightline starts twice: first with no chats, and as a person returns, with
+the chat they left open shown again in the first frame (its rows' modules load and its
+newest page is laid out before that paint). The size is what Sightline's runtime dependencies (from
 pyproject.toml, followed through their own requirements) occupy in this venv's
 site-packages.
 """
@@ -28,6 +30,17 @@ from packaging.requirements import Requirement
 from benchmarks.common import ROOT, Paired, Row, median, python_env, run_process
 
 RUNS = 7
+RETURNING_ITEMS = 100  # the chat a returning person left open (questions, answers, notices)
+
+
+def _returning(data: Path) -> None:
+    """A data folder as a returning person's: the chat left open last time, RETURNING_ITEMS
+    long, is opened again before the first paint (as `restore_state` does)."""
+    from benchmarks.bench_window import fill
+
+    conversation = fill(data, RETURNING_ITEMS)
+    # The window's own file (app/ui/window_state.py), as a run that closed on that chat left it.
+    (data / "window.ini").write_text(f"[chat]\nlast={conversation}\n", encoding="utf-8")
 
 
 def _timed_windows(runs: int) -> dict[str, dict[str, list[float]]]:
@@ -45,18 +58,21 @@ def _timed_windows(runs: int) -> dict[str, dict[str, list[float]]]:
             PYTHONPYCACHEPREFIX=str(home / "bytecode"),  # written by the first runs
         )
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+        _returning(home / "returning")
+        smoke = [sys.executable, "-m", "app", "--smoke"]
         commands = {
-            "sightline": [sys.executable, "-m", "app", "--smoke"],
-            "bare": [sys.executable, "-m", "benchmarks.bare_window"],
-            "bare_qt": [sys.executable, "-m", "benchmarks.bare_window", "--qt-namespace"],
+            "sightline": (smoke, env),
+            "returning": (smoke, env | {"SIGHTLINE_DATA_DIR": str(home / "returning")}),
+            "bare": ([sys.executable, "-m", "benchmarks.bare_window"], env),
+            "bare_qt": ([sys.executable, "-m", "benchmarks.bare_window", "--qt-namespace"], env),
         }
         found: dict[str, dict[str, list[float]]] = {
             name: {"paint": [], "since_start": [], "wall": [], "rss": []} for name in commands
         }
         # The first run of each warms the disk cache and writes the bytecode, unmeasured.
         for run in range(runs + 1):
-            for name, command in commands.items():
-                done = run_process(command, env)
+            for name, (command, command_env) in commands.items():
+                done = run_process(command, command_env)
                 if done.returncode != 0:
                     raise RuntimeError(f"{name} failed: {done.stderr.strip()[-500:]}")
                 if run == 0:
@@ -136,6 +152,7 @@ def run() -> list[Row]:
     """Measure and return the rows."""
     found = _timed_windows(RUNS)
     ours, bare, bare_qt = found["sightline"], found["bare"], found["bare_qt"]
+    back = found["returning"]["since_start"]
     since, bare_since = median(ours["since_start"]), median(bare["since_start"])
     wall, bare_wall = median(ours["wall"]), median(bare["wall"])
     size, counted = installed_mib(runtime_distributions())
@@ -159,6 +176,14 @@ def run() -> list[Row]:
             f"the bare window without it: {bare_since * 1000:.0f} ms; "
             f"{Paired(bare_qt['since_start'], bare['since_start']).ratios()}; "
             f"Sightline to it: {Paired(ours['since_start'], bare_qt['since_start']).ratios()}",
+        ),
+        Row(
+            f"a returning start: the chat left open ({RETURNING_ITEMS} items) shown → first paint",
+            median(back) * 1000,
+            "ms",
+            "report",
+            f"over the first start: {Paired(back, ours['since_start']).ratios()}; "
+            f"to the bare window: {Paired(back, bare['since_start']).ratios()}",
         ),
         Row(
             "`sightline --smoke` whole process (start → exit)",
