@@ -207,6 +207,26 @@ def test_a_window_left_serving_other_apps_still_paints_before_the_server_loads(
     assert _loaded(at["paint"], NEVER_BEFORE_PAINT) == {}
 
 
+def test_a_returning_start_shows_the_chat_left_open_before_any_lexer_is_built(
+    tmp_path: Path,
+) -> None:
+    from app.store import Store
+    from routing.transcript import Message, TextPart
+
+    home = SightlineHome(config=tmp_path / "config.toml", data=tmp_path / "data")
+    write_config(home.config, None)
+    with Store.open(home.data) as store:
+        chat = store.conversations.create()
+        store.add_message(chat, Message("user", (TextPart("Count to three?"),)))
+        answer = "Like this:\n\n```python\nfor n in range(3):\n    print(n)\n```"
+        store.add_message(chat, Message("assistant", (TextPart(answer),), model="m"))
+    (home.data / "window.ini").write_text(f"[chat]\nlast={chat}\n", encoding="utf-8")
+    at = _smoke(home, tmp_path)
+    # The chat is in the first frame, its code plain: Pygments comes after that paint.
+    assert "app.ui.conversation.markdown" in at["paint"]
+    assert _loaded(at["paint"], {"pygments": "lexers are built after the paint"}) == {}
+
+
 def test_an_import_hook_not_pysides_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
     import builtins
 

@@ -82,6 +82,11 @@ class ConversationView(RowGeometryView):
         self._copied.setSingleShot(True)
         self._copied.setInterval(_COPIED_MS)
         self._copied.timeout.connect(self._forget_copied)
+        # Code drawn plain, its language's lexer not built yet: built after that paint.
+        self._colouring = QTimer(self)
+        self._colouring.setSingleShot(True)
+        self._colouring.setInterval(0)
+        self._colouring.timeout.connect(self._colour_code)
         self.placeholder = "Send a message to start the conversation."
         # Scrolled up while the chat goes on: one click (or Ctrl+End) back to the newest.
         self.jump_button = JumpButton(self)
@@ -112,9 +117,22 @@ class ConversationView(RowGeometryView):
         if event.type() == QEvent.Type.PaletteChange:
             self._restyle()
         elif event.type() == QEvent.Type.FontChange:
-            self._delegate.clear()
-            self._width = -1  # measure every row again
-            self.scheduleDelayedItemsLayout()
+            self._lay_out_again()
+
+    def _lay_out_again(self) -> None:
+        """Every row laid out and measured again, then drawn."""
+        self._delegate.clear()
+        self._width = -1  # measure every row again
+        self.scheduleDelayedItemsLayout()
+        self.viewport().update()
+
+    def _colour_code(self) -> None:
+        """Build the lexers the code just drawn plain waited for, and draw it coloured (as
+        a new font: bold words may be wider, and wrap otherwise)."""
+        from app.ui.conversation import highlight
+
+        if highlight.build_wanted():
+            self._lay_out_again()
 
     def _restyle(self, *_args: object) -> None:
         # Heights don't depend on colours, and rendered words are cached per theme:
@@ -328,8 +346,13 @@ class ConversationView(RowGeometryView):
     # -- empty chat -------------------------------------------------------------
 
     def paintEvent(self, event: QPaintEvent) -> None:
-        """Rows, or a hint when the conversation is empty."""
+        """Rows, or a hint when the conversation is empty; code drawn plain for want of its
+        lexer is coloured next, once this paint is done."""
         super().paintEvent(event)
+        from app.ui.conversation import highlight  # light: Pygments loads with a lexer
+
+        if highlight.wanted():
+            self._colouring.start()
         model = self.model()
         if model is not None and model.rowCount() == 0 and self.placeholder:
             painter = QPainter(self.viewport())

@@ -157,7 +157,9 @@ class _Start:
 
 
 def render(text: str, font: QFont, theme: Theme) -> Rendered:
-    """Lay `text` out as Markdown in `font` and `theme`'s colours (no width set yet)."""
+    """Lay `text` out as Markdown in `font` and `theme`'s colours (no width set yet); its
+    closed code blocks coloured where their language's lexer is built (`highlight.wanted`
+    says when one is left plain for now)."""
     text = text.replace("\r\n", "\n")
     fences = find_fences(text)
     rendered = _render(text, fences, font, theme)
@@ -299,10 +301,12 @@ def _fill(
     cursor.setPosition(last.position() + last.length() - 1, QTextCursor.MoveMode.KeepAnchor)
     cursor.beginEditBlock()
     cursor.removeSelectedText()
-    # Pygments (~8 ms) loads with the first code block shown, not before the first paint.
     from app.ui.conversation.highlight import highlight
 
-    runs = highlight(fence.code, fence.language, theme.pygments_style) if fence.closed else None
+    # Never waits for a lexer: code whose lexer isn't built yet is plain until the view
+    # builds it, after the paint that showed it (highlight.py).
+    style = theme.pygments_style
+    runs = highlight(fence.code, fence.language, style, build=False) if fence.closed else None
     for words, fmt in runs or ((fence.code, None),):
         if fmt is None:
             cursor.insertText(words, base)

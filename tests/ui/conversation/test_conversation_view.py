@@ -16,6 +16,7 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QStyleOptionViewI
 from pytestqt.qtbot import QtBot
 
 from app.store import StoredItem
+from app.ui.conversation import highlight
 from app.ui.conversation.conversation_model import Role
 from app.ui.conversation.conversation_view import ConversationView
 from app.ui.conversation.message_delegate import MESSAGE, MessageDelegate
@@ -80,6 +81,7 @@ def test_a_code_block_is_coloured_and_its_copy_button_copies_exactly_its_code(
     assert index.data(Role.TEXT) == ANSWER
 
     view.scrollTo(index, QAbstractItemView.ScrollHint.PositionAtTop)
+    qtbot.waitUntil(lambda: all(b.highlighted for b in view.code_blocks(index)))
     html = view.html(index)
     assert "color:#008000" in html and "font-weight:700" in html  # Pygments: `def`, `return`
     blocks = view.code_blocks(index)
@@ -175,9 +177,35 @@ def test_an_unfinished_fence_streams_plain_and_is_coloured_once_closed(
     assert code.startswith("for n in range") and not highlighted
     wait_idle(qtbot, session)
     index = _answer(session)
+    qtbot.waitUntil(lambda: all(b.highlighted for b in view.code_blocks(index)))
     [block] = view.code_blocks(index)
     assert (block.code, block.highlighted) == ("for n in range(3):\n    print(n)", True)
     assert "color:#008000" in view.html(index)
+
+
+def test_code_shows_at_once_plain_and_is_coloured_after_the_paint_that_wanted_its_lexer(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # As in a new run: no lexer built yet.
+    monkeypatch.setattr(highlight, "_lexers", type(highlight._lexers)(maxsize=64))
+    monkeypatch.setattr(highlight, "_wanted", set())
+    seen_before_building: list[list[bool]] = []
+    build = highlight.build_wanted
+
+    def spied() -> bool:
+        index = view.model().index(0, 0)
+        seen_before_building.append([b.highlighted for b in view.code_blocks(index)])
+        return build()
+
+    monkeypatch.setattr(highlight, "build_wanted", spied)
+    view, _model = stored_view(qtbot, [_answer_message(ANSWER)])
+    index = view.model().index(0, 0)
+    qtbot.waitUntil(lambda: [b.highlighted for b in view.code_blocks(index)] == [True, True])
+    # Laid out and drawn before either lexer was built; both built once, after that paint.
+    assert seen_before_building == [[False, False]]
+    assert {"python", "bash"} <= set(highlight._lexers) and not highlight.wanted()
+    assert "color:#008000" in view.html(index)
+    assert [b.code for b in view.code_blocks(index)] == [CODE, "wc -l notes.txt"]
 
 
 # -- notices -----------------------------------------------------------------------

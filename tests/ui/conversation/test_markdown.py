@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtGui import QFont, QGuiApplication, QPalette
 from pytestqt.qtbot import QtBot
 
-from app.ui.conversation.highlight import MAX_CHARS, highlight
+from app.ui.conversation import highlight as lexers
+from app.ui.conversation.highlight import MAX_CHARS, build_wanted, highlight, lexer_for, wanted
 from app.ui.conversation.markdown import find_fences, render
 from app.ui.theme import PYGMENTS_LIGHT, theme_for
+
+
+@pytest.fixture
+def no_lexers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As in a new run: no lexer built, none wanted."""
+    monkeypatch.setattr(lexers, "_lexers", type(lexers._lexers)(maxsize=64))
+    monkeypatch.setattr(lexers, "_wanted", set())
 
 
 def _light() -> QPalette:
@@ -45,7 +54,48 @@ def test_fences_are_found_as_commonmark_reads_them() -> None:
     assert find_fences("no code at all") == []
 
 
+def test_code_waits_plain_for_its_lexer_and_is_coloured_once_it_is_built(
+    qtbot: QtBot, no_lexers: None
+) -> None:
+    text = "Look:\n\n```python\nx = 1\n```\n\nand\n\n```js\nlet y = 2\n```"
+    theme = theme_for(_light())
+    first = render(text, _font(), theme)
+    first.document.setTextWidth(500)
+    assert [b.highlighted for b in first.code_blocks()] == [False, False]
+    assert wanted() and len(lexers._lexers) == 0  # no lexer built while laying the words out
+    assert build_wanted() and not wanted()
+    again = render(text, _font(), theme)
+    again.document.setTextWidth(500)
+    assert [b.highlighted for b in again.code_blocks()] == [True, True]
+    assert [b.code for b in again.code_blocks()] == [b.code for b in first.code_blocks()]
+
+
+def test_a_language_pygments_does_not_know_is_wanted_once_and_stays_plain(
+    qtbot: QtBot, no_lexers: None
+) -> None:
+    rendered = render("```no-such-language\nx\n```", _font(), theme_for(_light()))
+    rendered.document.setTextWidth(400)
+    assert [b.highlighted for b in rendered.code_blocks()] == [False]
+    assert wanted()
+    assert not build_wanted()  # nothing to colour: the view need not lay it out again
+    render("```no-such-language\nx\n```", _font(), theme_for(_light()))
+    assert not wanted()  # known now to have no lexer
+
+
+def test_a_reply_naming_hundreds_of_languages_wants_a_bounded_few(
+    qtbot: QtBot, no_lexers: None
+) -> None:
+    text = "\n\n".join(f"```lang{n}\nx\n```" for n in range(500))
+    rendered = render(text, _font(), theme_for(_light()))
+    rendered.document.setTextWidth(400)
+    assert len(rendered.code_blocks()) == 500
+    assert 0 < len(lexers._wanted) <= 64
+    assert not build_wanted()
+    assert len(lexers._lexers) <= 64
+
+
 def test_code_is_kept_verbatim_and_coloured_only_once_closed(qtbot: QtBot) -> None:
+    assert lexer_for("python") is not None  # built, as after the first paint that wanted it
     theme = theme_for(_light())
     code = 'def f(x):\n\treturn x  # tab kept\n\nprint("<b>")'
     rendered = render(f"Look:\n\n```python\n{code}\n```\n\nand <b>this</b>.", _font(), theme)
