@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from app.turn.sight_policy import SightPolicy, Told, Worded
 from routing.catalogue import Catalogue
@@ -26,9 +27,11 @@ from routing.documents import NATIVE_MAX_PAGES, PdfsForModel, flatten_pages, pdf
 from routing.endpoints import endpoint_name
 from routing.models import ModelInfo, SightFrom, Verdict
 from routing.router import Choice, RoutingPrefs
-from routing.sight_check import CheckResult, check_sight
 from routing.transcript import Message, Notice, NoticeKind, turn_start
 from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from routing.sight_check import CheckResult
 
 log = logging.getLogger(__name__)
 
@@ -127,6 +130,8 @@ class TurnSight:
             or not any(has_pictures(m) for m in self.with_pdfs(model, messages).messages)
         ):
             return ()
+        from routing.sight_check import check_sight  # a picture's first turn to such a model
+
         result = await check_sight(self.catalogue, model)
         self._remember_check(self.catalogue.learn_sight(model, result.verdict), result)
         return (sight_notice(model, result),)

@@ -31,7 +31,6 @@ from routing.crossing_notices import (
 )
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET, TurnBudget
-from routing.describing.looker import WireLooker
 from routing.describing.request import in_words
 from routing.models import ModelInfo, SightFrom
 from routing.router import Choice, RoutingPrefs, choose_looker
@@ -141,6 +140,8 @@ class SightPolicy:
         budget = budget or TurnBudget(cap=self.budget_cap)
         told = told or Told()
         choice = await self.looker(model, local=local, unreachable=unreachable)
+        from routing.describing.looker import WireLooker  # with a turn's first pictures
+
         looker = WireLooker(self.catalogue, choice.model) if choice and self.catalogue else None
         result = await in_words(
             messages, turn_from=turn_from, describer=self.describer, looker=looker, budget=budget
