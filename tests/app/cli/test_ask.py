@@ -350,3 +350,33 @@ def test_a_reader_that_leaves_early_keeps_the_answer_as_stopped(
     store.close()
     log = (home.data / "logs" / "sightline.log").read_text(encoding="utf-8")
     assert "Traceback" not in log
+
+
+# Run as `python -c`: `sightline ask ARGS…`, then the watched modules it loaded, as JSON.
+_ASK_NOTING_MODULES = """
+import json, sys
+from app.cli import main
+watched = sys.argv[1].split(",")
+status = main(sys.argv[2:])
+print(json.dumps(sorted(name for name in watched if name in sys.modules)))
+sys.exit(status)
+"""
+
+# Loaded with a turn's first picture, never for words alone.
+PICTURES_ONLY = ("routing.sight_check", "routing.describing.looker")
+_ASK_WORDS = ("ask", "--model", "ollama:llama3.2:3b", "Hello there")
+
+
+def test_a_question_of_words_loads_nothing_pictures_need(home: SightlineHome) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _ASK_NOTING_MODULES, ",".join(PICTURES_ONLY), *_ASK_WORDS],
+        env=home.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[3],
+    )
+    assert done.returncode == 0, done.stderr
+    answer, loaded = done.stdout.rsplit("\n", 2)[:2]
+    assert answer == "You said: Hello there"
+    assert json.loads(loaded) == []
