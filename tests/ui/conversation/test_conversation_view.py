@@ -285,7 +285,7 @@ def test_a_dark_palette_gives_every_row_its_dark_colours(qtbot: QtBot) -> None:
     rows = [model.index(r, 0) for r in range(3)]
     light = [view.row_colors(index) for index in rows]
     assert not view.theme().dark and view.theme().pygments_style == "default"
-    assert "color:#008000" in view.html(rows[1])
+    qtbot.waitUntil(lambda: "color:#008000" in view.html(rows[1]))  # coloured after a paint
 
     previous = QPalette(QApplication.palette())
     QApplication.setPalette(_dark_palette())
