@@ -19,8 +19,15 @@ def sightline(
     home: SightlineHome, *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT
 ) -> subprocess.CompletedProcess[str]:
     """`sightline ARGS…` run where a person would run it (the checkout, unless `cwd`)."""
+    return python(home, "-m", "app", *args, env=env, cwd=cwd)
+
+
+def python(
+    home: SightlineHome, *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT
+) -> subprocess.CompletedProcess[str]:
+    """`python ARGS…` in `home`'s environment, its output kept as text."""
     return subprocess.run(
-        [sys.executable, "-m", "app", *args],
+        [sys.executable, *args],
         env=env or home.env(),
         capture_output=True,
         text=True,

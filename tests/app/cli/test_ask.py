@@ -11,7 +11,7 @@ from PIL import Image
 
 from app.store import Store
 from routing.transcript import MessageStatus
-from tests.app.cli.helpers import sightline
+from tests.app.cli.helpers import python, sightline
 from tests.conftest import SightlineHome, write_config
 from tests.servers import openai_chat
 from tests.servers.loopback import closed_port
@@ -368,14 +368,7 @@ _ASK_WORDS = ("ask", "--model", "ollama:llama3.2:3b", "Hello there")
 
 
 def test_a_question_of_words_loads_nothing_pictures_need(home: SightlineHome) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", _ASK_NOTING_MODULES, ",".join(PICTURES_ONLY), *_ASK_WORDS],
-        env=home.env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        cwd=Path(__file__).resolve().parents[3],
-    )
+    done = python(home, "-c", _ASK_NOTING_MODULES, ",".join(PICTURES_ONLY), *_ASK_WORDS)
     assert done.returncode == 0, done.stderr
     answer, loaded = done.stdout.rsplit("\n", 2)[:2]
     assert answer == "You said: Hello there"
