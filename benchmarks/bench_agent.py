@@ -12,6 +12,10 @@ with a real SQLite store in a temporary folder, every event consumed. Warm: one
 running agent each, WARM turns taken in turn; cold: the agent started, its session
 opened and the first turn answered (Sightline: a new engine and a new chat in the
 open store), COLD times each, alternately.
+
+Sightline tells the SDK it has no tracer (app/turn/acp/process.py): it opens no
+OpenTelemetry span a message. The bare client shares the SDK in this process, so it
+runs without them too, and the ratio stays Sightline's own cost, not the spans'.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from acp.schema import ClientCapabilities, FileSystemCapabilities, Implementatio
 
 from app.store import Store
 from app.turn.acp.engine import AcpEngine
+from app.turn.acp.process import skip_untraced_spans
 from app.turn.events import ItemAdded, TextAdded, TurnEnded
 from app.turn.turn_input import TurnInput
 from benchmarks.common import ROOT, Paired, Row
@@ -229,6 +234,7 @@ async def cold(store: Store, behaviours: str, cwd: Path) -> Paired:
 async def measure(folder: Path) -> dict[tuple[str, str], Paired]:
     """Every figure: (answer, warm or cold) -> times."""
     found: dict[tuple[str, str], Paired] = {}
+    skip_untraced_spans()  # for both clients, before either starts (the module's docstring)
     with Store.open(folder / "data") as store:
         for answer, behaviours in (("words", ""), ("tool + picture", "tool")):
             found[answer, "warm"] = await warm(store, behaviours, folder)

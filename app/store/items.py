@@ -253,9 +253,13 @@ class Items:
                 from app.store.parts import append_parts  # not at first paint (docstring)
 
                 append_parts(db, item_id, parts)
-            db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
-            if stats is not None:
-                db.execute("UPDATE items SET stats = ? WHERE id = ?", (_stats_json(stats), item_id))
+            if stats is None:
+                db.execute("UPDATE items SET status = ? WHERE id = ?", (status.value, item_id))
+            else:
+                db.execute(
+                    "UPDATE items SET status = ?, stats = ? WHERE id = ?",
+                    (status.value, _stats_json(stats), item_id),
+                )
         self._words.end(item_id)
 
     def get_item(self, item_id: int) -> StoredItem | None:
@@ -284,6 +288,10 @@ class Items:
 
     def _touch_item(self, db: sqlite3.Connection, item_id: int) -> None:
         """Bump the updated_at of a message's conversation; refuse anything but a message."""
+        begun_here = self._words.conversation_of(item_id)
+        if begun_here:  # an answer streaming in: a message of a chat known without a read
+            self._connection.touch(db, begun_here)
+            return
         row = db.execute(
             "SELECT conversation_id FROM items WHERE id = ? AND kind = 'message'", (item_id,)
         ).fetchone()
@@ -296,16 +304,17 @@ class Items:
     ) -> dict[str, Any]:
         """Insert an item after the conversation's leaf (it becomes the leaf), the
         conversation touched by it; its row, every column as written."""
-        now = self._connection.touch(db, conversation_id)
-        (seq,) = db.execute(
-            "SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE conversation_id = ?",
-            (conversation_id,),
+        now = self._connection.touch(db, conversation_id)  # refuses an unknown chat
+        seq, parent = db.execute(
+            "SELECT (SELECT COALESCE(MAX(seq), 0) + 1 FROM items WHERE conversation_id = ?),"
+            " leaf_id FROM conversations WHERE id = ?",
+            (conversation_id, conversation_id),
         ).fetchone()
         columns |= {
             "conversation_id": conversation_id,
             "seq": seq,
             "created_at": now,
-            "parent_id": leaf(db, conversation_id),
+            "parent_id": parent,
         }
         names = ", ".join(columns)
         marks = ", ".join("?" * len(columns))

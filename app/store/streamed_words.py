@@ -45,6 +45,10 @@ class StreamedWords:
         self._conversations.pop(item_id, None)
         self._held.pop(item_id, None)
 
+    def conversation_of(self, item_id: int) -> str:
+        """The chat of `item_id`, an answer begun here and not yet ended ("" for any other)."""
+        return self._conversations.get(item_id, "")
+
     def streaming(self, item_id: int) -> bool:
         """Whether `item_id` is an answer begun here and not yet ended."""
         return item_id in self._conversations

@@ -11,7 +11,6 @@ agent would run, else its tool's title), with how to allow it.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 from app.store import Store, StoredItem
@@ -60,7 +59,7 @@ class Asking:
         try:
             answer = await self.tool_step.decide(conversation_id, call)
         finally:
-            session.process.last_heard = asyncio.get_running_loop().time()  # the person's time
+            session.process.heard()  # the person's time
         asking(None)
         kinds = _OPTION_KINDS[answer]
         option = next((o.option_id for k in kinds for o in asked.options if o.kind == k), None)
@@ -81,7 +80,7 @@ class Asking:
         try:
             answer = await self.tool_step.decide(conversation_id, asked.call)
         finally:  # Stop while the person decides refuses the call
-            session.process.last_heard = asyncio.get_running_loop().time()
+            session.process.heard()
             if not asked.answer.done():
                 asked.answer.set_result(answer != Approval.DENY)
         if answer != Approval.DENY:

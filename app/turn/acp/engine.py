@@ -138,7 +138,7 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
         self.start_clock(record, session.agent)
         connection = session.process.connection
         assert connection is not None
-        session.process.last_heard = asyncio.get_running_loop().time()
+        session.process.heard()
         session.prompt = prompt = asyncio.create_task(
             connection.prompt(session_id=session.session_id, prompt=blocks)
         )

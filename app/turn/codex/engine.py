@@ -241,7 +241,7 @@ class CodexEngine(AgentEngine[CodexSession, CodexRecord]):
                     await session.process.respond(incoming["id"], cancelled(incoming))
                 raise
             finally:
-                session.process.last_heard = asyncio.get_running_loop().time()  # the person's time
+                session.process.heard()  # the person's time
             await session.process.respond(incoming["id"], result)
             return False
         if params.get("threadId") not in (None, session.thread_id):

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,7 @@ class CodexProcess:
         self.process: asyncio.subprocess.Process | None = None
         self.inbox: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.malformed = ""  # why the connection was ended: what Codex sent
-        self.last_heard = 0.0  # the loop's time of Codex's last line
+        self.last_heard = 0.0  # time.monotonic() at Codex's last line
         self._next_id = 0
         self._waiting: dict[int, asyncio.Future[Any]] = {}
         self._tasks: list[asyncio.Task[None]] = []
@@ -61,7 +62,7 @@ class CodexProcess:
             cwd=cwd,
             limit=child_lines.MAX_LINE_BYTES,
         )
-        self.last_heard = asyncio.get_running_loop().time()
+        self.heard()
         assert self.process.stdout is not None and self.process.stderr is not None
         self._tasks.append(asyncio.create_task(self._read(self.process.stdout)))
         self._tasks.append(
@@ -82,9 +83,14 @@ class CodexProcess:
         """The program's exit status, once it has ended."""
         return self.process.returncode if self.process is not None else None
 
+    def heard(self) -> None:
+        """The server was heard from (or its silence is excused) now."""
+        # Not the loop's time: this runs for each message, and finding the loop costs more.
+        self.last_heard = time.monotonic()
+
     def quiet_for(self) -> float:
         """Seconds since Codex last sent anything."""
-        return asyncio.get_running_loop().time() - self.last_heard
+        return time.monotonic() - self.last_heard
 
     async def settle(self, timeout: float = 1.0) -> None:
         """Give a program whose output ended a moment to exit, so its status can be told."""
@@ -135,7 +141,7 @@ class CodexProcess:
         try:
             while True:
                 message, problem = await child_lines.read_message(stdout)
-                self.last_heard = asyncio.get_running_loop().time()
+                self.heard()
                 if problem:
                     self._refuse(problem)
                 if message is None:

@@ -61,6 +61,12 @@ async def test_a_turn_commits_once_per_moment_it_stores(
         any(s.startswith("INSERT INTO item_chunks") for s in sql) for sql in begun
     )
     assert not any(sql.startswith("SELECT id, conversation_id") for sql in seen)  # no read-back
+    # The chat of an answer streaming in is known, not looked up for each write to it; an
+    # item's place is read in one statement; an answer ends in one UPDATE of its row, the
+    # turn's last with its stats.
+    assert not any(sql.startswith(("SELECT conversation_id", "SELECT leaf_id")) for sql in seen)
+    ends = [s for s in seen if s.startswith("UPDATE items SET status")]
+    assert len(ends) == len(begun) and "stats = " in ends[-1]
 
 
 async def test_the_items_a_turn_tells_of_are_the_ones_stored(
