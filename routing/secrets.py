@@ -19,18 +19,27 @@ from __future__ import annotations
 import base64
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from urllib.parse import unquote, urlsplit
 
 from routing.secret_forms import encoded_forms, written_forms
 
 MARK = "[redacted]"
 
+
+def _compiled_when_used(expression: str) -> Callable[[], re.Pattern[str]]:
+    """The expression, compiled the first time it is asked for: compiling this module's
+    four took about 1.2 ms of every start, before a window whose first paint redacts
+    nothing."""
+    return cache(lambda: re.compile(expression))
+
+
 # Shapes of API keys and bearer tokens, redacted even when nobody registered them.
 # The lookahead names every alternative's first letter, so the expression skips the
 # characters no match can start at (a fourth of the time of trying each one).
-_SHAPES = re.compile(
+_SHAPES = _compiled_when_used(
     r"(?i)(?=[abcgpsx])(?:(bearer\s+|x-api-key[\"':\s]+|api[_-]?key[\"'=:\s]+)[^\s\"',}]+"
     r"|\b(sk|pk|gsk|xai|csk)-[A-Za-z0-9_\-]{8,}|\bAIza[0-9A-Za-z_\-]{20,})"
 )
@@ -92,19 +101,21 @@ def register_url_userinfo(url: str) -> None:
 # words of plain letters (lower, upper or capitalised case), like `1`, `8080`, `true`,
 # `info`, `think,plan`. Registered, it would be redacted from every notice, log line
 # and answer that says "1" or "permissions"; a token is not written like that.
-_PLAIN_SETTING = re.compile(
+_PLAIN_SETTING = _compiled_when_used(
     r"\d{1,5}(\.\d+)?|(?:[a-z]{1,16}|[A-Z]{1,16}|[A-Z][a-z]{1,15})(?:[ ,;:._-]"
     r"(?:[a-z]{1,16}|[A-Z]{1,16}|[A-Z][a-z]{1,15})){0,3}"
 )
 # A folder, a file or a list of them (`PATH`), or an address with no user-info and no
 # query, is where a program works, not a secret: redacted, every tool result naming
 # that folder would lose it.
-_PLACE_SETTING = re.compile(
+_PLACE_SETTING = _compiled_when_used(
     r"(?:(?:~|/|[A-Za-z]:\\)[^\s:;]*)(?:[:;](?:~|/|[A-Za-z]:\\)[^\s:;]*)*"
     r"|https?://[^\s@?#/]+(?:/[^\s@?#]*)?"
 )
 # ...unless the variable's name says it holds a secret, whatever it looks like.
-_SECRET_NAME = re.compile(r"(?i)key|token|secret|pass|pwd|auth|cred|cookie|session|private")
+_SECRET_NAME = _compiled_when_used(
+    r"(?i)key|token|secret|pass|pwd|auth|cred|cookie|session|private"
+)
 
 
 def register_env(env: Iterable[tuple[str, str]]) -> None:
@@ -113,8 +124,8 @@ def register_env(env: Iterable[tuple[str, str]]) -> None:
     user-info of each URL."""
     for name, value in env:
         plain = value.strip()
-        setting = _PLAIN_SETTING.fullmatch(plain) or _PLACE_SETTING.fullmatch(plain)
-        if _SECRET_NAME.search(name) or not setting:
+        setting = _PLAIN_SETTING().fullmatch(plain) or _PLACE_SETTING().fullmatch(plain)
+        if _SECRET_NAME().search(name) or not setting:
             register_secret(value)  # whatever its length: a short one as a whole token
         register_url_userinfo(value)
 
@@ -218,7 +229,7 @@ def redact(text: str) -> str:
     if search is not None:
         text = search.sub(text, short_too=True)
     if any(hint in text.casefold() for hint in _SHAPE_HINTS):
-        text = _SHAPES.sub(lambda m: (m.group(1) or "") + MARK, text)
+        text = _SHAPES().sub(lambda m: (m.group(1) or "") + MARK, text)
     return text
 
 

@@ -92,7 +92,7 @@ def test_smoke_paints_the_window(frozen: Path, home: SightlineHome) -> None:
 
 
 def test_resources_and_qt_plugins_are_bundled(frozen: Path) -> None:
-    # sys._MEIPASS is `_internal` in a one-folder build: importlib.resources looks there.
+    # sys._MEIPASS is `_internal` in a one-folder build: the `resources` package's folder.
     internal = frozen.parent / "_internal"
     for name in ("describer_prompt.md", "sightline.desktop", "icons/sightline.png"):
         assert (internal / "resources" / name).is_file(), name

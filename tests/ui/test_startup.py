@@ -95,6 +95,8 @@ NEVER_BEFORE_PAINT = {
     "app.turn.codex": "agents load with the first agent turn",
     "routing.wires": "wires load when models are listed",
     "app.cli.mcp_serve": "the window starts without building the command line's parser",
+    "app.cli.parser": "the window starts without building the command line's parser",
+    "importlib.resources": "Sightline's files are read from its package's folder (resources/)",
     "app.ui.composer.approval_card": "the approval card is made when a tool call first asks",
     "app.serve": "the server for other apps loads when it is turned on, after the first paint",
     "uvicorn": "the server for other apps loads when it is turned on, after the first paint",
