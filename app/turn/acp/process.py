@@ -30,6 +30,7 @@ from typing import Any
 from acp import Client, connect_to_agent, telemetry
 from acp.client.connection import ClientSideConnection
 from acp.transports import spawn_stdio_transport
+from opentelemetry import trace
 
 from app.turn import child_lines
 
@@ -42,10 +43,6 @@ def skip_untraced_spans() -> bool:
     A tracer provider set up by whoever runs Sightline (an instrumented run) is left to
     receive the SDK's spans.
     """
-    try:
-        from opentelemetry import trace
-    except ModuleNotFoundError:  # the SDK already has no tracer
-        return False
     if getattr(telemetry, "logfire_span", None) is not None or telemetry.TRACER is None:
         return False
     if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
