@@ -26,9 +26,11 @@ class Toolbox:
 
     def __init__(self, mcp_config: Path | None = None) -> None:
         """Read the `mcpServers` file now (a bad file raises McpConfigError); start nothing."""
-        from app.tools.mcp.config import load_mcp_servers
+        servers = []
+        if mcp_config:  # its reader loads only for a file to read
+            from app.tools.mcp.config import load_mcp_servers
 
-        servers = load_mcp_servers(mcp_config) if mcp_config else []
+            servers = load_mcp_servers(mcp_config)
         self.hub: McpHub | None = None
         if servers:  # the MCP SDK takes half a second to import: only when it is needed
             from app.tools.mcp.hub import McpHub

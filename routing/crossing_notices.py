@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from routing.transcript import WHOLE_MESSAGE, Crossed, Notice, NoticeKind, PagesPart
-from vision.pdf import page_span
 from vision.pictures import Picture
 
 if TYPE_CHECKING:
@@ -228,6 +227,8 @@ def agent_crossing(
 
 def _labels(pictures: list[Picture], pages: list[PagesPart]) -> str:
     """The pictures by label, a PDF's rendered pages as a run: "scan.pdf pages 1-4"."""
+    from vision.pdf import page_span
+
     page_of = {p.sha256: (part.document, n) for part in pages for n, p in part.numbered()}
     words: list[str] = []
     run: tuple[str, int, int] | None = None  # (document, first page, last page)

@@ -5,7 +5,8 @@ the PDF, for a model that takes PDFs and sees (within that API's limits), or
 what Sightline read of it: a heading, the text of the first pages within a
 budget, rendered pages when the text can't serve (a `PagesPart`), and a hint
 naming the pages that remain. Reads are kept by hash, so the steps of a long
-turn don't read the same PDF again.
+turn don't read the same PDF again. The PDF reader loads with the first PDF: a turn of
+words needs none of it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from cachetools import LRUCache
 
@@ -28,7 +30,6 @@ from routing.transcript import (
     ToolResult,
     turn_start,
 )
-from vision.pdf import TEXT_TOKEN_BUDGET, PdfError, PdfFile, read_pdf
 
 # Anthropic's PDF input: at most 100 pages and 32 MB in one request, all PDFs
 # together; base64 makes a PDF 4/3 larger, and the rest of the request needs room.
@@ -36,6 +37,9 @@ NATIVE_MAX_PAGES = 100
 NATIVE_MAX_BYTES = 20 * 1024 * 1024
 _KEPT_READS = 16
 MIN_TEXT_BUDGET = 200  # the least a PDF's budget is, however full the window
+
+if TYPE_CHECKING:
+    from vision.pdf import PdfFile
 
 log = logging.getLogger(__name__)
 
@@ -67,9 +71,12 @@ class _Reads:
         self._lock = threading.Lock()
 
     def parts(
-        self, pdf: PdfFile, budget: int = TEXT_TOKEN_BUDGET, question: str = ""
+        self, pdf: PdfFile, budget: int | None = None, question: str = ""
     ) -> tuple[Part, ...]:
-        return self.read(pdf, budget, question)[0]
+        """The read in parts (within the reader's own budget when none is given)."""
+        from vision.pdf import TEXT_TOKEN_BUDGET
+
+        return self.read(pdf, TEXT_TOKEN_BUDGET if budget is None else budget, question)[0]
 
     def read(self, pdf: PdfFile, budget: int, question: str) -> tuple[tuple[Part, ...], str]:
         """The read in parts, and which pages went where it doesn't fit whole ("")."""
@@ -89,6 +96,8 @@ _reads = _Reads()
 def _read(pdf: PdfFile, budget: int, question: str) -> tuple[tuple[Part, ...], str]:
     """What a model that doesn't take PDFs gets for one: the read, in parts, and which pages
     went where not all did."""
+    from vision.pdf import PdfError, read_pdf
+
     try:
         read = read_pdf(pdf, budget=budget, question=question)
     except PdfError as exc:  # it opened when attached; a damaged store is still no crash
@@ -176,6 +185,8 @@ def _text_budget(messages: tuple[Message, ...], window: int | None) -> int:
     """Each PDF's share of what the window has left once the answer's room and the rest of
     the messages are counted, in the PDF reader's tokens; Sightline's fixed budget when the
     window is larger (or unknown here)."""
+    from vision.pdf import TEXT_TOKEN_BUDGET
+
     if window is None:
         return TEXT_TOKEN_BUDGET
     reads = sum(len(m.pdfs) for m in messages)

@@ -234,6 +234,11 @@ class Notice:
     crossed: Crossed | None = None  # set when data went to a model other than the chat's own
 
 
+def has_pictures(message: Message) -> bool:
+    """Whether a message carries a picture, itself or inside a tool result."""
+    return bool(message.pictures) or any(r.pictures for r in message.tool_results)
+
+
 def user_message(
     text: str, pictures: tuple[Picture, ...] = (), pdfs: tuple[PdfFile, ...] = ()
 ) -> Message:

@@ -14,8 +14,11 @@ from app.turn.turn_input import TurnInput
 from vision.labels import shown_name
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from app.assembly import Assembly
     from app.config import Config
+    from app.toolbox import Toolbox
     from app.turn.agents import AgentEngines
     from app.turn.engine import Engine
     from app.turn.events import TurnEvent
@@ -23,37 +26,24 @@ if TYPE_CHECKING:
     from routing.catalogue import Catalogue
     from routing.chat_settings import ChatSettings
     from routing.transcript import Notice
+    from vision.pdf import PdfFile
+    from vision.pictures import Picture
 
 
 async def ask(config: Config, args: argparse.Namespace) -> int:
-    from app.attachments import AttachmentError, combined, load_attachment
-    from app.toolbox import Toolbox
     from app.tools.base import Tool
-    from app.tools.mcp.config import McpConfigError
     from app.turn.events import TurnEnded
     from app.turn.tool_step import AllowAll, DenyAll
     from routing.chat_settings import ChatSettings
     from routing.transcript import Notice, NoticeKind
-    from vision.pdf import PdfNeedsPassword
 
-    try:
-        attached = [load_attachment(path) for path in args.attach]
-    except PdfNeedsPassword as exc:
-        raise CommandError(
-            f"{exc} `sightline ask` can't ask for it: attach it in the window, which does."
-        ) from None
-    except AttachmentError as exc:
-        raise CommandError(str(exc)) from None
-    pictures, pdfs = combined(attached)
+    pictures, pdfs = _attached(args.attach)
     settings = _settings(args)
-    _check_regenerate(args, attached=bool(attached))
+    _check_regenerate(args, attached=bool(args.attach))
     if not args.regenerate and not args.prompt.strip():
         raise CommandError('the prompt is empty: say what to ask, e.g. sightline ask "hello".')
     requested = "auto" if args.model is None else args.model
-    try:
-        toolbox = Toolbox(args.mcp_config or config.mcp_config)
-    except McpConfigError as exc:
-        raise CommandError(str(exc)) from None
+    toolbox = _toolbox(args.mcp_config or config.mcp_config)
     assembly = set_up(config)
     store, agents, agent = assembly.store, assembly.agents, assembly.agent_named(requested)
     if agent is not None and args.regenerate:
@@ -129,6 +119,38 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
         raise CommandError(message)
     printer.finish(conversation_id)
     return 0
+
+
+def _attached(paths: list[Path]) -> tuple[tuple[Picture, ...], tuple[PdfFile, ...]]:
+    """The pictures and PDFs of `--attach`, read and checked (their readers load only for
+    a file to read: a question of words needs neither)."""
+    if not paths:
+        return (), ()
+    from app.attachments import AttachmentError, combined, load_attachment
+    from vision.pdf import PdfNeedsPassword
+
+    try:
+        return combined([load_attachment(path) for path in paths])
+    except PdfNeedsPassword as exc:
+        raise CommandError(
+            f"{exc} `sightline ask` can't ask for it: attach it in the window, which does."
+        ) from None
+    except AttachmentError as exc:
+        raise CommandError(str(exc)) from None
+
+
+def _toolbox(mcp_config: Path | None) -> Toolbox:
+    """The run's tools: the MCP servers' file read now, when there is one."""
+    from app.toolbox import Toolbox
+
+    if mcp_config is None:
+        return Toolbox()
+    from app.tools.mcp.config import McpConfigError
+
+    try:
+        return Toolbox(mcp_config)
+    except McpConfigError as exc:
+        raise CommandError(str(exc)) from None
 
 
 def _agent_engines(

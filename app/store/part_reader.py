@@ -8,7 +8,7 @@ pictures and PDFs come from a `BlobSource`: the store's tables, or the export's 
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from app.store.fields import Fields
 from routing.transcript import (
@@ -22,8 +22,10 @@ from routing.transcript import (
     ToolCall,
     ToolResult,
 )
-from vision.pdf import PdfFile
 from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from vision.pdf import PdfFile
 
 PART_TYPES = ("text", "picture", "pages", "pdf", "tool_call", "tool_result", "carried")
 _PIECE_TYPES = ("text", "picture", "pages")  # what a tool result holds

@@ -18,7 +18,7 @@ import json
 import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.store.fields import FieldError, Fields
 from app.store.part_reader import read_part
@@ -33,8 +33,10 @@ from routing.transcript import (
     ToolCall,
     ToolResult,
 )
-from vision.pdf import PdfFile
 from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from vision.pdf import PdfFile
 
 
 @dataclass
@@ -188,6 +190,9 @@ class Blobs:
     def pdf(self, sha256: str, name: str) -> PdfFile:
         """The stored PDF with this hash, carrying `name`; a missing one is a damaged database."""
         if sha256 not in self._pdfs:
+            # Loaded with the first stored PDF read: a turn of words needs none of it.
+            from vision.pdf import PdfFile
+
             row = self._db.execute(
                 "SELECT pages, data FROM pdfs WHERE sha256 = ?", (sha256,)
             ).fetchone()

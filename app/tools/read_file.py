@@ -18,7 +18,6 @@ from routing.transcript import PagesPart, PicturePart, ResultPart, TextPart, Too
 from routing.wires.base import ToolSpec
 from vision.files import FileRefused, read_head
 from vision.labels import shown_name
-from vision.pdf import PdfError, PdfNeedsPassword, read_pdf
 from vision.pictures import PictureError, open_picture
 
 MAX_TEXT_CHARS = 100_000
@@ -158,6 +157,8 @@ def _decode(data: bytes) -> str:
 
 def pdf_result(call: ToolCall, path: Path, pages: str | int | None) -> ToolResult:
     """A PDF read text first; a scan or an oversized page comes back as page pictures."""
+    from vision.pdf import PdfError, PdfNeedsPassword, read_pdf  # with the first PDF read
+
     try:
         read = read_pdf(path, pages=None if pages is None else str(pages))
     except PdfNeedsPassword as exc:

@@ -41,12 +41,11 @@ from routing.chat_settings import ChatSettings
 from routing.context_window import about
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET, TurnBudget
-from routing.describing.request import has_pictures
 from routing.documents import pdfs_for_model
 from routing.errors import CannotConnect, ContextTooLong, PicturesRefused, ProviderError, TimedOut
 from routing.models import ModelInfo
 from routing.router import Choice, RoutingPrefs
-from routing.transcript import Message, Notice, NoticeKind, ToolCall
+from routing.transcript import Message, Notice, NoticeKind, ToolCall, has_pictures
 from routing.wires.base import ToolChoice, UnforcedTools
 
 __all__ = ["TurnRunner"]

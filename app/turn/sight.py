@@ -22,12 +22,11 @@ from routing.catalogue import Catalogue
 from routing.crossing_notices import heal_notice, takeover_disclosure
 from routing.describing.describer import Describer
 from routing.describing.framing import TurnBudget
-from routing.describing.request import has_pictures
 from routing.documents import NATIVE_MAX_PAGES, PdfsForModel, flatten_pages, pdfs_for_model
 from routing.endpoints import endpoint_name
 from routing.models import ModelInfo, SightFrom, Verdict
 from routing.router import Choice, RoutingPrefs
-from routing.transcript import Message, Notice, NoticeKind, turn_start
+from routing.transcript import Message, Notice, NoticeKind, has_pictures, turn_start
 from vision.pictures import Picture
 
 if TYPE_CHECKING:

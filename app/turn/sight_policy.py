@@ -31,7 +31,6 @@ from routing.crossing_notices import (
 )
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET, TurnBudget
-from routing.describing.request import in_words
 from routing.models import ModelInfo, SightFrom
 from routing.router import Choice, RoutingPrefs, choose_looker
 from routing.transcript import Message, Notice, NoticeKind, ToolResult
@@ -141,6 +140,7 @@ class SightPolicy:
         told = told or Told()
         choice = await self.looker(model, local=local, unreachable=unreachable)
         from routing.describing.looker import WireLooker  # with a turn's first pictures
+        from routing.describing.request import in_words
 
         looker = WireLooker(self.catalogue, choice.model) if choice and self.catalogue else None
         result = await in_words(

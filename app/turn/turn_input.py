@@ -9,13 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from app.tools.base import Tool
 from routing.chat_settings import ChatSettings
 from routing.transcript import CarriedPart, Message, ToolResult, user_message
 from routing.wires.base import ToolChoice, ToolSpec
-from vision.pdf import PdfFile
 from vision.pictures import Picture
+
+if TYPE_CHECKING:
+    from vision.pdf import PdfFile
 
 
 @dataclass(frozen=True)

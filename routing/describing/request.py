@@ -33,6 +33,7 @@ from routing.transcript import (
     ResultPart,
     TextPart,
     ToolResult,
+    has_pictures,
 )
 from vision.pdf import page_span
 from vision.pictures import Picture
@@ -253,8 +254,3 @@ def without_pictures(messages: tuple[Message, ...]) -> tuple[Message, ...]:
         replace(m, parts=tuple(clean(p) for p in m.parts)) if has_pictures(m) else m
         for m in messages
     )
-
-
-def has_pictures(message: Message) -> bool:
-    """Whether a message carries a picture, itself or inside a tool result."""
-    return bool(message.pictures) or any(r.pictures for r in message.tool_results)

@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from routing.describing.request import has_pictures
 from routing.documents import NATIVE_MAX_PAGES, flatten_pages, is_scan, pdfs_for_model
-from routing.transcript import Message, PagesPart, PdfPart, PicturePart, TextPart, user_message
+from routing.transcript import (
+    Message,
+    PagesPart,
+    PdfPart,
+    PicturePart,
+    TextPart,
+    has_pictures,
+    user_message,
+)
 from tests.pdfs import scanned_pdf, text_pdf
 from vision.pdf import PdfFile, open_pdf
 

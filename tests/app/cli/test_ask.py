@@ -362,8 +362,16 @@ print(json.dumps(sorted(name for name in watched if name in sys.modules)))
 sys.exit(status)
 """
 
-# Loaded with a turn's first picture, never for words alone.
-PICTURES_ONLY = ("routing.sight_check", "routing.describing.looker")
+# Loaded with a turn's first picture, PDF, attachment or MCP servers' file, never for a
+# question of words alone.
+PICTURES_ONLY = (
+    "routing.sight_check",
+    "routing.describing.looker",
+    "routing.describing.request",
+    "vision.pdf",
+    "app.attachments",
+    "app.tools.mcp.config",
+)
 _ASK_WORDS = ("ask", "--model", "ollama:llama3.2:3b", "Hello there")
 
 

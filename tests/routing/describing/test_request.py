@@ -7,7 +7,7 @@ import pytest
 from routing.describing.describer import Describer
 from routing.describing.framing import TurnBudget, earlier_picture, nobody_can_look, over_budget
 from routing.describing.looker import WireLooker
-from routing.describing.request import has_pictures, in_words, without_pictures
+from routing.describing.request import in_words, without_pictures
 from routing.endpoints import endpoint_name
 from routing.transcript import (
     Message,
@@ -15,6 +15,7 @@ from routing.transcript import (
     TextPart,
     ToolCall,
     ToolResult,
+    has_pictures,
     turn_start,
     user_message,
 )

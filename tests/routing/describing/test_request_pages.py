@@ -17,8 +17,16 @@ import pytest
 from routing.describing.describer import Describer
 from routing.describing.framing import END_OF_TRANSCRIPTION, TurnBudget
 from routing.describing.looker import WireLooker
-from routing.describing.request import has_pictures, in_words, without_pictures
-from routing.transcript import Message, PagesPart, TextPart, ToolCall, ToolResult, user_message
+from routing.describing.request import in_words, without_pictures
+from routing.transcript import (
+    Message,
+    PagesPart,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    has_pictures,
+    user_message,
+)
 from tests.pdfs import scanned_pdf
 from tests.servers.ollama import FakeOllama, Reply
 from vision.pdf import read_pdf
