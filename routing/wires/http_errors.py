@@ -11,7 +11,7 @@ a status says is routing/wires/statuses.py's table. The provider's own words go 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 
@@ -32,10 +32,8 @@ from routing.errors import (
 from routing.models import ProviderConfig
 from routing.parameters import WORDS as SETTING_WORDS
 from routing.presets import Preset
+from routing.refusals import Words, is_context_too_long, refuses_pictures
 from routing.wires.client import proxy_for
-
-if TYPE_CHECKING:
-    from routing.refusals import Words
 
 
 def address(provider: ProviderConfig, preset: Preset | None) -> str:
@@ -93,8 +91,6 @@ def refused_by_words(
 ) -> PicturesRefused | ContextTooLong | None:
     """What a provider's words alone say it refused, whatever its status: the pictures
     (`pictures` is the shape's sentence for that), or a conversation past the context."""
-    from routing.refusals import is_context_too_long, refuses_pictures  # with a first error
-
     if refuses_pictures(status, text, had_pictures, words):
         return PicturesRefused(pictures, provider_id=provider_id, detail=detail)
     if is_context_too_long(text, words):
