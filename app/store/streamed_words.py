@@ -77,7 +77,7 @@ class StreamedWords:
             write_chunk(db, item_id, "".join(texts))
             # Touched only when another chat became the most recent since: this one
             # stays on top all the same, for one UPDATE a turn.
-            conversation_id = self._conversations.get(item_id, "")
+            conversation_id = self.conversation_of(item_id)
             if conversation_id and connection.last_touched != conversation_id:
                 connection.touch(db, conversation_id)
 
