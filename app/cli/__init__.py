@@ -14,29 +14,39 @@ import sys
 from collections.abc import Sequence
 
 from app.cli.common import CommandError, load_settings
+from app.cli.start_collection import StartCollection
 from vision.labels import shown_name
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
-    arguments = sys.argv[1:] if argv is None else list(argv)
+    start = StartCollection()  # until the command's start is over (its module says why)
+    try:
+        return _command(start, sys.argv[1:] if argv is None else list(argv))
+    finally:
+        start.resume()
+
+
+def _command(start: StartCollection, arguments: list[str]) -> int:
     if arguments in ([], ["--smoke"]):
         # The window, as most starts are: building the parser of every command
         # (about 10 ms) would only delay the first paint.
         from app.ui.app import run_window
 
-        return run_window(smoke=bool(arguments))
+        return run_window(smoke=bool(arguments), collection_was_enabled=start.hand_over())
     from app.cli.parser import build_parser
 
     args = build_parser().parse_args(arguments)
     if args.command is None:
         from app.ui.app import run_window
 
-        return run_window(smoke=args.smoke)
+        return run_window(smoke=args.smoke, collection_was_enabled=start.hand_over())
     import asyncio  # ~25 ms: the window loads it only after its first paint
 
     try:
         config = load_settings()
+        if args.command != "ask":  # its start ends with the answer's first word (ask.py)
+            start.resume()
         if args.command in ("chats", "export", "import"):
             from app.cli import chats
 
@@ -58,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return asyncio.run(serve.serve(config, args))
         from app.cli.ask import ask
 
-        return asyncio.run(ask(config, args))
+        return asyncio.run(ask(config, args, start))
     except CommandError as exc:
         print(f"sightline: {shown_name(str(exc))}", file=sys.stderr)
         return 1

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from app.assembly import Assembly
+    from app.cli.start_collection import StartCollection
     from app.config import Config
     from app.toolbox import Toolbox
     from app.turn.agents import AgentEngines
@@ -30,9 +31,13 @@ if TYPE_CHECKING:
     from vision.pictures import Picture
 
 
-async def ask(config: Config, args: argparse.Namespace) -> int:
+async def ask(
+    config: Config, args: argparse.Namespace, start: StartCollection | None = None
+) -> int:
+    """One turn, printed as it comes; `start`: the command's start, over once the model
+    answers (by then the wire and everything else the turn needs is loaded)."""
     from app.tools.base import Tool
-    from app.turn.events import TurnEnded
+    from app.turn.events import ItemAdded, TurnEnded
     from app.turn.tool_step import AllowAll, DenyAll
     from routing.chat_settings import ChatSettings
     from routing.transcript import Notice, NoticeKind
@@ -98,6 +103,8 @@ async def ask(config: Config, args: argparse.Namespace) -> int:
             turn = engine.run(asked)
         async with aclosing(turn) as events:
             async for event in events:
+                if start is not None and start.held and not isinstance(event, ItemAdded):
+                    start.resume()  # the answer's first word, thought, call, or the end
                 printer.show(event)
                 for notice in _not_allowed(event, args.allow_tools):
                     printer.show_notice(notice)

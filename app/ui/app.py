@@ -87,8 +87,12 @@ def plain_imports_again() -> bool:
     return True
 
 
-def run_window(smoke: bool = False) -> int:
-    """Open Sightline's window and run until it closes; with `smoke`, exit after the first paint."""
+def run_window(smoke: bool = False, *, collection_was_enabled: bool | None = None) -> int:
+    """Open Sightline's window and run until it closes; with `smoke`, exit after the first paint.
+
+    `collection_was_enabled`: the cycle collector's state before the command's start held
+    it off (app/cli/start_collection.py); the window's own collector keeps it from here.
+    """
     if no_screen():
         # Qt's own message is a page about platform plugins, then an abort.
         print(f"sightline: {NO_SCREEN}", file=sys.stderr)
@@ -111,7 +115,7 @@ def run_window(smoke: bool = False) -> int:
     # Collection moves to the window's thread now, not once asyncio runs: then no
     # collection pauses the start-up either (its imports make many objects, few of
     # them garbage; 4-8 ms of collections before the first paint here).
-    collector = MainThreadCollector()
+    collector = MainThreadCollector(was_enabled=collection_was_enabled)
     try:
         return _open_and_run(app, smoke, started, qt_import_s)
     finally:

@@ -20,9 +20,11 @@ INTERVAL_MS = 500  # how often the window's thread looks; garbage waits at most 
 class MainThreadCollector:
     """Automatic collection moved onto the thread that made it (the window's)."""
 
-    def __init__(self, interval_ms: int = INTERVAL_MS) -> None:
+    def __init__(self, interval_ms: int = INTERVAL_MS, *, was_enabled: bool | None = None) -> None:
+        """Take collection over; `was_enabled`: as it was before a start that already held
+        it off (app/cli/start_collection.py), to give back at `stop`."""
         self._thresholds = gc.get_threshold()
-        self._was_enabled = gc.isenabled()
+        self._was_enabled = gc.isenabled() if was_enabled is None else was_enabled
         gc.disable()
         self._timer = QTimer()
         self._timer.setInterval(interval_ms)

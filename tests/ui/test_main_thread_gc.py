@@ -55,3 +55,10 @@ def test_garbage_a_worker_makes_is_freed_on_the_window_thread(
 def test_stopping_gives_collection_back_to_python(collector: MainThreadCollector) -> None:
     collector.stop()
     assert gc.isenabled()
+
+
+def test_taken_over_from_a_start_it_gives_back_what_was_before_that_start() -> None:
+    gc.disable()  # as `sightline`'s start holds it off (app/cli/start_collection.py)
+    made = MainThreadCollector(interval_ms=10, was_enabled=True)
+    made.stop()
+    assert gc.isenabled()
