@@ -62,3 +62,14 @@ def test_taken_over_from_a_start_it_gives_back_what_was_before_that_start() -> N
     made = MainThreadCollector(interval_ms=10, was_enabled=True)
     made.stop()
     assert gc.isenabled()
+
+
+def test_what_the_start_left_is_collected_once_then_frozen_until_stopped(
+    collector: MainThreadCollector, qtbot: QtBot
+) -> None:
+    for _ in range(CYCLES):
+        Node()  # the start's garbage
+    qtbot.waitUntil(lambda: gc.get_freeze_count() > 0, timeout=10_000)
+    assert len(Node.freed_on) == CYCLES  # collected before the freeze: none of it pinned
+    collector.stop()
+    assert gc.get_freeze_count() == 0
