@@ -42,10 +42,12 @@ def test_resuming_twice_changes_nothing_more() -> None:
     gc.enable()
     start = StartCollection()
     start.resume()
-    frozen = gc.get_freeze_count()
+    frozen = gc.get_freeze_count()  # less as frozen objects are freed, never more
+    made_since = [[] for _ in range(1_000)]
     gc.disable()  # as the command might, after its start
     start.resume()
-    assert not gc.isenabled() and gc.get_freeze_count() == frozen
+    assert not gc.isenabled()
+    assert gc.get_freeze_count() < frozen + len(made_since)  # not frozen a second time
 
 
 @pytest.mark.usefixtures("collection_as_it_was")
@@ -59,11 +61,14 @@ def test_collection_off_before_the_start_stays_off() -> None:
 @pytest.mark.usefixtures("collection_as_it_was")
 def test_handing_over_says_how_it_was_and_leaves_it_to_the_other() -> None:
     gc.enable()
+    frozen = gc.get_freeze_count()
     start = StartCollection()
     assert start.hand_over() is True
     assert not start.held and not gc.isenabled()  # the window's collector turns it back
+    made_since = [[] for _ in range(1_000)]
     start.resume()  # as `main` does once the window has closed
-    assert not gc.isenabled() and gc.get_freeze_count() == 0
+    assert not gc.isenabled()
+    assert gc.get_freeze_count() < frozen + len(made_since)  # nothing frozen by it
 
 
 # Run as `python -c`: `sightline ask ARGS…`, noting at each event it prints whether the
