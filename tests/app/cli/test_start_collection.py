@@ -43,7 +43,7 @@ def test_resuming_twice_changes_nothing_more() -> None:
     start = StartCollection()
     start.resume()
     frozen = gc.get_freeze_count()  # less as frozen objects are freed, never more
-    made_since = [[] for _ in range(1_000)]
+    made_since: list[list[int]] = [[] for _ in range(1_000)]
     gc.disable()  # as the command might, after its start
     start.resume()
     assert not gc.isenabled()
@@ -65,7 +65,7 @@ def test_handing_over_says_how_it_was_and_leaves_it_to_the_other() -> None:
     start = StartCollection()
     assert start.hand_over() is True
     assert not start.held and not gc.isenabled()  # the window's collector turns it back
-    made_since = [[] for _ in range(1_000)]
+    made_since: list[list[int]] = [[] for _ in range(1_000)]
     start.resume()  # as `main` does once the window has closed
     assert not gc.isenabled()
     assert gc.get_freeze_count() < frozen + len(made_since)  # nothing frozen by it
