@@ -23,7 +23,7 @@ class StartCollection:
     """Automatic collection off from a command's start until `resume` (or `hand_over`)."""
 
     def __init__(self) -> None:
-        self.was_enabled = gc.isenabled()  # as the process had it: given back so
+        self.was_enabled = gc.isenabled()  # the process's own setting, given back after
         self._held = True
         gc.disable()
 

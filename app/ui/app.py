@@ -112,9 +112,9 @@ def run_window(smoke: bool = False, *, collection_was_enabled: bool | None = Non
     app.setQuitOnLastWindowClosed(False)
     from app.ui.main_thread_gc import MainThreadCollector
 
-    # Collection moves to the window's thread now, not once asyncio runs: then no
-    # collection pauses the start-up either (its imports make many objects, few of
-    # them garbage; 4-8 ms of collections before the first paint here).
+    # Collection moves to the window's thread now, not once asyncio runs: held off since
+    # `main` began (when it did), it stays off through the start-up, whose imports make
+    # many objects and few of them garbage (4-8 ms of collections before the first paint).
     collector = MainThreadCollector(was_enabled=collection_was_enabled)
     try:
         return _open_and_run(app, smoke, started, qt_import_s)
