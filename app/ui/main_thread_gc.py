@@ -10,7 +10,9 @@ passed, as Python itself would.
 The first time it looks, the window has started: what is alive then (its modules, its
 widgets, ~50,000 objects) lives as long as the window, so it is collected once and
 frozen (`gc.freeze`). A later full collection then walks only what came since: 7-13 ms
-less of the window's thread each time, here.
+less of the window's thread each time, here. Frozen objects that fall out of use are
+still freed as their last reference goes; only a cycle among them would wait for the
+window to close (leaving the chat a returning start showed leaves none, measured).
 """
 
 from __future__ import annotations
