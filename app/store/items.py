@@ -217,7 +217,8 @@ class Items:
 
     @property
     def holding_words(self) -> bool:
-        """Whether a streaming answer's words are held, to be written within 50 ms."""
+        """Whether a streaming answer's words (or its other parts) are held, to be written
+        within 50 ms."""
         return self._words.holding
 
     def save_held_words(self) -> None:
@@ -225,12 +226,16 @@ class Items:
         self._connection.write_held()
 
     def add_part(self, item_id: int, part: Part) -> None:
-        """Add a part to a message; a TextPart joins the message's text."""
+        """Add a part to a message; a TextPart joins the message's text. A part of an answer
+        begun here is held with its words (written with them within 50 ms)."""
         from app.store.parts import append_parts  # not at first paint (the module's docstring)
         from routing.transcript import TextPart
 
         if isinstance(part, TextPart):
             self.append_text(item_id, part.text)
+            return
+        if self._words.streaming(item_id) and not self._connection.db.in_transaction:
+            self._words.add_part(item_id, part)  # a call and its result: one commit
             return
         with self._connection.write() as db:
             self._touch_item(db, item_id)

@@ -2,34 +2,44 @@
 
 A fast local model streams hundreds of chunks a second, and a commit each cost more than
 everything else done with a chunk (a 500-token `sightline ask` made 772 commits). So the
-first chunk is written at once and the rest at most `HOLD_S` after the last write. Held
-words never hide: the store's next transaction writes them first, inside it (one commit
-for both: an answer's end, a tool call), anything that next reads the store writes them
-first (`Connection.held`), and the turn writes them when the stream pauses
-(`Items.save_held_words`). A crash can lose at most the last `HOLD_S` of a model's words,
-never what the person wrote.
+first chunk is written at once and the rest at most `HOLD_S` after the last write. The
+answer's other parts that stream in with its words (a tool call, what a wire carries) are
+held with them the same way: an agent's call and its result, a few milliseconds apart,
+are then one commit, not two. Held words never hide: the store's next transaction writes
+them first, inside it (one commit for both: an answer's end, a tool's result), anything
+that next reads the store writes them first (`Connection.held`), and the turn writes them
+when the stream pauses (`Items.save_held_words`). A crash can lose at most the last
+`HOLD_S` of a model's answer, never what the person wrote.
 """
 
 from __future__ import annotations
 
 import sqlite3
 import time
+from typing import TYPE_CHECKING
 
 from app.store.connection import Connection
 from routing.secrets import redact_secrets
+
+if TYPE_CHECKING:
+    from routing.transcript import Part
 
 HOLD_S = 0.05  # at most 20 commits a second however fast the model streams
 
 
 class StreamedWords:
-    """The words of the answers streaming into one store, held briefly and then written."""
+    """The words (and other parts) of the answers streaming into one store, held briefly
+    and then written."""
 
     def __init__(self, connection: Connection) -> None:
         """Hold words for this connection, which writes them in its next transaction."""
         self._connection = connection
         self._conversations: dict[int, str] = {}  # streaming answers begun here: their chat
         self._held: dict[int, list[str]] = {}
-        self._writing: dict[int, list[str]] = {}  # written in a transaction not yet committed
+        self._parts: dict[int, list[Part]] = {}  # held the same way, after the answer's words
+        # written in a transaction not yet committed: held again should it be rolled back
+        self._writing: dict[int, list[str]] = {}
+        self._writing_parts: dict[int, list[Part]] = {}
         self._saved_at = -HOLD_S
         connection.held = self
 
@@ -44,6 +54,7 @@ class StreamedWords:
         """The answer has ended (its held words were written by the store's last use)."""
         self._conversations.pop(item_id, None)
         self._held.pop(item_id, None)
+        self._parts.pop(item_id, None)
 
     def conversation_of(self, item_id: int) -> str:
         """The chat of `item_id`, an answer begun here and not yet ended ("" for any other)."""
@@ -55,12 +66,22 @@ class StreamedWords:
 
     @property
     def holding(self) -> bool:
-        """Whether some words are held, not yet written."""
-        return bool(self._held)
+        """Whether some words or parts are held, not yet written."""
+        return bool(self._held or self._parts)
 
     def add(self, item_id: int, text: str) -> None:
         """More words of a streaming answer: written now, or within `HOLD_S`."""
         self._held.setdefault(item_id, []).append(text)
+        self._written_when_due()
+
+    def add_part(self, item_id: int, part: Part) -> None:
+        """A part of a streaming answer other than its words: written now, or within
+        `HOLD_S` with the words (call it outside a transaction: one begun has written
+        what was held, and the answer's end within it would drop the part)."""
+        self._parts.setdefault(item_id, []).append(part)
+        self._written_when_due()
+
+    def _written_when_due(self) -> None:
         if time.monotonic() - self._saved_at >= HOLD_S:
             self._connection.write_held()  # not within a transaction: it begins its own
 
@@ -69,12 +90,20 @@ class StreamedWords:
 
         Each batch is redacted, and the whole answer again when its chunks are folded:
         a secret split between two batches is whole only then."""
-        if not self._held:
+        if not self.holding:
             return
         self._writing, self._held = self._held, {}
+        self._writing_parts, self._parts = self._parts, {}
         connection = self._connection
-        for item_id, texts in self._writing.items():
-            write_chunk(db, item_id, "".join(texts))
+        for item_id in dict.fromkeys([*self._writing, *self._writing_parts]):
+            texts = self._writing.get(item_id)
+            if texts:
+                write_chunk(db, item_id, "".join(texts))
+            parts = self._writing_parts.get(item_id)
+            if parts:
+                from app.store.parts import append_parts  # not at first paint (items.py)
+
+                append_parts(db, item_id, tuple(parts))
             # Touched only when another chat became the most recent since: this one
             # stays on top all the same, for one UPDATE a turn.
             conversation_id = self.conversation_of(item_id)
@@ -87,11 +116,14 @@ class StreamedWords:
         writing, self._writing = self._writing, {}
         for item_id, texts in writing.items():
             self._held.setdefault(item_id, [])[:0] = texts
+        writing_parts, self._writing_parts = self._writing_parts, {}
+        for item_id, parts in writing_parts.items():
+            self._parts.setdefault(item_id, [])[:0] = parts
 
     def committed(self) -> None:
         """The transaction was committed, with the held words it wrote."""
-        if self._writing:
-            self._writing = {}
+        if self._writing or self._writing_parts:
+            self._writing, self._writing_parts = {}, {}
             self._saved_at = time.monotonic()
 
 

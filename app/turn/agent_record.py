@@ -140,6 +140,7 @@ class AgentRecord:
         call = ToolCall(call_id, name[:200], bounded_arguments(arguments))
         answer = self.begin(events)
         self.store.add_part(answer.id, call)
+        self.pause.appended()  # held with the words: written with its result, or soon
         self.calls[call_id] = call
         events.append(PartAdded(answer.id, call))
 

@@ -173,12 +173,14 @@ class ModelRequests:
                     # Bounded as it comes in, so nothing stored can trip a later turn.
                     call = replace(event.call, arguments=bounded_arguments(event.call.arguments))
                     self.store.add_part(step.answer.id, call)
+                    pause.appended()  # held with the words: written with them, or soon
                     step.calls.append(call)
                     yield PartAdded(step.answer.id, call)
                 elif isinstance(event, Carried):
                     # What the wire must send back later (reasoning, thought signatures):
                     # kept with the answer, never shown.
                     self.store.add_part(step.answer.id, event.part)
+                    pause.appended()
         except ProviderError as error:
             log.warning("%s failed: %s | %s", model.ref, error.kind, error.detail)
             if step.answer is None and isinstance(error, ServerError):

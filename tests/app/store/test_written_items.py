@@ -129,9 +129,11 @@ def test_held_words_go_with_the_next_write_in_its_commit(store: Store) -> None:
     answer = store.begin_assistant(chat, "m", "one ")
     store.append_text(answer.id, "two ")
     with statements(store) as seen:
-        store.add_part(answer.id, ToolCall("t-1", "shot", {}))
+        store.add_part(answer.id, ToolCall("t-1", "shot", {}))  # held with the words
+        other = store.conversations.create()  # the next write
     assert seen.count("COMMIT") == 1
     assert _on_disk(store.path, answer.id) == ["one ", "two "]
+    assert store.conversations.get(other) is not None
     with statements(store) as seen:
         store.append_text(answer.id, "three")
         store.finish_message(answer.id, MessageStatus.COMPLETE)

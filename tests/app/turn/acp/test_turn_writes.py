@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from app.store import Store
+from app.store import Store, streamed_words
+from app.turn import held_words
 from app.turn.events import ItemAdded
 from routing.transcript import Message, MessageStatus
 from tests.app.turn.acp.helpers import EngineFor, fake
@@ -37,14 +38,24 @@ def _transactions(statements: list[str]) -> list[list[str]]:
     [
         # the question; the answer begun with its first words; its end
         ("", 3),
-        # the question; the answer begun; the tool call; the answer's end with the tool's
-        # result; the next answer begun; its end
-        ("tool", 6),
+        # the question; the answer begun; the tool call held with its words, written with
+        # the answer's end and the tool's result; the next answer begun; its end
+        ("tool", 5),
     ],
 )
 async def test_a_turn_commits_once_per_moment_it_stores(
-    store: Store, tmp_path: Path, engine_for: EngineFor, behaviours: str, commits: int
+    store: Store,
+    tmp_path: Path,
+    engine_for: EngineFor,
+    behaviours: str,
+    commits: int,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # A hold longer than the turn: what is held is written with the next write, however
+    # slowly this machine runs the agent (a 50 ms hold could end between a call and its
+    # result, and the call be written alone).
+    monkeypatch.setattr(streamed_words, "HOLD_S", 30.0)
+    monkeypatch.setattr(held_words, "HOLD_S", 30.0)
     engine, chat, _first = await clean_turn(engine_for, fake(tmp_path, behaviours), "hi", "fake")
     seen: list[str] = []
     store._connection.db.set_trace_callback(seen.append)
