@@ -4,12 +4,21 @@ reason it isn't one."""
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from app.turn.child_lines import MAX_LINE_BYTES, MAX_STDERR_LINE, log_stderr, read_message
+from app.turn.child_lines import (
+    MAX_LINE_BYTES,
+    MAX_STDERR_LINE,
+    jsonrpc_message,
+    log_stderr,
+    read_message,
+)
 from routing.secrets import register_secret
 
 
@@ -37,10 +46,47 @@ async def test_messages_come_parsed_blank_lines_passed_over_the_last_without_new
         (b'{"method": 7}', "a JSON-RPC message whose method is not text"),
         (b'{"id": [1], "result": 1}', "a JSON-RPC message whose id is neither a number nor text"),
         (b"[" * 100_000, "a line that is not JSON"),  # too deep for the parser
+        (b'{"method": "a"} {"method": "b"}', "a line that is not JSON"),  # two on one line
+        (b'{"method": "a"} x', "a line that is not JSON"),
+        (b'{"method": "\xff"}', "a line that is not JSON"),  # not UTF-8
     ],
 )
 async def test_a_line_that_is_no_message_says_why(line: bytes, why: str) -> None:
     assert await read_message(reader_of(line + b"\n")) == (None, why)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b'  {"method": "m", "params": {"text": "caf\xc3\xa9 \xf0\x9f\x90\x88"}}  \r',
+        b'\xef\xbb\xbf{"method": "m", "params": {"text": "caf\xc3\xa9 \xf0\x9f\x90\x88"}}',
+        b'{"method": "m", "params": {"text": "caf\\u00e9 \\ud83d\\udc08"}}',
+    ],
+)
+async def test_a_message_reads_as_json_reads_it(line: bytes) -> None:
+    # spaces around it, a byte-order mark, escapes: what json.loads makes of the line
+    assert json.loads(line) == {"method": "m", "params": {"text": "café 🐈"}}
+    assert await read_message(reader_of(line + b"\n")) == (json.loads(line), "")
+
+
+_JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(
+    params=_JSON_VALUES,
+    around=st.tuples(*[st.text(" \t\r", max_size=3)] * 2),
+    ascii_only=st.booleans(),
+)
+def test_any_message_reads_as_json_loads_reads_it(
+    params: object, around: tuple[str, str], ascii_only: bool
+) -> None:
+    text = json.dumps({"method": "m", "params": params}, ensure_ascii=ascii_only)
+    line = (around[0] + text + around[1]).encode("utf-8", "surrogatepass")
+    assert jsonrpc_message(line) == (json.loads(line), "")
 
 
 async def test_a_line_past_the_cap_says_so() -> None:
