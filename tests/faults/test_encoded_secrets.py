@@ -18,6 +18,7 @@ import json
 import sqlite3
 import sys
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from subprocess import CompletedProcess
@@ -119,7 +120,9 @@ def home(tmp_path: Path) -> Iterator[Home]:
 
 def stored_texts(data: Path, kind: str) -> list[str]:
     """The text and details of every stored notice, or the parts of every stored message."""
-    with sqlite3.connect(data / "sightline.db") as db:
+    # Closed here, not when collected: the last connection to close removes the -wal and
+    # -shm files, which must not happen while the test reads the folder's files.
+    with closing(sqlite3.connect(data / "sightline.db")) as db:
         if kind == "notice":
             rows = db.execute("SELECT text || ' ' || details FROM items WHERE kind = 'notice'")
         else:
