@@ -27,6 +27,22 @@ if TYPE_CHECKING:
 HOLD_S = 0.05  # at most 20 commits a second however fast the model streams
 
 
+class _Held:
+    """One streaming answer's words and other parts, not yet written."""
+
+    # A plain class, not a dataclass: this module loads before the window's first paint,
+    # where building a dataclass costs about 0.4 ms.
+    __slots__ = ("parts", "words")
+
+    def __init__(self, words: list[str] | None = None, parts: list[Part] | None = None) -> None:
+        self.words = words or []
+        self.parts = parts or []
+
+    def before(self, later: _Held) -> _Held:
+        """This, then what was held since (after a rollback, in the order they came)."""
+        return _Held(self.words + later.words, self.parts + later.parts)
+
+
 class StreamedWords:
     """The words (and other parts) of the answers streaming into one store, held briefly
     and then written."""
@@ -35,11 +51,9 @@ class StreamedWords:
         """Hold words for this connection, which writes them in its next transaction."""
         self._connection = connection
         self._conversations: dict[int, str] = {}  # streaming answers begun here: their chat
-        self._held: dict[int, list[str]] = {}
-        self._parts: dict[int, list[Part]] = {}  # held the same way, after the answer's words
+        self._held: dict[int, _Held] = {}
         # written in a transaction not yet committed: held again should it be rolled back
-        self._writing: dict[int, list[str]] = {}
-        self._writing_parts: dict[int, list[Part]] = {}
+        self._writing: dict[int, _Held] = {}
         self._saved_at = -HOLD_S
         connection.held = self
 
@@ -51,10 +65,9 @@ class StreamedWords:
             self._saved_at = time.monotonic()
 
     def end(self, item_id: int) -> None:
-        """The answer has ended (its held words were written by the store's last use)."""
+        """The answer has ended (what it held was written by the store's last use)."""
         self._conversations.pop(item_id, None)
         self._held.pop(item_id, None)
-        self._parts.pop(item_id, None)
 
     def conversation_of(self, item_id: int) -> str:
         """The chat of `item_id`, an answer begun here and not yet ended ("" for any other)."""
@@ -67,18 +80,18 @@ class StreamedWords:
     @property
     def holding(self) -> bool:
         """Whether some words or parts are held, not yet written."""
-        return bool(self._held or self._parts)
+        return bool(self._held)
 
     def add(self, item_id: int, text: str) -> None:
         """More words of a streaming answer: written now, or within `HOLD_S`."""
-        self._held.setdefault(item_id, []).append(text)
+        self._held.setdefault(item_id, _Held()).words.append(text)
         self._written_when_due()
 
     def add_part(self, item_id: int, part: Part) -> None:
         """A part of a streaming answer other than its words: written now, or within
         `HOLD_S` with the words (call it outside a transaction: one begun has written
         what was held, and the answer's end within it would drop the part)."""
-        self._parts.setdefault(item_id, []).append(part)
+        self._held.setdefault(item_id, _Held()).parts.append(part)
         self._written_when_due()
 
     def _written_when_due(self) -> None:
@@ -86,24 +99,22 @@ class StreamedWords:
             self._connection.write_held()  # not within a transaction: it begins its own
 
     def write_into(self, db: sqlite3.Connection) -> None:
-        """Write every held word, each answer's as one chunk, in the transaction begun.
+        """Write what is held in the transaction begun: each answer's words as one chunk,
+        then its parts.
 
         Each batch is redacted, and the whole answer again when its chunks are folded:
         a secret split between two batches is whole only then."""
-        if not self.holding:
+        if not self._held:
             return
         self._writing, self._held = self._held, {}
-        self._writing_parts, self._parts = self._parts, {}
         connection = self._connection
-        for item_id in dict.fromkeys([*self._writing, *self._writing_parts]):
-            texts = self._writing.get(item_id)
-            if texts:
-                write_chunk(db, item_id, "".join(texts))
-            parts = self._writing_parts.get(item_id)
-            if parts:
+        for item_id, held in self._writing.items():
+            if held.words:
+                write_chunk(db, item_id, "".join(held.words))
+            if held.parts:
                 from app.store.parts import append_parts  # not at first paint (items.py)
 
-                append_parts(db, item_id, tuple(parts))
+                append_parts(db, item_id, tuple(held.parts))
             # Touched only when another chat became the most recent since: this one
             # stays on top all the same, for one UPDATE a turn.
             conversation_id = self.conversation_of(item_id)
@@ -114,16 +125,13 @@ class StreamedWords:
         """The transaction failed: what it wrote is held again, before what came since, to
         be written by the next try."""
         writing, self._writing = self._writing, {}
-        for item_id, texts in writing.items():
-            self._held.setdefault(item_id, [])[:0] = texts
-        writing_parts, self._writing_parts = self._writing_parts, {}
-        for item_id, parts in writing_parts.items():
-            self._parts.setdefault(item_id, [])[:0] = parts
+        for item_id, held in writing.items():
+            self._held[item_id] = held.before(self._held.get(item_id, _Held()))
 
     def committed(self) -> None:
-        """The transaction was committed, with the held words it wrote."""
-        if self._writing or self._writing_parts:
-            self._writing, self._writing_parts = {}, {}
+        """The transaction was committed, with what was held that it wrote."""
+        if self._writing:
+            self._writing = {}
             self._saved_at = time.monotonic()
 
 
