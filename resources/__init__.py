@@ -16,8 +16,8 @@ from typing import Literal
 DESCRIBER_PROMPT = "describer_prompt.md"
 DESKTOP_ENTRY = "sightline.desktop"
 APP_ICON = "icons/sightline.png"
-Badge = Literal["attach", "eye", "tools"]  # the small SVG marks, tinted when drawn
-BADGES: tuple[Badge, ...] = ("attach", "eye", "tools")
+Badge = Literal["eye", "tools"]  # the small SVG marks, tinted when drawn
+BADGES: tuple[Badge, ...] = ("eye", "tools")
 
 # Every file the code reads; tests/packaging checks each is inside the built wheel.
 READ_AT_RUN_TIME = frozenset({DESCRIBER_PROMPT, DESKTOP_ENTRY, APP_ICON}) | {

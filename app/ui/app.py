@@ -123,10 +123,6 @@ def run_window(smoke: bool = False, *, collection_was_enabled: bool | None = Non
 
 
 def _open_and_run(app: QApplication, smoke: bool, started: float, qt_import_s: float) -> int:
-    from app.ui.icons import app_icon
-
-    app.setWindowIcon(app_icon())
-
     from app.logs import setup_logging
     from app.ui.session import StartupError, load_settings, open_session
 
@@ -142,6 +138,11 @@ def _open_and_run(app: QApplication, smoke: bool, started: float, qt_import_s: f
     # Read now, as a bare window reads its own at its paint: what asyncio and the model
     # listing load next is after the first paint, not in it.
     peak_at_paint = peak_memory_mib()
+    # The icon is the window manager's (title bar, task switcher), not a pixel of the
+    # window: given once it is painted, its PNG (and Qt's image readers) wait for that.
+    from app.ui.icons import app_icon
+
+    app.setWindowIcon(app_icon())
 
     import asyncio
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 from functools import cache
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPen, QPixmap
+from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPainterPath, QPen, QPixmap
 
 import resources
 from resources import Badge
 
 
 def app_icon() -> QIcon:
-    """The window icon (PNG, so no SVG plugin has to load before the first paint)."""
+    """The window icon, given after the first paint (a PNG: no SVG plugin loads for it)."""
     pixmap = QPixmap()
     pixmap.loadFromData(resources.read_bytes(resources.APP_ICON), "PNG")
     return QIcon(pixmap)
@@ -41,6 +41,40 @@ def _badge_image(name: Badge, color: str, size: int, ratio: float) -> QImage:
     painter.setRenderHint(QPainter.RenderHint.Antialiasing)
     painter.setOpacity(QColor(color).alphaF())
     renderer.render(painter, QRectF(0, 0, pixels, pixels))
+    painter.end()
+    image.setDevicePixelRatio(ratio)
+    return image
+
+
+def paper_clip_image(color: QColor, size: int, ratio: float = 1.0) -> QImage:
+    """The composer's attach mark, a paper clip in `color`, `size` logical pixels square.
+
+    Drawn with QPainter, not from an SVG like the badges: it is in the first frame,
+    and QtSvg (its library and a parse, about 3 ms) would load before that paint.
+    The strokes are those of tests/ui/paper_clip.svg, on the same 24-unit grid.
+    """
+    pixels = max(1, round(size * ratio))
+    image = QImage(pixels, pixels, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(Qt.GlobalColor.transparent)
+    clip = QPainterPath(QPointF(10, 8))  # inner wire, down
+    clip.lineTo(10, 15.5)
+    clip.arcTo(QRectF(10, 13.5, 4, 4), 180, 180)  # inner bend, below
+    clip.lineTo(14, 5.5)
+    clip.arcTo(QRectF(7, 2, 7, 7), 0, 180)  # top bend
+    clip.lineTo(7, 17)
+    clip.arcTo(QRectF(7, 12, 10, 10), 180, 180)  # outer bend, below
+    clip.lineTo(17, 9)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.scale(pixels / 24, pixels / 24)
+    painter.translate(12, 12)
+    painter.rotate(40)  # drawn upright, shown tilted
+    painter.translate(-12, -12)
+    pen = QPen(color, 1.9)
+    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
+    painter.setPen(pen)
+    painter.drawPath(clip)
     painter.end()
     image.setDevicePixelRatio(ratio)
     return image

@@ -116,6 +116,7 @@ NEVER_BEFORE_PAINT = {
     "app.ui.running_turn": "turns, tools and the network side start after the first paint",
     "app.ui.window_server": "the server for other apps loads when turned on, after the first paint",
     "app.presenters.approvals": "tool calls ask for approval after the first paint",
+    "PySide6.QtSvg": "badges are drawn when a model is listed; the paper clip by QPainter",
 }
 
 # Qt classes the first paint needs none of; each costs 1–5 ms to build (PySide6 builds

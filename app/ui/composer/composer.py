@@ -31,7 +31,7 @@ from app.ui.composer.attachments import (
     carries_attachments,
     offer_from_mime,
 )
-from app.ui.icons import badge_image, icon_of
+from app.ui.icons import icon_of, paper_clip_image
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QMimeData
@@ -261,6 +261,6 @@ class Composer(QWidget):
     def _tint_attach_icon(self) -> None:
         color = QColor(self.palette().color(QPalette.ColorRole.ButtonText))
         self.attach_button.setIcon(
-            icon_of(badge_image("attach", color, _ICON.width(), self.devicePixelRatioF()))
+            icon_of(paper_clip_image(color, _ICON.width(), self.devicePixelRatioF()))
         )
         self.attach_button.setIconSize(_ICON)
