@@ -65,6 +65,8 @@ class Controller(QObject):
     busy_changed = Signal(bool)
     draft_restored = Signal(str)
     problem = Signal(str)  # something went wrong outside any conversation
+    # What a delete left for Undo (DeletedItems), or None once nothing can be: `versions`'.
+    deleted_changed = Signal(object)
 
     def __init__(self, assembly: Assembly, parent: QObject | None = None) -> None:
         """Wrap the set-up over an open store; the catalogue and turns are made by `start`."""
@@ -107,7 +109,9 @@ class Controller(QObject):
         """Versions of the open chat, deleting messages with Undo, the chat's own settings."""
         from app.ui.conversation.versions import Versions
 
-        return Versions(self.store, self.reload, self)  # what a crash left for Undo goes now
+        versions = Versions(self.store, self.reload, self)  # what a crash left for Undo goes now
+        versions.deleted_changed.connect(self.deleted_changed)
+        return versions
 
     @cached_property
     def describing(self) -> Describing:

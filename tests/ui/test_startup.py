@@ -117,6 +117,7 @@ NEVER_BEFORE_PAINT = {
     "app.ui.window_server": "the server for other apps loads when turned on, after the first paint",
     "app.presenters.approvals": "tool calls ask for approval after the first paint",
     "PySide6.QtSvg": "badges are drawn when a model is listed; the paper clip by QPainter",
+    "app.ui.conversation.versions": "deletes with Undo are made ready after the first paint",
 }
 
 # Qt classes the first paint needs none of; each costs 1–5 ms to build (PySide6 builds

@@ -34,8 +34,9 @@ class ChatActions(QObject):
         window.view.models_for_menu = self.models
         window.view.action_requested.connect(self.act)
         window.editing_bar.cancelled.connect(self.cancel_editing)
-        window.message_undo.undo_requested.connect(c.versions.undo)
-        c.versions.deleted_changed.connect(window.message_undo.show_deleted)
+        # Through the controller: its versions are made after the first paint, or when used.
+        window.message_undo.undo_requested.connect(self._undo_delete)
+        c.deleted_changed.connect(window.message_undo.show_deleted)
         c.conversation_loaded.connect(self._chat_changed)
         window.top.chat_settings_action.triggered.connect(self.open_settings)
 
@@ -53,6 +54,9 @@ class ChatActions(QObject):
             MenuModel(m.ref, m.ref, badges_icon(m.sees, False, color), sight_words(m)[0])
             for m in picker.models()
         ]
+
+    def _undo_delete(self) -> None:
+        self.window.controller.versions.undo()
 
     def _tell(self, words: str) -> None:
         self.window.statusBar().showMessage(words, 8000)
