@@ -101,6 +101,9 @@ class Window(QMainWindow):
             timings["since_process_start_s"] = round(
                 age - (time.perf_counter() - self.painted_at), 3
             )
+        timings["painted_monotonic_s"] = round(
+            time.monotonic() - (time.perf_counter() - self.painted_at), 6
+        )
         peak = peak_memory_mib()
         if peak is not None:
             timings["peak_rss_mib"] = round(peak, 1)

@@ -79,12 +79,13 @@ def _timed_windows(runs: int) -> dict[str, dict[str, list[float]]]:
                     continue
                 timings = json.loads(done.stdout.strip().splitlines()[-1])
                 found[name]["paint"].append(timings["first_paint_s"])
+                # From just before the process was started to its paint, both read on the
+                # monotonic clock every process shares: to the microsecond, where the
+                # process's age in /proc counts in 10 ms clock ticks.
                 found[name]["since_start"].append(
-                    timings.get("since_process_start_s", timings["first_paint_s"])
+                    timings["painted_monotonic_s"] - done.started_monotonic_s
                 )
                 found[name]["wall"].append(done.wall_s)
-                # Read by the process itself at the paint: `wait4`'s figure for a child
-                # starts from this benchmark's own size at the fork.
                 # Only the process's own reading: a child's `wait4` figure starts from
                 # this benchmark's size at the fork, so it can't tell the two apart.
                 if "peak_rss_mib" in timings:

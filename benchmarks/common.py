@@ -94,6 +94,7 @@ class Finished:
     stderr: str
     returncode: int
     max_rss_mib: float  # the process's own peak resident memory (not its children's)
+    started_monotonic_s: float  # `time.monotonic()` just before the process was started
 
 
 def run_process(
@@ -101,7 +102,7 @@ def run_process(
 ) -> Finished:
     """Run a process to its end from the repository root; wall time and peak memory."""
     with tempfile.TemporaryFile() as err:
-        started = time.perf_counter()
+        started, started_monotonic = time.perf_counter(), time.monotonic()
         process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, env=env, cwd=ROOT)
         killer = threading.Timer(timeout, process.kill)
         killer.start()
@@ -123,6 +124,7 @@ def run_process(
         errors,
         process.returncode,
         usage.ru_maxrss / 1024,  # KiB on Linux
+        started_monotonic,
     )
 
 
