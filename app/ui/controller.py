@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from app.presenters.turn_tools import TurnTools
     from app.store import Store, StoredItem
     from app.tools.base import Tool
+    from app.turn.agent_folder import AgentFolders
     from app.turn.tool_step import Approval
     from app.ui.conversation.versions import Versions
     from app.ui.describing import Describing
@@ -103,6 +104,11 @@ class Controller(QObject):
         from app.ui.sending import Sending
 
         return Sending(self)
+
+    @cached_property
+    def folders(self) -> AgentFolders:
+        """Each chat's working folder (the person's home until one is chosen)."""
+        return self.assembly.folders(Path.home())
 
     @cached_property
     def versions(self) -> Versions:
@@ -314,7 +320,7 @@ class Controller(QObject):
             return
         self._current = conversation_id
         if not items or items[0].parent_id is None:  # the whole chat: its folder, if any
-            self.sending.folders.opened(conversation_id, (i.item for i in items))
+            self.folders.opened(conversation_id, (i.item for i in items))
         self.conversation_loaded.emit(conversation_id, items, summary.model or AUTO)
 
     def earlier(self, conversation_id: str, before: int) -> list[StoredItem]:
@@ -329,8 +335,9 @@ class Controller(QObject):
 
     def folder(self, conversation_id: str) -> Path | None:
         """A chat's working folder, if it has one ("": the new chat's, chosen by a send)."""
-        chosen = conversation_id or self._made("sending")  # else no send has chosen one
-        return self.sending.folder(conversation_id) if chosen else None
+        if conversation_id:  # no send needed: a chat left open shows its folder in the first frame
+            return self.folders.folder(conversation_id)
+        return self.sending.folder("") if self._made("sending") else None
 
     def delete_conversation(self, conversation_id: str) -> None:
         """Delete a conversation, stopping its turn first if one runs."""

@@ -83,7 +83,6 @@ class Sending:
         self._c = controller
         self.runner: TurnRunner | None = None  # the models', made anew by new settings
         self._agents: AgentEngines | None = None  # made on the first agent turn
-        self._folders: AgentFolders | None = None
         self._new_chat_folder: Path | None = None  # chosen for a chat not yet sent
 
     # -- what the send needs -------------------------------------------------------
@@ -133,9 +132,7 @@ class Sending:
     @property
     def folders(self) -> AgentFolders:
         """Each chat's working folder (the person's home until one is chosen)."""
-        if self._folders is None:
-            self._folders = self._c.assembly.folders(Path.home())
-        return self._folders
+        return self._c.folders
 
     # -- the send ------------------------------------------------------------------
 

@@ -229,6 +229,20 @@ def test_a_returning_start_shows_the_chat_left_open_before_any_lexer_is_built(
     # The chat is in the first frame, its code plain: Pygments comes after that paint.
     assert "app.ui.conversation.markdown" in at["paint"]
     assert _loaded(at["paint"], {"pygments": "lexers are built after the paint"}) == {}
+    # Words alone: no PDF, tool or agent row to draw, and no send yet.
+    assert _loaded(at["paint"], NOT_FOR_WORDS) == {}
+
+
+# What a chat of words, left open and shown again in the first frame, doesn't need.
+NOT_FOR_WORDS = {
+    "app.ui.conversation.tool_rows": "a tool's row is made with the first one shown",
+    "app.ui.agents.agent_rows": "an agent's row is made with the first one shown",
+    "app.presenters.pdf_notes": "a PDF's tile loads its words with the first one drawn",
+    "app.presenters.pending": "attachments are read with the first one attached",
+    "app.attachments": "attachments are read with the first one attached",
+    "vision.pdf": "PDFs are read with the first one attached or shown",
+    "app.ui.sending": "the send loads with the first send; the chat's folder needs none",
+}
 
 
 def test_an_import_hook_not_pysides_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:

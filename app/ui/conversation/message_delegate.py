@@ -11,6 +11,7 @@ load with the first row laid out: an empty chat is painted without them.
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import TYPE_CHECKING, TypeAlias
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, QSize, Qt
@@ -267,24 +268,49 @@ class MessageDelegate(QStyledItemDelegate):
 
 
 class _Kinds:
-    """The kinds of row, each laying out and painting its own (loaded with the first row)."""
+    """The kinds of row, each laying out and painting its own. Each is made, and its module
+    loaded, with the first row of its kind: a chat of words and notices shown in the first
+    frame loads neither the tools' rows (nor, through them, the attachments' reading) nor
+    the agents'."""
 
     def __init__(self) -> None:
-        from app.ui.agents.agent_rows import AgentRows
+        self._made: list[MessageRows | ToolRows | NoticeRows | AgentRows] = []
+
+    @cached_property
+    def messages(self) -> MessageRows:
         from app.ui.conversation.message_rows import MessageRows
-        from app.ui.conversation.notice_rows import NoticeRows
+
+        rows = MessageRows()
+        self._made.append(rows)
+        return rows
+
+    @cached_property
+    def tools(self) -> ToolRows:
         from app.ui.conversation.tool_rows import ToolRows
 
-        self.messages = MessageRows()
-        self.tools = ToolRows()
-        self.notices = NoticeRows()
-        self.agents = AgentRows()
+        rows = ToolRows()
+        self._made.append(rows)
+        return rows
+
+    @cached_property
+    def notices(self) -> NoticeRows:
+        from app.ui.conversation.notice_rows import NoticeRows
+
+        rows = NoticeRows()
+        self._made.append(rows)
+        return rows
+
+    @cached_property
+    def agents(self) -> AgentRows:
+        from app.ui.agents.agent_rows import AgentRows
+
+        rows = AgentRows()
+        self._made.append(rows)
+        return rows
 
     def clear(self) -> None:
-        self.agents.clear()
-        self.messages.clear()
-        self.tools.clear()
-        self.notices.clear()
+        for kind in self._made:
+            kind.clear()
 
 
 def column_width(width: int) -> int:

@@ -48,11 +48,11 @@ from app.ui.conversation.thumbnails import fit, shown_size
 from app.ui.icons import badge_image
 from app.ui.theme import STATUS_LABELS, Theme, theme_for
 from routing.transcript import TextPart
-from vision.pdf import PdfFile
-from vision.pictures import Picture
 
 if TYPE_CHECKING:
     from app.ui.conversation.markdown import CodeBlock, Rendered
+    from vision.pdf import PdfFile
+    from vision.pictures import Picture
 
 USER_SHARE = 0.78  # a person's bubble takes at most this much of the width
 COPY, COPIED = "Copy", "Copied"

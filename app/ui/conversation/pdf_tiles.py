@@ -7,14 +7,17 @@ is elided in the middle, so the tile stays compact.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QPainter
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from app.presenters.pdf_notes import pages_words
 from app.ui.conversation.painting import blend, paint_document, small_font
 from app.ui.theme import Theme
-from vision.pdf import PdfFile
+
+if TYPE_CHECKING:
+    from vision.pdf import PdfFile
 
 TILE_WIDTH = 320  # a PDF tile's widest: a long name is elided, the tile stays compact
 TILE_PAD = 8  # a PDF tile's edge to its mark and words
@@ -40,10 +43,19 @@ def _mark_size(height: int) -> QSize:
     return QSize(round(mark_height * 0.78), mark_height)
 
 
+def _pages_said(pdf: PdfFile) -> str:
+    """Its pages and size, in the composer's words. Loaded with the first tile: the
+    presenter brings the reading of attachments and PDFs, which a chat without one
+    (the one left open, shown in the first frame) doesn't need."""
+    from app.presenters.pdf_notes import pages_words
+
+    return pages_words(pdf)
+
+
 def tile_width(option: QStyleOptionViewItem, pdf: PdfFile, room: int) -> int:
     """A PDF tile's width: its mark and its longer line, within `room` and `TILE_WIDTH`."""
     name, pages = (QFontMetrics(font) for font in _tile_fonts(option))
-    words = max(name.horizontalAdvance(pdf.name), pages.horizontalAdvance(pages_words(pdf)))
+    words = max(name.horizontalAdvance(pdf.name), pages.horizontalAdvance(_pages_said(pdf)))
     mark = _mark_size(tile_height(option)).width()
     return min(room, TILE_WIDTH, 2 * TILE_PAD + mark + 10 + words + 2)
 
@@ -75,5 +87,5 @@ def paint_tile(
     painter.setFont(pages_font)
     painter.setPen(theme.faded)
     below = QRect(left, top + name.height() + 2, width, pages.height())
-    said = pages.elidedText(pages_words(pdf), Qt.TextElideMode.ElideRight, width)
+    said = pages.elidedText(_pages_said(pdf), Qt.TextElideMode.ElideRight, width)
     painter.drawText(below, Qt.AlignmentFlag.AlignLeft, said)

@@ -17,7 +17,6 @@ from PySide6.QtCore import QPoint, QPointF, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPainterPath, QTextDocument
 from PySide6.QtWidgets import QStyleOptionViewItem
 
-from app.presenters.pending import size_words
 from app.presenters.rows import Row
 from app.presenters.tool_words import (
     Outcome,
@@ -196,6 +195,8 @@ class ToolRows:
             box = QSize(min(THUMB.width(), width), THUMB.height())
             caption = small.height() + 4
             left, tallest = x, 0
+            from app.presenters.pending import size_words  # with a tool's first picture
+
             for picture in pictures:
                 size = fit(shown_size(picture), box)
                 if left > x and left + size.width() > x + width:
