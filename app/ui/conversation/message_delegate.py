@@ -273,44 +273,34 @@ class _Kinds:
     frame loads neither the tools' rows (nor, through them, the attachments' reading) nor
     the agents'."""
 
-    def __init__(self) -> None:
-        self._made: list[MessageRows | ToolRows | NoticeRows | AgentRows] = []
-
     @cached_property
     def messages(self) -> MessageRows:
         from app.ui.conversation.message_rows import MessageRows
 
-        rows = MessageRows()
-        self._made.append(rows)
-        return rows
+        return MessageRows()
 
     @cached_property
     def tools(self) -> ToolRows:
         from app.ui.conversation.tool_rows import ToolRows
 
-        rows = ToolRows()
-        self._made.append(rows)
-        return rows
+        return ToolRows()
 
     @cached_property
     def notices(self) -> NoticeRows:
         from app.ui.conversation.notice_rows import NoticeRows
 
-        rows = NoticeRows()
-        self._made.append(rows)
-        return rows
+        return NoticeRows()
 
     @cached_property
     def agents(self) -> AgentRows:
         from app.ui.agents.agent_rows import AgentRows
 
-        rows = AgentRows()
-        self._made.append(rows)
-        return rows
+        return AgentRows()
 
     def clear(self) -> None:
-        for kind in self._made:
-            kind.clear()
+        for kind in ("messages", "tools", "notices", "agents"):
+            if kind in self.__dict__:  # made: its cached property keeps it there
+                self.__dict__[kind].clear()
 
 
 def column_width(width: int) -> int:
