@@ -20,7 +20,6 @@ import base64
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from functools import cache
 from urllib.parse import unquote, urlsplit
 
@@ -146,7 +145,6 @@ def forms(value: str) -> set[str]:
     return found
 
 
-@dataclass(frozen=True)
 class _Search:
     """Every known secret's forms, looked for in two steps.
 
@@ -155,12 +153,24 @@ class _Search:
     text a needle's length at a time. So each form is looked for first by a literal
     it holds (`keys`: a form that is inside another needs no search of its own), and
     only the forms whose key is in the text make the expression that replaces them.
+    A plain class, not a dataclass: this module loads before the window's first paint,
+    where defining a frozen dataclass costs about 0.5 ms.
     """
 
-    keys: tuple[str, ...]
-    patterns: tuple[frozenset[tuple[int, str]], ...]  # for each key: (length, pattern) of its forms
-    short: frozenset[int]  # the keys of values redacted only as whole tokens
-    compiled: dict[frozenset[int], re.Pattern[str]] = field(default_factory=dict)
+    __slots__ = ("compiled", "keys", "patterns", "short")
+
+    def __init__(
+        self,
+        keys: tuple[str, ...],
+        patterns: tuple[frozenset[tuple[int, str]], ...],
+        short: frozenset[int],
+    ) -> None:
+        """`patterns`: for each key, (length, pattern) of its forms; `short`: the keys of
+        values redacted only as whole tokens."""
+        self.keys = keys
+        self.patterns = patterns
+        self.short = short
+        self.compiled: dict[frozenset[int], re.Pattern[str]] = {}
 
     def sub(self, text: str, *, short_too: bool) -> str:
         """The text with the forms found replaced (those of short values too, or not)."""

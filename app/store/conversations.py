@@ -12,10 +12,12 @@ import re
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.store.connection import Connection
-from routing.chat_settings import ChatSettings
+
+if TYPE_CHECKING:
+    from routing.chat_settings import ChatSettings
 
 _TITLE_LENGTH = 60
 _SUMMARY_COLUMNS = "id, title, model, created_at, updated_at"
@@ -126,6 +128,8 @@ class Conversations:
             row = db.execute(
                 "SELECT settings FROM conversations WHERE id = ?", (conversation_id,)
             ).fetchone()
+        from routing.chat_settings import ChatSettings  # with the first chat's settings
+
         return ChatSettings.from_json(row[0]) if row else ChatSettings()
 
     def set_settings(self, conversation_id: str, settings: ChatSettings) -> None:

@@ -118,6 +118,9 @@ NEVER_BEFORE_PAINT = {
     "app.presenters.approvals": "tool calls ask for approval after the first paint",
     "PySide6.QtSvg": "badges are drawn when a model is listed; the paper clip by QPainter",
     "app.ui.conversation.versions": "deletes with Undo are made ready after the first paint",
+    "routing.chat_settings": "a chat's own settings are read when its panel or a turn needs them",
+    "app.presenters.context_meter": "the context meter reads with the first listed model",
+    "app.ui.conversation.message_actions": "a row's actions load with its first menu or click",
 }
 
 # Qt classes the first paint needs none of; each costs 1–5 ms to build (PySide6 builds

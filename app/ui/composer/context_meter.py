@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.presenters.context_meter import reading
 from app.ui.theme import show_problem
 
 if TYPE_CHECKING:
@@ -55,6 +54,7 @@ class ContextMeter:
             label.hide()
             return
         # Here, not at the top: the estimate loads routing, which the first paint does without.
+        from app.presenters.context_meter import reading
         from routing.token_estimate import PDF_TOKENS, Estimator, text_tokens
 
         attached = w.controller.attaching.attachments

@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 
-from app.ui.conversation.message_actions import MenuModel, Requested
-
 if TYPE_CHECKING:
     from app.ui.conversation.chat_settings_panel import ChatSettingsPanel
+    from app.ui.conversation.message_actions import MenuModel, Requested
     from app.ui.main_window import MainWindow
 
 BUSY = "Wait for the answer to finish, or Stop it, first."
@@ -45,6 +44,7 @@ class ChatActions(QObject):
         badge where it sees (faint where nobody says; none where it doesn't)."""
         from PySide6.QtGui import QPalette
 
+        from app.ui.conversation.message_actions import MenuModel  # with the first menu
         from app.ui.icons import badges_icon
         from app.ui.models.model_picker import sight_words
 
@@ -82,6 +82,8 @@ class ChatActions(QObject):
 
     def retry(self, item_id: int, model_ref: str) -> None:
         """Answer the turn `item_id` belongs to again, with `model_ref`."""
+        from app.ui.conversation.message_actions import Requested  # as a row's menu does
+
         self.act(Requested("regenerate", item_id, model_ref))
 
     # -- editing -------------------------------------------------------------------
