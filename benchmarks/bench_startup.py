@@ -2,7 +2,9 @@
 
 Both windows run as whole processes, alternately, in the same run: Sightline's
 `python -m app --smoke` and `python -m benchmarks.bare_window` print the same
-JSON timings; the wall time covers interpreter start to exit. Both start from
+JSON timings, their paint among them on the monotonic clock every process shares;
+start → first paint is from this benchmark's reading of that clock just before it
+started the process. The wall time covers interpreter start to exit. Both start from
 bytecode, as an installed copy does (pip compiles it at install, the frozen
 build ships it): the unmeasured first run writes it to a cache of the run's own,
 whatever PYTHONDONTWRITEBYTECODE says, so Sightline is not timed compiling its
