@@ -77,6 +77,16 @@ def opencode_in(folder: Path, server: FakeOpenAI) -> ProviderConfig:
     )
 
 
+def _asked_m(server: FakeOpenAI) -> list[dict[str, object]]:
+    """The turn's requests to the model `m`, in order. OpenCode names the session with its
+    small model at the same time, and that request may come in last: it is not the turn's."""
+    return [
+        r[2]
+        for r in server.requests
+        if r[0] == "POST" and "chat" in r[1] and r[2].get("model") == "m"
+    ]
+
+
 async def test_opencode_answers_and_a_picture_reaches_its_model_as_an_image(
     store: Store, tmp_path: Path
 ) -> None:
@@ -99,9 +109,9 @@ async def test_opencode_answers_and_a_picture_reaches_its_model_as_an_image(
         assert isinstance(last, TurnEnded) and last.error is None, last
         # The loopback model really looks ("read"): its answer names what the picture shows.
         assert "red" in "".join(e.text for e in events if isinstance(e, TextAdded))
-        sent = [r for r in server.requests if r[0] == "POST" and "chat" in r[1]]
+        sent = _asked_m(server)
         assert sent, "OpenCode never asked the loopback model"
-        parts = json.dumps(sent[-1][2])
+        parts = json.dumps(sent[-1])
         assert "image_url" in parts and "data:image/png;base64," in parts
 
 
@@ -131,7 +141,7 @@ async def test_opencode_calls_the_door_and_its_picture_reaches_the_loopback_mode
             await engine.aclose()
         last = events[-1]
         assert isinstance(last, TurnEnded) and last.error is None, last
-        sent = [r[2] for r in server.requests if r[0] == "POST" and "chat" in r[1]]
+        sent = _asked_m(server)
         assert len(sent) >= 2, "OpenCode never gave the model the door's result"
         after = json.dumps(sent[-1])
         assert "data:image/png;base64," in after  # the door's picture reached the model
