@@ -123,6 +123,18 @@ NEVER_BEFORE_PAINT = {
     "app.ui.conversation.message_actions": "a row's actions load with its first menu or click",
 }
 
+
+# What a chat of words, left open and shown again in the first frame, doesn't need.
+NOT_FOR_WORDS = {
+    "app.ui.conversation.tool_rows": "a tool's row is made with the first one shown",
+    "app.ui.agents.agent_rows": "an agent's row is made with the first one shown",
+    "app.presenters.pdf_notes": "a PDF's tile loads its words with the first one drawn",
+    "app.presenters.pending": "attachments are read with the first one attached",
+    "app.attachments": "attachments are read with the first one attached",
+    "vision.pdf": "PDFs are read with the first one attached or shown",
+    "app.ui.sending": "the send loads with the first send; the chat's folder needs none",
+}
+
 # Qt classes the first paint needs none of; each costs 1–5 ms to build (PySide6 builds
 # a class, with all its enums, the first time Python touches it).
 QT_NEVER_BEFORE_PAINT = {
@@ -234,18 +246,6 @@ def test_a_returning_start_shows_the_chat_left_open_before_any_lexer_is_built(
     assert _loaded(at["paint"], {"pygments": "lexers are built after the paint"}) == {}
     # Words alone: no PDF, tool or agent row to draw, and no send yet.
     assert _loaded(at["paint"], NOT_FOR_WORDS) == {}
-
-
-# What a chat of words, left open and shown again in the first frame, doesn't need.
-NOT_FOR_WORDS = {
-    "app.ui.conversation.tool_rows": "a tool's row is made with the first one shown",
-    "app.ui.agents.agent_rows": "an agent's row is made with the first one shown",
-    "app.presenters.pdf_notes": "a PDF's tile loads its words with the first one drawn",
-    "app.presenters.pending": "attachments are read with the first one attached",
-    "app.attachments": "attachments are read with the first one attached",
-    "vision.pdf": "PDFs are read with the first one attached or shown",
-    "app.ui.sending": "the send loads with the first send; the chat's folder needs none",
-}
 
 
 def test_an_import_hook_not_pysides_is_left_alone(monkeypatch: pytest.MonkeyPatch) -> None:
