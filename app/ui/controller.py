@@ -66,8 +66,7 @@ class Controller(QObject):
     busy_changed = Signal(bool)
     draft_restored = Signal(str)
     problem = Signal(str)  # something went wrong outside any conversation
-    # What a delete left for Undo (DeletedItems), or None once nothing can be: `versions`'.
-    deleted_changed = Signal(object)
+    deleted_changed = Signal(object)  # `versions`': DeletedItems left for Undo, or None
 
     def __init__(self, assembly: Assembly, parent: QObject | None = None) -> None:
         """Wrap the set-up over an open store; the catalogue and turns are made by `start`."""
@@ -306,17 +305,12 @@ class Controller(QObject):
         """Open a saved conversation with its messages and its model."""
         if conversation_id == self._current:
             return
-        from app.store import DamagedConversation
-
         summary = self.store.conversations.get(conversation_id)
         if summary is None:
             self.chats.refresh()
             return
-        try:
-            # Its end: a long chat shows more as the person scrolls up (`earlier`).
-            items = self.store.page(conversation_id)
-        except DamagedConversation as exc:  # the chat shown stays; the others still open
-            self.problem.emit(str(exc))
+        items = self._page(conversation_id)  # its end: the rest as the person scrolls up
+        if items is None:
             return
         self._current = conversation_id
         if not items or items[0].parent_id is None:  # the whole chat: its folder, if any
@@ -325,13 +319,17 @@ class Controller(QObject):
 
     def earlier(self, conversation_id: str, before: int) -> list[StoredItem]:
         """The page of the open chat shown before the item `before` ([] at its start)."""
+        return self._page(conversation_id, before) or []
+
+    def _page(self, conversation_id: str, before: int | None = None) -> list[StoredItem] | None:
+        """A page of a chat; None when it is damaged (said; the others still open)."""
         from app.store import DamagedConversation
 
         try:
             return self.store.page(conversation_id, before)
         except DamagedConversation as exc:
             self.problem.emit(str(exc))
-            return []
+            return None
 
     def folder(self, conversation_id: str) -> Path | None:
         """A chat's working folder, if it has one ("": the new chat's, chosen by a send)."""

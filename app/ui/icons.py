@@ -28,19 +28,26 @@ def badge_image(name: Badge, color: QColor, size: int, ratio: float = 1.0) -> QI
     return _badge_image(name, color.name(QColor.NameFormat.HexArgb), size, round(ratio * 4) / 4)
 
 
+def _canvas(size: int, ratio: float) -> tuple[QImage, QPainter]:
+    """A clear square image of `size` logical pixels at `ratio`, in device pixels (the
+    caller sets its pixel ratio once drawn), and an antialiased painter on it."""
+    pixels = max(1, round(size * ratio))
+    image = QImage(pixels, pixels, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(image)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    return image, painter
+
+
 @cache
 def _badge_image(name: Badge, color: str, size: int, ratio: float) -> QImage:
     from PySide6.QtSvg import QSvgRenderer  # only once a badge is first drawn
 
     svg = _svg_text(name).replace(b"currentColor", QColor(color).name().encode())
     renderer = QSvgRenderer(svg)
-    pixels = max(1, round(size * ratio))
-    image = QImage(pixels, pixels, QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(Qt.GlobalColor.transparent)
-    painter = QPainter(image)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    image, painter = _canvas(size, ratio)
     painter.setOpacity(QColor(color).alphaF())
-    renderer.render(painter, QRectF(0, 0, pixels, pixels))
+    renderer.render(painter, QRectF(image.rect()))
     painter.end()
     image.setDevicePixelRatio(ratio)
     return image
@@ -53,9 +60,6 @@ def paper_clip_image(color: QColor, size: int, ratio: float = 1.0) -> QImage:
     and QtSvg (its library and a parse, about 3 ms) would load before that paint.
     The strokes are those of tests/ui/paper_clip.svg, on the same 24-unit grid.
     """
-    pixels = max(1, round(size * ratio))
-    image = QImage(pixels, pixels, QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(Qt.GlobalColor.transparent)
     clip = QPainterPath(QPointF(10, 8))  # inner wire, down
     clip.lineTo(10, 15.5)
     clip.arcTo(QRectF(10, 13.5, 4, 4), 180, 180)  # inner bend, below
@@ -64,9 +68,8 @@ def paper_clip_image(color: QColor, size: int, ratio: float = 1.0) -> QImage:
     clip.lineTo(7, 17)
     clip.arcTo(QRectF(7, 12, 10, 10), 180, 180)  # outer bend, below
     clip.lineTo(17, 9)
-    painter = QPainter(image)
-    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-    painter.scale(pixels / 24, pixels / 24)
+    image, painter = _canvas(size, ratio)
+    painter.scale(image.width() / 24, image.width() / 24)
     painter.translate(12, 12)
     painter.rotate(40)  # drawn upright, shown tilted
     painter.translate(-12, -12)
