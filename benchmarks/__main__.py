@@ -1,7 +1,7 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
 NAME picks modules (startup, ask, store, import, pictures, redact, describer, pdf, window,
-sight, agent, wires, context); none runs all.
+send, sight, agent, wires, context); none runs all.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from benchmarks import (
     bench_pdf,
     bench_pictures,
     bench_redact,
+    bench_send,
     bench_sight_check,
     bench_startup,
     bench_store,
@@ -37,6 +38,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "describer": bench_describer.run,
     "pdf": bench_pdf.run,
     "window": bench_window.run,
+    "send": bench_send.run,
     "sight": bench_sight_check.run,
     "agent": bench_agent.run,
     "context": bench_context.run,

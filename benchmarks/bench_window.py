@@ -82,10 +82,11 @@ def fill(folder: Path, count: int, seed: int = 7) -> str:
 
 
 @contextmanager
-def _environment(folder: Path) -> Iterator[None]:
-    """No provider, no discovery: nothing reaches the network while measuring."""
+def environment(folder: Path, providers: str = "") -> Iterator[None]:
+    """No discovery, and no provider but those `providers` configures (TOML): nothing
+    else reaches the network while measuring."""
     config = folder / "config.toml"
-    config.write_text("discover_local = false\n", encoding="utf-8")
+    config.write_text(f"discover_local = false\n{providers}", encoding="utf-8")
     saved = {k: os.environ.get(k) for k in ("SIGHTLINE_CONFIG", "SIGHTLINE_DATA_DIR")}
     os.environ["SIGHTLINE_CONFIG"] = str(config)
     os.environ["SIGHTLINE_DATA_DIR"] = str(folder / "data")
@@ -198,7 +199,7 @@ def run() -> list[Row]:
     app = QApplication.instance() or QApplication([])
     with tempfile.TemporaryDirectory(prefix="sightline-bench-") as temp:
         folder = Path(temp)
-        with _environment(folder):
+        with environment(folder):
             # Each opening is of a conversation never shown before: nothing is cached.
             data = folder / "data"
             bigs = [fill(data, MESSAGES, seed=seed) for seed in range(ROUNDS + 1)]

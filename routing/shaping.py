@@ -114,7 +114,10 @@ def shape_messages(
             elif isinstance(part, ToolCall):  # stored before the bound, it must still send
                 part = replace(part, arguments=bounded_arguments(part.arguments))
             parts.append(part)
-        shaped.append(replace(message, parts=tuple(reversed(parts))))
+        parts.reverse()
+        # A message none of whose parts changed goes as it is: most of a long chat's.
+        same = all(new is old for new, old in zip(parts, message.parts, strict=True))
+        shaped.append(message if same else replace(message, parts=tuple(parts)))
     return tuple(reversed(shaped))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any, cast
 
@@ -29,16 +29,37 @@ from routing.transcript import (
     TextPart,
 )
 
-_ITEM_COLUMNS = (
-    "id, conversation_id, seq, created_at, kind, role, status, model, text, parts, "
-    "notice_kind, details, crossed, parent_id, deleted_at, stats"
+# Read by position: a name looked up in a sqlite3.Row walks its columns each time, and
+# this runs for every item of a chat each time a turn reads it.
+_COLUMNS = (
+    "id",
+    "conversation_id",
+    "seq",
+    "created_at",
+    "kind",
+    "role",
+    "status",
+    "model",
+    "text",
+    "parts",
+    "notice_kind",
+    "details",
+    "crossed",
+    "parent_id",
+    "deleted_at",
+    "stats",
 )
+_ITEM_COLUMNS = ", ".join(_COLUMNS)
+_NO_PARTS = "[]"  # most messages' parts column: words only
+_STATUSES = {status.value: status for status in MessageStatus}
 
 
 def load(db: sqlite3.Connection, where: str, *params: object) -> list[StoredItem]:
     """The items matching a WHERE clause (the store's SQL, never a person's words), each
     picture read once, an answer still streaming with its words so far."""
-    rows = db.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
+    rows = db.cursor()
+    rows.row_factory = None  # plain tuples, read by position
+    rows.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
     blobs = Blobs(db)
     loaded = [_load_item(row, blobs) for row in rows.fetchall()]
     return [_with_chunks(db, stored) for stored in loaded]
@@ -54,7 +75,7 @@ def written(
     blobs = Blobs(db)
     if encoded is not None:
         blobs.keep(encoded)
-    return _load_item(row, blobs)
+    return _load_item(tuple(row.get(column) for column in _COLUMNS), blobs)
 
 
 def _with_chunks(db: sqlite3.Connection, stored: StoredItem) -> StoredItem:
@@ -80,28 +101,47 @@ def stats_from(column: str | None) -> AnswerStats | None:
         return None
 
 
-def _load_item(row: sqlite3.Row | Mapping[str, Any], blobs: Blobs) -> StoredItem:
-    """A row of `items` as the message or notice it stores."""
+def _load_item(row: Sequence[Any], blobs: Blobs) -> StoredItem:
+    """A row of `items` (its `_COLUMNS`, in order) as the message or notice it stores."""
+    (
+        item_id,
+        conversation_id,
+        seq,
+        created_at,
+        kind,
+        role,
+        status,
+        model,
+        text,
+        parts_column,
+        notice_kind,
+        details,
+        crossed,
+        parent_id,
+        deleted_at,
+        stats,
+    ) = row
     item: Message | Notice
-    if row["kind"] == "notice":
-        crossed = Crossed(**json.loads(row["crossed"])) if row["crossed"] else None
-        item = Notice(NoticeKind(row["notice_kind"]), row["text"], row["details"], crossed)
+    if kind == "notice":
+        crossing = Crossed(**json.loads(crossed)) if crossed else None
+        item = Notice(NoticeKind(notice_kind), text, details, crossing)
     else:
-        parts: list[Part] = [TextPart(row["text"])] if row["text"] else []
-        parts.extend(blobs.decode(data) for data in json.loads(row["parts"]))
+        parts: list[Part] = [TextPart(text)] if text else []
+        if parts_column != _NO_PARTS:
+            parts.extend(blobs.decode(data) for data in json.loads(parts_column))
         item = Message(
-            role=cast(Role, row["role"]),
+            role=cast(Role, role),
             parts=tuple(parts),
-            model=row["model"],
-            status=MessageStatus(row["status"]),
-            stats=stats_from(row["stats"]),
+            model=model,
+            status=_STATUSES.get(status) or MessageStatus(status),
+            stats=stats_from(stats),
         )
     return StoredItem(
-        id=row["id"],
-        conversation_id=row["conversation_id"],
-        seq=row["seq"],
-        created_at=row["created_at"],
+        id=item_id,
+        conversation_id=conversation_id,
+        seq=seq,
+        created_at=created_at,
         item=item,
-        parent_id=row["parent_id"],
-        deleted=row["deleted_at"] is not None,
+        parent_id=parent_id,
+        deleted=deleted_at is not None,
     )

@@ -69,6 +69,8 @@ class Recorded:
     path: str  # as requested, query included
     headers: Headers
     body: Any  # the JSON it carried, parsed; None without a body or when it isn't JSON
+    # When it was read whole (time.perf_counter: the clock of the process that serves it).
+    received_at: float = field(default_factory=time.perf_counter, compare=False)
 
 
 @dataclass

@@ -1,0 +1,113 @@
+"""Sending in a long chat: from Enter to the request on the wire, beside a short chat's.
+
+A real session (the window, its controller, the model runner) on the app's own qasync
+loop, and one local Ollama-protocol server on loopback (tests/servers/ollama.py) giving a
+short answer. A send is timed from the composer's Enter to the server receiving its
+POST /api/chat: all Sightline does before a model can start (the message stored and
+shown, the chat read, its pictures, shaping, the fit to the model's window). A
+MESSAGES-message chat and a SMALL-message one, alternately, each answered before the next.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_window import environment, fill
+from benchmarks.common import Paired, Row
+from tests.servers.ollama import FakeOllama, Reply
+
+MESSAGES = 5_000
+SMALL = 10
+ROUNDS = 7  # measured sends in each chat, after one unmeasured
+MODEL = "llama3.2:3b"  # the chats' model (benchmarks/bench_window.py's `fill`)
+ANSWER = "Here is a short answer. " * 10
+TIMEOUT_S = 30.0
+
+
+async def _until(done: Callable[[], bool]) -> None:
+    """Let the loop run (Qt's events too) until `done()`, or fail after TIMEOUT_S."""
+    async with asyncio.timeout(TIMEOUT_S):
+        while not done():
+            await asyncio.sleep(0.0005)
+
+
+async def _sends(session: Any, server: FakeOllama, long: str, short: str) -> Paired:
+    """Seconds from Enter to the request's arrival, in the long and the short chat in turn."""
+    controller, composer = session.controller, session.window.composer
+    times = Paired([], [])
+    for round_ in range(ROUNDS + 1):
+        for chat, kept in ((long, times.ours), (short, times.floor)):
+            controller.select_conversation(chat)
+            await asyncio.sleep(0.2)  # shown and settled, as a person would read it first
+            asked = len(server.received(server.is_chat))
+            server.enqueue(Reply(text=ANSWER))
+            started = time.perf_counter()
+            composer.send_requested.emit(f"Question {round_}?")  # what Enter does
+            await _until(lambda asked=asked: len(server.received(server.is_chat)) > asked)  # type: ignore[misc]
+            arrived = server.received(server.is_chat)[asked].received_at
+            await _until(lambda: not controller.busy)
+            if round_:
+                kept.append(arrived - started)
+    return times
+
+
+def run() -> list[Row]:
+    """Measure and return the row."""
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.main_thread_gc import INTERVAL_MS, MainThreadCollector
+    from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
+    from app.ui.session import load_settings, open_session
+
+    app = QApplication.instance() or QApplication([])
+    with FakeOllama() as server, tempfile.TemporaryDirectory(prefix="sightline-bench-") as temp:
+        folder = Path(temp)
+        long, short = fill(folder / "data", MESSAGES), fill(folder / "data", SMALL, seed=9)
+        provider = (
+            f'\n[[providers]]\nid = "ollama"\nkind = "ollama"\nbase_url = "{server.base_url}"\n'
+        )
+        with environment(folder, provider):
+            loop = new_loop(app)
+            asyncio.set_event_loop(loop)
+            session = open_session(load_settings())
+
+            async def measure() -> Paired:
+                session.show()
+                session.start()  # as after the first paint: the models are listed
+                # The window's own collection, which freezes what the start made at its
+                # first look, as it does in the app (app/ui/main_thread_gc.py).
+                collector = MainThreadCollector()
+                try:
+                    await asyncio.sleep(2 * INTERVAL_MS / 1000)
+                    return await _sends(session, server, long, short)
+                finally:  # as the app ends (app/ui/app.py), the window closed after
+                    collector.stop()
+                    await session.aclose()
+                    await loop.shutdown_asyncgens()
+
+            try:
+                with async_generators_finalized_by(loop):
+                    times = loop.run_until_complete(measure())
+            finally:
+                session.window.close()
+                asyncio.set_event_loop(None)
+                loop.close()
+    return [
+        Row(
+            f"send in a {MESSAGES:,}-message chat: Enter → the request on the wire",
+            statistics.median(times.ours) * 1000,
+            "ms",
+            "report",
+            f"{SMALL}-message chat: {statistics.median(times.floor) * 1000:.1f} ms; "
+            f"{times.ratios()}; {ROUNDS} sends in each, alternately, to a local "
+            "Ollama-protocol server on loopback",
+        )
+    ]
