@@ -26,7 +26,6 @@ from tests.servers.ollama import FakeOllama, Reply
 MESSAGES = 5_000
 SMALL = 10
 ROUNDS = 7  # measured sends in each chat, after one unmeasured
-MODEL = "llama3.2:3b"  # the chats' model (benchmarks/bench_window.py's `fill`)
 ANSWER = "Here is a short answer. " * 10
 TIMEOUT_S = 30.0
 
