@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.store import ConversationSummary, Store, StoreError
+from app.ui.chores import Chores
 
 if TYPE_CHECKING:
     import asyncio  # itself loaded after the window's first paint
@@ -66,7 +67,7 @@ class Chats(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.finish_deleting)
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks = Chores()  # exports
         # After `close` the store is closed: late timers and events must not reach it.
         self._closed = False
 
@@ -178,8 +179,7 @@ class Chats(QObject):
             return
         self._timer.stop()
         self._pending = {}
-        for task in self._tasks:
-            task.cancel()
+        self._tasks.cancel()
         self._purge(None)
         self._closed = True
 
@@ -209,12 +209,7 @@ class Chats(QObject):
 
     def export(self, conversation_id: str, path: Path) -> asyncio.Task[None]:
         """Write the conversation to `path` (.json, else Markdown); `told` says how it went."""
-        import asyncio  # here, not at the top: the window paints before asyncio loads
-
-        task = asyncio.ensure_future(self._export(conversation_id, path))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return task
+        return self._tasks.run(self._export(conversation_id, path))
 
     async def _export(self, conversation_id: str, path: Path) -> None:
         import asyncio

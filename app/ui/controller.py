@@ -9,8 +9,6 @@ paint doesn't need are made, and their modules imported, when first used.
 
 from __future__ import annotations
 
-import contextlib
-import logging
 from collections.abc import Coroutine, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -20,14 +18,13 @@ from PySide6.QtCore import QObject, Signal
 
 from app.presenters.model_lister import ModelLister
 from app.ui.chats import Chats
+from app.ui.chores import Chores
 from app.ui.composer.attaching import Attaching
 from app.ui.turn_feed import TurnFeed
 
-# asyncio (~25 ms) is imported by the methods that use it: they all run after the
-# window's first paint, which comes before asyncio loads (app/ui/app.py).
+# asyncio (~25 ms) loads with the first chore (app/ui/chores.py), after the window's
+# first paint, which comes before asyncio loads (app/ui/app.py).
 if TYPE_CHECKING:
-    import asyncio
-
     from app.assembly import Assembly
     from app.config import Config
     from app.keys import KeyStore
@@ -48,8 +45,6 @@ if TYPE_CHECKING:
     from routing.catalogue import Catalogue
     from routing.models import ProviderConfig
     from routing.transcript import ToolCall
-
-log = logging.getLogger(__name__)
 
 AUTO = "auto"  # routing.router.AUTO, repeated so the first paint needn't import routing
 
@@ -75,7 +70,7 @@ class Controller(QObject):
         store = assembly.store
         self._started = False
         self._current = ""
-        self._chores: set[asyncio.Task[object]] = set()  # held so they aren't collected mid-way
+        self._chores = Chores()  # background work, held so it isn't collected mid-way
         # The catalogue in use and its models, published as each provider answers.
         self._lister = ModelLister(self.config, assembly.config_path, self.models_changed.emit)
         # The list of conversations: search, rename, delete with Undo, export, the ledger.
@@ -235,31 +230,16 @@ class Controller(QObject):
 
     def chore(self, work: Coroutine[object, object, object]) -> None:
         """Run `work` on the loop, held until it ends; a failure is logged."""
-        import asyncio  # after the first paint (see the imports)
-
-        chore = asyncio.ensure_future(work)
-        self._chores.add(chore)
-        chore.add_done_callback(self._chore_done)
-
-    def _chore_done(self, chore: asyncio.Task[object]) -> None:
-        self._chores.discard(chore)
-        if not chore.cancelled() and chore.exception() is not None:
-            log.error("a background task failed", exc_info=chore.exception())
+        self._chores.run(work)
 
     async def aclose(self) -> None:
         """Stop whatever runs and close the providers' connections (the store stays open);
         a part never made has nothing to close."""
-        import asyncio  # after the first paint (see the imports)
-
         if self._made("serving"):
             await self.serving.aclose()  # first: its turns stop while the store is open
         if self.busy:
             await self.turn.stopped()
-        for task in list(self._chores):  # each one's end takes it out of the set
-            if not task.done():
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+        await self._chores.stop()
         await self._lister.aclose()
         if self._made("_turn_side"):
             await self._turn_side.aclose()

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
     from app.store import StoredItem
     from app.tools.mcp.config import McpServerConfig
-    from app.turn.agent_folder import AgentFolders
     from app.turn.agents import AgentEngines
     from app.turn.boundary import EarlierPictures, Leaving
     from app.turn.engine import Engine
@@ -111,12 +110,12 @@ class Sending:
         """The working folder of a chat ("": the new one not yet sent), if it has one."""
         if not conversation_id:
             return self._new_chat_folder
-        return self.folders.folder(conversation_id)
+        return self._c.folders.folder(conversation_id)
 
     def choose_folder(self, folder: Path) -> None:
         """The working folder the person chose for the open chat (a new one: once sent)."""
         if self._c.current_id:
-            self.folders.choose(self._c.current_id, folder)
+            self._c.folders.choose(self._c.current_id, folder)
         else:
             self._new_chat_folder = folder
 
@@ -128,11 +127,6 @@ class Sending:
     def new_chat(self) -> None:
         """An empty chat is open: no folder chosen for it yet."""
         self._new_chat_folder = None
-
-    @property
-    def folders(self) -> AgentFolders:
-        """Each chat's working folder (the person's home until one is chosen)."""
-        return self._c.folders
 
     # -- the send ------------------------------------------------------------------
 
@@ -159,7 +153,7 @@ class Sending:
             chat = c.store.conversations.create(model=ref)
             folder, self._new_chat_folder = self._new_chat_folder, None
             if folder is not None and c.assembly.agent_named(ref) is not None:
-                self.folders.choose(chat, folder)  # before the header shows
+                self._c.folders.choose(chat, folder)  # before the header shows
             c.open_new(chat, ref)
         elif send.replacing is not None:
             edited = c.store.get_item(send.replacing)
@@ -230,7 +224,7 @@ class Sending:
             engines = c.assembly.agent_engines(
                 self.runner.catalogue,
                 self.runner.tool_step,
-                self.folders,
+                self._c.folders,
                 mcp_servers=self._mcp_servers(),
             )
             self._agents = engines

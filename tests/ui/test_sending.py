@@ -51,7 +51,7 @@ def test_an_open_chat_s_folder_is_chosen_for_that_chat(
     controller.select_conversation(chat)
     controller.sending.choose_folder(tmp_path)
     assert controller.sending.folder(chat) == tmp_path
-    assert controller.sending.folders.for_turn(chat, "fake")[0] == tmp_path
+    assert controller.folders.for_turn(chat, "fake")[0] == tmp_path
     assert controller.sending.needs(Send("fake", again=1)) is None
 
 

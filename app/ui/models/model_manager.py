@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.presenters.listing import ModelListing
+from app.ui.chores import Chores
 from app.ui.models.installed_models import InstalledModels
 from app.ui.models.pull_progress import PullProgressBox
 from app.ui.models.vision_offer import VisionOffer
@@ -86,7 +87,7 @@ class ModelManager(QDialog):
         self.setMinimumWidth(480)
         self._pull: asyncio.Task[None] | None = None
         self._pulling = ""  # the name being pulled
-        self._deletes: set[asyncio.Task[None]] = set()
+        self._deletes = Chores()
         self._awaited = ""  # the ref of a model pulled, until the listing has it
         self._relist_after = False  # list again once the listing under way ends
         self._closed = False
@@ -285,9 +286,7 @@ class ModelManager(QDialog):
             return
         self.installed.set_deletable(name, False)
         self._say(f"Deleting {name}…")
-        task = asyncio.ensure_future(self._run_delete(provider, name))
-        self._deletes.add(task)
-        task.add_done_callback(self._deletes.discard)
+        self._deletes.run(self._run_delete(provider, name))
 
     async def _run_delete(self, provider: ProviderConfig, name: str) -> None:
         try:
@@ -335,9 +334,9 @@ class ModelManager(QDialog):
         if self.pulling:  # said now: the task hears of its cancelling only later
             self._stopped(self.pulling)
         self._closed = True
-        for task in (self._pull, *self._deletes):
-            if task is not None and not task.done():
-                task.cancel()
+        if self._pull is not None and not self._pull.done():
+            self._pull.cancel()
+        self._deletes.cancel()
         self.installed.close_question()
         with contextlib.suppress(RuntimeError):  # already disconnected by an earlier close
             self.controller.models_changed.disconnect(self._listing_changed)
