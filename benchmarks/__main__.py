@@ -1,7 +1,7 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
-NAME picks modules (startup, ask, store, import, pictures, redact, describer, pdf, window,
-send, sight, agent, wires, context); none runs all.
+NAME picks modules (startup, instructions, ask, store, import, pictures, redact, describer,
+pdf, window, send, sight, agent, wires, context); none runs all.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from benchmarks import (
     bench_send,
     bench_sight_check,
     bench_startup,
+    bench_startup_instructions,
     bench_store,
     bench_window,
     bench_wires,
@@ -30,6 +31,7 @@ from benchmarks.common import Row, table
 
 BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "startup": bench_startup.run,
+    "instructions": bench_startup_instructions.run,
     "ask": bench_ask.run,
     "store": bench_store.run,
     "import": bench_import.run,

@@ -45,21 +45,28 @@ def _returning(data: Path) -> None:
     (data / "window.ini").write_text(f"[chat]\nlast={conversation}\n", encoding="utf-8")
 
 
+def start_env(home: Path) -> dict[str, str]:
+    """A child's environment for a first start in `home`: no discovery, its own data,
+    settings and bytecode (written by a first, unmeasured run)."""
+    config = home / "config.toml"
+    config.write_text("discover_local = false\n", encoding="utf-8")
+    env = python_env(
+        SIGHTLINE_CONFIG=str(config),
+        SIGHTLINE_DATA_DIR=str(home / "data"),
+        XDG_CONFIG_HOME=str(home / "xdg-config"),
+        XDG_DATA_HOME=str(home / "xdg-data"),
+        XDG_CACHE_HOME=str(home / "xdg-cache"),
+        PYTHONPYCACHEPREFIX=str(home / "bytecode"),
+    )
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def _timed_windows(runs: int) -> dict[str, dict[str, list[float]]]:
     """Per window: first paint, paint since process start, wall time and peak memory per run."""
     with tempfile.TemporaryDirectory() as folder:
         home = Path(folder)
-        config = home / "config.toml"
-        config.write_text("discover_local = false\n", encoding="utf-8")
-        env = python_env(
-            SIGHTLINE_CONFIG=str(config),
-            SIGHTLINE_DATA_DIR=str(home / "data"),
-            XDG_CONFIG_HOME=str(home / "xdg-config"),
-            XDG_DATA_HOME=str(home / "xdg-data"),
-            XDG_CACHE_HOME=str(home / "xdg-cache"),
-            PYTHONPYCACHEPREFIX=str(home / "bytecode"),  # written by the first runs
-        )
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env = start_env(home)
         _returning(home / "returning")
         smoke = [sys.executable, "-m", "app", "--smoke"]
         commands = {

@@ -1,0 +1,131 @@
+"""Start-up counted in instructions: Sightline's window and the bare one, each to its first
+paint, under valgrind's callgrind.
+
+A start's wall time here moves 15-20 % between this machine's quick and slow stretches
+(the bare window shows in 88 ms in one, 106 ms in another), so a change worth half a
+millisecond can't be told from noise by timing it. The instructions a process runs to
+its first paint repeat to 0.01 % from run to run: a change of 0.1 ms shows. Each process
+is ended at its paint (a probe ends it there), so neither counts what follows it
+(Sightline's asyncio, the bare window's exit). Sightline is also counted to three
+earlier points, which split its count: Python, PySide6 and the QApplication; its own
+modules; the window's build (settings, log, store, widgets); the paint.
+
+Valgrind runs a process about 50 times slower, long enough for Sightline's collector
+(app/ui/main_thread_gc.py, a 500 ms timer) to collect once before the paint, which it
+never does at full speed: explicit `gc.collect()` calls are left out of both counts.
+Without valgrind the row says so instead of a figure.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from benchmarks.bench_startup import start_env
+from benchmarks.common import Row, run_process
+
+# Ends Sightline's process at argv[1]'s point: "qt" (QApplication made), "modules" (its
+# modules imported), "built" (the window built, not yet shown), "painted".
+SIGHTLINE_PROBE = """
+import os, sys
+stop = sys.argv[1]
+sys.argv[1:] = ["--smoke"]
+from app.ui import app as window_app
+
+def end(*_args):
+    sys.stdout.flush()
+    os._exit(0)
+
+if stop in ("qt", "modules"):
+    def open_and_run(*_args):
+        if stop == "modules":
+            import app.logs, app.ui.session
+        end()
+    window_app._open_and_run = open_and_run
+else:
+    paint_first = window_app._paint_first
+    def painted(session, timeout_s):
+        if stop == "painted":
+            paint_first(session, timeout_s)
+        end()
+    window_app._paint_first = painted
+from app.cli import main
+sys.exit(main())
+"""
+
+# Ends the bare window's process as it notes its first paint.
+BARE_PROBE = """
+import os, sys
+from benchmarks import bare_window
+
+def painted(window):
+    sys.stdout.flush()
+    os._exit(0)
+
+bare_window.Window.first_paint_done = painted
+sys.exit(bare_window.main())
+"""
+
+# Where Sightline's count is split, in order, and what each step between them runs.
+_STOPS = {
+    "qt": "Python, PySide6 and the QApplication",
+    "modules": "its modules",
+    "built": "the window's build",
+    "painted": "the paint",
+}
+_COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+
+
+def counted(script: str, *args: str, env: dict[str, str]) -> int:
+    """The instructions `python -c script args` runs to its end, by callgrind."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={Path(folder) / 'callgrind.out'}",
+            "--toggle-collect=gc_collect",  # explicit collections (the module's docstring)
+            "--collect-atstart=yes",  # after it: --toggle-collect turns counting off at start
+            sys.executable,
+            "-c",
+            script,
+            *args,
+        ]
+        done = run_process(command, env, timeout=600)
+    found = _COLLECTED.search(done.stderr)
+    if done.returncode != 0 or found is None:
+        raise RuntimeError(f"callgrind failed: {done.stderr.strip()[-500:]}")
+    return int(found.group(1))
+
+
+def run() -> list[Row]:
+    """Count and return the row."""
+    name, goal = "instructions to first paint, Sightline vs the bare window (callgrind)", "report"
+    if shutil.which("valgrind") is None:
+        return [Row(name, math.nan, "G", goal, "not counted: valgrind is not installed")]
+    with tempfile.TemporaryDirectory() as folder:
+        env = start_env(Path(folder))
+        # Unmeasured: writes the bytecode both start from, as the start-up benchmark does.
+        run_process([sys.executable, "-c", SIGHTLINE_PROBE, "painted"], env)
+        run_process([sys.executable, "-c", BARE_PROBE], env)
+        bare = counted(BARE_PROBE, env=env)
+        points = {stop: counted(SIGHTLINE_PROBE, stop, env=env) for stop in _STOPS}
+    ours = points["painted"]
+    steps = list(points.values())
+    split = "; ".join(
+        f"{words} {(count - before) / 1e6:.0f} M"
+        for words, count, before in zip(_STOPS.values(), steps, [0, *steps[:-1]], strict=True)
+    )
+    return [
+        Row(
+            name,
+            ours / 1e9,
+            "G",
+            goal,
+            f"bare window: {bare / 1e6:.0f} M; ratio {ours / bare:.2f}×; Sightline's: {split}; "
+            "one count each (a count repeats to 0.01 %)",
+        )
+    ]
