@@ -38,6 +38,7 @@ class ModelLister:
         self.listing = ModelListing(listing=True, config_path=config_path)
         self._carried: dict[str, ProviderStatus] = {}  # the last listing's, while relisting
         self._task: asyncio.Task[None] | None = None
+        self._ending = False  # the listing is telling of its end (`_list`)
 
     async def use(self, catalogue: Catalogue) -> Catalogue | None:
         """List `catalogue`'s models from now on; returns the catalogue it replaces."""
@@ -59,8 +60,15 @@ class ModelLister:
         """List every provider's models again; the picker fills in as each answers."""
         import asyncio  # after the first paint (see the imports)
 
-        if self.catalogue is None or (self._task and not self._task.done()):
+        if self.catalogue is None:
             return
+        if self._task and not self._task.done():
+            if self._ending:
+                # Asked by one hearing of the listing's end (a model pulled since it
+                # began): its task is not done yet, so the new listing starts right after,
+                # not inside the end's own telling, nor never.
+                asyncio.get_running_loop().call_soon(self.refresh)
+            return  # one under way already lists what there is
         self.publish(self.catalogue, listing=True)  # "Looking for models…" at once
         self._task = asyncio.ensure_future(self._list(self.catalogue))
 
@@ -82,7 +90,11 @@ class ModelLister:
         except Exception:  # a bug in a wire must not leave "Looking for models…" forever
             log.exception("listing models failed")
         finally:
-            self.publish(catalogue, listing=False)
+            self._ending = True
+            try:
+                self.publish(catalogue, listing=False)
+            finally:
+                self._ending = False
 
     def publish(self, catalogue: Catalogue, *, listing: bool) -> None:
         """Tell the picker what `catalogue` offers now (nothing for a replaced one)."""

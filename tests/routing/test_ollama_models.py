@@ -31,7 +31,7 @@ from tests.events import stopped_once
 from tests.servers import hostile
 from tests.servers.loopback import closed_port
 from tests.servers.ollama import FakeOllama
-from tests.servers.ollama_library import PULL_NOT_FOUND, PullReply, PullRun
+from tests.servers.ollama_library import PULL_NOT_FOUND, PullReply, PullRun, pull_lines
 
 
 async def pulled(server: FakeOllama, name: str) -> list[PullProgress]:
@@ -84,6 +84,24 @@ async def test_a_pull_streams_its_progress_to_success_and_the_model_is_listed(
     request = fake_ollama.received(lambda r: r.path == "/api/pull")
     assert [r.body for r in request] == [{"model": "moondream:1.8b", "stream": True}]
     assert outcome(fake_ollama) == "success"
+    assert "moondream:1.8b" in tags(fake_ollama)
+
+
+async def test_the_model_is_installed_before_the_pull_says_success(fake_ollama: FakeOllama) -> None:
+    # Ollama writes the manifest its listing reads ("writing manifest"), then says
+    # "success": a client listing as soon as it reads that line finds the model, and a
+    # connection cut just before the line leaves it installed. (The double once installed
+    # it only after the stream's end, so a window listing at once could miss it.)
+    model = fake_ollama.in_library("moondream:1.8b")
+    before_success = len(list(pull_lines(model, PullReply()))) - 1
+    fake_ollama.enqueue_pull(PullReply(drop_after=before_success))
+    statuses: list[str] = []
+    with pytest.raises((CannotConnect, MalformedResponse, ServerError)):
+        async with aclosing(pull(fake_ollama.base_url, "moondream:1.8b")) as progress:
+            async for step in progress:
+                statuses.append(step.status)
+    assert statuses[-1] == "writing manifest"
+    assert outcome(fake_ollama) == "dropped"
     assert "moondream:1.8b" in tags(fake_ollama)
 
 

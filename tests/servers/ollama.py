@@ -285,6 +285,11 @@ class _Handler(LoopbackHandler):
             for line in scripted(pull_lines(model, reply), reply, name):
                 run.lines_sent += 1
                 finished = line.get("status") == "success"
+                if finished and model is not None:
+                    # Ollama writes the model's manifest, which its listing reads, before it
+                    # says "success" ("writing manifest", then "success"): a client that
+                    # lists at once finds it.
+                    owner.install(model)
                 yield _line(line)
 
         try:  # streamed whatever `stream` says: Sightline always asks for the progress
@@ -295,8 +300,6 @@ class _Handler(LoopbackHandler):
         except OSError:  # the client hung up: Ollama cancels the pull's context then
             run.end("client gone")
             raise
-        if finished and model is not None:
-            owner.install(model)
         run.end("success" if finished else "error")
 
     def _delete_route(self) -> None:
