@@ -4,11 +4,12 @@ paint, under valgrind's callgrind.
 A start's wall time here moves 15-20 % between this machine's quick and slow stretches
 (the bare window shows in 88 ms in one, 106 ms in another), so a change worth half a
 millisecond can't be told from noise by timing it. The instructions a process runs to
-its first paint repeat to 0.01 % from run to run: a change of 0.1 ms shows. Each process
-is ended at its paint (a probe ends it there), so neither counts what follows it
-(Sightline's asyncio, the bare window's exit). Sightline is also counted to three
-earlier points, which split its count: Python, PySide6 and the QApplication; its own
-modules; the window's build (settings, log, store, widgets); the paint.
+its first paint repeat to within 0.1 % from run to run: a change of a few tenths of a
+millisecond shows. Each process is ended at its paint (a probe ends it there), so neither
+counts what follows it (Sightline's asyncio, the bare window's exit). Sightline is also
+counted to three earlier points, which split its count: Python, PySide6 and the
+QApplication; its modules (what the session imports); the window's build (settings, log,
+store, widgets, and the modules they import as they are made); the paint.
 
 Valgrind runs a process about 50 times slower, long enough for Sightline's collector
 (app/ui/main_thread_gc.py, a 500 ms timer) to collect once before the paint, which it
@@ -126,6 +127,6 @@ def run() -> list[Row]:
             "G",
             goal,
             f"bare window: {bare / 1e6:.0f} M; ratio {ours / bare:.2f}×; Sightline's: {split}; "
-            "one count each (a count repeats to 0.01 %)",
+            "one count each (a count repeats to within 0.1 %)",
         )
     ]
