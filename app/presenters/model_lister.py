@@ -39,6 +39,7 @@ class ModelLister:
         self._carried: dict[str, ProviderStatus] = {}  # the last listing's, while relisting
         self._task: asyncio.Task[None] | None = None
         self._ending = False  # the listing is telling of its end (`_list`)
+        self._closed = False  # `aclose` ran: nothing lists again
 
     async def use(self, catalogue: Catalogue) -> Catalogue | None:
         """List `catalogue`'s models from now on; returns the catalogue it replaces."""
@@ -60,7 +61,7 @@ class ModelLister:
         """List every provider's models again; the picker fills in as each answers."""
         import asyncio  # after the first paint (see the imports)
 
-        if self.catalogue is None:
+        if self.catalogue is None or self._closed:
             return
         if self._task and not self._task.done():
             if self._ending:
@@ -73,9 +74,11 @@ class ModelLister:
         self._task = asyncio.ensure_future(self._list(self.catalogue))
 
     async def aclose(self) -> None:
-        """Stop a listing still running."""
+        """Stop a listing still running; none begins afterwards (not even one asked for as
+        it ends)."""
         import asyncio  # after the first paint (see the imports)
 
+        self._closed = True
         task, self._task = self._task, None
         if task is not None and not task.done():
             task.cancel()

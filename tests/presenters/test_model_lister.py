@@ -74,3 +74,17 @@ async def test_a_listing_asked_for_while_one_runs_changes_nothing(
     assert sum(not h.listing for h in heard) == 1
     assert lister.listing.models
     await lister.aclose()
+
+
+async def test_a_closed_lister_lists_no_more(tmp_path: Path, catalogue: Catalogue) -> None:
+    # What asks after the window closed (a listing asked for as the last one ends runs
+    # after it, a loop turn later) starts nothing on a closed catalogue.
+    heard: list[ModelListing] = []
+    lister = ModelLister(Config(), tmp_path / "config.toml", heard.append)
+    await lister.use(catalogue)
+    await _until(lambda: any(not h.listing for h in heard))
+    await lister.aclose()
+    told = len(heard)
+    lister.refresh()
+    await asyncio.sleep(0.2)  # time enough for a listing to begin, were there one
+    assert heard[told:] == []
