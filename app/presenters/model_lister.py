@@ -66,8 +66,8 @@ class ModelLister:
         if self._task and not self._task.done():
             if self._ending:
                 # Asked by one hearing of the listing's end (a model pulled since it
-                # began): its task is not done yet, so the new listing starts right after,
-                # not inside the end's own telling, nor never.
+                # began): its task is not done yet, so the new listing begins right after
+                # it, neither inside the end's own telling nor dropped as one under way.
                 asyncio.get_running_loop().call_soon(self.refresh)
             return  # one under way already lists what there is
         self.publish(self.catalogue, listing=True)  # "Looking for models…" at once
