@@ -153,7 +153,7 @@ class Sending:
             chat = c.store.conversations.create(model=ref)
             folder, self._new_chat_folder = self._new_chat_folder, None
             if folder is not None and c.assembly.agent_named(ref) is not None:
-                self._c.folders.choose(chat, folder)  # before the header shows
+                c.folders.choose(chat, folder)  # before the header shows
             c.open_new(chat, ref)
         elif send.replacing is not None:
             edited = c.store.get_item(send.replacing)
@@ -224,7 +224,7 @@ class Sending:
             engines = c.assembly.agent_engines(
                 self.runner.catalogue,
                 self.runner.tool_step,
-                self._c.folders,
+                c.folders,
                 mcp_servers=self._mcp_servers(),
             )
             self._agents = engines
