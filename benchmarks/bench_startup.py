@@ -9,11 +9,11 @@ bytecode, as an installed copy does (pip compiles it at install, the frozen
 build ships it): the unmeasured first run writes it to a cache of the run's own,
 whatever PYTHONDONTWRITEBYTECODE says, so Sightline is not timed compiling its
 own modules at every start (40-70 ms here), which the bare window, having none,
-never does. Sightline starts twice: first with no chats, and as a person returns, with
+never does. Sightline starts three ways: with no chats; as a person returns, with
 the chat they left open shown again in the first frame (its rows' modules load and its
-newest page is laid out before that paint). The size is what Sightline's runtime dependencies (from
-pyproject.toml, followed through their own requirements) occupy in this venv's
-site-packages.
+newest page is laid out before that paint); and with KEPT_CHATS chats kept, all listed in
+the sidebar. The size is what Sightline's runtime dependencies (from pyproject.toml,
+followed through their own requirements) occupy in this venv's site-packages.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from benchmarks.common import ROOT, Paired, Row, median, python_env, run_process
 
 RUNS = 7
 RETURNING_ITEMS = 100  # the chat a returning person left open (questions, answers, notices)
+KEPT_CHATS = 5_000  # the sidebar of a person who keeps every chat: years of them
 
 
 def _returning(data: Path) -> None:
@@ -43,6 +44,18 @@ def _returning(data: Path) -> None:
     conversation = fill(data, RETURNING_ITEMS)
     # The window's own file (app/ui/window_state.py), as a run that closed on that chat left it.
     (data / "window.ini").write_text(f"[chat]\nlast={conversation}\n", encoding="utf-8")
+
+
+def _keeping(data: Path) -> None:
+    """A data folder of KEPT_CHATS chats, a question each, none left open: the sidebar lists
+    them all in the first frame."""
+    from app.store import Store
+    from routing.transcript import user_message
+
+    with Store.open(data) as store, store.together():
+        for n in range(KEPT_CHATS):
+            chat = store.conversations.create(title=f"Chat {n}")
+            store.add_message(chat, user_message(f"Question {n}?"))
 
 
 def start_env(home: Path) -> dict[str, str]:
@@ -68,10 +81,12 @@ def _timed_windows(runs: int) -> dict[str, dict[str, list[float]]]:
         home = Path(folder)
         env = start_env(home)
         _returning(home / "returning")
+        _keeping(home / "keeping")
         smoke = [sys.executable, "-m", "app", "--smoke"]
         commands = {
             "sightline": (smoke, env),
             "returning": (smoke, env | {"SIGHTLINE_DATA_DIR": str(home / "returning")}),
+            "keeping": (smoke, env | {"SIGHTLINE_DATA_DIR": str(home / "keeping")}),
             "bare": ([sys.executable, "-m", "benchmarks.bare_window"], env),
             "bare_qt": ([sys.executable, "-m", "benchmarks.bare_window", "--qt-namespace"], env),
         }
@@ -162,7 +177,7 @@ def run() -> list[Row]:
     """Measure and return the rows."""
     found = _timed_windows(RUNS)
     ours, bare, bare_qt = found["sightline"], found["bare"], found["bare_qt"]
-    back = found["returning"]["since_start"]
+    back, keeping = found["returning"]["since_start"], found["keeping"]["since_start"]
     since, bare_since = median(ours["since_start"]), median(bare["since_start"])
     wall, bare_wall = median(ours["wall"]), median(bare["wall"])
     size, counted = installed_mib(runtime_distributions())
@@ -194,6 +209,13 @@ def run() -> list[Row]:
             "report",
             f"over the first start: {Paired(back, ours['since_start']).ratios()}; "
             f"to the bare window: {Paired(back, bare['since_start']).ratios()}",
+        ),
+        Row(
+            f"a start with {KEPT_CHATS:,} chats kept, the sidebar listing them → first paint",
+            median(keeping) * 1000,
+            "ms",
+            "report",
+            f"over the first start: {Paired(keeping, ours['since_start']).ratios()}",
         ),
         Row(
             "`sightline --smoke` whole process (start → exit)",

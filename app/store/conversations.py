@@ -62,6 +62,15 @@ class Conversations:
         """Every conversation (but those deleted, waiting for Undo), most recently updated first."""
         return self._summaries("deleted_at IS NULL", "updated_at DESC, rowid DESC")
 
+    def has_any(self) -> bool:
+        """Whether `list` would list any conversation: asked without reading them (the
+        window asks as it is laid out, before its first paint, with thousands kept)."""
+        with self._connection.read() as db:
+            row = db.execute(
+                "SELECT EXISTS (SELECT 1 FROM conversations WHERE deleted_at IS NULL)"
+            ).fetchone()
+        return bool(row[0])
+
     def get(self, conversation_id: str) -> ConversationSummary | None:
         """One conversation's summary, or None when there is none (or it is deleted)."""
         with self._connection.read() as db:

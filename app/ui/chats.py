@@ -112,7 +112,7 @@ class Chats(QObject):
 
     def has_any(self) -> bool:
         """Whether there is any conversation at all, even one waiting for its Undo."""
-        return self._closed or bool(self._pending or self.store.conversations.list())
+        return self._closed or bool(self._pending) or self.store.conversations.has_any()
 
     def rename(self, conversation_id: str, title: str) -> None:
         """Give a conversation a new title; a blank one changes nothing."""

@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QFileDialog
+from PySide6.QtWidgets import QApplication, QFileDialog, QListView
 from pytestqt.qtbot import QtBot
 
 from app.import_json import read_json
-from app.store import Store
+from app.store import ConversationSummary, Store
+from app.store.conversations import Conversations
 from app.ui import chats
 from app.ui.chat_list import ID_ROLE, SNIPPET_ROLE
 from app.ui.edits import EscapeEdit
@@ -585,3 +586,53 @@ def test_opening_a_chat_reads_it_from_the_store_once(
     session.window.show_title()  # a refresh of the title asks for the folder again
     assert reads == [chat]
     assert session.window.top.folder_label.isHidden()
+
+
+def many_chats(home: SightlineHome, count: int) -> list[str]:
+    """`count` saved chats, one message each, oldest first (as a year of use leaves them)."""
+    with Store.open(home.data) as store, store.together():
+        made = []
+        for n in range(count):
+            conversation = store.conversations.create(title=f"Chat {n}")
+            store.add_message(conversation, user_message(f"Question {n}?"))
+            made.append(conversation)
+    return made
+
+
+def test_thousands_of_chats_are_read_once_before_the_window_shows(
+    home: SightlineHome, open_window: OpenWindow, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Whether there are any chats (the welcome shows only at a first run) is asked as the
+    # window is laid out, three times before its first paint; each read the whole list
+    # (30 ms of 10,000 chats' start).
+    many_chats(home, 2_000)
+    lists: list[int] = []
+    every = Conversations.list
+
+    def counted(conversations: Conversations) -> list[ConversationSummary]:
+        found = every(conversations)
+        lists.append(len(found))
+        return found
+
+    monkeypatch.setattr(Conversations, "list", counted)
+    session = open_window()
+    assert lists == [2_000]  # the sidebar's list, read once
+    assert session.window.sidebar.model.rowCount() == 2_000
+    assert session.window.welcome.isHidden()
+
+
+def test_the_chat_left_open_is_shown_in_a_long_list_laid_out_in_batches(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    # The list lays out its rows a batch at a time after the first paint: the oldest of
+    # 3,000 chats, left open, is selected and scrolled to all the same.
+    oldest, *_ = many_chats(home, 3_000)
+    (home.data / "window.ini").write_text(f"[chat]\nlast={oldest}\n", encoding="utf-8")
+    session = open_window()
+    sidebar = session.window.sidebar
+    assert sidebar.list.layoutMode() is QListView.LayoutMode.Batched
+    index = sidebar.model.index(sidebar.model.row_of(oldest), 0)
+    assert index.row() == 2_999 and sidebar.list.currentIndex() == index
+    qtbot.waitUntil(lambda: sidebar.list.viewport().rect().contains(sidebar.list.visualRect(index)))
+    select(qtbot, session, oldest)  # clicked where it is shown: still the chat shown
+    assert "Question 0?" in [r["text"] for r in rows(session)]

@@ -221,6 +221,16 @@ def test_trash_hides_restore_brings_back_purge_deletes(store: Store, tmp_path: P
         assert db.execute("SELECT COUNT(*) FROM pictures").fetchone()[0] == 0
 
 
+def test_has_any_says_whether_the_list_would_list_one(store: Store) -> None:
+    assert store.conversations.has_any() is False
+    only = chat(store, "Only", "words")
+    assert store.conversations.has_any() is True
+    store.conversations.trash(only)  # waiting for its Undo: not listed
+    assert store.conversations.has_any() is False
+    store.conversations.restore(only)
+    assert store.conversations.has_any() is True
+
+
 def test_the_trash_survives_a_crash(tmp_path: Path) -> None:
     folder = tmp_path / "data"
     store = Store.open(folder)
