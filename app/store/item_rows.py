@@ -54,14 +54,61 @@ _NO_PARTS = "[]"  # most messages' parts column: words only
 _STATUSES = {status.value: status for status in MessageStatus}
 
 
-def load(db: sqlite3.Connection, where: str, *params: object) -> list[StoredItem]:
+class ReadRows:
+    """Items of words read before, kept by their whole row: a row read again unchanged is
+    the item it was. A turn reads every item of its chat for each request it sends, and
+    all but the newest few are as they were (reading a 5,000-message chat: 28 → 17 ms).
+
+    Only rows whose parts are words alone are kept (no picture's or PDF's bytes held),
+    about KEPT_BYTES of them; each store keeps its own, used from its thread.
+    When full, a random one goes: a chat read in order that holds more than is kept would
+    let each go just before it is read again, were the least recently used to go.
+    """
+
+    KEPT_BYTES = 16_000_000  # a 5,000-message chat of ~350 characters each: 7.7 MB
+
+    def __init__(self) -> None:
+        from cachetools import RRCache
+
+        self._kept: RRCache[tuple[Any, ...], StoredItem] = RRCache(
+            maxsize=self.KEPT_BYTES, getsizeof=_bytes
+        )
+
+    @property
+    def kept_bytes(self) -> int:
+        """What is kept now, counted as KEPT_BYTES counts it."""
+        return int(self._kept.currsize)
+
+    def item(self, row: tuple[Any, ...], blobs: Blobs) -> StoredItem:
+        """The item a row of `_COLUMNS` stores."""
+        if row[9] != _NO_PARTS:  # pictures, PDFs, tool calls: read each time
+            return _load_item(row, blobs)
+        found = self._kept.get(row)
+        if found is None:
+            found = _load_item(row, blobs)
+            if _bytes(found) <= self.KEPT_BYTES:
+                self._kept[row] = found
+        return found
+
+
+def _bytes(stored: StoredItem) -> int:
+    """What an item of words and its row take, about: its characters, and 1,200 bytes of
+    objects (its row's, its own; measured with tracemalloc)."""
+    return 1_200 + len(stored.item.text)
+
+
+def load(
+    db: sqlite3.Connection, where: str, *params: object, read: ReadRows | None = None
+) -> list[StoredItem]:
     """The items matching a WHERE clause (the store's SQL, never a person's words), each
-    picture read once, an answer still streaming with its words so far."""
+    picture read once, an answer still streaming with its words so far (`read`: the
+    store's items of words read before)."""
     rows = db.cursor()
     rows.row_factory = None  # plain tuples, read by position
     rows.execute(f"SELECT {_ITEM_COLUMNS} FROM items WHERE {where}", params)
     blobs = Blobs(db)
-    loaded = [_load_item(row, blobs) for row in rows.fetchall()]
+    parse = _load_item if read is None else read.item
+    loaded = [parse(row, blobs) for row in rows.fetchall()]
     return [_with_chunks(db, stored) for stored in loaded]
 
 

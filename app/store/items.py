@@ -35,6 +35,7 @@ from routing.message_status import MessageStatus
 from routing.secrets import redact
 
 if TYPE_CHECKING:
+    from app.store.item_rows import ReadRows
     from app.store.parts import Encoded
     from routing.answer_stats import AnswerStats
     from routing.transcript import Message, Notice, Part
@@ -70,6 +71,7 @@ class Items:
         """The items kept in this connection's database."""
         self._connection = connection
         self._words = StreamedWords(connection)  # of the answers begun here
+        self._read: ReadRows | None = None  # items of words read before (item_rows)
 
     def items(
         self, conversation_id: str, *, newest: int | None = None, before: int | None = None
@@ -287,9 +289,11 @@ class Items:
             return self._load(db, where, *params)
 
     def _load(self, db: sqlite3.Connection, where: str, *params: object) -> list[StoredItem]:
-        from app.store.item_rows import load  # not at first paint (the module's docstring)
+        from app.store.item_rows import ReadRows, load  # not at first paint (the docstring)
 
-        return load(db, where, *params)
+        if self._read is None:
+            self._read = ReadRows()
+        return load(db, where, *params, read=self._read)
 
     def _touch_item(self, db: sqlite3.Connection, item_id: int) -> None:
         """Bump the updated_at of a message's conversation; refuse anything but a message."""
