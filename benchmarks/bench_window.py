@@ -1,4 +1,5 @@
-"""The conversation view: opening a 5,000-message chat, and what each streamed token costs.
+"""The conversation view: opening a 5,000-message chat or one of 4K screenshots, and what
+each streamed token costs.
 
 Measured offscreen with the real store, window and controller (`app.ui.session`):
 the store is filled on disk first, then the window opens the conversation as
@@ -26,6 +27,7 @@ MESSAGES = 5000
 SMALL = 10
 ROUNDS = 7  # measured of each, big and small alternately (after one unmeasured)
 TOKENS = 60  # streamed per answer
+SCREENSHOTS = 4  # 3840×2160 PNGs, one a question, in a chat of screenshots
 
 _WORDS = (
     *("the", "model", "reads", "each", "picture", "before", "it", "answers", "and", "a"),
@@ -78,6 +80,22 @@ def fill(folder: Path, count: int, seed: int = 7) -> str:
                     "assistant", (TextPart(answer_text(rng, n)),), model="ollama:llama3.2:3b"
                 )
                 store.add_message(conversation, message)
+    return conversation
+
+
+def fill_screenshots(folder: Path, seed: int) -> str:
+    """A chat of SCREENSHOTS questions, each with a 4K screenshot of its own, and answers."""
+    from app.store import Store
+    from benchmarks.bench_pictures import screenshot
+    from routing.transcript import Message, TextPart, user_message
+
+    with Store.open(folder) as store:
+        conversation = store.conversations.create(title="Screens", model="ollama:llama3.2:3b")
+        for n in range(SCREENSHOTS):
+            shot = screenshot(3840, 2160, seed=seed * SCREENSHOTS + n)
+            store.add_message(conversation, user_message(f"What is on screen {n}?", (shot,)))
+            answer = Message("assistant", (TextPart("Panels and buttons."),), model="m")
+            store.add_message(conversation, answer)
     return conversation
 
 
@@ -204,10 +222,13 @@ def run() -> list[Row]:
             data = folder / "data"
             bigs = [fill(data, MESSAGES, seed=seed) for seed in range(ROUNDS + 1)]
             smalls = [fill(data, SMALL, seed=100 + seed) for seed in range(ROUNDS + 1)]
+            screens = [fill_screenshots(data, seed) for seed in range(ROUNDS + 1)]
+            others = [fill(data, SMALL, seed=200 + seed) for seed in range(ROUNDS + 1)]
             elsewhere = fill(data, SMALL, seed=99)  # where each opening starts from
             window = _Window(app)
             try:
                 opens = _opens(window, bigs, smalls, elsewhere)
+                pictured = _opens(window, screens, others, elsewhere)
                 per_token = _streams(window, bigs[0], smalls[0])
             finally:
                 window.close()
@@ -220,6 +241,15 @@ def run() -> list[Row]:
             f"{SMALL}-message conversation: {statistics.median(opens.floor) * 1000:.0f} ms; "
             f"{opens.ratios()}; {ROUNDS} of each, alternately, each a conversation never "
             "shown before; from the store's read to the painted view",
+        ),
+        Row(
+            f"open a chat of {SCREENSHOTS} 4K screenshots to first paint",
+            statistics.median(pictured.ours) * 1000,
+            "ms",
+            "report",
+            f"{SMALL}-message conversation: {statistics.median(pictured.floor) * 1000:.0f} ms; "
+            f"{pictured.ratios()}; {ROUNDS} of each, alternately, each never shown before; "
+            "the pictures are drawn once decoded off the window's thread, not in this paint",
         ),
         Row(
             f"per streamed token, {MESSAGES:,}-message chat",

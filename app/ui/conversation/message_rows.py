@@ -315,7 +315,7 @@ class MessageRows:
         painter.setFont(small)
         small_metrics = QFontMetrics(small)
         for rect, picture, caption in layout.thumbnails:
-            paint_thumbnail(painter, rect, picture, theme.border, ratio)
+            paint_thumbnail(painter, rect, picture, theme.border, ratio, option.widget)
             if caption:
                 painter.setPen(theme.faded)
                 below = QRect(rect.x(), rect.bottom() + 3, rect.width(), small_metrics.height())

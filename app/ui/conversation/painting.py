@@ -23,6 +23,7 @@ from app.ui.theme import blend
 
 if TYPE_CHECKING:
     from cachetools import LRUCache
+    from PySide6.QtWidgets import QWidget
 
     from vision.pictures import Picture
 
@@ -127,16 +128,28 @@ def paint_pill(painter: QPainter, rect: QRect, label: str, color: QColor, base: 
 
 
 def paint_thumbnail(
-    painter: QPainter, rect: QRect, picture: Picture, border: QColor, ratio: float
+    painter: QPainter,
+    rect: QRect,
+    picture: Picture,
+    border: QColor,
+    ratio: float,
+    widget: QWidget | None = None,
 ) -> None:
-    """A picture in rounded corners with a hairline border; a framed word if it can't be read."""
-    from app.ui.conversation.thumbnails import thumbnail  # with the first picture drawn
+    """A picture in rounded corners with a hairline border; a framed word if it can't be
+    read; a faint frame while a large one is decoded for `widget`, which then draws again."""
+    from app.ui.conversation.thumbnails import ready  # with the first picture drawn
 
-    pixmap = thumbnail(picture, rect.size(), ratio)
+    pixmap = ready(picture, rect.size(), ratio, widget)
     path = QPainterPath()
     path.addRoundedRect(rect.toRectF().adjusted(0.5, 0.5, -0.5, -0.5), 4, 4)
     painter.save()
-    if pixmap.isNull():
+    if pixmap is None:
+        wash = QColor(border)
+        wash.setAlphaF(0.25)
+        painter.setPen(border)
+        painter.setBrush(wash)
+        painter.drawPath(path)
+    elif pixmap.isNull():
         painter.setPen(border)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawPath(path)

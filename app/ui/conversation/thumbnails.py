@@ -4,15 +4,25 @@ Layout asks `shown_size` for every row of a long chat, so it reads only the
 file's header, once per picture. Thumbnails are decoded at about their drawn
 size (JPEG decodes smaller directly) and kept as pixmaps, so scrolling redraws
 without decoding anything.
+
+A large picture's first decode is not the window's to wait for: a PNG is read whole
+before it is scaled (a 1280×800 screenshot takes ~14 ms, a 4K one ~90), so a chat of
+screenshots opened or scrolled through would stop for each. The conversation draws such
+a thumbnail's frame at once (`ready`), and the picture as soon as a worker thread has
+decoded it (Qt's reader lets go of Python's lock while it reads).
 """
 
 from __future__ import annotations
 
+import logging
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 from cachetools import LRUCache
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QPixmap
+from PySide6.QtWidgets import QAbstractScrollArea, QWidget
+from shiboken6 import isValid
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QBuffer
@@ -20,10 +30,15 @@ if TYPE_CHECKING:
 
     from vision.pictures import Picture
 
+log = logging.getLogger(__name__)
+
 _PIXMAPS = 300  # scaled thumbnails kept
 _SIZES = 4096  # header sizes kept (tiny)
+# Pictures of more pixels are decoded on a worker thread the first time (500×500: ~3 ms).
+BACKGROUND_PIXELS = 250_000
 
-_pixmaps: LRUCache[tuple[str, int, int, float], QPixmap] = LRUCache(maxsize=_PIXMAPS)
+_Key = tuple[str, int, int, float]  # sha256, drawn width and height, device pixel ratio
+_pixmaps: LRUCache[_Key, QPixmap] = LRUCache(maxsize=_PIXMAPS)
 _sizes: LRUCache[str, QSize] = LRUCache(maxsize=_SIZES)
 
 
@@ -90,14 +105,87 @@ def decode(data: bytes, box: QSize | None = None) -> QImage:
 
 def thumbnail(picture: Picture, size: QSize, ratio: float = 1.0) -> QPixmap:
     """The picture drawn `size` logical pixels large (sharp at `ratio`); null if unreadable."""
-    ratio = round(ratio * 4) / 4 or 1.0
-    key = (picture.sha256, size.width(), size.height(), ratio)
+    key, box = _key(picture, size, ratio)
+    pixmap = _pixmaps.get(key)
+    if pixmap is None:
+        pixmap = _kept(key, decode(picture.data, box))
+    return pixmap
+
+
+def ready(picture: Picture, size: QSize, ratio: float, widget: QWidget | None) -> QPixmap | None:
+    """`thumbnail`, or None while a large picture is decoded on a worker thread: `widget`
+    (the one drawing it) is drawn again once it is."""
+    key, box = _key(picture, size, ratio)
     pixmap = _pixmaps.get(key)
     if pixmap is not None:
         return pixmap
+    if picture.width * picture.height <= BACKGROUND_PIXELS or widget is None:
+        return _kept(key, decode(picture.data, box))
+    _decoding().ask(key, picture.data, box, widget)
+    return None
+
+
+def _key(picture: Picture, size: QSize, ratio: float) -> tuple[_Key, QSize]:
+    """The cache's key for a thumbnail, and the device pixels it is decoded to."""
+    ratio = round(ratio * 4) / 4 or 1.0
     box = QSize(max(1, round(size.width() * ratio)), max(1, round(size.height() * ratio)))
-    image = decode(picture.data, box)
+    return (picture.sha256, size.width(), size.height(), ratio), box
+
+
+def _kept(key: _Key, image: QImage) -> QPixmap:
+    """A decoded thumbnail made a pixmap (on the window's thread) and cached."""
     pixmap = QPixmap.fromImage(image) if not image.isNull() else QPixmap()
-    pixmap.setDevicePixelRatio(ratio)
+    pixmap.setDevicePixelRatio(key[3])
     _pixmaps[key] = pixmap
     return pixmap
+
+
+class _Decoding(QObject):
+    """Thumbnails decoded on one worker thread, each handed back to the window's thread."""
+
+    # From the worker: a key and its QImage, queued to the thread this object lives in.
+    _decoded = Signal(object, object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._waiting: dict[_Key, list[QWidget]] = {}  # a decode under way: who draws it
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
+        self._decoded.connect(self._keep)
+
+    def ask(self, key: _Key, data: bytes, box: QSize, widget: QWidget) -> None:
+        """Decode `data` to `box` for `key`, unless it is under way; `widget` drawn again."""
+        waiting = self._waiting.get(key)
+        if waiting is not None:
+            if widget not in waiting:
+                waiting.append(widget)
+            return
+        self._waiting[key] = [widget]
+        self._worker.submit(self._decode, key, data, QSize(box))
+
+    def _decode(self, key: _Key, data: bytes, box: QSize) -> None:
+        """On the worker: the picture decoded (a null image for one that can't be)."""
+        try:
+            image = decode(data, box)
+        except Exception:  # never left waiting: drawn as a picture that can't be read
+            log.exception("a thumbnail could not be decoded")
+            image = QImage()
+        self._decoded.emit(key, image)
+
+    def _keep(self, key: _Key, image: QImage) -> None:
+        """On the window's thread: cached, and each widget that drew its frame drawn again."""
+        _kept(key, image)
+        for widget in self._waiting.pop(key, []):
+            if isValid(widget):
+                shown = widget.viewport() if isinstance(widget, QAbstractScrollArea) else widget
+                shown.update()
+
+
+_decoder: _Decoding | None = None
+
+
+def _decoding() -> _Decoding:
+    """The one decoder, made with the first large picture drawn."""
+    global _decoder
+    if _decoder is None:
+        _decoder = _Decoding()
+    return _decoder

@@ -241,7 +241,7 @@ class ToolRows:
         painter.setFont(small)
         small_metrics = QFontMetrics(small)
         for rect, picture, caption in layout.thumbnails:
-            paint_thumbnail(painter, rect, picture, blend(base, text, 0.2), ratio)
+            paint_thumbnail(painter, rect, picture, blend(base, text, 0.2), ratio, option.widget)
             painter.setPen(faded)
             below = QRect(rect.x(), rect.bottom() + 3, rect.width(), small_metrics.height())
             elided = small_metrics.elidedText(caption, Qt.TextElideMode.ElideRight, rect.width())
