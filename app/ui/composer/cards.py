@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QToolButton, QVBoxLay
 from app.presenters.pdf_notes import PdfNote, PdfWay, pages_words
 from app.presenters.pending import AttachedPdf, Sight, SightNote, size_words
 from app.ui.conversation.painting import blend, paint_document
-from app.ui.conversation.thumbnails import fit, shown_size, thumbnail
+from app.ui.conversation.thumbnails import fit, ready, shown_size
 from app.ui.icons import badge_image, struck_badge_image
 from app.ui.named import small_label
 from vision.pictures import Picture
@@ -138,6 +138,7 @@ class PictureCard(Card):
         self.note_row.addWidget(self.mark)
         self.note_row.addWidget(self.sight_label, 1)
         self._note = SightNote(Sight.UNKNOWN, "", "")
+        self._decoding = False  # its thumbnail decoded on a worker thread: drawn once done
         self._ready = True
         self.refresh()
 
@@ -157,9 +158,12 @@ class PictureCard(Card):
         """Thumbnail, name, marker and words, in the current colours."""
         base, text = self.colors()
         ratio = self.devicePixelRatioF()
-        pixmap = thumbnail(self.picture, fit(shown_size(self.picture), THUMB), ratio)
-        self.thumb.setPixmap(pixmap)
-        if pixmap.isNull():
+        # A large picture is decoded on a worker thread: its tile waits as a faint frame.
+        size = fit(shown_size(self.picture), THUMB)
+        pixmap = ready(self.picture, size, ratio, self, self.refresh)
+        self._decoding = pixmap is None
+        self.thumb.setPixmap(pixmap or QPixmap())
+        if pixmap is not None and pixmap.isNull():
             self.thumb.setText("?")
         self.show_name()
         note = self._note
@@ -195,7 +199,13 @@ class PictureCard(Card):
         return metrics.elidedText(choices[-1], Qt.TextElideMode.ElideRight, room)
 
     def paint_tile(self, painter: QPainter, base: QColor, text: QColor) -> None:
-        """A hairline round the thumbnail: a white picture mustn't melt into the card."""
+        """A hairline round the thumbnail: a white picture mustn't melt into the card; a
+        faint frame where a large one is still being decoded."""
+        if self._decoding:
+            painter.setPen(blend(base, text, 0.22))
+            painter.setBrush(blend(base, text, 0.08))
+            painter.drawRoundedRect(self.thumb.geometry().adjusted(0, 0, -1, -1), 4, 4)
+            return
         pixmap = self.thumb.pixmap()
         if pixmap.isNull():
             return

@@ -15,6 +15,7 @@ decoded it (Qt's reader lets go of Python's lock while it reads).
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
@@ -38,6 +39,7 @@ _SIZES = 4096  # header sizes kept (tiny)
 BACKGROUND_PIXELS = 250_000
 
 _Key = tuple[str, int, int, float]  # sha256, drawn width and height, device pixel ratio
+_Waiting = tuple[QWidget, "Callable[[], None] | None"]  # who drew a frame, what to call
 _pixmaps: LRUCache[_Key, QPixmap] = LRUCache(maxsize=_PIXMAPS)
 _sizes: LRUCache[str, QSize] = LRUCache(maxsize=_SIZES)
 
@@ -112,16 +114,23 @@ def thumbnail(picture: Picture, size: QSize, ratio: float = 1.0) -> QPixmap:
     return pixmap
 
 
-def ready(picture: Picture, size: QSize, ratio: float, widget: QWidget | None) -> QPixmap | None:
-    """`thumbnail`, or None while a large picture is decoded on a worker thread: `widget`
-    (the one drawing it) is drawn again once it is."""
+def ready(
+    picture: Picture,
+    size: QSize,
+    ratio: float,
+    widget: QWidget | None,
+    then: Callable[[], None] | None = None,
+) -> QPixmap | None:
+    """`thumbnail`, or None while a large picture is decoded on a worker thread: once it
+    is, `then` is called, or else `widget` (the one drawing it) is drawn again; neither
+    once the widget is gone."""
     key, box = _key(picture, size, ratio)
     pixmap = _pixmaps.get(key)
     if pixmap is not None:
         return pixmap
     if picture.width * picture.height <= BACKGROUND_PIXELS or widget is None:
         return _kept(key, decode(picture.data, box))
-    _decoding().ask(key, picture.data, box, widget)
+    _decoding().ask(key, picture.data, box, (widget, then))
     return None
 
 
@@ -148,18 +157,18 @@ class _Decoding(QObject):
 
     def __init__(self) -> None:
         super().__init__()
-        self._waiting: dict[_Key, list[QWidget]] = {}  # a decode under way: who draws it
+        self._waiting: dict[_Key, list[_Waiting]] = {}  # a decode under way: who draws it
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
         self._decoded.connect(self._keep)
 
-    def ask(self, key: _Key, data: bytes, box: QSize, widget: QWidget) -> None:
-        """Decode `data` to `box` for `key`, unless it is under way; `widget` drawn again."""
-        waiting = self._waiting.get(key)
-        if waiting is not None:
-            if widget not in waiting:
-                waiting.append(widget)
+    def ask(self, key: _Key, data: bytes, box: QSize, waiting: _Waiting) -> None:
+        """Decode `data` to `box` for `key`, unless it is under way; `waiting` told."""
+        already = self._waiting.get(key)
+        if already is not None:
+            if waiting not in already:
+                already.append(waiting)
             return
-        self._waiting[key] = [widget]
+        self._waiting[key] = [waiting]
         self._worker.submit(self._decode, key, data, QSize(box))
 
     def _decode(self, key: _Key, data: bytes, box: QSize) -> None:
@@ -174,10 +183,15 @@ class _Decoding(QObject):
     def _keep(self, key: _Key, image: QImage) -> None:
         """On the window's thread: cached, and each widget that drew its frame drawn again."""
         _kept(key, image)
-        for widget in self._waiting.pop(key, []):
-            if isValid(widget):
-                shown = widget.viewport() if isinstance(widget, QAbstractScrollArea) else widget
-                shown.update()
+        for widget, then in self._waiting.pop(key, []):
+            if not isValid(widget):
+                continue
+            if then is not None:
+                then()
+            elif isinstance(widget, QAbstractScrollArea):
+                widget.viewport().update()
+            else:
+                widget.update()
 
 
 _decoder: _Decoding | None = None

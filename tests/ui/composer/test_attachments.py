@@ -295,6 +295,19 @@ def test_a_long_lookers_name_gives_way_whole_never_cut_mid_word(qtbot: QtBot) ->
     assert card.sight_label.text() == "Described here by llava:7b"  # it fits: as it is
 
 
+def test_a_large_pictures_card_shows_a_frame_until_its_thumbnail_is_decoded(qtbot: QtBot) -> None:
+    from app.ui.composer.cards import PictureCard
+    from tests.pictures import named_picture
+
+    card = PictureCard(named_picture("screen.png", "cyan", (1200, 900)))  # decoded off-thread
+    qtbot.addWidget(card)
+    card.show()
+    assert card.thumb.pixmap().isNull()  # not waited for: a faint frame meanwhile
+    qtbot.waitUntil(lambda: not card.thumb.pixmap().isNull())  # then the picture
+    shown = card.thumb.pixmap().toImage()
+    assert shown.pixelColor(shown.width() // 2, shown.height() // 2) == QColor("cyan")
+
+
 def test_the_sight_marker_follows_the_picker(
     session: Session, qtbot: QtBot, tmp_path: Path
 ) -> None:
