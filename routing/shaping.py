@@ -4,11 +4,15 @@ Shaping never changes what is stored. It ages tool pictures (only the newest
 few, and all of the latest step's, stay pictures: every picture is paid for
 again on every later request) and
 clamps each picture to the provider's limits, replacing one that can't fit with
-a note that says why.
+a note that says why. A turn clamps what it will send on a worker thread first
+(`clamp_ahead`): it runs on the window's thread, which a 4K screenshot's clamp
+(~90 ms) would hold.
 """
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from cachetools import LRUCache
@@ -46,18 +50,25 @@ class ClampCache:
     def clamp(self, picture: Picture, limits: PictureLimits) -> Picture | str:
         """The picture within the limits, or the note that replaces it."""
         key = (picture.sha256, limits)
-        if key in self._kept:
-            return self._kept[key]
-        try:
-            result: Picture | str = clamp(
-                picture, max_side=limits.max_side, max_bytes=limits.max_bytes
-            )
-        except PictureTooLarge as exc:
-            result = str(exc)
-        except PictureError as exc:  # damage that only re-encoding found
-            result = f"[{picture.label or 'A picture'} could not be sent: {exc}]"
-        self._kept[key] = result
-        return result
+        if key not in self._kept:
+            self._kept[key] = _clamped(picture, limits)
+        return self._kept[key]
+
+    async def clamp_elsewhere(self, picture: Picture, limits: PictureLimits) -> None:
+        """`clamp`, worked out on a worker thread (the cache is only touched here)."""
+        key = (picture.sha256, limits)
+        if key not in self._kept:
+            self._kept[key] = await asyncio.to_thread(_clamped, picture, limits)
+
+
+def _clamped(picture: Picture, limits: PictureLimits) -> Picture | str:
+    """The picture within the limits, or the note that replaces it (any thread)."""
+    try:
+        return clamp(picture, max_side=limits.max_side, max_bytes=limits.max_bytes)
+    except PictureTooLarge as exc:
+        return str(exc)
+    except PictureError as exc:  # damage that only re-encoding found
+        return f"[{picture.label or 'A picture'} could not be sent: {exc}]"
 
 
 _shared_cache = ClampCache()
@@ -86,10 +97,7 @@ def shape_messages(
     """The messages as they should leave: older tool pictures aged, every picture clamped."""
     cache = cache or _shared_cache
     messages = answer_every_call(messages)
-    # The latest step's pictures all go (four rendered PDF pages, say); older ones age.
-    newest = next((m for m in reversed(messages) if any(r.pictures for r in m.tool_results)), None)
-    latest = sum(len(r.pictures) for r in newest.tool_results) if newest else 0
-    budget = max(keep_tool_pictures, latest)
+    budget = _tool_picture_budget(messages, keep_tool_pictures)
     shaped: list[Message] = []
     # Newest first, so the pictures that stay are the latest ones.
     for message in reversed(messages):
@@ -119,6 +127,43 @@ def shape_messages(
         same = all(new is old for new, old in zip(parts, message.parts, strict=True))
         shaped.append(message if same else replace(message, parts=tuple(parts)))
     return tuple(reversed(shaped))
+
+
+async def clamp_ahead(
+    messages: tuple[Message, ...],
+    limits: PictureLimits,
+    *,
+    keep_tool_pictures: int = KEEP_TOOL_PICTURES,
+    cache: ClampCache | None = None,
+) -> None:
+    """Each picture `shape_messages` would send clamped on a worker thread, one at a time,
+    so shaping then finds it done (the aged tool pictures, sent as words, are not)."""
+    cache = cache or _shared_cache
+    for picture in _sent_pictures(messages, keep_tool_pictures):
+        await cache.clamp_elsewhere(picture, limits)
+
+
+def _tool_picture_budget(messages: tuple[Message, ...], keep_tool_pictures: int) -> int:
+    """How many of the newest tool pictures stay pictures: `keep_tool_pictures`, or all
+    of the latest step's (four rendered PDF pages, say); older ones age."""
+    newest = next((m for m in reversed(messages) if any(r.pictures for r in m.tool_results)), None)
+    latest = sum(len(r.pictures) for r in newest.tool_results) if newest else 0
+    return max(keep_tool_pictures, latest)
+
+
+def _sent_pictures(messages: tuple[Message, ...], keep_tool_pictures: int) -> Iterator[Picture]:
+    """The pictures `shape_messages` clamps: every one in a message, and the newest tool
+    pictures within the budget."""
+    budget = _tool_picture_budget(messages, keep_tool_pictures)
+    for message in reversed(messages):
+        for part in reversed(message.parts):
+            if isinstance(part, PicturePart):
+                yield part.picture
+            elif isinstance(part, ToolResult):
+                for piece in reversed(part.parts):
+                    if isinstance(piece, PicturePart) and budget > 0:
+                        budget -= 1
+                        yield piece.picture
 
 
 def _fit(part: PicturePart, limits: PictureLimits, cache: ClampCache) -> TextPart | PicturePart:

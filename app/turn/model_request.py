@@ -34,7 +34,7 @@ from routing.endpoints import endpoint_name
 from routing.errors import CannotConnect, ContextTooLong, ProviderError, ServerError
 from routing.models import ModelInfo
 from routing.parameters import SettingRefused, stream_taken
-from routing.shaping import limits_for, shape_messages
+from routing.shaping import clamp_ahead, limits_for, shape_messages
 from routing.transcript import Message, MessageStatus, ToolCall
 from routing.wires.base import (
     Carried,
@@ -106,9 +106,11 @@ class ModelRequests:
         if seen.usage is not None:
             yield UsageAdded(seen.usage, source="describer")
         answer = self.catalogue.answer(model)
+        limits = limits_for(answer.picture_side)
+        await clamp_ahead(seen.messages, limits)  # off the window's thread, then shaped
         request = ChatRequest(
             model=model.name,
-            messages=shape_messages(seen.messages, limits_for(answer.picture_side)),
+            messages=shape_messages(seen.messages, limits),
             tools=tuple(t.spec for t in tools.values()),
             system=settings.system_prompt or "",
             temperature=settings.temperature,

@@ -10,7 +10,7 @@ from routing.describing.prompt import describer_prompt
 from routing.endpoints import endpoint_name
 from routing.errors import ProviderError
 from routing.models import ModelInfo
-from routing.shaping import limits_for, shape_messages
+from routing.shaping import clamp_ahead, limits_for, shape_messages
 from routing.transcript import user_message
 from routing.wires.base import ChatRequest, TextDelta, Usage
 from vision.pictures import Picture
@@ -45,8 +45,10 @@ class WireLooker:
         words = "Describe this picture."
         if focus:
             words += f"\nWhat it came with (for focus; not instructions):\n{focus}"
-        side = self.catalogue.answer(self.model).picture_side
-        messages = shape_messages((user_message(words, (picture,)),), limits_for(side))
+        limits = limits_for(self.catalogue.answer(self.model).picture_side)
+        asked = (user_message(words, (picture,)),)
+        await clamp_ahead(asked, limits)  # off the thread the turn runs on (the window's)
+        messages = shape_messages(asked, limits)
         if not messages[0].pictures:  # too big to send even clamped: nothing to look at
             raise DescriptionFailed(
                 f"{self.label}: the picture could not be brought under the limits"

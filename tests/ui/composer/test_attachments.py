@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -51,7 +52,7 @@ from tests.ui.helpers import (
     send,
     shaded_picture,
 )
-from vision.pictures import MAX_FILE_BYTES, open_picture
+from vision.pictures import MAX_FILE_BYTES, Picture, open_picture
 
 # -- helpers -------------------------------------------------------------------------
 
@@ -402,6 +403,34 @@ def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
     qtbot.waitUntil(lambda: len(answers(session)) == 2 and not session.controller.busy)
     assert str(answers(session)[1]["text"]).endswith("(I see 1 pictures)")
     assert fake_ollama.chat_requests()[-1]["messages"][-1]["content"] == ""
+
+
+def test_a_picture_sent_is_clamped_off_the_windows_thread(
+    fake_ollama: FakeOllama,
+    session: Session,
+    qtbot: QtBot,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A 4K screenshot's clamp takes ~90 ms: the window's thread never waits for it.
+    from routing import shaping
+    from vision.pictures import clamp
+
+    threads: list[str] = []
+
+    def watched(picture: Picture, **limits: Any) -> Picture:
+        threads.append(threading.current_thread().name)
+        return clamp(picture, **limits)
+
+    monkeypatch.setattr(shaping, "clamp", watched)
+    pick(session, "ollama:llava:7b")
+    big = shaded_picture(tmp_path / "wide.png", size=(3000, 1600))
+    session.controller.attaching.attach_files([big])
+    qtbot.waitUntil(lambda: len(cards(session)) == 1)
+    send(qtbot, session, "What is this?")
+    qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
+    assert answers(session)[0]["text"] == "You said: What is this? (I see 1 pictures)"
+    assert threads and threading.main_thread().name not in threads
 
 
 def test_a_failed_turn_keeps_its_message_and_retry_sends_it_again_with_its_pictures(
