@@ -1,17 +1,21 @@
 """Real pictures made by the tests with Pillow: one colour or a ramp, any size and format,
-as bytes, as the `Picture` the app sniffs from them, or as a file; and PNGs that lie about
-their size."""
+as bytes, as the `Picture` the app sniffs from them, or as a file; PNGs that lie about
+their size; and the clamps a module makes, watched for the thread they run on."""
 
 from __future__ import annotations
 
 import io
 import struct
+import threading
 import zlib
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
+import pytest
 from PIL import Image
 
-from vision.pictures import Picture, sniff
+from vision.pictures import Picture, clamp, sniff
 
 Colour = str | int | tuple[int, ...]
 
@@ -70,3 +74,16 @@ def png_claiming(width: int, height: int) -> bytes:
     chunk = b"IHDR" + struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
     header = struct.pack(">I", 13) + chunk + struct.pack(">I", zlib.crc32(chunk))
     return b"\x89PNG\r\n\x1a\n" + header + b"\x00\x00\x00\x00IEND\xaeB`\x82"
+
+
+def watch_clamps(monkeypatch: pytest.MonkeyPatch, module: ModuleType) -> list[tuple[str, bool]]:
+    """Each clamp `module` makes from here on (it calls `clamp` by that name): the picture's
+    label, and whether it ran on the main thread (the window's, where a turn runs)."""
+    made: list[tuple[str, bool]] = []
+
+    def watched(picture: Picture, **limits: Any) -> Picture:
+        made.append((picture.label, threading.current_thread() is threading.main_thread()))
+        return clamp(picture, **limits)
+
+    monkeypatch.setattr(module, "clamp", watched)
+    return made

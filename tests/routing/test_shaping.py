@@ -4,8 +4,6 @@ are not clamped at all. The shapes themselves: tests/routing/test_tool_pictures.
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from routing import shaping
@@ -19,23 +17,10 @@ from routing.transcript import (
     ToolResult,
     user_message,
 )
-from tests.pictures import make_picture
+from tests.pictures import make_picture, watch_clamps
 from vision.pictures import Picture
 
 LIMITS = PictureLimits(max_side=1568)
-
-
-def _clamps(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
-    """Each clamp shaping works out from here on: the picture's label and its thread."""
-    made: list[tuple[str, str]] = []
-    from vision.pictures import clamp  # what shaping calls, as `shaping.clamp`
-
-    def watched(picture: Picture, **limits: object) -> Picture:
-        made.append((picture.label, threading.current_thread().name))
-        return clamp(picture, **limits)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(shaping, "clamp", watched)
-    return made
 
 
 def _screens(colours: tuple[str, ...]) -> tuple[Message, ...]:
@@ -52,15 +37,14 @@ def _screens(colours: tuple[str, ...]) -> tuple[Message, ...]:
 async def test_what_a_request_sends_is_clamped_on_a_worker_thread_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    made = _clamps(monkeypatch)
+    made = watch_clamps(monkeypatch, shaping)
     messages = _screens(("red", "orange", "yellow", "green", "blue"))
     cache = ClampCache()
     await clamp_ahead(messages, LIMITS, cache=cache)
-    main = threading.current_thread().name
     assert sorted(label for label, _ in made) == sorted(
         ["white.png", "yellow.png", "green.png", "blue.png"]  # the two oldest age: not clamped
     )
-    assert all(thread != main for _, thread in made)
+    assert not any(on_main for _, on_main in made)
     made.clear()
     shaped = shape_messages(messages, LIMITS, cache=cache)
     assert made == []  # all found done
@@ -71,7 +55,7 @@ async def test_what_a_request_sends_is_clamped_on_a_worker_thread_first(
 async def test_the_latest_steps_pictures_all_go_and_pages_are_not_clamped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    made = _clamps(monkeypatch)
+    made = watch_clamps(monkeypatch, shaping)
     page = make_picture("grey", (1000, 1400))
     pages = PagesPart("report.pdf", 1, (page,), "no text on its page")
     colours = ("navy", "olive", "teal", "maroon")

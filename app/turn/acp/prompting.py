@@ -11,6 +11,7 @@ pictures like any other.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 from dataclasses import replace
 from typing import Any
@@ -66,7 +67,10 @@ class AgentPrompt:
             if worded.usage is not None:
                 yield UsageAdded(worded.usage, "describer")
             prepared = worded.messages[0]
-        blocks.extend(prompt_blocks(prepared, with_pictures=session.sees))
+        if prepared.pictures and session.sees:  # clamped off the window's thread (4K: ~90 ms)
+            blocks.extend(await asyncio.to_thread(prompt_blocks, prepared, with_pictures=True))
+        else:
+            blocks.extend(prompt_blocks(prepared, with_pictures=session.sees))
         blocks.extend(resources)
 
 

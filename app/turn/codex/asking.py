@@ -19,6 +19,7 @@ says so.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import logging
 from collections.abc import Mapping, Sequence
@@ -180,7 +181,10 @@ class CodexAsking:
             result = next(
                 (p for p in worded.messages[0].parts if isinstance(p, ToolResult)), result
             )
-        items, sent = _content(result)
+        # Its pictures clamped off the window's thread (a 4K screenshot: ~90 ms).
+        items, sent = (
+            await asyncio.to_thread(_content, result) if result.pictures else _content(result)
+        )
         why = f"Codex called {name}, as you allowed"
         crossing = self.sight.to_agent(sight, sent, why=why, tool=name)
         if crossing is not None:

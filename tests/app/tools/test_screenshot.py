@@ -18,15 +18,22 @@ ROOT = Path(__file__).resolve().parents[3]
 
 # Runs the tool in a fresh process, as `sightline ask` would: no Qt application yet.
 PROBE = """
-import asyncio, json, sys
-from app.tools.screenshot import Screenshot
+import asyncio, json, sys, threading
+from app.tools import screenshot
 from routing.transcript import ToolCall
 args = json.loads(sys.argv[1])
-result = asyncio.run(Screenshot().run(ToolCall("c1", "screenshot", args)))
+checked = []  # where the PNG was checked: its thread, and whether that was the main one
+sniff = screenshot.sniff
+def watched(*given, **named):
+    checked.append(threading.current_thread() is threading.main_thread())
+    return sniff(*given, **named)
+screenshot.sniff = watched
+result = asyncio.run(screenshot.Screenshot().run(ToolCall("c1", "screenshot", args)))
 print(json.dumps({
     "error": result.is_error,
     "text": result.text,
     "pictures": [[p.mime, p.width, p.height] for p in result.pictures],
+    "checked_on_main_thread": checked,
 }))
 """
 
@@ -76,6 +83,9 @@ def test_the_screen_with_its_size_and_coordinates(xvfb: str) -> None:
     result = probe(env)
     assert not result["error"], result["text"]
     assert result["pictures"] == [["image/png", 1024, 768]]
+    # Only the grab is the Qt thread's (the window's): the PNG is made and checked on a
+    # worker thread (a 4K screen: ~220 ms the window would otherwise wait through).
+    assert result["checked_on_main_thread"] == [False]
     assert "1024×768 pixels" in result["text"]
     assert "x counts pixels right from the left edge" in result["text"]
     assert "y counts pixels down from the top edge" in result["text"]

@@ -11,7 +11,6 @@ import os
 import threading
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
 from PIL import Image
@@ -52,7 +51,7 @@ from tests.ui.helpers import (
     send,
     shaded_picture,
 )
-from vision.pictures import MAX_FILE_BYTES, Picture, open_picture
+from vision.pictures import MAX_FILE_BYTES, open_picture
 
 # -- helpers -------------------------------------------------------------------------
 
@@ -414,15 +413,9 @@ def test_a_picture_sent_is_clamped_off_the_windows_thread(
 ) -> None:
     # A 4K screenshot's clamp takes ~90 ms: the window's thread never waits for it.
     from routing import shaping
-    from vision.pictures import clamp
+    from tests.pictures import watch_clamps
 
-    threads: list[str] = []
-
-    def watched(picture: Picture, **limits: Any) -> Picture:
-        threads.append(threading.current_thread().name)
-        return clamp(picture, **limits)
-
-    monkeypatch.setattr(shaping, "clamp", watched)
+    made = watch_clamps(monkeypatch, shaping)
     pick(session, "ollama:llava:7b")
     big = shaded_picture(tmp_path / "wide.png", size=(3000, 1600))
     session.controller.attaching.attach_files([big])
@@ -430,7 +423,7 @@ def test_a_picture_sent_is_clamped_off_the_windows_thread(
     send(qtbot, session, "What is this?")
     qtbot.waitUntil(lambda: bool(answers(session)) and not session.controller.busy)
     assert answers(session)[0]["text"] == "You said: What is this? (I see 1 pictures)"
-    assert threads and threading.main_thread().name not in threads
+    assert made and not any(on_main for _, on_main in made)
 
 
 def test_a_failed_turn_keeps_its_message_and_retry_sends_it_again_with_its_pictures(

@@ -85,6 +85,23 @@ async def test_pictures_go_as_images_to_an_agent_that_takes_them(
     assert crossing.crossed is not None and "red.png" in crossing.text
 
 
+async def test_pictures_for_an_agent_are_clamped_off_the_turns_thread(
+    store: Store, tmp_path: Path, engine_for: EngineFor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The turn runs on the window's thread; a 4K screenshot's clamp takes ~90 ms.
+    from app.turn.acp import content
+    from tests.pictures import watch_clamps
+
+    made = watch_clamps(monkeypatch, content)
+    path = tmp_path / "wide.png"
+    Image.new("RGB", (3000, 1000), "red").save(path)
+    engine = engine_for(fake(tmp_path, "sees"))
+    _chat, events = await first_turn(engine, "what?", "fake", (open_picture(path),))
+    assert ended(events).error is None
+    assert read_log(tmp_path)[-1]["pictures"] == ["image/png"]
+    assert made and not any(on_main for _, on_main in made)
+
+
 async def test_pictures_become_words_for_an_agent_that_does_not_take_them(
     store: Store, tmp_path: Path, engine_for: EngineFor
 ) -> None:

@@ -84,6 +84,30 @@ async def test_a_picture_reaches_it_and_its_crossing_is_disclosed(
     assert crossing.crossed is not None and "red.png" in crossing.text
 
 
+async def test_pictures_for_codex_are_clamped_off_the_turns_thread(
+    store: Store, tmp_path: Path, engine_for: EngineFor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Its question's picture and a picture its tool call returns: neither clamp holds the
+    # thread the turn runs on (the window's).
+    from app.turn.codex import asking
+    from tests.pictures import watch_clamps
+
+    made = watch_clamps(monkeypatch, asking)
+    path = tmp_path / "wide.png"
+    Image.new("RGB", (3000, 1000), "red").save(path)
+
+    class PathReadFile(ReadFile):
+        async def run(self, call: ToolCall) -> Any:
+            return await super().run(ToolCall(call.id, call.name, {"path": str(path)}))
+
+    engine = engine_for(
+        fake(tmp_path, "tool"), tool_step=ToolStep(AllowAll()), tools=[PathReadFile(tmp_path)]
+    )
+    _chat, events = await first_turn(engine, "look", "codex", (open_picture(path),))
+    assert ended(events).error is None
+    assert len(made) == 2 and not any(on_main for _, on_main in made)
+
+
 @per_answer("decision", "accept", "acceptForSession", "decline")
 async def test_command_and_file_approvals_go_to_the_approver(
     store: Store, tmp_path: Path, engine_for: EngineFor, answer: Approval, decision: str
