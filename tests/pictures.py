@@ -5,6 +5,7 @@ their size; and the clamps a module makes, watched for the thread they run on.""
 from __future__ import annotations
 
 import io
+import random
 import struct
 import threading
 import zlib
@@ -38,6 +39,12 @@ def gradient(size: tuple[int, int] = (40, 24)) -> Image.Image:
     """A grey ramp in RGB: a picture with detail, where one colour would squeeze to
     nothing (and a decoder meets real data to damage)."""
     return Image.linear_gradient("L").resize(size).convert("RGB")
+
+
+def noise_png(size: tuple[int, int], seed: int = 1) -> bytes:
+    """A PNG of random pixels: it compresses to nothing, so it stays as large as it is."""
+    pixels = random.Random(seed).randbytes(size[0] * size[1] * 3)
+    return encoded(Image.frombytes("RGB", size, pixels), "PNG")
 
 
 def make_picture(

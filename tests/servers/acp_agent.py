@@ -6,7 +6,8 @@ behaviours:
 - `sees`: advertise `promptCapabilities.image` (else pictures must come as words)
 - `load`: advertise `loadSession` and replay a session's history on `session/load`
 - `think`, `plan`: stream a thought chunk / a plan before answering
-- `tool`: report a tool call whose result carries a picture (and text)
+- `tool`: report a tool call whose result carries a picture (and text); with `big`, a
+  400×300 picture of noise (~480 KB of base64) instead of a 4×3 one
 - `permission`: ask permission before the tool call; the answer is echoed back
 - `exec-permission`: the same, for an execute tool running a two-line command (its
   title the command in backticks, its raw input the command, as coding agents ask)
@@ -91,9 +92,10 @@ BEHAVIOURS = set(filter(None, os.environ.get("FAKE_ACP", "").split(",")))
 
 
 def _picture_b64() -> str:
-    from tests.pictures import picture_bytes  # Pillow loads only when a tool result needs it
+    from tests.pictures import noise_png, picture_bytes  # Pillow: with a tool result only
 
-    return base64.b64encode(picture_bytes("blue", (4, 3))).decode("ascii")
+    data = noise_png((400, 300)) if "big" in BEHAVIOURS else picture_bytes("blue", (4, 3))
+    return base64.b64encode(data).decode("ascii")
 
 
 class FakeAgent(Agent):

@@ -9,6 +9,7 @@ server again. Pictures a tool returns become `PicturePart`s (`app/tools/mcp/resu
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Collection, Mapping
 from typing import Any
 
@@ -123,7 +124,12 @@ class McpServer:
             if isinstance(outcome, CallFailure) and outcome.kind == "gone":
                 continue
             if isinstance(outcome, types.CallToolResult):
-                return tool_result_from_mcp(call, outcome, server=self.name, tool=tool_name)
+                read = functools.partial(
+                    tool_result_from_mcp, call, outcome, server=self.name, tool=tool_name
+                )
+                # Its pictures opened off the window's thread: each is decoded whole to be
+                # opened safely (a 4K screenshot: ~60 ms); words alone need no thread.
+                return await asyncio.to_thread(read) if _carries_blobs(outcome) else read()
             return error_result(call, self._failure_text(outcome, tool_name))
         return error_result(call, self._failure_text(CallFailure("gone"), tool_name))
 
@@ -138,3 +144,15 @@ class McpServer:
                 self._connection = None
             if self._retiring:
                 await asyncio.shield(asyncio.wait(set(self._retiring)))
+
+
+def _carries_blobs(result: types.CallToolResult) -> bool:
+    """Whether a result has a picture or an embedded file (bytes to decode) in it."""
+    return any(
+        isinstance(block, types.ImageContent)
+        or (
+            isinstance(block, types.EmbeddedResource)
+            and isinstance(block.resource, types.BlobResourceContents)
+        )
+        for block in result.content
+    )

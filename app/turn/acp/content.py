@@ -4,17 +4,21 @@ Out: the person's words as a `text` block, pictures as `image` blocks (a plain
 format, clamped) for an agent that takes them. In: what a tool call carries —
 words, pictures, diffs, terminals, links — as a tool result's parts, so the
 window's tool rows show them and a later model gets them. A picture that can't be
-opened becomes a line saying so; nothing the agent sends can stop the turn.
+opened becomes a line saying so; nothing the agent sends can stop the turn. A large
+picture is opened on a worker thread before its update is read (`open_ahead`): the
+turn runs on the window's thread, and opening a 4K screenshot safely decodes it whole
+(~60 ms).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import difflib
 import json
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from acp import image_block, text_block
@@ -28,6 +32,7 @@ log = logging.getLogger(__name__)
 MAX_RESULT_TEXT = 200_000  # characters of one tool result kept
 MAX_RESULT_PICTURES = 8  # pictures of one tool result kept
 MAX_PICTURE_BYTES = 20_000_000  # one picture's decoded bytes, before it is opened
+AHEAD_CHARACTERS = 100_000  # base64 of a picture opened on a worker thread (smaller: µs)
 MAX_DIFF_LINES = 2_000
 
 PromptBlock = TextContentBlock | ImageContentBlock
@@ -47,8 +52,13 @@ def prompt_blocks(message: Message, *, with_pictures: bool) -> list[PromptBlock]
     return blocks
 
 
-def tool_parts(content: Iterable[Any] | None, raw_output: Any = None) -> tuple[ResultPart, ...]:
-    """A tool call's content as result parts: words, pictures, diffs (bounded)."""
+def tool_parts(
+    content: Iterable[Any] | None,
+    raw_output: Any = None,
+    opened: Mapping[str, ResultPart] | None = None,
+) -> tuple[ResultPart, ...]:
+    """A tool call's content as result parts: words, pictures, diffs (bounded); a picture
+    in `opened` (by its base64) as it was opened ahead."""
     parts: list[ResultPart] = []
     pictures = 0
     for item in content or ():
@@ -56,7 +66,9 @@ def tool_parts(content: Iterable[Any] | None, raw_output: Any = None) -> tuple[R
         if kind == "content":
             block = item.content
             if getattr(block, "type", "") == "image" and pictures < MAX_RESULT_PICTURES:
-                parts.append(_picture(getattr(block, "data", ""), getattr(block, "uri", None)))
+                data = getattr(block, "data", "")
+                found = (opened or {}).get(data) if isinstance(data, str) else None
+                parts.append(found or _picture(data, getattr(block, "uri", None)))
                 pictures += 1
             else:
                 text = block_text(block)
@@ -69,6 +81,20 @@ def tool_parts(content: Iterable[Any] | None, raw_output: Any = None) -> tuple[R
     if not parts and raw_output is not None:
         parts.append(TextPart(_json_text(raw_output)))
     return _bounded(parts)
+
+
+async def open_ahead(updates: Iterable[Any], opened: dict[str, ResultPart]) -> None:
+    """The large pictures these `session/update`s carry, opened on a worker thread into
+    `opened` (by their base64), so `tool_parts` finds them there."""
+    for update in updates:
+        for item in getattr(update, "content", None) or ():
+            block = getattr(item, "content", None)
+            data = getattr(block, "data", None)
+            if getattr(block, "type", "") != "image" or not isinstance(data, str):
+                continue
+            if len(data) > AHEAD_CHARACTERS and data not in opened:
+                uri = getattr(block, "uri", None)
+                opened[data] = await asyncio.to_thread(_picture, data, uri)
 
 
 def block_text(block: Any) -> str:

@@ -29,6 +29,7 @@ from app.store import Store
 from app.tools.mcp.config import McpServerConfig
 from app.turn.acp.asking import Asking
 from app.turn.acp.client import DoorAsked, DoorTold, Inbox, PermissionAsked, Update, Words
+from app.turn.acp.content import open_ahead
 from app.turn.acp.errors import why_failed
 from app.turn.acp.prompting import AgentPrompt
 from app.turn.acp.recording import AcpRecord
@@ -168,6 +169,7 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
                 if isinstance(item, Update | Words):
                     updates.append(item)
                     continue
+                await _open_ahead(updates, turn)
                 for event in turn.updates(updates):
                     yield event
                 updates = []
@@ -177,6 +179,7 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
                     yield event
         finally:  # stopped while the person decided: what came with it is answered too
             session.client.answer_unasked(left)
+        await _open_ahead(updates, turn)
         for event in turn.updates(updates):
             yield event
 
@@ -260,3 +263,8 @@ class AcpEngine(AgentEngine[AgentSession, AcpRecord]):
         if isinstance(exc, ConnectionError):
             await session.process.settle()
         return why_failed(session, exc)
+
+
+async def _open_ahead(updates: list[Update | Words], turn: AcpRecord) -> None:
+    """The large pictures of these updates' tool calls opened off the window's thread."""
+    await open_ahead((u.update for u in updates if isinstance(u, Update)), turn.opened)

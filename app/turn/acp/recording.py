@@ -15,7 +15,7 @@ from app.turn.acp.client import PermissionAsked, Update, Words
 from app.turn.acp.content import block_text, tool_parts
 from app.turn.agent_record import AgentRecord
 from app.turn.events import PlanEntry, PlanUpdated, TurnEvent
-from routing.transcript import CarriedPart
+from routing.transcript import CarriedPart, ResultPart
 
 SESSION = "acp"  # CarriedPart shape: the agent's session id, kept with its answers
 PLAN = "acp_plan"  # CarriedPart shape: its last plan
@@ -30,6 +30,7 @@ class AcpRecord(AgentRecord):
 
     plan: tuple[PlanEntry, ...] = ()
     content: dict[str, Any] = field(default_factory=dict)  # a call's latest content
+    opened: dict[str, ResultPart] = field(default_factory=dict)  # large pictures, by base64
     asking: PermissionAsked | None = None  # a request the person is deciding (Stop cancels it)
 
     def updates(self, updates: list[Update | Words]) -> list[TurnEvent]:
@@ -82,7 +83,7 @@ class AcpRecord(AgentRecord):
             self.content[call_id] = (previous, update.raw_output)
         if update.status in ("completed", "failed") and call_id in self.calls:
             content, raw_output = self.content.get(call_id, (None, None))
-            parts = tool_parts(content, raw_output)
+            parts = tool_parts(content, raw_output, self.opened)
             self.result(call_id, parts, update.status == "failed", events)
 
     def kept(self) -> list[CarriedPart]:

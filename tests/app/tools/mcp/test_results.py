@@ -5,14 +5,18 @@ from __future__ import annotations
 import base64
 import io
 import struct
+import threading
 import zlib
+from typing import Any
 
+import pytest
 from mcp import types
 from PIL import Image
 
+from app.tools.mcp import server as server_module
 from app.tools.mcp.results import tool_result_from_mcp
 from app.tools.mcp.server import McpServer
-from routing.transcript import PicturePart, ResultPart, TextPart, ToolCall
+from routing.transcript import PicturePart, ResultPart, TextPart, ToolCall, ToolResult
 from tests.servers.mcp_server import TINY_SIZE, tiny_png
 
 
@@ -30,6 +34,27 @@ async def test_tiny_image_is_text_picture_text_in_order(server: McpServer) -> No
     with Image.open(io.BytesIO(picture.data)) as image:
         assert image.format == "PNG" and image.size == TINY_SIZE
     assert result.pictures == (picture,)
+
+
+async def test_pictures_are_opened_off_the_callers_thread_and_words_on_it(
+    server: McpServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Opening a picture decodes it whole (a 4K screenshot: ~60 ms); a turn calls from the
+    # window's thread, which waits for none of it. Words alone need no thread.
+    from app.tools.mcp import results
+
+    read_on_main: list[bool] = []
+    read = results.tool_result_from_mcp
+
+    def watched(*given: Any, **named: Any) -> ToolResult:
+        read_on_main.append(threading.current_thread() is threading.main_thread())
+        return read(*given, **named)
+
+    monkeypatch.setattr(server_module, "tool_result_from_mcp", watched)
+    pictured = await server.call("tiny_image", {})
+    worded = await server.call("pid", {})
+    assert len(pictured.pictures) == 1 and worded.text.isdigit()
+    assert read_on_main == [False, True]
 
 
 async def test_a_broken_image_becomes_a_note(server: McpServer) -> None:

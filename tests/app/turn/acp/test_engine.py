@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import threading
 from contextlib import aclosing
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from tests.app.turn.engine_helpers import (
 )
 from tests.events import stopped_once
 from tests.servers.acp_agent import logged, read_log
-from vision.pictures import open_picture
+from vision.pictures import Picture, open_picture
 
 
 async def test_a_streamed_answer_with_thoughts_and_a_plan_is_stored(
@@ -69,6 +70,30 @@ async def test_a_tool_call_with_a_picture_becomes_a_tool_row(
     [picture] = result.pictures
     assert (picture.width, picture.height, picture.mime) == (4, 3, "image/png")
     assert final.text == "You said: look (0 pictures)"
+
+
+async def test_a_large_picture_from_a_tool_is_opened_off_the_turns_thread(
+    store: Store, tmp_path: Path, engine_for: EngineFor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Opening a picture safely decodes it whole (a 4K screenshot: ~60 ms), and the turn
+    # runs on the window's thread.
+    from app.turn.acp import content
+    from vision.pictures import sniff
+
+    opened: list[bool] = []
+
+    def watched(data: bytes, label: str = "") -> Picture:
+        opened.append(threading.current_thread() is threading.main_thread())
+        return sniff(data, label)
+
+    monkeypatch.setattr(content, "sniff", watched)
+    engine = engine_for(fake(tmp_path, "tool", "big"))
+    chat, events = await first_turn(engine, "look", "fake")
+    assert ended(events).error is None
+    [result] = [r for m in store.messages(chat) for r in m.tool_results]
+    [picture] = result.pictures
+    assert (picture.width, picture.height) == (400, 300)
+    assert opened == [False]  # once, on a worker thread
 
 
 async def test_pictures_go_as_images_to_an_agent_that_takes_them(
