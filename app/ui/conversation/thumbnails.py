@@ -23,7 +23,6 @@ from cachetools import LRUCache
 from PySide6.QtCore import QObject, QSize, Qt, Signal
 from PySide6.QtGui import QImage, QPixmap
 from PySide6.QtWidgets import QAbstractScrollArea, QWidget
-from shiboken6 import isValid
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QBuffer
@@ -184,7 +183,7 @@ class _Decoding(QObject):
         """On the window's thread: cached, and each widget that drew its frame drawn again."""
         _kept(key, image)
         for widget, then in self._waiting.pop(key, []):
-            if not isValid(widget):
+            if not _alive(widget):
                 continue
             if then is not None:
                 then()
@@ -192,6 +191,15 @@ class _Decoding(QObject):
                 widget.viewport().update()
             else:
                 widget.update()
+
+
+def _alive(widget: QWidget) -> bool:
+    """Whether a widget is still there (its Qt side is deleted with its window or card)."""
+    try:
+        widget.objectName()
+    except RuntimeError:  # "Internal C++ object already deleted"
+        return False
+    return True
 
 
 _decoder: _Decoding | None = None
