@@ -174,8 +174,8 @@ class _Decoding(QObject):
         """On the worker: the picture decoded (a null image for one that can't be)."""
         try:
             image = decode(data, box)
-        except Exception:  # never left waiting: drawn as a picture that can't be read
-            log.exception("a thumbnail could not be decoded")
+        except Exception as exc:  # never left waiting: drawn as a picture that can't be read
+            log.warning("a thumbnail could not be decoded: %s", type(exc).__name__)
             image = QImage()
         self._decoded.emit(key, image)
 
