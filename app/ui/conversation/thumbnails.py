@@ -104,15 +104,6 @@ def decode(data: bytes, box: QSize | None = None) -> QImage:
     return image
 
 
-def thumbnail(picture: Picture, size: QSize, ratio: float = 1.0) -> QPixmap:
-    """The picture drawn `size` logical pixels large (sharp at `ratio`); null if unreadable."""
-    key, box = _key(picture, size, ratio)
-    pixmap = _pixmaps.get(key)
-    if pixmap is None:
-        pixmap = _kept(key, decode(picture.data, box))
-    return pixmap
-
-
 def ready(
     picture: Picture,
     size: QSize,
@@ -120,9 +111,10 @@ def ready(
     widget: QWidget | None,
     then: Callable[[], None] | None = None,
 ) -> QPixmap | None:
-    """`thumbnail`, or None while a large picture is decoded on a worker thread: once it
-    is, `then` is called, or else `widget` (the one drawing it) is drawn again; neither
-    once the widget is gone."""
+    """The picture drawn `size` logical pixels large (sharp at `ratio`; a null pixmap if it
+    can't be read), cached; or None while a large one is decoded on a worker thread for
+    `widget`: once it is, `then` is called, or else `widget` is drawn again (neither once
+    the widget is gone). With no widget, it is decoded as it is asked for."""
     key, box = _key(picture, size, ratio)
     pixmap = _pixmaps.get(key)
     if pixmap is not None:

@@ -28,7 +28,7 @@ from app.ui.conversation.conversation_view import ConversationView
 from app.ui.conversation.message_delegate import THUMB
 from app.ui.conversation.painting import RETRY_BUTTON
 from app.ui.conversation.picture_viewer import PictureViewer
-from app.ui.conversation.thumbnails import shown_size, thumbnail
+from app.ui.conversation.thumbnails import ready, shown_size
 from app.ui.models.model_picker import AUTO
 from app.ui.session import Session
 from routing.capabilities import resolved
@@ -495,9 +495,11 @@ def test_thumbnails_are_upright_sized_to_fit_and_drawn_once(qtbot: QtBot, tmp_pa
     picture = open_picture(photo)
     assert (picture.width, picture.height) == (400, 300)
     assert shown_size(picture) == QSize(300, 400)
-    first = thumbnail(picture, QSize(90, 120))
+    first = ready(picture, QSize(90, 120), 1.0, None)
+    assert first is not None
     assert first.deviceIndependentSize().toSize() == QSize(90, 120)
-    assert thumbnail(picture, QSize(90, 120)).cacheKey() == first.cacheKey()  # cached
+    again = ready(picture, QSize(90, 120), 1.0, None)
+    assert again is not None and again.cacheKey() == first.cacheKey()  # cached
 
     model = ConversationModel()
     view = ConversationView(model)

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.ui.conversation import thumbnails
-from app.ui.conversation.thumbnails import BACKGROUND_PIXELS, ready, thumbnail
+from app.ui.conversation.thumbnails import BACKGROUND_PIXELS, ready
 from routing.transcript import user_message
 from tests.pictures import make_picture
 from tests.ui.helpers import stored_view
@@ -75,7 +75,7 @@ def test_a_large_picture_is_decoded_off_the_windows_thread_then_drawn(qtbot: QtB
     pixmap = ready(picture, BOX, 1.0, widget)
     assert pixmap is not None and pixmap is ready(picture, BOX, 1.0, widget)  # cached
     assert _colour_at_centre(pixmap.toImage()) == QColor("blue")
-    assert thumbnail(picture, BOX) is pixmap  # the cards' own call finds it too
+    assert ready(picture, BOX, 1.0, None) is pixmap  # asked with no widget: found too
 
 
 def test_a_large_picture_that_cant_be_read_is_not_waited_for_forever(qtbot: QtBot) -> None:
