@@ -51,6 +51,7 @@ _COLUMNS = (
 )
 _ITEM_COLUMNS = ", ".join(_COLUMNS)
 _NO_PARTS = "[]"  # most messages' parts column: words only
+_PARTS = _COLUMNS.index("parts")
 _STATUSES = {status.value: status for status in MessageStatus}
 
 
@@ -81,7 +82,7 @@ class ReadRows:
 
     def item(self, row: tuple[Any, ...], blobs: Blobs) -> StoredItem:
         """The item a row of `_COLUMNS` stores."""
-        if row[9] != _NO_PARTS:  # pictures, PDFs, tool calls: read each time
+        if row[_PARTS] != _NO_PARTS:  # pictures, PDFs, tool calls: read each time
             return _load_item(row, blobs)
         found = self._kept.get(row)
         if found is None:
