@@ -15,6 +15,7 @@ answer's end (the clamp that fits the picture to the provider runs on a worker t
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import statistics
 import tempfile
@@ -145,6 +146,11 @@ def run() -> list[Row]:
                 session.window.close()
                 asyncio.set_event_loop(None)
                 loop.close()
+                # The session's garbage (its widgets, their timers) collected here, on the
+                # window's thread, as the app's collector would: left to the next
+                # benchmark, a worker thread's allocation collected it, and Qt objects
+                # freed off their thread leave timers armed (app/ui/main_thread_gc.py).
+                gc.collect()
     return [
         Row(
             f"send in a {MESSAGES:,}-message chat: Enter → the request on the wire",
