@@ -15,6 +15,7 @@ decoded it (Qt's reader lets go of Python's lock while it reads).
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
@@ -141,7 +142,9 @@ def _kept(key: _Key, image: QImage) -> QPixmap:
 
 
 class _Decoding(QObject):
-    """Thumbnails decoded on one worker thread, each handed back to the window's thread."""
+    """Thumbnails decoded on one worker thread, each handed back to the window's thread;
+    the newest asked for first (scrolled quickly through a chat of screenshots, the ones
+    now in view don't wait behind those scrolled past)."""
 
     # From the worker: a key and its QImage, queued to the thread this object lives in.
     _decoded = Signal(object, object)
@@ -149,6 +152,8 @@ class _Decoding(QObject):
     def __init__(self) -> None:
         super().__init__()
         self._waiting: dict[_Key, list[_Waiting]] = {}  # a decode under way: who draws it
+        self._asked: list[tuple[_Key, bytes, QSize]] = []  # not begun yet, newest last
+        self._asking = threading.Lock()  # `_asked` is shared with the worker
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
         self._decoded.connect(self._keep)
 
@@ -160,10 +165,15 @@ class _Decoding(QObject):
                 already.append(waiting)
             return
         self._waiting[key] = [waiting]
-        self._worker.submit(self._decode, key, data, QSize(box))
+        with self._asking:
+            self._asked.append((key, data, QSize(box)))
+        self._worker.submit(self._decode_newest)  # one job for each picture asked for
 
-    def _decode(self, key: _Key, data: bytes, box: QSize) -> None:
-        """On the worker: the picture decoded (a null image for one that can't be)."""
+    def _decode_newest(self) -> None:
+        """On the worker: the newest picture asked for and not begun, decoded (a null
+        image for one that can't be)."""
+        with self._asking:
+            key, data, box = self._asked.pop()
         try:
             image = decode(data, box)
         except Exception as exc:  # never left waiting: drawn as a picture that can't be read

@@ -78,6 +78,35 @@ def test_a_large_picture_is_decoded_off_the_windows_thread_then_drawn(qtbot: QtB
     assert ready(picture, BOX, 1.0, None) is pixmap  # asked with no widget: found too
 
 
+def test_the_newest_picture_asked_for_is_decoded_first(qtbot: QtBot) -> None:
+    # Scrolled quickly through screenshots, the ones in view now don't wait for those
+    # scrolled past: while the worker decodes one, the last asked for goes next.
+    widget = QWidget()
+    qtbot.addWidget(widget)
+    first, older, newest = _large("orange"), _large("purple"), _large("brown")
+    busy, release = threading.Event(), threading.Event()
+    order: list[QColor] = []
+    decode = thumbnails.decode
+
+    def held(data: bytes, box: QSize | None = None) -> QImage:
+        image = decode(data, box)
+        order.append(_colour_at_centre(image))
+        if len(order) == 1:
+            busy.set()
+            release.wait(10)
+        return image
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(thumbnails, "decode", held)
+        assert ready(first, BOX, 1.0, widget) is None
+        assert busy.wait(10)  # the worker is on the first
+        assert ready(older, BOX, 1.0, widget) is None
+        assert ready(newest, BOX, 1.0, widget) is None
+        release.set()
+        qtbot.waitUntil(lambda: ready(older, BOX, 1.0, widget) is not None)
+    assert order == [QColor("orange"), QColor("brown"), QColor("purple")]
+
+
 def test_a_large_picture_that_cant_be_read_is_not_waited_for_forever(qtbot: QtBot) -> None:
     widget = QWidget()
     qtbot.addWidget(widget)
