@@ -2,7 +2,11 @@
 
 The picture is an accessible image: its description is what a seeing model said it shows
 (shown under it for everyone), else its name and size; "Describe this picture" asks for
-those words (app/ui/describing.py)."""
+those words (app/ui/describing.py).
+
+A large picture is decoded on a worker thread (a 4K screenshot takes ~80 ms): the viewer
+opens at the picture's size at once, saying it is opening it, and shows it when decoded.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +25,8 @@ from PySide6.QtWidgets import (
 
 from app.presenters.pending import size_words
 from app.store import PictureWords
-from app.ui.conversation.thumbnails import decode, fit
+from app.ui.conversation.thumbnails import BACKGROUND_PIXELS, decode, decode_whole, fit
+from app.ui.conversation.thumbnails import shown_size as upright_size
 from vision.pictures import Picture
 
 _MIN = QSize(360, 260)
@@ -41,13 +46,15 @@ class PictureViewer(QDialog):
     def __init__(
         self, picture: Picture, parent: QWidget | None = None, words: PictureWords | None = None
     ) -> None:
-        """A viewer for `picture` (decoded now, once), with the words held for it if any."""
+        """A viewer for `picture` (decoded once: a large one on a worker thread), with the
+        words held for it if any."""
         super().__init__(parent)
         self.picture = picture
         self.setWindowTitle(viewer_title(picture))
         self.setAccessibleName("Picture viewer")
         self.setSizeGripEnabled(True)
-        self.image = decode(picture.data)
+        self.opening = picture.width * picture.height > BACKGROUND_PIXELS
+        self.image = QImage() if self.opening else decode(picture.data)
         self._fitted_for = QSize()
 
         self.label = QLabel(self)
@@ -102,6 +109,8 @@ class PictureViewer(QDialog):
         self.area.viewport().installEventFilter(self)
         self.resize(self._opening_size())
         self._show()
+        if self.opening:
+            decode_whole(picture.data, self, self._decoded)
 
     def show_words(self, words: str, looker: str) -> None:
         """What a seeing model said the picture shows: under it, and as its description."""
@@ -133,10 +142,22 @@ class PictureViewer(QDialog):
         screen = self.screen() or QGuiApplication.primaryScreen()
         room = screen.availableGeometry().size() * _SCREEN_SHARE if screen else QSize(1200, 800)
         chrome = QSize(40, 80)  # margins, frame and the button bar
-        wanted = (self.image.size() if not self.image.isNull() else _MIN) + chrome
-        return wanted.boundedTo(room).expandedTo(_MIN)
+        # From the header, as the picture stands (a large one is still being decoded).
+        size = upright_size(self.picture) if self.opening or not self.image.isNull() else _MIN
+        return (size + chrome).boundedTo(room).expandedTo(_MIN)
+
+    def _decoded(self, image: QImage) -> None:
+        self.image = image
+        self.opening = False
+        self.actual.setEnabled(True)
+        self._show()
 
     def _show(self, *_args: object) -> None:
+        if self.opening:
+            self.label.setText("Opening the picture…")
+            self.info.setText(size_words(self.picture))
+            self.actual.setEnabled(False)
+            return
         if self.image.isNull():
             self.label.setText("This picture can't be shown here.")
             self.info.setText(size_words(self.picture))

@@ -9,7 +9,8 @@ A large picture's first decode is not the window's to wait for: a PNG is read wh
 before it is scaled (a 1280×800 screenshot takes ~14 ms, a 4K one ~90), so a chat of
 screenshots opened or scrolled through would stop for each. The conversation draws such
 a thumbnail's frame at once (`ready`), and the picture as soon as a worker thread has
-decoded it (Qt's reader lets go of Python's lock while it reads).
+decoded it (Qt's reader lets go of Python's lock while it reads). The picture viewer has
+its large pictures decoded whole the same way (`decode_whole`), uncached.
 """
 
 from __future__ import annotations
@@ -40,6 +41,17 @@ BACKGROUND_PIXELS = 250_000
 
 _Key = tuple[str, int, int, float]  # sha256, drawn width and height, device pixel ratio
 _Waiting = tuple[QWidget, "Callable[[], None] | None"]  # who drew a frame, what to call
+
+
+class _Whole:
+    """A picture asked for whole by `widget` (a viewer, which holds it itself: not cached)."""
+
+    def __init__(self, widget: QWidget, then: Callable[[QImage], None]) -> None:
+        self.widget = widget
+        self.then = then
+
+
+_Asked = tuple["_Key | _Whole", bytes, "QSize | None"]  # what for, the file, the box
 _pixmaps: LRUCache[_Key, QPixmap] = LRUCache(maxsize=_PIXMAPS)
 _sizes: LRUCache[str, QSize] = LRUCache(maxsize=_SIZES)
 
@@ -126,6 +138,12 @@ def ready(
     return None
 
 
+def decode_whole(data: bytes, widget: QWidget, then: Callable[[QImage], None]) -> None:
+    """Decode a picture at full size on the worker thread; `then` gets it (null if it can't
+    be read) on the window's thread, unless `widget` is gone by then."""
+    _decoding().ask_whole(data, _Whole(widget, then))
+
+
 def _key(picture: Picture, size: QSize, ratio: float) -> tuple[_Key, QSize]:
     """The cache's key for a thumbnail, and the device pixels it is decoded to."""
     ratio = round(ratio * 4) / 4 or 1.0
@@ -146,13 +164,14 @@ class _Decoding(QObject):
     the newest asked for first (scrolled quickly through a chat of screenshots, the ones
     now in view don't wait behind those scrolled past)."""
 
-    # From the worker: a key and its QImage, queued to the thread this object lives in.
+    # From the worker: what it was for (a key, or a _Whole) and its QImage, queued to the
+    # thread this object lives in.
     _decoded = Signal(object, object)
 
     def __init__(self) -> None:
         super().__init__()
         self._waiting: dict[_Key, list[_Waiting]] = {}  # a decode under way: who draws it
-        self._asked: list[tuple[_Key, bytes, QSize]] = []  # not begun yet, newest last
+        self._asked: list[_Asked] = []  # not begun yet, newest last
         self._asking = threading.Lock()  # `_asked` is shared with the worker
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="thumbnails")
         self._decoded.connect(self._keep)
@@ -165,24 +184,37 @@ class _Decoding(QObject):
                 already.append(waiting)
             return
         self._waiting[key] = [waiting]
+        self._queue((key, data, QSize(box)))
+
+    def ask_whole(self, data: bytes, whole: _Whole) -> None:
+        """Decode `data` at full size for `whole`, each time asked (a viewer asks once)."""
+        self._queue((whole, data, None))
+
+    def _queue(self, asked: _Asked) -> None:
         with self._asking:
-            self._asked.append((key, data, QSize(box)))
+            self._asked.append(asked)
         self._worker.submit(self._decode_newest)  # one job for each picture asked for
 
     def _decode_newest(self) -> None:
         """On the worker: the newest picture asked for and not begun, decoded (a null
         image for one that can't be)."""
         with self._asking:
-            key, data, box = self._asked.pop()
+            wanted, data, box = self._asked.pop()
         try:
             image = decode(data, box)
         except Exception as exc:  # never left waiting: drawn as a picture that can't be read
-            log.warning("a thumbnail could not be decoded: %s", type(exc).__name__)
+            log.warning("a picture could not be decoded: %s", type(exc).__name__)
             image = QImage()
-        self._decoded.emit(key, image)
+        self._decoded.emit(wanted, image)
 
-    def _keep(self, key: _Key, image: QImage) -> None:
-        """On the window's thread: cached, and each widget that drew its frame drawn again."""
+    def _keep(self, wanted: _Key | _Whole, image: QImage) -> None:
+        """On the window's thread: a thumbnail cached, and each widget that drew its frame
+        drawn again; a whole picture handed to its viewer."""
+        if isinstance(wanted, _Whole):
+            if _alive(wanted.widget):
+                wanted.then(image)
+            return
+        key = wanted
         _kept(key, image)
         for widget, then in self._waiting.pop(key, []):
             if not _alive(widget):

@@ -384,6 +384,7 @@ def test_a_picture_goes_with_the_message_and_shows_in_the_conversation(
     assert isinstance(viewer, PictureViewer)
     assert viewer.windowTitle() == f"chart.png — 1280×800 · {round(attached.size_bytes / 1024)} KB"
     assert "1280×800" in viewer.info.text()
+    qtbot.waitUntil(lambda: not viewer.opening)  # decoded on a worker thread (over 250,000 px)
     assert viewer.fitting
     fitted = viewer.shown_size()
     assert fitted.width() <= viewer.area.viewport().width()
