@@ -1,5 +1,6 @@
 """Sending in a long chat: from Enter to the request on the wire, beside a short chat's;
-and how long a send with a 4K screenshot holds the window's thread.
+how long a send with a 4K screenshot holds the window's thread; and a start's first send
+beside its second (benchmarks/first_send.py, a process for each start).
 
 A real session (the window, its controller, the model runner) on the app's own qasync
 loop, and one local Ollama-protocol server on loopback (tests/servers/ollama.py) giving a
@@ -34,6 +35,7 @@ ROUNDS = 7  # measured sends in each chat, after one unmeasured
 ANSWER = "Here is a short answer. " * 10
 TIMEOUT_S = 30.0
 SHOTS = 5  # sends with a 4K screenshot, after one unmeasured
+STARTS = 7  # starts of a process whose first and second sends are timed
 
 
 async def _until(done: Callable[[], bool]) -> None:
@@ -43,24 +45,50 @@ async def _until(done: Callable[[], bool]) -> None:
             await asyncio.sleep(0.0005)
 
 
+async def send_once(session: Any, server: FakeOllama, question: str) -> float:
+    """Seconds from Enter to the request's arrival at `server`; returns once answered."""
+    controller = session.controller
+    asked = len(server.received(server.is_chat))
+    server.enqueue(Reply(text=ANSWER))
+    started = time.perf_counter()
+    session.window.composer.send_requested.emit(question)  # what Enter does
+    await _until(lambda: len(server.received(server.is_chat)) > asked)
+    arrived = server.received(server.is_chat)[asked].received_at
+    await _until(lambda: not controller.busy)
+    return float(arrived - started)
+
+
 async def _sends(session: Any, server: FakeOllama, long: str, short: str) -> Paired:
     """Seconds from Enter to the request's arrival, in the long and the short chat in turn."""
-    controller, composer = session.controller, session.window.composer
     times = Paired([], [])
     for round_ in range(ROUNDS + 1):
         for chat, kept in ((long, times.ours), (short, times.floor)):
-            controller.select_conversation(chat)
+            session.controller.select_conversation(chat)
             await asyncio.sleep(0.2)  # shown and settled, as a person would read it first
-            asked = len(server.received(server.is_chat))
-            server.enqueue(Reply(text=ANSWER))
-            started = time.perf_counter()
-            composer.send_requested.emit(f"Question {round_}?")  # what Enter does
-            await _until(lambda asked=asked: len(server.received(server.is_chat)) > asked)  # type: ignore[misc]
-            arrived = server.received(server.is_chat)[asked].received_at
-            await _until(lambda: not controller.busy)
+            took = await send_once(session, server, f"Question {round_}?")
             if round_:
-                kept.append(arrived - started)
+                kept.append(took)
     return times
+
+
+def _first_sends() -> Paired:
+    """A start's first send and its second, each start a process of its own (the first
+    unmeasured: it writes the bytecode)."""
+    import json
+    import sys
+
+    from benchmarks.common import python_env, run_process
+
+    sends = Paired([], [])
+    for start in range(STARTS + 1):
+        done = run_process([sys.executable, "-m", "benchmarks.first_send"], python_env())
+        if done.returncode != 0:
+            raise RuntimeError(f"the first send failed: {done.stderr.strip()[-500:]}")
+        if start:
+            found = json.loads(done.stdout.strip().splitlines()[-1])
+            sends.ours.append(found["first_s"])
+            sends.floor.append(found["second_s"])
+    return sends
 
 
 async def _held(session: Any, server: FakeOllama, folder: Path) -> list[float]:
@@ -151,7 +179,18 @@ def run() -> list[Row]:
                 # benchmark, a worker thread's allocation collected it, and Qt objects
                 # freed off their thread leave timers armed (app/ui/main_thread_gc.py).
                 gc.collect()
+    firsts = _first_sends()
     return [
+        Row(
+            "a start's first send: Enter → the request on the wire",
+            statistics.median(firsts.ours) * 1000,
+            "ms",
+            "report",
+            f"the second send: {statistics.median(firsts.floor) * 1000:.1f} ms; "
+            f"{firsts.ratios()}; {STARTS} starts, each a process of its own sending in a new "
+            "chat 1.5 s after the window shows (what the send needs loads meanwhile: "
+            "app/ui/warm_up.py)",
+        ),
         Row(
             f"send in a {MESSAGES:,}-message chat: Enter → the request on the wire",
             statistics.median(times.ours) * 1000,

@@ -9,12 +9,16 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from app.assembly import Assembly
 from app.config import Config
 from app.store import Store
 from app.ui.controller import Controller
 from app.ui.main_window import MainWindow
+
+if TYPE_CHECKING:
+    from app.ui.warm_up import WarmUp
 
 
 class StartupError(Exception):
@@ -48,6 +52,7 @@ class Session:
         self.window = MainWindow(self.controller)
         self.painted_at: float | None = None
         self.closed = False
+        self._warm_up: WarmUp | None = None
         self.window.first_painted.connect(self._first_paint)
         self.controller.load()
         if self.config.named_missing is not None:  # said once, as the window opens
@@ -61,8 +66,13 @@ class Session:
         self.window.show()
 
     def start(self) -> None:
-        """Start listing models (and MCP servers, if asked): after the first paint, on asyncio."""
+        """Start listing models (and MCP servers, if asked): after the first paint, on asyncio;
+        then load what the first send needs while the person types (app/ui/warm_up.py)."""
         self.controller.start()
+        if self._warm_up is None:
+            from app.ui.warm_up import WarmUp
+
+            self._warm_up = WarmUp(self.window)
 
     def _first_paint(self) -> None:
         self.painted_at = time.perf_counter()
