@@ -1,12 +1,12 @@
 """What a first send needs, loaded while the window waits for the person to type.
 
 The send and the rows it shows are kept out of the first paint's way (they load on
-first use), so the first Enter after a start loaded them: 21–24 ms from Enter to the
-request in a new chat, where a later send takes 8–11. Once the window has painted and
-asyncio runs, these modules load one at a time, each in an event-loop turn of its own,
-so a key pressed meanwhile waits for one import at most; then the Qt classes the send
-uses first (PySide6 builds a class, with all its enums, the first time Python touches
-it: the screen reader's announcement alone, ~3 ms). `tests/ui/test_warm_up.py`
+first use), so the first Enter after a start loaded them: 23 ms from Enter to the
+request in a new chat, where the second send takes 4–5 (`python -m benchmarks send`);
+loaded ahead, 11. Once the window has painted and asyncio runs, these modules load one
+at a time, each in an event-loop turn of its own, so a key pressed meanwhile waits for
+one import at most; then the Qt classes the send uses first (PySide6 builds a class,
+with all its enums, the first time Python touches it). `tests/ui/test_warm_up.py`
 sends a first message after the warm-up and fails on any Sightline module it still
 loads or Qt class it still builds, so these lists can't fall behind the code.
 """
