@@ -17,16 +17,18 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import json
 import os
 import statistics
+import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from benchmarks.bench_window import environment, fill
-from benchmarks.common import Paired, Row
+from benchmarks.common import Paired, Row, python_env, run_process
 from tests.servers.ollama import FakeOllama, Reply
 
 MESSAGES = 5_000
@@ -36,6 +38,8 @@ ANSWER = "Here is a short answer. " * 10
 TIMEOUT_S = 30.0
 SHOTS = 5  # sends with a 4K screenshot, after one unmeasured
 STARTS = 7  # starts of a process whose first and second sends are timed
+
+T = TypeVar("T")
 
 
 async def _until(done: Callable[[], bool]) -> None:
@@ -74,11 +78,6 @@ async def _sends(session: Any, server: FakeOllama, long: str, short: str) -> Pai
 def _first_sends() -> Paired:
     """A start's first send and its second, each start a process of its own (the first
     unmeasured: it writes the bytecode)."""
-    import json
-    import sys
-
-    from benchmarks.common import python_env, run_process
-
     sends = Paired([], [])
     for start in range(STARTS + 1):
         done = run_process([sys.executable, "-m", "benchmarks.first_send"], python_env())
@@ -129,56 +128,69 @@ async def _held(session: Any, server: FakeOllama, folder: Path) -> list[float]:
     return held
 
 
-def run() -> list[Row]:
-    """Measure and return the rows."""
+def in_session(
+    server: FakeOllama, folder: Path, settle_s: float, work: Callable[[Any], Awaitable[T]]
+) -> T:
+    """`work(session)` on a real session over `folder`'s data, its one provider `server`, on
+    the app's own qasync loop and collector, `settle_s` after the models' listing began;
+    the session closed after as the app closes it."""
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
-    from app.ui.main_thread_gc import INTERVAL_MS, MainThreadCollector
+    from app.ui.main_thread_gc import MainThreadCollector
     from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
     from app.ui.session import load_settings, open_session
 
-    app = QApplication.instance() or QApplication([])
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    provider = f'\n[[providers]]\nid = "ollama"\nkind = "ollama"\nbase_url = "{server.base_url}"\n'
+    with environment(folder, provider):
+        loop = new_loop(app)
+        asyncio.set_event_loop(loop)
+        session = open_session(load_settings())
+
+        async def measure() -> T:
+            session.show()
+            session.start()  # as after the first paint: the models are listed
+            # The window's own collection, which freezes what the start made at its
+            # first look, as it does in the app (app/ui/main_thread_gc.py).
+            collector = MainThreadCollector()
+            try:
+                await asyncio.sleep(settle_s)
+                return await work(session)
+            finally:  # as the app ends (app/ui/app.py), the window closed after
+                collector.stop()
+                await session.aclose()
+                await loop.shutdown_asyncgens()
+
+        try:
+            with async_generators_finalized_by(loop):
+                return loop.run_until_complete(measure())
+        finally:
+            session.window.close()
+            asyncio.set_event_loop(None)
+            loop.close()
+            # The session's garbage (its widgets, their timers) collected here, on the
+            # window's thread, as the app's collector would: left to the next
+            # benchmark, a worker thread's allocation collected it, and Qt objects
+            # freed off their thread leave timers armed (app/ui/main_thread_gc.py).
+            gc.collect()
+
+
+def run() -> list[Row]:
+    """Measure and return the rows."""
+    from app.ui.main_thread_gc import INTERVAL_MS
+
     held: list[float] = []
     with FakeOllama() as server, tempfile.TemporaryDirectory(prefix="sightline-bench-") as temp:
         folder = Path(temp)
         long, short = fill(folder / "data", MESSAGES), fill(folder / "data", SMALL, seed=9)
-        provider = (
-            f'\n[[providers]]\nid = "ollama"\nkind = "ollama"\nbase_url = "{server.base_url}"\n'
-        )
-        with environment(folder, provider):
-            loop = new_loop(app)
-            asyncio.set_event_loop(loop)
-            session = open_session(load_settings())
 
-            async def measure() -> Paired:
-                session.show()
-                session.start()  # as after the first paint: the models are listed
-                # The window's own collection, which freezes what the start made at its
-                # first look, as it does in the app (app/ui/main_thread_gc.py).
-                collector = MainThreadCollector()
-                try:
-                    await asyncio.sleep(2 * INTERVAL_MS / 1000)
-                    times = await _sends(session, server, long, short)
-                    held.extend(await _held(session, server, folder))
-                    return times
-                finally:  # as the app ends (app/ui/app.py), the window closed after
-                    collector.stop()
-                    await session.aclose()
-                    await loop.shutdown_asyncgens()
+        async def work(session: Any) -> Paired:
+            times = await _sends(session, server, long, short)
+            held.extend(await _held(session, server, folder))
+            return times
 
-            try:
-                with async_generators_finalized_by(loop):
-                    times = loop.run_until_complete(measure())
-            finally:
-                session.window.close()
-                asyncio.set_event_loop(None)
-                loop.close()
-                # The session's garbage (its widgets, their timers) collected here, on the
-                # window's thread, as the app's collector would: left to the next
-                # benchmark, a worker thread's allocation collected it, and Qt objects
-                # freed off their thread leave timers armed (app/ui/main_thread_gc.py).
-                gc.collect()
+        times = in_session(server, folder, 2 * INTERVAL_MS / 1000, work)
     firsts = _first_sends()
     return [
         Row(

@@ -291,13 +291,10 @@ def _opens(window: _Window, bigs: list[str], smalls: list[str], elsewhere: str) 
 def _viewings(window: _Window, screens: list[str]) -> tuple[list[float], list[float]]:
     """For the first screenshot of each chat (the first chat's unmeasured): seconds the
     window's thread is held opening it in the viewer, and until the viewer shows it."""
-    from vision.pictures import Picture
-
     held: list[float] = []
     shown: list[float] = []
     for round_, screen in enumerate(screens):
-        message = window.session.store.messages(screen)[0]
-        picture: Picture = message.pictures[0]
+        picture = window.session.store.messages(screen)[0].pictures[0]
         window.settle()
         started = time.perf_counter()
         viewer = window.session.window.open_picture(picture)
