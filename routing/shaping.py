@@ -101,6 +101,9 @@ def shape_messages(
     shaped: list[Message] = []
     # Newest first, so the pictures that stay are the latest ones.
     for message in reversed(messages):
+        if not message.carries_pictures and not message.tool_calls:
+            shaped.append(message)  # words alone go as they are: most of a long chat's
+            continue
         parts: list[Part] = []
         for part in reversed(message.parts):
             if isinstance(part, ToolResult) and part.pictures:
@@ -123,7 +126,7 @@ def shape_messages(
                 part = replace(part, arguments=bounded_arguments(part.arguments))
             parts.append(part)
         parts.reverse()
-        # A message none of whose parts changed goes as it is: most of a long chat's.
+        # A message none of whose parts changed goes as it is.
         same = all(new is old for new, old in zip(parts, message.parts, strict=True))
         shaped.append(message if same else replace(message, parts=tuple(parts)))
     return tuple(reversed(shaped))
@@ -156,6 +159,8 @@ def _sent_pictures(messages: tuple[Message, ...], keep_tool_pictures: int) -> It
     pictures within the budget."""
     budget = _tool_picture_budget(messages, keep_tool_pictures)
     for message in reversed(messages):
+        if not message.carries_pictures:
+            continue
         for part in reversed(message.parts):
             if isinstance(part, PicturePart):
                 yield part.picture

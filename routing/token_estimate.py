@@ -5,8 +5,9 @@ their characters, at fewer characters a token than English averages so the estim
 errs high; `Calibration` then scales it per model by what its server reported it
 counted for the last request. Pictures cost what each provider documents
 (docs/providers.md). Counting words by their length costs nothing per character (a
-string knows its length), so a 5,000-message chat is counted afresh each turn in about a
-millisecond (benchmarks/bench_context.py) and no count needs keeping.
+string knows its length); what costs is visiting each part of each message, so an
+`Estimator` keeps each message's count while it holds the message: a long chat's send
+counts only what is new since the last (benchmarks/bench_context.py, bench_send.py).
 """
 
 from __future__ import annotations
@@ -60,10 +61,18 @@ def picture_tokens(kind: str, width: int, height: int) -> int:
 
 
 class Estimator:
-    """Estimates for one provider kind's models."""
+    """Estimates for one provider kind's models.
+
+    Each message's count is kept with the message it counted (so its id can't name
+    another while kept): a turn counts the same messages of a long chat request after
+    request, and the store hands back the same objects each time.
+    """
+
+    KEPT = 50_000  # messages' counts kept before they are all let go
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
+        self._counted: dict[int, tuple[Message, int]] = {}
 
     def picture(self, picture: Picture) -> int:
         """One picture's tokens."""
@@ -71,7 +80,14 @@ class Estimator:
 
     def message(self, message: Message) -> int:
         """One message's tokens: its words, pictures, calls and results."""
-        return MESSAGE_OVERHEAD + sum(self._part(part) for part in message.parts)
+        found = self._counted.get(id(message))
+        if found is not None and found[0] is message:
+            return found[1]
+        tokens = MESSAGE_OVERHEAD + sum(self._part(part) for part in message.parts)
+        if len(self._counted) >= self.KEPT:
+            self._counted.clear()
+        self._counted[id(message)] = (message, tokens)
+        return tokens
 
     def _part(self, part: object) -> int:
         if isinstance(part, TextPart):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Literal
 
 from routing.message_status import MessageStatus as MessageStatus
@@ -110,7 +111,7 @@ class ToolResult:
     parts: tuple[ResultPart, ...] = ()
     is_error: bool = False
 
-    @property
+    @cached_property
     def text(self) -> str:
         """The result's words, joined (rendered pages count by their lead-in)."""
         return "\n".join(
@@ -119,7 +120,7 @@ class ToolResult:
             if isinstance(p, TextPart | PagesPart)
         )
 
-    @property
+    @cached_property
     def pictures(self) -> tuple[Picture, ...]:
         """The result's pictures, in order, rendered pages included."""
         return _pictures(self.parts)
@@ -152,7 +153,12 @@ def _pictures(parts: tuple[Part, ...]) -> tuple[Picture, ...]:
 
 @dataclass(frozen=True)
 class Message:
-    """One message of the conversation, as a wire sees it."""
+    """One message of the conversation, as a wire sees it.
+
+    What it derives from its parts (its words, pictures, calls, results) is worked out
+    once and kept with it: a turn reads each of a long chat's messages in several passes
+    (sight, shaping, fitting), and the store hands back the same objects turn after turn.
+    """
 
     role: Role
     parts: tuple[Part, ...] = ()
@@ -163,30 +169,35 @@ class Message:
     # however fast each came; no wire sends it.
     stats: AnswerStats | None = field(default=None, compare=False)
 
-    @property
+    @cached_property
     def text(self) -> str:
         """The message's words, joined."""
         return "".join(p.text for p in self.parts if isinstance(p, TextPart))
 
-    @property
+    @cached_property
     def pictures(self) -> tuple[Picture, ...]:
         """Pictures of the message itself (not those inside tool results), pages included."""
         return _pictures(self.parts)
 
-    @property
+    @cached_property
     def pdfs(self) -> tuple[PdfFile, ...]:
         """PDFs attached to the message."""
         return tuple(p.pdf for p in self.parts if isinstance(p, PdfPart))
 
-    @property
+    @cached_property
     def tool_calls(self) -> tuple[ToolCall, ...]:
         """The tool calls this message asks for."""
         return tuple(p for p in self.parts if isinstance(p, ToolCall))
 
-    @property
+    @cached_property
     def tool_results(self) -> tuple[ToolResult, ...]:
         """The tool results this message carries."""
         return tuple(p for p in self.parts if isinstance(p, ToolResult))
+
+    @cached_property
+    def carries_pictures(self) -> bool:
+        """Whether it carries a picture, itself or inside a tool result."""
+        return bool(self.pictures) or any(r.pictures for r in self.tool_results)
 
     def carried(self, shape: str, source: str) -> tuple[CarriedPart, ...]:
         """What a wire of `shape` carries on this message for `source` (provider:model)."""
@@ -236,7 +247,7 @@ class Notice:
 
 def has_pictures(message: Message) -> bool:
     """Whether a message carries a picture, itself or inside a tool result."""
-    return bool(message.pictures) or any(r.pictures for r in message.tool_results)
+    return message.carries_pictures
 
 
 def user_message(

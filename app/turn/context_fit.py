@@ -59,6 +59,7 @@ class ContextFit:
         self.catalogue = catalogue
         self.calibration = Calibration()
         self._told_left_out: dict[str, tuple[str, int]] = {}  # by chat: model, count
+        self._estimators: dict[str, Estimator] = {}  # by provider kind, kept for their counts
 
     @staticmethod
     def window(model: ModelInfo, settings: ChatSettings) -> tuple[int, ContextFrom]:
@@ -76,7 +77,7 @@ class ContextFit:
         if model.takes("context_length"):
             request = replace(request, context_length=window)
         kind = self.catalogue.provider(model.provider_id).kind
-        estimator = Estimator(kind)
+        estimator = self._estimators.setdefault(kind, Estimator(kind))
         fixed = text_tokens(request.system) + tools_tokens(request.tools)
         budget = window - answer_room(window, request.max_tokens) - fixed
 

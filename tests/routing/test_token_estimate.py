@@ -1,0 +1,30 @@
+"""Counting a request's tokens before it goes: a message's count is kept with the message
+it counted, and never given to another."""
+
+from __future__ import annotations
+
+from routing.token_estimate import MESSAGE_OVERHEAD, Estimator, text_tokens
+from routing.transcript import Message, TextPart, user_message
+from tests.pictures import make_picture
+
+
+def test_a_count_is_the_messages_own_and_kept_with_it() -> None:
+    estimator = Estimator("openai")
+    words = user_message("seven words are in this one here")
+    assert estimator.message(words) == MESSAGE_OVERHEAD + text_tokens(words.text)
+    assert estimator.message(words) == estimator.message(words)  # kept: the same
+    seeing = user_message("and a picture", (make_picture("red", (1024, 1024)),))
+    assert estimator.message(seeing) > estimator.message(user_message("and a picture"))
+
+
+def test_a_count_kept_is_never_another_messages() -> None:
+    estimator = Estimator("openai")
+    estimator.KEPT = 3  # let go of all once three are kept
+    counts = {}
+    for size in range(1, 40):
+        # Each message dropped after counting: its id may name the next one made.
+        counts[size] = estimator.message(Message("user", (TextPart("x" * size * 10),)))
+    assert counts == {
+        size: MESSAGE_OVERHEAD + text_tokens("x" * size * 10) for size in range(1, 40)
+    }
+    assert len(estimator._counted) <= 3
