@@ -36,15 +36,19 @@ def turns(messages: Sequence[Message]) -> list[tuple[Message, ...]]:
     return [tuple(turn) for turn in found]
 
 
-def fit(messages: Sequence[Message], budget: int, count: Callable[[Message], int]) -> Fitted | None:
+def fit(
+    messages: Sequence[Message], budget: int, count: Callable[[Message], int], unread: int = 0
+) -> Fitted | None:
     """The messages within `budget` tokens, leaving out the oldest turns but the first;
-    None when the current turn alone doesn't fit."""
+    None when the current turn alone doesn't fit. `unread`: messages of the chat between
+    its first turn and the rest of `messages` that were not even read (too old for the
+    window to reach): left out as well."""
     grouped = turns(messages)
     if not grouped:
-        return Fitted((), 0, 0)
+        return Fitted((), unread, 0)
     sizes = [sum(count(m) for m in turn) for turn in grouped]
     if sum(sizes) <= budget:
-        return Fitted(tuple(messages), 0, sum(sizes))
+        return Fitted(tuple(messages), unread, sum(sizes))
     current = len(grouped) - 1
     used = sizes[current]
     if used > budget:
@@ -60,4 +64,4 @@ def fit(messages: Sequence[Message], budget: int, count: Callable[[Message], int
         kept.add(index)
         used += sizes[index]
     chosen = tuple(m for i in sorted(kept) for m in grouped[i])
-    return Fitted(chosen, len(messages) - len(chosen), used)
+    return Fitted(chosen, len(messages) - len(chosen) + unread, used)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -37,6 +37,7 @@ from routing.secrets import redact
 if TYPE_CHECKING:
     from app.store.item_rows import ReadRows
     from app.store.parts import Encoded
+    from app.store.recent import Recent
     from routing.answer_stats import AnswerStats
     from routing.transcript import Message, Notice, Part
     from vision.pictures import Picture
@@ -143,6 +144,20 @@ class Items:
             for stored in self.items(conversation_id)
             if isinstance(stored.item, Message)
         )
+
+    def recent_messages(
+        self, conversation_id: str, weigh: Callable[[Message], int], enough: int
+    ) -> Recent:
+        """The messages a request reads of the chat: its first turn and its newest turns
+        from where they weigh `enough` (app/store/recent.py), or all of a lighter chat."""
+        from app.store.recent import recent_messages  # not at first paint (the docstring)
+
+        with self._connection.read() as db:
+
+            def load(ids: Sequence[int]) -> list[StoredItem]:
+                return self._load(db, f"id IN ({', '.join('?' * len(ids))})", *ids)
+
+            return recent_messages(db, load, conversation_id, weigh, enough)
 
     def add_message(self, conversation_id: str, message: Message) -> StoredItem:
         """Store a whole message at the end of the conversation."""

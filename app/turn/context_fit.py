@@ -17,14 +17,22 @@ import math
 from dataclasses import dataclass, field, replace
 
 from app.store import Store, StoredItem
+from app.store.recent import Recent
 from routing.catalogue import Catalogue
 from routing.chat_settings import ChatSettings
 from routing.context_window import ContextFrom, Overflow, about, answer_room
 from routing.errors import ContextTooLong, ProviderError, StreamCut
 from routing.fitting import fit
 from routing.models import ModelInfo
-from routing.token_estimate import Calibration, Estimator, text_tokens, tools_tokens
-from routing.transcript import Notice, NoticeKind
+from routing.token_estimate import (
+    MESSAGE_OVERHEAD,
+    SCALE_LEAST,
+    Calibration,
+    Estimator,
+    text_tokens,
+    tools_tokens,
+)
+from routing.transcript import Message, Notice, NoticeKind
 from routing.wires.base import ChatRequest, TokenCounter, WindowCheck
 
 log = logging.getLogger(__name__)
@@ -33,6 +41,9 @@ log = logging.getLogger(__name__)
 CHECK_SECONDS = 60.0
 # From this share of the window on, a server that counts tokens is asked to count.
 NEAR_SHARE = 0.5
+# A long chat is read back from its end until its words alone are this many times what
+# the window could hold at most: what is older can't be in the request (`history`).
+READ_MARGIN = 2
 
 
 @dataclass
@@ -45,6 +56,12 @@ class Fitting:
     estimate: int = 0  # that before the model's calibration
     notices: list[StoredItem] = field(default_factory=list)
     error: ContextTooLong | None = None
+
+
+def _words(message: Message) -> int:
+    """The least a message can count for in a request: its words (an estimate adds its
+    pictures, calls and results, and the words they become)."""
+    return MESSAGE_OVERHEAD + text_tokens(message.text)
 
 
 def _messages(count: int) -> str:
@@ -69,10 +86,29 @@ class ContextFit:
         assert model.context_length is not None  # the catalogue's answer always has one
         return model.context_length, model.context_from
 
+    def history(self, conversation_id: str, model: ModelInfo, settings: ChatSettings) -> Recent:
+        """What a request to `model` reads of the chat: all of it, or, when it is far past
+        the window, its first turn and the newest turns the window could ever hold.
+
+        Read back until the newest turns' words alone are READ_MARGIN times the most the
+        window could hold (the least calibration, no system prompt, no tools), so the
+        turns fitting keeps are all among them: each message's estimate in the request is
+        at least its words'. What was left unread is counted with what fitting leaves out.
+        """
+        window, _ = self.window(model, settings)
+        most = (window - answer_room(window, settings.max_tokens)) / SCALE_LEAST
+        return self.store.recent_messages(conversation_id, _words, math.ceil(READ_MARGIN * most))
+
     def fitted(
-        self, conversation_id: str, model: ModelInfo, request: ChatRequest, settings: ChatSettings
+        self,
+        conversation_id: str,
+        model: ModelInfo,
+        request: ChatRequest,
+        settings: ChatSettings,
+        unread: int = 0,
     ) -> Fitting:
-        """The request within the model's window (and Ollama told the window to load)."""
+        """The request within the model's window (and Ollama told the window to load);
+        `unread`: the chat's messages `history` left unread, left out as well."""
         window, source = self.window(model, settings)
         if model.takes("context_length"):
             request = replace(request, context_length=window)
@@ -85,7 +121,7 @@ class ContextFit:
         # reported: one multiplication a turn, not one a message.
         scale = self.calibration.scale(model.ref)
         fitting = Fitting(request, window)
-        found = fit(request.messages, int(budget / scale), estimator.message)
+        found = fit(request.messages, int(budget / scale), estimator.message, unread)
         if found is None:
             fitting.error = self._too_big(model, window)
             return fitting

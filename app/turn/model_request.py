@@ -93,7 +93,9 @@ class ModelRequests:
         `turn_clock`), made to call a tool where `tool_choice` says so; the outcome lands in
         `step`."""
         provider = self.catalogue.provider(model.provider_id)
-        history = self.store.messages(conversation_id)
+        # What the model's window can reach of the chat: the rest is never even read.
+        recent = self.context.history(conversation_id, self.catalogue.answer(model), settings)
+        history = recent.messages
         kept: list[Kept] = []
         if not provider.is_local:
             # Earlier pictures that stayed on this computer: left out if the person
@@ -121,7 +123,7 @@ class ModelRequests:
         # Within the model's window, before anything is judged to leave: what is left out
         # of the request never leaves.
         await self.context.count_if_near(answer, request, settings)
-        fitting = self.context.fitted(conversation_id, answer, request, settings)
+        fitting = self.context.fitted(conversation_id, answer, request, settings, recent.unread)
         for fit_notice in fitting.notices:
             yield ItemAdded(fit_notice)
         if fitting.error is not None:

@@ -203,7 +203,9 @@ class TurnRunner:
             if choice.by_sightline and not took_over:
                 # Routing may choose: a model that sees takes the rest of the turn
                 # rather than having this turn's pictures described for a blind one.
-                messages = self.store.messages(conversation_id)
+                # Only this turn's pictures count: the chat's end read, back to a turn's start.
+                shown = self.store.page(conversation_id)
+                messages = tuple(s.item for s in shown if isinstance(s.item, Message))
                 taking = sight.takeover(model, messages, needs_tools=bool(offered) or needs.tools)
                 if taking is not None:
                     took_over = True

@@ -33,6 +33,7 @@ FIRST_SEND = (
     "app.store.parts",
     "app.store.part_reader",
     "app.store.item_rows",
+    "app.store.pages",  # the turn's end, where Auto looks for this turn's pictures
     "app.toolbox",
     "app.tools.mcp.config",
     "app.tools.read_file",

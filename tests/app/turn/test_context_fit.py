@@ -6,6 +6,7 @@ unless it is told the window to load."""
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,8 @@ import pytest
 
 from app.assembly import Assembly
 from app.config import Config
-from app.store import Store
+from app.store import Store, StoredItem
+from app.turn import context_fit
 from app.turn.events import TurnEvent, UsageAdded
 from app.turn.runner import TurnRunner
 from app.turn.tool_step import DenyAll
@@ -22,7 +24,7 @@ from routing.chat_settings import ChatSettings
 from routing.context_window import ContextFrom, Overflow
 from routing.errors import ContextTooLong
 from routing.models import ProviderConfig
-from routing.transcript import Message, TextPart
+from routing.transcript import Message, TextPart, user_message
 from routing.wires.base import ChatRequest
 from routing.wires.ollama import OllamaWire
 from tests.events import collect, ended, notices, stored_notices
@@ -282,3 +284,51 @@ async def test_the_loopback_ollama_drops_a_prompt_s_beginning_past_num_ctx_as_ol
     finally:
         await wire.aclose()
     assert fake_ollama.truncated == 1
+
+
+async def test_a_long_chat_reads_what_the_window_reaches_and_sends_what_the_whole_would(
+    tmp_path: Path, store: Store, fake_ollama: FakeOllama, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 1,200-message chat to a 1,024-token window: the turn reads its first turn and the
+    newest turns the window could reach, not the chat, and sends just what reading all of
+    it sends; the notice counts every message left out, read or not."""
+    provider = ProviderConfig("ollama", "ollama", fake_ollama.base_url)
+    # A runner for each, so neither fits by what the server counted for the other.
+    runner, other = (_runner(_assembly(tmp_path, provider, store)) for _ in range(2))
+    model = "ollama:llama3.2:3b"
+    chats = []
+    for _ in range(2):  # the same chat twice
+        cid = store.conversations.create()
+        store.conversations.set_settings(cid, ChatSettings(context_length=1024))
+        for n in range(600):
+            store.add_message(cid, user_message(f"Turn {n}: {WORDS}"))
+            store.add_message(cid, Message("assistant", (TextPart(f"Answer {n}."),), model=model))
+        chats.append(cid)
+    read: list[int] = []
+    load = Store._load
+
+    def counting(
+        self: Store, db: sqlite3.Connection, where: str, *params: object
+    ) -> list[StoredItem]:
+        found = load(self, db, where, *params)
+        read.append(len(found))
+        return found
+
+    monkeypatch.setattr(Store, "_load", counting)
+    try:
+        events = await collect(runner.run(TurnInput(chats[0], "And now?", requested_model=model)))
+        read_recent = sum(read)
+        monkeypatch.setattr(context_fit, "READ_MARGIN", 10**9)  # all of the chat read
+        whole = await collect(other.run(TurnInput(chats[1], "And now?", requested_model=model)))
+    finally:
+        await runner.catalogue.aclose()
+        await other.catalogue.aclose()
+    assert ended(events).error is None and ended(whole).error is None
+    recent_body, whole_body = fake_ollama.chat_requests()[-2:]
+    assert recent_body["messages"] == whole_body["messages"]
+    sent = [m["content"] for m in recent_body["messages"]]
+    assert sent[0].startswith("Turn 0:") and sent[-1] == "And now?"
+    assert len(sent) < 20 and read_recent < 100  # of 1,201 messages
+    told = [n.text for n in notices(events)]
+    assert told == [n.text for n in notices(whole)]
+    assert any(f"{1201 - len(sent):,} earlier messages were left out" in text for text in told)

@@ -1,0 +1,120 @@
+"""What a request reads of a long chat, on a real SQLite file: its first turn and its
+newest turns from where they weigh enough, the messages between counted and never read;
+a lighter chat read whole, as the shown branch says."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.store import Store, StoredItem
+from app.store.recent import PAGE, Recent, recent_messages
+from routing.transcript import (
+    Message,
+    Notice,
+    NoticeKind,
+    TextPart,
+    ToolCall,
+    ToolResult,
+    starts_turn,
+    user_message,
+)
+
+
+def _answer(text: str) -> Message:
+    return Message("assistant", (TextPart(text),), model="ollama:m")
+
+
+def _chat(store: Store, turns: int) -> str:
+    """A chat of `turns` questions, each answered, a notice after every tenth."""
+    chat = store.conversations.create()
+    for n in range(turns):
+        store.add_message(chat, user_message(f"q{n}"))
+        store.add_message(chat, _answer(f"a{n}"))
+        if n % 10 == 9:
+            store.add_notice(chat, Notice(NoticeKind.INFO, f"note {n}"))
+    return chat
+
+
+def _one(message: Message) -> int:
+    return 1
+
+
+def _read(store: Store, chat: str, enough: int) -> tuple[Recent, list[int]]:
+    """What `recent_messages` gives, and the ids of every item it read."""
+    loaded: list[int] = []
+    with store._connection.read() as db:
+
+        def load(ids: Sequence[int]) -> list[StoredItem]:
+            loaded.extend(ids)
+            return store._load(db, f"id IN ({', '.join('?' * len(ids))})", *ids)
+
+        return recent_messages(db, load, chat, _one, enough), loaded
+
+
+def test_a_long_chat_gives_its_first_turn_and_newest_turns_and_counts_the_rest(
+    store: Store,
+) -> None:
+    chat = _chat(store, 1_000)
+    whole = store.messages(chat)
+    recent, loaded = _read(store, chat, 41)
+    texts = [m.text for m in recent.messages]
+    # The first turn, then the newest turns from a question on: 41 messages reached in
+    # the middle of a turn, so its question is where they begin.
+    assert texts[:2] == ["q0", "a0"]
+    assert texts[2:] == [m.text for m in whole[-42:]] and texts[2] == "q979"
+    assert recent.unread == len(whole) - len(recent.messages) == 2 * 979 - 2
+    # Read: the pages from the end until enough, and the first page; nothing between.
+    assert len(loaded) <= 3 * PAGE and len(set(loaded)) == len(loaded)
+    assert store.recent_messages(chat, _one, 41) == recent  # the store's own, the same
+
+
+def test_a_chat_lighter_than_enough_is_read_whole(store: Store) -> None:
+    chat = _chat(store, 150)
+    assert store.recent_messages(chat, _one, 301) == Recent(store.messages(chat), 0)
+    # Enough only at the first turn: nothing is left between, all of it read.
+    assert store.recent_messages(chat, _one, 300) == Recent(store.messages(chat), 0)
+    empty = store.conversations.create()
+    assert store.recent_messages(empty, _one, 10) == Recent((), 0)
+
+
+def test_a_first_turn_of_many_steps_comes_whole(store: Store) -> None:
+    chat = store.conversations.create()
+    store.add_message(chat, user_message("run the tools"))
+    for n in range(PAGE + 20):  # one agent turn, longer than a page
+        call = ToolCall(f"c{n}", "shell", {})
+        store.add_message(chat, Message("assistant", (call,), model="ollama:m"))
+        store.add_message(chat, Message("tool", (ToolResult(f"c{n}", "shell", (TextPart("ok"),)),)))
+    for n in range(300):
+        store.add_message(chat, user_message(f"q{n}"))
+        store.add_message(chat, _answer(f"a{n}"))
+    recent = store.recent_messages(chat, _one, 10)
+    first = 1 + 2 * (PAGE + 20)
+    assert recent.messages[:first] == store.messages(chat)[:first]
+    assert [m.text for m in recent.messages[first:]] == [
+        t for n in range(295, 300) for t in (f"q{n}", f"a{n}")
+    ]
+    assert recent.unread == 2 * 295
+    assert sum(starts_turn(m) for m in recent.messages) == 6
+
+
+def test_only_the_branch_shown_is_read(store: Store) -> None:
+    chat = _chat(store, 400)
+    question = store.items(chat, newest=3)[0]  # then its answer, a notice
+    assert question.item.text == "q399"
+    # The newest answer regenerated, and an old question edited and asked again: each new
+    # version is shown, the one it replaces neither read nor counted.
+    store.branches.rewind(chat, question.id)
+    store.add_message(chat, _answer("a399, again"))
+    recent = store.recent_messages(chat, _one, 5)
+    assert [m.text for m in recent.messages] == [
+        "q0",
+        "a0",
+        "q397",
+        "a397",
+        "q398",
+        "a398",
+        "q399",
+        "a399, again",
+    ]
+    assert recent.unread == len(store.messages(chat)) - 8
+    assert "a399" not in [m.text for m in store.messages(chat)]
