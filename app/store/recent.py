@@ -3,15 +3,17 @@ model's window could ever reach, and how many messages between were left unread.
 
 A model's window holds only so much, and what it can't hold is left out of the request
 anyway (the first turn and the newest turns are kept: routing/fitting.py). So a turn
-reads the chat from its end, a page of items at a time, until the newest turns weigh
-`enough` (by the caller's `weigh`, a count the request can only exceed), then the first
-turn; the messages between are counted, not read. What is never read is never shaped,
-described or sent: a 5,000-message chat's send reads what its window holds, not the chat.
-A chat lighter than `enough` is read whole.
+reads the chat from its end, a page of items at a time (FIRST_PAGE, then twice as many),
+until the newest turns weigh `enough` (by the caller's `weigh`, a count the request can
+only exceed), then the first turn; the messages between are counted, not read (but for
+the rest of the last page). What is never read is never shaped, described or sent: a
+5,000-message chat's send reads what its window holds, not the chat. A chat lighter than
+`enough` is read whole.
 
-The branch is found from every item's id, parent and kind alone (a few bytes a row,
-checked as the whole chat's read checks it: app/store/branches.py); items are then read
-by id, and the messages between are counted from their kinds.
+The branch is found from every item's id, parent, kind and role alone (a few bytes a
+row, checked as the whole chat's read checks it: app/store/branches.py); items are then
+read by id. Where the first turn ends is found from the person's messages' first words,
+so no item after it is read.
 """
 
 from __future__ import annotations
@@ -28,8 +30,8 @@ if TYPE_CHECKING:
     from app.store.items import StoredItem
     from routing.transcript import Message
 
-# Items read at a time: a few at first (most windows hold a few dozen messages, a first
-# turn is often two), twice as many each time after, up to PAGE.
+# Items read at a time from the chat's end: a few at first (most windows hold a few
+# dozen messages), twice as many each time after, up to PAGE (the first turn's too).
 FIRST_PAGE, PAGE = 16, 512
 
 Load = Callable[[Sequence[int]], list["StoredItem"]]  # the items with these ids, in any order
@@ -54,10 +56,10 @@ def recent_messages(
     """The chat's first turn and its newest turns from where they weigh `enough`."""
     from routing.transcript import starts_turn  # not at first paint (app/store/__init__.py)
 
-    ids, is_message = _branch(db, conversation_id)
+    ids, is_message, asks = _branch(db, conversation_id)
     newest: list[Message] = []  # newest first
     weight, cut = 0, None  # cut: where in `ids` the newest turns begin
-    for start, end in reversed(list(_pages(len(ids)))):
+    for start, end in _pages(len(ids)):
         for at, message in reversed(_messages(load, ids[start:end], start)):
             newest.append(message)
             weight += weigh(message)
@@ -68,44 +70,38 @@ def recent_messages(
             break
     if cut is None:  # lighter than `enough`: all of it was read
         return Recent(tuple(reversed(newest)))
-    first = _first_turn(load, ids[:cut])
-    if first is None:  # the newest turns reach back to the first: nothing between
-        rest = [message for _, message in _messages(load, ids[:cut], 0)]
-        return Recent((*rest, *reversed(newest)))
-    reached, first_turn = first
-    unread = sum(is_message[item] for item in ids[reached:cut])
-    return Recent((*first_turn, *reversed(newest)), unread)
+    second = _second_turn(db, ids[:cut], asks)
+    end = second or cut  # where the first turn ends: the cut, when no second turn is before it
+    first = [m for start in range(0, end, PAGE) for m in _read(load, ids, start, end)]
+    unread = sum(is_message[item] for item in ids[end:cut])
+    return Recent((*first, *reversed(newest)), unread)
 
 
-def _branch(db: sqlite3.Connection, conversation_id: str) -> tuple[list[int], dict[int, bool]]:
-    """The ids of the shown branch, oldest first, and whether each item is a message."""
+def _branch(
+    db: sqlite3.Connection, conversation_id: str
+) -> tuple[list[int], dict[int, bool], set[int]]:
+    """The ids of the shown branch, oldest first; whether each item is a message; and the
+    person's messages among them (each begins a turn but a tool's pictures')."""
     cursor = db.cursor()
     cursor.row_factory = None  # plain tuples: a long chat has thousands of rows
     rows = cursor.execute(
-        "SELECT id, parent_id, deleted_at IS NOT NULL, kind = 'message' FROM items"
-        " WHERE conversation_id = ?",
+        "SELECT id, parent_id, deleted_at IS NOT NULL, kind = 'message', role = 'user'"
+        " FROM items WHERE conversation_id = ?",
         (conversation_id,),
     ).fetchall()
-    links = [(item, parent, bool(deleted)) for item, parent, deleted, _ in rows]
+    links = [(item, parent, bool(deleted)) for item, parent, deleted, _, _ in rows]
     path = shown_path(conversation_id, links, leaf(db, conversation_id))
-    return [item for item, _, _ in path], {row[0]: bool(row[3]) for row in rows}
+    is_message = {row[0]: bool(row[3]) for row in rows}
+    return [item for item, _, _ in path], is_message, {row[0] for row in rows if row[4]}
 
 
-def _pages(count: int, *, from_start: bool = False) -> list[tuple[int, int]]:
-    """`count` items in pages (start, end), oldest first, growing from FIRST_PAGE to PAGE
-    away from the end they are read from: the chat's end, or with `from_start` its start."""
-    sizes: list[int] = []
-    size, left = FIRST_PAGE, count
-    while left > 0:
-        sizes.append(min(size, left))
-        left -= sizes[-1]
-        size = min(2 * size, PAGE)
-    if not from_start:
-        sizes.reverse()
-    pages, start = [], 0
-    for size in sizes:
-        pages.append((start, start + size))
-        start += size
+def _pages(count: int) -> list[tuple[int, int]]:
+    """`count` items in pages (start, end), newest first, growing from FIRST_PAGE to PAGE."""
+    pages: list[tuple[int, int]] = []
+    size, end = FIRST_PAGE, count
+    while end > 0:
+        pages.append((max(0, end - size), end))
+        end, size = pages[-1][0], min(2 * size, PAGE)
     return pages
 
 
@@ -122,15 +118,22 @@ def _messages(load: Load, ids: Sequence[int], offset: int) -> list[tuple[int, Me
     ]
 
 
-def _first_turn(load: Load, ids: Sequence[int]) -> tuple[int, list[Message]] | None:
-    """Where among `ids` the second turn begins, and the first turn's messages; None when
-    no second turn begins before their end."""
-    from routing.transcript import starts_turn
+def _read(load: Load, ids: Sequence[int], start: int, end: int) -> list[Message]:
+    """The messages among `ids[start:end]`, a page of them at most."""
+    return [message for _, message in _messages(load, ids[start : min(end, start + PAGE)], start)]
 
-    found: list[Message] = []
-    for start, end in _pages(len(ids), from_start=True):
-        for at, message in _messages(load, ids[start:end], start):
-            if found and starts_turn(message):
-                return at, found
-            found.append(message)
+
+def _second_turn(db: sqlite3.Connection, ids: Sequence[int], asks: set[int]) -> int | None:
+    """Where among `ids` the second turn begins (None: not before their end), found from
+    the person's messages' first words alone: none of them is read."""
+    from routing.transcript import TOOL_PICTURES_OPENING, is_tool_pictures_text
+
+    for at in range(1, len(ids)):
+        if ids[at] in asks:
+            (opening,) = db.execute(
+                "SELECT substr(text, 1, ?) FROM items WHERE id = ?",
+                (len(TOOL_PICTURES_OPENING), ids[at]),
+            ).fetchone()
+            if not is_tool_pictures_text(opening):
+                return at
     return None

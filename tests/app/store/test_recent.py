@@ -16,8 +16,10 @@ from routing.transcript import (
     ToolCall,
     ToolResult,
     starts_turn,
+    tool_pictures_text,
     user_message,
 )
+from tests.pictures import make_picture
 
 
 def _answer(text: str) -> Message:
@@ -63,8 +65,8 @@ def test_a_long_chat_gives_its_first_turn_and_newest_turns_and_counts_the_rest(
     assert texts[:2] == ["q0", "a0"]
     assert texts[2:] == [m.text for m in whole[-42:]] and texts[2] == "q979"
     assert recent.unread == len(whole) - len(recent.messages) == 2 * 979 - 2
-    # Read: the pages from the end until enough, and the first page; nothing between.
-    assert len(loaded) <= 3 * PAGE and len(set(loaded)) == len(loaded)
+    # Read: pages from the end (16 items, then 32) until enough, and the first turn alone.
+    assert len(loaded) == 16 + 32 + 2 and len(set(loaded)) == len(loaded)
     assert store.recent_messages(chat, _one, 41) == recent  # the store's own, the same
 
 
@@ -84,11 +86,14 @@ def test_a_first_turn_of_many_steps_comes_whole(store: Store) -> None:
         call = ToolCall(f"c{n}", "shell", {})
         store.add_message(chat, Message("assistant", (call,), model="ollama:m"))
         store.add_message(chat, Message("tool", (ToolResult(f"c{n}", "shell", (TextPart("ok"),)),)))
+        if n == 3:  # a step's pictures: a message of the person's role, inside the turn
+            shown = tool_pictures_text([(ToolResult(f"c{n}", "shell"), make_picture("red"))])
+            store.add_message(chat, user_message(shown, (make_picture("red"),)))
     for n in range(300):
         store.add_message(chat, user_message(f"q{n}"))
         store.add_message(chat, _answer(f"a{n}"))
     recent = store.recent_messages(chat, _one, 10)
-    first = 1 + 2 * (PAGE + 20)
+    first = 1 + 2 * (PAGE + 20) + 1
     assert recent.messages[:first] == store.messages(chat)[:first]
     assert [m.text for m in recent.messages[first:]] == [
         t for n in range(295, 300) for t in (f"q{n}", f"a{n}")

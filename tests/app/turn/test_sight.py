@@ -24,6 +24,7 @@ from app.turn.runner import TurnRunner
 from app.turn.sight import TurnSight
 from app.turn.tool_step import AllowAll, ToolStep
 from routing.catalogue import Catalogue
+from routing.chat_settings import ChatSettings
 from routing.describing.describer import Describer
 from routing.describing.framing import TurnBudget, nobody_can_look, over_budget, unavailable
 from routing.errors import PicturesRefused
@@ -52,6 +53,7 @@ from tests.servers.ollama import DEFAULT_MODELS, REFUSAL_OLD_RUNNER, FakeModel, 
 from tests.servers.openai_chat import ChatModel, FakeOpenAI
 from tests.servers.openai_chat import Reply as OpenAIReply
 from vision.pdf import open_pdf, read_pdf
+from vision.pictures import Picture
 
 SECRET = "zebra-7731"  # in a provider's error body only: must never reach a model
 LOOKER = "ollama:qwen2.5vl:3b"  # the small seeing model of the loopback Ollama
@@ -662,3 +664,47 @@ def test_no_picture_reaches_a_model_that_cant_see(
     for text in asyncio.run(_blind_request_bodies(lookers[which], messages)):
         assert not any(encoded in text for encoded in POOL_B64)
         assert SECRET not in text
+
+
+# -- a long chat ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("read_all", [False, True])
+async def test_a_picture_older_than_the_window_reaches_is_never_read(
+    store: Store,
+    catalogue: Catalogue,
+    fake_ollama: FakeOllama,
+    monkeypatch: pytest.MonkeyPatch,
+    read_all: bool,
+) -> None:
+    """A 600-turn chat with a picture in its second turn, asked by a model that can't see,
+    its window 1,024 tokens: the picture is far older than the window reaches, so its
+    bytes are not even read from the store, and it goes nowhere. (Read whole, as a send
+    read every chat before, the picture is read for a request that then leaves it out.)"""
+    from app.store import parts
+    from app.turn import context_fit
+
+    if read_all:
+        monkeypatch.setattr(context_fit, "READ_MARGIN", 10**9)
+    cid = store.conversations.create()
+    store.conversations.set_settings(cid, ChatSettings(context_length=1024))
+    blind = "ollama:llama3.2:3b"
+    for n in range(600):
+        pictures = (named_picture("old-photo.png"),) if n == 1 else ()
+        store.add_message(cid, user_message(f"Turn {n}: " + "words " * 60, pictures))
+        store.add_message(cid, Message("assistant", (TextPart(f"Answer {n}."),), model=blind))
+    read: list[str] = []
+    picture = parts.Blobs.picture
+
+    def reading(self: parts.Blobs, sha256: str, label: str = "") -> Picture | None:
+        read.append(label)
+        return picture(self, sha256, label)
+
+    monkeypatch.setattr(parts.Blobs, "picture", reading)
+    fake_ollama.enqueue(Reply(text="Fine."))
+    events = await run_turn(runner(store, catalogue), cid, "And now?", blind)
+    assert ended(events).error is None
+    assert ("old-photo.png" in read) is read_all
+    (answered,) = fake_ollama.chat_requests()  # nobody was asked to look
+    assert "old-photo" not in json.dumps(answered)
+    assert text_of(answered["messages"][0]).startswith("Turn 0:")
