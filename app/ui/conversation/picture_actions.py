@@ -51,6 +51,7 @@ class PictureActions(QObject):
         words = self.window.controller.describing.words([picture.sha256]).get(picture.sha256)
         viewer = PictureViewer(picture, self.window, words)
         viewer.describe_requested.connect(self.describe)
+        viewer.opened.connect(self.window.announcer.announce)
         viewer.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         viewer.finished.connect(lambda _result, shown=viewer: self._viewer_closed(shown))
         self.viewer = viewer

@@ -42,6 +42,9 @@ class PictureViewer(QDialog):
     """One picture in a scroll area; "Actual size" switches from fitting to 100 %."""
 
     describe_requested = Signal(object)  # the Picture: the person asked for it in words
+    # Once a large picture, decoded off the window's thread, replaces "Opening the
+    # picture…": what a screen reader should hear (the window's announcer says it).
+    opened = Signal(str)
 
     def __init__(
         self, picture: Picture, parent: QWidget | None = None, words: PictureWords | None = None
@@ -151,6 +154,10 @@ class PictureViewer(QDialog):
         self.opening = False
         self.actual.setEnabled(True)
         self._show()
+        if image.isNull():
+            self.opened.emit(f"{self.picture.label or 'The picture'} can't be shown here.")
+        else:
+            self.opened.emit(f"{self.picture.label or 'The picture'} is shown: {self.info.text()}")
 
     def _show(self, *_args: object) -> None:
         if self.opening:

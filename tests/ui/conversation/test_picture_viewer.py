@@ -1,6 +1,6 @@
 """The picture viewer: a small picture shown as it opens, a large one decoded on a worker
-thread while the viewer says it is opening it; fitting, actual size, and a picture that
-can't be read."""
+thread while the viewer says it is opening it (and a screen reader told once it shows);
+fitting, actual size, and a picture that can't be read."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from app.ui.conversation import thumbnails
 from app.ui.conversation.picture_viewer import PictureViewer
 from app.ui.conversation.thumbnails import BACKGROUND_PIXELS
+from app.ui.session import Session
 from tests.pictures import make_picture
 from vision.pictures import Picture
 
@@ -56,6 +57,8 @@ def test_a_large_picture_is_decoded_off_the_windows_thread_while_the_viewer_show
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(thumbnails, "decode", held)
         viewer = _viewer(qtbot, picture)
+        said: list[str] = []
+        viewer.opened.connect(said.append)
         # Open at once, at the picture's size (from its header), saying what it waits for.
         assert viewer.opening and viewer.isVisible()
         assert viewer.label.text() == "Opening the picture…"
@@ -65,6 +68,8 @@ def test_a_large_picture_is_decoded_off_the_windows_thread_while_the_viewer_show
         qtbot.waitUntil(lambda: not viewer.opening)
     assert len(threads) == 1 and threads[0].startswith("thumbnails")
     assert viewer.fitting and _shown_colour(viewer) == QColor("blue")
+    # What a screen reader hears once it shows (the window's announcer says it).
+    assert said == [f"blue.png is shown: {viewer.info.text()}"] and "fitted" in said[0]
     assert viewer.shown_size().width() <= viewer.area.viewport().width()
     assert viewer.actual.isEnabled()
     viewer.actual.click()
@@ -76,8 +81,11 @@ def test_a_large_picture_that_cant_be_read_says_so(qtbot: QtBot) -> None:
     whole = make_picture("red", (1600, 1000))
     damaged = Picture(whole.data[:200], whole.mime, whole.width, whole.height, "e" * 64)
     viewer = _viewer(qtbot, damaged)
+    said: list[str] = []
+    viewer.opened.connect(said.append)
     qtbot.waitUntil(lambda: not viewer.opening)
     assert viewer.label.text() == "This picture can't be shown here."
+    assert said == ["The picture can't be shown here."]  # it has no name
     assert not viewer.actual.isEnabled()
 
 
@@ -104,3 +112,15 @@ def test_a_viewer_closed_before_its_picture_is_decoded_is_passed_over(qtbot: QtB
         qtbot.waitUntil(lambda: not viewer.opening)  # handed over after the one gone
     assert decoded == [QColor("yellow").name(), QColor("cyan").name()]
     assert _shown_colour(viewer) == QColor("cyan")
+
+
+def test_the_window_tells_a_screen_reader_once_a_large_picture_shows(
+    session: Session, qtbot: QtBot
+) -> None:
+    said: list[str] = []
+    session.window.announcer.announced.connect(lambda words, _assertive: said.append(words))
+    viewer = session.window.open_picture(make_picture("green", (1600, 1000)))
+    assert viewer.opening and said == []
+    qtbot.waitUntil(lambda: not viewer.opening)
+    assert said == [f"green.png is shown: {viewer.info.text()}"]
+    viewer.close()
