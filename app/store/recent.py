@@ -11,9 +11,9 @@ the rest of the last page). What is never read is never shaped, described or sen
 `enough` is read whole.
 
 The branch is found from every item's id, parent, kind and role alone (a few bytes a
-row, checked as the whole chat's read checks it: app/store/branches.py); items are then
-read by id. Where the first turn ends is found from the person's messages' first words,
-so no item after it is read.
+row), walked up from the leaf as app/store/tail.py walks it, saying where a damaged chat
+breaks; items are then read by id. Where the first turn ends is found from the person's
+messages' first words, so no item after it is read.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.store.branches import shown_path
+from app.store.branches import DamagedConversation
 from app.store.tail import leaf
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ def recent_messages(
     """The chat's first turn and its newest turns from where they weigh `enough`."""
     from routing.transcript import starts_turn  # not at first paint (app/store/__init__.py)
 
-    ids, is_message, asks = _branch(db, conversation_id)
+    ids, rows = _branch(db, conversation_id)
     newest: list[Message] = []  # newest first
     weight, cut = 0, None  # cut: where in `ids` the newest turns begin
     for start, end in _pages(len(ids)):
@@ -70,29 +70,50 @@ def recent_messages(
             break
     if cut is None:  # lighter than `enough`: all of it was read
         return Recent(tuple(reversed(newest)))
-    second = _second_turn(db, ids[:cut], asks)
+    second = _second_turn(db, ids[:cut], rows)
     end = second or cut  # where the first turn ends: the cut, when no second turn is before it
     first = [m for start in range(0, end, PAGE) for m in _read(load, ids, start, end)]
-    unread = sum(is_message[item] for item in ids[end:cut])
+    unread = sum(rows[item][3] for item in ids[end:cut])
     return Recent((*first, *reversed(newest)), unread)
 
 
-def _branch(
-    db: sqlite3.Connection, conversation_id: str
-) -> tuple[list[int], dict[int, bool], set[int]]:
-    """The ids of the shown branch, oldest first; whether each item is a message; and the
-    person's messages among them (each begins a turn but a tool's pictures')."""
+Row = tuple[int, "int | None", int, int, int]  # id, parent, deleted, a message, the person's
+
+
+def _branch(db: sqlite3.Connection, conversation_id: str) -> tuple[list[int], dict[int, Row]]:
+    """The ids of the shown branch, oldest first, and each item's row: whether it is a
+    message, and the person's (which begins a turn, but for a tool's pictures).
+
+    Walked up from the leaf through the items' parents, each visited once: a loop or a
+    parent that isn't in the chat, met on the way, is `DamagedConversation` (as a walk
+    from the end says it: app/store/tail.py)."""
     cursor = db.cursor()
     cursor.row_factory = None  # plain tuples: a long chat has thousands of rows
-    rows = cursor.execute(
-        "SELECT id, parent_id, deleted_at IS NOT NULL, kind = 'message', role = 'user'"
-        " FROM items WHERE conversation_id = ?",
-        (conversation_id,),
-    ).fetchall()
-    links = [(item, parent, bool(deleted)) for item, parent, deleted, _, _ in rows]
-    path = shown_path(conversation_id, links, leaf(db, conversation_id))
-    is_message = {row[0]: bool(row[3]) for row in rows}
-    return [item for item, _, _ in path], is_message, {row[0] for row in rows if row[4]}
+    rows: dict[int, Row] = {
+        row[0]: row
+        for row in cursor.execute(
+            "SELECT id, parent_id, deleted_at IS NOT NULL, kind = 'message', role = 'user'"
+            " FROM items WHERE conversation_id = ?",
+            (conversation_id,),
+        )
+    }
+    path: list[int] = []
+    seen: set[int] = set()
+    child, at = None, leaf(db, conversation_id)
+    while at is not None:
+        row = rows.get(at)
+        if row is None:
+            what = f"item {child} follows item {at}, which isn't in it"
+            raise DamagedConversation(conversation_id, what)
+        if at in seen:
+            what = f"item {child} follows item {at} again, in a loop"
+            raise DamagedConversation(conversation_id, what)
+        seen.add(at)
+        if not row[2]:  # a deleted item is walked through (its children follow it), not shown
+            path.append(at)
+        child, at = at, row[1]
+    path.reverse()
+    return path, rows
 
 
 def _pages(count: int) -> list[tuple[int, int]]:
@@ -123,13 +144,13 @@ def _read(load: Load, ids: Sequence[int], start: int, end: int) -> list[Message]
     return [message for _, message in _messages(load, ids[start : min(end, start + PAGE)], start)]
 
 
-def _second_turn(db: sqlite3.Connection, ids: Sequence[int], asks: set[int]) -> int | None:
+def _second_turn(db: sqlite3.Connection, ids: Sequence[int], rows: dict[int, Row]) -> int | None:
     """Where among `ids` the second turn begins (None: not before their end), found from
     the person's messages' first words alone: none of them is read."""
     from routing.transcript import TOOL_PICTURES_OPENING, is_tool_pictures_text
 
     for at in range(1, len(ids)):
-        if ids[at] in asks:
+        if rows[ids[at]][4]:
             (opening,) = db.execute(
                 "SELECT substr(text, 1, ?) FROM items WHERE id = ?",
                 (len(TOOL_PICTURES_OPENING), ids[at]),

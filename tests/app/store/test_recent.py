@@ -5,8 +5,11 @@ a lighter chat read whole, as the shown branch says."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from app.store import Store, StoredItem
+import pytest
+
+from app.store import DamagedConversation, Store, StoredItem
 from app.store.recent import PAGE, Recent, recent_messages
 from routing.transcript import (
     Message,
@@ -19,6 +22,7 @@ from routing.transcript import (
     tool_pictures_text,
     user_message,
 )
+from tests.app.store.helpers import DAMAGE
 from tests.pictures import make_picture
 
 
@@ -123,3 +127,24 @@ def test_only_the_branch_shown_is_read(store: Store) -> None:
     ]
     assert recent.unread == len(store.messages(chat)) - 8
     assert "a399" not in [m.text for m in store.messages(chat)]
+
+
+@pytest.mark.parametrize("kind", DAMAGE)
+def test_a_damaged_chat_says_where_it_breaks(tmp_path: Path, kind: str) -> None:
+    """The walk up from the leaf meets the damage and names it, never walking for ever."""
+    damage, words = DAMAGE[kind]
+    with Store.open(tmp_path / "data") as store:
+        chat, sound = _chat(store, 30), _chat(store, 30)
+        ids = [s.id for s in store.every_item(chat)][-4:]
+        a, b, c, d = ids
+        with store._connection.write() as db:
+            db.execute(damage.format(a=a, b=b, c=c, d=d))
+        with pytest.raises(DamagedConversation) as caught:
+            store.recent_messages(chat, _one, 5)
+        assert caught.value.conversation_id == chat
+        what = caught.value.what
+        if kind == "missing":
+            assert what == words.format(c=c)
+        else:
+            assert what.endswith("again, in a loop") and str(d) in what
+        assert store.recent_messages(sound, _one, 5).messages[-1].text == "a29"
