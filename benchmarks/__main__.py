@@ -1,7 +1,7 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
 NAME picks modules (startup, instructions, ask, store, import, pictures, redact, describer,
-pdf, window, send, sight, agent, wires, context); none runs all.
+pdf, window, send, search, sight, agent, wires, context); none runs all.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from benchmarks import (
     bench_pdf,
     bench_pictures,
     bench_redact,
+    bench_search,
     bench_send,
     bench_sight_check,
     bench_startup,
@@ -41,6 +42,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "pdf": bench_pdf.run,
     "window": bench_window.run,
     "send": bench_send.run,
+    "search": bench_search.run,
     "sight": bench_sight_check.run,
     "agent": bench_agent.run,
     "context": bench_context.run,

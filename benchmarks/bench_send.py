@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from benchmarks.bench_window import environment, fill
-from benchmarks.common import Paired, Row, python_env, run_process
+from benchmarks.common import Paired, Row, python_env, run_process, window_ticks
 from tests.servers.ollama import FakeOllama, Reply
 
 MESSAGES = 5_000
@@ -92,8 +92,6 @@ def _first_sends() -> Paired:
 
 async def _held(session: Any, server: FakeOllama, folder: Path) -> list[float]:
     """For each send with a 4K screenshot, the longest the window's thread went unticked."""
-    from PySide6.QtCore import QTimer
-
     from benchmarks.bench_pictures import screenshot
     from tests.ui.helpers import pick
 
@@ -107,22 +105,11 @@ async def _held(session: Any, server: FakeOllama, folder: Path) -> list[float]:
         controller.attaching.attach_files([shot])
         await _until(lambda: bool(controller.attaching.attachments.pictures))
         await asyncio.sleep(0.3)  # its card drawn, as a person would look before sending
-        gaps, last = [0.0], [time.perf_counter()]
-
-        def tick(gaps: list[float] = gaps, last: list[float] = last) -> None:
-            now = time.perf_counter()
-            gaps.append(now - last[0])
-            last[0] = now
-
-        timer = QTimer()
-        timer.setInterval(1)
-        timer.timeout.connect(tick)
-        timer.start()
-        server.enqueue(Reply(text=ANSWER))
-        composer.send_requested.emit("What is on this screen?")
-        await asyncio.sleep(0.01)
-        await _until(lambda: not controller.busy)
-        timer.stop()
+        with window_ticks() as gaps:
+            server.enqueue(Reply(text=ANSWER))
+            composer.send_requested.emit("What is on this screen?")
+            await asyncio.sleep(0.01)
+            await _until(lambda: not controller.busy)
         if round_:
             held.append(max(gaps))
     return held

@@ -12,9 +12,33 @@ import subprocess
 import tempfile
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+
+
+@contextmanager
+def window_ticks() -> Iterator[list[float]]:
+    """The gaps between ticks of a 1 ms timer on the window's thread while the block runs:
+    the longest is how long that thread was held (Qt's events must be running)."""
+    from PySide6.QtCore import QTimer
+
+    gaps, last = [0.0], [time.perf_counter()]
+
+    def tick() -> None:
+        now = time.perf_counter()
+        gaps.append(now - last[0])
+        last[0] = now
+
+    timer = QTimer()
+    timer.setInterval(1)
+    timer.timeout.connect(tick)
+    timer.start()
+    try:
+        yield gaps
+    finally:
+        timer.stop()
 
 
 @dataclass(frozen=True)

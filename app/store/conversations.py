@@ -21,7 +21,6 @@ if TYPE_CHECKING:
 
 _TITLE_LENGTH = 60
 _SUMMARY_COLUMNS = "id, title, model, created_at, updated_at"
-_SNIPPET_LENGTH = 80
 
 
 @dataclass(frozen=True)
@@ -94,38 +93,15 @@ class Conversations:
         return [ConversationSummary(*row) for row in rows]
 
     def search(self, query: str) -> builtins.list[SearchHit]:
-        """Conversations whose title or text has every word of `query`, newest first.
+        """Conversations whose title or text has every word of `query`, newest first
+        (app/store/search.py)."""
+        from app.store.search import search  # not at first paint: the window searches later
 
-        Plain substring matching (SQL LIKE: case-insensitive for ASCII letters), so
-        a word matches as it is being typed; a word may match the title or any
-        message or notice. A conversation deleted and waiting for Undo is not found.
-        """
         words = query.split()
         if not words:
             return [SearchHit(summary) for summary in self.list()]
-        patterns = [_like_pattern(word) for word in words]
-        matches_word = (
-            "(c.title LIKE ? ESCAPE '\\' OR EXISTS (SELECT 1 FROM items i "
-            "WHERE i.conversation_id = c.id AND i.text LIKE ? ESCAPE '\\'))"
-        )
-        where = " AND ".join([matches_word] * len(patterns))
-        params: list[str] = [pattern for pattern in patterns for _ in range(2)]
         with self._connection.read() as db:
-            rows = db.execute(
-                f"SELECT c.id, c.title, c.model, c.created_at, c.updated_at, "
-                "(SELECT i.text FROM items i WHERE i.conversation_id = c.id "
-                " AND i.text LIKE ? ESCAPE '\\' ORDER BY i.seq LIMIT 1) AS hit "
-                f"FROM conversations c WHERE c.deleted_at IS NULL AND {where} "
-                "ORDER BY c.updated_at DESC, c.rowid DESC",
-                [patterns[0], *params],
-            ).fetchall()
-        hits: list[SearchHit] = []
-        for row in rows:
-            summary = ConversationSummary(*tuple(row)[:5])
-            in_title = words[0].casefold() in summary.title.casefold()
-            snippet = "" if in_title or row["hit"] is None else _snippet(row["hit"], words[0])
-            hits.append(SearchHit(summary, snippet))
-        return hits
+            return search(db, words)
 
     def rename(self, conversation_id: str, title: str) -> None:
         """Give a conversation a new title."""
@@ -275,24 +251,3 @@ def short_title(text: str) -> str:
     if space >= _TITLE_LENGTH // 2:
         cut = cut[:space]
     return cut.rstrip(" ,.;:-") + "…"
-
-
-def _like_pattern(word: str) -> str:
-    """A LIKE pattern finding `word` anywhere, its own % and _ taken literally."""
-    escaped = word.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
-
-
-def _snippet(text: str, word: str) -> str:
-    """The words around the first `word` in `text`, on one line, cut with ellipses."""
-    flat = " ".join(text.split())
-    at = max(0, flat.casefold().find(word.casefold()))
-    start = max(0, at - _SNIPPET_LENGTH // 5)  # the match near the start: rows are narrow
-    if start:
-        space = flat.find(" ", start, at)  # begin on a whole word when one is near
-        start = space + 1 if space >= 0 else start
-    end = min(len(flat), start + _SNIPPET_LENGTH)
-    if end < len(flat):
-        space = flat.rfind(" ", at + len(word), end)
-        end = space if space > 0 else end
-    return ("…" if start else "") + flat[start:end] + ("…" if end < len(flat) else "")

@@ -12,7 +12,10 @@ the file, and the next start offers its Undo again before deleting it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import sqlite3
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.store import ConversationSummary, Store, StoreError
+from app.store.conversations import SearchHit
 from app.ui.chores import Chores
 
 if TYPE_CHECKING:
@@ -30,6 +34,20 @@ if TYPE_CHECKING:
     from routing.models import ProviderConfig
 
 log = logging.getLogger(__name__)
+
+
+def _loop_runs() -> bool:
+    """Whether an asyncio loop runs here (the window's, once it has painted; asyncio is
+    not loaded before, and isn't for this)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
 
 UNDO_MS = 10_000  # how long a deletion can be undone
 UNTITLED = "New chat"
@@ -53,6 +71,7 @@ class Chats(QObject):
     """The list of conversations: what it shows (searched or not) and what can be undone."""
 
     changed = Signal(list)  # list[ConversationSummary]: the list to show
+    searched = Signal()  # after `changed`: the list shows what the search asks for now
     deleted_changed = Signal(object)  # Deleted, or None once nothing can be undone
     restored = Signal(str)  # a conversation brought back by Undo
     told = Signal(str)  # a result to show for a while (an export written, or why not)
@@ -67,7 +86,9 @@ class Chats(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.finish_deleting)
-        self._tasks = Chores()  # exports
+        self._tasks = Chores()  # exports, searches
+        self._searches = 0  # searches begun: only the latest one's finds are shown
+        self._looking: dict[int, sqlite3.Connection] = {}  # searches under way, by number
         # After `close` the store is closed: late timers and events must not reach it.
         self._closed = False
 
@@ -79,24 +100,67 @@ class Chats(QObject):
         return self._query
 
     def refresh(self) -> None:
-        """Tell the list what to show now."""
-        if not self._closed:
-            self.changed.emit(self.listed())
-
-    def listed(self) -> list[ConversationSummary]:
-        """The conversations to show: every one, or those matching the search."""
-        if not self._query.strip():
-            self._snippets = {}
-            return self.store.conversations.list()
-        hits = self.store.conversations.search(self._query)
-        self._snippets = {hit.conversation.id: hit.snippet for hit in hits}
-        return [hit.conversation for hit in hits]
+        """Tell the list what to show now: every conversation at once, or those matching
+        the search once found (on a worker thread while the window's loop runs: a word
+        nobody wrote is looked for in every item of the file, app/store/search.py)."""
+        if self._closed:
+            return
+        self._searches += 1
+        self._stop_looking()
+        words = self._query.split()
+        if not words:
+            self._show(self._searches, self.store.conversations.list(), {})
+        elif _loop_runs():
+            self._tasks.run(self._search_elsewhere(self._searches, words))
+        else:  # before the loop runs (or without one): here and now
+            self._show_hits(self._searches, self.store.conversations.search(self._query))
 
     def search(self, query: str) -> None:
-        """Filter the list by words in titles and text (empty: show every conversation)."""
+        """Filter the list by words in titles and text (empty: show every conversation);
+        the same search again only says the list shows it, once it does."""
         if query != self._query:
             self._query = query
             self.refresh()
+        elif not self._looking:
+            self.searched.emit()
+
+    async def _search_elsewhere(self, number: int, words: list[str]) -> None:
+        import asyncio
+
+        from app.store.search import search_file
+
+        def opened(db: sqlite3.Connection) -> None:  # on the worker thread
+            self._looking[number] = db
+
+        try:
+            hits = await asyncio.to_thread(search_file, self.store.path, words, opened)
+        except sqlite3.Error as exc:  # interrupted by a newer search, or the file not opened
+            if number != self._searches or self._closed:
+                return
+            log.info("searching on a worker thread failed (%s); searching here", exc)
+            hits = self.store.conversations.search(self._query)
+        finally:
+            self._looking.pop(number, None)
+        self._show_hits(number, hits)
+
+    def _stop_looking(self) -> None:
+        """Interrupt the searches under way: their finds would not be shown."""
+        for db in list(self._looking.values()):
+            with contextlib.suppress(sqlite3.Error):  # it may have ended meanwhile
+                db.interrupt()
+
+    def _show_hits(self, number: int, hits: list[SearchHit]) -> None:
+        found = {hit.conversation.id: hit.snippet for hit in hits}
+        self._show(number, [hit.conversation for hit in hits], found)
+
+    def _show(
+        self, number: int, listed: list[ConversationSummary], snippets: dict[str, str]
+    ) -> None:
+        if self._closed or number != self._searches:
+            return  # a newer list is on its way
+        self._snippets = snippets
+        self.changed.emit(listed)
+        self.searched.emit()
 
     def title(self, conversation_id: str) -> str:
         """A conversation's title ("" when untitled, unknown or deleted)."""
@@ -180,6 +244,7 @@ class Chats(QObject):
         self._timer.stop()
         self._pending = {}
         self._tasks.cancel()
+        self._stop_looking()
         self._purge(None)
         self._closed = True
 

@@ -143,6 +143,7 @@ class MainWindow(QMainWindow):
         self.sidebar.delete_requested.connect(c.delete_conversation)
         self.sidebar.rename_requested.connect(c.chats.rename)
         self.sidebar.search_changed.connect(c.chats.search)
+        c.chats.searched.connect(self.sidebar.found)
         self.sidebar.undo_requested.connect(c.chats.undo)
         self.title.renamed.connect(lambda title: c.chats.rename(c.current_id, title))
         self.title.finished.connect(self.composer.edit.setFocus)

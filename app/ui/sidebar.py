@@ -120,6 +120,7 @@ class Sidebar(QWidget):
         self.list.selectionModel().selectionChanged.connect(self._selection_changed)
         self.undo_bar.undo_requested.connect(self.undo_requested)
         self._quiet = False
+        self._entering = False  # Enter was pressed in the search box: go to what it finds
         self.context_menu: QMenu | None = None
 
     def set_conversations(
@@ -173,11 +174,17 @@ class Sidebar(QWidget):
             self.list.edit(index)
 
     def _search_now(self) -> None:
-        """Enter (or Down) in the search box: search now and go to what it found."""
+        """Enter (or Down) in the search box: search now and go to what it finds (`found`)."""
         self._search_timer.stop()
+        self._entering = True
         self.search_changed.emit(self.search.text())
-        if self.model.rowCount():
-            self.list.enter_from_search()
+
+    def found(self) -> None:
+        """The list shows what the search box asks for: after Enter, go to it."""
+        if self._entering:
+            self._entering = False
+            if self.model.rowCount():
+                self.list.enter_from_search()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         """Down in the search box moves into the results, as in a browser's address bar."""

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QFileDialog, QListView
 from pytestqt.qtbot import QtBot
 
@@ -304,6 +305,60 @@ def test_ctrl_f_searches_titles_and_text_as_you_type(
     qtbot.waitUntil(lambda: len(titles(session)) == 3)
     assert sidebar.search.text() == "" and not sidebar.empty.isVisible()
     assert sidebar.list.currentIndex().data(ID_ROLE) == ids["Trip to Lisbon"]
+
+
+def test_a_search_looks_on_a_worker_thread_and_only_the_newest_is_shown(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The file is searched off the window's thread, which keeps going meanwhile; what a
+    search overtaken by a newer one finds is never shown."""
+    from app.store import search as searching
+
+    seed(home)
+    session = open_window()
+    sidebar = session.window.sidebar
+    real, held = searching.search, threading.Event()
+    threads: list[str] = []
+
+    def search(db: sqlite3.Connection, words: list[str]) -> list[Any]:
+        threads.append(threading.current_thread().name)
+        if words == ["tram"]:
+            assert held.wait(10)  # "tram" takes long: the next search overtakes it
+        return real(db, words)
+
+    monkeypatch.setattr(searching, "search", search)
+    session.controller.chats.search("tram")
+    qtbot.waitUntil(lambda: len(threads) == 1)
+    ticks: list[float] = []
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(1)
+    qtbot.waitUntil(lambda: len(ticks) >= 20)  # the window's thread runs while it looks
+    timer.stop()
+    session.controller.chats.search("gears")
+    qtbot.waitUntil(lambda: titles(session) == ["Bike gears"])
+    held.set()
+    qtbot.wait(100)  # the overtaken search ends, its finds dropped
+    assert titles(session) == ["Bike gears"]
+    assert threads and all(name != threading.main_thread().name for name in threads)
+    assert sidebar.model.index(0, 0).data(SNIPPET_ROLE) == ""
+
+
+def test_a_search_the_worker_cant_make_is_made_on_the_windows_thread(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.store import search as searching
+
+    seed(home)
+    session = open_window()
+
+    def unopened(*_args: object) -> None:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    monkeypatch.setattr(searching, "search_file", unopened)
+    session.controller.chats.search("tram")
+    qtbot.waitUntil(lambda: titles(session) == ["Trip to Lisbon"])
+    assert "tram 28" in session.window.sidebar.model.index(0, 0).data(SNIPPET_ROLE)
 
 
 def test_ctrl_k_opens_the_model_list(session: Session, qtbot: QtBot) -> None:
