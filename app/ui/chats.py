@@ -36,19 +36,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-def _loop_runs() -> bool:
-    """Whether an asyncio loop runs here (the window's, once it has painted; asyncio is
-    not loaded before, and isn't for this)."""
-    asyncio = sys.modules.get("asyncio")
-    if asyncio is None:
-        return False
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
 UNDO_MS = 10_000  # how long a deletion can be undone
 UNTITLED = "New chat"
 
@@ -88,6 +75,7 @@ class Chats(QObject):
         self._timer.timeout.connect(self.finish_deleting)
         self._tasks = Chores()  # exports, searches
         self._searches = 0  # searches begun: only the latest one's finds are shown
+        self._shown = 0  # the search whose finds the list shows
         self._looking: dict[int, sqlite3.Connection] = {}  # searches under way, by number
         # After `close` the store is closed: late timers and events must not reach it.
         self._closed = False
@@ -121,7 +109,7 @@ class Chats(QObject):
         if query != self._query:
             self._query = query
             self.refresh()
-        elif not self._looking:
+        elif self._shown == self._searches:  # none under way
             self.searched.emit()
 
     async def _search_elsewhere(self, number: int, words: list[str]) -> None:
@@ -158,6 +146,7 @@ class Chats(QObject):
     ) -> None:
         if self._closed or number != self._searches:
             return  # a newer list is on its way
+        self._shown = number
         self._snippets = snippets
         self.changed.emit(listed)
         self.searched.emit()
@@ -290,3 +279,16 @@ class Chats(QObject):
             return
         title = exported.conversation.title or UNTITLED
         self.told.emit(f"Exported “{title}” to {written}")
+
+
+def _loop_runs() -> bool:
+    """Whether an asyncio loop runs here (the window's, once it has painted; asyncio is
+    not loaded before, and isn't for this)."""
+    asyncio = sys.modules.get("asyncio")
+    if asyncio is None:
+        return False
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

@@ -344,6 +344,32 @@ def test_a_search_looks_on_a_worker_thread_and_only_the_newest_is_shown(
     assert sidebar.model.index(0, 0).data(SNIPPET_ROLE) == ""
 
 
+def test_enter_goes_to_what_the_search_finds_once_found(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.store import search as searching
+
+    ids = seed(home)
+    session = open_window()
+    sidebar = session.window.sidebar
+    real, held = searching.search, threading.Event()
+
+    def search(db: sqlite3.Connection, words: list[str]) -> list[Any]:
+        assert held.wait(10)
+        return real(db, words)
+
+    monkeypatch.setattr(searching, "search", search)
+    activate(qtbot, session)
+    sidebar.search.setFocus()
+    qtbot.keyClicks(sidebar.search, "tram")
+    qtbot.keyClick(sidebar.search, Qt.Key.Key_Return)  # before anything is found
+    qtbot.wait(50)
+    assert sidebar.search.hasFocus() and len(titles(session)) == 3  # still every chat
+    held.set()
+    qtbot.waitUntil(lambda: session.controller.current_id == ids["Trip to Lisbon"])
+    assert titles(session) == ["Trip to Lisbon"] and sidebar.list.hasFocus()
+
+
 def test_a_search_the_worker_cant_make_is_made_on_the_windows_thread(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
