@@ -149,7 +149,9 @@ def _second_turn(db: sqlite3.Connection, ids: Sequence[int], rows: dict[int, Row
     the person's messages' first words alone: none of them is read."""
     from routing.transcript import TOOL_PICTURES_OPENING, is_tool_pictures_text
 
-    for at in range(1, len(ids)):
+    # The first message begins the first turn, whoever said it (notices before it are in it).
+    first = next((at for at, item in enumerate(ids) if rows[item][3]), len(ids))
+    for at in range(first + 1, len(ids)):
         if rows[ids[at]][4]:
             (opening,) = db.execute(
                 "SELECT substr(text, 1, ?) FROM items WHERE id = ?",

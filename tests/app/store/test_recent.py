@@ -148,3 +148,17 @@ def test_a_damaged_chat_says_where_it_breaks(tmp_path: Path, kind: str) -> None:
         else:
             assert what.endswith("again, in a loop") and str(d) in what
         assert store.recent_messages(sound, _one, 5).messages[-1].text == "a29"
+
+
+def test_a_chat_that_begins_with_a_notice_keeps_its_first_turn(store: Store) -> None:
+    chat = store.conversations.create()
+    store.add_notice(chat, Notice(NoticeKind.INFO, "imported"))
+    store.add_message(chat, user_message("q0"))
+    store.add_message(chat, _answer("a0"))
+    for n in range(1, 100):
+        store.add_message(chat, user_message(f"q{n}"))
+        store.add_message(chat, _answer(f"a{n}"))
+    recent = store.recent_messages(chat, _one, 4)
+    texts = [m.text for m in recent.messages]
+    assert texts == ["q0", "a0", "q98", "a98", "q99", "a99"]  # the notice is no message
+    assert recent.unread == 2 * 97
