@@ -108,15 +108,16 @@ class Items:
     def carrying(self, conversation_id: str) -> list[Message]:
         """The shown messages that carry parts for a wire (an agent's working folder), in
         order: found without reading the rest of a long chat."""
-        from routing.transcript import Message  # not at first paint (the module's docstring)
-
         # A prefilter on the stored JSON; each row found is parsed and checked all the same.
-        with self._connection.read() as db:
-            found = self._load(
-                db, f"conversation_id = ? AND parts LIKE '{CARRIED}' ORDER BY seq", conversation_id
-            )
-            shown = shown_set(db, conversation_id) if found else set()
-        return [s.item for s in found if s.id in shown and isinstance(s.item, Message)]
+        return self._shown_messages(conversation_id, f"parts LIKE '{CARRIED}'")
+
+    def with_media(self, conversation_id: str) -> list[Message]:
+        """The shown messages that hold a picture or a PDF (a tool's result's too), in
+        order: found by the pictures' and PDFs' own links, the rest of a chat unread."""
+        return self._shown_messages(
+            conversation_id,
+            "(id IN (SELECT item_id FROM item_pictures) OR id IN (SELECT item_id FROM item_pdfs))",
+        )
 
     def context_used(self, conversation_id: str) -> int | None:
         """How full the last answer shown that said so left its model's window: the branch
@@ -297,6 +298,16 @@ class Items:
             return Blobs(db).picture(sha256)
 
     # -- internals -----------------------------------------------------------
+
+    def _shown_messages(self, conversation_id: str, where: str) -> list[Message]:
+        """The chat's shown messages matching `where` (the store's SQL), in order; the
+        branch is walked only when some match."""
+        from routing.transcript import Message  # not at first paint (the module's docstring)
+
+        with self._connection.read() as db:
+            found = self._load(db, f"conversation_id = ? AND {where} ORDER BY seq", conversation_id)
+            shown = shown_set(db, conversation_id) if found else set()
+        return [s.item for s in found if s.id in shown and isinstance(s.item, Message)]
 
     def _select(self, where: str, *params: object) -> list[StoredItem]:
         """Load the items matching a WHERE clause, pictures read once each."""

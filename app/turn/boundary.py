@@ -102,7 +102,10 @@ def would_leave(
     provider = catalogue.provider(provider_id)
     if provider.is_local:
         return None
-    kept = kept_here(store.messages(conversation_id), store.crossings.sent_away(conversation_id))
+    # Only the messages with pictures or PDFs are read: a long chat's words are not needed.
+    kept = kept_here(
+        tuple(store.with_media(conversation_id)), store.crossings.sent_away(conversation_id)
+    )
     model = catalogue.find(model_ref)
     if model is None or not model.gets_pictures:
         kept = [k for k in kept if k.is_pdf]  # a blind model gets pictures as words, not bytes

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,8 +22,10 @@ from routing.transcript import (
     MessageStatus,
     Notice,
     NoticeKind,
+    PicturePart,
     TextPart,
     ToolCall,
+    ToolResult,
     user_message,
 )
 from tests.app.store.helpers import count
@@ -318,3 +321,36 @@ def test_a_secret_streamed_in_pieces_is_stored_redacted(tmp_path: Path, ended: s
     # A piece of it stays in the file's freed pages; the whole of it never was written.
     data = b"".join(p.read_bytes() for p in folder.glob(f"{Store.DB_NAME}*"))
     assert SECRET.encode() not in data
+
+
+def test_the_messages_with_media_are_found_by_their_links_alone(store: Store) -> None:
+    """What `would_leave` reads: the shown messages holding a picture or a PDF (a tool's
+    result's too), in order; words-only items are never read, nor another branch's."""
+    from tests.pdfs import text_pdf
+    from vision.pdf import open_pdf
+
+    chat = store.conversations.create()
+    for n in range(50):
+        store.add_message(chat, user_message(f"words {n}"))
+    seen = store.add_message(chat, user_message("look", (make_picture("red"),)))
+    shot = ToolResult("c1", "screenshot", (PicturePart(make_picture("blue")),))
+    store.add_message(chat, Message("tool", (shot,)))
+    replaced = store.add_message(chat, user_message("this one", (make_picture("green"),)))
+    store.branches.rewind(chat, replaced.parent_id)  # edited and asked again: a sibling
+    store.add_message(chat, user_message("read", pdfs=(open_pdf(text_pdf(["p"]), name="a.pdf"),)))
+    read: list[int] = []
+    load = store._load
+
+    def counting(db: sqlite3.Connection, where: str, *params: object) -> list[Any]:
+        found = load(db, where, *params)
+        read.append(len(found))
+        return found
+
+    store._load = counting  # type: ignore[method-assign]
+    found = store.with_media(chat)
+    assert [m.text for m in found] == ["look", "", "read"]
+    assert isinstance(seen.item, Message)
+    assert found[0].pictures[0].sha256 == seen.item.pictures[0].sha256
+    assert len(found[1].tool_results[0].pictures) == 1 and len(found[2].pdfs) == 1
+    assert sum(read) == 4  # the three, and the green picture's message on the other branch
+    assert store.with_media(store.conversations.create()) == []
