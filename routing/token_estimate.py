@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import weakref
 from collections.abc import Iterable
 
 from routing.transcript import (
@@ -63,16 +64,17 @@ def picture_tokens(kind: str, width: int, height: int) -> int:
 class Estimator:
     """Estimates for one provider kind's models.
 
-    Each message's count is kept with the message it counted (so its id can't name
-    another while kept): a turn counts the same messages of a long chat request after
-    request, and the store hands back the same objects each time.
+    Each message's count is kept while the message lives, by its id beside a weak
+    reference to it (so an id reused by another message is never taken for it, and no
+    message is kept alive for its count): a turn counts the same messages of a long chat
+    request after request, and the store hands back the same objects each time.
     """
 
-    KEPT = 50_000  # messages' counts kept before they are all let go
+    KEPT = 50_000  # counts kept (a few MB) before they are all let go
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
-        self._counted: dict[int, tuple[Message, int]] = {}
+        self._counted: dict[int, tuple[weakref.ref[Message], int]] = {}
 
     def picture(self, picture: Picture) -> int:
         """One picture's tokens."""
@@ -81,12 +83,12 @@ class Estimator:
     def message(self, message: Message) -> int:
         """One message's tokens: its words, pictures, calls and results."""
         found = self._counted.get(id(message))
-        if found is not None and found[0] is message:
+        if found is not None and found[0]() is message:
             return found[1]
         tokens = MESSAGE_OVERHEAD + sum(self._part(part) for part in message.parts)
         if len(self._counted) >= self.KEPT:
             self._counted.clear()
-        self._counted[id(message)] = (message, tokens)
+        self._counted[id(message)] = (weakref.ref(message), tokens)
         return tokens
 
     def _part(self, part: object) -> int:

@@ -1,5 +1,5 @@
-"""Counting a request's tokens before it goes: a message's count is kept with the message
-it counted, and never given to another."""
+"""Counting a request's tokens before it goes: a message's count is kept while the message
+lives, never given to another, and keeps no message alive."""
 
 from __future__ import annotations
 
@@ -28,3 +28,16 @@ def test_a_count_kept_is_never_another_messages() -> None:
         size: MESSAGE_OVERHEAD + text_tokens("x" * size * 10) for size in range(1, 40)
     }
     assert len(estimator._counted) <= 3
+
+
+def test_a_kept_count_keeps_no_message_alive() -> None:
+    import gc
+    import weakref
+
+    estimator = Estimator("openai")
+    message = user_message("words " * 1000)
+    estimator.message(message)
+    gone = weakref.ref(message)
+    del message
+    gc.collect()
+    assert gone() is None
