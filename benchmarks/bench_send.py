@@ -185,7 +185,7 @@ def run() -> list[Row]:
             statistics.median(firsts.ours) * 1000,
             "ms",
             "report",
-            f"the second send: {statistics.median(firsts.floor) * 1000:.1f} ms; "
+            f"the second, in another new chat: {statistics.median(firsts.floor) * 1000:.1f} ms; "
             f"{firsts.ratios()}; {STARTS} starts, each a process of its own sending in a new "
             "chat 1.5 s after the window shows (what the send needs loads meanwhile: "
             "app/ui/warm_up.py)",

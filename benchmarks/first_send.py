@@ -2,14 +2,17 @@
 
 A process of its own, as a person's start is: the window opens on a first run, the
 models are listed from a local Ollama-protocol server on loopback (tests/servers/ollama.py,
-in this process), and after READING_S (a person reading the window and typing) two
-questions are sent in a new chat, each timed from Enter to the server receiving it.
-Whatever the first send loads or builds for the first time shows as its difference from
-the second. Prints one JSON line: {"first_s": ..., "second_s": ...}.
+in this process), and after READING_S (a person reading the window and typing) a question
+is sent in a new chat; once it is answered, a second question is sent in another new
+chat, the same work (the chat made, titled and listed, then its question). Each is timed
+from Enter to the server receiving it. Whatever the first send loads or builds for the
+first time shows as its difference from the second. Prints one JSON line:
+{"first_s": ..., "second_s": ...}.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import tempfile
@@ -25,7 +28,10 @@ def main() -> int:
     from tests.servers.ollama import FakeOllama
 
     async def work(session: Any) -> list[float]:
-        return [await send_once(session, server, f"Question {n}?") for n in (1, 2)]
+        first = await send_once(session, server, "Question 1?")
+        session.controller.new_conversation()
+        await asyncio.sleep(READING_S / 5)  # shown, as a person would look before typing
+        return [first, await send_once(session, server, "Question 2?")]
 
     with FakeOllama() as server, tempfile.TemporaryDirectory(prefix="sightline-bench-") as temp:
         # The warm-up begins with the models' listing, as after the first paint.

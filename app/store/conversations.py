@@ -180,7 +180,9 @@ class Conversations:
         """The summaries of the conversations `where` says (this module's SQL, never a
         person's words), in `order`."""
         with self._connection.read() as db:
-            rows = db.execute(
+            cursor = db.cursor()
+            cursor.row_factory = None  # plain tuples: a list of thousands, read by position
+            rows = cursor.execute(
                 f"SELECT {_SUMMARY_COLUMNS} FROM conversations WHERE {where} ORDER BY {order}"
             ).fetchall()
         return [ConversationSummary(*row) for row in rows]

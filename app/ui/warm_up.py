@@ -2,8 +2,8 @@
 
 The send and the rows it shows are kept out of the first paint's way (they load on
 first use), so the first Enter after a start loaded them: 23 ms from Enter to the
-request in a new chat, where the second send takes 4–5 (`python -m benchmarks send`);
-loaded ahead, 11. Once the window has painted and asyncio runs, these modules load one
+request in a new chat, where a second send in that chat takes 4–5 (`python -m benchmarks
+send`); loaded ahead, 11. Once the window has painted and asyncio runs, these modules load one
 at a time, each in an event-loop turn of its own, so a key pressed meanwhile waits for
 one import at most; then the Qt classes the send uses first (PySide6 builds a class,
 with all its enums, the first time Python touches it). `tests/ui/test_warm_up.py`
