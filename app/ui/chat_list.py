@@ -117,11 +117,37 @@ class ConversationListModel(QAbstractListModel):
     def set_conversations(
         self, summaries: list[ConversationSummary], snippets: Mapping[str, str] | None = None
     ) -> None:
-        """Show a fresh list, with the words a search matched in each (if searching)."""
+        """Show a fresh list, with the words a search matched in each (if searching). A
+        list that only has one chat moved or added to the top moves or adds that row (the
+        others, the same objects, are as they were): a send's turn in a list of thousands
+        doesn't lay them all out again."""
+        snippets = dict(snippets or {})
+        if summaries and not snippets and not self._snippets and self._onto_top(summaries):
+            return
         self.beginResetModel()
         self._rows = list(summaries)
-        self._snippets = dict(snippets or {})
+        self._snippets = snippets
         self.endResetModel()
+
+    def _onto_top(self, summaries: list[ConversationSummary]) -> bool:
+        """Whether `summaries` is the list shown with its first chat moved or added to the
+        top, then shown so; False changes nothing."""
+        top = summaries[0]
+        old = self.row_of(top.id)
+        if summaries[1:] != [row for row in self._rows if row.id != top.id]:
+            return False
+        if old == -1:
+            self.beginInsertRows(QModelIndex(), 0, 0)
+            self._rows.insert(0, top)
+            self.endInsertRows()
+            return True
+        if old > 0:
+            self.beginMoveRows(QModelIndex(), old, old, QModelIndex(), 0)
+            self._rows.insert(0, self._rows.pop(old))
+            self.endMoveRows()
+        self._rows[0] = top
+        self.dataChanged.emit(self.index(0, 0), self.index(0, 0))
+        return True
 
     def row_of(self, conversation_id: str) -> int:
         """The row of a conversation, or -1."""

@@ -76,6 +76,7 @@ class Chats(QObject):
         self._tasks = Chores()  # exports, searches
         self._searches = 0  # searches begun: only the latest one's finds are shown
         self._shown = 0  # the search whose finds the list shows
+        self._listed: list[ConversationSummary] | None = None  # the whole list last shown
         self._looking: dict[int, sqlite3.Connection] = {}  # searches under way, by number
         # After `close` the store is closed: late timers and events must not reach it.
         self._closed = False
@@ -102,6 +103,21 @@ class Chats(QObject):
             self._tasks.run(self._search_elsewhere(self._searches, words))
         else:  # before the loop runs (or without one): here and now
             self._show_hits(self._searches, self.store.conversations.search(self._query))
+
+    def touched(self, conversation_id: str) -> None:
+        """One chat was made, titled or used here: its row again, at the top (the list
+        orders by use), the rest as they were, without listing every chat again; a search
+        lists again."""
+        if self._closed:
+            return
+        summary = self.store.conversations.get(conversation_id)
+        if self._query.split() or self._listed is None or summary is None:
+            self.refresh()
+            return
+        self._searches += 1
+        self._stop_looking()
+        rest = (listed for listed in self._listed if listed.id != conversation_id)
+        self._show(self._searches, [summary, *rest], {})
 
     def search(self, query: str) -> None:
         """Filter the list by words in titles and text (empty: show every conversation);
@@ -148,6 +164,7 @@ class Chats(QObject):
             return  # a newer list is on its way
         self._shown = number
         self._snippets = snippets
+        self._listed = None if self._query.split() else listed
         self.changed.emit(listed)
         self.searched.emit()
 

@@ -272,7 +272,7 @@ class Controller(QObject):
         self._current = conversation_id
         self.versions.chat_created(conversation_id)
         self.conversation_loaded.emit(conversation_id, [], model_ref)
-        self.chats.refresh()
+        self.chats.touched(conversation_id)
 
     def reload(self, conversation_id: str) -> None:
         """Show the open chat again (another version, a delete): the branch it shows now."""

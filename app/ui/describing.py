@@ -123,7 +123,7 @@ class Describing(QObject):
         if not c.current_id:
             c.open_new(chat, chat_ref)  # refreshes the list
         else:
-            c.chats.refresh()  # the chat has a new notice: the list orders by use
+            c.chats.touched(chat)  # the chat has a new notice: the list orders by use
         if chat == c.current_id:
             c.feed.item_added.emit(notice)
 

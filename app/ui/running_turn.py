@@ -45,7 +45,7 @@ class RunningTurn:
         plan: Callable[[int, tuple[PlanEntry, ...]], None],
         problem: Callable[[str], None],
         give_back: Callable[[str, Attachments], None],
-        titled: Callable[[], None],
+        titled: Callable[[str], None],
     ) -> None:
         self._feed = feed
         self._tools = tools
@@ -54,7 +54,7 @@ class RunningTurn:
         self._plan = plan
         self._problem = problem
         self._give_back = give_back
-        self._titled = titled  # the chat list again: a first message titles its chat
+        self._titled = titled  # the chat's row again: a first message titles its chat
         self.task: asyncio.Task[None] | None = None  # until its end is told
         self.conversation_id = ""  # the chat it answers
 
@@ -116,7 +116,7 @@ class RunningTurn:
                     if isinstance(event, ItemAdded):
                         saved = True
                         if event.item.parent_id is None:
-                            self._titled()  # the first words title the chat
+                            self._titled(conversation_id)  # the first words title it
                     if isinstance(event, TurnEnded) and event.error is not None:
                         # The error notice is in the transcript, and the message with
                         # it, for Retry; words that could not be saved go back.
@@ -146,4 +146,4 @@ class RunningTurn:
             self.task = None
         self._feed.end()
         self._busy(False)
-        self._titled()
+        self._titled(self.conversation_id)

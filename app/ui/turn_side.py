@@ -54,7 +54,7 @@ class TurnSide:
             plan=c.plan_updated.emit,
             problem=c.problem.emit,
             give_back=self._give_back,
-            titled=c.chats.refresh,
+            titled=c.chats.touched,
         )
 
     def _give_back(self, text: str, attached: Attachments) -> None:

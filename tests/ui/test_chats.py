@@ -307,6 +307,46 @@ def test_ctrl_f_searches_titles_and_text_as_you_type(
     assert sidebar.list.currentIndex().data(ID_ROLE) == ids["Trip to Lisbon"]
 
 
+def test_a_chat_made_or_used_moves_its_row_to_the_top_without_listing_every_chat(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A send's turn touches its chat (made, titled, answered): its row is added or moved
+    to the top and the others stay as they were, with no listing of every chat and no
+    reset of the list (a list of thousands is laid out again on a reset)."""
+    ids = seed(home)
+    session = open_window()
+    chats, model, store = (
+        session.controller.chats,
+        session.window.sidebar.model,
+        session.controller.store,
+    )
+    qtbot.waitUntil(lambda: len(titles(session)) == 3)
+    listings: list[int] = []
+    listing = Conversations.list
+
+    def counted(self: Conversations) -> list[ConversationSummary]:
+        listings.append(1)
+        return listing(self)
+
+    monkeypatch.setattr(Conversations, "list", counted)
+    resets: list[int] = []
+    model.modelReset.connect(lambda: resets.append(1))
+    oldest = titles(session)[-1]
+    store.add_message(ids[oldest], user_message("one more thing"))  # used: now the newest
+    chats.touched(ids[oldest])
+    assert titles(session)[0] == oldest
+    made = store.conversations.create(title="Fresh chat")
+    chats.touched(made)
+    assert titles(session)[:2] == ["Fresh chat", oldest]
+    assert (listings, resets) == ([], [])
+    assert titles(session) == [s.title for s in listing(store.conversations)]
+    chats.search("gears")  # while searching, a touched chat is searched for again
+    qtbot.waitUntil(lambda: titles(session) == ["Bike gears"])
+    chats.touched(ids["Bike gears"])
+    qtbot.waitUntil(lambda: chats._shown == chats._searches)
+    assert titles(session) == ["Bike gears"]
+
+
 def test_a_search_looks_on_a_worker_thread_and_only_the_newest_is_shown(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -26,7 +26,7 @@ class Told:
         self.busy: list[bool] = []
         self.problems: list[str] = []
         self.given_back: list[str] = []
-        self.titled = 0
+        self.titled: list[str] = []  # the chats whose rows were asked for again
 
 
 @pytest.fixture
@@ -42,9 +42,6 @@ def running(store: Store, told: Told, offered: tuple[Tool, ...] = ()) -> Running
     def given_back(text: str, _attached: Attachments) -> None:
         told.given_back.append(text)
 
-    def titled() -> None:
-        told.titled += 1
-
     return RunningTurn(
         TurnFeed(store, lambda: ""),
         tools,
@@ -53,7 +50,7 @@ def running(store: Store, told: Told, offered: tuple[Tool, ...] = ()) -> Running
         plan=lambda _item, _entries: None,
         problem=told.problems.append,
         give_back=given_back,
-        titled=titled,
+        titled=told.titled.append,
     )
 
 
@@ -103,7 +100,7 @@ async def test_a_failure_after_the_message_was_stored_keeps_it_there(store: Stor
     await until_done(turn)
     # The notice is in the chat and the message with it, for Retry: nothing goes back.
     assert (told.given_back, told.problems) == ([], [])
-    assert told.titled == 2  # the first message titles the chat, and the turn's end
+    assert told.titled == [chat, chat]  # the first message titles the chat, and the end
 
 
 async def test_a_bug_in_a_turn_is_told_and_the_window_stays(store: Store) -> None:
