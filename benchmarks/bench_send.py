@@ -1,6 +1,7 @@
 """Sending in a long chat: from Enter to the request on the wire, beside a short chat's;
-how long a send with a 4K screenshot holds the window's thread; and a start's first send
-beside its second (benchmarks/first_send.py, a process for each start).
+a send in a new chat with KEPT_CHATS chats kept, beside one with SMALL kept; how long a
+send with a 4K screenshot holds the window's thread; and a start's first send beside its
+second (benchmarks/first_send.py, a process for each start).
 
 A real session (the window, its controller, the model runner) on the app's own qasync
 loop, and one local Ollama-protocol server on loopback (tests/servers/ollama.py) giving a
@@ -38,6 +39,7 @@ ANSWER = "Here is a short answer. " * 10
 TIMEOUT_S = 30.0
 SHOTS = 5  # sends with a 4K screenshot, after one unmeasured
 STARTS = 7  # starts of a process whose first and second sends are timed
+KEPT_CHATS = 5_000  # the sidebar of a person who keeps every chat
 
 T = TypeVar("T")
 
@@ -115,6 +117,35 @@ async def _held(session: Any, server: FakeOllama, folder: Path) -> list[float]:
     return held
 
 
+def _keep(folder: Path, count: int) -> None:
+    """`count` chats of a question each in `folder`'s data, added in one transaction."""
+    from app.store import Store
+    from routing.transcript import user_message
+
+    with Store.open(folder / "data") as store, store.together():
+        for n in range(count):
+            chat = store.conversations.create(title=f"Chat {n}")
+            store.add_message(chat, user_message(f"Question {n}?"))
+
+
+def _new_chat_sends(server: FakeOllama, chats: int) -> list[float]:
+    """ROUNDS sends, each in a new chat (after one unmeasured), with `chats` chats kept."""
+
+    async def work(session: Any) -> list[float]:
+        times: list[float] = []
+        for round_ in range(ROUNDS + 1):
+            session.controller.new_conversation()
+            await asyncio.sleep(0.2)  # shown, as a person would look before typing
+            took = await send_once(session, server, f"New question {round_}?")
+            if round_:
+                times.append(took)
+        return times
+
+    with tempfile.TemporaryDirectory(prefix="sightline-bench-") as temp:
+        _keep(Path(temp), chats)
+        return in_session(server, Path(temp), 1.0, work)
+
+
 def in_session(
     server: FakeOllama, folder: Path, settle_s: float, work: Callable[[Any], Awaitable[T]]
 ) -> T:
@@ -178,6 +209,7 @@ def run() -> list[Row]:
             return times
 
         times = in_session(server, folder, 2 * INTERVAL_MS / 1000, work)
+        kept = Paired(_new_chat_sends(server, KEPT_CHATS), _new_chat_sends(server, SMALL))
     firsts = _first_sends()
     return [
         Row(
@@ -198,6 +230,15 @@ def run() -> list[Row]:
             f"{SMALL}-message chat: {statistics.median(times.floor) * 1000:.1f} ms; "
             f"{times.ratios()}; {ROUNDS} sends in each, alternately, to a local "
             "Ollama-protocol server on loopback",
+        ),
+        Row(
+            f"send in a new chat with {KEPT_CHATS:,} chats kept: Enter → the request",
+            statistics.median(kept.ours) * 1000,
+            "ms",
+            "report",
+            f"with {SMALL} chats kept: {statistics.median(kept.floor) * 1000:.1f} ms; "
+            f"{kept.ratios()}; {ROUNDS} sends each, in two sessions one after the other "
+            "(the chat is made, titled and listed at the top of the list)",
         ),
         Row(
             "send with a 4K screenshot: the longest the window's thread is held",
