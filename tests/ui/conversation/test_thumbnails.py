@@ -57,6 +57,8 @@ def test_a_large_picture_is_decoded_off_the_windows_thread_then_drawn(qtbot: QtB
     qtbot.addWidget(widget)
     widget.show()
     paints = _Paints(widget)
+    # Its first paint, before the picture is asked for: a later one is the picture's.
+    qtbot.waitUntil(lambda: paints.count > 0)
     picture = _large("blue")
     threads: list[str] = []
     decode = thumbnails.decode
