@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from benchmarks.bench_startup import KEPT_CHATS, keep_chats
 from benchmarks.bench_window import environment, fill
 from benchmarks.common import Paired, Row, python_env, run_process, window_ticks
 from tests.servers.ollama import FakeOllama, Reply
@@ -39,7 +40,6 @@ ANSWER = "Here is a short answer. " * 10
 TIMEOUT_S = 30.0
 SHOTS = 5  # sends with a 4K screenshot, after one unmeasured
 STARTS = 7  # starts of a process whose first and second sends are timed
-KEPT_CHATS = 5_000  # the sidebar of a person who keeps every chat
 
 T = TypeVar("T")
 
@@ -117,17 +117,6 @@ async def _held(session: Any, server: FakeOllama, folder: Path) -> list[float]:
     return held
 
 
-def _keep(folder: Path, count: int) -> None:
-    """`count` chats of a question each in `folder`'s data, added in one transaction."""
-    from app.store import Store
-    from routing.transcript import user_message
-
-    with Store.open(folder / "data") as store, store.together():
-        for n in range(count):
-            chat = store.conversations.create(title=f"Chat {n}")
-            store.add_message(chat, user_message(f"Question {n}?"))
-
-
 def _new_chat_sends(server: FakeOllama, chats: int) -> list[float]:
     """ROUNDS sends, each in a new chat (after one unmeasured), with `chats` chats kept."""
 
@@ -142,7 +131,7 @@ def _new_chat_sends(server: FakeOllama, chats: int) -> list[float]:
         return times
 
     with tempfile.TemporaryDirectory(prefix="sightline-bench-") as temp:
-        _keep(Path(temp), chats)
+        keep_chats(Path(temp) / "data", chats)
         return in_session(server, Path(temp), 1.0, work)
 
 

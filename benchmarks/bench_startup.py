@@ -46,14 +46,14 @@ def _returning(data: Path) -> None:
     (data / "window.ini").write_text(f"[chat]\nlast={conversation}\n", encoding="utf-8")
 
 
-def _keeping(data: Path) -> None:
-    """A data folder of KEPT_CHATS chats, a question each, none left open: the sidebar lists
-    them all in the first frame."""
+def keep_chats(data: Path, count: int) -> None:
+    """A data folder of `count` chats, a question each, none left open (added in one
+    transaction): the sidebar lists them all."""
     from app.store import Store
     from routing.transcript import user_message
 
     with Store.open(data) as store, store.together():
-        for n in range(KEPT_CHATS):
+        for n in range(count):
             chat = store.conversations.create(title=f"Chat {n}")
             store.add_message(chat, user_message(f"Question {n}?"))
 
@@ -81,7 +81,7 @@ def _timed_windows(runs: int) -> dict[str, dict[str, list[float]]]:
         home = Path(folder)
         env = start_env(home)
         _returning(home / "returning")
-        _keeping(home / "keeping")
+        keep_chats(home / "keeping", KEPT_CHATS)
         smoke = [sys.executable, "-m", "app", "--smoke"]
         commands = {
             "sightline": (smoke, env),

@@ -6,7 +6,7 @@ errs high; `Calibration` then scales it per model by what its server reported it
 counted for the last request. Pictures cost what each provider documents
 (docs/providers.md). Counting words by their length costs nothing per character (a
 string knows its length); what costs is visiting each part of each message, so an
-`Estimator` keeps each message's count while it holds the message: a long chat's send
+`Estimator` keeps each message's count while the message lives: a long chat's send
 counts only what is new since the last (benchmarks/bench_context.py, bench_send.py).
 """
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.store.branches import Branches, DamagedConversation
 from app.store.connection import Connection, StoreError
-from app.store.conversations import Conversations, ConversationSummary, SearchHit
+from app.store.conversations import Conversations, ConversationSummary
 from app.store.crossings import Crossings
 from app.store.grants import Grants
 from app.store.items import Items, StoredItem, recover
@@ -41,7 +41,6 @@ __all__ = [
     "ConversationSummary",
     "DamagedConversation",
     "PictureWords",
-    "SearchHit",
     "Store",
     "StoreError",
     "StoredItem",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Literal
 from app.store.connection import Connection
 
 if TYPE_CHECKING:
+    from app.store.search import SearchHit
     from routing.chat_settings import ChatSettings
 
 _TITLE_LENGTH = 60
@@ -32,14 +33,6 @@ class ConversationSummary:
     model: str
     created_at: float
     updated_at: float
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """A conversation that matches a search, and the words around the first match in it."""
-
-    conversation: ConversationSummary
-    snippet: str = ""  # "" when only the title matched
 
 
 class Conversations:
@@ -95,7 +88,7 @@ class Conversations:
     def search(self, query: str) -> builtins.list[SearchHit]:
         """Conversations whose title or text has every word of `query`, newest first
         (app/store/search.py)."""
-        from app.store.search import search  # not at first paint: the window searches later
+        from app.store.search import SearchHit, search  # not at first paint: searched later
 
         words = query.split()
         if not words:

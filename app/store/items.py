@@ -91,7 +91,7 @@ class Items:
             if len(wanted) > _BY_ID_AT_MOST:  # most of the chat: one read of all of it
                 loaded = self._load(db, "conversation_id = ?", conversation_id)
             else:
-                loaded = self._load(db, f"id IN ({', '.join('?' * len(wanted))})", *wanted)
+                loaded = self._load_ids(db, wanted)
             by_id = {stored.id: stored for stored in loaded}
             shown = [by_id[item] for item in wanted]
             return with_versions(
@@ -154,11 +154,9 @@ class Items:
         from app.store.recent import recent_messages  # not at first paint (the docstring)
 
         with self._connection.read() as db:
-
-            def load(ids: Sequence[int]) -> list[StoredItem]:
-                return self._load(db, f"id IN ({', '.join('?' * len(ids))})", *ids)
-
-            return recent_messages(db, load, conversation_id, weigh, enough)
+            return recent_messages(
+                db, lambda ids: self._load_ids(db, ids), conversation_id, weigh, enough
+            )
 
     def add_message(self, conversation_id: str, message: Message) -> StoredItem:
         """Store a whole message at the end of the conversation."""
@@ -308,6 +306,10 @@ class Items:
             found = self._load(db, f"conversation_id = ? AND {where} ORDER BY seq", conversation_id)
             shown = shown_set(db, conversation_id) if found else set()
         return [s.item for s in found if s.id in shown and isinstance(s.item, Message)]
+
+    def _load_ids(self, db: sqlite3.Connection, ids: Sequence[int]) -> list[StoredItem]:
+        """The items with these ids (a few hundred at most: one parameter each)."""
+        return self._load(db, f"id IN ({', '.join('?' * len(ids))})", *ids)
 
     def _select(self, where: str, *params: object) -> list[StoredItem]:
         """Load the items matching a WHERE clause, pictures read once each."""

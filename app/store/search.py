@@ -13,11 +13,20 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from app.store.conversations import ConversationSummary, SearchHit
+from app.store.conversations import ConversationSummary
 
 _SNIPPET_LENGTH = 80
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """A conversation that matches a search, and the words around the first match in it."""
+
+    conversation: ConversationSummary
+    snippet: str = ""  # "" when only the title matched
 
 
 def search(db: sqlite3.Connection, words: Sequence[str]) -> list[SearchHit]:

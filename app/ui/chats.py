@@ -24,17 +24,16 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.store import ConversationSummary, Store, StoreError
-from app.store.conversations import SearchHit
 from app.ui.chores import Chores
 
 if TYPE_CHECKING:
     import asyncio  # itself loaded after the window's first paint
 
     from app.ledger import Crossing
+    from app.store.search import SearchHit
     from routing.models import ProviderConfig
 
 log = logging.getLogger(__name__)
-
 
 UNDO_MS = 10_000  # how long a deletion can be undone
 UNTITLED = "New chat"
@@ -94,15 +93,14 @@ class Chats(QObject):
         nobody wrote is looked for in every item of the file, app/store/search.py)."""
         if self._closed:
             return
-        self._searches += 1
-        self._stop_looking()
+        number = self._next_list()
         words = self._query.split()
         if not words:
-            self._show(self._searches, self.store.conversations.list(), {})
+            self._show(number, self.store.conversations.list(), {})
         elif _loop_runs():
-            self._tasks.run(self._search_elsewhere(self._searches, words))
+            self._tasks.run(self._search_elsewhere(number, words))
         else:  # before the loop runs (or without one): here and now
-            self._show_hits(self._searches, self.store.conversations.search(self._query))
+            self._show_hits(number, self.store.conversations.search(self._query))
 
     def touched(self, conversation_id: str) -> None:
         """One chat was made, titled or used here: its row again, at the top (the list
@@ -110,14 +108,13 @@ class Chats(QObject):
         lists again."""
         if self._closed:
             return
-        summary = self.store.conversations.get(conversation_id)
-        if self._query.split() or self._listed is None or summary is None:
+        listed = None if self._query.split() else self._listed
+        summary = None if listed is None else self.store.conversations.get(conversation_id)
+        if listed is None or summary is None:
             self.refresh()
             return
-        self._searches += 1
-        self._stop_looking()
-        rest = (listed for listed in self._listed if listed.id != conversation_id)
-        self._show(self._searches, [summary, *rest], {})
+        rest = (shown for shown in listed if shown.id != conversation_id)
+        self._show(self._next_list(), [summary, *rest], {})
 
     def search(self, query: str) -> None:
         """Filter the list by words in titles and text (empty: show every conversation);
@@ -146,6 +143,12 @@ class Chats(QObject):
         finally:
             self._looking.pop(number, None)
         self._show_hits(number, hits)
+
+    def _next_list(self) -> int:
+        """The number of a list begun now: only it will be shown; searches under way stop."""
+        self._searches += 1
+        self._stop_looking()
+        return self._searches
 
     def _stop_looking(self) -> None:
         """Interrupt the searches under way: their finds would not be shown."""
