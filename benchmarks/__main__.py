@@ -1,7 +1,7 @@
 """Run every benchmark and print one table: `python -m benchmarks [NAME...]`.
 
 NAME picks modules (startup, instructions, ask, store, import, pictures, redact, describer,
-pdf, window, send, search, sight, agent, wires, context); none runs all.
+pdf, window, send, search, chats, sight, agent, wires, context); none runs all.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from benchmarks import (
     bench_agent,
     bench_ask,
+    bench_chats,
     bench_context,
     bench_describer,
     bench_import,
@@ -43,6 +44,7 @@ BENCHMARKS: dict[str, Callable[[], list[Row]]] = {
     "window": bench_window.run,
     "send": bench_send.run,
     "search": bench_search.run,
+    "chats": bench_chats.run,
     "sight": bench_sight_check.run,
     "agent": bench_agent.run,
     "context": bench_context.run,

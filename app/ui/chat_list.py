@@ -118,11 +118,16 @@ class ConversationListModel(QAbstractListModel):
         self, summaries: list[ConversationSummary], snippets: Mapping[str, str] | None = None
     ) -> None:
         """Show a fresh list, with the words a search matched in each (if searching). A
-        list that only has one chat moved or added to the top moves or adds that row (the
-        others, the same objects, are as they were): a send's turn in a list of thousands
-        doesn't lay them all out again."""
+        list that only has one chat moved or added to the top moves or adds that row, and
+        one that only lost a chat removes its row (the others, the same objects, are as they
+        were): a send's turn or a delete in a list of thousands doesn't lay them all out
+        again."""
         snippets = dict(snippets or {})
-        if summaries and not snippets and not self._snippets and self._onto_top(summaries):
+        if (
+            not snippets
+            and not self._snippets
+            and ((summaries and self._onto_top(summaries)) or self._one_gone(summaries))
+        ):
             return
         self.beginResetModel()
         self._rows = list(summaries)
@@ -134,7 +139,9 @@ class ConversationListModel(QAbstractListModel):
         top, then shown so; False changes nothing."""
         top = summaries[0]
         old = self.row_of(top.id)
-        if summaries[1:] != [row for row in self._rows if row.id != top.id]:
+        # Slices compare in C, each row first by identity: the same objects are quick.
+        rest = self._rows if old == -1 else self._rows[:old] + self._rows[old + 1 :]
+        if summaries[1:] != rest:
             return False
         if old == -1:
             self.beginInsertRows(QModelIndex(), 0, 0)
@@ -147,6 +154,26 @@ class ConversationListModel(QAbstractListModel):
             self.endMoveRows()
         self._rows[0] = top
         self.dataChanged.emit(self.index(0, 0), self.index(0, 0))
+        return True
+
+    def _one_gone(self, summaries: list[ConversationSummary]) -> bool:
+        """Whether `summaries` is the list shown with one row taken out (the others the same
+        objects, in order), then shown so; False changes nothing."""
+        if len(summaries) != len(self._rows) - 1:
+            return False
+        row = next(
+            (
+                n
+                for n, (new, old) in enumerate(zip(summaries, self._rows[:-1], strict=True))
+                if new is not old
+            ),
+            len(summaries),
+        )
+        if summaries[row:] != self._rows[row + 1 :]:
+            return False
+        self.beginRemoveRows(QModelIndex(), row, row)
+        del self._rows[row]
+        self.endRemoveRows()
         return True
 
     def row_of(self, conversation_id: str) -> int:

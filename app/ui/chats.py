@@ -116,6 +116,16 @@ class Chats(QObject):
         rest = (shown for shown in listed if shown.id != conversation_id)
         self._show(self._next_list(), [summary, *rest], {})
 
+    def _left(self, conversation_id: str) -> None:
+        """One chat left the list (deleted): the rest as they were, without listing every
+        chat again; a search lists again."""
+        listed = None if self._query.split() else self._listed
+        if listed is None:
+            self.refresh()
+            return
+        rest = [shown for shown in listed if shown.id != conversation_id]
+        self._show(self._next_list(), rest, {})
+
     def search(self, query: str) -> None:
         """Filter the list by words in titles and text (empty: show every conversation);
         the same search again only says the list shows it, once it does."""
@@ -195,7 +205,7 @@ class Chats(QObject):
         summary = self.store.conversations.get(conversation_id)
         if title and summary is not None and title != summary.title:
             self.store.conversations.rename(conversation_id, title)
-            self.refresh()
+            self.touched(conversation_id)  # a rename is a use: it moves to the top
 
     # -- deleting with Undo -----------------------------------------------------------
 
@@ -215,7 +225,7 @@ class Chats(QObject):
         self._pending[conversation_id] = summary.title or UNTITLED
         self._timer.start(UNDO_MS)  # each deletion gets the whole time to be undone
         self.deleted_changed.emit(self.deleted)
-        self.refresh()
+        self._left(conversation_id)
 
     def undo(self) -> None:
         """Bring back every conversation whose Undo hasn't run out."""

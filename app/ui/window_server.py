@@ -225,7 +225,7 @@ class WindowServer(QObject):
         """A served conversation was stored: the list shows it now, and its turn is shown as
         it happens whenever the chat is open (its own feed: served turns run side by side,
         while the window's feed follows one turn at a time)."""
-        self._controller.chats.refresh()
+        self._controller.chats.touched(conversation_id)
         feed = self._feeds[conversation_id] = TurnFeed(
             self._controller.store, lambda: self._controller.current_id, self
         )
@@ -264,5 +264,5 @@ class WindowServer(QObject):
         if feed is not None:
             feed.end()
             feed.deleteLater()
-        self._controller.chats.refresh()
+        self._controller.chats.touched(conversation_id)
         self._controller.reload(conversation_id)

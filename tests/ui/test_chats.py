@@ -307,6 +307,25 @@ def test_ctrl_f_searches_titles_and_text_as_you_type(
     assert sidebar.list.currentIndex().data(ID_ROLE) == ids["Trip to Lisbon"]
 
 
+unwrapped_listing = Conversations.list
+
+
+def counted_listings(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> tuple[list[int], list[int]]:
+    """Each listing of every chat from now on, and each reset of the sidebar's list."""
+    listings: list[int] = []
+    resets: list[int] = []
+
+    def counted(self: Conversations) -> list[ConversationSummary]:
+        listings.append(1)
+        return unwrapped_listing(self)
+
+    monkeypatch.setattr(Conversations, "list", counted)
+    session.window.sidebar.model.modelReset.connect(lambda: resets.append(1))
+    return listings, resets
+
+
 def test_a_chat_made_or_used_moves_its_row_to_the_top_without_listing_every_chat(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -315,22 +334,10 @@ def test_a_chat_made_or_used_moves_its_row_to_the_top_without_listing_every_chat
     reset of the list (a list of thousands is laid out again on a reset)."""
     ids = seed(home)
     session = open_window()
-    chats, model, store = (
-        session.controller.chats,
-        session.window.sidebar.model,
-        session.controller.store,
-    )
+    chats, store = session.controller.chats, session.controller.store
     qtbot.waitUntil(lambda: len(titles(session)) == 3)
-    listings: list[int] = []
-    listing = Conversations.list
-
-    def counted(self: Conversations) -> list[ConversationSummary]:
-        listings.append(1)
-        return listing(self)
-
-    monkeypatch.setattr(Conversations, "list", counted)
-    resets: list[int] = []
-    model.modelReset.connect(lambda: resets.append(1))
+    listings, resets = counted_listings(session, monkeypatch)
+    listing = unwrapped_listing
     oldest = titles(session)[-1]
     store.add_message(ids[oldest], user_message("one more thing"))  # used: now the newest
     chats.touched(ids[oldest])
@@ -345,6 +352,38 @@ def test_a_chat_made_or_used_moves_its_row_to_the_top_without_listing_every_chat
     chats.touched(ids["Bike gears"])
     qtbot.waitUntil(lambda: chats._shown == chats._searches)
     assert titles(session) == ["Bike gears"]
+
+
+def test_a_rename_moves_its_row_and_a_delete_takes_its_row_out_without_listing_every_chat(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename is a use (the row goes to the top) and a delete takes one row out: neither
+    lists every chat again nor resets the list; the open chat stays selected. Undo, which
+    can bring several back to their places, lists again."""
+    ids = seed(home)
+    session = open_window()
+    chats, sidebar = session.controller.chats, session.window.sidebar
+    model = sidebar.model
+    qtbot.waitUntil(lambda: len(titles(session)) == 3)
+    select(qtbot, session, ids["Trip to Lisbon"])
+    listings, resets = counted_listings(session, monkeypatch)
+    listing = unwrapped_listing
+    removed: list[int] = []
+    model.rowsRemoved.connect(lambda _parent, first, _last: removed.append(first))
+
+    oldest = titles(session)[-1]
+    chats.rename(ids[oldest], "Oldest, renamed")
+    assert titles(session)[0] == "Oldest, renamed"
+    middle = titles(session)[1]
+    chats.delete(ids[middle])
+    assert middle not in titles(session) and removed == [1]
+    assert (listings, resets) == ([], [])
+    assert titles(session) == [s.title for s in listing(session.store.conversations)]
+    assert sidebar.list.currentIndex().data(ID_ROLE) == ids["Trip to Lisbon"]
+
+    chats.undo()
+    assert middle in titles(session) and listings == [1]
+    assert titles(session) == [s.title for s in listing(session.store.conversations)]
 
 
 def test_a_search_looks_on_a_worker_thread_and_only_the_newest_is_shown(

@@ -1,0 +1,81 @@
+"""The sidebar's list among thousands of chats: a rename and a delete, beside the same among
+a few.
+
+A real session (the window, its controller) on the app's own qasync loop over a store of
+KEPT_CHATS chats (benchmarks/bench_startup.py's `keep_chats`), then one of SMALL. Each
+round renames a chat from the middle of the list (it moves to the top), then deletes
+another and takes the delete back with Undo; each is timed from the call the sidebar makes
+(`Chats.rename`, `Controller.delete_conversation`) to its return, when the list shows the
+change (the list is told synchronously, through `Chats.changed`). The two sessions run one
+after the other, so their ratio moves with the machine between them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.bench_send import in_session
+from benchmarks.bench_startup import KEPT_CHATS, keep_chats
+from benchmarks.common import Paired, Row
+from tests.servers.ollama import FakeOllama
+
+SMALL = 10
+ROUNDS = 9  # measured rounds each, after one unmeasured
+
+
+async def _changes(session: Any) -> tuple[list[float], list[float]]:
+    """Per round: the rename's time, the delete's."""
+    controller = session.controller
+    chats = controller.chats
+    renames: list[float] = []
+    deletes: list[float] = []
+    for round_ in range(ROUNDS + 1):
+        listed = controller.store.conversations.list()
+        middle = listed[len(listed) // 2].id
+        started = time.perf_counter()
+        chats.rename(middle, f"Renamed {round_}")
+        renamed = time.perf_counter() - started
+        await asyncio.sleep(0.05)  # the list lays out its rows between events
+        other = listed[len(listed) // 2 + 1].id
+        started = time.perf_counter()
+        await controller._delete(other)  # what `delete_conversation` runs as a chore
+        deleted = time.perf_counter() - started
+        await asyncio.sleep(0.05)
+        chats.undo()
+        await asyncio.sleep(0.05)
+        if round_:
+            renames.append(renamed)
+            deletes.append(deleted)
+    return renames, deletes
+
+
+def _session(server: FakeOllama, chats: int) -> tuple[list[float], list[float]]:
+    with tempfile.TemporaryDirectory(prefix="sightline-bench-") as temp:
+        keep_chats(Path(temp) / "data", chats)
+        return in_session(server, Path(temp), 0.5, _changes)
+
+
+def run() -> list[Row]:
+    """Measure and return the rows."""
+    with FakeOllama() as server:
+        many = _session(server, KEPT_CHATS)
+        few = _session(server, SMALL)
+    rows = []
+    for n, what in enumerate(("rename a chat (it moves to the top)", "delete a chat")):
+        times = Paired(many[n], few[n])
+        rows.append(
+            Row(
+                f"{what} with {KEPT_CHATS:,} chats kept: the call → the list shows it",
+                statistics.median(times.ours) * 1000,
+                "ms",
+                "report",
+                f"with {SMALL} chats kept: {statistics.median(times.floor) * 1000:.2f} ms; "
+                f"{times.ratios()}; {ROUNDS} each, in two sessions one after the other",
+            )
+        )
+    return rows
