@@ -11,7 +11,7 @@ the rest of the last page). What is never read is never shaped, described or sen
 `enough` is read whole.
 
 The branch is found from every item's id, parent, kind and role alone (a few bytes a
-row), walked up from the leaf as app/store/tail.py walks it, saying where a damaged chat
+row, read from the branch's index), walked up from the leaf as app/store/tail.py walks it, saying where a damaged chat
 breaks; items are then read by id. Where the first turn ends is found from the person's
 messages' first words, so no item after it is read.
 """
@@ -73,11 +73,18 @@ def recent_messages(
     second = _second_turn(db, ids[:cut], rows)
     end = second or cut  # where the first turn ends: the cut, when no second turn is before it
     first = [m for start in range(0, end, PAGE) for m in _read(load, ids, start, end)]
-    unread = sum(rows[item][3] for item in ids[end:cut])
+    unread = sum(1 for item in ids[end:cut] if rows[item][2] & MESSAGE)
     return Recent((*first, *reversed(newest)), unread)
 
 
-Row = tuple[int, "int | None", int, int, int]  # id, parent, deleted, a message, the person's
+Row = tuple[int, "int | None", int]  # id, parent, what it is (DELETED | MESSAGE | PERSONS)
+DELETED, MESSAGE, PERSONS = 1, 2, 4  # a Row's bits: in the bin; a message; the person's
+# Each item's Row, from the branch's index alone (schema step 18): no item's words are
+# read, and its three facts come as one number (a long chat has thousands of rows).
+BRANCH_ROWS = (
+    "SELECT id, parent_id, (deleted_at IS NOT NULL) | ((kind = 'message') << 1)"
+    " | ((kind = 'message' AND role = 'user') << 2) FROM items WHERE conversation_id = ?"
+)
 
 
 def _branch(db: sqlite3.Connection, conversation_id: str) -> tuple[list[int], dict[int, Row]]:
@@ -89,14 +96,7 @@ def _branch(db: sqlite3.Connection, conversation_id: str) -> tuple[list[int], di
     from the end says it: app/store/tail.py)."""
     cursor = db.cursor()
     cursor.row_factory = None  # plain tuples: a long chat has thousands of rows
-    rows: dict[int, Row] = {
-        row[0]: row
-        for row in cursor.execute(
-            "SELECT id, parent_id, deleted_at IS NOT NULL, kind = 'message', role = 'user'"
-            " FROM items WHERE conversation_id = ?",
-            (conversation_id,),
-        )
-    }
+    rows: dict[int, Row] = {row[0]: row for row in cursor.execute(BRANCH_ROWS, (conversation_id,))}
     path: list[int] = []
     seen: set[int] = set()
     child, at = None, leaf(db, conversation_id)
@@ -109,7 +109,8 @@ def _branch(db: sqlite3.Connection, conversation_id: str) -> tuple[list[int], di
             what = f"item {child} follows item {at} again, in a loop"
             raise DamagedConversation(conversation_id, what)
         seen.add(at)
-        if not row[2]:  # a deleted item is walked through (its children follow it), not shown
+        # A deleted item is walked through (its children follow it), not shown.
+        if not row[2] & DELETED:
             path.append(at)
         child, at = at, row[1]
     path.reverse()
@@ -150,9 +151,9 @@ def _second_turn(db: sqlite3.Connection, ids: Sequence[int], rows: dict[int, Row
     from routing.transcript import TOOL_PICTURES_OPENING, is_tool_pictures_text
 
     # The first message begins the first turn, whoever said it (notices before it are in it).
-    first = next((at for at, item in enumerate(ids) if rows[item][3]), len(ids))
+    first = next((at for at, item in enumerate(ids) if rows[item][2] & MESSAGE), len(ids))
     for at in range(first + 1, len(ids)):
-        if rows[ids[at]][4]:
+        if rows[ids[at]][2] & PERSONS:
             (opening,) = db.execute(
                 "SELECT substr(text, 1, ?) FROM items WHERE id = ?",
                 (len(TOOL_PICTURES_OPENING), ids[at]),

@@ -116,3 +116,28 @@ def test_a_database_from_before_stats_opens_and_its_answers_have_none(tmp_path: 
         assert store.messages("c")[-1].stats == AnswerStats(3, 5)
     with sqlite3.connect(folder / Store.DB_NAME) as db:
         assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_a_database_from_before_the_wider_branch_index_finds_its_chats_branch(
+    tmp_path: Path,
+) -> None:
+    """Step 18 makes the branch's index again, with kind and role: an older chat's send
+    reads the same messages through it."""
+    folder = tmp_path / "data"
+    with at_schema(folder, 17) as db:
+        db.execute(
+            "INSERT INTO items (conversation_id, seq, created_at, kind, role, status, text) "
+            "VALUES ('c', 1, 1, 'message', 'user', 'complete', 'a question'),"
+            " ('c', 2, 2, 'message', 'assistant', 'complete', 'an answer')"
+        )
+        db.execute("UPDATE items SET parent_id = id - 1 WHERE id > 1")
+        db.execute("UPDATE conversations SET leaf_id = 2")
+    with Store.open(folder) as store:
+        recent = store.recent_messages("c", lambda _message: 1, 1)
+        assert [m.text for m in recent.messages] == ["a question", "an answer"]
+        (made,) = store._connection.db.execute(
+            "SELECT sql FROM sqlite_master WHERE name = 'items_branch'"
+        ).fetchone()
+        assert made.split("(", 1)[1].startswith(
+            "conversation_id, seq, id, parent_id, deleted_at, kind, role"
+        )
