@@ -11,9 +11,9 @@ the rest of the last page). What is never read is never shaped, described or sen
 `enough` is read whole.
 
 The branch is found from every item's id, parent, kind and role alone (a few bytes a
-row, read from the branch's index), walked up from the leaf as app/store/tail.py walks it, saying where a damaged chat
-breaks; items are then read by id. Where the first turn ends is found from the person's
-messages' first words, so no item after it is read.
+row, read from the branch's index), walked up from the leaf as app/store/tail.py walks
+it, saying where a damaged chat breaks; items are then read by id. Where the first turn
+ends is found from the person's messages' first words, so no item after it is read.
 """
 
 from __future__ import annotations
