@@ -144,10 +144,12 @@ def in_session(
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtWidgets import QApplication
 
+    from app.ui.app import plain_imports_again
     from app.ui.main_thread_gc import MainThreadCollector
     from app.ui.qt_asyncio import async_generators_finalized_by, new_loop
     from app.ui.session import load_settings, open_session
 
+    plain_imports_again()  # as the app does once PySide6 is loaded (app/ui/app.py)
     app = QApplication.instance() or QApplication(sys.argv[:1])
     provider = f'\n[[providers]]\nid = "ollama"\nkind = "ollama"\nbase_url = "{server.base_url}"\n'
     with environment(folder, provider):
