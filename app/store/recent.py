@@ -81,9 +81,9 @@ Row = tuple[int, "int | None", int]  # id, parent, what it is (DELETED | MESSAGE
 DELETED, MESSAGE, PERSONS = 1, 2, 4  # a Row's bits: in the bin; a message; the person's
 # Each item's Row, from the branch's index alone (schema step 18): no item's words are
 # read, and its three facts come as one number (a long chat has thousands of rows).
-BRANCH_ROWS = (
-    "SELECT id, parent_id, (deleted_at IS NOT NULL) | ((kind = 'message') << 1)"
-    " | ((kind = 'message' AND role = 'user') << 2) FROM items WHERE conversation_id = ?"
+BRANCH_ROWS = (  # `IS`, never NULL: a damaged row's missing kind or role is "not that"
+    "SELECT id, parent_id, (deleted_at IS NOT NULL) | ((kind IS 'message') << 1)"
+    " | ((kind IS 'message' AND role IS 'user') << 2) FROM items WHERE conversation_id = ?"
 )
 
 

@@ -170,3 +170,14 @@ def test_the_branch_is_found_from_its_index_alone(store: Store) -> None:
     chat = _chat(store, 3)
     plan = store._connection.db.execute(f"EXPLAIN QUERY PLAN {BRANCH_ROWS}", (chat,)).fetchall()
     assert any("COVERING INDEX items_branch" in str(tuple(step)) for step in plan)
+
+
+def test_a_row_without_its_role_is_read_as_no_persons_message(store: Store) -> None:
+    """A damaged row (a message whose role is missing) in the unread middle changes
+    nothing the send reads, and is counted as a message: the walk's facts are never NULL."""
+    chat = _chat(store, 100)
+    before = store.recent_messages(chat, _one, 5)
+    middle = [s.id for s in store.every_item(chat)][100]
+    with store._connection.write() as db:
+        db.execute("UPDATE items SET role = NULL WHERE id = ?", (middle,))
+    assert store.recent_messages(chat, _one, 5) == before
