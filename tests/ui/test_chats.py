@@ -337,7 +337,6 @@ def test_a_chat_made_or_used_moves_its_row_to_the_top_without_listing_every_chat
     chats, store = session.controller.chats, session.controller.store
     qtbot.waitUntil(lambda: len(titles(session)) == 3)
     listings, resets = counted_listings(session, monkeypatch)
-    listing = unwrapped_listing
     oldest = titles(session)[-1]
     store.add_message(ids[oldest], user_message("one more thing"))  # used: now the newest
     chats.touched(ids[oldest])
@@ -346,7 +345,7 @@ def test_a_chat_made_or_used_moves_its_row_to_the_top_without_listing_every_chat
     chats.touched(made)
     assert titles(session)[:2] == ["Fresh chat", oldest]
     assert (listings, resets) == ([], [])
-    assert titles(session) == [s.title for s in listing(store.conversations)]
+    assert titles(session) == [s.title for s in unwrapped_listing(store.conversations)]
     chats.search("gears")  # while searching, a touched chat is searched for again
     qtbot.waitUntil(lambda: titles(session) == ["Bike gears"])
     chats.touched(ids["Bike gears"])
@@ -367,7 +366,6 @@ def test_a_rename_moves_its_row_and_a_delete_takes_its_row_out_without_listing_e
     qtbot.waitUntil(lambda: len(titles(session)) == 3)
     select(qtbot, session, ids["Trip to Lisbon"])
     listings, resets = counted_listings(session, monkeypatch)
-    listing = unwrapped_listing
     removed: list[int] = []
     model.rowsRemoved.connect(lambda _parent, first, _last: removed.append(first))
 
@@ -378,12 +376,12 @@ def test_a_rename_moves_its_row_and_a_delete_takes_its_row_out_without_listing_e
     chats.delete(ids[middle])
     assert middle not in titles(session) and removed == [1]
     assert (listings, resets) == ([], [])
-    assert titles(session) == [s.title for s in listing(session.store.conversations)]
+    assert titles(session) == [s.title for s in unwrapped_listing(session.store.conversations)]
     assert sidebar.list.currentIndex().data(ID_ROLE) == ids["Trip to Lisbon"]
 
     chats.undo()
     assert middle in titles(session) and listings == [1]
-    assert titles(session) == [s.title for s in listing(session.store.conversations)]
+    assert titles(session) == [s.title for s in unwrapped_listing(session.store.conversations)]
 
 
 def test_a_search_looks_on_a_worker_thread_and_only_the_newest_is_shown(
