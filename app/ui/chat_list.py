@@ -9,8 +9,9 @@ the window's Stop; the Delete key asks to delete.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import (
@@ -52,12 +53,13 @@ UNTITLED = "New chat"
 class ConversationListModel(QStringListModel):
     """Conversation summaries for the sidebar's list view; a title edited here is reported.
 
-    Its strings are only its count, kept as long as its rows (each change to the rows
-    made just before the string list's own, which tells the view): Qt's list asks its
-    model for every row's index each time it lays the list out, which a row added or
-    moved makes it do, and an index is checked against the row count. Counted in C++,
-    that costs nothing; a Python `rowCount` was a call into Python for each row, twice:
-    10,000 calls a layout with 5,000 chats.
+    Its strings are only its count, kept as long as its rows: Qt's list asks its model
+    for every row's index each time it lays the list out, which a row added or moved
+    makes it do, and an index is checked against the row count. Counted in C++, that
+    costs nothing; a Python `rowCount` was a call into Python for each row, twice:
+    10,000 calls a layout with 5,000 chats. The string list's own insert, removal and
+    reset tell the view; the rows change between its "about to" and its "done" signals,
+    as a model's must.
     """
 
     rename_requested = Signal(str, str)  # conversation id, new title
@@ -67,6 +69,29 @@ class ConversationListModel(QStringListModel):
         super().__init__(parent)
         self._rows: list[ConversationSummary] = []
         self._snippets: Mapping[str, str] = {}
+        # The rows and snippets once a change is done.
+        self._next: tuple[list[ConversationSummary], Mapping[str, str]] | None = None
+        # Connected before any view is (a view connects when it is given the model), so
+        # the rows are the new ones for every receiver of these, the old ones before.
+        self.rowsInserted.connect(self._take_next)
+        self.rowsRemoved.connect(self._take_next)
+        self.modelReset.connect(self._take_next)
+
+    def _take_next(self, *_change: object) -> None:
+        if self._next is not None:
+            (self._rows, self._snippets), self._next = self._next, None
+
+    def _change_to(
+        self,
+        rows: list[ConversationSummary],
+        change: Callable[[], object],
+        snippets: Mapping[str, str] | None = None,
+    ) -> None:
+        """`rows` (and `snippets`, else the same) shown through the string list's `change`,
+        which tells the view."""
+        self._next = (rows, self._snippets if snippets is None else snippets)
+        change()
+        self._next = None  # taken by then, unless the change was refused
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         """Title, id, snippet and tooltip of one conversation."""
@@ -140,9 +165,8 @@ class ConversationListModel(QStringListModel):
             and ((summaries and self._onto_top(summaries)) or self._one_gone(summaries))
         ):
             return
-        self._rows = list(summaries)
-        self._snippets = snippets
-        self.setStringList([""] * len(self._rows))  # a reset
+        reset = partial(self.setStringList, [""] * len(summaries))
+        self._change_to(list(summaries), reset, snippets)
 
     def _onto_top(self, summaries: list[ConversationSummary]) -> bool:
         """Whether `summaries` is the list shown with its first chat moved or added to the
@@ -154,8 +178,7 @@ class ConversationListModel(QStringListModel):
         if summaries[1:] != rest:
             return False
         if old == -1:
-            self._rows.insert(0, top)
-            self.insertRows(0, 1)
+            self._change_to([top, *self._rows], lambda: self.insertRows(0, 1))
             return True
         if old > 0:
             self.beginMoveRows(QModelIndex(), old, old, QModelIndex(), 0)
@@ -180,8 +203,7 @@ class ConversationListModel(QStringListModel):
         )
         if summaries[row:] != self._rows[row + 1 :]:
             return False
-        del self._rows[row]
-        self.removeRows(row, 1)
+        self._change_to(self._rows[:row] + self._rows[row + 1 :], lambda: self.removeRows(row, 1))
         return True
 
     def row_of(self, conversation_id: str) -> int:

@@ -49,6 +49,39 @@ def test_the_count_follows_the_rows_through_every_change(qtbot: QtBot) -> None:
     assert not model.flags(QModelIndex())
 
 
+def test_the_rows_change_between_the_about_to_and_the_done_signals(qtbot: QtBot) -> None:
+    """As a model's must: what a view (or a screen reader's bridge) reads while a change is
+    announced is the list before it, and once it is done the list after it."""
+    model = ConversationListModel()
+    view = ConversationList()
+    qtbot.addWidget(view)
+    view.setModel(model)  # connects after the model's own
+    listed = _chats(3)
+    model.set_conversations(listed)
+    seen: list[tuple[str, list[str]]] = []
+    for signal, name in (
+        (model.rowsAboutToBeInserted, "about to insert"),
+        (model.rowsInserted, "inserted"),
+        (model.rowsAboutToBeRemoved, "about to remove"),
+        (model.rowsRemoved, "removed"),
+        (model.modelAboutToBeReset, "about to reset"),
+        (model.modelReset, "reset"),
+    ):
+        signal.connect(lambda *_args, name=name: seen.append((name, _shown(model))))
+    made = _chats(1, first=9)[0]
+    model.set_conversations([made, *listed])
+    model.set_conversations([made, listed[0], listed[2]])
+    model.set_conversations(listed[:1])
+    assert seen == [
+        ("about to insert", ["c0", "c1", "c2"]),
+        ("inserted", ["c9", "c0", "c1", "c2"]),
+        ("about to remove", ["c9", "c0", "c1", "c2"]),
+        ("removed", ["c9", "c0", "c2"]),
+        ("about to reset", ["c9", "c0", "c2"]),
+        ("reset", ["c0"]),
+    ]
+
+
 def test_laying_out_thousands_of_rows_calls_into_python_a_few_times(qtbot: QtBot) -> None:
     """A row added at the top lays every row out again (Qt's list does, in batches): the
     model answers that from C++, where a Python row count was two calls a row."""
