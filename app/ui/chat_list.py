@@ -1,10 +1,11 @@
-"""The sidebar's list of conversations: its model, how a row looks, and the list itself.
+"""The sidebar's list of conversations: its model and how a row looks (the list itself is
+`chat_list_view.py`).
 
 A row shows the chat's title elided before when it was last used (so two chats of one
 title tell apart) — a chat another app had served by that app's name, with a small
 "served" mark (and a screen reader says so) — and, while searching, the words that matched
 inside it in a quieter line below. Titles rename in place, in a box that keeps Esc from
-the window's Stop; the Delete key asks to delete.
+the window's Stop.
 """
 
 from __future__ import annotations
@@ -24,23 +25,16 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QFont, QFontMetrics, QKeyEvent, QKeySequence, QPainter, QPalette
-from PySide6.QtWidgets import (
-    QApplication,
-    QListView,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
-    QWidget,
-)
+from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from app.presenters.served_chats import BADGE, DESCRIPTION, served_client, spoken
 from app.presenters.when import full_when, short_when
 from app.store import ConversationSummary
 from app.ui.edits import EscapeEdit
-from app.ui.viewport import own_viewport
 
 if TYPE_CHECKING:
-    from PySide6.QtCore import QTimerEvent  # only Qt makes them: not built to start
+    pass  # only Qt makes them: not built to start
 
 _Index = QModelIndex | QPersistentModelIndex
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -308,60 +302,3 @@ def _snippet_font(font: QFont) -> QFont:
     smaller = QFont(font)
     smaller.setPointSizeF(max(7.0, font.pointSizeF() * 0.88))
     return smaller
-
-
-class ConversationList(QListView):
-    """The list itself; Delete asks to delete the selected conversation."""
-
-    delete_requested = Signal(str)
-
-    def __init__(self, parent: QWidget | None = None) -> None:
-        """An empty list."""
-        super().__init__(parent)
-        own_viewport(self)
-        # Rows laid out a batch at a time, between events: the first paint lays out the
-        # first rows, not every chat a person keeps (10,000 chats: 27 ms of the start).
-        self.setLayoutMode(QListView.LayoutMode.Batched)
-        # The current row, chosen before its batch was laid out: scrolled to once it is.
-        self._reveal = QPersistentModelIndex()
-        # True while the keyboard moves through the list: the chat it opens must not
-        # take the keyboard away, or the next arrow key would land in the composer.
-        self.by_keyboard = False
-
-    def currentChanged(self, current: _Index, previous: _Index) -> None:
-        """Qt scrolls to the current row (or will, as the list shows); one not yet laid out
-        has no place to scroll to, so it is scrolled to when its batch is."""
-        super().currentChanged(current, previous)
-        laid_out = not current.isValid() or self.visualRect(current).isValid()
-        self._reveal = QPersistentModelIndex() if laid_out else QPersistentModelIndex(current)
-
-    def timerEvent(self, event: QTimerEvent) -> None:
-        """A batch of rows laid out (Qt's own timer): the current row, if it waited for it."""
-        super().timerEvent(event)
-        if self._reveal.isValid() and self.visualRect(self._reveal).isValid():
-            self.scrollTo(self._reveal)
-            self._reveal = QPersistentModelIndex()
-
-    def keyPressEvent(self, event: QKeyEvent) -> None:
-        """The Delete key asks to delete the current conversation; arrows browse."""
-        if event.matches(QKeySequence.StandardKey.Delete) or event.key() == Qt.Key.Key_Delete:
-            # Checked first: reading an invalid index's data gives None, which
-            # PySide6 6.12 miscounts (see conversation_model.Role).
-            if self.currentIndex().isValid():
-                self.delete_requested.emit(self.currentIndex().data(ID_ROLE))
-            return
-        self.by_keyboard = True
-        try:
-            super().keyPressEvent(event)
-        finally:
-            self.by_keyboard = False
-
-    def enter_from_search(self) -> None:
-        """Take the keyboard from the search box, on the first result (opened, focus kept)."""
-        self.by_keyboard = True
-        try:
-            self.setFocus(Qt.FocusReason.TabFocusReason)
-            if self.model().rowCount() and not self.currentIndex().isValid():
-                self.setCurrentIndex(self.model().index(0, 0))
-        finally:
-            self.by_keyboard = False

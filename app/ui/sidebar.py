@@ -34,7 +34,8 @@ from PySide6.QtWidgets import (
 
 from app.store import ConversationSummary
 from app.ui.bars import UndoBar
-from app.ui.chat_list import ID_ROLE, ChatRows, ConversationList, ConversationListModel
+from app.ui.chat_list import ID_ROLE, ChatRows, ConversationListModel
+from app.ui.chat_list_view import ConversationList
 from app.ui.chats import Deleted
 from app.ui.edits import EscapeEdit
 
@@ -113,7 +114,12 @@ class Sidebar(QWidget):
         self._search_timer.timeout.connect(lambda: self.search_changed.emit(self.search.text()))
         self.search.returnPressed.connect(self._search_now)
         self.search.installEventFilter(self)
+        # A chat the person renames moves to the top (a rename is a use): the list shows
+        # it there, not the place scrolled to. Said while the rename is told, around it.
+        self._renaming = False
+        self.model.rename_requested.connect(lambda *_renamed: self._rename_told(True))
         self.model.rename_requested.connect(self.rename_requested)
+        self.model.rename_requested.connect(lambda *_renamed: self._rename_told(False))
         self.list.delete_requested.connect(self.delete_requested)
         self.list.customContextMenuRequested.connect(self._menu)
         self.list.selectionModel().currentChanged.connect(self._current_changed)
@@ -136,9 +142,14 @@ class Sidebar(QWidget):
             # Search results may be two lines (title, then the words found).
             self.list.setUniformItemSizes(not snippets or not any(snippets.values()))
             self.show_current(current)
+            if self._renaming:
+                self.list.follow_current()
         finally:
             self._quiet = False
         self._say_if_empty()
+
+    def _rename_told(self, telling: bool) -> None:
+        self._renaming = telling
 
     def show_current(self, conversation_id: str) -> None:
         """Select a conversation's row (none for a new chat) without reporting it."""

@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QListView
 from pytestqt.qtbot import QtBot
 
 from app.store import ConversationSummary
-from app.ui.chat_list import ID_ROLE, ConversationList, ConversationListModel
+from app.ui.chat_list import ID_ROLE, ConversationListModel
+from app.ui.chat_list_view import ConversationList
 
 
 def _chats(count: int, first: int = 0) -> list[ConversationSummary]:

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QListView, QScrollArea
 from pytestqt.qtbot import QtBot
 from shiboken6 import Shiboken
 
-from app.ui.chat_list import ConversationList
+from app.ui.chat_list_view import ConversationList
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
 from app.ui.viewport import own_viewport
