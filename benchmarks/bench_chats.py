@@ -6,8 +6,11 @@ KEPT_CHATS chats (benchmarks/bench_startup.py's `keep_chats`), then one of SMALL
 round renames a chat from the middle of the list (it moves to the top), then deletes
 another and takes the delete back with Undo; each is timed from the call the sidebar makes
 (`Chats.rename`, `Controller.delete_conversation`) to its return, when the list shows the
-change (the list is told synchronously, through `Chats.changed`). The two sessions run one
-after the other, so their ratio moves with the machine between them.
+change (the list is told synchronously, through `Chats.changed`). Undo opens the chat it
+brings back, and the list scrolls to it: from the second round the list is scrolled down,
+so a change is laid out again in one pass there and then, keeping the place
+(app/ui/chat_list_view.py). The two sessions run one after the other, so their ratio
+moves with the machine between them.
 """
 
 from __future__ import annotations

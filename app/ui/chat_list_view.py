@@ -37,7 +37,8 @@ class ConversationList(QListView):
         own_viewport(self)
         # Rows laid out a batch at a time, between events: the first paint lays out the
         # first rows, not every chat a person keeps (10,000 chats: 27 ms of the start).
-        self.setLayoutMode(QListView.LayoutMode.Batched)
+        self._mode = QListView.LayoutMode.Batched
+        self.setLayoutMode(self._mode)
         # The current row, chosen before its batch was laid out: scrolled to once it is.
         self._reveal = QPersistentModelIndex()
         # The chat at the top of a scrolled-down view while a change is laid out again.
@@ -67,12 +68,21 @@ class ConversationList(QListView):
     def _keep_place(self, *_change: object) -> None:
         """A chat comes, goes, moves or changes: scrolled down, the list will be laid out
         again in one pass and the chat at its top kept there; at the top, a batch at a time."""
-        top = self.indexAt(self.viewport().rect().topLeft())
-        if self.verticalScrollBar().value() == 0 or not top.isValid():
-            self.setLayoutMode(QListView.LayoutMode.Batched)
+        # At the top nothing is kept, nor asked (asking where a row is lays the list out).
+        scrolled = self.verticalScrollBar().value() > 0
+        top = self.indexAt(self.viewport().rect().topLeft()) if scrolled else QModelIndex()
+        if not top.isValid():
+            self._lay_out(QListView.LayoutMode.Batched)
             return
-        self.setLayoutMode(QListView.LayoutMode.SinglePass)
+        self._lay_out(QListView.LayoutMode.SinglePass)
         self._place = QPersistentModelIndex(top)
+
+    def _lay_out(self, mode: QListView.LayoutMode) -> None:
+        """The layout mode from now on (told Qt only when it changes: a change to the list
+        asks for it each time)."""
+        if mode != self._mode:
+            self._mode = mode
+            self.setLayoutMode(mode)
 
     def _put_back(self, *_change: object) -> None:
         """The change is made: laid out again now, in one pass, and the chat kept at the
@@ -84,7 +94,7 @@ class ConversationList(QListView):
 
     def _new_list(self) -> None:
         """Another list (a search's finds, or all chats again): from its top, in batches."""
-        self.setLayoutMode(QListView.LayoutMode.Batched)
+        self._lay_out(QListView.LayoutMode.Batched)
         self._place = QPersistentModelIndex()
 
     def follow_current(self) -> None:
