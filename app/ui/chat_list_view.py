@@ -1,8 +1,8 @@
 """The sidebar's list itself: its rows laid out a batch at a time, the place a person
 scrolled to kept as chats come, go and move, and the keys it takes (Delete asks to delete).
 
-Qt lays every row out again when one is added, moved or taken out. A batch at a time
-(what keeps a start with thousands of chats quick), that leaves the view within the
+Qt lays every row out again when one is added, moved, taken out or changed. A batch at a
+time (what keeps a start with thousands of chats quick), that leaves the view within the
 first batch, a hundred rows from the top: a person scrolled down to an old chat would
 see the list jump whenever another chat's answer ends. So while the view is scrolled
 down, a change is laid out in one pass, and the chat at its top is kept at its top; at
