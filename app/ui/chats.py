@@ -108,23 +108,28 @@ class Chats(QObject):
         lists again."""
         if self._closed:
             return
-        listed = None if self._query.split() else self._listed
-        summary = None if listed is None else self.store.conversations.get(conversation_id)
-        if listed is None or summary is None:
+        summary = None if self._whole() is None else self.store.conversations.get(conversation_id)
+        if summary is None:
             self.refresh()
             return
-        rest = (shown for shown in listed if shown.id != conversation_id)
-        self._show(self._next_list(), [summary, *rest], {})
+        self._whole_with(conversation_id, summary)
 
     def _left(self, conversation_id: str) -> None:
         """One chat left the list (deleted): the rest as they were, without listing every
         chat again; a search lists again."""
-        listed = None if self._query.split() else self._listed
-        if listed is None:
+        if self._whole() is None:
             self.refresh()
             return
-        rest = [shown for shown in listed if shown.id != conversation_id]
-        self._show(self._next_list(), rest, {})
+        self._whole_with(conversation_id, None)
+
+    def _whole(self) -> list[ConversationSummary] | None:
+        """Every chat as the list shows them, unless a search is asked for (or shown)."""
+        return None if self._query.split() else self._listed
+
+    def _whole_with(self, conversation_id: str, top: ConversationSummary | None) -> None:
+        """The whole list shown again with one chat taken out, and `top` (if any) first."""
+        rest = [shown for shown in self._listed or () if shown.id != conversation_id]
+        self._show(self._next_list(), [top, *rest] if top is not None else rest, {})
 
     def search(self, query: str) -> None:
         """Filter the list by words in titles and text (empty: show every conversation);
