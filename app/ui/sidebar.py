@@ -80,8 +80,11 @@ class Sidebar(QWidget):
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         # Airy rows on the sidebar's own background; selection keeps the palette's colour.
+        # The background is the viewport's, left unfilled: a style sheet's transparent
+        # background on the list reaches its scroll bar too, whose groove then has nothing
+        # under it (black on a plain X11 screen).
+        self.list.viewport().setAutoFillBackground(False)
         self.list.setStyleSheet(
-            "QListView { background: transparent; }"
             "QListView::item { padding: 6px 8px; border-radius: 6px; }"
             "QListView::item:selected {"
             " background: palette(highlight); color: palette(highlighted-text); }"

@@ -76,3 +76,15 @@ def test_a_chat_renamed_in_the_list_is_shown_at_the_top(qtbot: QtBot) -> None:
     assert sidebar.list.currentIndex().data(Qt.ItemDataRole.DisplayRole) == (
         "Renamed from down the list"
     )
+
+
+def test_the_lists_scroll_bar_paints_its_groove(qtbot: QtBot) -> None:
+    """A transparent background given to the list by a style sheet reached its scroll bar,
+    whose groove was left unpainted: black on a plain X11 screen."""
+    sidebar, _listed = _sidebar(qtbot)
+    bar = sidebar.list.verticalScrollBar()
+    assert bar.isVisible()
+    shot = bar.grab().toImage()
+    below_the_handle = shot.pixelColor(shot.width() // 2, shot.height() * 3 // 4)
+    assert below_the_handle.alpha() == 255
+    assert below_the_handle.lightness() > 0
