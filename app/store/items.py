@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from app.store.item_rows import ReadRows
     from app.store.parts import Encoded
     from app.store.recent import Recent
+    from app.store.shown_branch import ShownBranches
     from routing.answer_stats import AnswerStats
     from routing.transcript import Message, Notice, Part
     from vision.pictures import Picture
@@ -73,6 +74,7 @@ class Items:
         self._connection = connection
         self._words = StreamedWords(connection)  # of the answers begun here
         self._read: ReadRows | None = None  # items of words read before (item_rows)
+        self._branches: ShownBranches | None = None  # the last sends' branches
 
     def items(
         self, conversation_id: str, *, newest: int | None = None, before: int | None = None
@@ -152,10 +154,14 @@ class Items:
         """The messages a request reads of the chat: its first turn and its newest turns
         from where they weigh `enough` (app/store/recent.py), or all of a lighter chat."""
         from app.store.recent import recent_messages  # not at first paint (the docstring)
+        from app.store.shown_branch import ShownBranches
 
+        if self._branches is None:
+            self._branches = ShownBranches()
+        branches = self._branches
         with self._connection.read() as db:
             return recent_messages(
-                db, lambda ids: self._load_ids(db, ids), conversation_id, weigh, enough
+                db, branches, lambda ids: self._load_ids(db, ids), conversation_id, weigh, enough
             )
 
     def add_message(self, conversation_id: str, message: Message) -> StoredItem:

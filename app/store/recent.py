@@ -10,9 +10,8 @@ the rest of the last page). What is never read is never shaped, described or sen
 5,000-message chat's send reads what its window holds, not the chat. A chat lighter than
 `enough` is read whole.
 
-The branch is found from every item's id, parent, kind and role alone (a few bytes a
-row, read from the branch's index), walked up from the leaf as app/store/tail.py walks
-it, saying where a damaged chat breaks; items are then read by id. Where the first turn
+The branch is found from every item's id, parent, kind and role alone, remembered from
+one send to the next (app/store/shown_branch.py); items are then read by id. Where the first turn
 ends is found from the person's messages' first words, so no item after it is read.
 """
 
@@ -23,8 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.store.branches import DamagedConversation
-from app.store.tail import leaf
+from app.store.shown_branch import MESSAGE, PERSONS, Row, ShownBranches
 
 if TYPE_CHECKING:
     from app.store.items import StoredItem
@@ -48,6 +46,7 @@ class Recent:
 
 def recent_messages(
     db: sqlite3.Connection,
+    branches: ShownBranches,
     load: Load,
     conversation_id: str,
     weigh: Callable[[Message], int],
@@ -56,7 +55,8 @@ def recent_messages(
     """The chat's first turn and its newest turns from where they weigh `enough`."""
     from routing.transcript import starts_turn  # not at first paint (app/store/__init__.py)
 
-    ids, rows = _branch(db, conversation_id)
+    branch = branches.of(db, conversation_id)
+    ids, rows = branch.ids, branch.rows
     newest: list[Message] = []  # newest first
     weight, cut = 0, None  # cut: where in `ids` the newest turns begin
     for start, end in _pages(len(ids)):
@@ -73,48 +73,7 @@ def recent_messages(
     second = _second_turn(db, ids[:cut], rows)
     end = second or cut  # where the first turn ends: the cut, when no second turn is before it
     first = [m for start in range(0, end, PAGE) for m in _read(load, ids, start, end)]
-    unread = sum(1 for item in ids[end:cut] if rows[item][2] & MESSAGE)
-    return Recent((*first, *reversed(newest)), unread)
-
-
-Row = tuple[int, "int | None", int]  # id, parent, what it is (DELETED | MESSAGE | PERSONS)
-DELETED, MESSAGE, PERSONS = 1, 2, 4  # a Row's bits: in the bin; a message; the person's
-# Each item's Row, from the branch's index alone (schema step 18): no item's words are
-# read, and its three facts come as one number (a long chat has thousands of rows).
-BRANCH_ROWS = (  # `IS`, never NULL: a damaged row's missing kind or role is "not that"
-    "SELECT id, parent_id, (deleted_at IS NOT NULL) | ((kind IS 'message') << 1)"
-    " | ((kind IS 'message' AND role IS 'user') << 2) FROM items WHERE conversation_id = ?"
-)
-
-
-def _branch(db: sqlite3.Connection, conversation_id: str) -> tuple[list[int], dict[int, Row]]:
-    """The ids of the shown branch, oldest first, and each item's row: whether it is a
-    message, and the person's (which begins a turn, but for a tool's pictures).
-
-    Walked up from the leaf through the items' parents, each visited once: a loop or a
-    parent that isn't in the chat, met on the way, is `DamagedConversation` (as a walk
-    from the end says it: app/store/tail.py)."""
-    cursor = db.cursor()
-    cursor.row_factory = None  # plain tuples: a long chat has thousands of rows
-    rows: dict[int, Row] = {row[0]: row for row in cursor.execute(BRANCH_ROWS, (conversation_id,))}
-    path: list[int] = []
-    seen: set[int] = set()
-    child, at = None, leaf(db, conversation_id)
-    while at is not None:
-        row = rows.get(at)
-        if row is None:
-            what = f"item {child} follows item {at}, which isn't in it"
-            raise DamagedConversation(conversation_id, what)
-        if at in seen:
-            what = f"item {child} follows item {at} again, in a loop"
-            raise DamagedConversation(conversation_id, what)
-        seen.add(at)
-        # A deleted item is walked through (its children follow it), not shown.
-        if not row[2] & DELETED:
-            path.append(at)
-        child, at = at, row[1]
-    path.reverse()
-    return path, rows
+    return Recent((*first, *reversed(newest)), branch.messages_between(end, cut))
 
 
 def _pages(count: int) -> list[tuple[int, int]]:

@@ -208,6 +208,23 @@ MIGRATIONS: list[str] = [
     CREATE INDEX items_branch
         ON items(conversation_id, seq, id, parent_id, deleted_at, kind, role);
     """,
+    # 19: a chat's `branch_stamp` counts the changes to its items' shape other than a new
+    # item (a parent, the bin, a kind or role changed; an item removed), whoever writes
+    # them: a send remembers a long chat's branch while the stamp stays, reading only the
+    # items made since (app/store/shown_branch.py).
+    """
+    ALTER TABLE conversations ADD COLUMN branch_stamp INTEGER NOT NULL DEFAULT 0;
+    CREATE TRIGGER items_reshaped
+        AFTER UPDATE OF conversation_id, parent_id, deleted_at, kind, role ON items
+    BEGIN
+        UPDATE conversations SET branch_stamp = branch_stamp + 1
+            WHERE id IN (OLD.conversation_id, NEW.conversation_id);
+    END;
+    CREATE TRIGGER items_removed AFTER DELETE ON items
+    BEGIN
+        UPDATE conversations SET branch_stamp = branch_stamp + 1 WHERE id = OLD.conversation_id;
+    END;
+    """,
 ]
 
 # What `migrate` brings a database to; tests may swap MIGRATIONS for a longer list.

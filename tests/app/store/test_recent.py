@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from app.store import DamagedConversation, Store, StoredItem
-from app.store.recent import BRANCH_ROWS, PAGE, Recent, recent_messages
+from app.store.recent import PAGE, Recent, recent_messages
+from app.store.shown_branch import BRANCH_ROWS, ShownBranches
 from routing.transcript import (
     Message,
     Notice,
@@ -54,7 +55,7 @@ def _read(store: Store, chat: str, enough: int) -> tuple[Recent, list[int]]:
             loaded.extend(ids)
             return store._load(db, f"id IN ({', '.join('?' * len(ids))})", *ids)
 
-        return recent_messages(db, load, chat, _one, enough), loaded
+        return recent_messages(db, ShownBranches(), load, chat, _one, enough), loaded
 
 
 def test_a_long_chat_gives_its_first_turn_and_newest_turns_and_counts_the_rest(
