@@ -11,7 +11,7 @@ import pytest
 
 from app.store import DamagedConversation, Store, StoredItem
 from app.store.recent import PAGE, Recent, recent_messages
-from app.store.shown_branch import BRANCH_ROWS, ShownBranches
+from app.store.shown_branch import ShownBranches
 from routing.transcript import (
     Message,
     Notice,
@@ -163,14 +163,6 @@ def test_a_chat_that_begins_with_a_notice_keeps_its_first_turn(store: Store) -> 
     texts = [m.text for m in recent.messages]
     assert texts == ["q0", "a0", "q98", "a98", "q99", "a99"]  # the notice is no message
     assert recent.unread == 2 * 97
-
-
-def test_the_branch_is_found_from_its_index_alone(store: Store) -> None:
-    """Every item's id, parent, kind and role come from the branch's index (schema step 18),
-    not from the items' rows, which hold their words."""
-    chat = _chat(store, 3)
-    plan = store._connection.db.execute(f"EXPLAIN QUERY PLAN {BRANCH_ROWS}", (chat,)).fetchall()
-    assert any("COVERING INDEX items_branch" in str(tuple(step)) for step in plan)
 
 
 def test_a_row_without_its_role_is_read_as_no_persons_message(store: Store) -> None:

@@ -141,3 +141,40 @@ def test_a_database_from_before_the_wider_branch_index_finds_its_chats_branch(
         assert made.split("(", 1)[1].startswith(
             "conversation_id, seq, id, parent_id, deleted_at, kind, role"
         )
+
+
+def _stamp(store: Store, chat: str) -> int:
+    (stamp,) = store._connection.db.execute(
+        "SELECT branch_stamp FROM conversations WHERE id = ?", (chat,)
+    ).fetchone()
+    return int(stamp)
+
+
+def test_a_chats_stamp_counts_its_reshaping_not_its_new_items_or_words(tmp_path: Path) -> None:
+    """Step 19: a chat at schema 18 gets a stamp of 0, which a parent, the bin, a kind or a
+    role changed, or an item removed, bumps (for that chat alone); new items, their words,
+    parts and status don't."""
+    folder = tmp_path / "data"
+    with at_schema(folder, 18) as db:
+        db.execute(
+            "INSERT INTO items (conversation_id, seq, created_at, kind, role, status, text) "
+            "VALUES ('c', 1, 1, 'message', 'user', 'complete', 'a question')"
+        )
+        db.execute("UPDATE conversations SET leaf_id = 1")
+    with Store.open(folder) as store:
+        other = store.conversations.create()
+        store.add_message(other, user_message("elsewhere"))
+        assert _stamp(store, "c") == 0
+        begun = store.begin_assistant("c", "m")
+        store.append_text(begun.id, "an answer")
+        store.finish_message(begun.id, MessageStatus.COMPLETE, AnswerStats(3, 5))
+        store.add_message("c", user_message("again"))
+        assert _stamp(store, "c") == 0
+        store.branches.delete([begun.id])
+        store.branches.restore([begun.id])
+        with store._connection.write() as db:
+            db.execute("UPDATE items SET role = 'user' WHERE id = ?", (begun.id,))
+        store.branches.delete([begun.id])
+        store.branches.purge([begun.id])  # its child moves up (a parent changed), then it goes
+        assert _stamp(store, "c") == 6
+        assert _stamp(store, other) == 0
