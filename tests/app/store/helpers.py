@@ -1,5 +1,6 @@
-"""What the store's tests share: a conversation's title, rows counted beside the store, a
-store opened in a child process, and the ways a chat's chain of items can be damaged."""
+"""What the store's tests share: chats of questions and answers, a conversation's title,
+rows counted beside the store, a store opened in a child process, and the ways a chat's
+chain of items can be damaged."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 from app.store import Store
+from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
 
 # A chat's chain damaged, as SQL over its items' ids in order ({a} to {d}), and the words
 # that name the damage. The hostile case first: the last item its own parent (every read
@@ -22,6 +24,23 @@ DAMAGE = {
         "item {c} follows item 999999, which isn't in it",
     ),
 }
+
+
+def answer(text: str) -> Message:
+    """A model's answer of words."""
+    return Message("assistant", (TextPart(text),), model="ollama:m")
+
+
+def chat_of(store: Store, turns: int, *, notes: bool = False) -> str:
+    """A new chat of `turns` questions ("q0"...), each answered ("a0"...); with `notes`, a
+    notice after every tenth."""
+    chat = store.conversations.create()
+    for n in range(turns):
+        store.add_message(chat, user_message(f"q{n}"))
+        store.add_message(chat, answer(f"a{n}"))
+        if notes and n % 10 == 9:
+            store.add_notice(chat, Notice(NoticeKind.INFO, f"note {n}"))
+    return chat
 
 
 def title(store: Store, conversation_id: str) -> str:
@@ -41,6 +60,7 @@ _OPEN_AND_SHOW = """
 import sys
 from pathlib import Path
 from app.store import Store
+from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
 with Store.open(Path(sys.argv[1])) as store:
     for item_id in sys.argv[2:]:
         store.branches.show_version(int(item_id))

@@ -23,23 +23,8 @@ from routing.transcript import (
     tool_pictures_text,
     user_message,
 )
-from tests.app.store.helpers import DAMAGE
+from tests.app.store.helpers import DAMAGE, answer, chat_of
 from tests.pictures import make_picture
-
-
-def _answer(text: str) -> Message:
-    return Message("assistant", (TextPart(text),), model="ollama:m")
-
-
-def _chat(store: Store, turns: int) -> str:
-    """A chat of `turns` questions, each answered, a notice after every tenth."""
-    chat = store.conversations.create()
-    for n in range(turns):
-        store.add_message(chat, user_message(f"q{n}"))
-        store.add_message(chat, _answer(f"a{n}"))
-        if n % 10 == 9:
-            store.add_notice(chat, Notice(NoticeKind.INFO, f"note {n}"))
-    return chat
 
 
 def _one(message: Message) -> int:
@@ -61,7 +46,7 @@ def _read(store: Store, chat: str, enough: int) -> tuple[Recent, list[int]]:
 def test_a_long_chat_gives_its_first_turn_and_newest_turns_and_counts_the_rest(
     store: Store,
 ) -> None:
-    chat = _chat(store, 1_000)
+    chat = chat_of(store, 1_000, notes=True)
     whole = store.messages(chat)
     recent, loaded = _read(store, chat, 41)
     texts = [m.text for m in recent.messages]
@@ -76,7 +61,7 @@ def test_a_long_chat_gives_its_first_turn_and_newest_turns_and_counts_the_rest(
 
 
 def test_a_chat_lighter_than_enough_is_read_whole(store: Store) -> None:
-    chat = _chat(store, 150)
+    chat = chat_of(store, 150, notes=True)
     assert store.recent_messages(chat, _one, 301) == Recent(store.messages(chat), 0)
     # Enough only at the first turn: nothing is left between, all of it read.
     assert store.recent_messages(chat, _one, 300) == Recent(store.messages(chat), 0)
@@ -96,7 +81,7 @@ def test_a_first_turn_of_many_steps_comes_whole(store: Store) -> None:
             store.add_message(chat, user_message(shown, (make_picture("red"),)))
     for n in range(300):
         store.add_message(chat, user_message(f"q{n}"))
-        store.add_message(chat, _answer(f"a{n}"))
+        store.add_message(chat, answer(f"a{n}"))
     recent = store.recent_messages(chat, _one, 10)
     first = 1 + 2 * (PAGE + 20) + 1
     assert recent.messages[:first] == store.messages(chat)[:first]
@@ -108,13 +93,13 @@ def test_a_first_turn_of_many_steps_comes_whole(store: Store) -> None:
 
 
 def test_only_the_branch_shown_is_read(store: Store) -> None:
-    chat = _chat(store, 400)
+    chat = chat_of(store, 400, notes=True)
     question = store.items(chat, newest=3)[0]  # then its answer, a notice
     assert question.item.text == "q399"
     # The newest answer regenerated, and an old question edited and asked again: each new
     # version is shown, the one it replaces neither read nor counted.
     store.branches.rewind(chat, question.id)
-    store.add_message(chat, _answer("a399, again"))
+    store.add_message(chat, answer("a399, again"))
     recent = store.recent_messages(chat, _one, 5)
     assert [m.text for m in recent.messages] == [
         "q0",
@@ -135,7 +120,7 @@ def test_a_damaged_chat_says_where_it_breaks(tmp_path: Path, kind: str) -> None:
     """The walk up from the leaf meets the damage and names it, never walking for ever."""
     damage, words = DAMAGE[kind]
     with Store.open(tmp_path / "data") as store:
-        chat, sound = _chat(store, 30), _chat(store, 30)
+        chat, sound = chat_of(store, 30, notes=True), chat_of(store, 30, notes=True)
         ids = [s.id for s in store.every_item(chat)][-4:]
         a, b, c, d = ids
         with store._connection.write() as db:
@@ -155,10 +140,10 @@ def test_a_chat_that_begins_with_a_notice_keeps_its_first_turn(store: Store) -> 
     chat = store.conversations.create()
     store.add_notice(chat, Notice(NoticeKind.INFO, "imported"))
     store.add_message(chat, user_message("q0"))
-    store.add_message(chat, _answer("a0"))
+    store.add_message(chat, answer("a0"))
     for n in range(1, 100):
         store.add_message(chat, user_message(f"q{n}"))
-        store.add_message(chat, _answer(f"a{n}"))
+        store.add_message(chat, answer(f"a{n}"))
     recent = store.recent_messages(chat, _one, 4)
     texts = [m.text for m in recent.messages]
     assert texts == ["q0", "a0", "q98", "a98", "q99", "a99"]  # the notice is no message
@@ -168,7 +153,7 @@ def test_a_chat_that_begins_with_a_notice_keeps_its_first_turn(store: Store) -> 
 def test_a_row_without_its_role_is_read_as_no_persons_message(store: Store) -> None:
     """A damaged row (a message whose role is missing) in the unread middle changes
     nothing the send reads, and is counted as a message: the walk's facts are never NULL."""
-    chat = _chat(store, 100)
+    chat = chat_of(store, 100, notes=True)
     before = store.recent_messages(chat, _one, 5)
     middle = [s.id for s in store.every_item(chat)][100]
     with store._connection.write() as db:

@@ -16,19 +16,8 @@ from hypothesis import strategies as st
 
 from app.store import DamagedConversation, Store
 from app.store.shown_branch import BRANCH_ROWS, KEPT, Branch, ShownBranches
-from routing.transcript import Message, Notice, NoticeKind, TextPart, user_message
-
-
-def _answer(text: str) -> Message:
-    return Message("assistant", (TextPart(text),), model="ollama:m")
-
-
-def _chat(store: Store, turns: int) -> str:
-    chat = store.conversations.create()
-    for n in range(turns):
-        store.add_message(chat, user_message(f"q{n}"))
-        store.add_message(chat, _answer(f"a{n}"))
-    return chat
+from routing.transcript import Notice, NoticeKind, user_message
+from tests.app.store.helpers import answer, chat_of
 
 
 def _facts(branch: Branch) -> tuple[list[int], dict[int, tuple[int, int | None, int]], list[int]]:
@@ -54,19 +43,19 @@ def _statements(store: Store) -> Iterator[list[str]]:
 def test_the_branch_is_found_from_its_index_alone(store: Store) -> None:
     """Every item's id, parent, kind and role come from the branch's index (schema step 18),
     not from the items' rows, which hold their words."""
-    chat = _chat(store, 3)
+    chat = chat_of(store, 3)
     plan = store._connection.db.execute(f"EXPLAIN QUERY PLAN {BRANCH_ROWS}", (chat,)).fetchall()
     assert any("COVERING INDEX items_branch" in str(tuple(step)) for step in plan)
 
 
 def test_a_send_reads_only_the_items_made_since_the_last(store: Store) -> None:
-    chat = _chat(store, 200)
+    chat = chat_of(store, 200)
     branches = ShownBranches()
     with store._connection.read() as db:
         first = _facts(branches.of(db, chat))
     assert first == _facts(_whole(store, chat))
     store.add_message(chat, user_message("q200"))
-    store.add_message(chat, _answer("a200"))
+    store.add_message(chat, answer("a200"))
     with _statements(store) as ran, store._connection.read() as db:
         again = branches.of(db, chat)
         read = [s for s in ran if "FROM items" in s]
@@ -77,7 +66,7 @@ def test_a_send_reads_only_the_items_made_since_the_last(store: Store) -> None:
 
 def test_a_changed_shape_reads_the_chat_whole_again(store: Store) -> None:
     """A message put in the bin (or back, or removed for good) changes the chat's stamp."""
-    chat = _chat(store, 50)
+    chat = chat_of(store, 50)
     branches = ShownBranches()
     with store._connection.read() as db:
         branches.of(db, chat)
@@ -95,7 +84,7 @@ def test_a_changed_shape_reads_the_chat_whole_again(store: Store) -> None:
 
 
 def test_a_few_chats_are_remembered(store: Store) -> None:
-    chats = [_chat(store, 3) for _ in range(KEPT + 1)]
+    chats = [chat_of(store, 3) for _ in range(KEPT + 1)]
     branches = ShownBranches()
     with store._connection.read() as db:
         for chat in chats:
@@ -114,7 +103,7 @@ def _newest(store: Store, chat: str) -> int:
 
 
 def test_a_chat_damaged_after_it_was_remembered_says_where_it_breaks(store: Store) -> None:
-    chat = _chat(store, 20)
+    chat = chat_of(store, 20)
     branches = ShownBranches()
     with store._connection.read() as db:
         branches.of(db, chat)
@@ -148,7 +137,7 @@ _STEPS = st.lists(
 @given(steps=_STEPS)
 def test_a_remembered_branch_is_the_branch_read_whole(steps: list[tuple[str, int]]) -> None:
     with tempfile.TemporaryDirectory() as folder, Store.open(Path(folder) / "data") as store:
-        chat = _chat(store, 3)
+        chat = chat_of(store, 3)
         branches = ShownBranches()
         binned: list[int] = []
         for step, pick in steps:
@@ -157,7 +146,7 @@ def test_a_remembered_branch_is_the_branch_read_whole(steps: list[tuple[str, int
             if step == "ask":
                 store.add_message(chat, user_message(f"q{pick}"))
             elif step == "answer":
-                store.add_message(chat, _answer(f"a{pick}"))
+                store.add_message(chat, answer(f"a{pick}"))
             elif step == "notice":
                 store.add_notice(chat, Notice(NoticeKind.INFO, f"n{pick}"))
             elif step == "bin" and item is not None:
