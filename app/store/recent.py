@@ -11,8 +11,9 @@ the rest of the last page). What is never read is never shaped, described or sen
 `enough` is read whole.
 
 The branch is found from every item's id, parent, kind and role alone, remembered from
-one send to the next (app/store/shown_branch.py); items are then read by id. Where the first turn
-ends is found from the person's messages' first words, so no item after it is read.
+one send to the next (app/store/shown_branch.py); items are then read by id. Where the
+first turn ends is found from the person's messages' first words, so no item after it
+is read.
 """
 
 from __future__ import annotations
