@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.common import Paired, Row, median, python_env, run_process
+from benchmarks.common import Paired, Row, median, platform_folders_env, run_process
 from tests.servers.ollama import FakeOllama, Reply
 
 RUNS = 7
@@ -39,13 +39,11 @@ print()
 def run() -> list[Row]:
     """Measure and return the rows."""
     with FakeOllama() as server, tempfile.TemporaryDirectory() as folder:
-        config = Path(folder) / "config.toml"
-        config.write_text(
+        env = platform_folders_env(
+            Path(folder),
             "discover_local = false\n\n[[providers]]\n"
             f'id = "ollama"\nkind = "ollama"\nbase_url = "{server.base_url}"\n',
-            encoding="utf-8",
         )
-        env = python_env(SIGHTLINE_CONFIG=str(config), SIGHTLINE_DATA_DIR=f"{folder}/data")
         commands = {
             "ask": [sys.executable, "-m", "app", "ask", "--model", f"ollama:{MODEL}", "Go on."],
             "plain": [sys.executable, "-c", PLAIN, server.base_url, MODEL, "Go on."],

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from benchmarks.common import ROOT, Paired, Row, median, python_env, run_process
+from benchmarks.common import ROOT, Paired, Row, median, platform_folders_env, run_process
 
 RUNS = 7
 RETURNING_ITEMS = 100  # the chat a returning person left open (questions, answers, notices)
@@ -59,20 +59,11 @@ def keep_chats(data: Path, count: int) -> None:
 
 
 def start_env(home: Path) -> dict[str, str]:
-    """A child's environment for a first start in `home`: no discovery, its own data,
-    settings and bytecode (written by a first, unmeasured run)."""
-    config = home / "config.toml"
-    config.write_text("discover_local = false\n", encoding="utf-8")
-    env = python_env(
-        SIGHTLINE_CONFIG=str(config),
-        SIGHTLINE_DATA_DIR=str(home / "data"),
-        XDG_CONFIG_HOME=str(home / "xdg-config"),
-        XDG_DATA_HOME=str(home / "xdg-data"),
-        XDG_CACHE_HOME=str(home / "xdg-cache"),
-        PYTHONPYCACHEPREFIX=str(home / "bytecode"),
+    """A child's environment for a first start in `home`: no discovery, its own data and
+    settings where a person's are, its own bytecode (written by a first, unmeasured run)."""
+    return platform_folders_env(
+        home, "discover_local = false\n", PYTHONPYCACHEPREFIX=str(home / "bytecode")
     )
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
-    return env
 
 
 def _timed_windows(runs: int) -> dict[str, dict[str, list[float]]]:
