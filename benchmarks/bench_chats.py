@@ -1,16 +1,16 @@
-"""The sidebar's list among thousands of chats: a rename and a delete, beside the same among
-a few.
+"""The sidebar's list among thousands of chats: a rename, a delete and its Undo, beside the
+same among a few.
 
 A real session (the window, its controller) on the app's own qasync loop over a store of
 KEPT_CHATS chats (benchmarks/bench_startup.py's `keep_chats`), then one of SMALL. Each
 round renames a chat from the middle of the list (it moves to the top), then deletes
-another and takes the delete back with Undo; each is timed from the call the sidebar makes
-(`Chats.rename`, `Controller.delete_conversation`) to its return, when the list shows the
-change (the list is told synchronously, through `Chats.changed`). Undo opens the chat it
-brings back, and the list scrolls to it: from the second round the list is scrolled down,
-so a change is laid out again in one pass there and then, keeping the place
-(app/ui/chat_list_view.py). The two sessions run one after the other, so their ratio
-moves with the machine between them.
+another and takes the delete back with Undo; each is timed from the call the sidebar
+makes (`Chats.rename`, `Controller.delete_conversation`, `Chats.undo`) to its return,
+when the list shows the change (the list is told synchronously, through `Chats.changed`).
+Undo opens the chat it brings back, and the list scrolls to it: from the second round
+the list is scrolled down, so a change is laid out again in one pass there and then,
+keeping the place (app/ui/chat_list_view.py). The two sessions run one after the other,
+so their ratio moves with the machine between them.
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ SMALL = 10
 ROUNDS = 9  # measured rounds each, after one unmeasured
 
 
-async def _changes(session: Any) -> tuple[list[float], list[float]]:
-    """Per round: the rename's time, the delete's."""
+async def _changes(session: Any) -> tuple[list[float], list[float], list[float]]:
+    """Per round: the rename's time, the delete's, its Undo's."""
     controller = session.controller
     chats = controller.chats
     renames: list[float] = []
     deletes: list[float] = []
+    undos: list[float] = []
     for round_ in range(ROUNDS + 1):
         listed = controller.store.conversations.list()
         middle = listed[len(listed) // 2].id
@@ -49,15 +50,18 @@ async def _changes(session: Any) -> tuple[list[float], list[float]]:
         await controller._delete(other)  # what `delete_conversation` runs as a chore
         deleted = time.perf_counter() - started
         await asyncio.sleep(0.05)
+        started = time.perf_counter()
         chats.undo()
+        undone = time.perf_counter() - started
         await asyncio.sleep(0.05)
         if round_:
             renames.append(renamed)
             deletes.append(deleted)
-    return renames, deletes
+            undos.append(undone)
+    return renames, deletes, undos
 
 
-def _session(server: FakeOllama, chats: int) -> tuple[list[float], list[float]]:
+def _session(server: FakeOllama, chats: int) -> tuple[list[float], list[float], list[float]]:
     with tempfile.TemporaryDirectory(prefix="sightline-bench-") as temp:
         keep_chats(Path(temp) / "data", chats)
         return in_session(server, Path(temp), 0.5, _changes)
@@ -69,7 +73,8 @@ def run() -> list[Row]:
         many = _session(server, KEPT_CHATS)
         few = _session(server, SMALL)
     rows = []
-    for n, what in enumerate(("rename a chat (it moves to the top)", "delete a chat")):
+    whats = ("rename a chat (it moves to the top)", "delete a chat", "Undo a delete")
+    for n, what in enumerate(whats):
         times = Paired(many[n], few[n])
         rows.append(
             Row(

@@ -54,6 +54,18 @@ class Conversations:
         """Every conversation (but those deleted, waiting for Undo), most recently updated first."""
         return self._summaries("deleted_at IS NULL", "updated_at DESC, rowid DESC")
 
+    def place(self, conversation_id: str) -> int:
+        """Where `list` puts this conversation: how many it lists before it (counted, none
+        of them read: an Undo among thousands puts one chat back in its place)."""
+        with self._connection.read() as db:
+            (before,) = db.execute(  # `list`'s order, as a comparison with this chat's
+                "SELECT count(*) FROM conversations AS c, conversations AS this"
+                " WHERE this.id = ? AND c.deleted_at IS NULL AND (c.updated_at > this.updated_at"
+                " OR (c.updated_at = this.updated_at AND c.rowid > this.rowid))",
+                (conversation_id,),
+            ).fetchone()
+        return int(before)
+
     def has_any(self) -> bool:
         """Whether `list` would list any conversation: asked without reading them (the
         window asks as it is laid out, before its first paint, with thousands kept)."""

@@ -148,15 +148,19 @@ class ConversationListModel(QStringListModel):
         self, summaries: list[ConversationSummary], snippets: Mapping[str, str] | None = None
     ) -> None:
         """Show a fresh list, with the words a search matched in each (if searching). A
-        list that only has one chat moved or added to the top moves or adds that row, and
-        one that only lost a chat removes its row (the others, the same objects, are as they
-        were): a send's turn or a delete in a list of thousands doesn't lay them all out
-        again."""
+        list that only has one chat moved or added to the top moves or adds that row, one
+        that only lost a chat removes its row, and one that only got a chat back inserts
+        its row (the others, the same objects, are as they were): a send's turn, a delete
+        or its Undo in a list of thousands doesn't lay them all out again."""
         snippets = dict(snippets or {})
         if (
             not snippets
             and not self._snippets
-            and ((summaries and self._onto_top(summaries)) or self._one_gone(summaries))
+            and (
+                (summaries and self._onto_top(summaries))
+                or self._one_gone(summaries)
+                or self._one_back(summaries)
+            )
         ):
             return
         reset = partial(self.setStringList, [""] * len(summaries))
@@ -187,17 +191,23 @@ class ConversationListModel(QStringListModel):
         objects, in order), then shown so; False changes nothing."""
         if len(summaries) != len(self._rows) - 1:
             return False
-        row = next(
-            (
-                n
-                for n, (new, old) in enumerate(zip(summaries, self._rows[:-1], strict=True))
-                if new is not old
-            ),
-            len(summaries),
-        )
+        row = _first_change(summaries, self._rows)
         if summaries[row:] != self._rows[row + 1 :]:
             return False
         self._change_to(self._rows[:row] + self._rows[row + 1 :], lambda: self.removeRows(row, 1))
+        return True
+
+    def _one_back(self, summaries: list[ConversationSummary]) -> bool:
+        """Whether `summaries` is the list shown with one row put in (the others the same
+        objects, in order), then shown so; False changes nothing."""
+        if len(summaries) != len(self._rows) + 1:
+            return False
+        row = _first_change(summaries, self._rows)
+        if summaries[row + 1 :] != self._rows[row:]:
+            return False
+        self._change_to(
+            [*self._rows[:row], summaries[row], *self._rows[row:]], lambda: self.insertRows(row, 1)
+        )
         return True
 
     def row_of(self, conversation_id: str) -> int:
@@ -207,6 +217,15 @@ class ConversationListModel(QStringListModel):
     def summary(self, row: int) -> ConversationSummary:
         """The conversation on a row."""
         return self._rows[row]
+
+
+def _first_change(new: list[ConversationSummary], old: list[ConversationSummary]) -> int:
+    """The first place where `new` holds another object than `old` (the shorter one's
+    length where none does): the rows after a chat put in or taken out are the same."""
+    return next(
+        (n for n, (one, other) in enumerate(zip(new, old, strict=False)) if one is not other),
+        min(len(new), len(old)),
+    )
 
 
 class ChatRows(QStyledItemDelegate):

@@ -122,6 +122,22 @@ class Chats(QObject):
             return
         self._whole_with(conversation_id, None)
 
+    def _put_back(self, conversation_ids: list[str]) -> None:
+        """Chats an Undo brought back, each in its place in the whole list, without listing
+        every chat again; a search lists again."""
+        listed = self._whole()
+        if listed is None:
+            self.refresh()
+            return
+        conversations = self.store.conversations
+        back = [
+            (conversations.place(i), s) for i in conversation_ids if (s := conversations.get(i))
+        ]
+        rows = [shown for shown in listed if shown.id not in conversation_ids]
+        for place, summary in sorted(back, key=lambda found: found[0]):  # each after those above
+            rows.insert(place, summary)
+        self._show(self._next_list(), rows, {})
+
     def _whole(self) -> list[ConversationSummary] | None:
         """Every chat as the list shows them, unless a search is asked for (or shown)."""
         return None if self._query.split() else self._listed
@@ -242,7 +258,7 @@ class Chats(QObject):
         for conversation_id in ids:
             self.store.conversations.restore(conversation_id)
         self.deleted_changed.emit(None)
-        self.refresh()
+        self._put_back(ids)
         self.restored.emit(ids[-1])
 
     def finish_deleting(self) -> None:

@@ -39,6 +39,11 @@ def test_the_count_follows_the_rows_through_every_change(qtbot: QtBot) -> None:
     assert _shown(model) == ["c2", "c9", "c0", "c1", "c3"]
     model.set_conversations([listed[2], made, listed[1], listed[3]])  # one taken out
     assert _shown(model) == ["c2", "c9", "c1", "c3"]
+    inserted: list[int] = []
+    model.rowsInserted.connect(lambda _parent, first, _last: inserted.append(first))
+    model.set_conversations([listed[2], made, listed[0], listed[1], listed[3]])  # one put back
+    assert _shown(model) == ["c2", "c9", "c0", "c1", "c3"] and inserted == [2]
+    model.set_conversations([listed[2], made, listed[1], listed[3]])
     assert not model.index(4, 0).isValid() and not model.index(0, 0, model.index(0, 0)).isValid()
     model.set_conversations([])
     assert model.rowCount() == 0 and not model.index(0, 0).isValid()

@@ -353,12 +353,12 @@ def test_a_chat_made_or_used_moves_its_row_to_the_top_without_listing_every_chat
     assert titles(session) == ["Bike gears"]
 
 
-def test_a_rename_moves_its_row_and_a_delete_takes_its_row_out_without_listing_every_chat(
+def test_a_rename_moves_its_row_and_a_delete_and_its_undo_take_out_and_put_back_one_row(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A rename is a use (the row goes to the top) and a delete takes one row out: neither
-    lists every chat again nor resets the list; the open chat stays selected. Undo, which
-    can bring several back to their places, lists again."""
+    """A rename is a use (the row goes to the top), a delete takes one row out and its Undo
+    puts it back in its place: none lists every chat again or resets the list; the open
+    chat stays selected."""
     ids = seed(home)
     session = open_window()
     chats, sidebar = session.controller.chats, session.window.sidebar
@@ -379,9 +379,29 @@ def test_a_rename_moves_its_row_and_a_delete_takes_its_row_out_without_listing_e
     assert titles(session) == [s.title for s in unwrapped_listing(session.store.conversations)]
     assert sidebar.list.currentIndex().data(ID_ROLE) == ids["Trip to Lisbon"]
 
+    inserted: list[int] = []
+    model.rowsInserted.connect(lambda _parent, first, _last: inserted.append(first))
     chats.undo()
-    assert middle in titles(session) and listings == [1]
+    assert titles(session)[1] == middle and inserted == [1]
+    assert (listings, resets) == ([], [])
     assert titles(session) == [s.title for s in unwrapped_listing(session.store.conversations)]
+    assert sidebar.list.currentIndex().data(ID_ROLE) == ids["Trip to Lisbon"]
+
+
+def test_an_undo_of_several_deletes_puts_each_back_in_its_place(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ids = seed(home)
+    session = open_window()
+    chats = session.controller.chats
+    qtbot.waitUntil(lambda: len(titles(session)) == 3)
+    before = titles(session)
+    listings, _resets = counted_listings(session, monkeypatch)
+    chats.delete(ids[before[2]])
+    chats.delete(ids[before[0]])
+    assert titles(session) == [before[1]]
+    chats.undo()
+    assert titles(session) == before and listings == []
 
 
 def test_a_search_looks_on_a_worker_thread_and_only_the_newest_is_shown(

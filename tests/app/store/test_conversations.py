@@ -60,6 +60,18 @@ def test_conversations_list_most_recently_updated_first(store: Store) -> None:
         assert store.conversations.list()[0].id == c
 
 
+def test_a_chats_place_is_where_the_list_puts_it(store: Store) -> None:
+    """Counted as `list` orders: by use, newest first, then the newer made first (ties)."""
+    chats = [store.conversations.create(f"c{n}") for n in range(8)]
+    with store._connection.write() as db:  # three used at the same moment
+        db.execute("UPDATE conversations SET updated_at = 5.0 WHERE title IN ('c1', 'c4', 'c6')")
+    store.conversations.trash(chats[7])  # waiting for its Undo: not listed, before none
+    store.add_notice(chats[2], Notice(NoticeKind.INFO, "used"))
+    listed = [s.id for s in store.conversations.list()]
+    assert [store.conversations.place(chat) for chat in listed] == list(range(len(listed)))
+    assert listed[-3:] == [chats[6], chats[4], chats[1]]
+
+
 def test_titled_finds_the_newest_of_one_title_only(store: Store) -> None:
     served = [store.conversations.create("Served to a script") for _ in range(3)]
     store.conversations.create("Served to a script and more")
