@@ -178,12 +178,17 @@ def platform_folders_env(home: Path, config: str, **extra: str) -> dict[str, str
     written = home / "xdg-config" / APP_NAME / "config.toml"
     written.parent.mkdir(parents=True, exist_ok=True)
     written.write_text(config, encoding="utf-8")
-    return python_env(
+    env = python_env(
         XDG_CONFIG_HOME=str(home / "xdg-config"),
         XDG_DATA_HOME=str(home / "xdg-data"),
         XDG_CACHE_HOME=str(home / "xdg-cache"),
         **extra,
     )
+    # Set where the benchmarks run, these would send the child to that person's own.
+    for named in ("SIGHTLINE_CONFIG", "SIGHTLINE_DATA_DIR"):
+        if named not in extra:
+            env.pop(named, None)
+    return env
 
 
 @functools.cache
