@@ -28,9 +28,10 @@ from app.store.connection import Connection, StoreError
 from app.store.conversations import Conversations, ConversationSummary
 from app.store.crossings import Crossings
 from app.store.grants import Grants
-from app.store.items import Items, StoredItem, recover
+from app.store.items import Items, StoredItem
 from app.store.learned import Learned
 from app.store.schema import SCHEMA_VERSION, migrate
+from app.store.streamed_words import recover
 
 if TYPE_CHECKING:
     from app.store.bulk import Bulk

@@ -2,7 +2,7 @@
 
 Everything is written the moment it happens (a streaming answer's words within 50 ms,
 `app.store.streamed_words`), so a crash mid-answer loses nothing before it; on the next
-open a message still marked STREAMING is marked INTERRUPTED instead (`recover`).
+open a message still marked STREAMING is marked INTERRUPTED instead (`streamed_words.recover`).
 
 A message's words live in one `text` column; a streaming answer's deltas are one
 row each in `item_chunks` until it ends, when they are folded into that column,
@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from app.store.branches import mend_rewinds, shown_branch, with_versions
+from app.store.branches import shown_branch, with_versions
 from app.store.connection import Connection, StoreError
 from app.store.conversations import short_title
 from app.store.streamed_words import StreamedWords, fold_chunks, write_chunk
@@ -156,9 +156,7 @@ class Items:
         from app.store.recent import recent_messages  # not at first paint (the docstring)
         from app.store.shown_branch import ShownBranches
 
-        if self._branches is None:
-            self._branches = ShownBranches()
-        branches = self._branches
+        branches = self._branches = self._branches or ShownBranches()
         with self._connection.read() as db:
             return recent_messages(
                 db, branches, lambda ids: self._load_ids(db, ids), conversation_id, weigh, enough
@@ -382,21 +380,6 @@ class Items:
         parent = stored.parent_id
         siblings = tuple(versions_under(db, stored.conversation_id, (parent,))[parent])
         return replace(stored, versions=siblings) if len(siblings) > 1 else stored
-
-
-def recover(db: sqlite3.Connection) -> None:
-    """After a start nothing is streaming: fold the deltas of any answer a crash cut
-    short into its text, and mark it INTERRUPTED; a regenerate cut off before its first
-    item shows the earlier answer again (inside one transaction)."""
-    db.execute("BEGIN IMMEDIATE")
-    for (item_id,) in db.execute("SELECT DISTINCT item_id FROM item_chunks").fetchall():
-        fold_chunks(db, item_id)
-    db.execute(
-        "UPDATE items SET status = ? WHERE kind = 'message' AND status = ?",
-        (MessageStatus.INTERRUPTED.value, MessageStatus.STREAMING.value),
-    )
-    mend_rewinds(db)
-    db.execute("COMMIT")
 
 
 def _stats_json(stats: AnswerStats | None) -> str | None:

@@ -9,7 +9,8 @@ are then one commit, not two. Held words never hide: the store's next transactio
 them first, inside it (one commit for both: an answer's end, a tool's result), anything
 that next reads the store writes them first (`Connection.held`), and the turn writes them
 when the stream pauses (`Items.save_held_words`). A crash can lose at most the last
-`HOLD_S` of a model's answer, never what the person wrote.
+`HOLD_S` of a model's answer, never what the person wrote; on the next open `recover`
+folds what a crash cut short.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import sqlite3
 import time
 from typing import TYPE_CHECKING
 
+from app.store.branches import mend_rewinds
 from app.store.connection import Connection
+from routing.message_status import MessageStatus
 from routing.secrets import redact_secrets
 
 if TYPE_CHECKING:
@@ -154,3 +157,18 @@ def fold_chunks(db: sqlite3.Connection, item_id: int) -> None:
     if words:
         db.execute("UPDATE items SET text = text || ? WHERE id = ?", (words, item_id))
     db.execute("DELETE FROM item_chunks WHERE item_id = ?", (item_id,))
+
+
+def recover(db: sqlite3.Connection) -> None:
+    """After a start nothing is streaming: fold the deltas of any answer a crash cut
+    short into its text, and mark it INTERRUPTED; a regenerate cut off before its first
+    item shows the earlier answer again (inside one transaction)."""
+    db.execute("BEGIN IMMEDIATE")
+    for (item_id,) in db.execute("SELECT DISTINCT item_id FROM item_chunks").fetchall():
+        fold_chunks(db, item_id)
+    db.execute(
+        "UPDATE items SET status = ? WHERE kind = 'message' AND status = ?",
+        (MessageStatus.INTERRUPTED.value, MessageStatus.STREAMING.value),
+    )
+    mend_rewinds(db)
+    db.execute("COMMIT")
