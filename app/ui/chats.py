@@ -56,7 +56,10 @@ class Deleted:
 class Chats(QObject):
     """The list of conversations: what it shows (searched or not) and what can be undone."""
 
-    changed = Signal(list)  # list[ConversationSummary]: the list to show
+    # list[ConversationSummary], the list to show. Declared `object`: PySide passes a
+    # `list` signal's value as a copy made item by item (2.1 ms for 5,000 chats, on
+    # each rename, delete, Undo and finished turn); an object goes as it is.
+    changed = Signal(object)
     searched = Signal()  # after `changed`: the list shows what the search asks for now
     deleted_changed = Signal(object)  # Deleted, or None once nothing can be undone
     restored = Signal(str)  # a conversation brought back by Undo
