@@ -220,10 +220,17 @@ def run() -> list[Row]:
         with environment(folder):
             # Each opening is of a conversation never shown before: nothing is cached.
             data = folder / "data"
-            bigs = [fill(data, MESSAGES, seed=seed) for seed in range(ROUNDS + 1)]
-            smalls = [fill(data, SMALL, seed=100 + seed) for seed in range(ROUNDS + 1)]
-            screens = [fill_screenshots(data, seed) for seed in range(ROUNDS + 1)]
-            others = [fill(data, SMALL, seed=200 + seed) for seed in range(ROUNDS + 1)]
+            # Made in pairs, so each chat and the one it is compared with lie side by side
+            # in the sidebar: opening one repaints the rows from the chat left to it, and
+            # a floor listed nearer the top would paint fewer of them.
+            bigs, smalls = _pairs(
+                lambda seed: fill(data, MESSAGES, seed=seed),
+                lambda seed: fill(data, SMALL, seed=100 + seed),
+            )
+            screens, others = _pairs(
+                lambda seed: fill_screenshots(data, seed),
+                lambda seed: fill(data, SMALL, seed=200 + seed),
+            )
             elsewhere = fill(data, SMALL, seed=99)  # where each opening starts from
             window = _Window(app)
             try:
@@ -271,6 +278,15 @@ def run() -> list[Row]:
             "(each token flushed, laid out and painted; an answer's figure is its median)",
         ),
     ]
+
+
+def _pairs(ours: Callable[[int], str], floor: Callable[[int], str]) -> tuple[list[str], list[str]]:
+    """ROUNDS + 1 chats of each kind, made one of each in turn: (ours, floor)."""
+    made: tuple[list[str], list[str]] = ([], [])
+    for seed in range(ROUNDS + 1):
+        made[0].append(ours(seed))
+        made[1].append(floor(seed))
+    return made
 
 
 def _opens(window: _Window, bigs: list[str], smalls: list[str], elsewhere: str) -> Paired:
