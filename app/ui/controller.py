@@ -53,7 +53,9 @@ class Controller(QObject):
     """Conversations, models and turns for one window."""
 
     models_changed = Signal(object)  # ModelListing
-    conversation_loaded = Signal(str, list, str)  # id ("" for a new chat), items, model ref
+    # id ("" for a new chat), its items (a list, declared `object`: tests/ui/test_signal_types.py),
+    # the model's ref
+    conversation_loaded = Signal(str, object, str)
     approval_requested = Signal(object)  # ApprovalRequest: a tool call waits for the person
     approval_settled = Signal(object)  # ApprovalRequest: answered, or dropped by Stop
     thought_added = Signal(int, str)  # answer's item id, more of what an agent thinks aloud
