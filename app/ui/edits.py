@@ -1,10 +1,32 @@
-"""One-line editors that keep Esc for themselves, and the title that renames in place."""
+"""One-line editors that keep Esc for themselves, and the title that renames in place; and
+when a text box leaves Ctrl+Z to the window."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPalette
+from PySide6.QtGui import (
+    QFocusEvent,
+    QKeyEvent,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPalette,
+)
 from PySide6.QtWidgets import QLineEdit, QWidget
+
+
+def leaves_undo_to_window(event: QEvent, can_undo: bool) -> bool:
+    """Whether a text box lets the window have Ctrl+Z: only when it has nothing of its own
+    to undo. A text box claims the key before any shortcut, so a person who deleted a chat
+    and pressed Ctrl+Z in the empty composer (where a delete leaves the keyboard) got
+    nothing back; with words to undo, Ctrl+Z stays the text's."""
+    return (
+        event.type() == QEvent.Type.ShortcutOverride
+        and isinstance(event, QKeyEvent)
+        and event.matches(QKeySequence.StandardKey.Undo)
+        and not can_undo
+    )
 
 
 class EscapeEdit(QLineEdit):
@@ -23,7 +45,11 @@ class EscapeEdit(QLineEdit):
         self._only_with_text = only_with_text
 
     def event(self, event: QEvent) -> bool:
-        """Claim Esc from the window's shortcuts."""
+        """Claim Esc from the window's shortcuts; leave Ctrl+Z to them when there is
+        nothing to undo here."""
+        if leaves_undo_to_window(event, self.isUndoAvailable()):
+            event.ignore()
+            return False
         if (
             event.type() == QEvent.Type.ShortcutOverride
             and isinstance(event, QKeyEvent)

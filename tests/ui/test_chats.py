@@ -220,6 +220,25 @@ def test_delete_then_undo_brings_the_chat_back(
     qtbot.waitUntil(lambda: "Bike gears" in titles(session))
 
 
+def test_ctrl_z_in_a_text_box_with_nothing_to_undo_brings_the_deleted_chat_back(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    """A delete from the list's menu leaves the keyboard in the empty composer: Ctrl+Z
+    there (or in the empty search box) is the window's, and brings the chat back."""
+    ids = seed(home)
+    session = open_window()
+    activate(qtbot, session)
+    bar, edit = session.window.sidebar.undo_bar, session.window.composer.edit
+    for title, box in (("Bike gears", edit), ("Trip to Lisbon", session.window.sidebar.search)):
+        session.controller.delete_conversation(ids[title])
+        qtbot.waitUntil(bar.isVisible)
+        box.setFocus()
+        qtbot.waitUntil(box.hasFocus)
+        qtbot.keyClick(box, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda title=title: title in titles(session))
+    assert edit.toPlainText() == "" and session.window.sidebar.search.text() == ""
+
+
 def test_delete_without_undo_removes_it_from_the_store(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:

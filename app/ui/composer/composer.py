@@ -31,6 +31,7 @@ from app.ui.composer.attachments import (
     carries_attachments,
     offer_from_mime,
 )
+from app.ui.edits import leaves_undo_to_window
 from app.ui.icons import icon_of, paper_clip_image
 
 if TYPE_CHECKING:
@@ -87,6 +88,13 @@ class MessageEdit(QPlainTextEdit):
             super().dropEvent(event)
         finally:
             self._how = "Pasted"
+
+    def event(self, event: QEvent) -> bool:
+        """Ctrl+Z with nothing to undo here is the window's: it brings back what was deleted."""
+        if leaves_undo_to_window(event, self.document().isUndoAvailable()):
+            event.ignore()
+            return False
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Enter submits; Shift+Enter (or Ctrl+Enter) inserts a line break; Alt+Left and
