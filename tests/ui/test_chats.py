@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,10 @@ def seed(home: SightlineHome) -> dict[str, str]:
             )
             ids[title] = conversation
     return ids
+
+
+def _listed(session: Session, title: str) -> bool:
+    return title in titles(session)
 
 
 def titles(session: Session) -> list[str]:
@@ -235,7 +240,7 @@ def test_ctrl_z_in_a_text_box_with_nothing_to_undo_brings_the_deleted_chat_back(
         box.setFocus()
         qtbot.waitUntil(box.hasFocus)
         qtbot.keyClick(box, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-        qtbot.waitUntil(lambda title=title: title in titles(session))
+        qtbot.waitUntil(partial(_listed, session, title))
     assert edit.toPlainText() == "" and session.window.sidebar.search.text() == ""
 
 
