@@ -57,6 +57,16 @@ def seed(home: SightlineHome) -> dict[str, str]:
     return ids
 
 
+def seeded_window(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> tuple[dict[str, str], Session]:
+    """The three seeded chats (titles → ids) in an open window that lists them."""
+    ids = seed(home)
+    session = open_window()
+    qtbot.waitUntil(lambda: len(titles(session)) == 3)
+    return ids, session
+
+
 def _listed(session: Session, title: str) -> bool:
     return title in titles(session)
 
@@ -356,10 +366,8 @@ def test_a_chat_made_or_used_moves_its_row_to_the_top_without_listing_every_chat
     """A send's turn touches its chat (made, titled, answered): its row is added or moved
     to the top and the others stay as they were, with no listing of every chat and no
     reset of the list (a list of thousands is laid out again on a reset)."""
-    ids = seed(home)
-    session = open_window()
+    ids, session = seeded_window(home, open_window, qtbot)
     chats, store = session.controller.chats, session.controller.store
-    qtbot.waitUntil(lambda: len(titles(session)) == 3)
     listings, resets = counted_listings(session, monkeypatch)
     oldest = titles(session)[-1]
     store.add_message(ids[oldest], user_message("one more thing"))  # used: now the newest
@@ -383,11 +391,9 @@ def test_a_rename_moves_its_row_and_a_delete_and_its_undo_take_out_and_put_back_
     """A rename is a use (the row goes to the top), a delete takes one row out and its Undo
     puts it back in its place: none lists every chat again or resets the list; the open
     chat stays selected."""
-    ids = seed(home)
-    session = open_window()
+    ids, session = seeded_window(home, open_window, qtbot)
     chats, sidebar = session.controller.chats, session.window.sidebar
     model = sidebar.model
-    qtbot.waitUntil(lambda: len(titles(session)) == 3)
     select(qtbot, session, ids["Trip to Lisbon"])
     listings, resets = counted_listings(session, monkeypatch)
     removed: list[int] = []
@@ -418,10 +424,8 @@ def test_the_list_to_show_reaches_the_sidebar_as_it_is_not_copied(
     """Each change hands the sidebar the list of chats itself: a signal declared for a
     `list` would copy it item by item on every rename, delete, Undo and finished turn (2 ms
     for 5,000 chats)."""
-    ids = seed(home)
-    session = open_window()
+    ids, session = seeded_window(home, open_window, qtbot)
     chats = session.controller.chats
-    qtbot.waitUntil(lambda: len(titles(session)) == 3)
     heard: list[object] = []
     chats.changed.connect(heard.append)
     chats.rename(ids["Bike gears"], "Bike gears, renamed")
@@ -436,10 +440,8 @@ def test_the_list_to_show_reaches_the_sidebar_as_it_is_not_copied(
 def test_an_undo_of_several_deletes_puts_each_back_in_its_place(
     home: SightlineHome, open_window: OpenWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ids = seed(home)
-    session = open_window()
+    ids, session = seeded_window(home, open_window, qtbot)
     chats = session.controller.chats
-    qtbot.waitUntil(lambda: len(titles(session)) == 3)
     before = titles(session)
     listings, _resets = counted_listings(session, monkeypatch)
     chats.delete(ids[before[2]])
