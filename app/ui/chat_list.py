@@ -26,15 +26,15 @@ from PySide6.QtCore import (
     Signal,
 )
 from PySide6.QtGui import QFont, QFontMetrics, QPainter, QPalette
-from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QWidget
 
 from app.presenters.served_chats import BADGE, DESCRIPTION, served_client, spoken
 from app.presenters.when import full_when, short_when
 from app.store import ConversationSummary
 from app.ui.edits import EscapeEdit
 
-if TYPE_CHECKING:
-    pass  # only Qt makes them: not built to start
+if TYPE_CHECKING:  # Qt hands a delegate its options: built with the first row drawn
+    from PySide6.QtWidgets import QStyleOptionViewItem
 
 _Index = QModelIndex | QPersistentModelIndex
 ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -244,7 +244,7 @@ class ChatRows(QStyledItemDelegate):
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         """The row as the style draws it with its title elided before when it was last used
         (so two chats of one title tell apart), and the snippet in a quieter line below."""
-        from PySide6.QtWidgets import QStyle  # built with the first row drawn
+        from PySide6.QtWidgets import QStyle, QStyleOptionViewItem  # with the first row drawn
 
         snippet = str(index.data(SNIPPET_ROLE) or "")
         when = str(index.data(WHEN_ROLE) or "")

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QStyledItemDelegate,
-    QStyleOptionViewItem,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -25,6 +24,8 @@ from app.presenters.when import today_or_full_when
 from app.ui.viewport import own_viewport
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QStyleOptionViewItem  # Qt hands it over with a row
+
     from app.ledger import Crossing
 
 _Index = QModelIndex | QPersistentModelIndex

@@ -147,6 +147,7 @@ QT_NEVER_BEFORE_PAINT = {
     "QAccessible": "nothing has the focus to announce before the first paint",
     # Built with the first row drawn, or the first theme applied (app/ui/settings/appearance.py).
     "QStyle": "a first start draws no row and keeps the platform's look",
+    "QStyleOptionViewItem": "a first start draws no row; the model list is measured as it opens",
     # Handing Python a widget Qt made (a scroll area's own viewport) builds every
     # QWidget class to tell which it is: app/ui/viewport.py gives views their own.
     "QCalendarWidget": "no view hands Python a viewport Qt made",

@@ -14,12 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from time import perf_counter
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
-from PySide6.QtWidgets import QAbstractItemView, QListView, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
 
 from app.ui.conversation.positioned_list import PositionedListView
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QStyleOptionViewItem
 
 _Index = QModelIndex | QPersistentModelIndex
 _BOTTOM_SLACK = 6  # pixels from the end that still count as "at the bottom"
@@ -83,6 +87,8 @@ class LazyListView(PositionedListView):
 
     def row_option(self, row: int) -> QStyleOptionViewItem:
         """The option a row is measured and painted with (its rect in viewport coordinates)."""
+        from PySide6.QtWidgets import QStyleOptionViewItem  # built with the first row
+
         option = QStyleOptionViewItem()
         self.initViewItemOption(option)
         option.widget = self
@@ -93,7 +99,7 @@ class LazyListView(PositionedListView):
     def _guesses(self, rows: range) -> list[int]:
         """The delegate's cheap estimates of these rows' heights."""
         estimate_rows = getattr(self.itemDelegate(), "estimate_rows", None)
-        if estimate_rows is None:
+        if estimate_rows is None or not rows:  # none: no option to build (a new chat's start)
             return [40] * len(rows)
         return list(estimate_rows(self.row_option(-1), self.model(), rows))
 

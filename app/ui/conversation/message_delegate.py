@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPen
-from PySide6.QtWidgets import QStyledItemDelegate, QStyleOptionViewItem
+from PySide6.QtWidgets import QStyledItemDelegate
 
 from app.presenters.rows import Row
 from app.ui.conversation.conversation_model import ConversationModel
@@ -31,6 +31,8 @@ from app.ui.conversation.painting import (
 from app.ui.theme import Theme, theme_for
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QStyleOptionViewItem  # Qt hands it over with a row
+
     from app.ui.agents.agent_rows import AgentLayout, AgentRows
     from app.ui.conversation.markdown import CodeBlock
     from app.ui.conversation.message_rows import MessageLayout, MessageRows

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QPoint, QRect
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QWidget
 
 from app.presenters.rows import Row
 from app.ui.conversation.conversation_model import ConversationModel
@@ -21,6 +21,8 @@ from app.ui.conversation.message_delegate import MessageDelegate
 from app.ui.theme import Theme
 
 if TYPE_CHECKING:
+    from PySide6.QtWidgets import QStyleOptionViewItem  # Qt hands it over with a row
+
     from app.ui.conversation.markdown import CodeBlock
     from vision.pdf import PdfFile
     from vision.pictures import Picture

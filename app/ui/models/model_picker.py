@@ -22,18 +22,14 @@ from PySide6.QtGui import (
     QStandardItem,
     QStandardItemModel,
 )
-from PySide6.QtWidgets import (
-    QComboBox,
-    QSizePolicy,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QSizePolicy, QStyledItemDelegate, QWidget
 
 from app.ui.icons import BADGE, BADGE_GAP, badge_image, badges_icon
 from routing.agent_refs import AgentOffer, agent_ref, ref_parts
 
 if TYPE_CHECKING:  # models come after the first paint, and routing.models with them
+    from PySide6.QtWidgets import QStyleOptionViewItem  # Qt hands it over with a row
+
     from routing.models import ModelInfo
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -212,6 +208,18 @@ class ModelPicker(QComboBox):
         finally:
             self.blockSignals(False)
         self._fit_icon()
+        if self.view().isVisible():  # models arrived while the list is open
+            self._fit_list()
+
+    def showPopup(self) -> None:
+        """Open the list as wide as its widest row."""
+        self._fit_list()
+        super().showPopup()
+
+    def _fit_list(self) -> None:
+        # Measured as the list opens, not at each rebuild: measuring asks the delegate for
+        # each row's size, which builds Qt's item style options (with their enums) before
+        # the first paint, where only the closed box shows.
         self.view().setMinimumWidth(self.view().sizeHintForColumn(0) + 24)
 
     def _add_agents(self) -> None:
@@ -294,7 +302,7 @@ class _PickerDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         """A header, or a model's name with its badges."""
-        from PySide6.QtWidgets import QStyle  # built with the first row drawn
+        from PySide6.QtWidgets import QStyle, QStyleOptionViewItem  # with the first row drawn
 
         if index.data(PickerRole.HEADER) is True:
             self._paint_header(painter, option, index)
