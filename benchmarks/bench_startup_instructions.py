@@ -11,6 +11,11 @@ counted to three earlier points, which split its count: Python, PySide6 and the
 QApplication; its modules (what the session imports); the window's build (settings, log,
 store, widgets, and the modules they import as they are made); the paint.
 
+Both counts also say how much of them PySide6 spent building enums: shiboken makes a
+class's enums, as Python `enum` classes member by member, the first time Python uses the
+class, and all ~90 of Qt's own namespace (`Qt`) at once with its first flag. A real
+window uses many classes the bare one never touches; the row says the ratio of the rest.
+
 Valgrind runs a process about 50 times slower, long enough for Sightline's collector
 (app/ui/main_thread_gc.py, a 500 ms timer) to collect once before the paint, which it
 never does at full speed: explicit `gc.collect()` calls are left out of both counts.
@@ -22,9 +27,11 @@ from __future__ import annotations
 import math
 import re
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 from benchmarks.bench_startup import start_env
 from benchmarks.common import Row, run_process
@@ -79,15 +86,27 @@ _STOPS = {
     "painted": "the paint",
 }
 _COLLECTED = re.compile(r"Collected\s*:\s*(\d+)")
+# Where shiboken builds a class's enums, as Python `enum` classes member by member, the
+# first time Python touches the class (one function per integer type of the values).
+_ENUMS = "Shiboken::Enum::createPythonEnum("
+_INCLUSIVE = re.compile(r"^\s*([\d,]+) \(")
 
 
-def counted(script: str, *args: str, env: dict[str, str]) -> int:
+class Count(NamedTuple):
+    """A process's instructions to its end, and how many of them built PySide6's enums."""
+
+    total: int
+    enums: int
+
+
+def counted(script: str, *args: str, env: dict[str, str]) -> Count:
     """The instructions `python -c script args` runs to its end, by callgrind."""
     with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "callgrind.out"
         command = [
             "valgrind",
             "--tool=callgrind",
-            f"--callgrind-out-file={Path(folder) / 'callgrind.out'}",
+            f"--callgrind-out-file={out}",
             "--toggle-collect=gc_collect",  # explicit collections (the module's docstring)
             "--collect-atstart=yes",  # after it: --toggle-collect turns counting off at start
             sys.executable,
@@ -96,10 +115,27 @@ def counted(script: str, *args: str, env: dict[str, str]) -> int:
             *args,
         ]
         done = run_process(command, env, timeout=600)
-    found = _COLLECTED.search(done.stderr)
-    if done.returncode != 0 or found is None:
-        raise RuntimeError(f"callgrind failed: {done.stderr.strip()[-500:]}")
-    return int(found.group(1))
+        found = _COLLECTED.search(done.stderr)
+        if done.returncode != 0 or found is None:
+            raise RuntimeError(f"callgrind failed: {done.stderr.strip()[-500:]}")
+        return Count(int(found.group(1)), _enum_instructions(out))
+
+
+def _enum_instructions(out: Path) -> int:
+    """The instructions spent in shiboken's enum building, called from anywhere (the
+    annotator's inclusive costs; a recursive entry, marked `'2`, is counted once)."""
+    annotated = subprocess.run(
+        ["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(out)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    total = 0
+    for line in annotated.splitlines():
+        cost = _INCLUSIVE.match(line)
+        if cost and _ENUMS in line and "'" not in line.split(_ENUMS)[1].split("[")[0]:
+            total += int(cost.group(1).replace(",", ""))
+    return total
 
 
 def run() -> list[Row]:
@@ -115,18 +151,22 @@ def run() -> list[Row]:
         bare = counted(BARE_PROBE, env=env)
         points = {stop: counted(SIGHTLINE_PROBE, stop, env=env) for stop in _STOPS}
     ours = points["painted"]
-    steps = list(points.values())
+    steps = [point.total for point in points.values()]
     split = "; ".join(
         f"{words} {(count - before) / 1e6:.0f} M"
         for words, count, before in zip(_STOPS.values(), steps, [0, *steps[:-1]], strict=True)
     )
+    without = (ours.total - ours.enums) / (bare.total - bare.enums)
     return [
         Row(
             name,
-            ours / 1e9,
+            ours.total / 1e9,
             "G",
             goal,
-            f"bare window: {bare / 1e6:.0f} M; ratio {ours / bare:.2f}×; Sightline's: {split}; "
+            f"bare window: {bare.total / 1e6:.0f} M; ratio {ours.total / bare.total:.2f}×; "
+            f"Sightline's: {split}; PySide6 building enums (each class's, the first time "
+            f"Python uses it): Sightline {ours.enums / 1e6:.0f} M, the bare window "
+            f"{bare.enums / 1e6:.0f} M, the rest in ratio {without:.2f}×; "
             "one count each (a count repeats to within 0.1 %)",
         )
     ]
