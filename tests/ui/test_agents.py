@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from app.turn.agent_folder import FOLDER
 from app.ui.conversation.conversation_model import Role
-from app.ui.conversation.painting import RETRY_BUTTON
+from app.ui.conversation.row_buttons import RETRY_BUTTON
 from app.ui.models.model_picker import AGENTS_HEADER, PickerRole
 from app.ui.session import Session
 from routing.transcript import CarriedPart, Message, MessageStatus, NoticeKind

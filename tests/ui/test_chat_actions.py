@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QMenu
 from pytestqt.qtbot import QtBot
 
 from app.store import Store
-from app.ui.conversation.painting import NEXT, PREVIOUS, RETRY_BUTTON
+from app.ui.conversation.row_buttons import NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.conversation.row_menu import row_menu
 from app.ui.session import Session
 from routing.chat_settings import ChatSettings

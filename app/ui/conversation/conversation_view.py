@@ -35,7 +35,7 @@ from app.presenters.rows import Row
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.jump_button import JumpButton
 from app.ui.conversation.message_delegate import MESSAGE
-from app.ui.conversation.painting import GET_SEEING, NEXT, PREVIOUS, RETRY_BUTTON
+from app.ui.conversation.row_buttons import GET_SEEING, NEXT, PREVIOUS, RETRY_BUTTON
 from app.ui.conversation.row_geometry import RowGeometryView
 
 if TYPE_CHECKING:

@@ -20,15 +20,8 @@ from PySide6.QtWidgets import QStyledItemDelegate
 
 from app.presenters.rows import Row
 from app.ui.conversation.conversation_model import ConversationModel
-from app.ui.conversation.painting import (
-    GET_SEEING,
-    MESSAGE,
-    RETRY_BUTTON,
-    THUMB,
-    ButtonState,
-    blend,
-)
-from app.ui.theme import Theme, theme_for
+from app.ui.conversation.row_buttons import GET_SEEING, MESSAGE, RETRY_BUTTON, ButtonState
+from app.ui.theme import Theme, blend, theme_for
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QStyleOptionViewItem  # Qt hands it over with a row
@@ -43,7 +36,7 @@ if TYPE_CHECKING:
 
     _Layout: TypeAlias = MessageLayout | ToolLayout | NoticeLayout | AgentLayout  # by KIND
 
-__all__ = ["MESSAGE", "THUMB", "MessageDelegate", "blend"]  # THUMB, blend: read by tests, cards
+__all__ = ["MESSAGE", "MessageDelegate"]  # MESSAGE: read by the view and tests
 
 _Index = QModelIndex | QPersistentModelIndex
 _HEIGHTS = 100_000  # rows whose heights are kept (a few bytes each) before starting afresh

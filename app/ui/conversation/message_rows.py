@@ -29,10 +29,8 @@ from app.ui.conversation.painting import (
     GAP,
     MARGIN_X,
     MARGIN_Y,
-    MESSAGE,
     PAD,
     THUMB,
-    ButtonState,
     blend,
     code_font,
     draw_document,
@@ -43,6 +41,7 @@ from app.ui.conversation.painting import (
     small_font,
 )
 from app.ui.conversation.pdf_tiles import paint_tile, tile_height, tile_width
+from app.ui.conversation.row_buttons import MESSAGE, ButtonState
 from app.ui.conversation.switch import Switch, paint_switch, place_switch
 from app.ui.conversation.thumbnails import fit, shown_size
 from app.ui.icons import badge_image

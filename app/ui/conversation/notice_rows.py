@@ -18,12 +18,9 @@ from PySide6.QtWidgets import QStyleOptionViewItem
 
 from app.presenters.rows import Row
 from app.ui.conversation.painting import (
-    GET_SEEING,
     MARGIN_X,
     MARGIN_Y,
     PAD,
-    RETRY_BUTTON,
-    ButtonState,
     DocumentRows,
     card_across,
     close_card,
@@ -33,6 +30,7 @@ from app.ui.conversation.painting import (
     paint_pill,
     small_font,
 )
+from app.ui.conversation.row_buttons import GET_SEEING, RETRY_BUTTON, ButtonState
 from app.ui.conversation.switch import Switch, paint_switch, place_switch
 from app.ui.theme import Theme, blend
 from routing.transcript import NOTICE_LABELS, NoticeKind

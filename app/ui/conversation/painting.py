@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, QSize, Qt
@@ -36,13 +35,6 @@ CODE_PAD = 10  # a code box's edge to its code
 CODE_HEADER = 26  # the strip above a code block's code: the language's name and "Copy"
 # A PDF's band: the red people know PDFs by, dark enough for white letters in either theme.
 PDF_RED = QColor("#c6362f")
-# The copy buttons' state lives here, not in message_rows, so the delegate and the view
-# can start without loading the kinds of row (they load with the first row).
-MESSAGE = -1  # the "block" number of a message's own copy button
-# The other buttons of a row, numbered beside it: the version switch's arrows, and an
-# error's Retry.
-PREVIOUS, NEXT, RETRY_BUTTON = -2, -3, -4
-GET_SEEING = -5  # "Get a model that sees", on a notice that no model here could look
 
 __all__ = [  # blend lives with the theme; painting code has long found it here
     "CODE_HEADER",
@@ -50,14 +42,9 @@ __all__ = [  # blend lives with the theme; painting code has long found it here
     "GAP",
     "MARGIN_X",
     "MARGIN_Y",
-    "MESSAGE",
-    "NEXT",
     "PAD",
     "PDF_RED",
-    "PREVIOUS",
-    "RETRY_BUTTON",
     "THUMB",
-    "ButtonState",
     "PlainDocuments",
     "blend",
     "card_across",
@@ -72,15 +59,6 @@ __all__ = [  # blend lives with the theme; painting code has long found it here
     "paint_thumbnail",
     "small_font",
 ]
-
-
-@dataclass
-class ButtonState:
-    """Which copy buttons are hovered or just used, by (item id, block number)."""
-
-    copied: tuple[int, int] | None = None  # says "Copied" for a moment
-    hovered: tuple[int, int] | None = None
-    hovered_row: int = -1  # the item id of the row under the pointer
 
 
 def card_across(width: int) -> QRect:

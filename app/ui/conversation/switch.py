@@ -10,7 +10,8 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 
 from app.presenters.rows import Row
-from app.ui.conversation.painting import NEXT, PREVIOUS, ButtonState, blend, paint_button
+from app.ui.conversation.painting import blend, paint_button
+from app.ui.conversation.row_buttons import NEXT, PREVIOUS, ButtonState
 from app.ui.theme import Theme
 
 _ARROW_PAD = 10

@@ -25,9 +25,9 @@ from app.presenters.pending import BLIND_TIP, Sight, byte_words, sight_note
 from app.store import Store, StoredItem
 from app.ui.conversation.conversation_model import ConversationModel
 from app.ui.conversation.conversation_view import ConversationView
-from app.ui.conversation.message_delegate import THUMB
-from app.ui.conversation.painting import RETRY_BUTTON
+from app.ui.conversation.painting import THUMB
 from app.ui.conversation.picture_viewer import PictureViewer
+from app.ui.conversation.row_buttons import RETRY_BUTTON
 from app.ui.conversation.thumbnails import ready, shown_size
 from app.ui.models.model_picker import AUTO
 from app.ui.session import Session

@@ -8,7 +8,7 @@ from pathlib import Path
 from PySide6.QtWidgets import QMessageBox
 from pytestqt.qtbot import QtBot
 
-from app.ui.conversation.painting import GET_SEEING
+from app.ui.conversation.row_buttons import GET_SEEING
 from app.ui.models.model_picker import MANAGE, PickerRole
 from routing.transcript import NoticeKind
 from tests.conftest import SightlineHome
