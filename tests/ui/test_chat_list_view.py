@@ -5,14 +5,17 @@ laid out a batch at a time as before."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QApplication, QListView
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex
+from PySide6.QtGui import QPainter
+from PySide6.QtWidgets import QApplication, QListView, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
 from app.store import ConversationSummary
-from app.ui.chat_list import ID_ROLE, ConversationListModel
+from app.ui.chat_list import ID_ROLE, ChatRows, ConversationListModel
 from app.ui.chat_list_view import ConversationList
 
 CHATS = 500
+_Index = QModelIndex | QPersistentModelIndex
 
 
 def _chats() -> list[ConversationSummary]:
@@ -115,3 +118,30 @@ def test_at_the_top_changes_are_laid_out_a_batch_at_a_time(
     assert view.layoutMode() == QListView.LayoutMode.SinglePass
     model.set_conversations(listed[:10], {"c1": "found"})  # another list: batches again
     assert view.layoutMode() == QListView.LayoutMode.Batched
+
+
+class _CountingRows(ChatRows):
+    """The sidebar's own rows, noting which it is asked to draw."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.drawn: list[int] = []
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
+        self.drawn.append(index.row())
+        super().paint(painter, option, index)
+
+
+def test_a_chat_opened_far_below_redraws_two_rows_not_those_between(
+    shown: tuple[ConversationList, ConversationListModel, list[ConversationSummary]], qtbot: QtBot
+) -> None:
+    view, model, _listed = shown
+    rows = _CountingRows()
+    view.setItemDelegate(rows)
+    view.setCurrentIndex(model.index(1, 0))
+    qtbot.waitUntil(lambda: 1 in rows.drawn)
+    rows.drawn.clear()
+    view.setCurrentIndex(model.index(12, 0))  # both in view: 400 px shows about 20 rows
+    qtbot.waitUntil(lambda: 12 in rows.drawn)
+    QApplication.processEvents()
+    assert sorted(set(rows.drawn)) == [1, 12]
