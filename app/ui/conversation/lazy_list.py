@@ -305,19 +305,24 @@ class LazyListView(PositionedListView):
         rows = self._rows
         if not len(rows):
             return
-        area = event.rect()
         value = self.verticalScrollBar().value()
         painter = QPainter(self.viewport())
         delegate, model = self.itemDelegate(), self.model()
         selection, current = self.selectionModel(), self.currentIndex()
-        row = rows.row_at(value + area.top())
-        while row < len(rows) and rows.top(row) - value <= area.bottom():
-            index = model.index(row, 0)
-            option = self.row_option(row)
-            if selection is not None and selection.isSelected(index):
-                option.state |= QStyle.StateFlag.State_Selected
-            if index == current and self.hasFocus():
-                option.state |= QStyle.StateFlag.State_HasFocus
-            delegate.paint(painter, option, index)
-            row += 1
+        drawn: set[int] = set()
+        # Each part asked for apart: a row made current far from the one before asks for
+        # two rows, not every row between them.
+        for area in event.region():  # type: ignore[attr-defined]  # iterable at run time
+            row = rows.row_at(value + area.top())
+            while row < len(rows) and rows.top(row) - value <= area.bottom():
+                if row not in drawn:
+                    drawn.add(row)
+                    index = model.index(row, 0)
+                    option = self.row_option(row)
+                    if selection is not None and selection.isSelected(index):
+                        option.state |= QStyle.StateFlag.State_Selected
+                    if index == current and self.hasFocus():
+                        option.state |= QStyle.StateFlag.State_HasFocus
+                    delegate.paint(painter, option, index)
+                row += 1
         painter.end()

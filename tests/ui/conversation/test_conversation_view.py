@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 from PySide6.QtCore import QModelIndex, QSize, Qt
-from PySide6.QtGui import QColor, QPalette
+from PySide6.QtGui import QColor, QPainter, QPalette
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QStyleOptionViewItem
 from pytestqt.qtbot import QtBot
 
@@ -377,3 +377,34 @@ def test_on_a_wide_window_the_conversation_is_a_centred_column(qtbot: QtBot) -> 
     # At the view's own (narrow) width the column is the whole width, as before.
     narrow = view.copy_buttons(index)[MESSAGE]
     assert narrow.right() > view.viewport().width() - 60
+
+
+def test_a_row_made_current_far_from_the_last_redraws_two_rows_not_those_between(
+    qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items: list[Message | Notice] = [Message("user", (TextPart(f"Q{n}"),)) for n in range(40)]
+    view, model = stored_view(qtbot, items)
+    qtbot.waitUntil(lambda: view.measured_rows() > 0)
+    qtbot.waitUntil(view.at_bottom)
+    viewport = view.viewport().rect()
+    first = view.indexAt(viewport.topLeft()).row() + 1
+    last = view.indexAt(viewport.bottomLeft()).row() - 1
+    assert last - first >= 4  # rows between the two, in view
+    drawn: list[int] = []
+    delegate = _delegate(view)
+    real = delegate.paint
+
+    def drawing(painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        drawn.append(index.row())
+        real(painter, option, index)
+
+    monkeypatch.setattr(delegate, "paint", drawing)
+    view.setFocus()
+    view.setCurrentIndex(model.index(first, 0))
+    qtbot.waitUntil(lambda: first in drawn)
+    QApplication.processEvents()
+    drawn.clear()
+    view.setCurrentIndex(model.index(last, 0))
+    qtbot.waitUntil(lambda: last in drawn)
+    QApplication.processEvents()
+    assert sorted(set(drawn)) == [first, last]
