@@ -1,8 +1,9 @@
 """The welcome in the empty chat the first time, with no Qt: which local servers answered,
 and what to do next.
 
-First time means no config file and no conversations yet. Every state ends in
-something to do: write a message, pull a model, try again, or add a cloud provider.
+First time means no config file and no conversations yet (app/presenters/first_run.py).
+Every state ends in something to do: write a message, pull a model, try again, or add a
+cloud provider.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from dataclasses import dataclass
 from app.presenters.listing import ModelListing
 from routing.endpoints import endpoint_name
 
-WELCOME = "Welcome to Sightline"
 _NAMES = {"ollama": "Ollama", "lmstudio": "LM Studio", "llamacpp": "llama.cpp"}
 _PULL = {
     "ollama": "run `ollama pull llama3.2` (or `ollama pull qwen2.5vl:3b`, which sees pictures)",
@@ -53,11 +53,6 @@ class Welcome:
     def ready(self) -> bool:
         """Whether some model can answer right now."""
         return any(s.found and s.models for s in self.servers)
-
-
-def is_first_run(has_config_file: bool, has_conversations: bool) -> bool:
-    """No config file and no conversation yet: the person has just arrived."""
-    return not has_config_file and not has_conversations
 
 
 def welcome(listing: ModelListing) -> Welcome | None:

@@ -1,18 +1,23 @@
 """The welcome in the empty chat the first time: which local servers answered, and what next.
 
-First time means no config file and no conversations yet. `welcome`
-(app/presenters/welcome.py) puts the model listing into words; `FirstRunPanel`
+First time means no config file and no conversations yet (app/presenters/first_run.py).
+`welcome` (app/presenters/welcome.py) puts the model listing into words; `FirstRunPanel`
 shows them.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
-from app.presenters.welcome import WELCOME, Welcome
+from app.presenters.first_run import WELCOME
 from app.ui.area_panel import AreaPanel, code_html
 from app.ui.named import named_button
+
+if TYPE_CHECKING:  # what it says loads when a first start has something to say
+    from app.presenters.welcome import Welcome
 
 _READY, _NOT_READY = "#16a34a", "#8a94a0"  # a server with models; one without, or none
 

@@ -17,7 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout, QWidget
 
-from app.presenters.welcome import is_first_run, welcome
+from app.presenters.first_run import is_first_run
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
@@ -112,7 +112,11 @@ class WindowLayout:
         empty = w.conversation.rowCount() == 0
         # The first time (no config file, no chat yet) the empty chat says hello instead.
         first = empty and is_first_run(c.config.source is not None, c.chats.has_any())
-        greeting = welcome(c.listing) if first else None
+        greeting = None
+        if first:
+            from app.presenters.welcome import welcome  # its words: a first run's alone
+
+            greeting = welcome(c.listing)
         if greeting is not None:
             w.welcome.show_welcome(greeting)
         w.welcome.setVisible(greeting is not None)

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from app import config, paths
-from app.presenters.welcome import WELCOME
+from app.presenters.first_run import WELCOME
 from routing.models import ProviderConfig
 from tests.conftest import SightlineHome
 from tests.servers.loopback import closed_port

@@ -78,6 +78,7 @@ NEVER_BEFORE_PAINT = {
     "app.ui.conversation.notice_rows": "the kinds of row load with the first row",
     "app.ui.conversation.markdown": "Markdown loads with the first message shown",
     "app.ui.conversation.painting": "the painting helpers load with the first row drawn",
+    "app.presenters.welcome": "a first start's welcome words load when it has something to say",
     "app.ui.conversation.highlight": "Pygments loads with the first code block",
     "pygments": "Pygments loads with the first code block",
     "app.export": "export loads when the person exports",
