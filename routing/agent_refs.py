@@ -8,18 +8,7 @@ window's first paint without loading the turn.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from routing.refs import ref_halves
-
-
-@dataclass(frozen=True)
-class AgentOffer:
-    """What an agent offered when it last started: its models and its modes (values),
-    which the picker lists under it."""
-
-    models: tuple[str, ...] = ()
-    modes: tuple[str, ...] = ()
 
 
 def ref_parts(ref: str) -> tuple[str, str, str]:

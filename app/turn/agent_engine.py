@@ -35,7 +35,8 @@ from app.turn.limits import output_cut, turn_limit, worked_too_long
 from app.turn.sight_policy import SightPolicy
 from app.turn.tool_step import DenyAll, ToolStep
 from app.turn.turn_input import TurnInput
-from routing.agent_refs import AgentOffer, agent_ref
+from routing.agent_offers import AgentOffer
+from routing.agent_refs import agent_ref
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.router import RoutingPrefs

@@ -25,7 +25,7 @@ from app.turn.engine import agent_for
 from app.turn.events import TurnEvent
 from app.turn.tool_step import DenyAll, ToolStep
 from app.turn.turn_input import TurnInput
-from routing.agent_refs import AgentOffer
+from routing.agent_offers import AgentOffer
 from routing.catalogue import Catalogue
 from routing.models import ProviderConfig
 from routing.router import RoutingPrefs

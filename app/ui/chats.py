@@ -17,7 +17,6 @@ import logging
 import sqlite3
 import sys
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     import asyncio  # itself loaded after the window's first paint
 
     from app.ledger import Crossing
+    from app.presenters.deleted_chats import Deleted
     from app.store.search import SearchHit
     from routing.models import ProviderConfig
 
@@ -37,20 +37,6 @@ log = logging.getLogger(__name__)
 
 UNDO_MS = 10_000  # how long a deletion can be undone
 UNTITLED = "New chat"
-
-
-@dataclass(frozen=True)
-class Deleted:
-    """Conversations deleted and still waiting for their Undo to run out."""
-
-    titles: tuple[str, ...]
-
-    @property
-    def words(self) -> str:
-        """What the undo bar says."""
-        if len(self.titles) == 1:
-            return f"“{self.titles[0]}” deleted"
-        return f"{len(self.titles)} conversations deleted"
 
 
 class Chats(QObject):
@@ -238,7 +224,11 @@ class Chats(QObject):
     @property
     def deleted(self) -> Deleted | None:
         """What can be undone now, if anything."""
-        return Deleted(tuple(self._pending.values())) if self._pending else None
+        if not self._pending:
+            return None
+        from app.presenters.deleted_chats import Deleted  # with the first delete
+
+        return Deleted(tuple(self._pending.values()))
 
     def delete(self, conversation_id: str) -> None:
         """Hide a conversation as deleted; it goes for good once its Undo is over."""

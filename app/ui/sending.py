@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from app.turn.runner import TurnRunner
     from app.turn.turn_input import TurnInput
     from app.ui.controller import Controller
-    from routing.agent_refs import AgentOffer
+    from routing.agent_offers import AgentOffer
 
 log = logging.getLogger(__name__)
 

@@ -8,6 +8,7 @@ controller's to match, so the list only shows what it is given.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import (
     QEvent,
@@ -36,8 +37,10 @@ from app.store import ConversationSummary
 from app.ui.bars import UndoBar
 from app.ui.chat_list import ID_ROLE, ChatRows, ConversationListModel
 from app.ui.chat_list_view import ConversationList
-from app.ui.chats import Deleted
 from app.ui.edits import EscapeEdit
+
+if TYPE_CHECKING:
+    from app.presenters.deleted_chats import Deleted
 
 SEARCH_DELAY_MS = 150  # typing quickly searches once, after the last key
 

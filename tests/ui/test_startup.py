@@ -79,6 +79,8 @@ NEVER_BEFORE_PAINT = {
     "app.ui.conversation.markdown": "Markdown loads with the first message shown",
     "app.ui.conversation.painting": "the painting helpers load with the first row drawn",
     "app.presenters.welcome": "a first start's welcome words load when it has something to say",
+    "app.presenters.deleted_chats": "what the undo bar says loads with the first delete",
+    "routing.agent_offers": "what an agent offered loads with the first agent",
     "app.ui.conversation.highlight": "Pygments loads with the first code block",
     "pygments": "Pygments loads with the first code block",
     "app.export": "export loads when the person exports",

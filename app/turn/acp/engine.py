@@ -41,7 +41,7 @@ from app.turn.events import ItemAdded, TurnEnded, TurnEvent, UsageAdded
 from app.turn.sight_policy import SightPolicy
 from app.turn.tool_step import AllowAll, ToolStep
 from app.turn.turn_input import TurnInput
-from routing.agent_refs import AgentOffer
+from routing.agent_offers import AgentOffer
 from routing.catalogue import Catalogue
 from routing.describing.describer import Describer
 from routing.describing.framing import TURN_BUDGET

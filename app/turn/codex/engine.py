@@ -48,7 +48,8 @@ from app.turn.events import ItemAdded, TurnEvent, UsageAdded
 from app.turn.sight_policy import AgentSight, SightPolicy, agent_sight
 from app.turn.tool_step import ToolStep
 from app.turn.turn_input import TurnInput
-from routing.agent_refs import AgentOffer, ref_parts
+from routing.agent_offers import AgentOffer
+from routing.agent_refs import ref_parts
 from routing.catalogue import Catalogue
 from routing.documents import flatten_pages, pdfs_for_model
 from routing.models import ModelInfo, ProviderConfig

@@ -25,11 +25,12 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QComboBox, QSizePolicy, QStyledItemDelegate, QWidget
 
 from app.ui.icons import BADGE, BADGE_GAP, badge_image, badges_icon
-from routing.agent_refs import AgentOffer, agent_ref, ref_parts
+from routing.agent_refs import agent_ref, ref_parts
 
 if TYPE_CHECKING:  # models come after the first paint, and routing.models with them
     from PySide6.QtWidgets import QStyleOptionViewItem  # Qt hands it over with a row
 
+    from routing.agent_offers import AgentOffer
     from routing.models import ModelInfo
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -230,8 +231,8 @@ class ModelPicker(QComboBox):
         for agent_id, runs_here in self._agents:
             self._items.appendRow(_agent_item(agent_id, agent_id, runs_here))
             mine = agent_id == wanted_agent
-            offer = self._offers.get(agent_id, AgentOffer())
-            models, modes = offer.models, offer.modes
+            offer = self._offers.get(agent_id)  # none until the agent has run
+            models, modes = (offer.models, offer.modes) if offer else ((), ())
             model = wanted_model if mine else ""
             mode = wanted_mode if mine else ""
             shown = {agent_id}
