@@ -5,8 +5,10 @@ A real session (the window, its controller) on the app's own qasync loop over a 
 KEPT_CHATS chats (benchmarks/bench_startup.py's `keep_chats`), then one of SMALL. Each
 round renames a chat from the middle of the list (it moves to the top), then deletes
 another and takes the delete back with Undo; each is timed from the call the sidebar
-makes (`Chats.rename`, `Controller.delete_conversation`, `Chats.undo`) to its return,
-when the list shows the change (the list is told synchronously, through `Chats.changed`).
+makes (`Chats.rename`, `Controller.delete_conversation`, `Chats.undo`) until the list
+shows the change: a rename and an Undo tell it (`Chats.changed`) before they return, and
+are timed to their return; a delete tells it from the chore the call starts on the loop,
+and is timed to that signal.
 Undo opens the chat it brings back, and the list scrolls to it: from the second round
 the list is scrolled down, so a change is laid out again in one pass there and then,
 keeping the place (app/ui/chat_list_view.py). The two sessions run one after the other,
@@ -38,6 +40,12 @@ async def _changes(session: Any) -> tuple[list[float], list[float], list[float]]
     renames: list[float] = []
     deletes: list[float] = []
     undos: list[float] = []
+    shown: list[float] = []  # when the list was told of a change
+
+    def note(*_change: object) -> None:
+        shown.append(time.perf_counter())
+
+    chats.changed.connect(note)
     for round_ in range(ROUNDS + 1):
         listed = controller.store.conversations.list()
         middle = listed[len(listed) // 2].id
@@ -46,9 +54,12 @@ async def _changes(session: Any) -> tuple[list[float], list[float], list[float]]
         renamed = time.perf_counter() - started
         await asyncio.sleep(0.05)  # the list lays out its rows between events
         other = listed[len(listed) // 2 + 1].id
+        shown.clear()
         started = time.perf_counter()
-        await controller._delete(other)  # what `delete_conversation` runs as a chore
-        deleted = time.perf_counter() - started
+        controller.delete_conversation(other)  # as the sidebar asks: a chore on the loop
+        while not shown:
+            await asyncio.sleep(0)
+        deleted = shown[0] - started
         await asyncio.sleep(0.05)
         started = time.perf_counter()
         chats.undo()
@@ -58,6 +69,7 @@ async def _changes(session: Any) -> tuple[list[float], list[float], list[float]]
             renames.append(renamed)
             deletes.append(deleted)
             undos.append(undone)
+    chats.changed.disconnect(note)
     return renames, deletes, undos
 
 
