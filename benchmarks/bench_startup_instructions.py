@@ -13,7 +13,7 @@ store, widgets, and the modules they import as they are made); the paint.
 
 Both counts also say how much of them PySide6 spent building enums: shiboken makes a
 class's enums, as Python `enum` classes member by member, the first time Python uses the
-class, and all ~90 of Qt's own namespace (`Qt`) at once with its first flag. A real
+class, and the ~90 enums of Qt's own namespace (`Qt`) all at once with its first flag. A real
 window uses many classes the bare one never touches; the row says the ratio of the rest.
 
 Valgrind runs a process about 50 times slower, long enough for Sightline's collector
