@@ -8,7 +8,9 @@ from typing import Protocol
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QWidget
+
+from app.ui.named import named_button
 
 EDITING = (
     "Editing your message: Send starts the chat again from here. "
@@ -47,9 +49,7 @@ class NoteBar(QFrame):
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self.label.setWordWrap(True)
         text, button_name, tip = button
-        self.button = QPushButton(text, self)
-        self.button.setAccessibleName(button_name)
-        self.button.setToolTip(tip)
+        self.button = named_button(text, button_name, tip, self)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(*margins)
         layout.addWidget(self.label, 1)

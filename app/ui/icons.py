@@ -1,18 +1,29 @@
-"""Sightline's icons: the app icon and the small badges, tinted to the palette."""
+"""Sightline's icons: the app icon and the small badges, tinted to the palette.
+
+`QIcon` and `QImage` are imported where they are made, not with the module: the
+model picker loads it for the badges' sizes before a start's first paint, and
+PySide6 builds a class's enums (`QIcon`'s 157 theme names) at its first import.
+"""
 
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QIcon, QImage, QPainter, QPainterPath, QPen, QPixmap
+from PySide6.QtGui import QColor, QPainter, QPen, QPixmap
 
 import resources
 from resources import Badge
 
+if TYPE_CHECKING:
+    from PySide6.QtGui import QIcon, QImage
+
 
 def app_icon() -> QIcon:
     """The window icon, given after the first paint (a PNG: no SVG plugin loads for it)."""
+    from PySide6.QtGui import QIcon
+
     pixmap = QPixmap()
     pixmap.loadFromData(resources.read_bytes(resources.APP_ICON), "PNG")
     return QIcon(pixmap)
@@ -31,6 +42,8 @@ def badge_image(name: Badge, color: QColor, size: int, ratio: float = 1.0) -> QI
 def _canvas(size: int, ratio: float) -> tuple[QImage, QPainter]:
     """A clear square image of `size` logical pixels at `ratio`, in device pixels (the
     caller sets its pixel ratio once drawn), and an antialiased painter on it."""
+    from PySide6.QtGui import QImage
+
     pixels = max(1, round(size * ratio))
     image = QImage(pixels, pixels, QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(Qt.GlobalColor.transparent)
@@ -48,36 +61,6 @@ def _badge_image(name: Badge, color: str, size: int, ratio: float) -> QImage:
     image, painter = _canvas(size, ratio)
     painter.setOpacity(QColor(color).alphaF())
     renderer.render(painter, QRectF(image.rect()))
-    painter.end()
-    image.setDevicePixelRatio(ratio)
-    return image
-
-
-def paper_clip_image(color: QColor, size: int, ratio: float = 1.0) -> QImage:
-    """The composer's attach mark, a paper clip in `color`, `size` logical pixels square.
-
-    Drawn with QPainter, not from an SVG like the badges: it is in the first frame,
-    and QtSvg (its library and a parse, about 3 ms) would load before that paint.
-    The strokes are those of tests/ui/paper_clip.svg, on the same 24-unit grid.
-    """
-    clip = QPainterPath(QPointF(10, 8))  # inner wire, down
-    clip.lineTo(10, 15.5)
-    clip.arcTo(QRectF(10, 13.5, 4, 4), 180, 180)  # inner bend, below
-    clip.lineTo(14, 5.5)
-    clip.arcTo(QRectF(7, 2, 7, 7), 0, 180)  # top bend
-    clip.lineTo(7, 17)
-    clip.arcTo(QRectF(7, 12, 10, 10), 180, 180)  # outer bend, below
-    clip.lineTo(17, 9)
-    image, painter = _canvas(size, ratio)
-    painter.scale(image.width() / 24, image.width() / 24)
-    painter.translate(12, 12)
-    painter.rotate(40)  # drawn upright, shown tilted
-    painter.translate(-12, -12)
-    pen = QPen(color, 1.9)
-    pen.setCapStyle(Qt.PenCapStyle.RoundCap)
-    pen.setJoinStyle(Qt.PenJoinStyle.RoundJoin)
-    painter.setPen(pen)
-    painter.drawPath(clip)
     painter.end()
     image.setDevicePixelRatio(ratio)
     return image
@@ -105,6 +88,8 @@ def struck_badge_image(name: Badge, color: QColor, size: int, ratio: float = 1.0
 
 def icon_of(image: QImage) -> QIcon:
     """An icon showing one image (already at its device pixel ratio)."""
+    from PySide6.QtGui import QIcon
+
     return QIcon(QPixmap.fromImage(image))
 
 
@@ -118,6 +103,8 @@ def badges_icon(sees: bool | None, tools: bool, color: QColor) -> QIcon:
     Unknown sight is a faint eye (the tooltip says "sight unknown"); a model with
     no badge gets a null icon.
     """
+    from PySide6.QtGui import QIcon
+
     images: list[tuple[Badge, QColor]] = []
     if sees is not False:
         eye = QColor(color)

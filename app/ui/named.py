@@ -11,7 +11,10 @@ def named_button(
 ) -> QPushButton:
     """A push button with its accessible name and tooltip ("" for none). `never_default`:
     Enter pressed elsewhere in its window never presses it."""
-    button = QPushButton(text, parent)
+    # Not QPushButton(text, parent): PySide6 weighs that against (QIcon, text) and builds
+    # QIcon's 157-name enum to do so, before the first paint.
+    button = QPushButton(parent)
+    button.setText(text)
     button.setAccessibleName(name)
     if tip:
         button.setToolTip(tip)

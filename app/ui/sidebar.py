@@ -27,7 +27,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QLabel,
     QMenu,
-    QPushButton,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -38,6 +37,7 @@ from app.ui.bars import UndoBar
 from app.ui.chat_list import ID_ROLE, ChatRows, ConversationListModel
 from app.ui.chat_list_view import ConversationList
 from app.ui.edits import EscapeEdit
+from app.ui.named import named_button
 
 if TYPE_CHECKING:
     from app.presenters.deleted_chats import Deleted
@@ -59,9 +59,7 @@ class Sidebar(QWidget):
         """An empty sidebar."""
         super().__init__(parent)
         self.setAccessibleName("Conversations")
-        self.new_button = QPushButton("New chat", self)
-        self.new_button.setAccessibleName("New chat")
-        self.new_button.setToolTip("Start a new chat (Ctrl+N)")
+        self.new_button = named_button("New chat", "New chat", "Start a new chat (Ctrl+N)", self)
         self.search = EscapeEdit(self, only_with_text=True)
         self.search.setAccessibleName("Search conversations")
         self.search.setAccessibleDescription("Finds words in titles and in what was said")

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Protocol, TypedDict, TypeVar
 
 from PySide6.QtCore import QMimeData, QPoint, QPointF, QSize, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -235,3 +235,13 @@ def run_python(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[s
     return subprocess.run(
         [sys.executable, *args], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60
     )
+
+
+def inked(image: QImage) -> set[tuple[int, int]]:
+    """The pixels of a drawing at least half covered."""
+    return {
+        (x, y)
+        for y in range(image.height())
+        for x in range(image.width())
+        if image.pixelColor(x, y).alpha() >= 128
+    }

@@ -152,6 +152,9 @@ QT_NEVER_BEFORE_PAINT = {
     # Built with the first row drawn, or the first theme applied (app/ui/settings/appearance.py).
     "QStyle": "a first start draws no row and keeps the platform's look",
     "QStyleOptionViewItem": "a first start draws no row; the model list is measured as it opens",
+    # QIcon's theme names are 157 enum members (about 10 M instructions to build).
+    "QIcon": "the paper clip is painted by its button; badges come with the first model",
+    "QImage": "pictures and badges are drawn with the first one shown",
     # Handing Python a widget Qt made (a scroll area's own viewport) builds every
     # QWidget class to tell which it is: app/ui/viewport.py gives views their own.
     "QCalendarWidget": "no view hands Python a viewport Qt made",

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QPixmap, QResizeEvent
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QResizeEvent
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
@@ -79,6 +79,7 @@ def _image_bytes(mime: QMimeData) -> Callable[[], bytes]:
         if data:
             return lambda: bytes(data)  # the very bytes copied, not a re-encoding
     from PySide6.QtCore import QBuffer, QIODevice  # with the first pasted picture
+    from PySide6.QtGui import QImage, QPixmap
 
     value = mime.imageData()
     image = value.toImage() if isinstance(value, QPixmap) else QImage(value)

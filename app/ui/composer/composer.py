@@ -11,19 +11,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QEvent, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QDropEvent, QKeyEvent, QPalette
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QPlainTextEdit,
-    QPushButton,
-    QSizePolicy,
-    QToolButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QDropEvent, QKeyEvent
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QSizePolicy, QVBoxLayout, QWidget
 
+from app.ui.composer.attach_button import AttachButton
 from app.ui.composer.attachments import (
     AttachmentDrops,
     AttachmentStrip,
@@ -32,7 +24,7 @@ from app.ui.composer.attachments import (
     offer_from_mime,
 )
 from app.ui.edits import leaves_undo_to_window
-from app.ui.icons import icon_of, paper_clip_image
+from app.ui.named import named_button
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QMimeData
@@ -41,7 +33,6 @@ if TYPE_CHECKING:
     from app.presenters.pending import Attachments, SightNote
 
 _MIN_LINES, _MAX_LINES = 2, 8
-_ICON = QSize(20, 20)
 
 
 def _patterns(suffixes: tuple[str, ...]) -> str:
@@ -135,15 +126,11 @@ class Composer(QWidget):
         self.edit.setPlaceholderText("Message — Enter sends, Shift+Enter for a new line")
         self.edit.setTabChangesFocus(True)
         self.edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.button = QPushButton("Send", self)
-        self.button.setAccessibleName("Send")
-        self.button.setDefault(False)
-        self.button.setAutoDefault(False)
+        self.button = named_button("Send", "Send", "", self, never_default=True)
         self.button.setMinimumWidth(84)
-        self.attach_button = QToolButton(self)
+        self.attach_button = AttachButton(self)
         self.attach_button.setAccessibleName(ATTACH_WORDS)
         self.attach_button.setToolTip(f"{ATTACH_WORDS} — or drop them here, or paste (Ctrl+V)")
-        self.attach_button.setAutoRaise(True)
         # How full the picked model's window is for the next turn (ui/composer/context_meter.py).
         self.meter = QLabel(self)
         self.meter.setAccessibleName("Context")
@@ -178,7 +165,6 @@ class Composer(QWidget):
         self.strip.describe_requested.connect(self.describe_requested)
         self.problems.dismissed.connect(self.problems_dismissed)
         self.attach_button.clicked.connect(self.choose_files)
-        self._tint_attach_icon()
 
         self.edit.submitted.connect(self._submit)
         self.button.clicked.connect(self._clicked)
@@ -259,16 +245,3 @@ class Composer(QWidget):
         margins = self.edit.contentsMargins()
         frame = int(self.edit.document().documentMargin() * 2) + margins.top() + margins.bottom()
         self.edit.setFixedHeight(lines * metrics.lineSpacing() + frame + 4)
-
-    def changeEvent(self, event: QEvent) -> None:
-        """Redraw the paper clip in the new colours when the palette changes."""
-        super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
-            self._tint_attach_icon()
-
-    def _tint_attach_icon(self) -> None:
-        color = QColor(self.palette().color(QPalette.ColorRole.ButtonText))
-        self.attach_button.setIcon(
-            icon_of(paper_clip_image(color, _ICON.width(), self.devicePixelRatioF()))
-        )
-        self.attach_button.setIconSize(_ICON)

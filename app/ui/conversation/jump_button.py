@@ -14,7 +14,8 @@ class JumpButton(QPushButton):
 
     def __init__(self, view: LazyListView) -> None:
         """A hidden button on the view's viewport."""
-        super().__init__("Jump to latest ↓", view.viewport())
+        super().__init__(view.viewport())  # its words apart: see app/ui/named.py
+        self.setText("Jump to latest ↓")
         self._view = view
         self.setAccessibleName("Jump to latest")
         self.setToolTip("Show the newest message (Ctrl+End)")

@@ -13,15 +13,7 @@ from enum import IntEnum
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, QPoint, QSize, Qt, Signal
-from PySide6.QtGui import (
-    QColor,
-    QFont,
-    QIcon,
-    QPainter,
-    QPalette,
-    QStandardItem,
-    QStandardItemModel,
-)
+from PySide6.QtGui import QColor, QFont, QPainter, QPalette, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QSizePolicy, QStyledItemDelegate, QWidget
 
 from app.ui.icons import BADGE, BADGE_GAP, badge_image, badges_icon
@@ -303,6 +295,7 @@ class _PickerDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: _Index) -> None:
         """A header, or a model's name with its badges."""
+        from PySide6.QtGui import QIcon
         from PySide6.QtWidgets import QStyle, QStyleOptionViewItem  # with the first row drawn
 
         if index.data(PickerRole.HEADER) is True:
@@ -377,9 +370,11 @@ def _agent_item(label: str, ref: str, local: bool) -> QStandardItem:
 
 
 def _badge_count(item: QStandardItem) -> int:
-    if item.data(PickerRole.HEADER) is True or not item.data(PickerRole.REF):
+    # Read from the roles, not the icon: reading an item's icon builds QIcon's enums, and
+    # the closed box is sized before the first paint.
+    if item.data(PickerRole.HEADER) is True or item.data(PickerRole.REF) in ("", AUTO, MANAGE):
         return 0
-    if item.icon().isNull():
+    if item.data(PickerRole.AGENT) is True:
         return 0
     sees, tools = item.data(PickerRole.SEES), item.data(PickerRole.TOOLS)
     return int(sees is True or sees == UNKNOWN) + int(tools is True)
