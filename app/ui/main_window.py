@@ -69,7 +69,7 @@ class MainWindow(QMainWindow):
         application = QApplication.instance()
         assert isinstance(application, QApplication)
         # It follows the platform's contrast setting from now on, while the window lives.
-        self.appearance = Appearance(application, controller.store.path.parent, self)
+        self.appearance = Appearance(application, self.state, self)
         self.appearance.restore()
 
         self.sidebar = Sidebar(self)

@@ -282,7 +282,10 @@ def _high_contrast(
 def problem_color(palette: QPalette) -> QColor:
     """The colour of words saying something went wrong, on this palette's window: the
     theme's danger accent (deep on light grounds, light on dark ones)."""
-    return QColor(theme_for(palette).accents["danger"])
+    danger = theme_for(palette).accents["danger"]
+    # A copy the caller may change. Not QColor(danger): PySide6 tries QByteArray for that
+    # first, building its enums before the first paint.
+    return danger.toRgb()
 
 
 _PROBLEM = "sightline_problem"  # the property marking a widget whose words show a problem

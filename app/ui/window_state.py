@@ -4,7 +4,12 @@ the text size.
 Kept with QSettings in an INI file in the data folder (`window.ini`), not in the
 platform's settings store: the last open chat is an id in that folder's database,
 so the two belong together (another `SIGHTLINE_DATA_DIR` has its own), and a
-test's temporary data folder keeps its window state to itself.
+test's temporary data folder keeps its window state to itself. The theme chosen in
+Settings ▸ Appearance is kept here too (`value`, `keep`).
+
+A first start has no file, and reads nothing: QSettings (and QByteArray) are
+imported once there is one to read or write, as PySide6 builds a class's enums at
+its first import, before the window's first paint.
 """
 
 from __future__ import annotations
@@ -12,11 +17,13 @@ from __future__ import annotations
 import contextlib
 from dataclasses import dataclass
 from pathlib import Path
-
-from PySide6.QtCore import QByteArray, QSettings
-from PySide6.QtWidgets import QMainWindow, QSplitter
+from typing import TYPE_CHECKING
 
 from app.private_files import create_private_file
+
+if TYPE_CHECKING:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QMainWindow, QSplitter
 
 FILE_NAME = "window.ini"
 
@@ -39,13 +46,30 @@ class WindowState:
         self.path = data_dir / FILE_NAME
 
     def _settings(self) -> QSettings:
+        from PySide6.QtCore import QSettings
+
         return QSettings(str(self.path), QSettings.Format.IniFormat)
+
+    def _to_write(self) -> QSettings:
+        with contextlib.suppress(OSError):  # made 0600 first: QSettings keeps a file's mode
+            create_private_file(self.path)
+        return self._settings()
+
+    def value(self, key: str, default: str) -> str:
+        """What is kept under `key` (as text: an INI file keeps no types), or `default`."""
+        if not self.path.exists():
+            return default
+        return str(self._settings().value(key, default))
+
+    def keep(self, key: str, value: str) -> None:
+        """Keep `value` under `key` now."""
+        settings = self._to_write()
+        settings.setValue(key, value)
+        settings.sync()
 
     def save(self, window: QMainWindow, splitter: QSplitter, remembered: Remembered) -> None:
         """Remember the window's geometry, the splitter's sizes and the rest."""
-        with contextlib.suppress(OSError):  # made 0600 first: QSettings keeps a file's mode
-            create_private_file(self.path)
-        settings = self._settings()
+        settings = self._to_write()
         settings.setValue("window/geometry", window.saveGeometry())
         settings.setValue("window/splitter", splitter.saveState())
         settings.setValue("window/ledger_open", remembered.ledger_open)
@@ -57,21 +81,21 @@ class WindowState:
     def zoom(self) -> float:
         """The text size of the last run (View ▸ Zoom), 1.0 when none or unreadable."""
         try:
-            factor = float(str(self._settings().value("view/zoom", 1.0)))
+            factor = float(self.value("view/zoom", "1.0"))
         except ValueError:
             return 1.0
         return factor if 0.5 <= factor <= 3.0 else 1.0
 
     def save_zoom(self, factor: float) -> None:
         """Remember the text size now: it is kept even if the window never closes."""
-        with contextlib.suppress(OSError):
-            create_private_file(self.path)
-        settings = self._settings()
-        settings.setValue("view/zoom", round(factor, 3))
-        settings.sync()
+        self.keep("view/zoom", str(round(factor, 3)))
 
     def restore(self, window: QMainWindow, splitter: QSplitter) -> Remembered:
         """Put the window and splitter back as they were, and say what else was remembered."""
+        if not self.path.exists():
+            return Remembered()  # a first start
+        from PySide6.QtCore import QByteArray
+
         settings = self._settings()
         geometry = settings.value("window/geometry")
         if isinstance(geometry, QByteArray) and not geometry.isEmpty():

@@ -155,6 +155,8 @@ QT_NEVER_BEFORE_PAINT = {
     # QIcon's theme names are 157 enum members (about 10 M instructions to build).
     "QIcon": "the paper clip is painted by its button; badges come with the first model",
     "QImage": "pictures and badges are drawn with the first one shown",
+    "QSettings": "a first start has no window.ini to read",
+    "QByteArray": "a first start has no window.ini to read",
     # Handing Python a widget Qt made (a scroll area's own viewport) builds every
     # QWidget class to tell which it is: app/ui/viewport.py gives views their own.
     "QCalendarWidget": "no view hands Python a viewport Qt made",

@@ -1,30 +1,31 @@
 """How the window looks: the System, Light, Dark or High contrast theme, applied at once
 and remembered.
 
-The choice is kept with the window's state (window.ini in the data folder), as it
-belongs to this window on this computer. Light and Dark use Qt's Fusion style with a
-palette of their own, so they look the same everywhere; System gives the platform's
-style and palette back, unless the platform asks for high contrast (Qt 6.10+'s
-accessibility hints, followed while running). High contrast is pure black and white
-(dark or light as the platform's own palette is), with a style sheet that draws every
-field's and button's edge and a thick frame where the keyboard is. The conversation's
+The choice is kept with the window's state (window.ini in the data folder,
+app/ui/window_state.py), as it belongs to this window on this computer. Light and
+Dark use Qt's Fusion style with a palette of their own, so they look the same
+everywhere; System gives the platform's style and palette back, unless the platform
+asks for high contrast (Qt 6.10+'s accessibility hints, followed while running). High
+contrast is pure black and white (dark or light as the platform's own palette is),
+with a style sheet that draws every field's and button's edge and a thick frame where
+the keyboard is. The conversation's
 colours follow whatever palette is in use (app/ui/theme.py), so every row repaints in
 the new theme.
 """
 
 from __future__ import annotations
 
-import contextlib
 from enum import StrEnum
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QSettings, Qt, Signal
+from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QColor, QGuiApplication, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-from app.private_files import create_private_file
 from app.ui.theme import is_dark
-from app.ui.window_state import FILE_NAME
+
+if TYPE_CHECKING:
+    from app.ui.window_state import WindowState
 
 _KEY = "appearance/theme"
 _SYSTEM: dict[QApplication, tuple[str, QPalette]] = {}  # the platform's style and palette
@@ -53,11 +54,13 @@ class Appearance(QObject):
 
     changed = Signal(str)  # the ThemeChoice just applied (from Settings, the menu or the system)
 
-    def __init__(self, app: QApplication, data_dir: Path, parent: QObject | None = None) -> None:
-        """Applies themes to `app`, keeping the choice in `data_dir`."""
+    def __init__(
+        self, app: QApplication, state: WindowState, parent: QObject | None = None
+    ) -> None:
+        """Applies themes to `app`, keeping the choice with the window's `state`."""
         super().__init__(parent)
         self._app = app
-        self._path = data_dir / FILE_NAME
+        self._state = state
         self.choice = ThemeChoice.SYSTEM
         self.platform_contrast = platform_contrast()
         hints = QGuiApplication.styleHints()
@@ -108,9 +111,8 @@ class Appearance(QObject):
 
     def remembered(self) -> ThemeChoice:
         """The choice kept from the last run (System when none, or unreadable)."""
-        value = QSettings(str(self._path), QSettings.Format.IniFormat).value(_KEY, "system")
         try:
-            return ThemeChoice(str(value))
+            return ThemeChoice(self._state.value(_KEY, ThemeChoice.SYSTEM.value))
         except ValueError:
             return ThemeChoice.SYSTEM
 
@@ -145,11 +147,7 @@ class Appearance(QObject):
                 app.setStyleSheet(dark_style_sheet(app.palette()))
         _restyle_own_sheets(app)
         if remember:
-            with contextlib.suppress(OSError):  # 0600 before QSettings writes to it
-                create_private_file(self._path)
-            settings = QSettings(str(self._path), QSettings.Format.IniFormat)
-            settings.setValue(_KEY, choice.value)
-            settings.sync()
+            self._state.keep(_KEY, choice.value)
         self.changed.emit(choice.value)
 
 
