@@ -19,7 +19,6 @@ import builtins
 import sqlite3
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from app.store.connection import Connection, StoreError, shown_id
@@ -125,8 +124,8 @@ def with_versions(
     for stored in items:
         siblings = versions.get(stored.parent_id, ())
         # A copy only where there are versions to name: most items have none, and a
-        # dataclass copy of each would cost a long chat most of its opening time.
-        shown.append(replace(stored, versions=tuple(siblings)) if len(siblings) > 1 else stored)
+        # copy of each would cost a long chat most of its opening time.
+        shown.append(stored._replace(versions=tuple(siblings)) if len(siblings) > 1 else stored)
     return shown
 
 

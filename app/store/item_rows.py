@@ -136,7 +136,7 @@ def _with_chunks(db: sqlite3.Connection, stored: StoredItem) -> StoredItem:
         return stored
     text = item.text + words
     parts = (TextPart(text), *(p for p in item.parts if not isinstance(p, TextPart)))
-    return replace(stored, item=replace(item, parts=parts))
+    return stored._replace(item=replace(item, parts=parts))
 
 
 def stats_from(column: str | None) -> AnswerStats | None:

@@ -11,7 +11,6 @@ the window's Stop.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -139,7 +138,7 @@ class ConversationListModel(QStringListModel):
         summary = self._rows[index.row()]
         if not title or title == summary.title:
             return False
-        self._rows[index.row()] = replace(summary, title=title)
+        self._rows[index.row()] = summary._replace(title=title)
         self.dataChanged.emit(index, index)
         self.rename_requested.emit(summary.id, title)
         return True

@@ -4,8 +4,6 @@ where it goes (a rename is a use: the top)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QListView
 from pytestqt.qtbot import QtBot
@@ -52,7 +50,7 @@ def test_the_place_scrolled_to_stays_while_other_chats_are_used(qtbot: QtBot) ->
     sidebar.set_conversations(now, "c130")
     _settle()
     assert _top(sidebar) == "c120"
-    answered = [replace(now[0], updated_at=2.0), *now[1:]]  # the top one used again
+    answered = [now[0]._replace(updated_at=2.0), *now[1:]]  # the top one used again
     sidebar.set_conversations(answered, "c130")
     _settle()
     assert _top(sidebar) == "c120"
@@ -63,7 +61,7 @@ def test_a_chat_renamed_in_the_list_is_shown_at_the_top(qtbot: QtBot) -> None:
     sidebar, listed = _sidebar(qtbot)
 
     def rename(chat: str, title: str) -> None:  # as the window's chats do: a use
-        titled = [replace(s, title=title) if s.id == chat else s for s in listed]
+        titled = [s._replace(title=title) if s.id == chat else s for s in listed]
         sidebar.set_conversations(_used(titled, chat), chat)
 
     sidebar.rename_requested.connect(rename)

@@ -9,7 +9,6 @@ frames, because each one makes the delegate lay the row's Markdown out again.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from enum import IntEnum
 from typing import TYPE_CHECKING, Any
 
@@ -160,7 +159,7 @@ class ConversationModel(QAbstractListModel):
         """Show the page above the first row; none ends the conversation there."""
         if not items:  # what the first row follows is gone (deleted): nothing is above
             if self._rows:
-                self._rows[0].stored = replace(self._rows[0].stored, parent_id=None)
+                self._rows[0].stored = self._rows[0].stored._replace(parent_id=None)
             return
         # Pages begin where turns do: their calls, results and plans are their own.
         later_calls, self._calls = self._calls, {}
