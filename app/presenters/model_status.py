@@ -3,7 +3,7 @@ happened, and what to do about it, from the model listing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from app.presenters.listing import ModelListing
 from routing.endpoints import endpoint_name
@@ -12,9 +12,10 @@ LOOKING = "Looking for models…"
 NOTHING_READY = "No model is ready"
 
 
-@dataclass(frozen=True)
-class Explanation:
-    """The words of the panel: a title, what was tried, and what to do."""
+class Explanation(NamedTuple):
+    """The words of the panel: a title, what was tried, and what to do (a named tuple: a
+    start makes one before its first paint, and a dataclass compiles its methods as it is
+    defined)."""
 
     title: str
     tried: tuple[tuple[str, str], ...] = ()  # (where, what happened) per provider

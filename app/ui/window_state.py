@@ -15,9 +15,8 @@ its first import, before the window's first paint.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from app.private_files import create_private_file
 
@@ -28,9 +27,9 @@ if TYPE_CHECKING:
 FILE_NAME = "window.ini"
 
 
-@dataclass(frozen=True)
-class Remembered:
-    """The parts of the last run that aren't Qt geometry."""
+class Remembered(NamedTuple):
+    """The parts of the last run that aren't Qt geometry (a named tuple: a start makes one
+    before its first paint, and a dataclass compiles its methods as it is defined)."""
 
     last_chat: str = ""  # the conversation open at the end ("" for a new chat)
     ledger_open: bool = False
