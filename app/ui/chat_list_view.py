@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QKeySequence, QPaintEvent
+from PySide6.QtGui import QKeyEvent, QPaintEvent
 from PySide6.QtWidgets import QAbstractItemView, QListView, QWidget
 
 from app.ui.chat_list import ID_ROLE
@@ -132,6 +132,8 @@ class ConversationList(QListView):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """The Delete key asks to delete the current conversation; arrows browse."""
+        from PySide6.QtGui import QKeySequence  # with the first key pressed (see menu_bar.py)
+
         if event.matches(QKeySequence.StandardKey.Delete) or event.key() == Qt.Key.Key_Delete:
             # Checked first: reading an invalid index's data gives None, which
             # PySide6 6.12 miscounts (see conversation_model.Role).

@@ -4,15 +4,7 @@ when a text box leaves Ctrl+Z to the window."""
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, Qt, Signal
-from PySide6.QtGui import (
-    QFocusEvent,
-    QKeyEvent,
-    QKeySequence,
-    QMouseEvent,
-    QPainter,
-    QPaintEvent,
-    QPalette,
-)
+from PySide6.QtGui import QFocusEvent, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QLineEdit, QWidget
 
 
@@ -21,12 +13,11 @@ def leaves_undo_to_window(event: QEvent, can_undo: bool) -> bool:
     to undo. A text box claims the key before any shortcut, so a person who deleted a chat
     and pressed Ctrl+Z in the empty composer (where a delete leaves the keyboard) got
     nothing back; with words to undo, Ctrl+Z stays the text's."""
-    return (
-        event.type() == QEvent.Type.ShortcutOverride
-        and isinstance(event, QKeyEvent)
-        and event.matches(QKeySequence.StandardKey.Undo)
-        and not can_undo
-    )
+    if event.type() != QEvent.Type.ShortcutOverride or not isinstance(event, QKeyEvent):
+        return False
+    from PySide6.QtGui import QKeySequence  # with the first key pressed (see menu_bar.py)
+
+    return event.matches(QKeySequence.StandardKey.Undo) and not can_undo
 
 
 class EscapeEdit(QLineEdit):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent, QKeySequence, QResizeEvent, QShortcut
+from PySide6.QtGui import QCloseEvent, QResizeEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QWidget
 
 from app.ui.announcer import Announcer
@@ -99,9 +99,8 @@ class MainWindow(QMainWindow):
         self.chat_actions = ChatActions(self)  # before `_connect`: Ctrl+Z asks it first
         self.pictures = PictureActions(self)  # opened, and described
         self.local_models = LocalModels(self)
-        self.menus = MenuBar(self)
+        self.menus = MenuBar(self)  # its entries and the shortcuts come after the first paint
         self._connect()
-        self._shortcuts()
         self.arrangement.arrange()
         # The status bar's room is kept from the start: a message appearing in it later
         # must not move the composer (a click aimed at it would miss).
@@ -173,6 +172,8 @@ class MainWindow(QMainWindow):
         self._ledger_timer.timeout.connect(self._refresh_ledger)
 
     def _shortcuts(self) -> None:
+        from PySide6.QtGui import QKeySequence, QShortcut
+
         c = self.controller
         keys = (
             # New chat, Settings, Find, Export, the ledger and zoom are the menu bar's.
@@ -348,9 +349,16 @@ class MainWindow(QMainWindow):
         handled = super().event(event)
         if not self._painted and event.type() == QEvent.Type.Paint:
             self._painted = True
-            # Emitted once the whole first frame (children too) is drawn and flushed.
-            QTimer.singleShot(0, self.first_painted.emit)
+            # Once the whole first frame (children too) is drawn and flushed.
+            QTimer.singleShot(0, self._first_frame_shown)
         return handled
+
+    def _first_frame_shown(self) -> None:
+        """Say the first frame is shown (the time is noted then), then add what it didn't
+        show: the menus' entries and the shortcuts, before any key reaches the window."""
+        self.first_painted.emit()
+        self.menus.fill()
+        self._shortcuts()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """The panels give way in a small window, so the conversation keeps its room."""

@@ -3,6 +3,11 @@
 Each entry calls what the window already does (a button, a shortcut), so the menu
 is one more way in, never a second implementation. Shortcuts live on these actions
 only: the same key bound twice would make Qt run neither.
+
+The bar and its four menus are in the first frame; their entries, and the shortcuts
+with them, are added just after it (`fill`, from the window's first paint): none is
+seen before a menu opens or a key is pressed, and making them builds PySide6's
+`QKeySequence` and `QAction` classes (their enums: about 8 M instructions).
 """
 
 from __future__ import annotations
@@ -11,12 +16,13 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QEvent, Qt
-from PySide6.QtGui import QAction, QFont, QKeySequence
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QApplication, QMenu, QToolButton, QWidget
 
 from app.ui.settings.appearance import ThemeChoice
 
 if TYPE_CHECKING:
+    from PySide6.QtGui import QAction, QKeySequence
     from PySide6.QtWidgets import QMessageBox
 
     from app.ui.main_window import MainWindow
@@ -39,7 +45,7 @@ class MenuBar:
     """Builds the window's menus and keeps their actions (tests and the window use them)."""
 
     def __init__(self, window: MainWindow) -> None:
-        """Fill `window`'s menu bar."""
+        """The menu bar with its four menus, and the text size of the last run."""
         self.window = window
         self.about_box: QMessageBox | None = None
         remembered = window.state.zoom()
@@ -51,9 +57,19 @@ class MenuBar:
         # Qt's own button for menus that don't fit (a narrow window) is named too.
         for button in bar.findChildren(QToolButton):
             button.setAccessibleName("More menus")
-        c = window.controller
+        self._menus = [self._menu(title) for title in ("&File", "&Edit", "&View", "&Help")]
+        self.themes: dict[ThemeChoice, QAction] = {}  # View ▸ Theme's entries, once filled
 
-        file = self._menu("&File")
+    def fill(self) -> None:
+        """Add every menu's entries and their shortcuts (once, after the first paint)."""
+        from PySide6.QtGui import QKeySequence
+
+        if not self._menus:
+            return
+        file, edit, view, help_menu = self._menus
+        self._menus = []
+        window = self.window
+        c = window.controller
         self.new_chat = self._add(
             file, "&New chat", c.new_conversation, QKeySequence.StandardKey.New
         )
@@ -68,12 +84,10 @@ class MenuBar:
         # Ctrl+Q named outright: some platforms give the standard Quit key no binding.
         self.quit = self._add(file, "&Quit", window.close, "Ctrl+Q")
 
-        edit = self._menu("&Edit")
         self.copy = self._add(edit, "&Copy message", self._copy_message)
         self.find = self._add(edit, "&Find chats", window.find_chats, "Ctrl+F")
         self.chat_settings = self._add(edit, "C&hat settings…", window.chat_actions.open_settings)
 
-        view = self._menu("&View")
         self.ledger = self._add(
             view,
             "Data &ledger",
@@ -84,7 +98,6 @@ class MenuBar:
         window.top.ledger_button.toggled.connect(self.ledger.setChecked)
         theme = view.addMenu("&Theme")
         theme.setAccessibleName("Theme")
-        self.themes: dict[ThemeChoice, QAction] = {}
         for choice, words in (
             (ThemeChoice.SYSTEM, "&System"),
             (ThemeChoice.LIGHT, "&Light"),
@@ -103,7 +116,6 @@ class MenuBar:
         self.zoom_out = self._add(view, "Zoom &out", lambda: self.zoom(-1), "Ctrl+-")
         self.zoom_reset = self._add(view, "&Actual size", self.reset_zoom, "Ctrl+0")
 
-        help_menu = self._menu("&Help")
         self.about = self._add(help_menu, "&About Sightline", self.show_about)
         self.logs = self._add(help_menu, "Open the &log folder", self.open_logs)
 
@@ -119,6 +131,8 @@ class MenuBar:
         slot: object,
         key: QKeySequence | QKeySequence.StandardKey | str | None = None,
     ) -> QAction:
+        from PySide6.QtGui import QKeySequence
+
         action = menu.addAction(words)
         action.triggered.connect(slot)
         if key is not None:

@@ -3,19 +3,21 @@ and the usual shortcuts reach them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import QApplication, QMenu
 from pytestqt.qtbot import QtBot
 
+from app.ui.session import load_settings, open_session
 from app.ui.settings.appearance import ThemeChoice
 from app.ui.theme import is_dark
 from app.version import installed_version
 from tests.conftest import SightlineHome
 from tests.servers.ollama import FakeOllama
-from tests.ui.helpers import OpenWindow, answers, send, wait_for_models, wait_idle
+from tests.ui.helpers import OpenWindow, answers, close_session, send, wait_for_models, wait_idle
 
 
 @pytest.fixture
@@ -69,6 +71,34 @@ def test_the_menus_and_their_entries(
         "zoom in": "Ctrl+=",
         "zoom out": "Ctrl+-",
     }
+
+
+def test_the_four_menus_are_in_the_first_frame_and_their_entries_come_just_after(
+    home: SightlineHome, qtbot: QtBot, run: Callable[[Awaitable[None]], None]
+) -> None:
+    """The bar keeps its height from the first frame; the entries and the shortcuts are
+    there as the paint is noted, before the window reads a key."""
+    session = open_session(load_settings())
+    try:
+        window = session.window
+        titles = [action.text() for action in window.menuBar().actions()]
+        assert titles == ["&File", "&Edit", "&View", "&Help"]
+        menu = window.menuBar().actions()[0].menu()
+        assert isinstance(menu, QMenu)
+        assert menu.actions() == []  # not filled before the paint
+        seen: list[int] = []
+        window.first_painted.connect(lambda: seen.append(len(menu.actions())))
+        session.show()
+        qtbot.waitUntil(lambda: session.painted_at is not None, timeout=10_000)
+        assert seen == [0]  # the time was noted before the entries were added
+        assert next(a.text() for a in menu.actions() if a.text()) == "&New chat"
+        assert window.menus.new_chat.shortcut().toString() == "Ctrl+N"
+        shortcuts = window.findChildren(QShortcut)
+        assert {s.key().toString() for s in shortcuts} >= {"Esc", "Ctrl+K", "F2", "Ctrl+End"}
+        window.menus.fill()  # again: nothing added twice
+        assert [a.text() for a in menu.actions() if a.text()].count("&New chat") == 1
+    finally:
+        close_session(session, run)
 
 
 def test_entries_do_what_the_window_does(

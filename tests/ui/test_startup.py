@@ -157,6 +157,8 @@ QT_NEVER_BEFORE_PAINT = {
     "QImage": "pictures and badges are drawn with the first one shown",
     "QSettings": "a first start has no window.ini to read",
     "QByteArray": "a first start has no window.ini to read",
+    "QKeySequence": "the menus' entries and the shortcuts are added just after the first paint",
+    "QShortcut": "the menus' entries and the shortcuts are added just after the first paint",
     # Handing Python a widget Qt made (a scroll area's own viewport) builds every
     # QWidget class to tell which it is: app/ui/viewport.py gives views their own.
     "QCalendarWidget": "no view hands Python a viewport Qt made",

@@ -21,7 +21,6 @@ from PySide6.QtGui import (
     QContextMenuEvent,
     QGuiApplication,
     QKeyEvent,
-    QKeySequence,
     QMouseEvent,
     QPainter,
     QPaintEvent,
@@ -311,6 +310,8 @@ class ConversationView(RowGeometryView):
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         """Ctrl+C copies; the Menu key opens the menu; Enter or Space opens a row or a picture."""
+        from PySide6.QtGui import QKeySequence  # with the first key pressed (see menu_bar.py)
+
         index = self.currentIndex()
         if event.matches(QKeySequence.StandardKey.Copy):
             self.copy_row(index)
