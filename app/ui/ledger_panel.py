@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.presenters.ledger_words import NO_CHAT, TITLE
 from app.presenters.when import today_or_full_when
 from app.ui.viewport import own_viewport
 
@@ -32,9 +33,6 @@ _Index = QModelIndex | QPersistentModelIndex
 _PAD, _GAP, _STRIPE = 10, 6, 4
 # The stripe says where the data went: it left this computer, stayed on it, or unknown.
 _AWAY, _HERE, _UNKNOWN = QColor("#d97706"), QColor("#16a34a"), QColor("#8a94a0")
-
-TITLE = "Where your data went"
-NO_CHAT = "Open a conversation to see where its data went. A new chat has sent nothing yet."
 
 
 class LedgerRole(IntEnum):

@@ -27,7 +27,6 @@ from app.ui.conversation.conversation_view import ConversationView
 from app.ui.conversation.earlier_pages import EarlierPages
 from app.ui.conversation.picture_actions import PictureActions
 from app.ui.first_run import FirstRunPanel
-from app.ui.ledger_panel import LedgerPanel
 from app.ui.menu_bar import MenuBar
 from app.ui.models.local_models import LocalModels
 from app.ui.provider_panel import ProviderPanel
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
     from app.presenters.listing import ModelListing
     from app.store import ConversationSummary, StoredItem
     from app.ui.conversation.picture_viewer import PictureViewer
+    from app.ui.ledger_panel import LedgerPanel
     from app.ui.settings.settings_dialog import SettingsDialog
     from vision.pictures import Picture
 
@@ -84,7 +84,6 @@ class MainWindow(QMainWindow):
         self.composer = Composer(self)
         self.editing_bar = EditingBar(self)
         self.message_undo = UndoBar(self, "message")
-        self.ledger = LedgerPanel(self)
         # Asks for a locked PDF's password.
         self.passwords = PasswordPrompt(controller.attaching, self)
         # A send asks what it still needs (an agent's folder, earlier pictures leaving).
@@ -99,7 +98,7 @@ class MainWindow(QMainWindow):
         self.chat_actions = ChatActions(self)  # before `_connect`: Ctrl+Z asks it first
         self.pictures = PictureActions(self)  # opened, and described
         self.local_models = LocalModels(self)
-        self.menus = MenuBar(self)  # its entries and the shortcuts come after the first paint
+        self.menus = MenuBar(self)  # its entries and the keys come after the first paint
         self._connect()
         self.arrangement.arrange()
         # The status bar's room is kept from the start: a message appearing in it later
@@ -168,25 +167,7 @@ class MainWindow(QMainWindow):
         self.top.settings_button.clicked.connect(self.open_settings)
         self.top.export_action.triggered.connect(self.export_conversation)
         self.top.ledger_button.toggled.connect(self.show_ledger)
-        self.ledger.close_requested.connect(lambda: self.show_ledger(False))
         self._ledger_timer.timeout.connect(self._refresh_ledger)
-
-    def _shortcuts(self) -> None:
-        from PySide6.QtGui import QKeySequence, QShortcut
-
-        c = self.controller
-        keys = (
-            # New chat, Settings, Find, Export, the ledger and zoom are the menu bar's.
-            (QKeySequence(Qt.Key.Key_Escape), c.stop),
-            (QKeySequence("Ctrl+K"), self.open_model_picker),
-            (QKeySequence(Qt.Key.Key_F2), self.rename_current),
-            (QKeySequence("Ctrl+End"), self.view.jump_to_latest),
-            # Text boxes keep their own Ctrl+Z (they claim it first); elsewhere it undoes a delete.
-            (QKeySequence.StandardKey.Undo, self.undo),
-        )
-        for key, action in keys:
-            shortcut = QShortcut(key, self)
-            shortcut.activated.connect(action)
 
     # -- from the controller ----------------------------------------------------
 
@@ -241,8 +222,13 @@ class MainWindow(QMainWindow):
         # The window's own title names the chat too: a taskbar, or a narrow bar, still says it.
         self.setWindowTitle(f"{title} — Sightline" if current else "Sightline")
 
+    @property
+    def ledger(self) -> LedgerPanel:
+        """“Where your data went”, made the first time it is opened (or asked for)."""
+        return self.arrangement.ledger()
+
     def _refresh_ledger(self) -> None:
-        if self.ledger.isHidden():
+        if not self.arrangement.ledger_open:
             return
         c = self.controller
         providers = (*c.config.providers, *c.listing.providers)
@@ -292,7 +278,7 @@ class MainWindow(QMainWindow):
 
     def show_ledger(self, shown: bool) -> None:
         """Show or hide “Where your data went” beside the chat."""
-        if shown == self.ledger.isHidden():  # not so already
+        if shown != self.arrangement.ledger_open:  # not so already
             self.arrangement.show_ledger(shown)
             if shown:
                 self._refresh_ledger()
@@ -355,10 +341,9 @@ class MainWindow(QMainWindow):
 
     def _first_frame_shown(self) -> None:
         """Say the first frame is shown (the time is noted then), then add what it didn't
-        show: the menus' entries and the shortcuts, before any key reaches the window."""
+        show: the menus' entries and the keys, before any key reaches the window."""
         self.first_painted.emit()
         self.menus.fill()
-        self._shortcuts()
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         """The panels give way in a small window, so the conversation keeps its room."""
@@ -383,7 +368,7 @@ class MainWindow(QMainWindow):
 
     def closeEvent(self, event: QCloseEvent) -> None:
         """Remember the window, and tell whoever runs it that it is closing."""
-        ledger_open, width = not self.ledger.isHidden(), self.arrangement.ledger_width_now()
+        ledger_open, width = self.arrangement.ledger_open, self.arrangement.ledger_width_now()
         side = self.arrangement.sidebar_width
         remembered = Remembered(self.controller.current_id, ledger_open, width, side)
         if self.arrangement.sidebar_aside:  # saved as shown: a wider window has it back

@@ -1,8 +1,9 @@
-"""The window's menu bar: File, Edit, View and Help, with the shortcuts people expect.
+"""The window's menu bar: File, Edit, View and Help, with the shortcuts people expect; and
+the window's keys that no entry has (Esc stops, Ctrl+K, F2, Ctrl+End, Ctrl+Z).
 
 Each entry calls what the window already does (a button, a shortcut), so the menu
-is one more way in, never a second implementation. Shortcuts live on these actions
-only: the same key bound twice would make Qt run neither.
+is one more way in, never a second implementation. A shortcut lives on one action
+or key only: the same key bound twice would make Qt run neither.
 
 The bar and its four menus are in the first frame; their entries, and the shortcuts
 with them, are added just after it (`fill`, from the window's first paint): none is
@@ -61,11 +62,13 @@ class MenuBar:
         self.themes: dict[ThemeChoice, QAction] = {}  # View ▸ Theme's entries, once filled
 
     def fill(self) -> None:
-        """Add every menu's entries and their shortcuts (once, after the first paint)."""
+        """Add every menu's entries and their shortcuts, and the window's other keys (once,
+        after the first paint)."""
         from PySide6.QtGui import QKeySequence
 
         if not self._menus:
             return
+        self._keys()
         file, edit, view, help_menu = self._menus
         self._menus = []
         window = self.window
@@ -91,7 +94,7 @@ class MenuBar:
         self.ledger = self._add(
             view,
             "Data &ledger",
-            lambda: window.show_ledger(window.ledger.isHidden()),
+            lambda: window.show_ledger(not window.arrangement.ledger_open),
             "Ctrl+Shift+L",
         )
         self.ledger.setCheckable(True)
@@ -138,6 +141,21 @@ class MenuBar:
         if key is not None:
             action.setShortcut(QKeySequence(key))
         return action
+
+    def _keys(self) -> None:
+        from PySide6.QtGui import QKeySequence, QShortcut
+
+        window = self.window
+        keys = (
+            (QKeySequence(Qt.Key.Key_Escape), window.controller.stop),
+            (QKeySequence("Ctrl+K"), window.open_model_picker),
+            (QKeySequence(Qt.Key.Key_F2), window.rename_current),
+            (QKeySequence("Ctrl+End"), window.view.jump_to_latest),
+            # Text boxes keep their own Ctrl+Z (they claim it first); elsewhere it undoes a delete.
+            (QKeySequence.StandardKey.Undo, window.undo),
+        )
+        for key, action in keys:
+            QShortcut(key, window).activated.connect(action)
 
     # -- what the entries do ---------------------------------------------------------
 

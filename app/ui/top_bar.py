@@ -7,9 +7,9 @@ from pathlib import Path
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QMenu, QWidget
 
+from app.presenters.ledger_words import TITLE as LEDGER_TITLE
 from app.ui.chat_list import UNTITLED
 from app.ui.edits import TitleEdit
-from app.ui.ledger_panel import TITLE as LEDGER_TITLE
 from app.ui.models.model_picker import ModelPicker
 from app.ui.named import named_button
 

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QHBoxLayout, QSplitter, QVBoxLayout, QWidget
 from app.presenters.first_run import is_first_run
 
 if TYPE_CHECKING:
+    from app.ui.ledger_panel import LedgerPanel
     from app.ui.main_window import MainWindow
 
 _LEDGER_WIDTH = 340
@@ -72,9 +73,8 @@ class WindowLayout:
         self.chat_splitter.setAccessibleName("Conversation and ledger")
         self.chat_splitter.setChildrenCollapsible(False)
         self.chat_splitter.addWidget(body)
-        self.chat_splitter.addWidget(window.ledger)
         self.chat_splitter.setStretchFactor(0, 1)
-        window.ledger.hide()
+        self._ledger: LedgerPanel | None = None  # made the first time it is wanted
 
         chat = QWidget(window)
         chat.setAccessibleName("Chat")
@@ -127,11 +127,28 @@ class WindowLayout:
         w.view.setVisible(not centred)
         self._column.setStretchFactor(self.panel_area, 1 if centred else 0)
 
+    def ledger(self) -> LedgerPanel:
+        """The ledger beside the chat, hidden, made the first time it is wanted: a window
+        may never open it, and it is not in the first frame."""
+        if self._ledger is None:
+            from app.ui.ledger_panel import LedgerPanel
+
+            self._ledger = LedgerPanel(self._window)
+            self._ledger.hide()
+            self.chat_splitter.addWidget(self._ledger)
+            self._ledger.close_requested.connect(lambda: self._window.show_ledger(False))
+        return self._ledger
+
+    @property
+    def ledger_open(self) -> bool:
+        """Whether the ledger shows (one never made doesn't)."""
+        return self._ledger is not None and not self._ledger.isHidden()
+
     def show_ledger(self, shown: bool) -> None:
         """Show or hide the ledger beside the chat, at the width the person left it (the
         sidebar stepping aside if the conversation would be too narrow beside it)."""
-        ledger = self._window.ledger
-        ledger.setVisible(shown)
+        if shown or self._ledger is not None:
+            self.ledger().setVisible(shown)
         self.fit()
 
     def show_sidebar(self) -> None:
@@ -140,7 +157,7 @@ class WindowLayout:
         w = self._window
         if not self.sidebar_aside:
             return
-        if not w.ledger.isHidden():
+        if self.ledger_open:
             w.show_ledger(False)  # fits again, which brings the sidebar back if it can
         if self.sidebar_aside:
             self.sidebar_aside = False
@@ -156,9 +173,9 @@ class WindowLayout:
         if total <= 0:
             return
         handle = self.splitter.handleWidth()
-        ledger_shown = not w.ledger.isHidden()
-        ledger_least = w.ledger.minimumWidth() + self.chat_splitter.handleWidth()
-        needed = CHAT_MIN + (ledger_least if ledger_shown else 0)
+        ledger = self._ledger if self.ledger_open else None
+        ledger_least = 0 if ledger is None else ledger.minimumWidth()
+        needed = CHAT_MIN + (ledger_least + self.chat_splitter.handleWidth() if ledger else 0)
         room = total - handle - needed  # what the sidebar may have
         if room < SIDEBAR_MIN and not w.sidebar.isHidden() and not keep_sidebar:
             w.sidebar.hide()
@@ -172,9 +189,9 @@ class WindowLayout:
             chat = total - side - handle
             if self.splitter.sizes() != [side, chat]:
                 self.splitter.setSizes([side, chat])
-        if ledger_shown:
+        if ledger is not None:
             gap = self.chat_splitter.handleWidth()
-            width = max(w.ledger.minimumWidth(), min(self.ledger_width, chat - gap - CHAT_MIN))
+            width = max(ledger_least, min(self.ledger_width, chat - gap - CHAT_MIN))
             if self.chat_splitter.sizes() != [chat - gap - width, width]:
                 self.chat_splitter.setSizes([chat - gap - width, width])
 
@@ -192,7 +209,7 @@ class WindowLayout:
 
     def _ledger_moved(self, *_args: object) -> None:
         """The person dragged the ledger's edge: its width is theirs, within the room."""
-        if not self._window.ledger.isHidden() and self.chat_splitter.sizes()[1]:
+        if self.ledger_open and self.chat_splitter.sizes()[1]:
             self.ledger_width = self.chat_splitter.sizes()[1]
         self.fit()
 

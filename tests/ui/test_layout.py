@@ -4,11 +4,12 @@ whole names, and a status message moves nothing."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from app.store import Store
+from app.ui.ledger_panel import LedgerPanel
 from app.ui.main_window import MainWindow
 from app.ui.models.model_picker import AUTO, AUTO_LABEL
 from app.ui.session import Session
@@ -85,6 +86,24 @@ def test_at_800_by_600_with_the_ledger_the_conversation_keeps_its_room(
     # ...and the sidebar its own width back, not the least a small window left it.
     qtbot.waitUntil(lambda: window.sidebar.width() == window.arrangement.sidebar_width)
     assert window.arrangement.sidebar_width == 250
+
+
+def test_the_ledger_is_made_when_first_opened_and_sits_beside_the_conversation(
+    home: SightlineHome, open_window: OpenWindow, qtbot: QtBot
+) -> None:
+    session = open_window()
+    window = session.window
+    assert window.findChildren(LedgerPanel) == []  # never opened: never made
+    window.menus.ledger.trigger()  # View ▸ Data ledger
+    qtbot.waitUntil(lambda: bool(window.findChildren(LedgerPanel)))
+    [panel] = window.findChildren(LedgerPanel)
+    splitter = window.arrangement.chat_splitter
+    assert splitter.indexOf(panel) == 1 and panel.isVisible()
+    assert window.top.ledger_button.isChecked()
+    qtbot.mouseClick(panel.close_button, Qt.MouseButton.LeftButton)
+    assert panel.isHidden() and not window.top.ledger_button.isChecked()
+    window.show_ledger(True)  # opened again: the same panel
+    assert window.findChildren(LedgerPanel) == [panel] and panel.isVisible()
 
 
 def test_the_model_box_shows_the_whole_name(session: Session, qtbot: QtBot) -> None:

@@ -125,6 +125,7 @@ NEVER_BEFORE_PAINT = {
     "routing.chat_settings": "a chat's own settings are read when its panel or a turn needs them",
     "app.presenters.context_meter": "the context meter reads with the first listed model",
     "app.ui.conversation.message_actions": "a row's actions load with its first menu or click",
+    "app.ui.ledger_panel": "the ledger is made when first opened",
 }
 
 
