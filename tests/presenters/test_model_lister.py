@@ -52,7 +52,7 @@ async def test_a_listing_asked_for_as_one_ends_runs_after_it(
             finally:
                 telling = False
 
-    lister = ModelLister(Config(), tmp_path / "config.toml", changed)
+    lister = ModelLister(Config(tmp_path / "data"), tmp_path / "config.toml", changed)
     await lister.use(catalogue)
     await _until(lambda: sum(not h.listing for h in heard) == 2)
     first_end = next(h for h in heard if not h.listing)
@@ -66,7 +66,7 @@ async def test_a_listing_asked_for_while_one_runs_changes_nothing(
     tmp_path: Path, catalogue: Catalogue
 ) -> None:
     heard: list[ModelListing] = []
-    lister = ModelLister(Config(), tmp_path / "config.toml", heard.append)
+    lister = ModelLister(Config(tmp_path / "data"), tmp_path / "config.toml", heard.append)
     await lister.use(catalogue)
     lister.refresh()  # the listing begun by `use` is still running
     await _until(lambda: any(not h.listing for h in heard))
@@ -80,7 +80,7 @@ async def test_a_closed_lister_lists_no_more(tmp_path: Path, catalogue: Catalogu
     # What asks after the window closed (a listing asked for as the last one ends runs
     # after it, a loop turn later) starts nothing on a closed catalogue.
     heard: list[ModelListing] = []
-    lister = ModelLister(Config(), tmp_path / "config.toml", heard.append)
+    lister = ModelLister(Config(tmp_path / "data"), tmp_path / "config.toml", heard.append)
     await lister.use(catalogue)
     await _until(lambda: any(not h.listing for h in heard))
     await lister.aclose()

@@ -60,7 +60,8 @@ def test_an_empty_ollama_is_told_to_pull_a_model(tmp_path: Path) -> None:
 
 
 def test_no_provider_at_all_and_listing_in_progress(tmp_path: Path) -> None:
-    assert explain(ModelListing(listing=True)).title == LOOKING
+    assert explain(ModelListing(tmp_path / "c.toml", listing=True)).title == LOOKING
     said = explain(ModelListing(config_path=tmp_path / "c.toml"))
     assert said.title == NOTHING_READY and said.tried[0][0] == "No provider"
-    assert not ModelListing(models=(ModelInfo("ollama", "m", local=True),)).nothing_ready
+    local = (ModelInfo("ollama", "m", local=True),)
+    assert not ModelListing(tmp_path / "c.toml", models=local).nothing_ready

@@ -74,7 +74,7 @@ def test_save_top_level_keeps_comments_and_tables(tmp_path: Path) -> None:
 def test_mcp_text_goes_where_the_config_already_points(tmp_path: Path) -> None:
     path = tmp_path / "config.toml"
     path.write_text('mcp_config = "tools/servers.json"\n', encoding="utf-8")
-    config = Config(mcp_config=tmp_path / "tools" / "servers.json", source=path)
+    config = Config(tmp_path / "data", mcp_config=tmp_path / "tools" / "servers.json", source=path)
     text = '{"mcpServers": {"a": {"command": "x"}}}'
     write_tools_settings(path, config, ToolsSettings(text, False, ""), mcp_changed=True)
     assert (tmp_path / "tools" / "servers.json").read_text(encoding="utf-8") == text + "\n"

@@ -85,7 +85,6 @@ async def test_answering_again_is_the_runner_s_regenerate_of_that_item() -> None
 async def test_the_agents_engines_are_made_again_when_settings_change_the_agents(
     controller: Controller,
 ) -> None:
-    from dataclasses import replace
 
     from app.turn.agents import AgentEngines
 
@@ -95,7 +94,7 @@ async def test_the_agents_engines_are_made_again_when_settings_change_the_agents
     assert isinstance(first, AgentEngines) and sending._engine("fake:large") is first
     assert sending._engine("ollama:llava:7b") is sending.runner
     other = ProviderConfig("other", "acp", "", command="other-agent")
-    assembly.config = replace(assembly.config, providers=(other,))
+    assembly.config = assembly.config._replace(providers=(other,))
     again = sending._engine("other")
     assert isinstance(again, AgentEngines) and again is not first
     assert [a.id for a in again.agents] == ["other"]

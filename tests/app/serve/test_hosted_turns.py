@@ -52,7 +52,7 @@ class Host:
 async def served_answer(
     host: Host, store: Store, catalogue: Catalogue, question: str
 ) -> tuple[str, Finished]:
-    served = hosted_served(Assembly(Config(), store), catalogue, host)
+    served = hosted_served(Assembly(Config(store.path.parent), store), catalogue, host)
     words, finished = "", None
     async for said in served.run(Asked(MODEL, user_message(question), client="a script")):
         if isinstance(said, Words):

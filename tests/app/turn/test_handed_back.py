@@ -29,7 +29,7 @@ async def finished_with(
     tools: tuple[ToolSpec, ...],
     choice: ToolChoice | None = None,
 ) -> Finished:
-    served = hosted_served(Assembly(Config(), store), catalogue, host)
+    served = hosted_served(Assembly(Config(store.path.parent), store), catalogue, host)
     asked = Asked(MODEL, user_message("Go"), client="a script", tools=tools, tool_choice=choice)
     said = [s async for s in served.run(asked)]
     assert isinstance(said[-1], Finished)
