@@ -25,15 +25,19 @@ class Fitted:
     tokens: int
 
 
-def turns(messages: Sequence[Message]) -> list[tuple[Message, ...]]:
-    """The messages in turns: each begins where the person spoke (what comes before the
-    first such message is a turn of its own)."""
-    found: list[list[Message]] = []
-    for message in messages:
-        if not found or starts_turn(message):
-            found.append([])
-        found[-1].append(message)
-    return [tuple(turn) for turn in found]
+def _turn_start(messages: Sequence[Message], end: int, least: int) -> int:
+    """Where the turn ending at `end` began: the last message before it, at `least` or
+    later, where the person spoke; `least` when none did."""
+    for index in range(end - 1, least, -1):
+        if starts_turn(messages[index]):
+            return index
+    return least
+
+
+def _tokens(
+    messages: Sequence[Message], start: int, end: int, count: Callable[[Message], int]
+) -> int:
+    return sum(map(count, messages[start:end]))
 
 
 def fit(
@@ -42,26 +46,35 @@ def fit(
     """The messages within `budget` tokens, leaving out the oldest turns but the first;
     None when the current turn alone doesn't fit. `unread`: messages of the chat between
     its first turn and the rest of `messages` that were not even read (too old for the
-    window to reach): left out as well."""
-    grouped = turns(messages)
-    if not grouped:
+    window to reach): left out as well.
+
+    A turn begins where the person spoke (what comes before the first such message is a
+    turn of its own). A chat that doesn't fit whole is split into turns from the newest
+    back, only as far as they fit, not all of it.
+    """
+    total = len(messages)
+    if not total:
         return Fitted((), unread, 0)
-    sizes = [sum(count(m) for m in turn) for turn in grouped]
-    if sum(sizes) <= budget:
-        return Fitted(tuple(messages), unread, sum(sizes))
-    current = len(grouped) - 1
-    used = sizes[current]
-    if used > budget:
+    whole = sum(map(count, messages))
+    if whole <= budget:
+        return Fitted(tuple(messages), unread, whole)
+    first_end = next((i for i in range(1, total) if starts_turn(messages[i])), total)
+    kept_from = _turn_start(messages, total, 0)  # the current turn
+    used = _tokens(messages, kept_from, total, count)
+    if used > budget:  # the current turn alone (the first, when it is the only one)
         return None
-    kept = {current}
-    if current > 0 and used + sizes[0] <= budget:
-        kept.add(0)
-        used += sizes[0]
+    first = _tokens(messages, 0, first_end, count)
+    keep_first = used + first <= budget
+    if keep_first:
+        used += first
     # The newest turns before the current one, while they fit; the oldest between go.
-    for index in range(current - 1, 0, -1):
-        if used + sizes[index] > budget:
+    while kept_from > first_end:
+        start = _turn_start(messages, kept_from, first_end)
+        tokens = _tokens(messages, start, kept_from, count)
+        if used + tokens > budget:
             break
-        kept.add(index)
-        used += sizes[index]
-    chosen = tuple(m for i in sorted(kept) for m in grouped[i])
-    return Fitted(chosen, len(messages) - len(chosen) + unread, used)
+        used += tokens
+        kept_from = start
+    head = tuple(messages[:first_end]) if keep_first else ()
+    chosen = head + tuple(messages[kept_from:])
+    return Fitted(chosen, total - len(chosen) + unread, used)
