@@ -7,8 +7,9 @@ or key only: the same key bound twice would make Qt run neither.
 
 The bar and its four menus are in the first frame; their entries, and the shortcuts
 with them, are added just after it (`fill`, from the window's first paint): none is
-seen before a menu opens or a key is pressed, and making them builds PySide6's
-`QKeySequence` and `QAction` classes (their enums: about 8 M instructions).
+seen before a menu opens or a key is pressed, and making them (with PySide6's
+`QKeySequence` and `QShortcut` classes, built at their first use) took 7.6 M
+instructions before the paint.
 """
 
 from __future__ import annotations

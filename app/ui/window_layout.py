@@ -175,7 +175,8 @@ class WindowLayout:
         handle = self.splitter.handleWidth()
         ledger = self._ledger if self.ledger_open else None
         ledger_least = 0 if ledger is None else ledger.minimumWidth()
-        needed = CHAT_MIN + (ledger_least + self.chat_splitter.handleWidth() if ledger else 0)
+        gap = self.chat_splitter.handleWidth()
+        needed = CHAT_MIN + (0 if ledger is None else ledger_least + gap)
         room = total - handle - needed  # what the sidebar may have
         if room < SIDEBAR_MIN and not w.sidebar.isHidden() and not keep_sidebar:
             w.sidebar.hide()
@@ -190,7 +191,6 @@ class WindowLayout:
             if self.splitter.sizes() != [side, chat]:
                 self.splitter.setSizes([side, chat])
         if ledger is not None:
-            gap = self.chat_splitter.handleWidth()
             width = max(ledger_least, min(self.ledger_width, chat - gap - CHAT_MIN))
             if self.chat_splitter.sizes() != [chat - gap - width, width]:
                 self.chat_splitter.setSizes([chat - gap - width, width])

@@ -8,9 +8,8 @@ everywhere; System gives the platform's style and palette back, unless the platf
 asks for high contrast (Qt 6.10+'s accessibility hints, followed while running). High
 contrast is pure black and white (dark or light as the platform's own palette is),
 with a style sheet that draws every field's and button's edge and a thick frame where
-the keyboard is. The conversation's
-colours follow whatever palette is in use (app/ui/theme.py), so every row repaints in
-the new theme.
+the keyboard is. The conversation's colours follow whatever palette is in use
+(app/ui/theme.py), so every row repaints in the new theme.
 """
 
 from __future__ import annotations
