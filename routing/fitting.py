@@ -34,12 +34,6 @@ def _turn_start(messages: Sequence[Message], end: int, least: int) -> int:
     return least
 
 
-def _tokens(
-    messages: Sequence[Message], start: int, end: int, count: Callable[[Message], int]
-) -> int:
-    return sum(map(count, messages[start:end]))
-
-
 def fit(
     messages: Sequence[Message], budget: int, count: Callable[[Message], int], unread: int = 0
 ) -> Fitted | None:
@@ -55,22 +49,23 @@ def fit(
     total = len(messages)
     if not total:
         return Fitted((), unread, 0)
-    whole = sum(map(count, messages))
+    counts = list(map(count, messages))  # each message counted once
+    whole = sum(counts)
     if whole <= budget:
         return Fitted(tuple(messages), unread, whole)
     first_end = next((i for i in range(1, total) if starts_turn(messages[i])), total)
     kept_from = _turn_start(messages, total, 0)  # the current turn
-    used = _tokens(messages, kept_from, total, count)
+    used = sum(counts[kept_from:])
     if used > budget:  # the current turn alone (the first, when it is the only one)
         return None
-    first = _tokens(messages, 0, first_end, count)
+    first = sum(counts[:first_end])
     keep_first = used + first <= budget
     if keep_first:
         used += first
     # The newest turns before the current one, while they fit; the oldest between go.
     while kept_from > first_end:
         start = _turn_start(messages, kept_from, first_end)
-        tokens = _tokens(messages, start, kept_from, count)
+        tokens = sum(counts[start:kept_from])
         if used + tokens > budget:
             break
         used += tokens
